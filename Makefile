@@ -1,0 +1,25 @@
+# One entry point per job. Every target bootstraps .venv itself on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: generate test check diff bench conformance clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[codegen,test]'
+	touch $(STAMP)
+
+generate: $(STAMP)
+	$(VENV)/bin/acpgen generate schema/schema.json --out generated --package acp_schema
+
+check: $(STAMP)
+	$(VENV)/bin/acpgen generate schema/schema.json --out generated --package acp_schema --check
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) tests/.generated

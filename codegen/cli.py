@@ -1,0 +1,64 @@
+"""The `acpgen` command: `acpgen generate`, `acpgen diff`, `acpgen --version`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .errors import SchemaError
+
+CODEGEN_EXTRA = "pip install 'acpgen[codegen]'"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="acpgen", description="Generate msgspec packages from the Agent Client Protocol JSON Schema.")
+    parser.add_argument("--version", action="version", version=f"acpgen {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    gen = commands.add_parser("generate", help="write a package for a schema.json")
+    gen.add_argument("schema", type=Path, help="the ACP schema.json to read")
+    gen.add_argument("--out", type=Path, required=True, help="the folder the package goes into")
+    gen.add_argument("--package", required=True, help="the package name (a Python identifier)")
+    gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if the package on disk is stale")
+
+    args = parser.parse_args(argv)
+    if args.command == "generate":
+        return _generate(args)
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+def _generate(args: argparse.Namespace) -> int:
+    if not args.package.isidentifier():
+        print(f"acpgen: --package {args.package!r} is not a Python identifier", file=sys.stderr)
+        return 2
+    try:
+        from .pipeline import generate_files
+        from .write import WriteError, stale_files, write_package
+    except ImportError as exc:
+        print(f"acpgen: generating needs {exc.name}, which is not installed: {CODEGEN_EXTRA}", file=sys.stderr)
+        return 2
+    try:
+        files = generate_files(args.schema, args.package)
+    except SchemaError as exc:
+        print(f"acpgen: {args.schema}: {exc}", file=sys.stderr)
+        return 2
+    target = args.out / args.package
+    if args.check:
+        problems = stale_files(target, files)
+        for line in problems:
+            print(f"{target}: {line}")
+        if problems:
+            print("acpgen: the package is stale: run `make generate` (or acpgen generate without --check)", file=sys.stderr)
+            return 1
+        return 0
+    try:
+        write_package(target, files)
+    except (WriteError, OSError) as exc:
+        print(f"acpgen: {exc}", file=sys.stderr)
+        return 2
+    print(f"acpgen: wrote {target} ({len(files)} files) from {args.schema}")
+    return 0

@@ -1,0 +1,22 @@
+"""Format rendered Python with black (one pinned version, so output bytes are deterministic)."""
+
+from __future__ import annotations
+
+import black
+
+from .errors import SchemaError
+
+_MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=100)
+
+
+def format_files(files: dict[str, str]) -> dict[str, str]:
+    """Every .py file black-formatted; other files as they are."""
+    out = {}
+    for path, text in files.items():
+        if path.endswith(".py"):
+            try:
+                text = black.format_str(text, mode=_MODE)
+            except black.InvalidInput as exc:  # a template or naming bug, never the user's input
+                raise SchemaError("", f"internal error: generated {path} is not valid Python: {exc}") from None
+        out[path] = text
+    return out

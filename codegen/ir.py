@@ -1,0 +1,238 @@
+"""The intermediate representation: what the generator knows about a schema, as frozen data.
+
+`build.py` makes it from the raw schema; every later step (render, diff) reads only this.
+Type expressions (`TypeExpr`) describe the type of a field or alias; definitions (`Def`) are the
+named things the package declares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+# ---------------------------------------------------------------- type expressions
+
+
+@dataclass(frozen=True)
+class Prim:
+    """A JSON primitive: "str", "int", "float", "bool", "null", or "any" (any JSON value)."""
+
+    kind: str
+    format: str | None = None
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to a named definition."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: TypeExpr
+    min_items: int | None = None
+    max_items: int | None = None
+
+
+@dataclass(frozen=True)
+class MapOf:
+    """A JSON object with arbitrary string keys."""
+
+    value: TypeExpr
+
+
+@dataclass(frozen=True)
+class Const:
+    """Exactly one JSON value."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class UnionOf:
+    """One of several type expressions (nullable types are a union with Prim("null"))."""
+
+    options: tuple[TypeExpr, ...]
+
+
+TypeExpr = Union[Prim, Ref, ListOf, MapOf, Const, UnionOf]
+
+NULL = Prim("null")
+ANY = Prim("any")
+
+
+def is_nullable(t: TypeExpr) -> bool:
+    return t == NULL or (isinstance(t, UnionOf) and NULL in t.options)
+
+
+def without_null(t: TypeExpr) -> TypeExpr:
+    if isinstance(t, UnionOf) and NULL in t.options:
+        rest = tuple(o for o in t.options if o != NULL)
+        return rest[0] if len(rest) == 1 else UnionOf(rest)
+    return t
+
+
+# ---------------------------------------------------------------- definitions
+
+NO_DEFAULT: Any = type("NoDefault", (), {"__repr__": lambda self: "NO_DEFAULT"})()
+
+
+@dataclass(frozen=True)
+class Field:
+    """One property of an object."""
+
+    wire: str  # the JSON name
+    name: str  # the Python attribute
+    type: TypeExpr
+    required: bool
+    doc: str = ""
+    default: Any = NO_DEFAULT  # a JSON value from the schema's `default`
+    default_on_error: bool = False  # x-deserialize-default-on-error
+    skip_invalid_items: bool = False  # x-deserialize-skip-invalid-items
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A const property that tells the variants of a union apart."""
+
+    field: str  # wire name of the tag property
+    value: str | int | bool
+
+
+@dataclass(frozen=True)
+class ObjectDef:
+    """A JSON object with known properties: a msgspec Struct.
+
+    `base` names the Struct it extends (a union variant built on a payload def); `tag` is set when
+    this Struct is a variant of a natively tagged union; `synthetic` marks Structs that have no def
+    of their own in the schema (union variants, hoisted inline objects).
+    """
+
+    name: str
+    fields: tuple[Field, ...]
+    doc: str = ""
+    unstable: bool = False
+    base: str | None = None
+    tag: Tag | None = None
+    synthetic: bool = False
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    name: str  # Python member name
+    value: str | int
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class EnumDef:
+    """A set of string or integer constants; `open` when the schema accepts any other value."""
+
+    name: str
+    kind: str  # "str" | "int"
+    members: tuple[EnumMember, ...]
+    open: bool
+    doc: str = ""
+    unstable: bool = False
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One branch of a union of objects: the Struct that holds it and how it is recognised."""
+
+    type: str  # name of an ObjectDef
+    tag: Tag | None
+    required: tuple[str, ...]  # wire names the variant requires (to tell untagged ones apart)
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class UnionDef:
+    """A union of objects.
+
+    `native` unions are msgspec tagged unions (every variant tagged on `tag_field`); the others are
+    decoded by the package's union hook: by tag where there is one, else by required keys, else by
+    trying each variant in order. `open` unions accept unknown variants (kept raw).
+    """
+
+    name: str
+    variants: tuple[Variant, ...]
+    tag_field: str | None
+    native: bool
+    open: bool
+    doc: str = ""
+    unstable: bool = False
+    pointer: str = ""
+
+
+@dataclass(frozen=True)
+class AliasDef:
+    """A name for a type expression (`SessionId = str`, `RequestId = int | str | None`).
+
+    `native` is False when msgspec cannot decode the expression as it stands (`list[A] | list[B]`):
+    it is then decoded by trying each option in order, like a non-native union.
+    """
+
+    name: str
+    type: TypeExpr
+    native: bool = True
+    doc: str = ""
+    unstable: bool = False
+    pointer: str = ""
+
+
+Def = Union[ObjectDef, EnumDef, UnionDef, AliasDef]
+
+
+# ---------------------------------------------------------------- methods and errors
+
+
+@dataclass(frozen=True)
+class Method:
+    """A JSON-RPC method: `side` is the side that receives it, as the schema's x-side says."""
+
+    wire: str
+    side: str
+    kind: str  # "request" | "notification"
+    params: str  # def name
+    result: str | None  # def name; None for notifications
+    handler: str  # Python method name on handlers and proxies
+    doc: str = ""
+    unstable: bool = False
+
+
+@dataclass(frozen=True)
+class ErrorCode:
+    code: int
+    title: str
+    class_name: str
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Package:
+    """Everything the templates need to write one generated package."""
+
+    schema_name: str
+    schema_sha256: str
+    defs: tuple[Def, ...]  # in the order they are declared
+    methods: tuple[Method, ...]
+    error_codes: tuple[ErrorCode, ...]
+    request_id: str | None = None  # the def name of the JSON-RPC request id, when the schema has one
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, name: str) -> Def:
+        for d in self.defs:
+            if d.name == name:
+                return d
+        raise KeyError(name)

@@ -1,0 +1,49 @@
+"""Mechanical naming rules: every Python name the package uses comes from the schema through here."""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9]|\b|_|$)|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
+
+
+def words(text: str) -> list[str]:
+    """Split a wire name into words: `currentModeId` -> current, mode, id; `_meta` -> meta."""
+    out: list[str] = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", text):
+        out.extend(m.group(0) for m in _WORD.finditer(chunk))
+    return out
+
+
+def snake(text: str) -> str:
+    """A Python attribute or method name: `sessionId` -> `session_id`, `session/new` -> `session_new`."""
+    name = "_".join(w.lower() for w in words(text))
+    return safe_identifier(name or "value")
+
+
+def pascal(text: str) -> str:
+    """A class name part: `agent_message_chunk` -> `AgentMessageChunk`, `resource_link` -> `ResourceLink`."""
+    name = "".join(w[:1].upper() + w[1:] for w in words(text))
+    if not name:
+        raise ValueError(f"cannot make a class name from {text!r}")
+    return name if name[0].isalpha() else "V" + name
+
+
+def constant(text: str) -> str:
+    """An enum member name: `end_turn` -> `END_TURN`, `-32700` -> `MINUS_32700`."""
+    prefix = "MINUS_" if text.startswith("-") else ""
+    name = prefix + "_".join(w.upper() for w in words(text))
+    if not name:
+        name = "EMPTY"
+    if name[0].isdigit():
+        name = "V_" + name
+    return safe_identifier(name)
+
+
+def safe_identifier(name: str) -> str:
+    if name[0].isdigit():
+        name = "v_" + name
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        name += "_"
+    return name

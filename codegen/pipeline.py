@@ -1,0 +1,15 @@
+"""The generator's pipeline in one place: load -> IR -> render -> format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .build import build
+from .fmt import format_files
+from .render import render
+from .schema import load
+
+
+def generate_files(schema_path: Path, package: str) -> dict[str, str]:
+    """Every file of the package for a schema, by relative path, ready to write."""
+    return format_files(render(build(load(schema_path)), package))

@@ -1,0 +1,84 @@
+"""Load a schema file and give read access to its definitions by JSON pointer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import SchemaError
+
+DEFS_PREFIX = "#/$defs/"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A loaded schema document: its defs, its bytes' sha256 and the name it was read from."""
+
+    name: str
+    sha256: str
+    document: dict[str, Any]
+
+    @property
+    def defs(self) -> dict[str, Any]:
+        return self.document["$defs"]  # type: ignore[no-any-return]
+
+
+def load(path: str | Path) -> Schema:
+    """Read and check a schema file; raise SchemaError naming what is wrong."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SchemaError("", f"cannot read {path}: {exc.strerror}") from None
+    return parse(raw, path.name)
+
+
+def parse(raw: bytes, name: str) -> Schema:
+    try:
+        document = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SchemaError("", f"{name} is not JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise SchemaError("", f"{name} is not a JSON Schema: the top level is not an object")
+    defs = document.get("$defs")
+    if not isinstance(defs, dict) or not defs:
+        raise SchemaError("/$defs", f"{name} is not an ACP JSON Schema: no $defs object")
+    for def_name, body in defs.items():
+        if not isinstance(body, dict):
+            raise SchemaError(pointer_of(def_name), "a definition must be a JSON object")
+    schema = Schema(name=name, sha256=hashlib.sha256(raw).hexdigest(), document=document)
+    _check_refs(document, "")
+    return schema
+
+
+def pointer_of(def_name: str, *parts: str | int) -> str:
+    """The JSON pointer of a def (and optional parts below it)."""
+    tokens = ["$defs", def_name, *map(str, parts)]
+    return "/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def ref_target(ref: Any, pointer: str, defs: dict[str, Any] | None = None) -> str:
+    """The def name a `$ref` points at; SchemaError when it is not a local def ref."""
+    if not isinstance(ref, str) or not ref.startswith(DEFS_PREFIX):
+        raise SchemaError(pointer, f"unsupported $ref {ref!r}: only '#/$defs/NAME' refs are understood")
+    name = ref[len(DEFS_PREFIX) :].replace("~1", "/").replace("~0", "~")
+    if defs is not None and name not in defs:
+        raise SchemaError(pointer, f"$ref {ref!r} does not resolve: no def named {name!r}")
+    return name
+
+
+def _check_refs(node: Any, pointer: str, defs: dict[str, Any] | None = None) -> None:
+    """Every `$ref` in the document must resolve to a def."""
+    if defs is None:
+        defs = node["$defs"]
+    if isinstance(node, dict):
+        if "$ref" in node:
+            ref_target(node["$ref"], pointer + "/$ref", defs)
+        for key, value in node.items():
+            _check_refs(value, f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}", defs)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            _check_refs(value, f"{pointer}/{index}", defs)

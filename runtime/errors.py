@@ -1,0 +1,53 @@
+"""Errors the runtime raises on its own side of the wire.
+
+Errors that travel over the wire (JSON-RPC error objects) are the generated package's `RpcError`
+and its per-code subclasses (`schema.error_for(code, message, data)`); the runtime re-uses them and
+defines none of its own. The classes here never leave the process: they tell the local caller why
+a call could not even be made, or why it can no longer be answered.
+"""
+
+from __future__ import annotations
+
+
+class AcpRuntimeError(Exception):
+    """Base class of the errors raised locally by `acp_runtime`."""
+
+
+class ConnectionClosedError(AcpRuntimeError, ConnectionError):
+    """The connection is closed: the call was not sent, or will never be answered.
+
+    Every call pending when the peer goes away (EOF, a dead child process, `close()`) fails at once
+    with this error; `str(err)` says why.
+    """
+
+
+class ProtocolError(AcpRuntimeError):
+    """A call that the protocol forbids at this point, refused locally; nothing was sent."""
+
+
+class NotInitializedError(ProtocolError):
+    """A call made before `initialize` completed."""
+
+
+class ProtocolVersionError(ProtocolError):
+    """The peer chose a protocol version this side does not speak; the connection is closed."""
+
+    def __init__(self, chosen: object, supported: tuple[int, ...]) -> None:
+        self.chosen = chosen
+        self.supported = supported
+        super().__init__(
+            f"the agent chose ACP protocol version {chosen!r}, but this client supports only "
+            f"{', '.join(map(str, supported))}; connection closed"
+        )
+
+
+class CapabilityError(ProtocolError):
+    """An outgoing call the peer did not advertise (or that breaks a field rule); nothing was sent.
+
+    Pass `enforce_protocol=False` to the connection to send such calls anyway.
+    """
+
+    def __init__(self, method: str, reason: str) -> None:
+        self.method = method
+        self.reason = reason
+        super().__init__(f"{method}: {reason}")

@@ -1,0 +1,73 @@
+"""Read and build generated objects by their wire names, so the runtime needs no Python names.
+
+The protocol rules speak the wire (`sessionId`, `promptCapabilities.image`); generated Structs
+carry the matching Python attribute names. These helpers map one to the other through msgspec's
+own field table, so they work for any generated package, whatever its naming rule.
+"""
+
+from __future__ import annotations
+
+import enum
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+
+MISSING: Any = None
+"""What `get` returns for an absent, UNSET or null value: in ACP all three mean "not there"."""
+
+
+@lru_cache(maxsize=None)
+def _fields(cls: type) -> dict[str, str]:
+    return {f.encode_name: f.name for f in msgspec.structs.fields(cls)}
+
+
+def get(obj: Any, *path: str) -> Any:
+    """The value at a wire path (`get(caps, "sessionCapabilities", "list")`), or None.
+
+    Walks Structs by wire name (a tagged Struct also answers its tag field), dicts by key, and the
+    `.raw` of an unknown variant. Enum members come back as their values.
+    """
+    for key in path:
+        if obj is None or obj is msgspec.UNSET:
+            return MISSING
+        if isinstance(obj, msgspec.Struct):
+            cls = type(obj)
+            name = _fields(cls).get(key)
+            if name is not None:
+                obj = getattr(obj, name)
+                continue
+            config = cls.__struct_config__
+            obj = config.tag if config.tag_field == key else MISSING
+        elif isinstance(obj, dict):
+            obj = obj.get(key)
+        elif hasattr(obj, "raw"):  # the generated UnknownVariant
+            obj = obj.raw.get(key) if isinstance(obj.raw, dict) else MISSING
+        else:
+            return MISSING
+    if obj is msgspec.UNSET:
+        return MISSING
+    return obj.value if isinstance(obj, enum.Enum) else obj
+
+
+def items(obj: Any, *path: str) -> list[Any]:
+    """The list at a wire path, or [] when absent."""
+    value = get(obj, *path)
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def replace(obj: Any, key: str, value: Any) -> Any:
+    """A copy of a Struct (or dict) with the field of wire name `key` set to `value`."""
+    if isinstance(obj, dict):
+        return {**obj, key: value}
+    return msgspec.structs.replace(obj, **{_fields(type(obj))[key]: value})
+
+
+def has_field(cls: Any, key: str) -> bool:
+    """Whether a Struct type declares a field of wire name `key`."""
+    return isinstance(cls, type) and issubclass(cls, msgspec.Struct) and key in _fields(cls)
+
+
+def build(schema: Any, data: Any, cls: Any) -> Any:
+    """A typed instance of `cls` from wire-shaped builtins, through the package's own decoder."""
+    return schema.decode(msgspec.json.encode(data), cls)

@@ -1,0 +1,390 @@
+"""Deterministic JSON instances of a JSON Schema (draft 2020-12) def, for differential tests.
+
+    valid_instances(schema, def_name, *, count, seed, stats=None) -> list[Any]
+    mutated_instances(schema, def_name, *, count, seed) -> list[tuple[Any, str]]
+
+`schema` is a whole schema document with `$defs`; `def_name` names one of them. Instances are
+made by walking the schema ($ref, allOf merged, one anyOf/oneOf branch picked, const, enum,
+type lists, properties, additionalProperties, items/minItems/maxItems, integer formats,
+minimum/maximum, minLength/maxLength, pattern, contentEncoding base64, not) with a seeded
+`random.Random`, and every one is checked with `jsonschema.Draft202012Validator`: valid ones
+are accepted by it, mutated ones rejected. Same arguments, same output.
+
+Choices: optional properties are present with a per-instance probability (the first instance
+has only required ones, the second nearly all); extra properties only where
+`additionalProperties` is given explicitly; numbers are floats, integers are ints within their
+format's range; strings mix ASCII, JSON escapes and non-ASCII code points (never lone
+surrogates). Past MAX_DEPTH objects get only required properties, arrays their minimum length
+and nullable values null, so recursive defs end.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import random
+import re
+import string
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+MAX_DEPTH = 5  # past it: no optional properties, minimal arrays, null where allowed
+HARD_DEPTH = 40  # past it: give the instance up (a required cycle without a way out)
+ATTEMPTS = 8  # tries per node to satisfy oneOf / not, per instance to satisfy the validator
+
+INT_RANGES = {f"{u}int{bits}": (0, 2**bits - 1) if u else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+              for u in ("", "u") for bits in (8, 16, 32, 64)}
+DEFAULT_INT_RANGE = (-(2**53), 2**53)  # integers without format: exact in any JSON reader
+CHARS = string.ascii_letters + string.digits + " _-./:" + '"\\\n\t\x00' + "éßΩ中文😀\U0010fffd"
+SAMPLES = {"null": None, "boolean": True, "integer": 7, "number": 1.5, "string": "x",
+           "array": [], "object": {}}
+STRUCTURAL = {"$ref", "allOf", "anyOf", "oneOf", "not", "type", "const", "enum", "properties",
+              "required", "additionalProperties", "items", "minItems", "maxItems", "minimum",
+              "maximum", "minLength", "maxLength", "pattern", "format", "contentEncoding"}
+
+
+class Contradiction(Exception):
+    """The merged constraints of a schema node allow no value."""
+
+
+class TooDeep(Exception):
+    """The recursion went past HARD_DEPTH."""
+
+
+def _types(schema: dict) -> list[str]:
+    t = schema.get("type", [])
+    return [t] if isinstance(t, str) else list(t)
+
+
+def _merge(a: dict, b: dict) -> dict:
+    """The conjunction of two flat schemas (no $ref/allOf/anyOf/oneOf left in them)."""
+    out = dict(a)
+    for key, v in b.items():
+        if key not in out:
+            out[key] = v
+            continue
+        w = out[key]
+        if key == "properties":
+            out[key] = {**w, **{p: {"allOf": [w[p], s]} if p in w else s for p, s in v.items()}}
+        elif key == "required":
+            out[key] = list(dict.fromkeys(w + v))
+        elif key == "checks":
+            out[key] = w + v
+        elif key == "type":
+            wa, vb = _types(out), _types(b)
+            both = [t for t in wa if t in vb or (t == "integer" and "number" in vb)]
+            both += [t for t in vb if t == "integer" and "number" in wa and t not in both]
+            if not both:
+                raise Contradiction(f"types {wa} and {vb}")
+            out[key] = both
+        elif key == "const" and w != v:
+            raise Contradiction(f"consts {w!r} and {v!r}")
+        elif key == "enum":
+            out[key] = [x for x in w if x in v]
+            if not out[key]:
+                raise Contradiction("disjoint enums")
+        elif key in ("minimum", "minItems", "minLength"):
+            out[key] = max(w, v)
+        elif key in ("maximum", "maxItems", "maxLength"):
+            out[key] = min(w, v)
+        elif key in ("items", "additionalProperties"):
+            out[key] = False if False in (w, v) else {"allOf": [w, v]}
+    return out
+
+
+class _Generator:
+    """One walk of the schema; `sites` records (path, flat schema) of every generated value."""
+
+    def __init__(self, schema: dict, rng: random.Random) -> None:
+        self.defs = schema["$defs"]
+        self.rng = rng
+        self.sites: list[tuple[tuple, dict]] = []
+        self.density = 0.5  # probability that an optional property is present
+        self._validators: dict[int, Draft202012Validator] = {}
+
+    def matches(self, sub: Any, value: Any) -> bool:
+        if id(sub) not in self._validators:
+            self._validators[id(sub)] = Draft202012Validator({"allOf": [sub], "$defs": self.defs})
+        return self._validators[id(sub)].is_valid(value)
+
+    def flatten(self, node: Any, depth: int) -> dict:
+        """Merge $ref, allOf and one picked anyOf/oneOf branch into one flat schema.
+
+        oneOf and not cannot be decided before the value exists: they go to `checks`.
+        """
+        if node is True or node == {}:
+            return {}
+        if node is False:
+            raise Contradiction("false schema")
+        flat = {k: v for k, v in node.items() if k in STRUCTURAL - {"$ref", "allOf", "anyOf", "oneOf", "not"}}
+        if "$ref" in node:
+            flat = _merge(flat, self.flatten(self.defs[node["$ref"].rsplit("/", 1)[-1]], depth))
+        for sub in node.get("allOf", []):
+            flat = _merge(flat, self.flatten(sub, depth))
+        for key in ("anyOf", "oneOf"):
+            if key in node:
+                flat = self.pick(flat, node[key], depth)
+        checks = [("oneOf", node["oneOf"])] if "oneOf" in node else []
+        checks += [("not", node["not"])] if "not" in node else []
+        return _merge(flat, {"checks": checks}) if checks else flat
+
+    def pick(self, flat: dict, branches: list, depth: int) -> dict:
+        """Merge `flat` with a random branch that does not contradict it (null ones first when deep)."""
+        order = list(branches)
+        self.rng.shuffle(order)
+        if depth >= MAX_DEPTH:
+            order.sort(key=lambda b: not (isinstance(b, dict) and b.get("type") == "null"))
+        for branch in order:
+            try:
+                return _merge(flat, self.flatten(branch, depth))
+            except Contradiction:
+                continue
+        raise Contradiction("no branch fits")
+
+    def gen(self, node: Any, depth: int, path: tuple) -> Any:
+        """A value for `node` at `path`, retried until its oneOf/not checks hold."""
+        if depth > HARD_DEPTH:
+            raise TooDeep(path)
+        for _ in range(ATTEMPTS):
+            mark = len(self.sites)
+            flat = self.flatten(node, depth)
+            value = self.value(flat, depth, path)
+            if all(not self.matches(sub, value) if kind == "not" else  # oneOf: exactly one branch
+                   sum(self.matches(branch, value) for branch in sub) == 1 for kind, sub in flat.get("checks", [])):
+                break
+            del self.sites[mark:]
+        self.sites.append((path, flat))
+        return value
+
+    def value(self, flat: dict, depth: int, path: tuple) -> Any:
+        if "const" in flat:
+            return copy.deepcopy(flat["const"])
+        if "enum" in flat:
+            return copy.deepcopy(self.rng.choice(flat["enum"]))
+        types = _types(flat)
+        if not types:
+            if not {"properties", "required", "additionalProperties"} & set(flat):
+                return self.any_json(depth)
+            types = ["object"]
+        if "null" in types and (depth >= MAX_DEPTH or len(types) == 1 or self.rng.random() < 0.2):
+            return None
+        kind = self.rng.choice([t for t in types if t != "null"])
+        return getattr(self, "gen_" + kind)(flat, depth, path)
+
+    def gen_object(self, flat: dict, depth: int, path: tuple) -> dict:
+        props, required = flat.get("properties", {}), flat.get("required", [])
+        density = self.density if depth < MAX_DEPTH else 0.0
+        out = {}
+        for name, sub in props.items():
+            if name in required or self.rng.random() < density:
+                out[name] = self.gen(sub, depth + 1, path + (name,))
+        for name in required:
+            if name not in out:
+                out[name] = self.any_json(depth + 1)
+        extra = flat.get("additionalProperties")
+        if extra not in (None, False) and depth < MAX_DEPTH:
+            for _ in range(self.rng.choice([0, 0, 1, 2])):
+                key = self.text(1, 8)
+                if key not in props and key not in out:
+                    out[key] = self.any_json(depth + 1) if extra is True else self.gen(extra, depth + 1, path + (key,))
+        return out
+
+    def gen_array(self, flat: dict, depth: int, path: tuple) -> list:
+        lo = flat.get("minItems", 0)
+        hi = lo if depth >= MAX_DEPTH else min(flat.get("maxItems", lo + 3), lo + 3)
+        items = flat.get("items", True)
+        return [self.gen(items, depth + 1, path + (i,)) for i in range(self.rng.randint(lo, hi))]
+
+    def gen_string(self, flat: dict, depth: int, path: tuple) -> str:
+        if "pattern" in flat:
+            try:
+                return pattern_string(flat["pattern"], self.rng)
+            except ValueError as exc:
+                raise Contradiction(str(exc)) from None
+        if flat.get("contentEncoding") == "base64":
+            return base64.b64encode(self.rng.randbytes(self.rng.randint(0, 12))).decode()
+        fmt, r = flat.get("format"), self.rng
+        if fmt == "uri":
+            return r.choice(["https://example.com/", "file:///home/user/", "urn:x:"]) + self.text(0, 8, string.ascii_lowercase)
+        if fmt == "date-time":
+            return f"20{r.randint(0, 99):02}-{r.randint(1, 12):02}-{r.randint(1, 28):02}T{r.randint(0, 23):02}:{r.randint(0, 59):02}:{r.randint(0, 59):02}Z"
+        if fmt == "regex":
+            return r.choice(["^a+$", ".*", "[0-9]{2,4}", "foo|bar"])
+        lo = flat.get("minLength", 0)
+        return self.text(lo, max(lo, min(flat.get("maxLength", lo + 12), lo + 12)))
+
+    def gen_integer(self, flat: dict, depth: int, path: tuple) -> int:
+        lo, hi = INT_RANGES.get(flat.get("format"), DEFAULT_INT_RANGE)
+        lo, hi = max(lo, int(flat.get("minimum", lo))), min(hi, int(flat.get("maximum", hi)))
+        if lo > hi:
+            raise Contradiction(f"empty integer range {lo}..{hi}")
+        small = self.rng.randint(max(lo, -100), min(hi, 100)) if max(lo, -100) <= min(hi, 100) else lo
+        return self.rng.choice([lo, hi, small, small, self.rng.randint(lo, hi)])
+
+    def gen_number(self, flat: dict, depth: int, path: tuple) -> float:
+        lo, hi = float(flat.get("minimum", -1e6)), float(flat.get("maximum", 1e6))
+        x = self.rng.uniform(lo, hi)
+        return self.rng.choice([lo, hi, x, round(x, 2)]) + 0.0  # floats only, never NaN/inf
+
+    def gen_boolean(self, flat: dict, depth: int, path: tuple) -> bool:
+        return self.rng.random() < 0.5
+
+    def text(self, lo: int, hi: int, alphabet: str = CHARS) -> str:
+        return "".join(self.rng.choice(alphabet) for _ in range(self.rng.randint(lo, hi)))
+
+    def any_json(self, depth: int) -> Any:
+        """Any JSON value (for `{}` / `true` schemas), smaller the deeper."""
+        kinds = ["null", "boolean", "integer", "number", "string"] + (["array", "object"] if depth < MAX_DEPTH else [])
+        kind = self.rng.choice(kinds)
+        if kind == "array":
+            return [self.any_json(depth + 1) for _ in range(self.rng.randint(0, 2))]
+        if kind == "object":
+            return {self.text(1, 6): self.any_json(depth + 1) for _ in range(self.rng.randint(0, 2))}
+        return None if kind == "null" else getattr(self, "gen_" + kind)({}, depth, ())
+
+
+def pattern_string(pattern: str, rng: random.Random) -> str:
+    """A string matching a simple regex: literals and [classes] with ranges, each optionally
+    repeated by {n}, {n,m}, ?, * or +, and ^/$ anchors. ValueError for anything else."""
+    out = []
+    for atom, rep in re.findall(r"(\[[^\]]*\]|\\.|[^^$])(\{\d+(?:,\d*)?\}|[?*+])?", pattern):
+        chars = atom[-1]
+        if atom.startswith("["):
+            chars = re.sub(r"(.)-(.)", lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]) + 1))), atom[1:-1])
+        if rep.startswith("{"):
+            lo, comma, hi = rep[1:-1].partition(",")
+            lo, hi = int(lo), int(hi) if hi else int(lo) + 3 if comma else int(lo)
+        else:
+            lo, hi = {"?": (0, 1), "*": (0, 3), "+": (1, 4), "": (1, 1)}[rep]
+        out += [rng.choice(chars) for _ in range(rng.randint(lo, hi))]
+    if not re.search(pattern, "".join(out)):
+        raise ValueError(f"cannot make a string for the pattern {pattern!r}")
+    return "".join(out)
+
+
+def _validator(schema: dict, def_name: str) -> Draft202012Validator:
+    return Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": schema["$defs"]})
+
+
+def _instances(schema: dict, def_name: str, rng: random.Random, count: int, stats: dict):
+    """Yield (instance, sites) from up to count*ATTEMPTS tries; stats["dropped"] counts failed ones."""
+    validator = _validator(schema, def_name)
+    stats.setdefault("dropped", 0)
+    for i in range(count * ATTEMPTS):
+        gen = _Generator(schema, rng)
+        gen.density = [0.0, 0.9][i] if i < 2 else rng.random()
+        try:
+            value = gen.gen({"$ref": f"#/$defs/{def_name}"}, 0, ())
+            ok = validator.is_valid(value)
+        except (Contradiction, TooDeep):
+            ok = False
+        if ok:
+            yield value, gen.sites
+        else:
+            stats["dropped"] += 1
+
+
+def valid_instances(schema: dict, def_name: str, *, count: int, seed: int,
+                    stats: dict | None = None) -> list[Any]:
+    """Up to `count` JSON values that the validator accepts for `#/$defs/def_name`.
+
+    Fewer only when too many of the `count * ATTEMPTS` tries fail; pass a dict as `stats` to
+    get the number of tries dropped because the validator rejected them (`stats["dropped"]`).
+    """
+    out = []
+    for value, _ in _instances(schema, def_name, random.Random(seed), count, {} if stats is None else stats):
+        out.append(value)
+        if len(out) == count:
+            break
+    return out
+
+
+_DELETE = object()  # mutation "change" that removes the key at the path
+_TYPE_NAMES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
+               list: "array", dict: "object"}
+
+
+def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tuple, Any]]:
+    """(category, description, path, new value or _DELETE) for the value at one site."""
+    out = []
+    types = _types(flat) or ([_TYPE_NAMES[type(flat["const"])]] if "const" in flat else [])
+    if isinstance(value, dict):
+        out += [("drop", "drop required field", path + (k,), _DELETE)
+                for k in flat.get("required", []) if k in value]
+    if isinstance(value, list):
+        out += [("item", f"array item of wrong type ({_TYPE_NAMES[type(x)]})", path, value + [x])
+                for x in (None, 12345, "x", {})]
+    for t, sample in SAMPLES.items():
+        if types and t not in types and not (t == "integer" and "number" in types):
+            out.append(("null", "null where not nullable", path, None) if t == "null" else
+                       ("type", f"wrong JSON type ({t} for {'/'.join(types)})", path, sample))
+    if "const" in flat:
+        c = flat["const"]
+        out.append(("const", f"unknown const/tag value instead of {c!r}", path,
+                    f"{c}_unknown" if isinstance(c, str) else "unknown"))
+    if "enum" in flat:
+        out.append(("enum", "value outside the enum", path, "__not_in_enum__"))
+    number = "integer" if "integer" in types else "number"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        for key, delta in (("minimum", -1), ("maximum", 1)):
+            if key in flat:
+                bound = int(flat[key]) + delta if number == "integer" else float(flat[key] + delta)
+                out.append(("range", f"out-of-range {number} ({key} {flat[key]})", path, bound))
+    if flat.get("minLength"):
+        out.append(("string", "string shorter than minLength", path, ""))
+    if "pattern" in flat:
+        out.append(("string", f"string not matching {flat['pattern']!r}", path, "!not-matching!"))
+    return out
+
+
+def _apply(instance: Any, path: tuple, change: Any) -> Any:
+    """A deep copy of instance with the value at path replaced by change (or deleted)."""
+    if not path:
+        return copy.deepcopy(change)
+    out = copy.deepcopy(instance)
+    parent = out
+    for step in path[:-1]:
+        parent = parent[step]
+    if change is _DELETE:
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = copy.deepcopy(change)
+    return out
+
+
+def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int) -> list[tuple[Any, str]]:
+    """Up to `count` distinct (instance, description) pairs that the validator rejects.
+
+    Each is a valid instance with one mutation at one place: drop a required field, wrong JSON
+    type, null where not nullable, unknown const/tag or enum value, out-of-range number, array
+    item of wrong type, string too short / not matching its pattern. The kinds are taken in
+    turn, so a small count still mixes them. Mutations that the schema still accepts (an open
+    union's catch-all variant, another anyOf branch...) are left out; a def that accepts every
+    JSON value yields none.
+    """
+    rng = random.Random(seed)
+    validator = _validator(schema, def_name)
+    out: list[tuple[Any, str]] = []
+    seen: set[str] = set()
+    for base, sites in _instances(schema, def_name, rng, max(2, count // 2), {}):
+        by_kind: dict[str, list] = {}
+        for path, flat in sites:
+            target = base
+            for step in path:
+                target = target[step]
+            for kind, *rest in _mutations(target, flat, path):
+                by_kind.setdefault(kind, []).append(rest)
+        groups = [rng.sample(g, len(g)) for g in rng.sample(list(by_kind.values()), len(by_kind))]
+        in_turn = [g[i] for i in range(max(map(len, groups), default=0)) for g in groups if i < len(g)]
+        for desc, path, change in in_turn:
+            mutated = _apply(base, path, change)
+            key = json.dumps(mutated, sort_keys=True)
+            if key not in seen and not validator.is_valid(mutated):
+                seen.add(key)
+                where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+                out.append((mutated, f"{desc} at {where}"))
+                if len(out) == count:
+                    return out
+    return out
