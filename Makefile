@@ -23,3 +23,7 @@ test: $(STAMP)
 
 clean:
 	rm -rf $(VENV) tests/.generated
+
+diff: $(STAMP)
+	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=old-schema.json NEW=new-schema.json [ARGS='--format markdown']"; exit 2; }
+	$(VENV)/bin/acpgen diff $(OLD) $(NEW) $(ARGS)

@@ -14,10 +14,16 @@ CODEGEN_EXTRA = "pip install 'acpgen[codegen]'"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["diff"]:
+        from .diff.cli import main as diff_main  # its own options; see `acpgen diff --help`
+
+        return diff_main(argv[1:])
     parser = argparse.ArgumentParser(prog="acpgen", description="Generate msgspec packages from the Agent Client Protocol JSON Schema.")
     parser.add_argument("--version", action="version", version=f"acpgen {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
+    commands.add_parser("diff", help="what changed between two schema revisions, and whom it breaks (see acpgen diff --help)")
     gen = commands.add_parser("generate", help="write a package for a schema.json")
     gen.add_argument("schema", type=Path, help="the ACP schema.json to read")
     gen.add_argument("--out", type=Path, required=True, help="the folder the package goes into")

@@ -37,7 +37,7 @@ from .ir import (
 )
 
 # The modules of a generated package, each rendered from the template of the same name.
-MODULES = ("__init__.py", "_support.py", "types.py", "methods.py", "errors.py", "codec.py", "stubs.py")
+MODULES = ("__init__.py", "_support.py", "_lenient.py", "types.py", "methods.py", "errors.py", "codec.py", "stubs.py")
 DATA_FILES = ("README.md", "py.typed")
 MARKER = ".acpgen"
 
@@ -276,6 +276,10 @@ class _Context:
         inherited = self.all_fields(base) if isinstance(base, ObjectDef) else []
         own = {f.wire for f in d.fields}
         return [f for f in inherited if f.wire not in own] + list(d.fields)
+
+    @property
+    def forgiving(self) -> bool:
+        return any(f.default_on_error or f.skip_invalid_items for d in self.structs for f in d.fields)
 
     def received(self, side: str) -> list[Any]:
         """The methods a side receives: its own, and those whose x-side names neither side."""

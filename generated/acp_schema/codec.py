@@ -111,11 +111,15 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
     try:
         return decoder(type).decode(data)  # type: ignore[no-any-return]
     except msgspec.ValidationError:
-        if not lenient:
+        if not (lenient or _FORGIVING):
             raise
     from ._lenient import convert
 
-    return convert(msgspec.json.decode(data), type)  # type: ignore[no-any-return]
+    return convert(msgspec.json.decode(data), type, unknown=lenient)  # type: ignore[no-any-return]
+
+
+_FORGIVING = False
+"""The schema marks fields a receiver should forgive (x-deserialize-*): failed decodes retry there."""
 
 
 # ---------------------------------------------------------------- one-pass envelopes

@@ -1,0 +1,94 @@
+"""Every schema revision we have generates a package that imports and decodes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from .conftest import SCHEMAS, load_schema
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda p: p.stem)
+def test_every_type_builds_a_decoder_and_an_encoder(generate, schema: Path) -> None:
+    pkg = generate(schema)
+    names = [n for n in pkg.types.__all__ if n != "UNSTABLE"]
+    assert len(names) >= len(load_schema(schema)["$defs"]) - 10
+    for name in names:
+        tp = getattr(pkg.types, name)
+        pkg.codec.decoder(tp)
+        msgspec.json.Encoder(enc_hook=pkg._support.enc_hook)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda p: p.stem)
+def test_methods_agree_with_x_method_and_x_side(generate, schema: Path) -> None:
+    pkg = generate(schema)
+    defs = load_schema(schema)["$defs"]
+    tables = [*pkg.REQUESTS.values(), *pkg.NOTIFICATIONS.values()]
+    by_params = {id(info.params): info for info in tables}
+    for name, body in defs.items():
+        if "x-method" not in body:
+            continue
+        tp = getattr(pkg.types, name)
+        if id(tp) in by_params:
+            info = by_params[id(tp)]
+            assert info.method == body["x-method"]
+            assert info.side == body["x-side"]
+        else:  # a response def: the result of the request of the same method
+            assert pkg.REQUESTS[body["x-method"]].result is tp
+    for info in tables:
+        assert info.kind in ("request", "notification")
+        assert (info.result is None) == (info.kind == "notification")
+        params_def = next(n for n in defs if getattr(pkg.types, n, None) is info.params)
+        assert info.unstable == defs[params_def].get("description", "").startswith("**UNSTABLE**")
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda p: p.stem)
+def test_methods_agree_with_the_envelope_unions(generate, schema: Path) -> None:
+    """Every def the Client/Agent Request and Notification envelopes name is in the right table."""
+    pkg = generate(schema)
+    defs = load_schema(schema)["$defs"]
+    text = {name: msgspec.json.encode(body).decode() for name, body in defs.items() if body.get("x-docs-ignore")}
+    # Protocol-level notifications ($/cancel_request) are named by the root union itself.
+    text["root Notification"] = msgspec.json.encode(load_schema(schema).get("anyOf", [])).decode()
+    for info in pkg.REQUESTS.values():
+        name = next(n for n in defs if getattr(pkg.types, n, None) is info.params)
+        envelopes = [n for n, t in text.items() if f'"#/$defs/{name}"' in t]
+        assert any("Request" in n or "Message" in n for n in envelopes), info.method
+    for info in pkg.NOTIFICATIONS.values():
+        name = next(n for n in defs if getattr(pkg.types, n, None) is info.params)
+        envelopes = [n for n, t in text.items() if f'"#/$defs/{name}"' in t]
+        assert any("Notification" in n or "Message" in n for n in envelopes), info.method
+
+
+def test_a_name_that_is_both_request_and_notification_keeps_both_forms(generate) -> None:
+    schema = next(s for s in SCHEMAS if s.stem == "v1-unstable-2026-08-21")
+    pkg = generate(schema)
+    both = set(pkg.REQUESTS) & set(pkg.NOTIFICATIONS)
+    assert both, "this revision defines mcp/message as both"
+    for name in both:
+        assert pkg.METHODS[name].kind == "request"
+        assert pkg.NOTIFICATIONS[name].kind == "notification"
+        assert pkg.NOTIFICATIONS[name].handler == pkg.REQUESTS[name].handler + "_notification"
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda p: p.stem)
+def test_generated_package_imports_only_msgspec_and_the_standard_library(generate, schema: Path) -> None:
+    import ast
+    import sys
+
+    pkg = generate(schema)
+    for path in Path(pkg.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    continue
+                roots = [(node.module or "").split(".")[0]]
+            else:
+                continue
+            for root in roots:
+                assert root == "msgspec" or root in sys.stdlib_module_names or root == "__future__", (path.name, root)
