@@ -222,7 +222,7 @@ class _Context:
             default = f"msgspec.field(name={f.wire!r})" if rename else None
         else:
             if f.default is not NO_DEFAULT and f.default is not None:
-                value, factory = self.value_expr(f.default, f.type, f.pointer)
+                value, factory = _factory(*self.value_expr(f.default, f.type, f.pointer))
             elif is_nullable(f.type) or f.default is None and f.default is not NO_DEFAULT:
                 value, factory = "None", False
                 if not is_nullable(f.type) and f.type != ANY:
@@ -240,7 +240,7 @@ class _Context:
         return FieldView(f.name, f.wire, ann, default, f.doc)
 
     def value_expr(self, value: Any, t: TypeExpr, pointer: str) -> tuple[str, bool]:
-        """A Python expression for a JSON default of type t; True when it must be a default_factory."""
+        """A Python expression that builds a JSON default of type t; True when the value is mutable."""
         target = self.by_name.get(t.name) if isinstance(t, Ref) else None
         if isinstance(target, AliasDef):
             return self.value_expr(value, target.type, pointer)
@@ -250,8 +250,6 @@ class _Context:
                     return f"{target.name}.{m.name}", False
             raise SchemaError(pointer, f"default {value!r} is not a value of {target.name}")
         if isinstance(target, ObjectDef) and isinstance(value, dict):
-            if not value:
-                return target.name, True
             args = []
             fields = {f.wire: f for f in self.all_fields(target)}
             for key, v in value.items():
@@ -259,7 +257,7 @@ class _Context:
                     raise SchemaError(pointer, f"default names {key!r}, which {target.name} does not have")
                 expr, _ = self.value_expr(v, fields[key].type, pointer)
                 args.append(f"{fields[key].name}={expr}")
-            return f"lambda: {target.name}({', '.join(args)})", True
+            return f"{target.name}({', '.join(args)})", True
         if isinstance(t, UnionOf) and value is not None:
             for option in t.options:
                 if option != NULL:
@@ -267,9 +265,7 @@ class _Context:
                         return self.value_expr(value, option, pointer)
                     except SchemaError:
                         continue
-        if isinstance(value, (list, dict)):
-            return (("list" if isinstance(value, list) else "dict") if not value else f"lambda: {py_literal(value)}"), True
-        return py_literal(value), False
+        return py_literal(value), isinstance(value, (list, dict))
 
     def all_fields(self, d: ObjectDef) -> list[Field]:
         base = self.by_name.get(d.base) if d.base else None
@@ -291,6 +287,17 @@ class _Context:
         if isinstance(d, ObjectDef):
             return any(f.required for f in self.all_fields(d))
         return True
+
+
+def _factory(expr: str, mutable: bool) -> tuple[str, bool]:
+    """A default as msgspec wants it: immutable values as they are, mutable ones through a factory."""
+    if not mutable:
+        return expr, False
+    if expr in ("[]", "{}"):
+        return ("list" if expr == "[]" else "dict"), True
+    if expr.endswith("()"):
+        return expr[:-2], True
+    return f"lambda: {expr}", True
 
 
 def _tuple(items: list[str]) -> str:

@@ -108,7 +108,7 @@ def test_deterministic_for_a_seed_and_varies_with_it() -> None:
 def test_deterministic_across_hash_seeds() -> None:
     """No set or hash order leaks into the output: two interpreters, two PYTHONHASHSEEDs."""
     code = (
-        "import json; from tests.support.instances import *\n"
+        "import json; from tests.support.instances import mutated_instances, valid_instances\n"
         "s = json.load(open('tests/fixtures/schemas/v2-unstable-2026-08-21.json'))\n"
         "print(json.dumps([valid_instances(s, 'SessionUpdate', count=5, seed=1),"
         " mutated_instances(s, 'SessionUpdate', count=5, seed=1)]))"

@@ -33,10 +33,10 @@ class _EnumBase(enum.Enum):
 
     @classmethod
     def _unknown(cls, value: Any) -> Any:
-        data_type = cls._member_type_
+        data_type: Any = getattr(cls, "_member_type_")
         if not isinstance(value, data_type) or isinstance(value, bool):
             return None
-        member = data_type.__new__(cls, value)
+        member: Any = data_type.__new__(cls, value)
         member._name_ = None
         member._value_ = value
         return member

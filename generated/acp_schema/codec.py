@@ -485,7 +485,7 @@ def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
             if (info.side == side or info.side not in SIDES) and info.method not in taken:
                 taken.add(info.method)
                 members.append(cls)
-        dec = _decoders[key] = msgspec.json.Decoder(Union[tuple(members)], dec_hook=dec_hook)  # type: ignore[arg-type]
+        dec = _decoders[key] = msgspec.json.Decoder(Union[tuple(members)], dec_hook=dec_hook)
     return dec
 
 
@@ -534,7 +534,7 @@ def _invalid_params(exc: msgspec.ValidationError, where: str) -> tuple[str, dict
 
 
 def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
-    data = _EMPTY_OBJECT if raw is UNSET or bytes(raw) == _NULL else raw  # type: ignore[arg-type]
+    data = _EMPTY_OBJECT if isinstance(raw, UnsetType) or bytes(raw) == _NULL else bytes(raw)
     return decode(data, tp, lenient=lenient)
 
 
@@ -573,39 +573,30 @@ def _decode_carefully(
         raise _error(-32600, f"Invalid request: not a JSON-RPC message object ({exc})") from None
     except msgspec.DecodeError as exc:
         raise _error(-32700, f"Parse error: {exc}") from None
-    id = (
-        env.id
-        if env.id is UNSET
-        or env.id is None
-        or isinstance(env.id, (str, int))
-        and not isinstance(env.id, bool)
-        else UNSET
-    )
+    has_id = not isinstance(env.id, UnsetType)
+    id_ok = env.id is None or isinstance(env.id, (str, int)) and not isinstance(env.id, bool)
+    id: RequestId = env.id if id_ok else None
     if env.jsonrpc != "2.0":
-        raise _error(
-            -32600,
-            'Invalid request: "jsonrpc" must be "2.0"',
-            id=None if id is UNSET else id,
-            method=env.method,
-        )
-    if env.id is not UNSET and id is UNSET:
+        raise _error(-32600, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method)
+    if has_id and not id_ok:
         raise _error(
             -32600, "Invalid request: an id must be a string, a number or null", method=env.method
         )
     if env.method is not UNSET:
-        return _decode_call(env, None if id is UNSET else id, id is UNSET, side, lenient)
-    if id is UNSET:
+        return _decode_call(env, id, not has_id, side, lenient)
+    if not has_id:
         raise _error(
             -32600, "Invalid request: a message needs a method, or an id with a result or an error"
         )
-    if env.result is not UNSET and env.error is UNSET:
+    if not isinstance(env.result, UnsetType) and env.error is UNSET:
+        result = bytes(env.result)
         tp = result_type(id)
         if tp is None:
-            return Response(id=id, result=msgspec.json.decode(env.result))
-        if bytes(env.result) == _NULL and tp in _EMPTY_RESULTS:
+            return Response(id=id, result=msgspec.json.decode(result))
+        if result == _NULL and tp in _EMPTY_RESULTS:
             return Response(id=id, result=tp())
         try:
-            return Response(id=id, result=decode(env.result, tp, lenient=lenient))
+            return Response(id=id, result=decode(result, tp, lenient=lenient))
         except msgspec.ValidationError as exc:
             message, detail = _invalid_params(exc, "$.result")
             raise _error(-32603, message.replace("params", "result"), detail, id=id) from None

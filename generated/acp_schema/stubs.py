@@ -9,22 +9,24 @@ camelCase to snake_case, joined by `_` (`session/new` -> `session_new`, `documen
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, cast
 
 from . import types as t
 from .errors import error_for
 
 __all__ = ["Peer", "AgentHandler", "ClientHandler", "AgentProxy", "ClientProxy"]
 
-T = TypeVar("T")
-
 
 class Peer(Protocol):
     """What a proxy needs from a connection: send a request and await its result, or notify."""
 
-    async def request(self, method: str, params: Any, result_type: type[T]) -> T: ...
+    async def request(self, method: str, params: Any, result_type: Any) -> Any:
+        """Send a request and return its result, decoded as `result_type`."""
+        ...
 
-    async def notify(self, method: str, params: Any) -> None: ...
+    async def notify(self, method: str, params: Any) -> None:
+        """Send a notification."""
+        ...
 
 
 class AgentHandler:
@@ -321,7 +323,8 @@ class AgentProxy:
 
         Specifies which authentication method to use.
         """
-        return await self._peer.request("authenticate", params, t.AuthenticateResponse)
+        result = await self._peer.request("authenticate", params, t.AuthenticateResponse)
+        return cast("t.AuthenticateResponse", result)
 
     async def session_cancel(self, params: t.CancelNotification) -> None:
         """Send `session/cancel` (notification)
@@ -353,7 +356,8 @@ class AgentProxy:
         The agent **must** cancel any ongoing work related to the NES session
         and then free up any resources associated with the session.
         """
-        return await self._peer.request("nes/close", params, t.CloseNesResponse)
+        result = await self._peer.request("nes/close", params, t.CloseNesResponse)
+        return cast("t.CloseNesResponse", result)
 
     async def session_close(self, params: t.CloseSessionRequest) -> t.CloseSessionResponse:
         """Send `session/close` (request)
@@ -366,7 +370,8 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        return await self._peer.request("session/close", params, t.CloseSessionResponse)
+        result = await self._peer.request("session/close", params, t.CloseSessionResponse)
+        return cast("t.CloseSessionResponse", result)
 
     async def document_did_change(self, params: t.DidChangeDocumentNotification) -> None:
         """Send `document/didChange` (notification)
@@ -414,7 +419,8 @@ class AgentProxy:
 
         Request parameters for `providers/disable`.
         """
-        return await self._peer.request("providers/disable", params, t.DisableProvidersResponse)
+        result = await self._peer.request("providers/disable", params, t.DisableProvidersResponse)
+        return cast("t.DisableProvidersResponse", result)
 
     async def session_fork(self, params: t.ForkSessionRequest) -> t.ForkSessionResponse:
         """Send `session/fork` (request)
@@ -430,7 +436,8 @@ class AgentProxy:
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        return await self._peer.request("session/fork", params, t.ForkSessionResponse)
+        result = await self._peer.request("session/fork", params, t.ForkSessionResponse)
+        return cast("t.ForkSessionResponse", result)
 
     async def initialize(self, params: t.InitializeRequest) -> t.InitializeResponse:
         """Send `initialize` (request)
@@ -441,7 +448,8 @@ class AgentProxy:
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
         """
-        return await self._peer.request("initialize", params, t.InitializeResponse)
+        result = await self._peer.request("initialize", params, t.InitializeResponse)
+        return cast("t.InitializeResponse", result)
 
     async def providers_list(self, params: t.ListProvidersRequest) -> t.ListProvidersResponse:
         """Send `providers/list` (request)
@@ -452,7 +460,8 @@ class AgentProxy:
 
         Request parameters for `providers/list`.
         """
-        return await self._peer.request("providers/list", params, t.ListProvidersResponse)
+        result = await self._peer.request("providers/list", params, t.ListProvidersResponse)
+        return cast("t.ListProvidersResponse", result)
 
     async def session_list(self, params: t.ListSessionsRequest) -> t.ListSessionsResponse:
         """Send `session/list` (request)
@@ -461,7 +470,8 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        return await self._peer.request("session/list", params, t.ListSessionsResponse)
+        result = await self._peer.request("session/list", params, t.ListSessionsResponse)
+        return cast("t.ListSessionsResponse", result)
 
     async def session_load(self, params: t.LoadSessionRequest) -> t.LoadSessionResponse:
         """Send `session/load` (request)
@@ -472,7 +482,8 @@ class AgentProxy:
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
         """
-        return await self._peer.request("session/load", params, t.LoadSessionResponse)
+        result = await self._peer.request("session/load", params, t.LoadSessionResponse)
+        return cast("t.LoadSessionResponse", result)
 
     async def logout(self, params: t.LogoutRequest) -> t.LogoutResponse:
         """Send `logout` (request)
@@ -485,7 +496,8 @@ class AgentProxy:
 
         Terminates the current authenticated session.
         """
-        return await self._peer.request("logout", params, t.LogoutResponse)
+        result = await self._peer.request("logout", params, t.LogoutResponse)
+        return cast("t.LogoutResponse", result)
 
     async def session_new(self, params: t.NewSessionRequest) -> t.NewSessionResponse:
         """Send `session/new` (request)
@@ -494,7 +506,8 @@ class AgentProxy:
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
         """
-        return await self._peer.request("session/new", params, t.NewSessionResponse)
+        result = await self._peer.request("session/new", params, t.NewSessionResponse)
+        return cast("t.NewSessionResponse", result)
 
     async def session_prompt(self, params: t.PromptRequest) -> t.PromptResponse:
         """Send `session/prompt` (request)
@@ -505,7 +518,8 @@ class AgentProxy:
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
         """
-        return await self._peer.request("session/prompt", params, t.PromptResponse)
+        result = await self._peer.request("session/prompt", params, t.PromptResponse)
+        return cast("t.PromptResponse", result)
 
     async def nes_reject(self, params: t.RejectNesNotification) -> None:
         """Send `nes/reject` (notification)
@@ -524,7 +538,8 @@ class AgentProxy:
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        return await self._peer.request("session/resume", params, t.ResumeSessionResponse)
+        result = await self._peer.request("session/resume", params, t.ResumeSessionResponse)
+        return cast("t.ResumeSessionResponse", result)
 
     async def providers_set(self, params: t.SetProvidersRequest) -> t.SetProvidersResponse:
         """Send `providers/set` (request)
@@ -537,7 +552,8 @@ class AgentProxy:
 
         Replaces the full configuration for one provider id.
         """
-        return await self._peer.request("providers/set", params, t.SetProvidersResponse)
+        result = await self._peer.request("providers/set", params, t.SetProvidersResponse)
+        return cast("t.SetProvidersResponse", result)
 
     async def session_set_config_option(
         self, params: t.SetSessionConfigOptionRequest
@@ -546,16 +562,18 @@ class AgentProxy:
 
         Request parameters for setting a session configuration option.
         """
-        return await self._peer.request(
+        result = await self._peer.request(
             "session/set_config_option", params, t.SetSessionConfigOptionResponse
         )
+        return cast("t.SetSessionConfigOptionResponse", result)
 
     async def session_set_mode(self, params: t.SetSessionModeRequest) -> t.SetSessionModeResponse:
         """Send `session/set_mode` (request)
 
         Request parameters for setting a session mode.
         """
-        return await self._peer.request("session/set_mode", params, t.SetSessionModeResponse)
+        result = await self._peer.request("session/set_mode", params, t.SetSessionModeResponse)
+        return cast("t.SetSessionModeResponse", result)
 
     async def session_set_model(
         self, params: t.SetSessionModelRequest
@@ -568,21 +586,24 @@ class AgentProxy:
 
         Request parameters for setting a session model.
         """
-        return await self._peer.request("session/set_model", params, t.SetSessionModelResponse)
+        result = await self._peer.request("session/set_model", params, t.SetSessionModelResponse)
+        return cast("t.SetSessionModelResponse", result)
 
     async def nes_start(self, params: t.StartNesRequest) -> t.StartNesResponse:
         """Send `nes/start` (request)
 
         Request to start an NES session.
         """
-        return await self._peer.request("nes/start", params, t.StartNesResponse)
+        result = await self._peer.request("nes/start", params, t.StartNesResponse)
+        return cast("t.StartNesResponse", result)
 
     async def nes_suggest(self, params: t.SuggestNesRequest) -> t.SuggestNesResponse:
         """Send `nes/suggest` (request)
 
         Request for a code suggestion.
         """
-        return await self._peer.request("nes/suggest", params, t.SuggestNesResponse)
+        result = await self._peer.request("nes/suggest", params, t.SuggestNesResponse)
+        return cast("t.SuggestNesResponse", result)
 
 
 class ClientHandler:
@@ -755,21 +776,24 @@ class ClientProxy:
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
-        return await self._peer.request("elicitation/create", params, t.CreateElicitationResponse)
+        result = await self._peer.request("elicitation/create", params, t.CreateElicitationResponse)
+        return cast("t.CreateElicitationResponse", result)
 
     async def terminal_create(self, params: t.CreateTerminalRequest) -> t.CreateTerminalResponse:
         """Send `terminal/create` (request)
 
         Request to create a new terminal and execute a command.
         """
-        return await self._peer.request("terminal/create", params, t.CreateTerminalResponse)
+        result = await self._peer.request("terminal/create", params, t.CreateTerminalResponse)
+        return cast("t.CreateTerminalResponse", result)
 
     async def terminal_kill(self, params: t.KillTerminalRequest) -> t.KillTerminalResponse:
         """Send `terminal/kill` (request)
 
         Request to kill a terminal without releasing it.
         """
-        return await self._peer.request("terminal/kill", params, t.KillTerminalResponse)
+        result = await self._peer.request("terminal/kill", params, t.KillTerminalResponse)
+        return cast("t.KillTerminalResponse", result)
 
     async def fs_read_text_file(self, params: t.ReadTextFileRequest) -> t.ReadTextFileResponse:
         """Send `fs/read_text_file` (request)
@@ -778,14 +802,16 @@ class ClientProxy:
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        return await self._peer.request("fs/read_text_file", params, t.ReadTextFileResponse)
+        result = await self._peer.request("fs/read_text_file", params, t.ReadTextFileResponse)
+        return cast("t.ReadTextFileResponse", result)
 
     async def terminal_release(self, params: t.ReleaseTerminalRequest) -> t.ReleaseTerminalResponse:
         """Send `terminal/release` (request)
 
         Request to release a terminal and free its resources.
         """
-        return await self._peer.request("terminal/release", params, t.ReleaseTerminalResponse)
+        result = await self._peer.request("terminal/release", params, t.ReleaseTerminalResponse)
+        return cast("t.ReleaseTerminalResponse", result)
 
     async def session_request_permission(
         self, params: t.RequestPermissionRequest
@@ -798,9 +824,10 @@ class ClientProxy:
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
         """
-        return await self._peer.request(
+        result = await self._peer.request(
             "session/request_permission", params, t.RequestPermissionResponse
         )
+        return cast("t.RequestPermissionResponse", result)
 
     async def session_update(self, params: t.SessionNotification) -> None:
         """Send `session/update` (notification)
@@ -818,7 +845,8 @@ class ClientProxy:
 
         Request to get the current output and status of a terminal.
         """
-        return await self._peer.request("terminal/output", params, t.TerminalOutputResponse)
+        result = await self._peer.request("terminal/output", params, t.TerminalOutputResponse)
+        return cast("t.TerminalOutputResponse", result)
 
     async def terminal_wait_for_exit(
         self, params: t.WaitForTerminalExitRequest
@@ -827,9 +855,10 @@ class ClientProxy:
 
         Request to wait for a terminal command to exit.
         """
-        return await self._peer.request(
+        result = await self._peer.request(
             "terminal/wait_for_exit", params, t.WaitForTerminalExitResponse
         )
+        return cast("t.WaitForTerminalExitResponse", result)
 
     async def fs_write_text_file(self, params: t.WriteTextFileRequest) -> t.WriteTextFileResponse:
         """Send `fs/write_text_file` (request)
@@ -838,4 +867,5 @@ class ClientProxy:
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        return await self._peer.request("fs/write_text_file", params, t.WriteTextFileResponse)
+        result = await self._peer.request("fs/write_text_file", params, t.WriteTextFileResponse)
+        return cast("t.WriteTextFileResponse", result)

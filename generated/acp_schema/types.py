@@ -2460,8 +2460,8 @@ class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     client_capabilities: ClientCapabilities = msgspec.field(
         default_factory=lambda: ClientCapabilities(
-            auth=lambda: AuthCapabilities(terminal=False),
-            fs=lambda: FileSystemCapabilities(read_text_file=False, write_text_file=False),
+            auth=AuthCapabilities(terminal=False),
+            fs=FileSystemCapabilities(read_text_file=False, write_text_file=False),
             terminal=False,
         ),
         name="clientCapabilities",
@@ -2496,13 +2496,13 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     agent_capabilities: AgentCapabilities = msgspec.field(
         default_factory=lambda: AgentCapabilities(
-            auth=AgentAuthCapabilities,
+            auth=AgentAuthCapabilities(),
             load_session=False,
-            mcp_capabilities=lambda: McpCapabilities(http=False, sse=False),
-            prompt_capabilities=lambda: PromptCapabilities(
+            mcp_capabilities=McpCapabilities(http=False, sse=False),
+            prompt_capabilities=PromptCapabilities(
                 audio=False, embedded_context=False, image=False
             ),
-            session_capabilities=SessionCapabilities,
+            session_capabilities=SessionCapabilities(),
         ),
         name="agentCapabilities",
     )

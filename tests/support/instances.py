@@ -3,26 +3,25 @@
     valid_instances(schema, def_name, *, count, seed, stats=None) -> list[Any]
     mutated_instances(schema, def_name, *, count, seed) -> list[tuple[Any, str]]
 
-`schema` is a whole schema document with `$defs`; `def_name` names one of them. Instances are
-made by walking the schema ($ref, allOf merged, one anyOf/oneOf branch picked, const, enum,
-type lists, properties, additionalProperties, items/minItems/maxItems, integer formats,
-minimum/maximum, minLength/maxLength, pattern, contentEncoding base64, not) with a seeded
-`random.Random`, and every one is checked with `jsonschema.Draft202012Validator`: valid ones
-are accepted by it, mutated ones rejected. Same arguments, same output.
-
-Choices: optional properties are present with a per-instance probability (the first instance
-has only required ones, the second nearly all); extra properties only where
-`additionalProperties` is given explicitly; numbers are floats, integers are ints within their
-format's range; strings mix ASCII, JSON escapes and non-ASCII code points (never lone
-surrogates). Past MAX_DEPTH objects get only required properties, arrays their minimum length
-and nullable values null, so recursive defs end.
+`schema` is a whole document with `$defs`. Values are made by walking the def with a seeded
+`random.Random` ($ref, allOf merged, one anyOf/oneOf branch picked, const, enum, type lists,
+properties, additionalProperties, items, min/maxItems, integer formats, minimum/maximum,
+min/maxLength, pattern, contentEncoding, not), then checked with Draft202012Validator.
+Optional properties appear with a per-instance probability (first instance: required ones only;
+second: nearly all); extra keys only where `additionalProperties` is explicit; numbers are
+floats, integers ints within their format's range; strings mix ASCII, JSON escapes and
+non-ASCII (never lone surrogates). Past MAX_DEPTH: required properties only, shortest arrays,
+null where allowed, so recursive defs end.
 """
 
 from __future__ import annotations
 
 import base64
 import copy
+import functools
+import itertools
 import json
+import operator
 import random
 import re
 import string
@@ -38,19 +37,19 @@ INT_RANGES = {f"{u}int{bits}": (0, 2**bits - 1) if u else (-(2 ** (bits - 1)), 2
               for u in ("", "u") for bits in (8, 16, 32, 64)}
 DEFAULT_INT_RANGE = (-(2**53), 2**53)  # integers without format: exact in any JSON reader
 CHARS = string.ascii_letters + string.digits + " _-./:" + '"\\\n\t\x00' + "éßΩ中文😀\U0010fffd"
-SAMPLES = {"null": None, "boolean": True, "integer": 7, "number": 1.5, "string": "x",
-           "array": [], "object": {}}
-STRUCTURAL = {"$ref", "allOf", "anyOf", "oneOf", "not", "type", "const", "enum", "properties",
-              "required", "additionalProperties", "items", "minItems", "maxItems", "minimum",
-              "maximum", "minLength", "maxLength", "pattern", "format", "contentEncoding"}
+SAMPLES: dict[str, Any] = {"null": None, "boolean": True, "integer": 7, "number": 1.5,
+                           "string": "x", "array": [], "object": {}}
+OWN_KEYWORDS = {"type", "const", "enum", "properties", "required", "additionalProperties", "items",
+                "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern",
+                "format", "contentEncoding"}  # kept by flatten; the combinators are resolved
 
 
-class Contradiction(Exception):
-    """The merged constraints of a schema node allow no value."""
+class GiveUp(Exception):
+    """This try cannot give a valid value: contradictory constraints, unknown pattern, too deep."""
 
 
-class TooDeep(Exception):
-    """The recursion went past HARD_DEPTH."""
+def _raise(exc: Exception) -> Any:
+    raise exc
 
 
 def _types(schema: dict) -> list[str]:
@@ -72,19 +71,15 @@ def _merge(a: dict, b: dict) -> dict:
             out[key] = list(dict.fromkeys(w + v))
         elif key == "checks":
             out[key] = w + v
-        elif key == "type":
-            wa, vb = _types(out), _types(b)
-            both = [t for t in wa if t in vb or (t == "integer" and "number" in vb)]
-            both += [t for t in vb if t == "integer" and "number" in wa and t not in both]
-            if not both:
-                raise Contradiction(f"types {wa} and {vb}")
-            out[key] = both
+        elif key == "type":  # an integer is a number too
+            ta, tb = _types(out), _types(b)
+            both = [t for t in dict.fromkeys(ta + tb) if all(t in ts or t == "integer" and "number" in ts
+                                                             for ts in (ta, tb))]
+            out[key] = both or _raise(GiveUp(f"types {ta} and {tb}"))
         elif key == "const" and w != v:
-            raise Contradiction(f"consts {w!r} and {v!r}")
+            raise GiveUp(f"consts {w!r} and {v!r}")
         elif key == "enum":
-            out[key] = [x for x in w if x in v]
-            if not out[key]:
-                raise Contradiction("disjoint enums")
+            out[key] = [x for x in w if x in v] or _raise(GiveUp("disjoint enums"))
         elif key in ("minimum", "minItems", "minLength"):
             out[key] = max(w, v)
         elif key in ("maximum", "maxItems", "maxLength"):
@@ -114,11 +109,9 @@ class _Generator:
 
         oneOf and not cannot be decided before the value exists: they go to `checks`.
         """
-        if node is True or node == {}:
-            return {}
-        if node is False:
-            raise Contradiction("false schema")
-        flat = {k: v for k, v in node.items() if k in STRUCTURAL - {"$ref", "allOf", "anyOf", "oneOf", "not"}}
+        if node is True or node is False:
+            return {} if node else _raise(GiveUp("false schema"))
+        flat = {k: v for k, v in node.items() if k in OWN_KEYWORDS}
         if "$ref" in node:
             flat = _merge(flat, self.flatten(self.defs[node["$ref"].rsplit("/", 1)[-1]], depth))
         for sub in node.get("allOf", []):
@@ -139,26 +132,28 @@ class _Generator:
         for branch in order:
             try:
                 return _merge(flat, self.flatten(branch, depth))
-            except Contradiction:
+            except GiveUp:
                 continue
-        raise Contradiction("no branch fits")
+        raise GiveUp("no branch fits")
 
     def gen(self, node: Any, depth: int, path: tuple) -> Any:
         """A value for `node` at `path`, retried until its oneOf/not checks hold."""
         if depth > HARD_DEPTH:
-            raise TooDeep(path)
+            raise GiveUp(f"deeper than {HARD_DEPTH} at {path}")
         for _ in range(ATTEMPTS):
             mark = len(self.sites)
             flat = self.flatten(node, depth)
             value = self.value(flat, depth, path)
-            if all(not self.matches(sub, value) if kind == "not" else  # oneOf: exactly one branch
-                   sum(self.matches(branch, value) for branch in sub) == 1 for kind, sub in flat.get("checks", [])):
+            if all(not self.matches(sub, value) if kind == "not"
+                   else sum(self.matches(branch, value) for branch in sub) == 1  # oneOf
+                   for kind, sub in flat.get("checks", [])):
                 break
             del self.sites[mark:]
         self.sites.append((path, flat))
         return value
 
     def value(self, flat: dict, depth: int, path: tuple) -> Any:
+        """A value for a flat schema (its checks aside)."""
         if "const" in flat:
             return copy.deepcopy(flat["const"])
         if "enum" in flat:
@@ -171,6 +166,8 @@ class _Generator:
         if "null" in types and (depth >= MAX_DEPTH or len(types) == 1 or self.rng.random() < 0.2):
             return None
         kind = self.rng.choice([t for t in types if t != "null"])
+        if kind == "boolean":
+            return self.rng.random() < 0.5
         return getattr(self, "gen_" + kind)(flat, depth, path)
 
     def gen_object(self, flat: dict, depth: int, path: tuple) -> dict:
@@ -188,7 +185,8 @@ class _Generator:
             for _ in range(self.rng.choice([0, 0, 1, 2])):
                 key = self.text(1, 8)
                 if key not in props and key not in out:
-                    out[key] = self.any_json(depth + 1) if extra is True else self.gen(extra, depth + 1, path + (key,))
+                    out[key] = (self.any_json(depth + 1) if extra is True
+                                else self.gen(extra, depth + 1, path + (key,)))
         return out
 
     def gen_array(self, flat: dict, depth: int, path: tuple) -> list:
@@ -202,25 +200,28 @@ class _Generator:
             try:
                 return pattern_string(flat["pattern"], self.rng)
             except ValueError as exc:
-                raise Contradiction(str(exc)) from None
+                raise GiveUp(str(exc)) from None
         if flat.get("contentEncoding") == "base64":
             return base64.b64encode(self.rng.randbytes(self.rng.randint(0, 12))).decode()
         fmt, r = flat.get("format"), self.rng
         if fmt == "uri":
-            return r.choice(["https://example.com/", "file:///home/user/", "urn:x:"]) + self.text(0, 8, string.ascii_lowercase)
+            scheme = r.choice(["https://example.com/", "file:///home/user/", "urn:x:"])
+            return scheme + self.text(0, 8, string.ascii_lowercase)
         if fmt == "date-time":
-            return f"20{r.randint(0, 99):02}-{r.randint(1, 12):02}-{r.randint(1, 28):02}T{r.randint(0, 23):02}:{r.randint(0, 59):02}:{r.randint(0, 59):02}Z"
+            y, mo, d, h, mi, sec = (r.randint(2000, 2099), r.randint(1, 12), r.randint(1, 28),
+                                    r.randint(0, 23), r.randint(0, 59), r.randint(0, 59))
+            return f"{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}Z"
         if fmt == "regex":
             return r.choice(["^a+$", ".*", "[0-9]{2,4}", "foo|bar"])
         lo = flat.get("minLength", 0)
         return self.text(lo, max(lo, min(flat.get("maxLength", lo + 12), lo + 12)))
 
     def gen_integer(self, flat: dict, depth: int, path: tuple) -> int:
-        lo, hi = INT_RANGES.get(flat.get("format"), DEFAULT_INT_RANGE)
+        lo, hi = INT_RANGES.get(flat.get("format", ""), DEFAULT_INT_RANGE)
         lo, hi = max(lo, int(flat.get("minimum", lo))), min(hi, int(flat.get("maximum", hi)))
         if lo > hi:
-            raise Contradiction(f"empty integer range {lo}..{hi}")
-        small = self.rng.randint(max(lo, -100), min(hi, 100)) if max(lo, -100) <= min(hi, 100) else lo
+            raise GiveUp(f"empty integer range {lo}..{hi}")
+        small = self.rng.randint(max(lo, -100), min(hi, 100)) if lo <= 100 and hi >= -100 else lo
         return self.rng.choice([lo, hi, small, small, self.rng.randint(lo, hi)])
 
     def gen_number(self, flat: dict, depth: int, path: tuple) -> float:
@@ -228,21 +229,18 @@ class _Generator:
         x = self.rng.uniform(lo, hi)
         return self.rng.choice([lo, hi, x, round(x, 2)]) + 0.0  # floats only, never NaN/inf
 
-    def gen_boolean(self, flat: dict, depth: int, path: tuple) -> bool:
-        return self.rng.random() < 0.5
-
     def text(self, lo: int, hi: int, alphabet: str = CHARS) -> str:
         return "".join(self.rng.choice(alphabet) for _ in range(self.rng.randint(lo, hi)))
 
     def any_json(self, depth: int) -> Any:
         """Any JSON value (for `{}` / `true` schemas), smaller the deeper."""
-        kinds = ["null", "boolean", "integer", "number", "string"] + (["array", "object"] if depth < MAX_DEPTH else [])
-        kind = self.rng.choice(kinds)
+        kind = self.rng.choice(["null", "boolean", "integer", "number", "string"]
+                               + (["array", "object"] if depth < MAX_DEPTH else []))
         if kind == "array":
             return [self.any_json(depth + 1) for _ in range(self.rng.randint(0, 2))]
         if kind == "object":
             return {self.text(1, 6): self.any_json(depth + 1) for _ in range(self.rng.randint(0, 2))}
-        return None if kind == "null" else getattr(self, "gen_" + kind)({}, depth, ())
+        return self.value({"type": kind}, depth, ())
 
 
 def pattern_string(pattern: str, rng: random.Random) -> str:
@@ -252,7 +250,8 @@ def pattern_string(pattern: str, rng: random.Random) -> str:
     for atom, rep in re.findall(r"(\[[^\]]*\]|\\.|[^^$])(\{\d+(?:,\d*)?\}|[?*+])?", pattern):
         chars = atom[-1]
         if atom.startswith("["):
-            chars = re.sub(r"(.)-(.)", lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]) + 1))), atom[1:-1])
+            span = lambda m: "".join(map(chr, range(ord(m[1]), ord(m[2]) + 1)))  # noqa: E731
+            chars = re.sub(r"(.)-(.)", span, atom[1:-1])
         if rep.startswith("{"):
             lo, comma, hi = rep[1:-1].partition(",")
             lo, hi = int(lo), int(hi) if hi else int(lo) + 3 if comma else int(lo)
@@ -269,7 +268,7 @@ def _validator(schema: dict, def_name: str) -> Draft202012Validator:
 
 
 def _instances(schema: dict, def_name: str, rng: random.Random, count: int, stats: dict):
-    """Yield (instance, sites) from up to count*ATTEMPTS tries; stats["dropped"] counts failed ones."""
+    """Yield (instance, sites) from count*ATTEMPTS tries at most; count failures in stats."""
     validator = _validator(schema, def_name)
     stats.setdefault("dropped", 0)
     for i in range(count * ATTEMPTS):
@@ -278,7 +277,7 @@ def _instances(schema: dict, def_name: str, rng: random.Random, count: int, stat
         try:
             value = gen.gen({"$ref": f"#/$defs/{def_name}"}, 0, ())
             ok = validator.is_valid(value)
-        except (Contradiction, TooDeep):
+        except (GiveUp, RecursionError):
             ok = False
         if ok:
             yield value, gen.sites
@@ -293,12 +292,8 @@ def valid_instances(schema: dict, def_name: str, *, count: int, seed: int,
     Fewer only when too many of the `count * ATTEMPTS` tries fail; pass a dict as `stats` to
     get the number of tries dropped because the validator rejected them (`stats["dropped"]`).
     """
-    out = []
-    for value, _ in _instances(schema, def_name, random.Random(seed), count, {} if stats is None else stats):
-        out.append(value)
-        if len(out) == count:
-            break
-    return out
+    tries = _instances(schema, def_name, random.Random(seed), count, {} if stats is None else stats)
+    return [value for value, _ in itertools.islice(tries, count)]
 
 
 _DELETE = object()  # mutation "change" that removes the key at the path
@@ -315,7 +310,7 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
                 for k in flat.get("required", []) if k in value]
     if isinstance(value, list):
         out += [("item", f"array item of wrong type ({_TYPE_NAMES[type(x)]})", path, value + [x])
-                for x in (None, 12345, "x", {})]
+                for x in (None, 12345, "x", {"k": 1})]
     for t, sample in SAMPLES.items():
         if types and t not in types and not (t == "integer" and "number" in types):
             out.append(("null", "null where not nullable", path, None) if t == "null" else
@@ -341,17 +336,15 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
 
 def _apply(instance: Any, path: tuple, change: Any) -> Any:
     """A deep copy of instance with the value at path replaced by change (or deleted)."""
-    if not path:
-        return copy.deepcopy(change)
-    out = copy.deepcopy(instance)
-    parent = out
-    for step in path[:-1]:
-        parent = parent[step]
+    root = [copy.deepcopy(instance)]  # so that the instance itself has a parent
+    parent, key = root, 0
+    for step in path:
+        parent, key = parent[key], step
     if change is _DELETE:
-        del parent[path[-1]]
+        del parent[key]
     else:
-        parent[path[-1]] = copy.deepcopy(change)
-    return out
+        parent[key] = copy.deepcopy(change)
+    return root[0]
 
 
 def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int) -> list[tuple[Any, str]]:
@@ -371,10 +364,7 @@ def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int) -> 
     for base, sites in _instances(schema, def_name, rng, max(2, count // 2), {}):
         by_kind: dict[str, list] = {}
         for path, flat in sites:
-            target = base
-            for step in path:
-                target = target[step]
-            for kind, *rest in _mutations(target, flat, path):
+            for kind, *rest in _mutations(functools.reduce(operator.getitem, path, base), flat, path):
                 by_kind.setdefault(kind, []).append(rest)
         groups = [rng.sample(g, len(g)) for g in rng.sample(list(by_kind.values()), len(by_kind))]
         in_turn = [g[i] for i in range(max(map(len, groups), default=0)) for g in groups if i < len(g)]

@@ -78,7 +78,8 @@ def parse_block(body: str) -> list[Any]:
     rather than guessed at.
     """
     body = "\n".join(l for l in body.splitlines() if not l.lstrip().startswith("//"))
-    decoder, values, pos = json.JSONDecoder(), [], 0
+    decoder, pos = json.JSONDecoder(), 0
+    values: list[Any] = []
     while True:
         while pos < len(body) and body[pos].isspace():
             pos += 1
@@ -154,19 +155,10 @@ def declared_fields(defs: dict, def_name: str) -> set[str]:
     return out
 
 
-def main() -> None:
-    docs = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DOCS
-    schema = json.loads(SCHEMA_PATH.read_text())
-    defs = schema["$defs"]
-    by_method = method_defs(schema)
+def extract(docs: Path, methods: set[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The messages of the docs' json blocks with file, index, line, kind, method; and the skips."""
     records: list[dict[str, Any]] = []
     skipped: list[str] = []
-
-    def validate(def_name: str, value: Any) -> str | None:
-        v = Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": defs})
-        errs = sorted(v.iter_errors(value), key=lambda e: list(e.absolute_path))
-        return f"{def_name}: {describe(errs[0])}" if errs else None
-
     for path in sorted(docs.glob("*.mdx")):
         text = path.read_text()
         file_msgs: list[dict[str, Any]] = []
@@ -174,16 +166,15 @@ def main() -> None:
         for m in BLOCK_RE.finditer(text):
             prose, prose_start = text[prose_start : m.start()], m.end()
             line = text.count("\n", 0, m.start()) + 1
-            where = f"{path.name}:{line}"
             try:
                 values = parse_block(m.group(1))
             except json.JSONDecodeError as exc:
                 why = "uses the `[...]` shorthand for elided content" if "..." in m.group(1) else exc
-                skipped.append(f"{where}: not JSON: {why}")
+                skipped.append(f"{path.name}:{line}: not JSON: {why}")
                 continue
             for value in values:
                 if not (isinstance(value, dict) and value.get("jsonrpc") == "2.0"):
-                    skipped.append(f"{where}: not a JSON-RPC message: {json.dumps(value)[:70]}")
+                    skipped.append(f"{path.name}:{line}: not a JSON-RPC message: {json.dumps(value)[:70]}")
                     continue
                 rec: dict[str, Any] = {"file": path.name, "index": len(file_msgs), "line": line}
                 if "method" in value:
@@ -191,57 +182,77 @@ def main() -> None:
                     rec["method"] = value["method"]
                 elif "error" in value or "result" in value:
                     rec["kind"] = "error" if "error" in value else "response"
-                    rec["method"] = None
-                    # The request it answers: the nearest earlier request of the file with this id,
-                    # else the "`METHOD` response" named in the prose just before the block.
-                    for prev in reversed(file_msgs):
-                        if prev["kind"] == "request" and prev["message"].get("id") == value.get("id"):
-                            rec["method"] = prev["method"]
-                            break
-                    else:
-                        named = set(PROSE_RESPONSE_RE.findall(prose)) & {m for _, m in by_method}
-                        if len(named) == 1:
-                            rec["method"] = named.pop()
-                            rec["note"] = f"no earlier request with this id; prose: '`{rec['method']}` response'"
-                    if (path.name, line) in RESPONSE_METHOD_OVERRIDES:
-                        rec["method"], why = RESPONSE_METHOD_OVERRIDES[(path.name, line)]
-                        rec["note"] = why
+                    rec["method"] = answered_method(path.name, line, value, file_msgs, prose, methods, rec)
                 else:
-                    skipped.append(f"{where}: JSON-RPC object that is no message kind")
+                    skipped.append(f"{path.name}:{line}: JSON-RPC object that is no message kind")
                     continue
                 rec["message"] = value
                 file_msgs.append(rec)
         records.extend(file_msgs)
+    return records, skipped
 
+
+def answered_method(
+    file: str, line: int, response: dict, earlier: list[dict], prose: str, methods: set[str], rec: dict
+) -> str | None:
+    """The method a response answers: the nearest earlier request of the file with its id, else
+    the "`METHOD` response" named in the prose just before the block, else an override."""
+    if (file, line) in RESPONSE_METHOD_OVERRIDES:
+        method, rec["note"] = RESPONSE_METHOD_OVERRIDES[(file, line)]
+        return method
+    for prev in reversed(earlier):
+        if prev["kind"] == "request" and prev["message"].get("id") == response.get("id"):
+            return prev["method"]
+    named = sorted(set(PROSE_RESPONSE_RE.findall(prose)) & methods)
+    if len(named) == 1:
+        rec["note"] = f"no earlier request with this id; the prose says: '`{named[0]}` response'"
+        return named[0]
+    return None
+
+
+def annotate(rec: dict[str, Any], defs: dict, by_method: dict[tuple[str, str], str]) -> None:
+    """Add receiver, valid, invalid_reason (and notes) to a record."""
+    kind, method, msg = rec["kind"], rec["method"], rec["message"]
+    receiver = None
+    if method is not None and method.startswith("_"):
+        receiver, rec["note"] = EXTENSION_RECEIVERS[method]
+    elif method is not None:
+        receiver = defs[by_method[("notification" if kind == "notification" else "request", method)]]["x-side"]
+    if kind in ("response", "error") and receiver is not None:
+        receiver = {"agent": "client", "client": "agent"}[receiver]  # the side that sent the request
+    rec["receiver"] = receiver
+    # The def to check the payload against: the method's, else the envelope's generic one.
+    def_name: str | None
+    if kind == "error":
+        def_name, payload = "Error", msg["error"]
+    elif method is None:
+        def_name, payload = None, None
+    else:
+        payload = msg.get("result" if kind == "response" else "params")
+        generic = {"request": "ExtRequest", "notification": "ExtNotification", "response": "ExtResponse"}
+        def_name = by_method.get((kind, method), generic[kind])
+    reason = "method unknown" if def_name is None else validate(defs, def_name, payload)
+    rec["valid"], rec["invalid_reason"] = reason is None, reason
+    declared = declared_fields(defs, def_name) if def_name else set()
+    extra = sorted(set(payload) - declared) if declared and isinstance(payload, dict) else []
+    if extra:
+        note = f"payload has fields that {def_name} does not declare (the schema allows them): {', '.join(extra)}"
+        rec["note"] = f"{rec['note']}; {note}" if "note" in rec else note
+
+
+def validate(defs: dict, def_name: str, value: Any) -> str | None:
+    v = Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": defs})
+    errs = sorted(v.iter_errors(value), key=lambda e: list(e.absolute_path))
+    return f"{def_name}: {describe(errs[0])}" if errs else None
+
+
+def main() -> None:
+    docs = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_DOCS
+    schema = json.loads(SCHEMA_PATH.read_text())
+    by_method = method_defs(schema)
+    records, skipped = extract(docs, {m for _, m in by_method})
     for rec in records:
-        kind, method, msg = rec["kind"], rec["method"], rec["message"]
-        req_kind = "notification" if kind == "notification" else "request"
-        if method is None:
-            receiver = None
-        elif method.startswith("_"):
-            receiver, why = EXTENSION_RECEIVERS[method]
-            rec["note"] = why
-        else:
-            receiver = defs[by_method[(req_kind, method)]]["x-side"]
-        if kind in ("response", "error") and receiver is not None:
-            receiver = {"agent": "client", "client": "agent"}[receiver]
-        rec["receiver"] = receiver
-        # The def to check the payload against: the method's, or the envelope's generic one.
-        if kind == "error":
-            def_name, payload = "Error", msg["error"]
-        elif method is None:
-            def_name, payload = None, None
-        else:
-            payload = msg.get("params" if kind != "response" else "result")
-            ext = {"request": "ExtRequest", "notification": "ExtNotification", "response": "ExtResponse"}
-            def_name = by_method.get((kind, method), ext[kind])
-        reason = "method unknown" if def_name is None else validate(def_name, payload)
-        declared = declared_fields(defs, def_name) if def_name else set()
-        if declared and isinstance(payload, dict) and set(payload) - set(declared):
-            extra = ", ".join(sorted(set(payload) - set(declared)))
-            note = f"payload has fields that {def_name} does not declare (the schema allows them): {extra}"
-            rec["note"] = f"{rec['note']}; {note}" if "note" in rec else note
-        rec["valid"], rec["invalid_reason"] = reason is None, reason
+        annotate(rec, schema["$defs"], by_method)
 
     keys = ["file", "index", "line", "kind", "method", "receiver", "valid", "invalid_reason", "note", "message"]
     records = [{k: r[k] for k in keys if k in r} for r in records]
@@ -254,8 +265,6 @@ def main() -> None:
     for r in records:
         if not r["valid"]:
             print(f"INVALID {r['file']}:{r['line']} {r['method']}: {r['invalid_reason']}", file=sys.stderr)
-        if r["method"] is None:
-            print(f"NO METHOD {r['file']}:{r['line']}", file=sys.stderr)
     print(f"skipped {len(skipped)} blocks/values:", *skipped, sep="\n  ", file=sys.stderr)
 
 
