@@ -63,9 +63,7 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
             try:
                 return choose(tp, value)
             except msgspec.ValidationError:
-                for option, _ in tp.__acp_untagged__ + tuple(
-                    (v, ()) for v in tp.__acp_tagged__.values()
-                ):
+                for option, _ in tp.__acp_untagged__ + sum(tp.__acp_tagged__.values(), ()):
                     try:
                         return convert(value, option, unknown)
                     except msgspec.ValidationError:

@@ -121,7 +121,7 @@ class HookUnion(metaclass=_HookUnionMeta):
 
     __acp_name__: ClassVar[str]
     __acp_tag__: ClassVar[str | None]
-    __acp_tagged__: ClassVar[dict[Any, Any]]
+    __acp_tagged__: ClassVar[dict[Any, tuple[tuple[Any, frozenset[str]], ...]]]
     __acp_untagged__: ClassVar[tuple[tuple[Any, frozenset[str]], ...]]
     __acp_open__: ClassVar[bool]
     __acp_members__: ClassVar[tuple[type, ...]]
@@ -144,7 +144,7 @@ def hook_union(
         {
             "__acp_name__": name,
             "__acp_tag__": tag_field,
-            "__acp_tagged__": {tag: tp for tp, tag, _ in variants if tag is not None},
+            "__acp_tagged__": _by_tag(variants),
             "__acp_untagged__": tuple(
                 (tp, frozenset(req)) for tp, tag, req in variants if tag is None
             ),
@@ -154,21 +154,28 @@ def hook_union(
     )
 
 
+def _by_tag(
+    variants: tuple[tuple[Any, Any, tuple[str, ...]], ...],
+) -> dict[Any, tuple[tuple[Any, frozenset[str]], ...]]:
+    """Variants by tag value; several variants may share one (told apart by their required keys)."""
+    out: dict[Any, tuple[tuple[Any, frozenset[str]], ...]] = {}
+    for tp, tag, required in variants:
+        if tag is not None:
+            out[tag] = out.get(tag, ()) + ((tp, frozenset(required)),)
+    return out
+
+
 def choose(marker: type[HookUnion], value: Any) -> Any:
     """Decode an untyped JSON value into the variant of a non-native union it belongs to."""
     tag_field = marker.__acp_tag__
-    if tag_field is not None and isinstance(value, dict) and tag_field in value:
-        tp = marker.__acp_tagged__.get(value[tag_field])
-        if tp is not None:
-            return msgspec.convert(value, tp, dec_hook=dec_hook)
-        if (
-            marker.__acp_open__
-            and isinstance(value[tag_field], str)
-            and not marker.__acp_untagged__
-        ):
-            return UnknownVariant(value)
     candidates = marker.__acp_untagged__
-    if isinstance(value, dict):
+    if tag_field is not None and isinstance(value, dict) and tag_field in value:
+        tagged = marker.__acp_tagged__.get(value[tag_field])
+        if tagged is not None:
+            candidates = tagged
+        elif marker.__acp_open__ and isinstance(value[tag_field], str) and not candidates:
+            return UnknownVariant(value)
+    if isinstance(value, dict) and len(candidates) > 1:
         keys = value.keys()
         fitting = [c for c in candidates if c[1] <= keys]
         candidates = tuple(sorted(fitting, key=lambda c: -len(c[1]))) or candidates
@@ -178,13 +185,10 @@ def choose(marker: type[HookUnion], value: Any) -> Any:
             return msgspec.convert(value, tp, dec_hook=dec_hook)
         except msgspec.ValidationError as exc:
             first_error = first_error or exc
-    if (
-        marker.__acp_open__
-        and tag_field is not None
-        and isinstance(value, dict)
-        and isinstance(value.get(tag_field), str)
-    ):
-        return UnknownVariant(value)
+    if marker.__acp_open__ and tag_field is not None and isinstance(value, dict):
+        tag = value.get(tag_field)
+        if isinstance(tag, str) and tag not in marker.__acp_tagged__:
+            return UnknownVariant(value)
     if first_error is not None:
         raise first_error
     if tag_field is not None and isinstance(value, dict):
