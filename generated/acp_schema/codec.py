@@ -533,6 +533,13 @@ def _invalid_params(exc: msgspec.ValidationError, where: str) -> tuple[str, dict
     return f"Invalid params: {message}", {"path": path, "message": message}
 
 
+def _untyped(data: bytes) -> Any:
+    try:
+        return msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise _error(-32700, f"Parse error: {exc}") from None
+
+
 def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
     data = _EMPTY_OBJECT if isinstance(raw, UnsetType) or bytes(raw) == _NULL else bytes(raw)
     return decode(data, tp, lenient=lenient)
@@ -592,7 +599,7 @@ def _decode_carefully(
         result = bytes(env.result)
         tp = result_type(id)
         if tp is None:
-            return Response(id=id, result=msgspec.json.decode(result))
+            return Response(id=id, result=_untyped(result))
         if result == _NULL and tp in _EMPTY_RESULTS:
             return Response(id=id, result=tp())
         try:
@@ -600,6 +607,8 @@ def _decode_carefully(
         except msgspec.ValidationError as exc:
             message, detail = _invalid_params(exc, "$.result")
             raise _error(-32603, message.replace("params", "result"), detail, id=id) from None
+        except msgspec.DecodeError as exc:
+            raise _error(-32700, f"Parse error: {exc}") from None
     if env.error is not UNSET and env.result is UNSET:
         try:
             return ErrorResponse(id=id, error=msgspec.convert(env.error, ErrorObject))
@@ -623,7 +632,7 @@ def _decode_call(
     if info is not None and info.side != side and info.side in SIDES:
         info = None
     if info is None:
-        params = UNSET if env.params is UNSET else msgspec.json.decode(env.params)
+        params = UNSET if isinstance(env.params, UnsetType) else _untyped(bytes(env.params))
         if notification:
             return Notification(method=method, params=params)
         if method.startswith("_"):
@@ -638,6 +647,8 @@ def _decode_call(
         raise _error(
             -32602, message, detail, id=id, method=method, notification=notification
         ) from None
+    except msgspec.DecodeError as exc:  # bytes that are not UTF-8 inside a string: Raw let them by
+        raise _error(-32700, f"Parse error: {exc}") from None
     if notification:
         return Notification(method=method, params=params)
     return Request(id=id, method=method, params=params)
