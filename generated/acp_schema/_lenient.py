@@ -44,10 +44,22 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
         return _union(value, typing.get_args(tp), unknown, error)
     if origin is list and isinstance(value, list):
         (item,) = typing.get_args(tp)
-        return [convert(v, item, unknown) for v in value]
+        items = []
+        for i, v in enumerate(value):
+            try:
+                items.append(convert(v, item, unknown))
+            except msgspec.ValidationError as exc:
+                raise located(exc, f"[{i}]") from None
+        return items
     if origin is dict and isinstance(value, dict):
         _, item = typing.get_args(tp)
-        return {k: convert(v, item, unknown) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            try:
+                out[k] = convert(v, item, unknown)
+            except msgspec.ValidationError as exc:
+                raise located(exc, f"[{k!r}]") from None
+        return out
     if origin is Literal:
         if unknown and value is not None:
             return value
@@ -72,6 +84,23 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
                     return UnknownVariant(value)
                 raise
     raise error
+
+
+def located(exc: msgspec.ValidationError, step: str) -> msgspec.ValidationError:
+    """The error one step further out: its path (`$...`) now starts with `step`."""
+    message, sep, path = str(exc).rpartition(" - at `")
+    if not sep:
+        return msgspec.ValidationError(f"{exc} - at `${step}`")
+    return msgspec.ValidationError(f"{message} - at `${step}{path.rstrip('`')[1:]}`")
+
+
+def locate(value: Any, tp: Any) -> msgspec.ValidationError | None:
+    """The error strict decoding of `value` meets, with the path msgspec cannot give through hooks."""
+    try:
+        convert(value, tp, unknown=False)
+    except msgspec.ValidationError as exc:
+        return exc
+    return None
 
 
 def _union(
@@ -125,7 +154,7 @@ def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> 
                 kwargs[f.name] = convert(raw, hint, unknown)
         except msgspec.ValidationError as exc:
             if not forgive or f.required:
-                raise msgspec.ValidationError(f"{exc} - at `$.{f.encode_name}`") from None
+                raise located(exc, f".{f.encode_name}") from None
     return cls(**kwargs)
 
 

@@ -110,9 +110,12 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
     """
     try:
         return decoder(type).decode(data)  # type: ignore[no-any-return]
-    except msgspec.ValidationError:
+    except msgspec.ValidationError as exc:
         if not (lenient or _FORGIVING):
-            raise
+            # msgspec cannot tell where inside a hook-decoded union the error is: find the full path.
+            from ._lenient import locate
+
+            raise (locate(msgspec.json.decode(data), type) or exc) from None
     from ._lenient import convert
 
     return convert(msgspec.json.decode(data), type, unknown=lenient)  # type: ignore[no-any-return]

@@ -18,6 +18,7 @@ from ._support import IntEnum, OpenIntEnum, OpenStrEnum, StrEnum, UnknownVariant
 
 __all__ = [
     "UNSTABLE",
+    "UnknownVariant",
     "AcceptNesNotification",
     "AgentAuthCapabilities",
     "AgentCapabilities",
