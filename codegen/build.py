@@ -247,13 +247,14 @@ class _Builder:
                 raise SchemaError(bp, "a null branch in a union of objects is not understood; make the field nullable")
             variants.extend(self._variants(name, branch, bp, tag_field, base_fields))
         tags = [v.tag.value for v in variants if v.tag]
-        single = len(variants) == 1 and variants[0].tag is None and not is_open
-        native = single or (
+        single = len(variants) == 1 and variants[0].tag is None
+        # Open unions go through the hook, which keeps unknown variants; msgspec would reject them.
+        native = not is_open and (single or (
             tag_field is not None
             and all(v.tag is not None and v.tag.field == tag_field for v in variants)
             and len(set(tags)) == len(tags)
             and all(self._tag_is_ours(v) for v in variants)
-        )
+        ))
         return UnionDef(name, tuple(variants), tag_field, native, is_open, doc=doc, unstable=is_unstable(doc), pointer=pointer)
 
     def _all_fields(self, d: ObjectDef) -> list[Field]:

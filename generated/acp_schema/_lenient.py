@@ -41,7 +41,8 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
     if origin is typing.Annotated:
         return _walk(value, typing.get_args(tp)[0], unknown, error)
     if origin in (Union, types.UnionType):
-        return _union(value, typing.get_args(tp), unknown, error)
+        options = tuple(o for o in typing.get_args(tp) if o is not msgspec.UnsetType)
+        return _union(value, options, unknown, error)
     if origin is list and isinstance(value, list):
         (item,) = typing.get_args(tp)
         items = []

@@ -1,0 +1,130 @@
+"""One schema revision as the diff sees it: the generator's IR plus what the diff derives from it.
+
+Derived here, not in the IR: which defs are synthetic union variants (they are compared as part of
+their union), how variants are keyed (by tag; see `variant_keys`), the descriptions of union
+branches (the IR keeps no per-variant description; they tell UNSTABLE variants apart) and which
+methods carry each def (reach.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import naming
+from ..build import build
+from ..ir import Def, Method, ObjectDef, Package, UnionDef, Variant
+from ..schema import Schema, load
+from ..types import annotation, shape, unwrap
+from .reach import Reach, compute
+
+
+@dataclass(frozen=True)
+class Revision:
+    label: str  # how the user named the file
+    schema: Schema
+    package: Package
+    defs: Mapping[str, Def]
+    reach: Reach
+    variant_of: Mapping[str, str]  # synthetic variant def -> the union it belongs to
+    branch_docs: Mapping[str, Mapping[str, str]]  # union -> tag value or title -> description
+
+    @property
+    def methods(self) -> tuple[Method, ...]:
+        return self.package.methods
+
+    def is_variant(self, name: str) -> bool:
+        return name in self.variant_of
+
+    def is_synthetic(self, name: str) -> bool:
+        d = self.defs[name]
+        return isinstance(d, ObjectDef) and d.synthetic
+
+    def method_defs(self) -> set[str]:
+        """The params and result defs of every method."""
+        return {n for m in self.methods for n in (m.params, m.result) if n is not None}
+
+    def branch_doc(self, union: UnionDef, variant: Variant) -> str:
+        """The description written on the union branch a variant comes from."""
+        key = variant.title or (_text(variant.tag.value) if variant.tag else "")
+        return self.branch_docs.get(union.name, {}).get(key, "")
+
+
+def load_revision(path: str | Path, label: str | None = None) -> Revision:
+    """Load and build a schema file; SchemaError (from the generator) when it is not one."""
+    return from_schema(load(path), str(path) if label is None else label)
+
+
+def from_schema(schema: Schema, label: str) -> Revision:
+    package = build(schema)
+    defs = {d.name: d for d in package.defs}
+    variant_of = {
+        v.type: d.name
+        for d in package.defs
+        if isinstance(d, UnionDef)
+        for v in d.variants
+        if isinstance(defs[v.type], ObjectDef) and defs[v.type].synthetic  # type: ignore[union-attr]
+    }
+    branch_docs = {d.name: _branch_docs(schema, d) for d in package.defs if isinstance(d, UnionDef)}
+    return Revision(label, schema, package, defs, compute(schema, package), variant_of, branch_docs)
+
+
+def variant_keys(union: UnionDef) -> dict[str, Variant]:
+    """Each variant under a key that stays the same across revisions: its tag value.
+
+    Variants that share a tag value (a branch whose payload is itself a union) add the part of
+    their name that tells them apart; untagged variants use their title, else their name.
+    """
+    counts = Counter(v.tag.value for v in union.variants if v.tag is not None)
+    keys: dict[str, Variant] = {}
+    for v in union.variants:
+        if v.tag is None:
+            key = v.title or _after(v.type, union.name)
+        elif counts[v.tag.value] == 1:
+            key = _text(v.tag.value)
+        else:
+            key = f"{_text(v.tag.value)}/{v.title or _after(v.type, union.name + naming.pascal(str(v.tag.value)))}"
+        keys[key if key not in keys else f"{key}/{v.type}"] = v
+    return keys
+
+
+def _after(name: str, prefix: str) -> str:
+    return name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) else name
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _branch_docs(schema: Schema, union: UnionDef) -> dict[str, str]:
+    node = _resolve(schema.document, union.pointer)
+    if not isinstance(node, dict):
+        return {}
+    s = shape(unwrap(node))
+    docs: dict[str, str] = {}
+    for branch in s.get("oneOf") or s.get("anyOf") or []:
+        if not isinstance(branch, dict):
+            continue
+        doc = annotation(branch, "description")
+        prop = shape(unwrap(branch)).get("properties", {}).get(union.tag_field or "")
+        key = _text(prop["const"]) if isinstance(prop, dict) and "const" in prop else branch.get("title", "")
+        if isinstance(doc, str) and key:
+            docs.setdefault(key, doc.strip())
+    return docs
+
+
+def _resolve(document: Any, pointer: str) -> Any:
+    node = document
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        elif isinstance(node, dict) and token in node:
+            node = node[token]
+        else:
+            return None
+    return node
