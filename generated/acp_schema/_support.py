@@ -110,7 +110,8 @@ class _HookUnionMeta(type):
     variant is an instance of its union's marker."""
 
     def __instancecheck__(cls, value: Any) -> bool:
-        return any(isinstance(value, member) for member in cls.__dict__.get("__acp_members__", ()))
+        members = cls.__dict__.get("__acp_members__", ())
+        return type(value) in members or any(isinstance(value, member) for member in members)
 
 
 class HookUnion(metaclass=_HookUnionMeta):
@@ -182,7 +183,11 @@ def choose(marker: type[HookUnion], value: Any) -> Any:
     first_error: Exception | None = None
     for tp, _ in candidates:
         try:
-            return msgspec.convert(value, tp, dec_hook=dec_hook)
+            return (
+                msgspec.convert(value, tp, dec_hook=dec_hook)
+                if _needs_hook(tp)
+                else msgspec.convert(value, tp)
+            )
         except msgspec.ValidationError as exc:
             first_error = first_error or exc
     if marker.__acp_open__ and tag_field is not None and isinstance(value, dict):
@@ -200,6 +205,35 @@ def choose(marker: type[HookUnion], value: Any) -> Any:
             f"Object missing required field `{tag_field}` of {marker.__acp_name__}"
         )
     raise msgspec.ValidationError(f"Expected a {marker.__acp_name__}, got `{type(value).__name__}`")
+
+
+_HOOKED: dict[Any, bool] = {}
+
+
+def _needs_hook(tp: Any) -> bool:
+    """Whether converting into `tp` can meet a hook union (msgspec converts faster without a hook)."""
+    needs = _HOOKED.get(tp)
+    if needs is None:
+        needs = _HOOKED[tp] = _has_custom(msgspec.inspect.type_info(tp), set())
+    return needs
+
+
+def _has_custom(info: Any, seen: set[int]) -> bool:
+    if id(info) in seen:
+        return False
+    seen.add(id(info))
+    if isinstance(info, msgspec.inspect.CustomType):
+        return True
+    if isinstance(info, (msgspec.inspect.StructType, msgspec.inspect.DataclassType)):
+        return any(_has_custom(f.type, seen) for f in info.fields)
+    for attr in ("item_type", "key_type", "value_type"):
+        if hasattr(info, attr) and _has_custom(getattr(info, attr), seen):
+            return True
+    if isinstance(info, msgspec.inspect.UnionType):
+        return any(_has_custom(t, seen) for t in info.types)
+    if isinstance(info, msgspec.inspect.TupleType):
+        return any(_has_custom(t, seen) for t in info.item_types)
+    return False
 
 
 def dec_hook(tp: Any, value: Any) -> Any:

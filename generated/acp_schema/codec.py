@@ -11,7 +11,7 @@ through a union of per-method envelopes tagged by `method`; the rest take a care
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal, TypeVar, Union
+from typing import Any, Callable, ClassVar, Generic, Literal, TypeVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -31,6 +31,7 @@ __all__ = [
     "decode",
     "encode",
     "decode_message",
+    "MessageDecoder",
     "encode_message",
 ]
 
@@ -131,6 +132,7 @@ _FORGIVING = False
 class _AcceptNesNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="nes/accept"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["nes/accept"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.AcceptNesNotification
@@ -139,6 +141,7 @@ class _AcceptNesNotificationEnvelope(
 class _AuthenticateRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="authenticate"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["authenticate"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.AuthenticateRequest
@@ -147,6 +150,7 @@ class _AuthenticateRequestEnvelope(
 class _CancelNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/cancel"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["session/cancel"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.CancelNotification
@@ -155,12 +159,14 @@ class _CancelNotificationEnvelope(
 class _CancelRequestNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="$/cancel_request"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["$/cancel_request"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.CancelRequestNotification
 
 
 class _CloseNesRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method", tag="nes/close"):
+    info: ClassVar[MethodInfo] = REQUESTS["nes/close"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.CloseNesRequest
@@ -169,6 +175,7 @@ class _CloseNesRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method",
 class _CloseSessionRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/close"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/close"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.CloseSessionRequest
@@ -177,6 +184,7 @@ class _CloseSessionRequestEnvelope(
 class _CompleteElicitationNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="elicitation/complete"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["elicitation/complete"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.CompleteElicitationNotification
@@ -185,6 +193,7 @@ class _CompleteElicitationNotificationEnvelope(
 class _CreateElicitationRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="elicitation/create"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["elicitation/create"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.CreateElicitationRequest
@@ -193,6 +202,7 @@ class _CreateElicitationRequestEnvelope(
 class _CreateTerminalRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/create"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["terminal/create"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.CreateTerminalRequest
@@ -201,6 +211,7 @@ class _CreateTerminalRequestEnvelope(
 class _DidChangeDocumentNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="document/didChange"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didChange"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.DidChangeDocumentNotification
@@ -209,6 +220,7 @@ class _DidChangeDocumentNotificationEnvelope(
 class _DidCloseDocumentNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="document/didClose"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didClose"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.DidCloseDocumentNotification
@@ -217,6 +229,7 @@ class _DidCloseDocumentNotificationEnvelope(
 class _DidFocusDocumentNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="document/didFocus"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didFocus"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.DidFocusDocumentNotification
@@ -225,6 +238,7 @@ class _DidFocusDocumentNotificationEnvelope(
 class _DidOpenDocumentNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="document/didOpen"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didOpen"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.DidOpenDocumentNotification
@@ -233,6 +247,7 @@ class _DidOpenDocumentNotificationEnvelope(
 class _DidSaveDocumentNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="document/didSave"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didSave"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.DidSaveDocumentNotification
@@ -241,6 +256,7 @@ class _DidSaveDocumentNotificationEnvelope(
 class _DisableProvidersRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="providers/disable"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["providers/disable"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.DisableProvidersRequest
@@ -249,6 +265,7 @@ class _DisableProvidersRequestEnvelope(
 class _ForkSessionRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/fork"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/fork"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.ForkSessionRequest
@@ -257,6 +274,7 @@ class _ForkSessionRequestEnvelope(
 class _InitializeRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="initialize"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["initialize"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.InitializeRequest
@@ -265,6 +283,7 @@ class _InitializeRequestEnvelope(
 class _KillTerminalRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/kill"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["terminal/kill"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.KillTerminalRequest
@@ -273,6 +292,7 @@ class _KillTerminalRequestEnvelope(
 class _ListProvidersRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="providers/list"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["providers/list"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.ListProvidersRequest
@@ -281,6 +301,7 @@ class _ListProvidersRequestEnvelope(
 class _ListSessionsRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/list"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/list"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.ListSessionsRequest
@@ -289,12 +310,14 @@ class _ListSessionsRequestEnvelope(
 class _LoadSessionRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/load"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/load"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.LoadSessionRequest
 
 
 class _LogoutRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method", tag="logout"):
+    info: ClassVar[MethodInfo] = REQUESTS["logout"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.LogoutRequest
@@ -303,6 +326,7 @@ class _LogoutRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method", t
 class _NewSessionRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/new"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/new"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.NewSessionRequest
@@ -311,6 +335,7 @@ class _NewSessionRequestEnvelope(
 class _PromptRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/prompt"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/prompt"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.PromptRequest
@@ -319,6 +344,7 @@ class _PromptRequestEnvelope(
 class _ReadTextFileRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="fs/read_text_file"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["fs/read_text_file"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.ReadTextFileRequest
@@ -327,6 +353,7 @@ class _ReadTextFileRequestEnvelope(
 class _RejectNesNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="nes/reject"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["nes/reject"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.RejectNesNotification
@@ -335,6 +362,7 @@ class _RejectNesNotificationEnvelope(
 class _ReleaseTerminalRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/release"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["terminal/release"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.ReleaseTerminalRequest
@@ -343,6 +371,7 @@ class _ReleaseTerminalRequestEnvelope(
 class _RequestPermissionRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/request_permission"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/request_permission"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.RequestPermissionRequest
@@ -351,6 +380,7 @@ class _RequestPermissionRequestEnvelope(
 class _ResumeSessionRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/resume"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/resume"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.ResumeSessionRequest
@@ -359,6 +389,7 @@ class _ResumeSessionRequestEnvelope(
 class _SessionNotificationEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/update"
 ):
+    info: ClassVar[MethodInfo] = NOTIFICATIONS["session/update"]
     jsonrpc: Literal["2.0"]
     id: RequestId | UnsetType = UNSET
     params: t.SessionNotification
@@ -367,6 +398,7 @@ class _SessionNotificationEnvelope(
 class _SetProvidersRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="providers/set"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["providers/set"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.SetProvidersRequest
@@ -375,6 +407,7 @@ class _SetProvidersRequestEnvelope(
 class _SetSessionConfigOptionRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/set_config_option"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/set_config_option"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.SetSessionConfigOptionRequest
@@ -383,6 +416,7 @@ class _SetSessionConfigOptionRequestEnvelope(
 class _SetSessionModeRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/set_mode"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/set_mode"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.SetSessionModeRequest
@@ -391,12 +425,14 @@ class _SetSessionModeRequestEnvelope(
 class _SetSessionModelRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="session/set_model"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["session/set_model"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.SetSessionModelRequest
 
 
 class _StartNesRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method", tag="nes/start"):
+    info: ClassVar[MethodInfo] = REQUESTS["nes/start"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.StartNesRequest
@@ -405,6 +441,7 @@ class _StartNesRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method",
 class _SuggestNesRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="nes/suggest"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["nes/suggest"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.SuggestNesRequest
@@ -413,6 +450,7 @@ class _SuggestNesRequestEnvelope(
 class _TerminalOutputRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/output"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["terminal/output"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.TerminalOutputRequest
@@ -421,6 +459,7 @@ class _TerminalOutputRequestEnvelope(
 class _WaitForTerminalExitRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/wait_for_exit"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["terminal/wait_for_exit"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.WaitForTerminalExitRequest
@@ -429,52 +468,53 @@ class _WaitForTerminalExitRequestEnvelope(
 class _WriteTextFileRequestEnvelope(
     msgspec.Struct, kw_only=True, tag_field="method", tag="fs/write_text_file"
 ):
+    info: ClassVar[MethodInfo] = REQUESTS["fs/write_text_file"]
     jsonrpc: Literal["2.0"]
     id: RequestId
     params: t.WriteTextFileRequest
 
 
-_ENVELOPES: dict[type, MethodInfo] = {
-    _AcceptNesNotificationEnvelope: NOTIFICATIONS["nes/accept"],
-    _AuthenticateRequestEnvelope: REQUESTS["authenticate"],
-    _CancelNotificationEnvelope: NOTIFICATIONS["session/cancel"],
-    _CancelRequestNotificationEnvelope: NOTIFICATIONS["$/cancel_request"],
-    _CloseNesRequestEnvelope: REQUESTS["nes/close"],
-    _CloseSessionRequestEnvelope: REQUESTS["session/close"],
-    _CompleteElicitationNotificationEnvelope: NOTIFICATIONS["elicitation/complete"],
-    _CreateElicitationRequestEnvelope: REQUESTS["elicitation/create"],
-    _CreateTerminalRequestEnvelope: REQUESTS["terminal/create"],
-    _DidChangeDocumentNotificationEnvelope: NOTIFICATIONS["document/didChange"],
-    _DidCloseDocumentNotificationEnvelope: NOTIFICATIONS["document/didClose"],
-    _DidFocusDocumentNotificationEnvelope: NOTIFICATIONS["document/didFocus"],
-    _DidOpenDocumentNotificationEnvelope: NOTIFICATIONS["document/didOpen"],
-    _DidSaveDocumentNotificationEnvelope: NOTIFICATIONS["document/didSave"],
-    _DisableProvidersRequestEnvelope: REQUESTS["providers/disable"],
-    _ForkSessionRequestEnvelope: REQUESTS["session/fork"],
-    _InitializeRequestEnvelope: REQUESTS["initialize"],
-    _KillTerminalRequestEnvelope: REQUESTS["terminal/kill"],
-    _ListProvidersRequestEnvelope: REQUESTS["providers/list"],
-    _ListSessionsRequestEnvelope: REQUESTS["session/list"],
-    _LoadSessionRequestEnvelope: REQUESTS["session/load"],
-    _LogoutRequestEnvelope: REQUESTS["logout"],
-    _NewSessionRequestEnvelope: REQUESTS["session/new"],
-    _PromptRequestEnvelope: REQUESTS["session/prompt"],
-    _ReadTextFileRequestEnvelope: REQUESTS["fs/read_text_file"],
-    _RejectNesNotificationEnvelope: NOTIFICATIONS["nes/reject"],
-    _ReleaseTerminalRequestEnvelope: REQUESTS["terminal/release"],
-    _RequestPermissionRequestEnvelope: REQUESTS["session/request_permission"],
-    _ResumeSessionRequestEnvelope: REQUESTS["session/resume"],
-    _SessionNotificationEnvelope: NOTIFICATIONS["session/update"],
-    _SetProvidersRequestEnvelope: REQUESTS["providers/set"],
-    _SetSessionConfigOptionRequestEnvelope: REQUESTS["session/set_config_option"],
-    _SetSessionModeRequestEnvelope: REQUESTS["session/set_mode"],
-    _SetSessionModelRequestEnvelope: REQUESTS["session/set_model"],
-    _StartNesRequestEnvelope: REQUESTS["nes/start"],
-    _SuggestNesRequestEnvelope: REQUESTS["nes/suggest"],
-    _TerminalOutputRequestEnvelope: REQUESTS["terminal/output"],
-    _WaitForTerminalExitRequestEnvelope: REQUESTS["terminal/wait_for_exit"],
-    _WriteTextFileRequestEnvelope: REQUESTS["fs/write_text_file"],
-}
+_ENVELOPES = (
+    _AcceptNesNotificationEnvelope,
+    _AuthenticateRequestEnvelope,
+    _CancelNotificationEnvelope,
+    _CancelRequestNotificationEnvelope,
+    _CloseNesRequestEnvelope,
+    _CloseSessionRequestEnvelope,
+    _CompleteElicitationNotificationEnvelope,
+    _CreateElicitationRequestEnvelope,
+    _CreateTerminalRequestEnvelope,
+    _DidChangeDocumentNotificationEnvelope,
+    _DidCloseDocumentNotificationEnvelope,
+    _DidFocusDocumentNotificationEnvelope,
+    _DidOpenDocumentNotificationEnvelope,
+    _DidSaveDocumentNotificationEnvelope,
+    _DisableProvidersRequestEnvelope,
+    _ForkSessionRequestEnvelope,
+    _InitializeRequestEnvelope,
+    _KillTerminalRequestEnvelope,
+    _ListProvidersRequestEnvelope,
+    _ListSessionsRequestEnvelope,
+    _LoadSessionRequestEnvelope,
+    _LogoutRequestEnvelope,
+    _NewSessionRequestEnvelope,
+    _PromptRequestEnvelope,
+    _ReadTextFileRequestEnvelope,
+    _RejectNesNotificationEnvelope,
+    _ReleaseTerminalRequestEnvelope,
+    _RequestPermissionRequestEnvelope,
+    _ResumeSessionRequestEnvelope,
+    _SessionNotificationEnvelope,
+    _SetProvidersRequestEnvelope,
+    _SetSessionConfigOptionRequestEnvelope,
+    _SetSessionModeRequestEnvelope,
+    _SetSessionModelRequestEnvelope,
+    _StartNesRequestEnvelope,
+    _SuggestNesRequestEnvelope,
+    _TerminalOutputRequestEnvelope,
+    _WaitForTerminalExitRequestEnvelope,
+    _WriteTextFileRequestEnvelope,
+)
 
 
 def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
@@ -484,12 +524,19 @@ def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
     if dec is None:
         taken: set[str] = set()
         members = []
-        for cls, info in _ENVELOPES.items():
+        for cls in _ENVELOPES:
+            info = cls.info
             if (info.side == side or info.side not in SIDES) and info.method not in taken:
                 taken.add(info.method)
                 members.append(cls)
         dec = _decoders[key] = msgspec.json.Decoder(Union[tuple(members)], dec_hook=dec_hook)
     return dec
+
+
+class _TypedResponse(Response, Generic[T], kw_only=True):
+    """A response whose result type is known before decoding: one pass over the bytes."""
+
+    result: T
 
 
 # ---------------------------------------------------------------- whole messages
@@ -548,6 +595,80 @@ def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
     return decode(data, tp, lenient=lenient)
 
 
+_PEEK = 128
+"""How far into a message the fast paths look for `"method"` or `"id":` (else: the careful path)."""
+
+
+class MessageDecoder:
+    """Decodes the messages one side of a connection receives. Keep one per connection.
+
+    `result_type(id)` gives the type of the result of the pending request `id` (None: keep it
+    untyped). `decode` raises an `RpcError` whose code is the JSON-RPC answer the message deserves.
+    Requests and notifications of known methods take one pass through a union of envelopes
+    tagged by method; a response whose id sits near its start takes one pass with its result type.
+    Everything else, and anything those passes reject, takes the careful path that says why.
+    """
+
+    __slots__ = ("side", "result_type", "lenient", "_calls", "_responses")
+
+    def __init__(
+        self,
+        side: str,
+        result_type: Callable[[RequestId], Any] = lambda id: None,
+        *,
+        lenient: bool = False,
+    ) -> None:
+        if side not in SIDES:
+            raise ValueError(f"side must be one of {SIDES}, not {side!r}")
+        self.side = side
+        self.result_type = result_type
+        self.lenient = lenient
+        self._calls = _side_decoder(side)
+        self._responses: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+    def decode(self, data: bytes) -> Message:
+        if data.find(b'"method"', 0, _PEEK) >= 0:
+            try:
+                env = self._calls.decode(data)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                pass
+            else:
+                info = env.info
+                if info.kind == "request":
+                    return Request(id=env.id, method=info.method, params=env.params)
+                if env.id is UNSET:
+                    return Notification(method=info.method, params=env.params)
+        else:
+            at = data.find(b'"id":', 0, _PEEK)
+            if at >= 0:
+                response = self._response(data, at + 5)
+                if response is not None:
+                    return response
+        return _decode_carefully(data, self.side, self.result_type, self.lenient)
+
+    def _response(self, data: bytes, start: int) -> Response | None:
+        """One-pass decode of a response, its id read off the bytes first (and checked after)."""
+        end = data.find(b",", start, start + 80)
+        token = data[start:end].strip() if end > 0 else b""
+        if token.isdigit():
+            id: RequestId = int(token)
+        elif len(token) > 1 and token[0] == token[-1] == 0x22 and 0x5C not in token:
+            id = token[1:-1].decode("utf-8", "replace")
+        else:
+            return None
+        tp = self.result_type(id)
+        if tp is None:
+            return None
+        dec = self._responses.get(tp)
+        if dec is None:
+            dec = self._responses[tp] = msgspec.json.Decoder(_TypedResponse[tp], dec_hook=dec_hook)  # type: ignore[valid-type]
+        try:
+            response: Response = dec.decode(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        return response if response.id == id else None
+
+
 def decode_message(
     data: bytes,
     side: str,
@@ -555,23 +676,8 @@ def decode_message(
     *,
     lenient: bool = False,
 ) -> Message:
-    """Decode one message received by `side` ("agent" or "client").
-
-    `result_type(id)` gives the type of the result of the pending request `id` (None: keep it
-    untyped). Raises an `RpcError` whose code is the JSON-RPC answer the message deserves.
-    """
-    if b'"method"' in data:
-        try:
-            env = _side_decoder(side).decode(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            pass
-        else:
-            info = _ENVELOPES[type(env)]
-            if info.kind == "request":
-                return Request(id=env.id, method=info.method, params=env.params)
-            if env.id is UNSET:
-                return Notification(method=info.method, params=env.params)
-    return _decode_carefully(data, side, result_type, lenient)
+    """Decode one message received by `side` ("agent" or "client"): see `MessageDecoder`."""
+    return MessageDecoder(side, result_type, lenient=lenient).decode(data)
 
 
 def _decode_carefully(
