@@ -18,6 +18,10 @@ generate: $(STAMP)
 check: $(STAMP)
 	$(VENV)/bin/acpgen generate schema/schema.json --out generated --package acp_schema --check
 
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) -m bench
+
 test: $(STAMP)
 	$(PY) -m pytest -q
 
