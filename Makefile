@@ -31,3 +31,6 @@ clean:
 diff: $(STAMP)
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=old-schema.json NEW=new-schema.json [ARGS='--format markdown']"; exit 2; }
 	$(VENV)/bin/acpgen diff $(OLD) $(NEW) $(ARGS)
+
+conformance: $(STAMP)
+	$(PY) -m pytest -q tests/conformance --conformance-report CONFORMANCE.md
