@@ -1,0 +1,46 @@
+"""acp_runtime: run any acpgen-generated ACP package over stdio, as agent and as client.
+
+    import acp_schema
+    from acp_runtime import AgentSideConnection, run_agent, spawn_agent
+
+The generated package (default `acp_schema`, or any other passed as `schema=`) supplies every
+type, method table, codec, error and proxy; this package adds JSON-RPC, the stdio transports and
+ACP's protocol rules (all listed in `acp_runtime.rules`). See docs/runtime.md.
+"""
+
+from . import rules, wire
+from .agent import AgentSideConnection
+from .client import ClientSideConnection
+from .connection import Connection, PendingCall, default_schema
+from .errors import (
+    AcpRuntimeError,
+    CapabilityError,
+    ConnectionClosedError,
+    NotInitializedError,
+    ProtocolError,
+    ProtocolVersionError,
+)
+from .framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
+from .stdio import run_agent, serve_agent, spawn_agent, stdio_streams
+
+__all__ = [
+    "AcpRuntimeError",
+    "AgentSideConnection",
+    "CapabilityError",
+    "ClientSideConnection",
+    "Connection",
+    "ConnectionClosedError",
+    "DEFAULT_MAX_LINE_BYTES",
+    "NotInitializedError",
+    "PendingCall",
+    "ProtocolError",
+    "ProtocolVersionError",
+    "default_schema",
+    "memory_pipe",
+    "rules",
+    "run_agent",
+    "serve_agent",
+    "spawn_agent",
+    "stdio_streams",
+    "wire",
+]

@@ -1,9 +1,11 @@
 """ACP v1 protocol rules: the only module of the runtime that names methods, capabilities or fields.
 
 Everything else in `acp_runtime` is plain JSON-RPC plus the generated package's tables. Rules speak
-the wire (method names, camelCase field paths) and read generated objects through `wire.get`, so
-they hold for any generated package. A rule whose method the package lacks is skipped: a schema
-that drops `session/load` simply has no `loadSession` guard.
+the wire (method names, dotted camelCase paths) and read generated objects through `wire`, so they
+hold for any generated package. A rule is skipped when the package lacks its method, or does not
+declare a capability the rule reads: a schema without `session/load` has no `loadSession` guard,
+and one without `clientCapabilities.session.configOptions.boolean` puts no limit on boolean
+config options.
 
 The numbers in comments are rows of the ACP v1 requirements table.
 """
@@ -17,23 +19,29 @@ from typing import Any, Callable
 
 from . import wire
 
-# --- JSON-RPC and lifecycle -------------------------------------------------------------------
+# --- lifecycle ------------------------------------------------------------------------------------
 
 DEFAULT_PROTOCOL_VERSIONS: tuple[int, ...] = (1,)
 
-INITIALIZE = "initialize"  # 2, 23: the client's first call; the agent answers nothing else before it
-PROTOCOL_VERSION = "protocolVersion"  # 4-8: on InitializeRequest and InitializeResponse
-CAPABILITIES = {"client": "clientCapabilities", "agent": "agentCapabilities"}  # on initialize
+INITIALIZE = "initialize"  # 2, 23: the client's first call; the agent serves nothing else before it
+PROTOCOL_VERSION = "protocolVersion"  # 4-8: on the initialize request and its result
+CAPABILITIES = {"client": "clientCapabilities", "agent": "agentCapabilities"}
 INFO = {"client": "clientInfo", "agent": "agentInfo"}  # 3
+PEER = {"client": "agent", "agent": "client"}
 
 CANCEL_REQUEST = "$/cancel_request"  # 127-131: either side, either direction
 CANCEL_REQUEST_ID = "requestId"
 REQUEST_CANCELLED = -32800
-
 ALLOWED_BEFORE_INITIALIZE = frozenset({INITIALIZE, CANCEL_REQUEST})
 
 SESSION_ID = "sessionId"
 SESSION_CANCEL = "session/cancel"
+
+# 68: a client prompts only sessions set up on this connection
+SESSION_CREATED_BY = frozenset({"session/new", "session/fork"})  # the result's sessionId
+SESSION_OPENED_BY = frozenset({"session/load", "session/resume"})  # the params' sessionId, once answered
+SESSION_CLOSED_BY = frozenset({"session/close", "session/delete"})
+SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 
 
 @dataclass(frozen=True)
@@ -51,104 +59,117 @@ TURN_CANCELS = (
     TurnCancel("client", "session/request_permission", {"outcome": {"outcome": "cancelled"}}),  # 80
 )
 
-# --- guards -------------------------------------------------------------------------------------
-# A check takes (params, capabilities) and returns why the call is refused, or None. For an
-# outgoing call, capabilities are the peer's; for an incoming one, this side's own; for a result,
-# the peer's. Omitted, null and false mean unsupported; `{}` means supported (12, 19, 66).
-
-Check = Callable[[Any, Any], "str | None"]
+# --- guards ---------------------------------------------------------------------------------------
+# A check sees the params of a call (or the result of a handler) and an initialize message: the
+# peer's for what this side sends or answers, its own for what it receives. It returns why the
+# message breaks the rule, or None. Omitted, null and false mean unsupported; `{}` is supported (12).
 
 
 def supported(value: Any) -> bool:
     return value is not None and value is not False
 
 
-def needs(*path: str) -> Check:
-    def check(params: Any, caps: Any) -> str | None:
-        if supported(wire.get(caps, *path)):
-            return None
-        return f"the peer did not advertise the capability {'.'.join(path)}"
+@dataclass(frozen=True)
+class Check:
+    fn: Callable[[Any, Any], "str | None"]
+    reads: tuple[str, ...] = ()  # paths of the initialize message it reads
 
-    return check
+    def __call__(self, value: Any, initialize: Any) -> str | None:
+        return self.fn(value, initialize)
 
 
-def each_kind(list_field: str | None, tag: str, required: dict[str, tuple[str, ...]]) -> Check:
-    """Each item of `list_field` (None: the params themselves) whose `tag` is a key of `required`
-    needs that capability."""
+def needs(capability: str) -> Check:
+    def check(params: Any, initialize: Any) -> str | None:
+        return None if supported(wire.get(initialize, *capability.split("."))) else f"{capability} was not advertised"
 
-    def check(params: Any, caps: Any) -> str | None:
-        for item in wire.items(params, list_field) if list_field else [params]:
-            path = required.get(wire.get(item, tag))
-            if path is not None and not supported(wire.get(caps, *path)):
-                where = f"{list_field} holds " if list_field else ""
-                return (
-                    f"{where}{tag} {wire.get(item, tag)!r}, but the capability {'.'.join(path)} "
-                    "was not advertised"
-                )
+    return Check(check, (capability,))
+
+
+def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
+    """Each value at `entries` (a dotted path; "" for the params themselves) whose `tag` is a key of
+    `required` needs that capability."""
+
+    def check(params: Any, initialize: Any) -> str | None:
+        for entry in wire.values(params, entries) if entries else [params]:
+            capability = required.get(wire.get(entry, tag))
+            if capability is not None and not supported(wire.get(initialize, *capability.split("."))):
+                return f"{tag} {wire.get(entry, tag)!r} needs {capability}, which was not advertised"
         return None
 
-    return check
+    return Check(check, tuple(required.values()))
 
 
-def nonempty_needs(list_field: str, *path: str) -> Check:
-    def check(params: Any, caps: Any) -> str | None:
-        if wire.items(params, list_field) and not supported(wire.get(caps, *path)):
-            return f"{list_field} may be sent only when the peer advertises {'.'.join(path)}"
+def nonempty_needs(field: str, capability: str) -> Check:
+    def check(params: Any, initialize: Any) -> str | None:
+        if wire.items(params, field) and not supported(wire.get(initialize, *capability.split("."))):
+            return f"{field} may be sent only when {capability} is advertised"
         return None
 
-    return check
+    return Check(check, (capability,))
 
 
 def is_absolute(path: str) -> bool:
     return posixpath.isabs(path) or (ntpath.isabs(path) and ntpath.splitdrive(path)[0] != "")
 
 
-def absolute(*fields: str) -> Check:
-    """Each named field (a string or a list of strings) holds absolute paths (1, 40, 42)."""
+def absolute(*paths: str) -> Check:
+    """Every string at these dotted paths is an absolute path (1, 40, 42)."""
 
-    def check(params: Any, caps: Any) -> str | None:
-        for field in fields:
-            value = wire.get(params, field)
-            for path in value if isinstance(value, (list, tuple)) else [value]:
-                if isinstance(path, str) and not is_absolute(path):
-                    return f"{field} must be an absolute path, got {path!r}"
+    def check(params: Any, initialize: Any) -> str | None:
+        for path in paths:
+            for value in wire.values(params, path):
+                if isinstance(value, str) and not is_absolute(value):
+                    return f"{path} must be an absolute path, got {value!r}"
         return None
 
-    return check
+    return Check(check)
+
+
+def _no_terminal_auth_method(params: Any, initialize: Any) -> str | None:
+    chosen = wire.get(params, "methodId")
+    for method in wire.items(initialize, "authMethods"):
+        if wire.get(method, "type") == "terminal" and wire.get(method, "id") == chosen:
+            return f"{chosen!r} is a terminal auth method: run it in a terminal, never through authenticate"
+    return None
 
 
 @dataclass(frozen=True)
 class Guard:
-    side: str  # the side whose call, handler or result it restrains: "client" | "agent"
-    when: str  # "send": a call it sends; "receive": a request it serves; "result": what it answers
+    side: str  # the side whose messages it restrains: "client" | "agent"
+    when: str  # "send": calls it makes; "receive": requests it serves; "result": what it answers
     methods: tuple[str, ...]
     check: Check
     rows: str  # requirement rows, for the reader
 
 
-_SESSION_SETUP = ("session/new", "session/load", "session/resume", "session/fork")
+_SETUP = ("session/new", "session/load", "session/resume", "session/fork")
+_WITH_CONFIG = (*_SETUP, "session/set_config_option")
 _TERMINAL = ("terminal/create", "terminal/output", "terminal/release", "terminal/wait_for_exit", "terminal/kill")
+_TOOL_PATHS = ("locations.*.path", "content.*.path")
+_BOOLEAN = {"boolean": "clientCapabilities.session.configOptions.boolean"}
+_ELICITATION = {"form": "clientCapabilities.elicitation.form", "url": "clientCapabilities.elicitation.url"}
 
 GUARDS: tuple[Guard, ...] = (
-    # the client, against the agent's capabilities
-    Guard("client", "send", ("session/load",), needs("loadSession"), "25, 26"),
-    Guard("client", "send", ("session/list",), needs("sessionCapabilities", "list"), "54, 55"),
-    Guard("client", "send", ("session/resume",), needs("sessionCapabilities", "resume"), "30, 31"),
-    Guard("client", "send", ("session/close",), needs("sessionCapabilities", "close"), "35, 36"),
-    Guard("client", "send", ("session/delete",), needs("sessionCapabilities", "delete"), "64-66"),
-    Guard("client", "send", ("session/fork",), needs("sessionCapabilities", "fork"), "session-setup"),
-    Guard("client", "send", ("logout",), needs("auth", "logout"), "19"),
+    # the client, against the agent's initialize result
+    Guard("client", "send", ("session/load",), needs("agentCapabilities.loadSession"), "25, 26"),
+    Guard("client", "send", ("session/list",), needs("agentCapabilities.sessionCapabilities.list"), "54, 55"),
+    Guard("client", "send", ("session/resume",), needs("agentCapabilities.sessionCapabilities.resume"), "30, 31"),
+    Guard("client", "send", ("session/close",), needs("agentCapabilities.sessionCapabilities.close"), "35, 36"),
+    Guard("client", "send", ("session/delete",), needs("agentCapabilities.sessionCapabilities.delete"), "64-66"),
+    Guard("client", "send", ("session/fork",), needs("agentCapabilities.sessionCapabilities.fork"), "setup"),
+    Guard("client", "send", ("logout",), needs("agentCapabilities.auth.logout"), "19"),
+    Guard("client", "send", ("authenticate",), Check(_no_terminal_auth_method, ("authMethods",)), "20"),
     Guard(
         "client",
         "send",
         ("session/prompt",),
-        each_kind(
-            "prompt",
+        by_kind(
+            "prompt.*",
             "type",
             {
-                "image": ("promptCapabilities", "image"),
-                "audio": ("promptCapabilities", "audio"),
-                "resource": ("promptCapabilities", "embeddedContext"),
+                "image": "agentCapabilities.promptCapabilities.image",
+                "audio": "agentCapabilities.promptCapabilities.audio",
+                "resource": "agentCapabilities.promptCapabilities.embeddedContext",
             },
         ),
         "15, 69, 185",
@@ -156,61 +177,70 @@ GUARDS: tuple[Guard, ...] = (
     Guard(
         "client",
         "send",
-        _SESSION_SETUP,
-        each_kind("mcpServers", "type", {"http": ("mcpCapabilities", "http"), "sse": ("mcpCapabilities", "sse")}),
+        _SETUP,
+        by_kind(
+            "mcpServers.*",
+            "type",
+            {"http": "agentCapabilities.mcpCapabilities.http", "sse": "agentCapabilities.mcpCapabilities.sse"},
+        ),
         "48, 50",
     ),
     Guard(
         "client",
         "send",
-        (*_SESSION_SETUP, "session/list"),
-        nonempty_needs("additionalDirectories", "sessionCapabilities", "additionalDirectories"),
+        (*_SETUP, "session/list"),
+        nonempty_needs("additionalDirectories", "agentCapabilities.sessionCapabilities.additionalDirectories"),
         "41",
     ),
-    Guard("client", "send", (*_SESSION_SETUP, "session/list"), absolute("cwd", "additionalDirectories"), "40, 42"),
-    # the agent, against the client's capabilities
-    Guard("agent", "send", ("fs/read_text_file",), needs("fs", "readTextFile"), "124, 125"),
-    Guard("agent", "send", ("fs/write_text_file",), needs("fs", "writeTextFile"), "124, 125"),
+    Guard("client", "send", (*_SETUP, "session/list"), absolute("cwd", "additionalDirectories.*"), "40, 42"),
+    # the agent, against the client's initialize request
+    Guard("agent", "send", ("fs/read_text_file",), needs("clientCapabilities.fs.readTextFile"), "124, 125"),
+    Guard("agent", "send", ("fs/write_text_file",), needs("clientCapabilities.fs.writeTextFile"), "124, 125"),
+    Guard("agent", "send", _TERMINAL, needs("clientCapabilities.terminal"), "132, 133"),
+    Guard("agent", "send", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "97"),
     Guard("agent", "send", ("fs/read_text_file", "fs/write_text_file"), absolute("path"), "1"),
-    Guard("agent", "send", _TERMINAL, needs("terminal"), "132, 133"),
     Guard("agent", "send", ("terminal/create",), absolute("cwd"), "1"),
-    Guard(
-        "agent",
-        "send",
-        ("elicitation/create",),
-        each_kind(None, "mode", {"form": ("elicitation", "form"), "url": ("elicitation", "url")}),
-        "97",
-    ),
+    Guard("agent", "send", ("session/update",), absolute(*(f"update.{p}" for p in _TOOL_PATHS)), "1"),
+    Guard("agent", "send", ("session/request_permission",), absolute(*(f"toolCall.{p}" for p in _TOOL_PATHS)), "1"),
+    Guard("agent", "send", ("session/update",), by_kind("update.configOptions.*", "type", _BOOLEAN), "146, 147"),
+    Guard("agent", "result", _WITH_CONFIG, by_kind("configOptions.*", "type", _BOOLEAN), "146, 147"),
     Guard(
         "agent",
         "result",
         (INITIALIZE,),
-        each_kind("authMethods", "type", {"terminal": ("auth", "terminal")}),
+        by_kind("authMethods.*", "type", {"terminal": "clientCapabilities.auth.terminal"}),
         "183",
     ),
-    # the client, against its own capabilities: an unadvertised elicitation mode is -32602
-    Guard(
-        "client",
-        "receive",
-        ("elicitation/create",),
-        each_kind(None, "mode", {"form": ("elicitation", "form"), "url": ("elicitation", "url")}),
-        "237",
-    ),
+    # the client, against its own initialize request: an unadvertised elicitation mode is -32602
+    Guard("client", "receive", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "237"),
 )
 
 
-def guards_for(methods: Any, side: str, when: str) -> dict[str, list[Check]]:
-    """The checks that apply, by method, skipping methods the package does not define."""
+def guards_for(schema: Any, side: str, when: str) -> dict[str, list[Check]]:
+    """The checks that apply, by method; skips methods and capabilities the package lacks."""
+    whose = side if when == "receive" else PEER[side]
+    info = schema.METHODS.get(INITIALIZE)
+    initialize_type = None if info is None else info.params if whose == "client" else info.result
     table: dict[str, list[Check]] = {}
     for guard in GUARDS:
-        if guard.side == side and guard.when == when:
-            for method in guard.methods:
-                if method in methods:
-                    table.setdefault(method, []).append(guard.check)
+        if guard.side != side or guard.when != when:
+            continue
+        if not all(wire.declares(initialize_type, *path.split(".")) for path in guard.check.reads):
+            continue
+        for method in guard.methods:
+            if method in schema.METHODS:
+                table.setdefault(method, []).append(guard.check)
     return table
 
 
-def turn_cancels_for(methods: Any, side: str) -> dict[str, dict[str, Any]]:
-    if SESSION_CANCEL not in methods:
+def turn_cancels_for(schema: Any, side: str) -> dict[str, dict[str, Any]]:
+    """The turn cancels that apply: their methods exist and their results fit the result type."""
+    if SESSION_CANCEL not in schema.METHODS:
         return {}
-    return {t.method: t.result for t in TURN_CANCELS if t.side == side and t.method in methods}
+    return {
+        t.method: t.result
+        for t in TURN_CANCELS
+        if t.side == side
+        and t.method in schema.REQUESTS
+        and all(wire.declares(schema.REQUESTS[t.method].result, key) for key in t.result)
+    }

@@ -8,7 +8,6 @@ own field table, so they work for any generated package, whatever its naming rul
 from __future__ import annotations
 
 import enum
-from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -17,9 +16,15 @@ MISSING: Any = None
 """What `get` returns for an absent, UNSET or null value: in ACP all three mean "not there"."""
 
 
-@lru_cache(maxsize=None)
+_FIELDS: dict[type, dict[str, str]] = {}
+
+
 def _fields(cls: type) -> dict[str, str]:
-    return {f.encode_name: f.name for f in msgspec.structs.fields(cls)}
+    """Wire name -> attribute name, per Struct type."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = {f.encode_name: f.name for f in msgspec.structs.fields(cls)}
+    return fields
 
 
 def get(obj: Any, *path: str) -> Any:
@@ -54,6 +59,39 @@ def items(obj: Any, *path: str) -> list[Any]:
     """The list at a wire path, or [] when absent."""
     value = get(obj, *path)
     return list(value) if isinstance(value, (list, tuple)) else []
+
+
+def values(obj: Any, path: str) -> list[Any]:
+    """Every value at a dotted wire path, `*` standing for each item of a list:
+    `values(params, "update.locations.*.path")`. Absent values are left out."""
+    found = [obj]
+    for key in path.split("."):
+        step: list[Any] = []
+        for value in found:
+            step.extend(items(value) if key == "*" else [get(value, key)])
+        found = [v for v in step if v is not None]
+    return found
+
+
+def declares(cls: Any, *path: str) -> bool:
+    """Whether the type `cls` declares the wire path (through optional fields, unions and lists).
+
+    A type it cannot see into (a hook-decoded union) counts as declaring it.
+    """
+    return _declares(msgspec.inspect.type_info(cls), path) if cls is not None else False
+
+
+def _declares(info: Any, path: tuple[str, ...]) -> bool:
+    if not path:
+        return True
+    inspect = msgspec.inspect
+    if isinstance(info, inspect.UnionType):
+        return any(_declares(member, path) for member in info.types)
+    if isinstance(info, (inspect.ListType, inspect.VarTupleType)):
+        return _declares(info.item_type, path[1:] if path[0] == "*" else path)
+    if isinstance(info, inspect.StructType):
+        return any(f.encode_name == path[0] and _declares(f.type, path[1:]) for f in info.fields)
+    return isinstance(info, (inspect.CustomType, inspect.AnyType))
 
 
 def replace(obj: Any, key: str, value: Any) -> Any:

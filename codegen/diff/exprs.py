@@ -7,11 +7,25 @@ seen through (`SessionId` and `str` are the same on the wire); a union of consts
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..ir import ANY, AliasDef, Const, ListOf, MapOf, Prim, Ref, TypeExpr, UnionOf, is_nullable, without_null
+from ..ir import (
+    ANY,
+    NULL,
+    AliasDef,
+    Const,
+    EnumDef,
+    ListOf,
+    MapOf,
+    Prim,
+    Ref,
+    TypeExpr,
+    UnionOf,
+    is_nullable,
+    without_null,
+)
 from .revision import Revision
 
 Span = tuple[float | int | None, float | int | None]
@@ -50,7 +64,7 @@ class Exprs:
         if isinstance(a, Ref) and isinstance(b, Ref) and self.pairs.get(a.name) == b.name:
             return True
         ea, eb = _expand(a, self.old), _expand(b, self.new)
-        if ea is not a or eb is not b:
+        if ea != a or eb != b:
             return self.same(ea, eb)
         if isinstance(a, ListOf) and isinstance(b, ListOf):
             return (a.min_items, a.max_items) == (b.min_items, b.max_items) and self.same(a.item, b.item)
@@ -58,6 +72,9 @@ class Exprs:
             return self.same(a.value, b.value)
         if isinstance(a, UnionOf) and isinstance(b, UnionOf):
             return self._within(a.options, b.options, self.same) and self._within(b.options, a.options, self._same_back)
+        if isinstance(a, Ref) != isinstance(b, Ref):  # an enum def against an inline enum
+            values_a = _enum_of(a, self.old)
+            return values_a is not None and values_a == _enum_of(b, self.new)
         return a == b
 
     def _same_back(self, b: TypeExpr, a: TypeExpr) -> bool:
@@ -74,7 +91,7 @@ class Exprs:
         return False
 
     @staticmethod
-    def _within(xs: tuple[TypeExpr, ...], ys: tuple[TypeExpr, ...], eq: Any) -> bool:
+    def _within(xs: tuple[TypeExpr, ...], ys: tuple[TypeExpr, ...], eq: Callable[[TypeExpr, TypeExpr], bool]) -> bool:
         return all(any(eq(x, y) for y in ys) for x in xs)
 
     # ------------------------------------------------------------ comparison
@@ -83,16 +100,17 @@ class Exprs:
         if self.same(a, b):
             return
         a, b = _expand(a, self.old), _expand(b, self.new)
-        if is_nullable(a) != is_nullable(b):
-            if is_nullable(b):
+        shown = (show(a), show(b))
+        if _nullable(a) != _nullable(b):
+            if _nullable(b):
                 yield Finding("became-nullable", _say(where, "may now be null"))
             else:
                 yield Finding("became-non-nullable", _say(where, "may no longer be null"))
-            a, b = without_null(a), without_null(b)
-            if self.same(a, b):
-                return
-        ea, eb = _enum_of(a), _enum_of(b)
-        if ea and eb and not (len(ea.values) == len(eb.values) == 1 and not ea.open and not eb.open):
+        a, b = without_null(a), without_null(b)
+        if self.same(a, b):
+            return
+        ea, eb = _enum_of(a, self.old), _enum_of(b, self.new)
+        if ea is not None and eb is not None and (ea.values or eb.values) and not _two_consts(ea, eb):
             yield from _enum_values(ea, eb, where)
         elif isinstance(a, Prim) and isinstance(b, Prim) and a.kind == b.kind:
             yield from _constraints(a, b, where)
@@ -102,28 +120,46 @@ class Exprs:
         elif isinstance(a, MapOf) and isinstance(b, MapOf):
             yield from self.compare(a.value, b.value, _join(where, "values"))
         else:
-            yield self._options(a, b, where)
+            yield self._options(a, b, where, shown)
 
-    def _options(self, a: TypeExpr, b: TypeExpr, where: str) -> Finding:
+    def _options(self, a: TypeExpr, b: TypeExpr, where: str, shown: tuple[str, str]) -> Finding:
         olds, news = _options(a), _options(b)
         gained = [y for y in news if not any(self._covers(x, y, wide_is_new=False) for x in olds)]
         lost = [x for x in olds if not any(self._covers(y, x, wide_is_new=True) for y in news)]
         if not lost and gained:
-            return Finding("type-widened", _say(where, f"now also accepts {_show_all(gained)}"))
+            text = f"now any JSON value (was {shown[0]})" if ANY in gained else f"now also accepts {_show_all(gained)}"
+            return Finding("type-widened", _say(where, text))
         if not gained and lost:
-            return Finding("type-narrowed", _say(where, f"no longer accepts {_show_all(lost)}"))
-        return Finding("type-changed", _say(where, f"{show(a)} → {show(b)}"))
+            text = (
+                f"now only {shown[1]} (was any JSON value)" if ANY in lost else f"no longer accepts {_show_all(lost)}"
+            )
+            return Finding("type-narrowed", _say(where, text))
+        return Finding("type-changed", _say(where, f"{shown[0]} → {shown[1]}"))
 
 
 # ---------------------------------------------------------------- helpers
 
 
 def _expand(t: TypeExpr, rev: Revision) -> TypeExpr:
+    """An alias is what it names."""
     for _ in range(20):
         d = rev.defs.get(t.name) if isinstance(t, Ref) else None
         if not isinstance(d, AliasDef):
-            return t
+            break
         t = d.type
+    return _normal(t)
+
+
+def _normal(t: TypeExpr) -> TypeExpr:
+    """Null is null: `type: [string, null]` beside a `format` gives the IR a null that carries it."""
+    if isinstance(t, Prim) and t.kind == "null":
+        return NULL
+    if isinstance(t, UnionOf):
+        return UnionOf(tuple(dict.fromkeys(_normal(o) for o in t.options)))
+    if isinstance(t, ListOf):
+        return ListOf(_normal(t.item), t.min_items, t.max_items)
+    if isinstance(t, MapOf):
+        return MapOf(_normal(t.value))
     return t
 
 
@@ -131,14 +167,29 @@ def _options(t: TypeExpr) -> tuple[TypeExpr, ...]:
     return t.options if isinstance(t, UnionOf) else (t,)
 
 
-def _enum_of(t: TypeExpr) -> _Enum | None:
-    """A const, or a union of consts with at most one plain string/integer catch-all."""
+def _nullable(t: TypeExpr) -> bool:
+    return t == ANY or is_nullable(t)
+
+
+def _enum_of(t: TypeExpr, rev: Revision) -> _Enum | None:
+    """The values of an enum def, of a const or a union of consts (with at most one plain string or
+    integer catch-all, which makes it open); a plain string or integer is an open enum of no values."""
+    d = rev.defs.get(t.name) if isinstance(t, Ref) else None
+    if isinstance(d, EnumDef):
+        return _Enum(frozenset(m.value for m in d.members), d.open)
+    if isinstance(t, Prim) and t.kind in ("str", "int") and t == Prim(t.kind, format=t.format):
+        return _Enum(frozenset(), True)
     options = _options(t)
     consts = [o.value for o in options if isinstance(o, Const)]
     others = [o for o in options if not isinstance(o, Const)]
     if not consts or len(others) > 1 or any(o not in (Prim("str"), Prim("int")) for o in others):
         return None
     return _Enum(frozenset(consts), bool(others))
+
+
+def _two_consts(a: _Enum, b: _Enum) -> bool:
+    """One const against another reads better as a type change than as a value added and removed."""
+    return len(a.values) == len(b.values) == 1 and not a.open and not b.open
 
 
 def _enum_values(a: _Enum, b: _Enum, where: str) -> Iterator[Finding]:
@@ -149,7 +200,10 @@ def _enum_values(a: _Enum, b: _Enum, where: str) -> Iterator[Finding]:
         rule = "open-enum-value-removed" if b.open else "enum-value-removed"
         yield Finding(rule, _say(where, f"value {json.dumps(value)} removed"), f"[{_text(value)}]")
     if a.open != b.open:
-        yield Finding("enum-opened" if b.open else "enum-closed", _say(where, "now accepts other values" if b.open else "no longer accepts other values"))
+        yield Finding(
+            "enum-opened" if b.open else "enum-closed",
+            _say(where, "now accepts other values" if b.open else "no longer accepts other values"),
+        )
 
 
 def _constraints(a: Prim, b: Prim, where: str) -> Iterator[Finding]:
@@ -183,7 +237,11 @@ def _contains(outer: Span, inner: Span) -> bool:
 def _span_change(what: str, a: Span, b: Span, where: str, note: str = "") -> Iterator[Finding]:
     if a == b:
         return
-    rule = "constraint-loosened" if _contains(b, a) else "constraint-tightened" if _contains(a, b) else "constraint-changed"
+    rule = (
+        "constraint-loosened"
+        if _contains(b, a)
+        else "constraint-tightened" if _contains(a, b) else "constraint-changed"
+    )
     yield Finding(rule, _say(where, f"{what} {_span(a)} → {_span(b)}{note}"))
 
 

@@ -15,13 +15,28 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from ..ir import AliasDef, Const, Def, EnumDef, ListOf, MapOf, Method, ObjectDef, Ref, TypeExpr, UnionDef, UnionOf, without_null
-from .revision import Revision, variant_keys
+from ..ir import (
+    AliasDef,
+    Const,
+    Def,
+    EnumDef,
+    ListOf,
+    MapOf,
+    Method,
+    ObjectDef,
+    Ref,
+    TypeExpr,
+    UnionDef,
+    UnionOf,
+    without_null,
+)
+from .revision import Revision, pair_variants, variant_keys
 
 Pairs = dict[str, str]  # old def name -> new def name
+NameOf = Callable[[str], str]  # how a body names the defs it refers to
 
 
 def match_defs(old: Revision, new: Revision) -> Pairs:
@@ -66,10 +81,8 @@ def _positions(old: Revision, new: Revision, pairs: Pairs) -> Iterator[tuple[str
                 if fa.wire in fields_b:
                     yield from _refs_in_place(fa.type, fields_b[fa.wire].type)
         elif isinstance(da, UnionDef) and isinstance(db, UnionDef):
-            keys_b = variant_keys(db)
-            for key, va in variant_keys(da).items():
-                if key in keys_b:
-                    yield va.type, keys_b[key].type
+            for _, _, va, vb in pair_variants(da, db, pairs)[0]:
+                yield va.type, vb.type
         elif isinstance(da, AliasDef) and isinstance(db, AliasDef):
             yield from _refs_in_place(da.type, db.type)
 
@@ -103,11 +116,22 @@ def _members(d: Def) -> set[str]:
 
 
 def method_pairs(old: tuple[Method, ...], new: tuple[Method, ...]) -> Iterator[tuple[Method, Method]]:
-    """Methods of both revisions with the same wire name and kind."""
-    by_key = {(m.wire, m.kind): m for m in new}
-    for m in old:
-        if (m.wire, m.kind) in by_key:
-            yield m, by_key[(m.wire, m.kind)]
+    """Methods of both revisions with the same wire name and kind, or the same wire name when each
+    revision has only one method of that name (a request that became a notification)."""
+    olds, news = _by_wire(old), _by_wire(new)
+    for wire in olds.keys() & news.keys():
+        a, b = olds[wire], news[wire]
+        if len(a) == 1 and len(b) == 1:
+            yield a[0], b[0]
+        else:
+            yield from ((ma, mb) for ma in a for mb in b if ma.kind == mb.kind)
+
+
+def _by_wire(methods: tuple[Method, ...]) -> dict[str, list[Method]]:
+    out: dict[str, list[Method]] = defaultdict(list)
+    for m in methods:
+        out[m.wire].append(m)
+    return out
 
 
 # ---------------------------------------------------------------- by body
@@ -126,7 +150,7 @@ def _by_body(old: Revision, new: Revision, pairs: Pairs) -> Pairs:
     return found
 
 
-def _bodies(rev: Revision, name_of: Any) -> dict[Hashable, list[str]]:
+def _bodies(rev: Revision, name_of: NameOf) -> dict[Hashable, list[str]]:
     """Defs grouped by body, with refs named by `name_of` (the paired name, or "?")."""
     groups: dict[Hashable, list[str]] = defaultdict(list)
     for name, d in rev.defs.items():
@@ -135,7 +159,7 @@ def _bodies(rev: Revision, name_of: Any) -> dict[Hashable, list[str]]:
     return groups
 
 
-def _body(rev: Revision, d: Def, name_of: Any) -> Hashable:
+def _body(rev: Revision, d: Def, name_of: NameOf) -> Hashable:
     if isinstance(d, ObjectDef):
         return (
             "object",
@@ -156,7 +180,7 @@ def _body(rev: Revision, d: Def, name_of: Any) -> Hashable:
     return ("alias", _expr(d.type, name_of))
 
 
-def _expr(t: TypeExpr, name_of: Any) -> Hashable:
+def _expr(t: TypeExpr, name_of: NameOf) -> Hashable:
     if isinstance(t, Ref):
         return ("ref", name_of(t.name))
     if isinstance(t, ListOf):

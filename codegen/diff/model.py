@@ -72,6 +72,7 @@ class Change:
     severity: Severity
     affects: tuple[str, ...]
     old_subject: str
+    scope: str  # "method" when the subject is a method, else "type"
     accepted: str | None = None  # the reason from the accept file
 
 

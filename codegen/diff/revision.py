@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,8 @@ class Revision:
         return name in self.variant_of
 
     def is_synthetic(self, name: str) -> bool:
-        d = self.defs[name]
-        return isinstance(d, ObjectDef) and d.synthetic
+        """A def the generator made up (a union variant): it has no def of its own in the schema."""
+        return _synthetic(self.defs[name])
 
     def method_defs(self) -> set[str]:
         """The params and result defs of every method."""
@@ -62,14 +62,9 @@ def load_revision(path: str | Path, label: str | None = None) -> Revision:
 def from_schema(schema: Schema, label: str) -> Revision:
     package = build(schema)
     defs = {d.name: d for d in package.defs}
-    variant_of = {
-        v.type: d.name
-        for d in package.defs
-        if isinstance(d, UnionDef)
-        for v in d.variants
-        if isinstance(defs[v.type], ObjectDef) and defs[v.type].synthetic  # type: ignore[union-attr]
-    }
-    branch_docs = {d.name: _branch_docs(schema, d) for d in package.defs if isinstance(d, UnionDef)}
+    unions = [d for d in package.defs if isinstance(d, UnionDef)]
+    variant_of = {v.type: u.name for u in unions for v in u.variants if _synthetic(defs[v.type])}
+    branch_docs = {u.name: _branch_docs(schema, u) for u in unions}
     return Revision(label, schema, package, defs, compute(schema, package), variant_of, branch_docs)
 
 
@@ -92,8 +87,51 @@ def variant_keys(union: UnionDef) -> dict[str, Variant]:
     return keys
 
 
+VariantPair = tuple[str, str, Variant, Variant]  # old key, new key, old variant, new variant
+
+
+def pair_variants(
+    a: UnionDef, b: UnionDef, defs: Mapping[str, str] | None = None
+) -> tuple[list[VariantPair], dict[str, Variant], dict[str, Variant]]:
+    """The variants of two revisions of a union: the pairs, the removed and the added.
+
+    Variants pair up by key. Untagged ones left over then pair by payload (`defs` maps old def
+    names to new ones), then by title whatever its case, and a lone untagged variant left on each
+    side pairs with the other (a new title does not make a single-variant union another one).
+    """
+    olds, news = variant_keys(a), variant_keys(b)
+    pairs = [(key, key, olds[key], news[key]) for key in olds if key in news]
+    removed = {k: v for k, v in olds.items() if k not in news}
+    added = {k: v for k, v in news.items() if k not in olds}
+    paired = defs or {}
+    _pair_untagged(pairs, removed, added, lambda va, vb: paired.get(va.type) == vb.type)
+    _pair_untagged(pairs, removed, added, lambda va, vb: va.title.casefold() == vb.title.casefold() != "")
+    _pair_untagged(pairs, removed, added, lambda va, vb: True)
+    return pairs, removed, added
+
+
+def _pair_untagged(
+    pairs: list[VariantPair],
+    removed: dict[str, Variant],
+    added: dict[str, Variant],
+    alike: Callable[[Variant, Variant], bool],
+) -> None:
+    """Move untagged variants that are alike from removed and added to pairs, where the likeness is
+    unique both ways."""
+    olds = {k: v for k, v in removed.items() if v.tag is None}
+    news = {k: v for k, v in added.items() if v.tag is None}
+    for key_a, va in olds.items():
+        hits = [key_b for key_b, vb in news.items() if alike(va, vb)]
+        if len(hits) == 1 and [k for k, v in olds.items() if alike(v, news[hits[0]])] == [key_a]:
+            pairs.append((key_a, hits[0], removed.pop(key_a), added.pop(hits[0])))
+
+
+def _synthetic(d: Def) -> bool:
+    return isinstance(d, ObjectDef) and d.synthetic
+
+
 def _after(name: str, prefix: str) -> str:
-    return name[len(prefix):] if name.startswith(prefix) and len(name) > len(prefix) else name
+    return name[len(prefix) :] if name.startswith(prefix) and len(name) > len(prefix) else name
 
 
 def _text(value: Any) -> str:

@@ -12,6 +12,7 @@ B, W, P, C = Level.BREAKING, Level.WARNING, Level.PYTHON_API, Level.COMPATIBLE
 
 CATEGORIES = ("method", "type", "field", "value", "enum", "union", "leniency", "stability")
 
+# fmt: off
 _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
     # id, category, sender, receiver, explanation, hint, mirror
     ("method-added", "method", C, C,
@@ -54,6 +55,14 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "An object became a union, an enum or an alias, or the other way round.",
      "Rewrite the code that builds and reads it; check whether the old shape is one of the new variants.",
      "type-kind-changed"),
+    ("object-became-union", "type", P, B,
+     "An object became a union that keeps the old shape as an untagged variant: old senders' messages stay valid, but new senders may send variants old receivers cannot read.",
+     "Receivers: handle the new variants. Senders: build the variant class that has the old shape.",
+     "union-became-object"),
+    ("union-became-object", "type", B, P,
+     "A union became an object with the shape of one of its untagged variants: old senders of the other variants are rejected.",
+     "Senders: send only the remaining shape. Receivers: drop the code for the other variants.",
+     "object-became-union"),
     ("field-added-required", "field", B, C,
      "A new required field: old senders leave it out and new receivers reject the message; old receivers ignore it.",
      "Senders: fill it in. Receivers: nothing to do until you read it.",
@@ -195,9 +204,12 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Nothing to do; you may drop feature flags around it.",
      "became-unstable"),
 ]
+# fmt: on
 
 RULES: dict[str, Rule] = {
-    row[0]: Rule(id=row[0], category=row[1], sender=row[2], receiver=row[3], explanation=row[4], hint=row[5], mirror=row[6])
+    row[0]: Rule(
+        id=row[0], category=row[1], sender=row[2], receiver=row[3], explanation=row[4], hint=row[5], mirror=row[6]
+    )
     for row in _TABLE
 }
 ORDER = {rule_id: i for i, rule_id in enumerate(RULES)}  # the order changes of one subject are listed in

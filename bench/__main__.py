@@ -1,0 +1,197 @@
+"""`python -m bench`: measure acpgen against the alternatives, print one markdown table.
+
+    python -m bench                 full run (a few minutes): writes bench/results.json and the
+                                    generated block of BENCHMARKS.md
+    python -m bench --quick         seconds, for smoke tests: small samples, small streams; writes
+                                    nothing unless --json / --markdown say where
+    --only codecs,pipe / --skip generation,imports   choose sections
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from . import processes
+from .codecs import DECODE_FLOOR, ENCODE_FLOOR, contenders, generate_dcg, load_module, runnable
+from .corpus import ROOT, corpus
+from .harness import FULL, QUICK, Settings, geomean, measure
+from .machine import describe, loadavg
+from .report import codec_summary, table, targets, targets_markdown, write_benchmarks_md
+
+SECTIONS = ("generation", "codecs", "imports", "pipe", "memory")
+
+
+class Plan:
+    def __init__(self, quick: bool) -> None:
+        self.quick = quick
+        self.codec: Settings = QUICK if quick else FULL
+        self.import_repeats = 2 if quick else 15
+        self.generation_repeats = 1 if quick else 3
+        self.stream_n = 2_000 if quick else 100_000
+        self.pings = 200 if quick else 5_000
+        self.pipe_repeats = 1 if quick else 3
+        self.pipe_timeout = 60.0 if quick else 300.0
+        self.huge_line = (2 << 20) if quick else (50 << 20)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "quick": self.quick,
+            "codec_sample_ns": self.codec.sample_ns,
+            "codec_repeats": self.codec.repeats,
+            "codec_warmup_samples": self.codec.warmup,
+            "import_repeats": self.import_repeats,
+            "generation_repeats": self.generation_repeats,
+            "stream_notifications": self.stream_n,
+            "round_trips_per_run": self.pings,
+            "pipe_runs": self.pipe_repeats,
+            "huge_line_bytes": self.huge_line,
+        }
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
+    dcg = None
+    dcg_error = None
+    if dcg_path is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                dcg = load_module(dcg_path)
+            except Exception as exc:  # its output does not even import: every message is n/a
+                dcg_error = f"{type(exc).__name__}: {exc}"
+    messages = []
+    for msg in corpus():
+        cases = contenders(msg, dcg)
+        entry: dict[str, Any] = {
+            "name": msg.name,
+            "bytes": len(msg.data),
+            "receiver": msg.side,
+            "kind": msg.kind,
+            "method": msg.method,
+            "def": msg.def_name,
+        }
+        for op, group in (("decode", cases.decode), ("encode", cases.encode)):
+            timed = measure(runnable(group), plan.codec)
+            entry[op] = {
+                name: timed[name].as_dict() if name in timed else {"error": group[name]} for name in group
+            }
+            floors = DECODE_FLOOR if op == "decode" else ENCODE_FLOOR
+            by = min(floors, key=lambda f: timed[f].median_ns)
+            entry[f"{op}_floor_ns"] = timed[by].median_ns
+            entry[f"{op}_floor_by"] = by
+        entry["encode_equal_json"] = cases.encode_equal
+        messages.append(entry)
+        d = entry["decode"]
+        log(
+            f"  {msg.name}: decode {d['acpgen']['median_ns']:,.0f} ns "
+            f"(sdk {d['sdk'].get('median_ns', float('nan')):,.0f}, floor {entry['decode_floor_ns']:,.0f}); "
+            f"encode {entry['encode']['acpgen']['median_ns']:,.0f} ns"
+        )
+    out: dict[str, Any] = {"messages": messages, "summary": codec_summary(messages)}
+    out["jsonschema_geomean_vs_acpgen"] = geomean(
+        [m["decode"]["jsonschema"]["median_ns"] / m["decode"]["acpgen"]["median_ns"] for m in messages]
+    )
+    out["dcg_error"] = dcg_error
+    out["definitions"] = {
+        "acpgen decode": "acp_schema.MessageDecoder(receiving side, result_type=the pending request's result type).decode(bytes)",
+        "acpgen encode": "acp_schema.encode_message(the decoded message)",
+        "sdk decode": "json.loads + <Model>.model_validate(params | result), as the SDK's stdio connection does",
+        "sdk encode": "model_dump(mode='json', by_alias=True, exclude_none=True, exclude_defaults=True | exclude_unset=True) + envelope + json.dumps(separators) + newline, as the SDK sends",
+        "dcg decode": "msgspec.json.Decoder(envelope Struct with the generated params/result type).decode(bytes)",
+        "jsonschema decode": "json.loads + Draft202012Validator(the def).validate(params | result | error)",
+        "decode floor": "min(msgspec.json.decode, orjson.loads) of the same bytes, untyped",
+        "encode floor": "orjson.dumps of the same untyped dict (msgspec.json.encode of it is also recorded)",
+    }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a fast, rough run (smoke tests)")
+    parser.add_argument("--only", default="", help=f"comma-separated sections to run, of {','.join(SECTIONS)}")
+    parser.add_argument("--skip", default="", help="comma-separated sections to leave out")
+    parser.add_argument("--json", type=Path, help="where to write results (default: bench/results.json on a full run)")
+    parser.add_argument("--markdown", type=Path, help="BENCHMARKS.md to update (default: ./BENCHMARKS.md on a full run)")
+    parser.add_argument("--no-write", action="store_true", help="print only, write no file")
+    args = parser.parse_args(argv)
+
+    only = {s for s in args.only.split(",") if s}
+    skip = {s for s in args.skip.split(",") if s}
+    unknown = (only | skip) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(sorted(unknown))} (choose from {', '.join(SECTIONS)})")
+    sections = [s for s in SECTIONS if (not only or s in only) and s not in skip]
+    full_run = not args.quick and set(sections) == set(SECTIONS)
+    json_path = args.json or (ROOT / "bench" / "results.json" if full_run else None)
+    md_path = args.markdown or (ROOT / "BENCHMARKS.md" if full_run else None)
+    if args.no_write:
+        json_path = md_path = None
+
+    plan = Plan(args.quick)
+    started = time.perf_counter()
+    meta = describe()
+    meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    meta["plan"] = plan.as_dict()
+    meta["sections"] = sections
+    if meta["loadavg_start"] and meta["loadavg_start"][0] > 0.5 * max(meta["nproc"], 1):
+        log(f"warning: the machine is busy (load average {meta['loadavg_start']}): figures will be noisy")
+    results: dict[str, Any] = {"meta": meta}
+
+    start = time.perf_counter()
+    messages = corpus()
+    meta["corpus"] = {"messages": len(messages), "validated_with": "jsonschema Draft 2020-12, root + own def",
+                      "seconds": time.perf_counter() - start}
+    log(f"corpus: {len(messages)} messages, each validated against schema/schema.json")
+
+    with tempfile.TemporaryDirectory(prefix="acpgen-bench-") as tmp:
+        workdir = Path(tmp)
+        dcg_path: Path | None = None
+        if "generation" in sections:
+            log(f"generation: acpgen generate and datamodel-codegen, {plan.generation_repeats} run(s) each")
+            results["generation"], dcg_path = processes.generation_times(plan.generation_repeats, workdir)
+        elif "codecs" in sections:
+            dcg_path, dcg_seconds = generate_dcg(workdir)
+        if "codecs" in sections:
+            log("codecs: decode and encode every message with every contender")
+            results["codecs"] = run_codecs(plan, dcg_path)
+        if "imports" in sections:
+            log(f"imports: fresh interpreters, {plan.import_repeats} runs each")
+            results["imports"] = processes.import_times(plan.import_repeats)
+        if "pipe" in sections:
+            log(f"pipe: {plan.stream_n:,} notifications and {plan.pings:,} round trips, {plan.pipe_repeats} run(s)")
+            results["pipe"] = processes.pipe_throughput(plan.stream_n, plan.pings, plan.pipe_repeats, plan.pipe_timeout)
+        if "memory" in sections:
+            log(f"memory: decoding a {plan.huge_line >> 20} MiB line in fresh processes")
+            results["memory"] = processes.decode_memory(plan.huge_line, workdir, plan.pipe_timeout)
+
+    meta["loadavg_end"] = loadavg()
+    results["targets"] = targets(results)
+    results["table"] = table(results)
+    results["elapsed_s"] = time.perf_counter() - started
+
+    print(results["table"])
+    print()
+    print(targets_markdown(results["targets"]))
+    if json_path is not None:
+        json_path.write_text(json.dumps(results, indent=1, default=str) + "\n")
+        log(f"wrote {json_path}")
+    if md_path is not None:
+        write_benchmarks_md(md_path, results)
+        log(f"updated {md_path}")
+    log(f"done in {results['elapsed_s']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

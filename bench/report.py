@@ -1,0 +1,324 @@
+"""Targets, the one markdown table, and BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from .harness import geomean
+from .machine import summary_line
+
+# The issue's targets (issue 4).
+DECODE_VS_SDK = 8.0
+DECODE_VS_FLOOR = 1.3
+DECODE_WORST_VS_FLOOR = 2.0
+ENCODE_VS_SDK = 8.0
+ENCODE_VS_FLOOR = 1.5
+IMPORT_OWN_MS = 20.0
+STREAM_VS_SDK = 5.0
+STREAM_SHARE_OF_FLOOR = 1 / 3
+ROUND_TRIP_SHARE_OF_FLOOR = 1 / 2
+
+HEADER = (
+    "| measure | acpgen | official SDK | datamodel-codegen | jsonschema | floor | SDK ÷ acpgen | acpgen ÷ floor | target |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|---|",
+)
+
+
+# ------------------------------------------------------------------------------------ figures
+
+
+def codec_summary(messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per-message ratios and their geometric means, for decoding and encoding."""
+    out: dict[str, Any] = {}
+    for op in ("decode", "encode"):
+        vs_sdk, vs_floor, vs_dcg = [], [], []
+        for m in messages:
+            t = m[op]
+            ours = t["acpgen"]["median_ns"]
+            floor = m[f"{op}_floor_ns"]
+            m[f"{op}_vs_floor"] = ours / floor
+            vs_floor.append((ours / floor, m["name"]))
+            if "median_ns" in t.get("sdk", {}):
+                m[f"{op}_vs_sdk"] = t["sdk"]["median_ns"] / ours
+                vs_sdk.append(m[f"{op}_vs_sdk"])
+            if "median_ns" in t.get("dcg", {}):
+                m[f"{op}_vs_dcg"] = t["dcg"]["median_ns"] / ours
+                vs_dcg.append(m[f"{op}_vs_dcg"])
+        worst = max(vs_floor)
+        out[op] = {
+            "geomean_vs_sdk": geomean(vs_sdk) if vs_sdk else None,
+            "geomean_vs_floor": geomean([r for r, _ in vs_floor]),
+            "worst_vs_floor": worst[0],
+            "worst_message": worst[1],
+            "over_2x_floor": [name for r, name in vs_floor if r > 2.0],
+            "geomean_dcg_vs_acpgen": geomean(vs_dcg) if vs_dcg else None,
+            "dcg_messages": len(vs_dcg),
+            "messages": len(vs_floor),
+        }
+    return out
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every target of the issue with its measured value and PASS / FAIL (or NOT MEASURED)."""
+    rows: list[dict[str, Any]] = []
+
+    def add(name: str, target: str, value: float | None, ok: bool | None, shown: str) -> None:
+        rows.append({
+            "target": name,
+            "wanted": target,
+            "value": value,
+            "shown": shown,
+            "status": "NOT MEASURED" if ok is None else ("PASS" if ok else "FAIL"),
+        })
+
+    codecs = results.get("codecs")
+    if codecs:
+        s = codecs["summary"]
+        d, e = s["decode"], s["encode"]
+        add("decode vs official SDK (geomean)", f"≥ {DECODE_VS_SDK:g}× faster", d["geomean_vs_sdk"],
+            d["geomean_vs_sdk"] >= DECODE_VS_SDK, f"{d['geomean_vs_sdk']:.1f}×")
+        add("decode vs untyped floor (geomean)", f"≤ {DECODE_VS_FLOOR:g}× the floor", d["geomean_vs_floor"],
+            d["geomean_vs_floor"] <= DECODE_VS_FLOOR, f"{d['geomean_vs_floor']:.2f}×")
+        add("decode vs untyped floor (worst message)", f"≤ {DECODE_WORST_VS_FLOOR:g}× the floor",
+            d["worst_vs_floor"], d["worst_vs_floor"] <= DECODE_WORST_VS_FLOOR,
+            f"{d['worst_vs_floor']:.2f}× ({d['worst_message']}); {len(d['over_2x_floor'])} of {d['messages']} over 2×")
+        add("encode vs official SDK (geomean)", f"≥ {ENCODE_VS_SDK:g}× faster", e["geomean_vs_sdk"],
+            e["geomean_vs_sdk"] >= ENCODE_VS_SDK, f"{e['geomean_vs_sdk']:.1f}×")
+        add("encode vs orjson.dumps floor (geomean)", f"≤ {ENCODE_VS_FLOOR:g}× the floor", e["geomean_vs_floor"],
+            e["geomean_vs_floor"] <= ENCODE_VS_FLOOR, f"{e['geomean_vs_floor']:.2f}×")
+    imports = results.get("imports")
+    if imports:
+        own_ms = imports["acp_schema own share"]["median_ns"] / 1e6
+        add("import acp_schema, own share (minus import msgspec)", f"< {IMPORT_OWN_MS:g} ms", own_ms,
+            own_ms < IMPORT_OWN_MS, f"{own_ms:.1f} ms")
+    pipe = results.get("pipe")
+    if pipe:
+        ours, sdk, floor = pipe.get("acpgen", {}), pipe.get("sdk", {}), pipe.get("floor", {})
+        ready = "notifications_per_s" in ours
+        for key, label, share, unit in (
+            ("notifications_per_s", "streaming", STREAM_SHARE_OF_FLOOR, "notifications/s"),
+            ("round_trips_per_s", "round trips", ROUND_TRIP_SHARE_OF_FLOOR, "round trips/s"),
+        ):
+            if label == "streaming":
+                value = ours[key] / sdk[key] if ready and key in sdk else None
+                add("streaming vs official SDK", f"≥ {STREAM_VS_SDK:g}×", value,
+                    None if value is None else value >= STREAM_VS_SDK,
+                    "not measured" if value is None else f"{value:.1f}×")
+            value = ours[key] / floor[key] if ready and key in floor else None
+            add(f"{label} vs raw-pipe floor", f"≥ {_fraction(share)} of the floor", value,
+                None if value is None else value >= share,
+                "not measured" if value is None else f"{value:.2f} of the floor")
+    return rows
+
+
+def _fraction(x: float) -> str:
+    return {1 / 3: "1/3", 1 / 2: "1/2"}.get(x, f"{x:g}")
+
+
+# ------------------------------------------------------------------------------------ the table
+
+
+def _ns(ns: float | None) -> str:
+    if ns is None or (isinstance(ns, float) and math.isnan(ns)):
+        return "—"
+    if ns < 10_000:
+        return f"{ns:,.0f} ns"
+    if ns < 10_000_000:
+        return f"{ns / 1e3:,.1f} µs"
+    if ns < 10_000_000_000:
+        return f"{ns / 1e6:,.1f} ms"
+    return f"{ns / 1e9:,.2f} s"
+
+
+def _x(ratio: float | None, digits: int = 1) -> str:
+    return "—" if ratio is None else f"{ratio:.{digits}f}×"
+
+
+def _size(n: int) -> str:
+    if n < 10_000:
+        return f"{n:,} B"
+    if n < 10_000_000:
+        return f"{n / 1024:,.0f} KiB"
+    return f"{n / (1 << 20):,.1f} MiB"
+
+
+def _cell(t: dict[str, Any] | None) -> str:
+    if not t:
+        return "—"
+    if "median_ns" in t:
+        return _ns(t["median_ns"])
+    return "n/a"
+
+
+def _status(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def table(results: dict[str, Any]) -> str:
+    """The one markdown table: every contender per row, ratios, and the targets."""
+    lines = list(HEADER)
+    codecs = results.get("codecs")
+    if codecs:
+        for op in ("decode", "encode"):
+            limit = DECODE_WORST_VS_FLOOR if op == "decode" else None
+            for m in codecs["messages"]:
+                t = m[op]
+                floor_name = m[f"{op}_floor_by"]
+                vs_floor = m[f"{op}_vs_floor"]
+                target = ""
+                if limit is not None:
+                    target = f"≤ {limit:g}× floor: {_status(vs_floor <= limit)}"
+                lines.append(
+                    f"| {op} · {m['name']} ({_size(m['bytes'])}) | {_cell(t.get('acpgen'))} | {_cell(t.get('sdk'))} "
+                    f"| {_cell(t.get('dcg'))} | {_cell(t.get('jsonschema')) if op == 'decode' else '—'} "
+                    f"| {_ns(m[f'{op}_floor_ns'])} ({floor_name}) | {_x(m.get(f'{op}_vs_sdk'))} "
+                    f"| {_x(vs_floor, 2)} | {target} |"
+                )
+            s = codecs["summary"][op]
+            wanted_sdk = DECODE_VS_SDK if op == "decode" else ENCODE_VS_SDK
+            wanted_floor = DECODE_VS_FLOOR if op == "decode" else ENCODE_VS_FLOOR
+            dcg = f"{s['dcg_messages']} of {s['messages']} messages" if s["dcg_messages"] else "—"
+            js = (
+                f"{codecs['jsonschema_geomean_vs_acpgen']:.0f}× slower"
+                if op == "decode" and codecs.get("jsonschema_geomean_vs_acpgen") else "—"
+            )
+            lines.append(
+                f"| **{op} · geometric mean, {s['messages']} messages** | | | {dcg} | {js} | "
+                f"| **{_x(s['geomean_vs_sdk'])}** | **{_x(s['geomean_vs_floor'], 2)}** "
+                f"| ≥ {wanted_sdk:g}× SDK: **{_status(s['geomean_vs_sdk'] >= wanted_sdk)}**; "
+                f"≤ {wanted_floor:g}× floor: **{_status(s['geomean_vs_floor'] <= wanted_floor)}** |"
+            )
+            if op == "decode":
+                lines.append(
+                    f"| **decode · worst message** ({s['worst_message']}) | | | | | | "
+                    f"| **{_x(s['worst_vs_floor'], 2)}** | no message over {DECODE_WORST_VS_FLOOR:g}× floor: "
+                    f"**{_status(s['worst_vs_floor'] <= DECODE_WORST_VS_FLOOR)}** ({len(s['over_2x_floor'])} over) |"
+                )
+    imports = results.get("imports")
+    if imports:
+        ours = imports["acp_schema"]["median_ns"]
+        sdk = imports["acp (official SDK)"]["median_ns"]
+        msgspec = imports["msgspec"]["median_ns"]
+        bare = imports["bare interpreter"]["median_ns"]
+        own = imports["acp_schema own share"]["median_ns"]
+        with_rt = imports["acp_schema + acp_runtime"]["median_ns"]
+        reps = imports["acp_schema"]["repeats"]
+        lines.append(
+            f"| import, fresh process, median of {reps} (floor: `import msgspec`; bare interpreter {_ns(bare)}) "
+            f"| {_ns(ours)} | {_ns(sdk)} | — | — | {_ns(msgspec)} | {_x(sdk / ours)} | {_x(ours / msgspec, 2)} "
+            f"| own share < {IMPORT_OWN_MS:g} ms: **{_status(own / 1e6 < IMPORT_OWN_MS)}** ({own / 1e6:.1f} ms) |"
+        )
+        lines.append(
+            f"| import `acp_schema, acp_runtime` | {_ns(with_rt)} | {_ns(sdk)} | — | — | {_ns(msgspec)} "
+            f"| {_x(sdk / with_rt)} | {_x(with_rt / msgspec, 2)} | |"
+        )
+    gen = results.get("generation")
+    if gen:
+        ours = gen["acpgen generate"]["median_s"]
+        dcg = gen["datamodel-codegen"]["median_s"]
+        n = len(gen["acpgen generate"]["samples_s"])
+        lines.append(
+            f"| generate from schema/schema.json, median of {n} (whole process) | {ours:.2f} s | — | {dcg:.2f} s "
+            f"| — | — | — | — | datamodel-codegen ÷ acpgen: {dcg / ours:.2f}× |"
+        )
+    pipe = results.get("pipe")
+    if pipe:
+        ours, sdk, floor = pipe.get("acpgen", {}), pipe.get("sdk", {}), pipe.get("floor", {})
+        stream_n = next((p["stream_n"] for p in (ours, sdk, floor) if "stream_n" in p), 0)
+        pings = next((p["pings"] for p in (ours, sdk, floor) if "pings" in p), 0)
+        for key, label, wanted_sdk, share in (
+            ("notifications_per_s", f"streaming {stream_n:,} agent_message_chunk over a pipe (notifications/s)",
+             STREAM_VS_SDK, STREAM_SHARE_OF_FLOOR),
+            ("round_trips_per_s", f"sequential round trips over a pipe, {pings:,} per run (round trips/s)",
+             None, ROUND_TRIP_SHARE_OF_FLOOR),
+        ):
+            a, s, f = ours.get(key), sdk.get(key), floor.get(key)
+            vs_sdk = a / s if a and s else None
+            vs_floor = f / a if a and f else None
+            parts = []
+            if wanted_sdk is not None:
+                parts.append(f"≥ {wanted_sdk:g}× SDK: **{'NOT MEASURED' if vs_sdk is None else _status(vs_sdk >= wanted_sdk)}**")
+            parts.append(
+                f"≥ {_fraction(share)} of floor: **{'NOT MEASURED' if vs_floor is None else _status(1 / vs_floor >= share)}**"
+                + ("" if vs_floor is None else f" ({1 / vs_floor:.2f})")
+            )
+            lines.append(
+                f"| {label} | {_rate(a, ours)} | {_rate(s, sdk)} | — | — | {_rate(f, floor)} | {_x(vs_sdk)} "
+                f"| {_x(vs_floor, 2)} | {'; '.join(parts)} |"
+            )
+        mem = [p.get("maxrss_kb_after_stream") for p in (ours, sdk, floor)]
+        lines.append(
+            f"| client peak RSS while streaming (MiB) | {_mib(mem[0], ours)} | {_mib(mem[1], sdk)} | — | — "
+            f"| {_mib(mem[2], floor)} | {_x(mem[1] / mem[0] if mem[0] and mem[1] else None)} "
+            f"| {_x(mem[0] / mem[2] if mem[0] and mem[2] else None, 2)} | |"
+        )
+    memory = results.get("memory")
+    if memory:
+        size = memory["bytes"]
+        inc = {k: memory[k].get("peak_increase_kb") for k in ("acpgen", "sdk", "msgspec", "orjson")}
+        floor_kb = min((v for k, v in inc.items() if k in ("msgspec", "orjson") and v), default=None)
+        lines.append(
+            f"| decode one {_size(size)} session/prompt line: peak RSS increase (MiB) | {_mib(inc['acpgen'], memory['acpgen'])} "
+            f"| {_mib(inc['sdk'], memory['sdk'])} | — | — | {_mib(floor_kb, {})} "
+            f"| {_x(inc['sdk'] / inc['acpgen'] if inc['acpgen'] and inc['sdk'] else None)} "
+            f"| {_x(inc['acpgen'] / floor_kb if inc['acpgen'] and floor_kb else None, 2)} | |"
+        )
+    return "\n".join(lines)
+
+
+def _rate(value: float | None, report: dict[str, Any]) -> str:
+    if value is None:
+        return report.get("error", "—").split(" (")[0] if report else "—"
+    return f"{value:,.0f}"
+
+
+def _mib(kb: float | None, report: dict[str, Any]) -> str:
+    if kb is None:
+        return "n/a" if report.get("error") else "—"
+    return f"{kb / 1024:,.1f}"
+
+
+def targets_markdown(rows: list[dict[str, Any]]) -> str:
+    out = ["| target | wanted | measured | status |", "|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['target']} | {r['wanted']} | {r['shown']} | **{r['status']}** |")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------- BENCHMARKS.md
+
+BEGIN = "<!-- bench:begin (written by `python -m bench`; edit outside these markers) -->"
+END = "<!-- bench:end -->"
+
+
+def generated_block(results: dict[str, Any]) -> str:
+    meta = results["meta"]
+    load = meta.get("loadavg_start", []), meta.get("loadavg_end", [])
+    return "\n".join([
+        BEGIN,
+        f"Latest full run: {meta['date']}, `make bench` took {results['elapsed_s']:.0f} s.",
+        "",
+        f"Machine: {summary_line(meta)}. Load average (1, 5, 15 min) at start {load[0]}, at end {load[1]}.",
+        "",
+        results["table"],
+        "",
+        "Targets (issue 4):",
+        "",
+        targets_markdown(results["targets"]),
+        END,
+    ])
+
+
+def write_benchmarks_md(path: Path, results: dict[str, Any]) -> None:
+    """Replace the generated block of BENCHMARKS.md (the rest of the file is kept as written)."""
+    block = generated_block(results)
+    text = path.read_text() if path.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
+    if BEGIN in text and END in text:
+        pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+        text = pattern.sub(lambda _: block, text, count=1)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text)

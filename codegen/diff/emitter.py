@@ -1,0 +1,84 @@
+"""Where the comparison puts what it finds: each change with its severity, subject and methods.
+
+A change's severity comes from its rule and from where it sits (`Place`): which way that thing
+flows and which methods carry it. Description changes are only counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..build import is_unstable
+from ..ir import Method
+from .match import Pairs
+from .model import Change
+from .reach import Flow, method_flows
+from .revision import Revision
+from .rules import ORDER
+from .severity import assess
+
+
+@dataclass(frozen=True)
+class Place:
+    """Which way a changed thing flows, which methods carry it, and whether it is a method or a type."""
+
+    flows: frozenset[Flow]
+    affects: frozenset[str]
+    scope: str  # "method" | "type"
+
+
+class Emitter:
+    def __init__(self, old: Revision, new: Revision, pairs: Pairs) -> None:
+        self.old, self.new, self.pairs = old, new, pairs
+        self.changes: list[Change] = []
+        self.descriptions = 0
+
+    def emit(self, rule: str, subject: str, detail: str, place: Place, old_subject: str | None = None) -> None:
+        self.changes.append(
+            Change(
+                rule=rule,
+                subject=subject,
+                detail=detail,
+                severity=assess(rule, place.flows),
+                affects=tuple(sorted(place.affects)),
+                old_subject=subject if old_subject is None else old_subject,
+                scope=place.scope,
+            )
+        )
+
+    def sorted_changes(self) -> tuple[Change, ...]:
+        """Methods first, then types; by method or type, subject, rule (in rules.py order), detail."""
+        return tuple(sorted(self.changes, key=_order))
+
+    def described(self, old_doc: str, new_doc: str) -> None:
+        """Count a description change (a change of the UNSTABLE mark is reported as such instead)."""
+        if old_doc != new_doc and is_unstable(old_doc) == is_unstable(new_doc):
+            self.descriptions += 1
+
+    def stability(self, old_doc: str, new_doc: str, subject: str, place: Place, old_subject: str) -> None:
+        was, now = is_unstable(old_doc), is_unstable(new_doc)
+        if was and not now:
+            self.emit("became-stable", subject, "no longer marked UNSTABLE", place, old_subject)
+        elif now and not was:
+            self.emit("became-unstable", subject, "marked UNSTABLE", place, old_subject)
+
+    def at_defs(self, old_name: str | None, new_name: str | None) -> Place:
+        """A def of either revision (or a pair): every way it flows, every method that carries it."""
+        flows: set[Flow] = set()
+        affects: set[str] = set()
+        for rev, name in ((self.old, old_name), (self.new, new_name)):
+            if name is not None:
+                flows |= rev.reach.flows_of(name)
+                affects |= rev.reach.methods_of(name)
+        return Place(frozenset(flows), frozenset(affects), "type")
+
+    def at_method(self, old: Method | None, new: Method | None) -> Place:
+        """A method flows from its caller to the side that receives it."""
+        methods = [m for m in (old, new) if m is not None]
+        flows = frozenset().union(*(method_flows(m)[0] for m in methods))
+        return Place(flows, frozenset({methods[0].wire}), "method")
+
+
+def _order(c: Change) -> tuple[int, str, str, int, str]:
+    root = c.subject if c.scope == "method" else c.subject.split(".")[0].split("[")[0]
+    return (0 if c.scope == "method" else 1, root, c.subject, ORDER[c.rule], c.detail)

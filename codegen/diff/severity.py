@@ -1,0 +1,49 @@
+"""Severity per role, from the rule's effect on sender and receiver and the way the thing flows.
+
+A role that sends the changed thing gets the rule's sender level, a role that receives it the
+receiver level, a role that does both the worse of the two, a role that does neither `compatible`.
+`--fail-on` and `--role` decide here which changes make the command fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .model import LEVELS, ROLES, Change, Level, Severity, worst
+from .reach import Flow
+from .rules import RULES
+
+FAIL_ON = ("breaking", "warning", "any", "none")
+ROLE_CHOICES = ("agent", "client", "both")
+
+
+def assess(rule_id: str, flows: Iterable[Flow]) -> Severity:
+    rule = RULES[rule_id]
+    levels: dict[str, list[Level]] = {role: [] for role in ROLES}
+    for sender, receiver in flows:
+        levels[sender].append(rule.sender)
+        levels[receiver].append(rule.receiver)
+    return Severity(agent=worst(levels["agent"]), client=worst(levels["client"]))
+
+
+def fails(change: Change, fail_on: str, role: str) -> bool:
+    """Whether a change counts toward `--fail-on` for `--role` (accepted changes never do)."""
+    if change.accepted is not None or fail_on == "none":
+        return False
+    if fail_on == "any":
+        return True
+    threshold = LEVELS[: LEVELS.index(Level(fail_on)) + 1]
+    roles = ROLES if role == "both" else (role,)
+    return any(change.severity.of(r) in threshold for r in roles)
+
+
+@dataclass(frozen=True)
+class Gate:
+    """`--fail-on` and `--role`: which listed changes make the command exit 1."""
+
+    fail_on: str = "none"
+    role: str = "both"
+
+    def failing(self, changes: Iterable[Change]) -> tuple[Change, ...]:
+        return tuple(c for c in changes if fails(c, self.fail_on, self.role))

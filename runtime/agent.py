@@ -1,0 +1,73 @@
+"""The agent side: serves the generated Agent handler interface and calls the client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import rules, wire
+from .connection import METHOD_NOT_FOUND, Connection
+
+
+class AgentSideConnection(Connection):
+    """An agent's end of a connection.
+
+    `handler` serves what the agent receives: an object with the generated `AgentHandler` methods
+    (`session_prompt(params)` ...), plus `ext_method(name, params)` / `ext_notification(name,
+    params)` for `_` extensions. Pass a class or a function instead to have it built with this
+    connection as its only argument, so it can keep `conn.client`, the generated `ClientProxy`.
+
+    `initialize` is answered by the runtime's rules around the handler: the protocol version is
+    negotiated from `protocol_versions` (the requested one if supported, else the latest) and
+    written into the handler's response; a handler that does not implement `initialize` gets a
+    response with the version alone. Until initialize has been answered, other requests get
+    -32600. Calls to the client are refused locally (`CapabilityError`, nothing sent) when the
+    client did not advertise them (fs/*, terminal/*, elicitation modes) or a path is relative.
+    `enforce_protocol=False` turns every such rule off.
+    """
+
+    def __init__(
+        self,
+        handler: Any,
+        reader: Any,
+        writer: Any,
+        *,
+        schema: Any = None,
+        protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
+        **options: Any,
+    ) -> None:
+        super().__init__(reader, writer, side="agent", schema=schema, **options)
+        self.protocol_versions = tuple(sorted(protocol_versions))
+        self.client: Any = self.schema.ClientProxy(self)
+        self.client_info: Any = None
+        self._start(handler)
+
+    async def _dispatch_request(self, request: Any) -> Any:
+        if request.method == rules.INITIALIZE:
+            return await self._initialize(request)
+        return await super()._dispatch_request(request)
+
+    async def _initialize(self, request: Any) -> Any:
+        params = request.params
+        requested = wire.get(params, rules.PROTOCOL_VERSION)
+        version = requested if requested in self.protocol_versions else self.protocol_versions[-1]
+        self.protocol_version = version
+        self.peer_initialize = params
+        self.client_info = wire.get(params, rules.INFO["client"])
+        try:
+            result = await self._call_handler(request, is_request=True)
+        except self.schema.RpcError as err:
+            if err.code != METHOD_NOT_FOUND:
+                raise
+            result = None
+        info = self.schema.REQUESTS[rules.INITIALIZE]
+        if result is None:
+            result = wire.build(self.schema, {rules.PROTOCOL_VERSION: version}, info.result)
+        else:
+            result = wire.replace(result, rules.PROTOCOL_VERSION, version)
+        for check in self._result_guards.get(rules.INITIALIZE, ()):
+            reason = check(result, self.peer_initialize)
+            if reason is not None:
+                raise ValueError(f"initialize: the handler's result breaks a protocol rule: {reason}")
+        self.own_initialize = result
+        self.initialized = True
+        return result

@@ -1,0 +1,81 @@
+"""The client side: serves the generated Client handler interface and calls the agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import rules, wire
+from .connection import Connection
+from .errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
+
+
+class ClientSideConnection(Connection):
+    """A client's end of a connection.
+
+    `handler` serves what the client receives: an object with the generated `ClientHandler`
+    methods (`session_update(params)`, `session_request_permission(params)` ...), plus
+    `ext_method` / `ext_notification` for `_` extensions; a class or function is built with this
+    connection. `conn.agent` is the generated `AgentProxy`.
+
+    Call `await conn.agent.initialize(params)` first: the runtime puts the latest of
+    `protocol_versions` into the request, records the agent's capabilities from the answer, and
+    raises `ProtocolVersionError` (closing the connection) when the agent chose a version this
+    client does not speak. Calls the agent did not advertise (session/load without loadSession,
+    session/list|resume|close|delete|fork without sessionCapabilities.*, logout without
+    auth.logout, prompt content beyond promptCapabilities, http/sse MCP servers beyond
+    mcpCapabilities, relative paths) raise `CapabilityError` and send nothing, and so does a
+    session/prompt for a session not set up on this connection (`ProtocolError`), unless
+    `enforce_protocol=False`. Sending `session/cancel` answers the pending
+    `session/request_permission` requests of that session with the cancelled outcome.
+    """
+
+    def __init__(
+        self,
+        handler: Any,
+        reader: Any,
+        writer: Any,
+        *,
+        schema: Any = None,
+        protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
+        **options: Any,
+    ) -> None:
+        super().__init__(reader, writer, side="client", schema=schema, **options)
+        self.protocol_versions = tuple(sorted(protocol_versions))
+        self.agent: Any = self.schema.AgentProxy(self)
+        self.agent_info: Any = None
+        self.process: Any = None  # the agent's subprocess, when spawned by `spawn_agent`
+        self.sessions: set[Any] = set()  # ids of the sessions set up on this connection
+        self._start(handler)
+
+    def _outgoing(self, method: str, params: Any) -> Any:
+        if method == rules.INITIALIZE:
+            params = wire.replace(params, rules.PROTOCOL_VERSION, self.protocol_versions[-1])
+            self.own_initialize = params
+        params = super()._outgoing(method, params)
+        if method in rules.SESSION_REQUIRED_BY and self.enforce_protocol:
+            session_id = wire.get(params, rules.SESSION_ID)
+            if session_id not in self.sessions:
+                raise ProtocolError(
+                    f"{method}: session {session_id!r} was not set up on this connection "
+                    f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
+                )
+        return params
+
+    def _after_result(self, method: str, params: Any, result: Any) -> Any:
+        if method in rules.SESSION_CREATED_BY:
+            self.sessions.add(wire.get(result, rules.SESSION_ID))
+        elif method in rules.SESSION_OPENED_BY:
+            self.sessions.add(wire.get(params, rules.SESSION_ID))
+        elif method in rules.SESSION_CLOSED_BY:
+            self.sessions.discard(wire.get(params, rules.SESSION_ID))
+        elif method == rules.INITIALIZE:
+            version = wire.get(result, rules.PROTOCOL_VERSION)
+            if version not in self.protocol_versions:
+                error = ProtocolVersionError(version, self.protocol_versions)
+                self._shutdown(ConnectionClosedError(f"connection closed: {error}"))
+                raise error
+            self.protocol_version = version
+            self.peer_initialize = result
+            self.agent_info = wire.get(result, rules.INFO["agent"])
+            self.initialized = True
+        return result

@@ -1,0 +1,660 @@
+"""One JSON-RPC 2.0 connection over a pair of byte streams, driven by a generated ACP package.
+
+Message flow, which is what makes the ordering and no-deadlock guarantees hold:
+
+- One reader task reads lines and decodes each with `schema.decode_message`; it never waits on a
+  handler.
+- An incoming request starts its handler as a task at once, so requests run concurrently, and a
+  handler that calls back into the peer is answered while it waits.
+- Incoming notifications and responses go through one ordered inbox, served by one worker task:
+  notification handlers run one at a time in arrival order, and a response resolves its waiting
+  call only after every notification that arrived before it has been handled. (A call made from
+  inside a notification handler is answered directly, so that handler cannot deadlock itself.)
+- Every outgoing message is written with a single `write`, so the wire order is the order of the
+  sends: updates sent by a handler before it returns reach the peer before its response.
+
+When the peer's output ends, calls still waiting for an answer fail at once with
+`ConnectionClosedError`; requests already received are still served and answered, then the
+connection closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import importlib
+import inspect
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Generator
+
+import msgspec
+
+from . import rules, wire
+from .errors import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolError
+from .framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, OversizedLine, _SNIFF
+
+log = logging.getLogger("acp_runtime")
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+_DEFAULT: Any = object()
+_in_notification: contextvars.ContextVar[Connection | None] = contextvars.ContextVar(
+    "acp_runtime_in_notification", default=None
+)
+
+
+def default_schema() -> Any:
+    """The default generated package, `acp_schema`."""
+    return importlib.import_module("acp_schema")
+
+
+@dataclass
+class _Outgoing:
+    method: str
+    result_type: Any
+    future: asyncio.Future[Any]
+    direct: bool  # made from inside a notification handler: resolve on arrival
+    answered: bool = False
+
+
+@dataclass
+class _Serving:
+    method: str
+    params: Any
+    task: asyncio.Task[None] | None = None
+    cancel_result: Any = None  # wire result to answer when a turn cancel ended it
+    cancelled_by_peer: bool = field(default=False)
+
+
+class PendingCall:
+    """An outgoing request in flight. `await call` gives its result or raises its error.
+
+    Cancelling the task that awaits it sends `$/cancel_request` to the peer and drops the answer;
+    `await call.cancel()` asks the peer to cancel and lets the call end with the peer's answer
+    (typically the generated -32800 error).
+    """
+
+    def __init__(
+        self, conn: Connection, request_id: int, method: str, params: Any, future: asyncio.Future[Any]
+    ) -> None:
+        self.id = request_id
+        self.method = method
+        self._conn = conn
+        self._params = params
+        self._future = future
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        try:
+            result = await self._future
+        except asyncio.CancelledError:
+            if not self._future.done() or self._future.cancelled():
+                self._conn._abandon(self.id)
+            raise
+        return self._conn._after_result(self.method, self._params, result)
+
+    async def cancel(self) -> None:
+        await self._conn.cancel_request(self.id)
+
+
+class Connection:
+    """The side-neutral JSON-RPC engine; use `AgentSideConnection` or `ClientSideConnection`.
+
+    It is also the `Peer` the generated proxies are bound to: `request(method, params,
+    result_type)` and `notify(method, params)`, both checked against the protocol rules first.
+    """
+
+    def __init__(
+        self,
+        reader: Any,
+        writer: Any,
+        *,
+        side: str,
+        schema: Any = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        lenient: bool = False,
+        enforce_protocol: bool = True,
+    ) -> None:
+        self.schema = schema if schema is not None else default_schema()
+        self.side = side
+        self.lenient = lenient
+        self.enforce_protocol = enforce_protocol
+        self.max_line_bytes = max_line_bytes
+        self.protocol_version: int | None = None
+        self.initialized = False
+        self.peer_initialize: Any = None  # the peer's initialize message (request or result)
+        self.own_initialize: Any = None  # this side's
+        self.handler: Any = None
+
+        self._requires_initialize = enforce_protocol and rules.INITIALIZE in self.schema.METHODS
+        self._send_guards = rules.guards_for(self.schema, side, "send") if enforce_protocol else {}
+        self._receive_guards = rules.guards_for(self.schema, side, "receive") if enforce_protocol else {}
+        self._result_guards = rules.guards_for(self.schema, side, "result") if enforce_protocol else {}
+        self._turn_cancels = rules.turn_cancels_for(self.schema, side)
+        self._cancel_request_info = self.schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
+
+        self._lines = LineReader(reader, max_line_bytes)
+        self._out = LineWriter(writer)
+        self._pending: dict[Any, _Outgoing] = {}
+        self._abandoned: OrderedDict[Any, None] = OrderedDict()
+        self._serving: dict[Any, _Serving] = {}
+        self._inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._busy = False
+        self._next_id = 0
+        self._eof_error: ConnectionClosedError | None = None
+        self._inbox_drained = False
+        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._close_error: ConnectionClosedError | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.describe_eof: Callable[[], Awaitable[str]] | None = None
+
+    def _start(self, handler: Any) -> None:
+        if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
+            handler = handler(self)
+        self.handler = handler
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
+
+    # --- public API ------------------------------------------------------------------------------
+
+    @property
+    def peer_capabilities(self) -> Any:
+        """The capabilities the peer advertised in initialize (None before)."""
+        return wire.get(self.peer_initialize, rules.CAPABILITIES[rules.PEER[self.side]])
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.done()
+
+    async def wait_closed(self) -> None:
+        """Wait until the connection is closed (by either side)."""
+        await asyncio.shield(self._closed)
+
+    async def close(self, error: Exception | None = None) -> None:
+        """Close now: pending calls fail, running handlers are cancelled, the output is closed."""
+        reason = error if isinstance(error, ConnectionClosedError) else None
+        self._shutdown(reason or ConnectionClosedError(f"connection closed{f': {error}' if error else ''}"))
+        current = asyncio.current_task()
+        await asyncio.gather(*(t for t in self._tasks if t is not current), return_exceptions=True)
+
+    async def __aenter__(self) -> Connection:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def request(self, method: str, params: Any = None, result_type: Any = _DEFAULT) -> Any:
+        """Send a request and wait for its typed result (or raise the peer's typed error)."""
+        return await (await self.send_request(method, params, result_type))
+
+    async def send_request(self, method: str, params: Any = None, result_type: Any = _DEFAULT) -> PendingCall:
+        """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
+        self._check_can_call()
+        params = self._outgoing(method, params)
+        if result_type is _DEFAULT:
+            info = self.schema.REQUESTS.get(method)
+            result_type = info.result if info is not None else None
+        request_id = self._next_id
+        self._next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        direct = _in_notification.get() is self
+        self._pending[request_id] = _Outgoing(method, result_type, future, direct)
+        message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
+        try:
+            await self._write(self.schema.encode_message(message))
+        except BaseException:
+            self._pending.pop(request_id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by the shutdown this write caused: reported below
+            raise
+        return PendingCall(self, request_id, method, params, future)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification."""
+        if self._close_error is not None:
+            raise self._close_error
+        params = self._outgoing(method, params)
+        note = self.schema.Notification(method=method, params=_omit_none(params))
+        await self._write(self.schema.encode_message(note))
+        if method == rules.SESSION_CANCEL:
+            self._cancel_turn(params)
+
+    async def cancel_request(self, request_id: Any) -> None:
+        """Send `$/cancel_request` for one of our pending requests; its call stays pending until
+        the peer answers it (with -32800 or a result)."""
+        if self._cancel_request_info is None:
+            raise CapabilityError(rules.CANCEL_REQUEST, "the schema defines no such notification")
+        params = wire.build(self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params)
+        await self.notify(rules.CANCEL_REQUEST, params)
+
+    # --- rules hooks, refined by the sides ---------------------------------------------------------
+
+    def _outgoing(self, method: str, params: Any) -> Any:
+        """Check an outgoing call against the protocol rules; may return adjusted params."""
+        if method.startswith("rpc.") and self.enforce_protocol:
+            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
+        if self._requires_initialize and not self.initialized and method not in rules.ALLOWED_BEFORE_INITIALIZE:
+            raise NotInitializedError(f"{method}: initialize has not completed on this connection")
+        for check in self._send_guards.get(method, ()):
+            reason = check(params, self.peer_initialize)
+            if reason is not None:
+                raise CapabilityError(method, reason)
+        return params
+
+    def _after_result(self, method: str, params: Any, result: Any) -> Any:
+        return result
+
+    async def _dispatch_request(self, request: Any) -> Any:
+        method = request.method
+        if self._requires_initialize and not self.initialized and method not in rules.ALLOWED_BEFORE_INITIALIZE:
+            raise self._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
+        for check in self._receive_guards.get(method, ()):
+            reason = check(request.params, self.own_initialize)
+            if reason is not None:
+                raise self._error(INVALID_PARAMS, "Invalid params", {"message": reason})
+        result = await self._call_handler(request, is_request=True)
+        for check in self._result_guards.get(method, ()):
+            reason = check(result, self.peer_initialize)
+            if reason is not None:
+                raise CapabilityError(method, f"the handler's result breaks a protocol rule: {reason}")
+        return result
+
+    async def _call_handler(self, message: Any, *, is_request: bool) -> Any:
+        method = message.method
+        if method.startswith("_"):
+            fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
+            if fn is None:
+                if is_request:
+                    raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
+                return None
+            return await fn(method, message.params)
+        info = (self.schema.REQUESTS if is_request else self.schema.NOTIFICATIONS).get(method)
+        fn = getattr(self.handler, info.handler, None) if info is not None else None
+        if fn is None:
+            if is_request:
+                raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
+            return None
+        return await fn(message.params)
+
+    # --- receiving ---------------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                line = await self._lines.readline()
+                if line is None:
+                    break
+                if isinstance(line, OversizedLine):
+                    self._on_oversized(line)
+                else:
+                    self._receive(line)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a broken stream; never a bad message
+            log.warning("reading failed: %r", exc)
+        reason = "the peer closed the connection (end of input)"
+        if self.describe_eof is not None:
+            try:
+                reason = await self.describe_eof()
+            except Exception:  # pragma: no cover - best effort only
+                pass
+        self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
+
+    def _receive(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        schema = self.schema
+        try:
+            message = schema.decode_message(line, self.side, self._result_type_of, lenient=self.lenient)
+        except schema.RpcError as err:
+            self._on_bad_message(line, err)
+            return
+        except Exception as exc:  # decode_message must raise RpcError: a generator bug
+            log.error("decode_message raised %r instead of an RpcError", exc)
+            self._on_bad_message(line, self._error(INTERNAL_ERROR, "Internal error"))
+            return
+        if isinstance(message, schema.Request):
+            self._on_request(message)
+        elif isinstance(message, schema.Notification):
+            self._on_notification(message)
+        else:
+            self._on_response(message)
+
+    def _result_type_of(self, request_id: Any) -> Any:
+        try:
+            outgoing = self._pending.get(request_id)
+        except TypeError:
+            return None
+        return outgoing.result_type if outgoing is not None else None
+
+    def _on_bad_message(self, line: bytes, err: Any) -> None:
+        kind, request_id = _classify(line)
+        if kind == "response":  # fail its call; a response is never answered
+            outgoing = self._pop_pending(request_id)
+            if outgoing is not None and not outgoing.future.done():
+                outgoing.future.set_exception(err)
+            log.warning("dropped an invalid response (id %r): %s", request_id, err)
+        elif kind == "notification" and err.code != PARSE_ERROR:
+            log.warning("dropped an invalid notification: %s", err)
+        else:
+            self._send_error_nowait(err.id, err)
+
+    def _on_oversized(self, line: OversizedLine) -> None:
+        kind, request_id = _sniff(line.head)
+        message = f"Message of {line.size} bytes exceeds the limit of {self.max_line_bytes} bytes"
+        err = self._error(INVALID_REQUEST, message, {"limit": self.max_line_bytes, "size": line.size})
+        log.warning("%s (a %s, id %r)", message, kind, request_id)
+        if kind == "response":
+            outgoing = self._pop_pending(request_id)
+            if outgoing is not None:
+                outgoing.future.set_exception(err)
+        elif kind != "notification":
+            self._send_error_nowait(request_id, err)
+
+    def _on_request(self, request: Any) -> None:
+        try:
+            duplicate = request.id in self._serving
+        except TypeError:
+            duplicate = True
+        if duplicate:
+            err = self._error(INVALID_REQUEST, "Invalid request: duplicate id of a request in progress")
+            self._send_error_nowait(request.id, err)
+            return
+        serving = _Serving(request.method, request.params)
+        self._serving[request.id] = serving
+        serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
+        serving.task.add_done_callback(lambda task: self._served(request, serving, task))
+
+    def _on_notification(self, note: Any) -> None:
+        if note.method == rules.CANCEL_REQUEST:
+            serving = self._serving.get(wire.get(note.params, rules.CANCEL_REQUEST_ID))
+            if serving is not None and serving.task is not None:
+                serving.cancelled_by_peer = True
+                serving.task.cancel()
+        elif note.method == rules.SESSION_CANCEL:
+            self._cancel_turn(note.params)
+        self._inbox.put_nowait(("notification", note))
+
+    def _on_response(self, response: Any) -> None:
+        try:
+            outgoing = self._pending.get(response.id)
+        except TypeError:
+            outgoing = None
+        if outgoing is None:
+            if response.id in self._abandoned:
+                log.debug("dropped the answer to abandoned request %r", response.id)
+            elif isinstance(response, self.schema.ErrorResponse):
+                log.warning("peer reported an error for id %r: %s", response.id, response.error)
+            else:
+                log.warning("dropped a response to unknown id %r", response.id)
+            return
+        if outgoing.direct or (self._inbox.empty() and not self._busy):
+            self._resolve(response)
+        else:
+            outgoing.answered = True
+            self._inbox.put_nowait(("response", response))
+
+    async def _work(self) -> None:
+        while True:
+            kind, message = await self._inbox.get()
+            if kind == "eof":
+                break
+            self._busy = True
+            try:
+                if kind == "response":
+                    self._resolve(message)
+                else:
+                    token = _in_notification.set(self)
+                    try:
+                        await self._call_handler(message, is_request=False)
+                    except Exception:
+                        log.exception("notification handler for %s failed", message.method)
+                    finally:
+                        _in_notification.reset(token)
+            finally:
+                self._busy = False
+        self._inbox_drained = True
+        self._maybe_finish()
+
+    def _resolve(self, response: Any) -> None:
+        outgoing = self._pop_pending(response.id)
+        if outgoing is None or outgoing.future.done():
+            return
+        if isinstance(response, self.schema.ErrorResponse):
+            error = response.error
+            outgoing.future.set_exception(self.schema.error_for(error.code, error.message, error.data))
+        else:
+            outgoing.future.set_result(response.result)
+
+    def _pop_pending(self, request_id: Any) -> _Outgoing | None:
+        try:
+            return self._pending.pop(request_id, None)
+        except TypeError:
+            return None
+
+    # --- serving requests --------------------------------------------------------------------------
+
+    async def _serve(self, request: Any, serving: _Serving) -> None:
+        schema = self.schema
+        try:
+            try:
+                result = await self._dispatch_request(request)
+                data = self._encode_result(request, result)
+            except asyncio.CancelledError:
+                if self._close_error is not None:
+                    return
+                data = self._encode_cancelled(request, serving)
+            except Exception as exc:
+                if serving.cancel_result is not None:  # a cancelled turn: its errors mean "cancelled"
+                    data = self._encode_cancelled(request, serving)
+                elif isinstance(exc, schema.RpcError):
+                    data = self._encode_error(request.id, exc)
+                else:
+                    log.exception("handler for %s failed", request.method)
+                    data = self._encode_error(request.id, self._error(INTERNAL_ERROR, "Internal error"))
+        finally:
+            self._serving.pop(request.id, None)
+        try:
+            await self._write(data)
+        except ConnectionClosedError:
+            log.debug("could not answer %s: connection closed", request.method)
+        finally:
+            self._maybe_finish()
+
+    def _served(self, request: Any, serving: _Serving, task: asyncio.Task[None]) -> None:
+        """A task cancelled before it started never ran `_serve`: answer for it here."""
+        if self._serving.get(request.id) is not serving:
+            return
+        del self._serving[request.id]
+        if task.cancelled() and self._close_error is None:
+            try:
+                self._out.write_nowait(self._encode_cancelled(request, serving))
+            except Exception as exc:
+                log.debug("could not answer cancelled %s: %r", request.method, exc)
+        self._maybe_finish()
+
+    def _encode_result(self, request: Any, result: Any) -> bytes:
+        if result is None:
+            info = self.schema.REQUESTS.get(request.method)
+            if info is not None and info.result is not None:
+                try:
+                    self.schema.decode(b"{}", info.result)
+                except Exception:
+                    raise TypeError(f"the {request.method} handler returned None, but its result has required fields")
+            result = {}
+        data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
+        return data
+
+    def _encode_cancelled(self, request: Any, serving: _Serving) -> bytes:
+        info = self.schema.REQUESTS.get(request.method)
+        if serving.cancel_result is not None and not serving.cancelled_by_peer and info is not None:
+            result = wire.build(self.schema, serving.cancel_result, info.result)
+            data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
+            return data
+        return self._encode_error(request.id, self._error(rules.REQUEST_CANCELLED, "Request cancelled"))
+
+    def _encode_error(self, request_id: Any, err: Any) -> bytes:
+        data: bytes = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=err.to_error_object()))
+        return data
+
+    def _send_error_nowait(self, request_id: Any, err: Any) -> None:
+        try:
+            self._out.write_nowait(self._encode_error(request_id, err))
+        except Exception as exc:
+            log.debug("could not send an error answer: %r", exc)
+
+    def _cancel_turn(self, params: Any) -> None:
+        """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
+        if not self._turn_cancels:
+            return
+        session_id = wire.get(params, rules.SESSION_ID)
+        for serving in list(self._serving.values()):
+            result = self._turn_cancels.get(serving.method)
+            if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
+                serving.cancel_result = result
+                if serving.task is not None:
+                    serving.task.cancel()
+
+    # --- writing and closing -----------------------------------------------------------------------
+
+    async def _write(self, data: bytes) -> None:
+        if self._closed.done():
+            raise self._close_error or ConnectionClosedError("connection closed")
+        try:
+            await self._out.write(data)
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+            self._shutdown(err)
+            raise err from exc
+
+    def _check_can_call(self) -> None:
+        error = self._close_error or self._eof_error
+        if error is not None:
+            raise error
+
+    def _abandon(self, request_id: Any) -> None:
+        if self._pending.pop(request_id, None) is None:
+            return
+        self._abandoned[request_id] = None
+        while len(self._abandoned) > 1024:
+            self._abandoned.popitem(last=False)
+        if self._cancel_request_info is None or self._closed.done():
+            return
+        try:
+            params = wire.build(self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params)
+            note = self.schema.Notification(method=rules.CANCEL_REQUEST, params=params)
+            self._out.write_nowait(self.schema.encode_message(note))
+        except Exception as exc:
+            log.debug("could not send $/cancel_request: %r", exc)
+
+    def _fail_pending(self, error: ConnectionClosedError, *, keep_answered: bool) -> None:
+        for request_id, outgoing in list(self._pending.items()):
+            if keep_answered and outgoing.answered:
+                continue
+            del self._pending[request_id]
+            if not outgoing.future.done():
+                outgoing.future.set_exception(error)
+
+    def _on_eof(self, error: ConnectionClosedError) -> None:
+        if self._eof_error is not None or self._closed.done():
+            return
+        self._eof_error = error
+        self._fail_pending(error, keep_answered=True)
+        self._inbox.put_nowait(("eof", None))
+        self._maybe_finish()
+
+    def _maybe_finish(self) -> None:
+        if self._eof_error is not None and self._inbox_drained and not self._serving:
+            self._shutdown(self._eof_error)
+
+    def _shutdown(self, error: ConnectionClosedError) -> None:
+        if self._closed.done():
+            return
+        self._close_error = error
+        self._fail_pending(error, keep_answered=False)
+        for serving in list(self._serving.values()):
+            if serving.task is not None:
+                serving.task.cancel()
+        current = asyncio.current_task()
+        for task in self._tasks:
+            if task is not current:
+                task.cancel()
+        self._out.close()
+        self._closed.set_result(None)
+
+    def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> Any:
+        return self.schema.error_for(code, message, data)
+
+
+def _omit_none(params: Any) -> Any:
+    return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null
+
+
+def _classify(line: bytes) -> tuple[str, Any]:
+    """The kind ("request", "notification", "response", "unknown") and id of a bad message."""
+    try:
+        raw = msgspec.json.decode(line)
+    except Exception:
+        return _sniff(line[:_SNIFF])
+    if not isinstance(raw, dict):
+        return "unknown", None
+    request_id = raw.get("id")
+    request_id = request_id if isinstance(request_id, (int, str)) else None
+    if "method" in raw:
+        return ("request" if "id" in raw else "notification"), request_id
+    if "result" in raw or "error" in raw:
+        return "response", request_id
+    return "unknown", request_id
+
+
+def _sniff(head: bytes) -> tuple[str, Any]:
+    """Guess the kind and id of an oversized message from the top-level keys in its first bytes."""
+    text = head.decode("utf-8", "replace")
+    keys: dict[str, Any] = {}
+    depth, i, n, key, expect_key = 0, 0, len(text), None, False
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            token, i = text[i + 1 : j], j + 1
+            if depth == 1 and expect_key:
+                key, expect_key = token, False
+            elif depth == 1 and key is not None:
+                keys[key], key = token, None
+            continue
+        if ch in "{[":
+            if depth == 1 and key is not None:
+                keys[key], key = ..., None
+            depth += 1
+            expect_key = depth == 1
+        elif ch in "}]":
+            depth -= 1
+        elif depth == 1 and ch == ",":
+            expect_key = True
+        elif depth == 1 and key is not None and (ch == "-" or ch.isdigit()):
+            j = i + 1
+            while j < n and text[j].isdigit():
+                j += 1
+            keys[key], key, i = int(text[i:j]) if text[i:j] != "-" else ..., None, j
+            continue
+        elif depth == 1 and key is not None and ch.isalpha():
+            keys[key], key = ..., None
+        i += 1
+    request_id = keys.get("id")
+    request_id = request_id if isinstance(request_id, (int, str)) else None
+    if "method" in keys:
+        return ("request" if "id" in keys else "notification"), request_id
+    if "result" in keys or "error" in keys:
+        return "response", request_id
+    return "unknown", request_id

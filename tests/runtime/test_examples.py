@@ -1,0 +1,94 @@
+"""End to end over real pipes: examples/client.py driving examples/echo_agent.py and others."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import acp_schema as acp
+from acp_runtime import spawn_agent
+
+from .helpers import Client, initialize_request
+
+ROOT = Path(__file__).parents[2]
+CLIENT = str(ROOT / "examples" / "client.py")
+ECHO = str(ROOT / "examples" / "echo_agent.py")
+SCRIPTED = str(Path(__file__).parent / "peers" / "scripted_agent.py")
+PYTHON = sys.executable
+
+
+def run_client(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, CLIENT, *args], capture_output=True, text=True, timeout=30)
+
+
+def test_client_prompts_the_echo_agent_and_prints_the_echo() -> None:
+    result = run_client("--prompt", "hello, agent", "--", PYTHON, ECHO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "agent: echo-agent 0.1.0\nhello, agent\n"
+
+
+def test_client_without_a_prompt_prints_the_agent_and_exits() -> None:
+    result = run_client("--", PYTHON, ECHO)
+    assert result.returncode == 0 and result.stdout == "agent: echo-agent 0.1.0\n"
+
+
+def test_client_answers_a_permission_request_with_the_first_allow_once_option() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "permission")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "agent: scripted-permission 9.9",
+        "permission requested: Write /tmp/x",
+        "  -> allowing once: Allow",
+        "outcome: yes",
+    ]
+
+
+def test_client_cancels_a_permission_request_without_allow_once() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "reject-only")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == ["  -> no allow_once option: cancelled", "outcome: cancelled"]
+
+
+def test_an_error_answer_is_one_clear_line_and_exit_1() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "auth")
+    assert result.returncode == 1
+    assert result.stderr == "error: the agent answered -32000: Authentication required\n"
+
+
+def test_an_agent_speaking_another_version_is_one_clear_line_and_exit_1() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "version2")
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "protocol version 2" in result.stderr
+
+
+def test_a_dying_agent_is_one_clear_line_and_exit_1() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, str(Path(__file__).parent / "peers" / "dying_agent.py"))
+    assert result.returncode == 1
+    assert result.stderr == "error: connection closed: the agent process exited with code 3\n"
+
+
+def test_a_missing_agent_command_is_one_clear_line_and_exit_1() -> None:
+    result = run_client("--", "/nonexistent/agent")
+    assert result.returncode == 1 and result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+async def test_session_cancel_over_pipes_ends_the_echo_turn_cancelled() -> None:
+    client = Client()
+    async with spawn_agent(client, PYTHON, ECHO, "--delay", "0.2") as conn:
+        await conn.agent.initialize(initialize_request())
+        session = await conn.agent.session_new(acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
+        blocks = [acp.TextContent(text=str(i)) for i in range(50)]
+        prompt = asyncio.ensure_future(
+            conn.agent.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=blocks))
+        )
+        while not client.updates:
+            await asyncio.sleep(0.01)
+        started = time.monotonic()
+        await conn.agent.session_cancel(acp.CancelNotification(session_id=session.session_id))
+        answer = await prompt
+        assert answer.stop_reason == acp.StopReason.CANCELLED
+        assert time.monotonic() - started < 1.0
+        assert 1 <= len(client.updates) < 50

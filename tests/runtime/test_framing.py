@@ -1,0 +1,66 @@
+"""Newline-delimited framing: lines across chunks, EOF mid-line, the size limit."""
+
+from __future__ import annotations
+
+import asyncio
+
+import acp_schema as acp
+from acp_runtime.connection import _sniff
+from acp_runtime.framing import LineReader, OversizedLine, memory_pipe
+
+
+async def read_all(data: bytes, limit: int = 1 << 20, pieces: int = 1) -> list:
+    reader = asyncio.StreamReader()
+    step = max(1, len(data) // pieces)
+    for i in range(0, len(data), step):
+        reader.feed_data(data[i : i + step])
+    reader.feed_eof()
+    lines = LineReader(reader, limit)
+    out = []
+    while (line := await lines.readline()) is not None:
+        out.append(line)
+    return out
+
+
+async def test_lines_split_on_newlines_whatever_the_chunking() -> None:
+    data = b"one\ntwo\n\nthree\n"
+    for pieces in (1, 3, len(data)):
+        assert await read_all(data, pieces=pieces) == [b"one", b"two", b"", b"three"]
+
+
+async def test_unterminated_last_line_is_returned_at_eof() -> None:
+    assert await read_all(b"a\nb") == [b"a", b"b"]
+
+
+async def test_a_line_over_the_limit_is_skipped_and_reported_with_its_size_and_head() -> None:
+    data = b"ok\n" + b"x" * 100 + b"\nafter\n"
+    for pieces in (1, 7, 60):
+        lines = await read_all(data, limit=10, pieces=pieces)
+        assert lines[0] == b"ok" and lines[2] == b"after"
+        assert lines[1] == OversizedLine(100, b"x" * 100)
+
+
+async def test_an_oversized_line_cut_by_eof_is_reported() -> None:
+    lines = await read_all(b"y" * 50, limit=10, pieces=5)
+    assert lines == [OversizedLine(50, b"y" * 50)]
+
+
+async def test_a_line_exactly_at_the_limit_is_accepted() -> None:
+    assert await read_all(b"z" * 10 + b"\n", limit=10) == [b"z" * 10]
+
+
+def test_sniff_finds_the_kind_and_top_level_id_of_a_message_head() -> None:
+    assert _sniff(b'{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"id":99,') == ("request", 12)
+    assert _sniff(b'{"jsonrpc":"2.0","method":"session/update","params":{"id":5') == ("notification", None)
+    assert _sniff(b'{"jsonrpc":"2.0","id":"a\\"b","result":{"text":"') == ("response", 'a\\"b')
+    assert _sniff(b'{"params":{"id":7},"method":"x","id":-3}') == ("request", -3)
+    assert _sniff(b"\xff\xfe garbage") == ("unknown", None)
+
+
+async def test_memory_pipe_connects_two_ends() -> None:
+    (a_in, a_out), (b_in, b_out) = memory_pipe()
+    a_out.write(b"to b\n")
+    b_out.write(b"to a\n")
+    assert await b_in.readline() == b"to b\n" and await a_in.readline() == b"to a\n"
+    a_out.close()
+    assert await b_in.read() == b""
