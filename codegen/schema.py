@@ -50,8 +50,61 @@ def parse(raw: bytes, name: str) -> Schema:
         if not isinstance(body, dict):
             raise SchemaError(pointer_of(def_name), "a definition must be a JSON object")
     schema = Schema(name=name, sha256=hashlib.sha256(raw).hexdigest(), document=document)
+    _check_shapes(defs, "/$defs")
     _check_refs(document, "")
     return schema
+
+
+# The JSON type each schema keyword must have; a schema with another is not a JSON Schema.
+_KEYWORD_TYPES: dict[str, tuple[type, ...]] = {
+    "$ref": (str,),
+    "allOf": (list,),
+    "anyOf": (list,),
+    "oneOf": (list,),
+    "properties": (dict,),
+    "required": (list,),
+    "items": (dict, bool),
+    "additionalProperties": (dict, bool),
+    "type": (str, list),
+    "enum": (list,),
+    "not": (dict, bool),
+    "x-method": (str,),
+    "x-side": (str,),
+}
+
+
+def _check_shapes(defs: dict[str, Any], pointer: str) -> None:
+    """Every schema keyword of every def has the JSON type JSON Schema gives it."""
+
+    def schema_node(node: Any, where: str) -> None:
+        if isinstance(node, bool):
+            return
+        if not isinstance(node, dict):
+            raise SchemaError(where, f"a schema must be an object or a boolean, not {type(node).__name__}")
+        for key, expected in _KEYWORD_TYPES.items():
+            if key in node and not isinstance(node[key], expected):
+                raise SchemaError(f"{where}/{key}", f"{key} must be {' or '.join(_json_name(t) for t in expected)}")
+        for key in ("allOf", "anyOf", "oneOf"):
+            for i, sub in enumerate(node.get(key, [])):
+                schema_node(sub, f"{where}/{key}/{i}")
+        for name, sub in node.get("properties", {}).items():
+            schema_node(sub, f"{where}/properties/{_escape(name)}")
+        for key in ("items", "additionalProperties", "not"):
+            if isinstance(node.get(key), dict):
+                schema_node(node[key], f"{where}/{key}")
+        if any(not isinstance(r, str) for r in node.get("required", [])):
+            raise SchemaError(f"{where}/required", "required must list property names")
+
+    for name, body in defs.items():
+        schema_node(body, f"{pointer}/{_escape(name)}")
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _json_name(t: type) -> str:
+    return {str: "a string", list: "an array", dict: "an object", bool: "a boolean"}[t]
 
 
 def pointer_of(def_name: str, *parts: str | int) -> str:

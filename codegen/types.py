@@ -137,6 +137,8 @@ def type_of(node: Any, pointer: str, hoist: Hoist, defs: dict[str, Any]) -> Type
     if types == "object":
         extra = s.get("additionalProperties", True)
         return MapOf(ANY if extra in (True, {}) else type_of(extra, pointer + "/additionalProperties", hoist, defs))
+    if types == "null":
+        return NULL
     if types in _PRIMS:
         return Prim(
             _PRIMS[types],

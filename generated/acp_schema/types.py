@@ -866,7 +866,7 @@ class Annotations(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     last_modified: str | None = msgspec.field(default=None, name="lastModified")
 
-    priority: float | None | UnsetType = UNSET
+    priority: float | None = None
 
 
 class AudioContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="audio"):
@@ -1495,7 +1495,7 @@ class ResourceLink(
 
     name: str
 
-    size: int | None | UnsetType = UNSET
+    size: int | None = None
 
     title: str | None = None
 
@@ -1814,8 +1814,8 @@ class CreateTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     env: list[EnvVariable] | UnsetType = UNSET
     """Environment variables for the command."""
 
-    output_byte_limit: Annotated[int, Meta(ge=0)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="outputByteLimit"
+    output_byte_limit: Annotated[int, Meta(ge=0)] | None = msgspec.field(
+        default=None, name="outputByteLimit"
     )
     """Maximum number of output bytes to retain.
 
@@ -2108,13 +2108,13 @@ class StringPropertySchema(
     format: StringFormat | None = None
     """String format."""
 
-    max_length: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="maxLength"
+    max_length: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
+        default=None, name="maxLength"
     )
     """Maximum string length."""
 
-    min_length: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="minLength"
+    min_length: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
+        default=None, name="minLength"
     )
     """Minimum string length."""
 
@@ -2133,16 +2133,16 @@ class NumberPropertySchema(
 ):
     """Schema for number (floating-point) properties in an elicitation form."""
 
-    default: float | None | UnsetType = UNSET
+    default: float | None = None
     """Default value."""
 
     description: str | None = None
     """Human-readable description."""
 
-    maximum: float | None | UnsetType = UNSET
+    maximum: float | None = None
     """Maximum value (inclusive)."""
 
-    minimum: float | None | UnsetType = UNSET
+    minimum: float | None = None
     """Minimum value (inclusive)."""
 
     title: str | None = None
@@ -2154,16 +2154,16 @@ class IntegerPropertySchema(
 ):
     """Schema for integer properties in an elicitation form."""
 
-    default: int | None | UnsetType = UNSET
+    default: int | None = None
     """Default value."""
 
     description: str | None = None
     """Human-readable description."""
 
-    maximum: int | None | UnsetType = UNSET
+    maximum: int | None = None
     """Maximum value (inclusive)."""
 
-    minimum: int | None | UnsetType = UNSET
+    minimum: int | None = None
     """Minimum value (inclusive)."""
 
     title: str | None = None
@@ -2184,14 +2184,10 @@ class MultiSelectPropertySchema(
     items: MultiSelectItems
     """The items definition describing allowed values."""
 
-    max_items: Annotated[int, Meta(ge=0)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="maxItems"
-    )
+    max_items: Annotated[int, Meta(ge=0)] | None = msgspec.field(default=None, name="maxItems")
     """Maximum number of items to select."""
 
-    min_items: Annotated[int, Meta(ge=0)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="minItems"
-    )
+    min_items: Annotated[int, Meta(ge=0)] | None = msgspec.field(default=None, name="minItems")
     """Minimum number of items to select."""
 
     title: str | None = None
@@ -3069,8 +3065,8 @@ class NesEditHistoryCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="maxCount"
+    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
+        default=None, name="maxCount"
     )
     """Maximum number of edit history entries the agent can use."""
 
@@ -3164,8 +3160,8 @@ class NesOpenFile(msgspec.Struct, kw_only=True, omit_defaults=True):
     language_id: str = msgspec.field(name="languageId")
     """The language identifier."""
 
-    last_focused_ms: Annotated[int, Meta(ge=0)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="lastFocusedMs"
+    last_focused_ms: Annotated[int, Meta(ge=0)] | None = msgspec.field(
+        default=None, name="lastFocusedMs"
     )
     """Timestamp in milliseconds since epoch of when the file was last focused."""
 
@@ -3212,8 +3208,8 @@ class NesRecentFilesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="maxCount"
+    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
+        default=None, name="maxCount"
     )
     """Maximum number of recent files the agent can use."""
 
@@ -3385,8 +3381,8 @@ class NesUserActionsCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="maxCount"
+    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
+        default=None, name="maxCount"
     )
     """Maximum number of user actions the agent can use."""
 
@@ -3731,10 +3727,10 @@ class ReadTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    limit: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = UNSET
+    limit: Annotated[int, Meta(ge=0, le=4294967295)] | None = None
     """Maximum number of lines to read."""
 
-    line: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = UNSET
+    line: Annotated[int, Meta(ge=0, le=4294967295)] | None = None
     """Line number to start reading from (1-based)."""
 
     path: str
@@ -4758,8 +4754,8 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    exit_code: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="exitCode"
+    exit_code: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
+        default=None, name="exitCode"
     )
     """The process exit code (may be null if terminated by signal)."""
 
@@ -4837,7 +4833,7 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    line: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = UNSET
+    line: Annotated[int, Meta(ge=0, le=4294967295)] | None = None
     """Optional line number within the file."""
 
     path: str
@@ -4852,13 +4848,13 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     Token usage information for a prompt turn.
     """
 
-    cached_read_tokens: Annotated[int, Meta(ge=0)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="cachedReadTokens"
+    cached_read_tokens: Annotated[int, Meta(ge=0)] | None = msgspec.field(
+        default=None, name="cachedReadTokens"
     )
     """Total cache read tokens."""
 
-    cached_write_tokens: Annotated[int, Meta(ge=0)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="cachedWriteTokens"
+    cached_write_tokens: Annotated[int, Meta(ge=0)] | None = msgspec.field(
+        default=None, name="cachedWriteTokens"
     )
     """Total cache write tokens."""
 
@@ -4868,8 +4864,8 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     output_tokens: Annotated[int, Meta(ge=0)] = msgspec.field(name="outputTokens")
     """Total output tokens across all turns."""
 
-    thought_tokens: Annotated[int, Meta(ge=0)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="thoughtTokens"
+    thought_tokens: Annotated[int, Meta(ge=0)] | None = msgspec.field(
+        default=None, name="thoughtTokens"
     )
     """Total thought/reasoning tokens"""
 
@@ -4906,8 +4902,8 @@ class WaitForTerminalExitResponse(msgspec.Struct, kw_only=True, omit_defaults=Tr
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    exit_code: Annotated[int, Meta(ge=0, le=4294967295)] | None | UnsetType = msgspec.field(
-        default=UNSET, name="exitCode"
+    exit_code: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
+        default=None, name="exitCode"
     )
     """The process exit code (may be null if terminated by signal)."""
 

@@ -148,3 +148,10 @@ def test_missing_generator_dependencies_say_what_to_install(tmp_path: Path) -> N
     assert out.returncode == 2
     assert "pip install 'acpgen[codegen]'" in out.stderr and "jinja2" in out.stderr
     assert not (tmp_path / "pkg").exists()
+
+
+def test_a_keyword_of_the_wrong_json_type_names_its_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = json.loads(SMALL.read_text())
+    schema["$defs"]["SessionNotification"]["properties"] = 5
+    err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys)
+    assert "/$defs/SessionNotification/properties" in err and "must be an object" in err

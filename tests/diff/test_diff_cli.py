@@ -71,7 +71,7 @@ def test_the_json_summary_says_how_many_changes_fail(write_case: WriteCase, caps
         ("not json", "is not JSON"),
         ('{"type": "object"}', "no $defs object"),
         ('{"$defs": {"A": {"$ref": "#/$defs/B"}}}', "does not resolve"),
-        ('{"$defs": {"A": {"oneOf": 3}}}', "not a schema the generator can read"),
+        ('{"$defs": {"A": {"oneOf": 3}}}', "oneOf must be an array (at /$defs/A/oneOf)"),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_exit_2(
