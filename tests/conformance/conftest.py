@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from ..support.packages import FIXTURES, generated_package
 from .requirements import KEYWORDS, Requirement, load
 
 REQUIREMENTS = load()
@@ -21,6 +22,32 @@ HARD = ("MUST", "MUST NOT")
 
 _results: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # id -> (test, outcome, reason)
 _unknown: list[str] = []
+
+
+# The requirements describe v1 as of v1-stable-2026-08-20 (session/delete, stable elicitation);
+# rows about unstable methods use the unstable schema of the next day.
+STABLE_SCHEMA = FIXTURES / "schemas" / "v1-stable-2026-08-20.json"
+UNSTABLE_SCHEMA = FIXTURES / "schemas" / "v1-unstable-2026-08-21.json"
+
+
+@pytest.fixture(scope="session")
+def acp_v1(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The package generated from the stable v1 schema the requirements describe."""
+    return generated_package(STABLE_SCHEMA, tmp_path_factory.getbasetemp() / "conformance-packages")
+
+
+@pytest.fixture(scope="session")
+def acp_v1_unstable(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The package generated from the unstable v1 schema, for rows about unstable methods."""
+    return generated_package(UNSTABLE_SCHEMA, tmp_path_factory.getbasetemp() / "conformance-packages")
+
+
+@pytest.fixture(scope="session")
+def acp_default() -> Any:
+    """The committed default package (schema/schema.json), for rows that apply to it too."""
+    import acp_schema
+
+    return acp_schema
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
