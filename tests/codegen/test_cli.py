@@ -155,3 +155,17 @@ def test_a_keyword_of_the_wrong_json_type_names_its_pointer(tmp_path: Path, caps
     schema["$defs"]["SessionNotification"]["properties"] = 5
     err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys)
     assert "/$defs/SessionNotification/properties" in err and "must be an object" in err
+
+
+def test_output_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    schema = REPO / "tests" / "fixtures" / "schemas" / "v2-unstable-2026-08-21.json"
+    for seed in ("1", "2"):
+        env = {**__import__("os").environ, "PYTHONHASHSEED": seed}
+        subprocess.run(
+            [sys.executable, "-m", "acpgen", "generate", str(schema), "--out", str(tmp_path / seed), "--package", "pkg"],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
+    for path in (tmp_path / "1" / "pkg").iterdir():
+        assert path.read_bytes() == (tmp_path / "2" / "pkg" / path.name).read_bytes(), path.name
