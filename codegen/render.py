@@ -201,8 +201,15 @@ class _Context:
             ]
         else:
             options = d.type.options if isinstance(d.type, UnionOf) else (d.type,)
-            rows = [_tuple([self.annotation(o), "None", "()"]) for o in options]
+            rows = [_tuple([self.annotation(o), "None", _tuple([py_literal(r) for r in self._required_keys(o)])]) for o in options]
         return _tuple(rows)
+
+    def _required_keys(self, t: TypeExpr) -> list[str]:
+        """The wire keys a value of an option (or each item of a list option) must carry."""
+        if isinstance(t, ListOf):
+            t = t.item
+        d = self.by_name.get(t.name) if isinstance(t, Ref) else None
+        return [f.wire for f in self.all_fields(d) if f.required] if isinstance(d, ObjectDef) else []
 
     # ---- structs
 

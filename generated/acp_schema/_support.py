@@ -176,10 +176,13 @@ def choose(marker: type[HookUnion], value: Any) -> Any:
             candidates = tagged
         elif marker.__acp_open__ and isinstance(value[tag_field], str) and not candidates:
             return UnknownVariant(value)
-    if isinstance(value, dict) and len(candidates) > 1:
-        keys = value.keys()
-        fitting = [c for c in candidates if c[1] <= keys]
-        candidates = tuple(sorted(fitting, key=lambda c: -len(c[1]))) or candidates
+    if len(candidates) > 1:
+        # Told apart by required keys: of the value itself, or of a list's first item.
+        sample = value[0] if isinstance(value, list) and value else value
+        if isinstance(sample, dict):
+            keys = sample.keys()
+            fitting = [c for c in candidates if c[1] <= keys]
+            candidates = tuple(sorted(fitting, key=lambda c: -len(c[1]))) or candidates
     first_error: Exception | None = None
     for tp, _ in candidates:
         try:

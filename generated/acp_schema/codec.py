@@ -90,9 +90,9 @@ _encoder = msgspec.json.Encoder(enc_hook=enc_hook)
 _decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
 
 
-def encode(obj: Any) -> bytes:
-    """JSON bytes of any value of the package (Structs, enums, unions, unknown variants, messages)."""
-    return _encoder.encode(obj)
+encode: Callable[[Any], bytes] = _encoder.encode
+"""encode(obj) -> bytes: JSON of any value of the package (Structs, enums, unions, unknown variants,
+messages). It is the prebuilt encoder's own method: no Python call on the way."""
 
 
 def decoder(tp: Any) -> msgspec.json.Decoder[Any]:
@@ -609,7 +609,7 @@ class MessageDecoder:
     Everything else, and anything those passes reject, takes the careful path that says why.
     """
 
-    __slots__ = ("side", "result_type", "lenient", "_calls", "_responses")
+    __slots__ = ("side", "result_type", "lenient", "_calls", "_responses", "_results")
 
     def __init__(
         self,
@@ -625,6 +625,7 @@ class MessageDecoder:
         self.lenient = lenient
         self._calls = _side_decoder(side)
         self._responses: dict[Any, msgspec.json.Decoder[Any]] = {}
+        self._results: dict[Any, msgspec.json.Decoder[Any]] = {}
 
     def decode(self, data: bytes) -> Message:
         if data.find(b'"method"', 0, _PEEK) >= 0:
@@ -638,6 +639,10 @@ class MessageDecoder:
                     return Request(id=env.id, method=info.method, params=env.params)
                 if env.id is UNSET:
                     return Notification(method=info.method, params=env.params)
+        elif len(data) <= _SMALL:
+            answer = self._small_answer(data)
+            if answer is not None:
+                return answer
         else:
             at = data.find(b'"id":', 0, _PEEK)
             if at >= 0:
@@ -646,27 +651,66 @@ class MessageDecoder:
                     return response
         return _decode_carefully(data, self.side, self.result_type, self.lenient)
 
-    def _response(self, data: bytes, start: int) -> Response | None:
-        """One-pass decode of a response, its id read off the bytes first (and checked after)."""
+    def _small_answer(self, data: bytes) -> Response | ErrorResponse | None:
+        """A short answer: the envelope with its result left raw, then the result typed."""
+        try:
+            ans = _raw_answer.decode(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        if ans.error is not UNSET:
+            return ErrorResponse(id=ans.id, error=ans.error) if ans.result is UNSET else None
+        tp = self.result_type(ans.id)
+        if tp is None or isinstance(ans.result, UnsetType):
+            return None
+        dec = self._results.get(tp)
+        if dec is None:
+            dec = self._results[tp] = decoder(tp)
+        try:
+            return Response(id=ans.id, result=dec.decode(ans.result))
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+
+    def _response(self, data: bytes, start: int) -> Response | ErrorResponse | None:
+        """One-pass decode of an answer, its id read off the bytes first (and checked after)."""
         end = data.find(b",", start, start + 80)
-        token = data[start:end].strip() if end > 0 else b""
+        if end < 0:
+            return None
+        token = data[start:end].strip()
         if token.isdigit():
             id: RequestId = int(token)
         elif len(token) > 1 and token[0] == token[-1] == 0x22 and 0x5C not in token:
             id = token[1:-1].decode("utf-8", "replace")
         else:
             return None
-        tp = self.result_type(id)
-        if tp is None:
-            return None
-        dec = self._responses.get(tp)
-        if dec is None:
-            dec = self._responses[tp] = msgspec.json.Decoder(_TypedResponse[tp], dec_hook=dec_hook)  # type: ignore[valid-type]
+        if data.startswith(b'"error"', end + 1):
+            dec = _error_decoder
+        else:
+            tp = self.result_type(id)
+            if tp is None:
+                return None
+            dec = self._responses.get(tp)
+            if dec is None:
+                dec = self._responses[tp] = msgspec.json.Decoder(_TypedResponse[tp], dec_hook=dec_hook)  # type: ignore[valid-type]
         try:
-            response: Response = dec.decode(data)
+            answer: Response | ErrorResponse = dec.decode(data)
         except (msgspec.ValidationError, msgspec.DecodeError):
             return None
-        return response if response.id == id else None
+        return answer if answer.id == id else None
+
+
+_error_decoder = msgspec.json.Decoder(ErrorResponse)
+
+
+class _RawAnswer(msgspec.Struct, kw_only=True):
+    jsonrpc: Literal["2.0"]
+    id: RequestId
+    result: msgspec.Raw | UnsetType = UNSET
+    error: ErrorObject | UnsetType = UNSET
+
+
+_raw_answer = msgspec.json.Decoder(_RawAnswer)
+_SMALL = 1024
+"""Answers up to this size skim their envelope and decode the result; longer ones peek the id."""
 
 
 def decode_message(
@@ -784,6 +828,5 @@ _EMPTY_RESULTS = frozenset(
 """Result types with no required field: a peer's `"result": null` stands for an empty one."""
 
 
-def encode_message(msg: Message) -> bytes:
-    """The JSON bytes of one message (no newline; JSON never holds a raw newline)."""
-    return _encoder.encode(msg)
+encode_message: Callable[[Message], bytes] = _encoder.encode
+"""encode_message(msg) -> bytes: one message as JSON (no newline; JSON never holds a raw newline)."""

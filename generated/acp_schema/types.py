@@ -5246,7 +5246,10 @@ else:
     SessionConfigSelectOptions = hook_union(
         "SessionConfigSelectOptions",
         None,
-        ((list[SessionConfigSelectOption], None, ()), (list[SessionConfigSelectGroup], None, ())),
+        (
+            (list[SessionConfigSelectOption], None, ("name", "value")),
+            (list[SessionConfigSelectGroup], None, ("group", "name", "options")),
+        ),
         open=False,
     )
 """Possible values for a session configuration option."""
