@@ -682,6 +682,7 @@ class MessageDecoder:
             id = token[1:-1].decode("utf-8", "replace")
         else:
             return None
+        dec: msgspec.json.Decoder[Any] | None
         if data.startswith(b'"error"', end + 1):
             dec = _error_decoder
         else:
