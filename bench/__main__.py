@@ -1,10 +1,10 @@
 """`python -m bench`: measure acpgen against the alternatives, print one markdown table.
 
-    python -m bench                 full run (a few minutes): writes bench/results.json and the
-                                    generated block of BENCHMARKS.md
-    python -m bench --quick         seconds, for smoke tests: small samples, small streams; writes
-                                    nothing unless --json / --markdown say where
-    --only codecs,pipe / --skip generation,imports   choose sections
+python -m bench                 full run (a few minutes): writes bench/results.json and the
+                                generated block of BENCHMARKS.md
+python -m bench --quick         seconds, for smoke tests: small samples, small streams; writes
+                                nothing unless --json / --markdown say where
+--only codecs,pipe / --skip generation,imports   choose sections
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from . import processes
 from .codecs import DECODE_FLOOR, ENCODE_FLOOR, contenders, generate_dcg, load_module, runnable
 from .corpus import ROOT, corpus
 from .harness import FULL, QUICK, Settings, geomean, measure
-from .machine import describe, loadavg
+from .machine import describe, git_state, loadavg
 from .report import codec_summary, table, targets, targets_markdown, write_benchmarks_md
 
 SECTIONS = ("generation", "codecs", "imports", "pipe", "memory")
@@ -83,9 +83,7 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
         }
         for op, group in (("decode", cases.decode), ("encode", cases.encode)):
             timed = measure(runnable(group), plan.codec)
-            entry[op] = {
-                name: timed[name].as_dict() if name in timed else {"error": group[name]} for name in group
-            }
+            entry[op] = {name: timed[name].as_dict() if name in timed else {"error": group[name]} for name in group}
             floors = DECODE_FLOOR if op == "decode" else ENCODE_FLOOR
             by = min(floors, key=lambda f: timed[f].median_ns)
             entry[f"{op}_floor_ns"] = timed[by].median_ns
@@ -122,8 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help=f"comma-separated sections to run, of {','.join(SECTIONS)}")
     parser.add_argument("--skip", default="", help="comma-separated sections to leave out")
     parser.add_argument("--json", type=Path, help="where to write results (default: bench/results.json on a full run)")
-    parser.add_argument("--markdown", type=Path, help="BENCHMARKS.md to update (default: ./BENCHMARKS.md on a full run)")
+    parser.add_argument(
+        "--markdown", type=Path, help="BENCHMARKS.md to update (default: ./BENCHMARKS.md on a full run)"
+    )
     parser.add_argument("--no-write", action="store_true", help="print only, write no file")
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="run the pipe benchmark only as the scheduler places its processes (by default also pinned to two CPUs)",
+    )
     args = parser.parse_args(argv)
 
     only = {s for s in args.only.split(",") if s}
@@ -143,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = describe()
     meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     meta["plan"] = plan.as_dict()
+    meta["git"] = git_state(str(ROOT))
     meta["sections"] = sections
     if meta["loadavg_start"] and meta["loadavg_start"][0] > 0.5 * max(meta["nproc"], 1):
         log(f"warning: the machine is busy (load average {meta['loadavg_start']}): figures will be noisy")
@@ -150,16 +156,20 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     messages = corpus()
-    meta["corpus"] = {"messages": len(messages), "validated_with": "jsonschema Draft 2020-12, root + own def",
-                      "seconds": time.perf_counter() - start}
+    meta["corpus"] = {
+        "messages": len(messages),
+        "validated_with": "jsonschema Draft 2020-12, root + own def",
+        "seconds": time.perf_counter() - start,
+    }
     log(f"corpus: {len(messages)} messages, each validated against schema/schema.json")
 
     with tempfile.TemporaryDirectory(prefix="acpgen-bench-") as tmp:
         workdir = Path(tmp)
+        env = processes.child_env(workdir)
         dcg_path: Path | None = None
         if "generation" in sections:
             log(f"generation: acpgen generate and datamodel-codegen, {plan.generation_repeats} run(s) each")
-            results["generation"], dcg_path = processes.generation_times(plan.generation_repeats, workdir)
+            results["generation"], dcg_path = processes.generation_times(plan.generation_repeats, workdir, env)
         elif "codecs" in sections:
             dcg_path, dcg_seconds = generate_dcg(workdir)
         if "codecs" in sections:
@@ -167,13 +177,23 @@ def main(argv: list[str] | None = None) -> int:
             results["codecs"] = run_codecs(plan, dcg_path)
         if "imports" in sections:
             log(f"imports: fresh interpreters, {plan.import_repeats} runs each")
-            results["imports"] = processes.import_times(plan.import_repeats)
+            results["imports"] = processes.import_times(plan.import_repeats, env)
         if "pipe" in sections:
-            log(f"pipe: {plan.stream_n:,} notifications and {plan.pings:,} round trips, {plan.pipe_repeats} run(s)")
-            results["pipe"] = processes.pipe_throughput(plan.stream_n, plan.pings, plan.pipe_repeats, plan.pipe_timeout)
+            results["pipe"] = {}
+            for placement in processes.placements(pin=not args.no_pin):
+                log(
+                    f"pipe ({placement}): {plan.stream_n:,} notifications and {plan.pings:,} round trips, "
+                    f"{plan.pipe_repeats} round(s)"
+                )
+                results["pipe"][placement] = processes.pipe_throughput(
+                    plan.stream_n, plan.pings, plan.pipe_repeats, plan.pipe_timeout, env, pin=placement == "pinned"
+                )
         if "memory" in sections:
-            log(f"memory: decoding a {plan.huge_line >> 20} MiB line in fresh processes")
-            results["memory"] = processes.decode_memory(plan.huge_line, workdir, plan.pipe_timeout)
+            log(f"memory: a {plan.huge_line >> 20} MiB line, decoded alone and received over a pipe")
+            results["memory"] = {
+                "decode": processes.decode_memory(plan.huge_line, workdir, plan.pipe_timeout, env),
+                "pipe": processes.huge_line_over_pipe(plan.huge_line, plan.pipe_timeout, env, pin=not args.no_pin),
+            }
 
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)

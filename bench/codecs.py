@@ -104,7 +104,7 @@ def _dcg_cases(msg: Message, module: Any | None, out: Contenders) -> None:
         out.decode["dcg"] = out.encode["dcg"] = f"no class named {msg.def_name}"
         return
     try:
-        decoder = msgspec.json.Decoder(_dcg_envelope(msg, tp))
+        decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_dcg_envelope(msg, tp))
     except TypeError as exc:
         out.decode["dcg"] = out.encode["dcg"] = f"msgspec cannot build a decoder: {_first_line(exc)}"
         return
@@ -125,28 +125,32 @@ def _first_line(exc: BaseException) -> str:
 # ------------------------------------------------------------------------------ the official SDK
 
 
-def _sdk_cases(msg: Message, out: Contenders) -> None:
-    import acp.schema as sdk
+def _sdk_error_cases(msg: Message, out: Contenders) -> None:
     from acp.exceptions import RequestError
 
     loads, dumps = json.loads, json.dumps
+    mid = msg.id
+
+    def decode_error(data: bytes) -> Any:
+        message = loads(data)
+        error = message.get("error") or {}
+        return RequestError(error.get("code", -32603), error.get("message", "Error"), error.get("data"))
+
+    def encode_error(err: Any) -> bytes:
+        payload = {"jsonrpc": "2.0", "id": mid, "error": err.to_error_obj()}
+        return (dumps(payload, separators=(",", ":")) + "\n").encode("utf-8")
+
+    out.decode["sdk"] = (decode_error, msg.data)
+    out.encode["sdk"] = (encode_error, decode_error(msg.data))
+
+
+def _sdk_cases(msg: Message, out: Contenders) -> None:
+    import acp.schema as sdk
+
     if msg.kind == "error":
-
-        def decode(data: bytes) -> Any:
-            message = loads(data)
-            error = message.get("error") or {}
-            return RequestError(error.get("code", -32603), error.get("message", "Error"), error.get("data"))
-
-        err = decode(msg.data)
-        mid = msg.id
-
-        def encode(err: Any) -> bytes:
-            payload = {"jsonrpc": "2.0", "id": mid, "error": err.to_error_obj()}
-            return (dumps(payload, separators=(",", ":")) + "\n").encode("utf-8")
-
-        out.decode["sdk"], out.encode["sdk"] = (decode, msg.data), (encode, err)
+        _sdk_error_cases(msg, out)
         return
-
+    loads, dumps = json.loads, json.dumps
     model = getattr(sdk, msg.def_name, None)
     if model is None:
         out.decode["sdk"] = out.encode["sdk"] = f"the SDK has no model {msg.def_name}"

@@ -77,21 +77,28 @@ users.get("/users/:id", async (req, res, next) => {
 """
 
 
-def _source_text(min_bytes: int) -> str:
-    """Deterministic Python-like source text (quotes, backslashes, tabs, non-ASCII), min_bytes long."""
+def _source_text(min_bytes: int, wide: bool = True) -> str:
+    """Deterministic Python-like source text (quotes, backslashes, tabs, non-ASCII), min_bytes long.
+
+    `wide=False` keeps every character below U+0100, so Python holds it one byte per character.
+    """
     rng = random.Random(4)
     words = "alpha beta gamma delta value result request session update payload chunk token".split()
-    lines: list[str] = ['"""Generated module for the benchmark: realistic escapes and non-ASCII (é, ü, 中文)."""', ""]
+    dash = "\u2014" if wide else "-"
+    lines: list[str] = [
+        f'"""Generated module for the benchmark: escapes and non-ASCII (é, ü{", 中文" if wide else ""})."""',
+        "",
+    ]
     size = 0
     i = 0
     while size < min_bytes:
         a, b = rng.choice(words), rng.choice(words)
         block = (
-            f"def {a}_{b}_{i}(value: int, name: str = \"{b}\") -> dict[str, object]:\n"
-            f'    """Return the {a} of {b} #{i} \u2014 r\u00e9sum\u00e9 included."""\n'
-            f"    path = \"C:\\\\Users\\\\dev\\\\{a}\\\\{b}_{i}.txt\"\n"
+            f'def {a}_{b}_{i}(value: int, name: str = "{b}") -> dict[str, object]:\n'
+            f'    """Return the {a} of {b} #{i} {dash} r\u00e9sum\u00e9 included."""\n'
+            f'    path = "C:\\\\Users\\\\dev\\\\{a}\\\\{b}_{i}.txt"\n'
             f"    if value > {rng.randint(0, 9999)}:\n"
-            f"\t\treturn {{\"{a}\": value * {rng.randint(2, 99)}, \"path\": path, \"name\": name}}\n"
+            f'\t\treturn {{"{a}": value * {rng.randint(2, 99)}, "path": path, "name": name}}\n'
             f"    return {{\"{b}\": [value, {i}, None], 'note': 'it\\'s \"{a}\"'}}\n\n"
         )
         lines.append(block)
@@ -113,9 +120,7 @@ def _update(update: dict[str, Any]) -> dict[str, Any]:
 
 def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
     """(name, receiving side, kind, method, def, message) for every corpus entry."""
-    prompt_resource_text = "\n".join(
-        f"{n:4d}  {line}" for n, line in enumerate(_DIFF_NEW.splitlines() * 6, 1)
-    )
+    prompt_resource_text = "\n".join(f"{n:4d}  {line}" for n, line in enumerate(_DIFF_NEW.splitlines() * 6, 1))
     tool_call_update_diff = {
         "sessionUpdate": "tool_call_update",
         "toolCallId": "call_7f3a9c",
@@ -147,12 +152,21 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "category": "mode",
             "currentValue": "code",
             "options": [
-                {"group": "default", "name": "Default", "options": [
-                    {"value": "ask", "name": "Ask"}, {"value": "code", "name": "Code"},
-                ]},
-                {"group": "extra", "name": "Extra", "options": [
-                    {"value": "architect", "name": "Architect", "description": "Plan before editing"},
-                ]},
+                {
+                    "group": "default",
+                    "name": "Default",
+                    "options": [
+                        {"value": "ask", "name": "Ask"},
+                        {"value": "code", "name": "Code"},
+                    ],
+                },
+                {
+                    "group": "extra",
+                    "name": "Extra",
+                    "options": [
+                        {"value": "architect", "name": "Architect", "description": "Plan before editing"},
+                    ],
+                },
             ],
         },
         {"type": "boolean", "id": "auto_approve_reads", "name": "Auto-approve reads", "currentValue": True},
@@ -166,171 +180,487 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
         "locations": [{"path": f"{CWD}/package.json"}],
     }
     msgs: list[tuple[str, str, str, str, str, dict[str, Any]]] = [
-        ("initialize request", "agent", "request", "initialize", "InitializeRequest", {
-            "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {
-                "protocolVersion": 1,
-                "clientCapabilities": {
-                    "fs": {"readTextFile": True, "writeTextFile": True},
-                    "terminal": True,
-                    "auth": {"terminal": True},
-                    "elicitation": {"form": {}, "url": {}},
-                    "positionEncodings": ["utf-16", "utf-8"],
-                    "_meta": {"zed.dev/terminal-output": True},
+        (
+            "initialize request",
+            "agent",
+            "request",
+            "initialize",
+            "InitializeRequest",
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": 1,
+                    "clientCapabilities": {
+                        "fs": {"readTextFile": True, "writeTextFile": True},
+                        "terminal": True,
+                        "auth": {"terminal": True},
+                        "elicitation": {"form": {}, "url": {}},
+                        "positionEncodings": ["utf-16", "utf-8"],
+                        "_meta": {"zed.dev/terminal-output": True},
+                    },
+                    "clientInfo": {"name": "zed", "title": "Zed", "version": "0.212.4"},
+                    "_meta": META,
                 },
-                "clientInfo": {"name": "zed", "title": "Zed", "version": "0.212.4"},
-                "_meta": META,
             },
-        }),
-        ("initialize response", "client", "response", "initialize", "InitializeResponse", {
-            "jsonrpc": "2.0", "id": 0,
-            "result": {
-                "protocolVersion": 1,
-                "agentCapabilities": {
-                    "loadSession": True,
-                    "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
-                    "mcpCapabilities": {"http": True, "sse": True},
-                    "sessionCapabilities": {"list": {}, "fork": {}, "resume": {}, "close": {}, "additionalDirectories": {}},
-                    "auth": {"logout": {}},
-                    "providers": {},
+        ),
+        (
+            "initialize response",
+            "client",
+            "response",
+            "initialize",
+            "InitializeResponse",
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {
+                    "protocolVersion": 1,
+                    "agentCapabilities": {
+                        "loadSession": True,
+                        "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
+                        "mcpCapabilities": {"http": True, "sse": True},
+                        "sessionCapabilities": {
+                            "list": {},
+                            "fork": {},
+                            "resume": {},
+                            "close": {},
+                            "additionalDirectories": {},
+                        },
+                        "auth": {"logout": {}},
+                        "providers": {},
+                    },
+                    "agentInfo": {"name": "claude-code-acp", "title": "Claude Code", "version": "0.10.6"},
+                    "authMethods": [
+                        {
+                            "id": "claude-login",
+                            "name": "Log in with Claude",
+                            "description": "Opens a browser to sign in",
+                        },
+                        {
+                            "type": "env_var",
+                            "id": "anthropic-api-key",
+                            "name": "API key",
+                            "vars": [{"name": "ANTHROPIC_API_KEY", "label": "Anthropic API key"}],
+                            "link": "https://console.anthropic.com/settings/keys",
+                        },
+                        {
+                            "type": "terminal",
+                            "id": "setup-token",
+                            "name": "Setup token",
+                            "args": ["setup-token"],
+                            "env": {"CLAUDE_CODE_ENTRYPOINT": "acp"},
+                        },
+                    ],
                 },
-                "agentInfo": {"name": "claude-code-acp", "title": "Claude Code", "version": "0.10.6"},
-                "authMethods": [
-                    {"id": "claude-login", "name": "Log in with Claude", "description": "Opens a browser to sign in"},
-                    {"type": "env_var", "id": "anthropic-api-key", "name": "API key",
-                     "vars": [{"name": "ANTHROPIC_API_KEY", "label": "Anthropic API key"}],
-                     "link": "https://console.anthropic.com/settings/keys"},
-                    {"type": "terminal", "id": "setup-token", "name": "Setup token", "args": ["setup-token"],
-                     "env": {"CLAUDE_CODE_ENTRYPOINT": "acp"}},
-                ],
             },
-        }),
-        ("session/new request (stdio + http MCP)", "agent", "request", "session/new", "NewSessionRequest", {
-            "jsonrpc": "2.0", "id": 1, "method": "session/new",
-            "params": {
-                "cwd": CWD,
-                "mcpServers": [
-                    {"name": "filesystem", "command": "/usr/local/bin/npx",
-                     "args": ["-y", "@modelcontextprotocol/server-filesystem", CWD],
-                     "env": [{"name": "NODE_ENV", "value": "production"}, {"name": "LOG_LEVEL", "value": "warn"}]},
-                    {"type": "http", "name": "github", "url": "https://api.githubcopilot.com/mcp/",
-                     "headers": [{"name": "Authorization", "value": "Bearer ghp_0123456789abcdefABCDEF0123456789abcd"}]},
-                    {"type": "sse", "name": "linear", "url": "https://mcp.linear.app/sse", "headers": []},
-                ],
+        ),
+        (
+            "session/new request (stdio + http MCP)",
+            "agent",
+            "request",
+            "session/new",
+            "NewSessionRequest",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "session/new",
+                "params": {
+                    "cwd": CWD,
+                    "mcpServers": [
+                        {
+                            "name": "filesystem",
+                            "command": "/usr/local/bin/npx",
+                            "args": ["-y", "@modelcontextprotocol/server-filesystem", CWD],
+                            "env": [
+                                {"name": "NODE_ENV", "value": "production"},
+                                {"name": "LOG_LEVEL", "value": "warn"},
+                            ],
+                        },
+                        {
+                            "type": "http",
+                            "name": "github",
+                            "url": "https://api.githubcopilot.com/mcp/",
+                            "headers": [
+                                {"name": "Authorization", "value": "Bearer ghp_0123456789abcdefABCDEF0123456789abcd"}
+                            ],
+                        },
+                        {"type": "sse", "name": "linear", "url": "https://mcp.linear.app/sse", "headers": []},
+                    ],
+                },
             },
-        }),
-        ("session/new response", "client", "response", "session/new", "NewSessionResponse", {
-            "jsonrpc": "2.0", "id": 1,
-            "result": {
-                "sessionId": SESSION,
-                "modes": {"currentModeId": "code", "availableModes": [
-                    {"id": "ask", "name": "Ask", "description": "Request permission before making any changes"},
-                    {"id": "code", "name": "Code", "description": "Write and modify code with full tool access"},
-                    {"id": "architect", "name": "Architect", "description": "Design and plan without editing"},
-                ]},
-                "models": {"currentModelId": "sonnet-4.5", "availableModels": [
-                    {"modelId": "sonnet-4.5", "name": "Sonnet 4.5", "description": "Balanced"},
-                    {"modelId": "opus-4.1", "name": "Opus 4.1"},
-                ]},
-                "configOptions": config_options,
+        ),
+        (
+            "session/new response",
+            "client",
+            "response",
+            "session/new",
+            "NewSessionResponse",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {
+                    "sessionId": SESSION,
+                    "modes": {
+                        "currentModeId": "code",
+                        "availableModes": [
+                            {"id": "ask", "name": "Ask", "description": "Request permission before making any changes"},
+                            {
+                                "id": "code",
+                                "name": "Code",
+                                "description": "Write and modify code with full tool access",
+                            },
+                            {"id": "architect", "name": "Architect", "description": "Design and plan without editing"},
+                        ],
+                    },
+                    "models": {
+                        "currentModelId": "sonnet-4.5",
+                        "availableModels": [
+                            {"modelId": "sonnet-4.5", "name": "Sonnet 4.5", "description": "Balanced"},
+                            {"modelId": "opus-4.1", "name": "Opus 4.1"},
+                        ],
+                    },
+                    "configOptions": config_options,
+                },
             },
-        }),
-        ("session/prompt request (text, link, resources, image)", "agent", "request", "session/prompt", "PromptRequest", {
-            "jsonrpc": "2.0", "id": 2, "method": "session/prompt",
-            "params": {
-                "sessionId": SESSION,
-                "prompt": [
-                    _text("The /users/:id route crashes when the user does not exist. Fix it and add a test."),
-                    {"type": "resource_link", "uri": f"file://{CWD}/src/errors.ts", "name": "errors.ts",
-                     "mimeType": "text/typescript", "size": 1834},
-                    {"type": "resource", "resource": {"uri": f"file://{CWD}/src/routes/users.ts",
-                     "mimeType": "text/typescript", "text": prompt_resource_text}},
-                    {"type": "resource", "resource": {"uri": f"file://{CWD}/docs/logo.bin",
-                     "mimeType": "application/octet-stream",
-                     "blob": base64.b64encode(_PNG_BYTES[:2048]).decode()}},
-                    {"type": "image", "mimeType": "image/png", "data": base64.b64encode(_PNG_BYTES).decode(),
-                     "annotations": {"audience": ["user"], "priority": 0.5}},
-                ],
+        ),
+        (
+            "session/prompt request (text, link, resources, image)",
+            "agent",
+            "request",
+            "session/prompt",
+            "PromptRequest",
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "session/prompt",
+                "params": {
+                    "sessionId": SESSION,
+                    "prompt": [
+                        _text("The /users/:id route crashes when the user does not exist. Fix it and add a test."),
+                        {
+                            "type": "resource_link",
+                            "uri": f"file://{CWD}/src/errors.ts",
+                            "name": "errors.ts",
+                            "mimeType": "text/typescript",
+                            "size": 1834,
+                        },
+                        {
+                            "type": "resource",
+                            "resource": {
+                                "uri": f"file://{CWD}/src/routes/users.ts",
+                                "mimeType": "text/typescript",
+                                "text": prompt_resource_text,
+                            },
+                        },
+                        {
+                            "type": "resource",
+                            "resource": {
+                                "uri": f"file://{CWD}/docs/logo.bin",
+                                "mimeType": "application/octet-stream",
+                                "blob": base64.b64encode(_PNG_BYTES[:2048]).decode(),
+                            },
+                        },
+                        {
+                            "type": "image",
+                            "mimeType": "image/png",
+                            "data": base64.b64encode(_PNG_BYTES).decode(),
+                            "annotations": {"audience": ["user"], "priority": 0.5},
+                        },
+                    ],
+                },
             },
-        }),
-        ("session/prompt response", "client", "response", "session/prompt", "PromptResponse", {
-            "jsonrpc": "2.0", "id": 2,
-            "result": {"stopReason": "end_turn", "usage": {
-                "totalTokens": 18342, "inputTokens": 15210, "outputTokens": 3132, "cachedReadTokens": 12288}},
-        }),
-        ("update user_message_chunk", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "user_message_chunk", "content": _text("Also update the OpenAPI spec.")})),
-        ("update agent_message_chunk", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "agent_message_chunk", "content": _text("I'll add a `NotFound` check to the ")})),
-        ("update agent_thought_chunk", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "agent_thought_chunk", "content": _text(
-             "The handler passes a possibly-null user to res.json; Express then sends `null` with 200.")})),
-        ("update tool_call", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "tool_call", "toolCallId": "call_7f3a9c", "title": "Read src/routes/users.ts",
-                  "kind": "read", "status": "pending",
-                  "locations": [{"path": f"{CWD}/src/routes/users.ts", "line": 1}],
-                  "rawInput": {"file_path": f"{CWD}/src/routes/users.ts"}})),
-        ("update tool_call_update (diff)", "client", "notification", "session/update", "SessionNotification",
-         _update(tool_call_update_diff)),
-        ("update plan", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "plan", "entries": [
-             {"content": "Reproduce the crash with a failing test", "priority": "high", "status": "completed"},
-             {"content": "Return 404 via NotFound when the user is missing", "priority": "high", "status": "in_progress"},
-             {"content": "Update the OpenAPI spec for GET /users/{id}", "priority": "medium", "status": "pending"},
-             {"content": "Run the whole test suite", "priority": "low", "status": "pending"},
-         ]})),
-        ("update available_commands_update", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "available_commands_update", "availableCommands": [
-             {"name": "web", "description": "Search the web", "input": {"hint": "query to search for"}},
-             {"name": "test", "description": "Run tests for the current project"},
-             {"name": "plan", "description": "Create a detailed implementation plan",
-              "input": {"hint": "description of what to plan"}},
-             {"name": "compact", "description": "Summarise the conversation to save context"},
-         ]})),
-        ("update current_mode_update", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "current_mode_update", "currentModeId": "architect"})),
-        ("update config_option_update", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "config_option_update", "configOptions": config_options})),
-        ("update session_info_update", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "session_info_update", "title": "Fix 500 on missing user",
-                  "updatedAt": "2026-04-23T10:15:42Z"})),
-        ("update usage_update", "client", "notification", "session/update", "SessionNotification",
-         _update({"sessionUpdate": "usage_update", "used": 48213, "size": 200000,
-                  "cost": {"amount": 0.4172, "currency": "USD"}})),
-        ("session/request_permission request", "client", "request", "session/request_permission",
-         "RequestPermissionRequest", {
-             "jsonrpc": "2.0", "id": 7, "method": "session/request_permission",
-             "params": {"sessionId": SESSION, "toolCall": permission_tool_call, "options": [
-                 {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
-                 {"optionId": "allow-always", "name": "Always allow `npm test`", "kind": "allow_always"},
-                 {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
-             ]},
-         }),
-        ("request_permission response (selected)", "agent", "response", "session/request_permission",
-         "RequestPermissionResponse", {
-             "jsonrpc": "2.0", "id": 7, "result": {"outcome": {"outcome": "selected", "optionId": "allow-once"}}}),
-        ("request_permission response (cancelled)", "agent", "response", "session/request_permission",
-         "RequestPermissionResponse", {"jsonrpc": "2.0", "id": 8, "result": {"outcome": {"outcome": "cancelled"}}}),
-        ("session/cancel notification", "agent", "notification", "session/cancel", "CancelNotification", {
-            "jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SESSION}}),
-        ("fs/read_text_file request", "client", "request", "fs/read_text_file", "ReadTextFileRequest", {
-            "jsonrpc": "2.0", "id": 9, "method": "fs/read_text_file",
-            "params": {"sessionId": SESSION, "path": f"{CWD}/src/routes/users.ts", "line": 1, "limit": 200}}),
-        ("fs/read_text_file response (4 KB)", "agent", "response", "fs/read_text_file", "ReadTextFileResponse", {
-            "jsonrpc": "2.0", "id": 9, "result": {"content": _source_text(4096)}}),
-        ("error answer (invalid params)", "client", "error", "session/prompt", "Error", {
-            "jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Invalid params: missing field `prompt`",
-                                                 "data": {"path": "$.params.prompt", "message": "missing field"}}}),
-        ("error answer (auth required)", "client", "error", "session/new", "Error", {
-            "jsonrpc": "2.0", "id": 4, "error": {"code": -32000, "message": "Authentication required"}}),
-        ("session/prompt request (1 MB resource)", "agent", "request", "session/prompt", "PromptRequest", {
-            "jsonrpc": "2.0", "id": 5, "method": "session/prompt",
-            "params": {"sessionId": SESSION, "prompt": [
-                _text("Review this module for bugs."),
-                {"type": "resource", "resource": {"uri": f"file://{CWD}/generated/big_module.py",
-                 "mimeType": "text/x-python", "text": _source_text(LARGE_MIN_BYTES)}},
-            ]},
-        }),
+        ),
+        (
+            "session/prompt response",
+            "client",
+            "response",
+            "session/prompt",
+            "PromptResponse",
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "result": {
+                    "stopReason": "end_turn",
+                    "usage": {
+                        "totalTokens": 18342,
+                        "inputTokens": 15210,
+                        "outputTokens": 3132,
+                        "cachedReadTokens": 12288,
+                    },
+                },
+            },
+        ),
+        (
+            "update user_message_chunk",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "user_message_chunk", "content": _text("Also update the OpenAPI spec.")}),
+        ),
+        (
+            "update agent_message_chunk",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "agent_message_chunk", "content": _text("I'll add a `NotFound` check to the ")}),
+        ),
+        (
+            "update agent_thought_chunk",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "agent_thought_chunk",
+                    "content": _text(
+                        "The handler passes a possibly-null user to res.json; Express then sends `null` with 200."
+                    ),
+                }
+            ),
+        ),
+        (
+            "update tool_call",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": "call_7f3a9c",
+                    "title": "Read src/routes/users.ts",
+                    "kind": "read",
+                    "status": "pending",
+                    "locations": [{"path": f"{CWD}/src/routes/users.ts", "line": 1}],
+                    "rawInput": {"file_path": f"{CWD}/src/routes/users.ts"},
+                }
+            ),
+        ),
+        (
+            "update tool_call_update (diff)",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(tool_call_update_diff),
+        ),
+        (
+            "update plan",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "plan",
+                    "entries": [
+                        {
+                            "content": "Reproduce the crash with a failing test",
+                            "priority": "high",
+                            "status": "completed",
+                        },
+                        {
+                            "content": "Return 404 via NotFound when the user is missing",
+                            "priority": "high",
+                            "status": "in_progress",
+                        },
+                        {
+                            "content": "Update the OpenAPI spec for GET /users/{id}",
+                            "priority": "medium",
+                            "status": "pending",
+                        },
+                        {"content": "Run the whole test suite", "priority": "low", "status": "pending"},
+                    ],
+                }
+            ),
+        ),
+        (
+            "update available_commands_update",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "available_commands_update",
+                    "availableCommands": [
+                        {"name": "web", "description": "Search the web", "input": {"hint": "query to search for"}},
+                        {"name": "test", "description": "Run tests for the current project"},
+                        {
+                            "name": "plan",
+                            "description": "Create a detailed implementation plan",
+                            "input": {"hint": "description of what to plan"},
+                        },
+                        {"name": "compact", "description": "Summarise the conversation to save context"},
+                    ],
+                }
+            ),
+        ),
+        (
+            "update current_mode_update",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "current_mode_update", "currentModeId": "architect"}),
+        ),
+        (
+            "update config_option_update",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "config_option_update", "configOptions": config_options}),
+        ),
+        (
+            "update session_info_update",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "session_info_update",
+                    "title": "Fix 500 on missing user",
+                    "updatedAt": "2026-04-23T10:15:42Z",
+                }
+            ),
+        ),
+        (
+            "update usage_update",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "usage_update",
+                    "used": 48213,
+                    "size": 200000,
+                    "cost": {"amount": 0.4172, "currency": "USD"},
+                }
+            ),
+        ),
+        (
+            "session/request_permission request",
+            "client",
+            "request",
+            "session/request_permission",
+            "RequestPermissionRequest",
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "session/request_permission",
+                "params": {
+                    "sessionId": SESSION,
+                    "toolCall": permission_tool_call,
+                    "options": [
+                        {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
+                        {"optionId": "allow-always", "name": "Always allow `npm test`", "kind": "allow_always"},
+                        {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
+                    ],
+                },
+            },
+        ),
+        (
+            "request_permission response (selected)",
+            "agent",
+            "response",
+            "session/request_permission",
+            "RequestPermissionResponse",
+            {"jsonrpc": "2.0", "id": 7, "result": {"outcome": {"outcome": "selected", "optionId": "allow-once"}}},
+        ),
+        (
+            "request_permission response (cancelled)",
+            "agent",
+            "response",
+            "session/request_permission",
+            "RequestPermissionResponse",
+            {"jsonrpc": "2.0", "id": 8, "result": {"outcome": {"outcome": "cancelled"}}},
+        ),
+        (
+            "session/cancel notification",
+            "agent",
+            "notification",
+            "session/cancel",
+            "CancelNotification",
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SESSION}},
+        ),
+        (
+            "fs/read_text_file request",
+            "client",
+            "request",
+            "fs/read_text_file",
+            "ReadTextFileRequest",
+            {
+                "jsonrpc": "2.0",
+                "id": 9,
+                "method": "fs/read_text_file",
+                "params": {"sessionId": SESSION, "path": f"{CWD}/src/routes/users.ts", "line": 1, "limit": 200},
+            },
+        ),
+        (
+            "fs/read_text_file response (4 KB)",
+            "agent",
+            "response",
+            "fs/read_text_file",
+            "ReadTextFileResponse",
+            {"jsonrpc": "2.0", "id": 9, "result": {"content": _source_text(4096)}},
+        ),
+        (
+            "error answer (invalid params)",
+            "client",
+            "error",
+            "session/prompt",
+            "Error",
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "error": {
+                    "code": -32602,
+                    "message": "Invalid params: missing field `prompt`",
+                    "data": {"path": "$.params.prompt", "message": "missing field"},
+                },
+            },
+        ),
+        (
+            "error answer (auth required)",
+            "client",
+            "error",
+            "session/new",
+            "Error",
+            {"jsonrpc": "2.0", "id": 4, "error": {"code": -32000, "message": "Authentication required"}},
+        ),
+        (
+            "session/prompt request (1 MB resource)",
+            "agent",
+            "request",
+            "session/prompt",
+            "PromptRequest",
+            {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "session/prompt",
+                "params": {
+                    "sessionId": SESSION,
+                    "prompt": [
+                        _text("Review this module for bugs."),
+                        {
+                            "type": "resource",
+                            "resource": {
+                                "uri": f"file://{CWD}/generated/big_module.py",
+                                "mimeType": "text/x-python",
+                                "text": _source_text(LARGE_MIN_BYTES),
+                            },
+                        },
+                    ],
+                },
+            },
+        ),
     ]
     return msgs
 
@@ -392,11 +722,24 @@ def streaming_chunk(i: int = 0) -> dict[str, Any]:
 
 def huge_prompt(min_bytes: int) -> bytes:
     """A session/prompt request carrying one embedded text resource of at least min_bytes."""
-    return dumps({
-        "jsonrpc": "2.0", "id": 1, "method": "session/prompt",
-        "params": {"sessionId": SESSION, "prompt": [
-            _text("Summarise this log."),
-            {"type": "resource", "resource": {"uri": "file:///var/log/huge.log", "mimeType": "text/plain",
-                                              "text": _source_text(min_bytes)}},
-        ]},
-    })
+    return dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/prompt",
+            "params": {
+                "sessionId": SESSION,
+                "prompt": [
+                    _text("Summarise this log."),
+                    {
+                        "type": "resource",
+                        "resource": {
+                            "uri": "file:///var/log/huge.log",
+                            "mimeType": "text/plain",
+                            "text": _source_text(min_bytes, wide=False),
+                        },
+                    },
+                ],
+            },
+        }
+    )

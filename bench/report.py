@@ -21,6 +21,12 @@ STREAM_VS_SDK = 5.0
 STREAM_SHARE_OF_FLOOR = 1 / 3
 ROUND_TRIP_SHARE_OF_FLOOR = 1 / 2
 
+PLACEMENTS = {
+    "pinned": "client and agent pinned to two CPUs",
+    "unpinned": "placed by the scheduler",
+}
+"""How the two processes of the pipe benchmark were placed on CPUs."""
+
 HEADER = (
     "| measure | acpgen | official SDK | datamodel-codegen | jsonschema | floor | SDK ÷ acpgen | acpgen ÷ floor | target |",
     "|---|--:|--:|--:|--:|--:|--:|--:|---|",
@@ -66,51 +72,90 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
 
     def add(name: str, target: str, value: float | None, ok: bool | None, shown: str) -> None:
-        rows.append({
-            "target": name,
-            "wanted": target,
-            "value": value,
-            "shown": shown,
-            "status": "NOT MEASURED" if ok is None else ("PASS" if ok else "FAIL"),
-        })
+        rows.append(
+            {
+                "target": name,
+                "wanted": target,
+                "value": value,
+                "shown": shown,
+                "status": "NOT MEASURED" if ok is None else ("PASS" if ok else "FAIL"),
+            }
+        )
 
     codecs = results.get("codecs")
     if codecs:
         s = codecs["summary"]
         d, e = s["decode"], s["encode"]
-        add("decode vs official SDK (geomean)", f"≥ {DECODE_VS_SDK:g}× faster", d["geomean_vs_sdk"],
-            d["geomean_vs_sdk"] >= DECODE_VS_SDK, f"{d['geomean_vs_sdk']:.1f}×")
-        add("decode vs untyped floor (geomean)", f"≤ {DECODE_VS_FLOOR:g}× the floor", d["geomean_vs_floor"],
-            d["geomean_vs_floor"] <= DECODE_VS_FLOOR, f"{d['geomean_vs_floor']:.2f}×")
-        add("decode vs untyped floor (worst message)", f"≤ {DECODE_WORST_VS_FLOOR:g}× the floor",
-            d["worst_vs_floor"], d["worst_vs_floor"] <= DECODE_WORST_VS_FLOOR,
-            f"{d['worst_vs_floor']:.2f}× ({d['worst_message']}); {len(d['over_2x_floor'])} of {d['messages']} over 2×")
-        add("encode vs official SDK (geomean)", f"≥ {ENCODE_VS_SDK:g}× faster", e["geomean_vs_sdk"],
-            e["geomean_vs_sdk"] >= ENCODE_VS_SDK, f"{e['geomean_vs_sdk']:.1f}×")
-        add("encode vs orjson.dumps floor (geomean)", f"≤ {ENCODE_VS_FLOOR:g}× the floor", e["geomean_vs_floor"],
-            e["geomean_vs_floor"] <= ENCODE_VS_FLOOR, f"{e['geomean_vs_floor']:.2f}×")
+        add(
+            "decode vs official SDK (geomean)",
+            f"≥ {DECODE_VS_SDK:g}× faster",
+            d["geomean_vs_sdk"],
+            d["geomean_vs_sdk"] >= DECODE_VS_SDK,
+            f"{d['geomean_vs_sdk']:.1f}×",
+        )
+        add(
+            "decode vs untyped floor (geomean)",
+            f"≤ {DECODE_VS_FLOOR:g}× the floor",
+            d["geomean_vs_floor"],
+            d["geomean_vs_floor"] <= DECODE_VS_FLOOR,
+            f"{d['geomean_vs_floor']:.2f}×",
+        )
+        add(
+            "decode vs untyped floor (worst message)",
+            f"≤ {DECODE_WORST_VS_FLOOR:g}× the floor",
+            d["worst_vs_floor"],
+            d["worst_vs_floor"] <= DECODE_WORST_VS_FLOOR,
+            f"{d['worst_vs_floor']:.2f}× ({d['worst_message']}); {len(d['over_2x_floor'])} of {d['messages']} over 2×",
+        )
+        add(
+            "encode vs official SDK (geomean)",
+            f"≥ {ENCODE_VS_SDK:g}× faster",
+            e["geomean_vs_sdk"],
+            e["geomean_vs_sdk"] >= ENCODE_VS_SDK,
+            f"{e['geomean_vs_sdk']:.1f}×",
+        )
+        add(
+            "encode vs orjson.dumps floor (geomean)",
+            f"≤ {ENCODE_VS_FLOOR:g}× the floor",
+            e["geomean_vs_floor"],
+            e["geomean_vs_floor"] <= ENCODE_VS_FLOOR,
+            f"{e['geomean_vs_floor']:.2f}×",
+        )
     imports = results.get("imports")
     if imports:
         own_ms = imports["acp_schema own share"]["median_ns"] / 1e6
-        add("import acp_schema, own share (minus import msgspec)", f"< {IMPORT_OWN_MS:g} ms", own_ms,
-            own_ms < IMPORT_OWN_MS, f"{own_ms:.1f} ms")
-    pipe = results.get("pipe")
-    if pipe:
+        add(
+            "import acp_schema, own share (minus import msgspec)",
+            f"< {IMPORT_OWN_MS:g} ms",
+            own_ms,
+            own_ms < IMPORT_OWN_MS,
+            f"{own_ms:.1f} ms",
+        )
+    for placement, pipe in results.get("pipe", {}).items():
+        where = PLACEMENTS.get(placement, placement)
         ours, sdk, floor = pipe.get("acpgen", {}), pipe.get("sdk", {}), pipe.get("floor", {})
         ready = "notifications_per_s" in ours
-        for key, label, share, unit in (
-            ("notifications_per_s", "streaming", STREAM_SHARE_OF_FLOOR, "notifications/s"),
-            ("round_trips_per_s", "round trips", ROUND_TRIP_SHARE_OF_FLOOR, "round trips/s"),
+        for key, label, share in (
+            ("notifications_per_s", "streaming", STREAM_SHARE_OF_FLOOR),
+            ("round_trips_per_s", "round trips", ROUND_TRIP_SHARE_OF_FLOOR),
         ):
             if label == "streaming":
                 value = ours[key] / sdk[key] if ready and key in sdk else None
-                add("streaming vs official SDK", f"≥ {STREAM_VS_SDK:g}×", value,
+                add(
+                    f"streaming vs official SDK ({where})",
+                    f"≥ {STREAM_VS_SDK:g}×",
+                    value,
                     None if value is None else value >= STREAM_VS_SDK,
-                    "not measured" if value is None else f"{value:.1f}×")
+                    "not measured" if value is None else f"{value:.1f}×",
+                )
             value = ours[key] / floor[key] if ready and key in floor else None
-            add(f"{label} vs raw-pipe floor", f"≥ {_fraction(share)} of the floor", value,
+            add(
+                f"{label} vs raw-pipe floor ({where})",
+                f"≥ {_fraction(share)} of the floor",
+                value,
                 None if value is None else value >= share,
-                "not measured" if value is None else f"{value:.2f} of the floor")
+                "not measured" if value is None else f"{value:.2f} of the floor",
+            )
     return rows
 
 
@@ -183,7 +228,8 @@ def table(results: dict[str, Any]) -> str:
             dcg = f"{s['dcg_messages']} of {s['messages']} messages" if s["dcg_messages"] else "—"
             js = (
                 f"{codecs['jsonschema_geomean_vs_acpgen']:.0f}× slower"
-                if op == "decode" and codecs.get("jsonschema_geomean_vs_acpgen") else "—"
+                if op == "decode" and codecs.get("jsonschema_geomean_vs_acpgen")
+                else "—"
             )
             lines.append(
                 f"| **{op} · geometric mean, {s['messages']} messages** | | | {dcg} | {js} | "
@@ -224,23 +270,34 @@ def table(results: dict[str, Any]) -> str:
             f"| generate from schema/schema.json, median of {n} (whole process) | {ours:.2f} s | — | {dcg:.2f} s "
             f"| — | — | — | — | datamodel-codegen ÷ acpgen: {dcg / ours:.2f}× |"
         )
-    pipe = results.get("pipe")
-    if pipe:
+    for placement, pipe in results.get("pipe", {}).items():
+        where = PLACEMENTS.get(placement, placement)
         ours, sdk, floor = pipe.get("acpgen", {}), pipe.get("sdk", {}), pipe.get("floor", {})
         stream_n = next((p["stream_n"] for p in (ours, sdk, floor) if "stream_n" in p), 0)
         pings = next((p["pings"] for p in (ours, sdk, floor) if "pings" in p), 0)
-        for key, label, wanted_sdk, share in (
-            ("notifications_per_s", f"streaming {stream_n:,} agent_message_chunk over a pipe (notifications/s)",
-             STREAM_VS_SDK, STREAM_SHARE_OF_FLOOR),
-            ("round_trips_per_s", f"sequential round trips over a pipe, {pings:,} per run (round trips/s)",
-             None, ROUND_TRIP_SHARE_OF_FLOOR),
-        ):
+        rows: tuple[tuple[str, str, float | None, float], ...] = (
+            (
+                "notifications_per_s",
+                f"streaming {stream_n:,} agent_message_chunk over a pipe, {where} (notifications/s)",
+                STREAM_VS_SDK,
+                STREAM_SHARE_OF_FLOOR,
+            ),
+            (
+                "round_trips_per_s",
+                f"sequential round trips over a pipe, {pings:,} per run, {where} (round trips/s)",
+                None,
+                ROUND_TRIP_SHARE_OF_FLOOR,
+            ),
+        )
+        for key, label, sdk_target, share in rows:
             a, s, f = ours.get(key), sdk.get(key), floor.get(key)
             vs_sdk = a / s if a and s else None
             vs_floor = f / a if a and f else None
             parts = []
-            if wanted_sdk is not None:
-                parts.append(f"≥ {wanted_sdk:g}× SDK: **{'NOT MEASURED' if vs_sdk is None else _status(vs_sdk >= wanted_sdk)}**")
+            if sdk_target is not None:
+                parts.append(
+                    f"≥ {sdk_target:g}× SDK: **{'NOT MEASURED' if vs_sdk is None else _status(vs_sdk >= sdk_target)}**"
+                )
             parts.append(
                 f"≥ {_fraction(share)} of floor: **{'NOT MEASURED' if vs_floor is None else _status(1 / vs_floor >= share)}**"
                 + ("" if vs_floor is None else f" ({1 / vs_floor:.2f})")
@@ -251,22 +308,53 @@ def table(results: dict[str, Any]) -> str:
             )
         mem = [p.get("maxrss_kb_after_stream") for p in (ours, sdk, floor)]
         lines.append(
-            f"| client peak RSS while streaming (MiB) | {_mib(mem[0], ours)} | {_mib(mem[1], sdk)} | — | — "
+            f"| client peak RSS while streaming, {where} (MiB) | {_mib(mem[0], ours)} | {_mib(mem[1], sdk)} | — | — "
             f"| {_mib(mem[2], floor)} | {_x(mem[1] / mem[0] if mem[0] and mem[1] else None)} "
             f"| {_x(mem[0] / mem[2] if mem[0] and mem[2] else None, 2)} | |"
         )
     memory = results.get("memory")
     if memory:
-        size = memory["bytes"]
-        inc = {k: memory[k].get("peak_increase_kb") for k in ("acpgen", "sdk", "msgspec", "orjson")}
+        dec = memory["decode"]
+        inc = {k: dec[k].get("peak_increase_kb") for k in ("acpgen", "sdk", "msgspec", "orjson")}
         floor_kb = min((v for k, v in inc.items() if k in ("msgspec", "orjson") and v), default=None)
         lines.append(
-            f"| decode one {_size(size)} session/prompt line: peak RSS increase (MiB) | {_mib(inc['acpgen'], memory['acpgen'])} "
-            f"| {_mib(inc['sdk'], memory['sdk'])} | — | — | {_mib(floor_kb, {})} "
-            f"| {_x(inc['sdk'] / inc['acpgen'] if inc['acpgen'] and inc['sdk'] else None)} "
-            f"| {_x(inc['acpgen'] / floor_kb if inc['acpgen'] and floor_kb else None, 2)} | |"
+            _memory_row(
+                f"decode one {_size(dec['bytes'])} session/prompt line: peak RSS increase (MiB)",
+                inc["acpgen"],
+                inc["sdk"],
+                floor_kb,
+                dec["acpgen"],
+                dec["sdk"],
+            )
+        )
+        pipe_mem = memory["pipe"]
+        inc = {k: pipe_mem[k].get("peak_increase_kb") for k in ("acpgen", "sdk", "floor")}
+        lines.append(
+            _memory_row(
+                f"client receiving one agent_message_chunk of {pipe_mem['chars'] / (1 << 20):,.0f} Mi characters over a pipe: "
+                "peak RSS increase (MiB)",
+                inc["acpgen"],
+                inc["sdk"],
+                inc["floor"],
+                pipe_mem["acpgen"],
+                pipe_mem["sdk"],
+            )
         )
     return "\n".join(lines)
+
+
+def _memory_row(
+    label: str,
+    ours: float | None,
+    sdk: float | None,
+    floor: float | None,
+    ours_report: dict[str, Any],
+    sdk_report: dict[str, Any],
+) -> str:
+    return (
+        f"| {label} | {_mib(ours, ours_report)} | {_mib(sdk, sdk_report)} | — | — | {_mib(floor, {})} "
+        f"| {_x(sdk / ours if ours and sdk else None)} | {_x(ours / floor if ours and floor else None, 2)} | |"
+    )
 
 
 def _rate(value: float | None, report: dict[str, Any]) -> str:
@@ -294,22 +382,47 @@ BEGIN = "<!-- bench:begin (written by `python -m bench`; edit outside these mark
 END = "<!-- bench:end -->"
 
 
+def fidelity_notes(results: dict[str, Any]) -> list[str]:
+    """Which encoders wrote JSON different from the message they had decoded."""
+    codecs = results.get("codecs")
+    if not codecs:
+        return []
+    differs: dict[str, list[str]] = {}
+    for m in codecs["messages"]:
+        for name, equal in m.get("encode_equal_json", {}).items():
+            if not equal:
+                differs.setdefault(name, []).append(m["name"])
+    if not differs:
+        return ["Every encoder wrote back the same JSON value it had decoded, for every message."]
+    parts = [f"{name}: {', '.join(names)}" for name, names in sorted(differs.items())]
+    return [f"Re-encoding a decoded message gave different JSON for — {'; '.join(parts)}."]
+
+
 def generated_block(results: dict[str, Any]) -> str:
     meta = results["meta"]
     load = meta.get("loadavg_start", []), meta.get("loadavg_end", [])
-    return "\n".join([
-        BEGIN,
-        f"Latest full run: {meta['date']}, `make bench` took {results['elapsed_s']:.0f} s.",
-        "",
-        f"Machine: {summary_line(meta)}. Load average (1, 5, 15 min) at start {load[0]}, at end {load[1]}.",
-        "",
-        results["table"],
-        "",
-        "Targets (issue 4):",
-        "",
-        targets_markdown(results["targets"]),
-        END,
-    ])
+    fidelity = fidelity_notes(results)
+    git = meta.get("git") or {}
+    state = ""
+    if git:
+        dirty = git.get("uncommitted", [])
+        state = f" at commit {git['commit']}" + (f" plus uncommitted changes to {len(dirty)} files" if dirty else "")
+    return "\n".join(
+        [
+            BEGIN,
+            f"Latest full run: {meta['date']}{state}, `make bench` took {results['elapsed_s']:.0f} s.",
+            "",
+            f"Machine: {summary_line(meta)}. Load average (1, 5, 15 min) at start {load[0]}, at end {load[1]}.",
+            "",
+            results["table"],
+            "",
+            "Targets (issue 4):",
+            "",
+            targets_markdown(results["targets"]),
+            *(["", *fidelity] if fidelity else []),
+            END,
+        ]
+    )
 
 
 def write_benchmarks_md(path: Path, results: dict[str, Any]) -> None:

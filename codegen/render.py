@@ -195,10 +195,12 @@ class _Context:
     def hook_variants(self, d: AliasDef | UnionDef) -> str:
         """The variants tuple passed to `hook_union` for a non-native union or alias."""
         if isinstance(d, UnionDef):
-            rows = [
-                _tuple([v.type, py_literal(v.tag.value) if v.tag else "None", _tuple([py_literal(r) for r in v.required])])
-                for v in d.variants
-            ]
+            rows = []
+            for v in d.variants:
+                row = [v.type, py_literal(v.tag.value) if v.tag else "None", _tuple([py_literal(r) for r in v.required])]
+                if v.tag is None and d.tag_field is not None and v.title:
+                    row.append(py_literal(v.title))  # the tag value this default variant stands for
+                rows.append(_tuple(row))
         else:
             options = d.type.options if isinstance(d.type, UnionOf) else (d.type,)
             rows = [_tuple([self.annotation(o), "None", _tuple([py_literal(r) for r in self._required_keys(o)])]) for o in options]

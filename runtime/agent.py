@@ -6,6 +6,7 @@ from typing import Any
 
 from . import rules, wire
 from .connection import METHOD_NOT_FOUND, Connection
+from .errors import ProtocolError
 
 
 class AgentSideConnection(Connection):
@@ -21,8 +22,9 @@ class AgentSideConnection(Connection):
     written into the handler's response; a handler that does not implement `initialize` gets a
     response with the version alone. Until initialize has been answered, other requests get
     -32600. Calls to the client are refused locally (`CapabilityError`, nothing sent) when the
-    client did not advertise them (fs/*, terminal/*, elicitation modes) or a path is relative.
-    `enforce_protocol=False` turns every such rule off.
+    client did not advertise them (fs/*, terminal/*, elicitation modes) or a path is relative, and
+    so is history sent to a session while its session/resume is served (`ProtocolError`); a
+    session id answered twice is answered -32603. `enforce_protocol=False` turns every such rule off.
     """
 
     def __init__(
@@ -39,12 +41,28 @@ class AgentSideConnection(Connection):
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.client: Any = self.schema.ClientProxy(self)
         self.client_info: Any = None
+        self._created: set[Any] = set()  # ids of the sessions created on this connection
         self._start(handler)
 
     async def _dispatch_request(self, request: Any) -> Any:
         if request.method == rules.INITIALIZE:
             return await self._initialize(request)
-        return await super()._dispatch_request(request)
+        result = await super()._dispatch_request(request)
+        if request.method in rules.SESSION_CREATED_BY and self.enforce_protocol:  # 24: a unique id
+            session_id = wire.get(result, rules.SESSION_ID)
+            if session_id in self._created:
+                raise ProtocolError(f"{request.method}: the handler answered the session id {session_id!r} again")
+            self._created.add(session_id)
+        return result
+
+    def _outgoing(self, method: str, params: Any) -> Any:
+        params = super()._outgoing(method, params)
+        kind = wire.get(params, *rules.UPDATE_KIND) if method == rules.SESSION_UPDATE else None
+        if self.enforce_protocol and kind in rules.HISTORY:  # 33
+            session_id = wire.get(params, rules.SESSION_ID)
+            if any(s.method == rules.NO_HISTORY_DURING and s.session_id == session_id for s in self._serving.values()):
+                raise ProtocolError(f"{method}: session {session_id!r} is being resumed, which replays no history")
+        return params
 
     async def _initialize(self, request: Any) -> Any:
         params = request.params

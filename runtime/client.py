@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, AsyncIterator
 
 from . import rules, wire
 from .connection import Connection
@@ -24,9 +24,10 @@ class ClientSideConnection(Connection):
     session/list|resume|close|delete|fork without sessionCapabilities.*, logout without
     auth.logout, prompt content beyond promptCapabilities, http/sse MCP servers beyond
     mcpCapabilities, relative paths) raise `CapabilityError` and send nothing, and so does a
-    session/prompt for a session not set up on this connection (`ProtocolError`), unless
-    `enforce_protocol=False`. Sending `session/cancel` answers the pending
-    `session/request_permission` requests of that session with the cancelled outcome.
+    session/prompt for a session not set up on this connection, or a mode or config value the
+    agent did not offer for it (`ProtocolError`), unless `enforce_protocol=False`. Sending
+    `session/cancel` (or `session/close`) answers the pending `session/request_permission`
+    requests of that session with the cancelled outcome. `pages` walks a paginated list.
     """
 
     def __init__(
@@ -44,7 +45,7 @@ class ClientSideConnection(Connection):
         self.agent: Any = self.schema.AgentProxy(self)
         self.agent_info: Any = None
         self.process: Any = None  # the agent's subprocess, when spawned by `spawn_agent`
-        self.sessions: set[Any] = set()  # ids of the sessions set up on this connection
+        self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
         self._start(handler)
 
     def _outgoing(self, method: str, params: Any) -> Any:
@@ -59,15 +60,46 @@ class ClientSideConnection(Connection):
                     f"{method}: session {session_id!r} was not set up on this connection "
                     f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
                 )
+        offered = rules.OFFER_CHECKS.get(method) if self.enforce_protocol else None
+        reason = offered(params, self.sessions.get(wire.get(params, rules.SESSION_ID), {})) if offered else None
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
         return params
 
+    async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
+        """Each page of a paginated list (`session/list`): the first for `params`, then one per
+        `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
+        cursor, next_cursor = rules.PAGINATED[method]
+        params = params if params is not None else wire.build(self.schema, {}, self.schema.REQUESTS[method].params)
+        while True:
+            page = await self.request(method, params)
+            yield page
+            token = wire.get(page, next_cursor)
+            if token is None:
+                return
+            params = wire.replace(params, cursor, token)
+
+    def _on_notification(self, note: Any) -> None:
+        if note.method == rules.SESSION_UPDATE:
+            self._remember(wire.get(note.params, rules.SESSION_ID), wire.get(note.params, "update"))
+        super()._on_notification(note)
+
+    def _remember(self, session_id: Any, source: Any) -> None:
+        """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
+        offers = self.sessions.get(session_id)
+        for key in rules.OFFERS:
+            if offers is not None and wire.get(source, key) is not None:
+                offers[key] = wire.get(source, key)
+
     def _after_result(self, method: str, params: Any, result: Any) -> Any:
-        if method in rules.SESSION_CREATED_BY:
-            self.sessions.add(wire.get(result, rules.SESSION_ID))
-        elif method in rules.SESSION_OPENED_BY:
-            self.sessions.add(wire.get(params, rules.SESSION_ID))
+        if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
+            session_id = wire.get(result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID)
+            self.sessions[session_id] = {}
+            self._remember(session_id, result)
+        elif method in rules.OFFERS_SET_BY:
+            self._remember(wire.get(params, rules.SESSION_ID), result)
         elif method in rules.SESSION_CLOSED_BY:
-            self.sessions.discard(wire.get(params, rules.SESSION_ID))
+            self.sessions.pop(wire.get(params, rules.SESSION_ID), None)
         elif method == rules.INITIALIZE:
             version = wire.get(result, rules.PROTOCOL_VERSION)
             if version not in self.protocol_versions:

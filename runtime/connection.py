@@ -72,6 +72,10 @@ class _Serving:
     cancel_result: Any = None  # wire result to answer when a turn cancel ended it
     cancelled_by_peer: bool = field(default=False)
 
+    @property
+    def session_id(self) -> Any:
+        return wire.get(self.params, rules.SESSION_ID)
+
 
 class PendingCall:
     """An outgoing request in flight. `await call` gives its result or raises its error.
@@ -100,6 +104,7 @@ class PendingCall:
             if not self._future.done() or self._future.cancelled():
                 self._conn._abandon(self.id)
             raise
+        self._conn._check_answer(self.method, self._params, result)
         return self._conn._after_result(self.method, self._params, result)
 
     async def cancel(self) -> None:
@@ -140,6 +145,9 @@ class Connection:
         self._receive_guards = rules.guards_for(self.schema, side, "receive") if enforce_protocol else {}
         self._result_guards = rules.guards_for(self.schema, side, "result") if enforce_protocol else {}
         self._turn_cancels = rules.turn_cancels_for(self.schema, side)
+        self._answer_checks = rules.answer_checks_for(self.schema) if enforce_protocol else {}
+        self._completions = rules.completions_for(self.schema) if enforce_protocol else ()
+        self._open_keys: dict[str, OrderedDict[Any, None]] = {c.closer: OrderedDict() for c in self._completions}
         self._cancel_request_info = self.schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
 
         self._lines = LineReader(reader, max_line_bytes)
@@ -216,6 +224,8 @@ class Connection:
             if future.done() and not future.cancelled():
                 future.exception()  # failed by the shutdown this write caused: reported below
             raise
+        if method in rules.TURN_ENDED_BY:
+            self._cancel_turn(params)
         return PendingCall(self, request_id, method, params, future)
 
     async def notify(self, method: str, params: Any = None) -> None:
@@ -225,7 +235,7 @@ class Connection:
         params = self._outgoing(method, params)
         note = self.schema.Notification(method=method, params=_omit_none(params))
         await self._write(self.schema.encode_message(note))
-        if method == rules.SESSION_CANCEL:
+        if method in rules.TURN_ENDED_BY:
             self._cancel_turn(params)
 
     async def cancel_request(self, request_id: Any) -> None:
@@ -240,18 +250,63 @@ class Connection:
 
     def _outgoing(self, method: str, params: Any) -> Any:
         """Check an outgoing call against the protocol rules; may return adjusted params."""
-        if method.startswith("rpc.") and self.enforce_protocol:
-            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
+        if self.enforce_protocol:
+            if method.startswith("rpc."):
+                raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
+            if not wire.structured(params):  # 226
+                raise ProtocolError(f"{method}: params must be an object or an array, not {type(params).__name__}")
+            if method in self.schema.METHODS:  # 164
+                params = self._typed(f"{method} params", params, self.schema.METHODS[method].params)
         if self._requires_initialize and not self.initialized and method not in rules.ALLOWED_BEFORE_INITIALIZE:
             raise NotInitializedError(f"{method}: initialize has not completed on this connection")
         for check in self._send_guards.get(method, ()):
             reason = check(params, self.peer_initialize)
             if reason is not None:
                 raise CapabilityError(method, reason)
+        if not self._track_interaction(method, params, sending=True):
+            raise ProtocolError(f"{method}: it completes an interaction this side never opened on this connection")
         return params
+
+    def _typed(self, what: str, value: Any, tp: Any) -> Any:
+        """An untyped (dict) value of a protocol type, decoded into it: one that does not fit, or
+        that adds custom fields at its root (they belong in `_meta`), is refused."""
+        if type(value) is not dict or tp is None:
+            return value
+        try:
+            typed = wire.build(self.schema, value, tp)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise ProtocolError(f"{what} do not fit the schema: {exc}") from None
+        extra = wire.undeclared(value, typed)
+        if extra:
+            raise ProtocolError(f"{what}: {', '.join(extra)} not declared by the schema (custom data goes in _meta)")
+        return typed
 
     def _after_result(self, method: str, params: Any, result: Any) -> Any:
         return result
+
+    def _check_answer(self, method: str, params: Any, result: Any) -> None:
+        """A peer's result that does not fit the request it answers fails the call (-32603)."""
+        answer_check = self._answer_checks.get(method)
+        reason = answer_check(params, result) if answer_check is not None else None
+        if reason is not None:
+            raise self._error(INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason})
+
+    def _track_interaction(self, method: str, params: Any, *, sending: bool) -> bool:
+        """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
+        of one not open here (sent: refused; received: ignored, and a received one completes once)."""
+        for c in self._completions:
+            keys = self._open_keys[c.closer]
+            if method == c.opener and wire.get(params, c.tag) == c.value:
+                keys[wire.get(params, c.key)] = None
+                while len(keys) > 4096:
+                    keys.popitem(last=False)
+            elif method == c.closer:
+                key = wire.get(params, c.key)
+                if key not in keys:
+                    return False
+                if not sending:
+                    del keys[key]
+        return True
 
     async def _dispatch_request(self, request: Any) -> Any:
         method = request.method
@@ -266,12 +321,20 @@ class Connection:
             reason = check(result, self.peer_initialize)
             if reason is not None:
                 raise CapabilityError(method, f"the handler's result breaks a protocol rule: {reason}")
+        answer_check = self._answer_checks.get(method)
+        reason = answer_check(request.params, result) if answer_check is not None else None
+        if reason is not None:
+            raise CapabilityError(method, f"the handler's result does not fit the request: {reason}")
         return result
 
     async def _call_handler(self, message: Any, *, is_request: bool) -> Any:
         method = message.method
-        if method.startswith("_"):
+        if method.startswith(rules.EXTENSION_PREFIX):
             fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
+            if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
+                if is_request:
+                    raise self._error(INVALID_REQUEST, "Invalid request: params must be an object or an array")
+                return None
             if fn is None:
                 if is_request:
                     raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
@@ -369,6 +432,9 @@ class Connection:
             err = self._error(INVALID_REQUEST, "Invalid request: duplicate id of a request in progress")
             self._send_error_nowait(request.id, err)
             return
+        self._track_interaction(request.method, request.params, sending=False)
+        if request.method in rules.TURN_ENDED_BY:
+            self._cancel_turn(request.params)
         serving = _Serving(request.method, request.params)
         self._serving[request.id] = serving
         serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
@@ -380,8 +446,11 @@ class Connection:
             if serving is not None and serving.task is not None:
                 serving.cancelled_by_peer = True
                 serving.task.cancel()
-        elif note.method == rules.SESSION_CANCEL:
+        elif note.method in rules.TURN_ENDED_BY:
             self._cancel_turn(note.params)
+        elif not self._track_interaction(note.method, note.params, sending=False):
+            log.debug("ignored %s for an interaction unknown or already completed here", note.method)
+            return
         self._inbox.put_nowait(("notification", note))
 
     def _on_response(self, response: Any) -> None:
@@ -454,7 +523,8 @@ class Connection:
                     return
                 data = self._encode_cancelled(request, serving)
             except Exception as exc:
-                if serving.cancel_result is not None:  # a cancelled turn: its errors mean "cancelled"
+                if serving.cancel_result is not None or isinstance(exc, TimeoutError):
+                    # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as the peer would (131)
                     data = self._encode_cancelled(request, serving)
                 elif isinstance(exc, schema.RpcError):
                     data = self._encode_error(request.id, exc)
@@ -491,6 +561,8 @@ class Connection:
                 except Exception:
                     raise TypeError(f"the {request.method} handler returned None, but its result has required fields")
             result = {}
+        elif self.enforce_protocol and request.method in self.schema.REQUESTS:
+            result = self._typed(f"the {request.method} result", result, self.schema.REQUESTS[request.method].result)
         data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
         return data
 
@@ -503,7 +575,17 @@ class Connection:
         return self._encode_error(request.id, self._error(rules.REQUEST_CANCELLED, "Request cancelled"))
 
     def _encode_error(self, request_id: Any, err: Any) -> bytes:
-        data: bytes = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=err.to_error_object()))
+        """An error answer; one whose code is not an integer, whose message is not a string or whose
+        data cannot be encoded becomes -32603 (235)."""
+        error = err.to_error_object()
+        try:
+            if type(error["code"]) is not int or not isinstance(error["message"], str):
+                raise TypeError(f"error code {error['code']!r} / message {error['message']!r}")
+            data: bytes = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=error))
+        except Exception as exc:
+            log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
+            error = {"code": INTERNAL_ERROR, "message": "Internal error"}
+            data = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=error))
         return data
 
     def _send_error_nowait(self, request_id: Any, err: Any) -> None:
@@ -605,6 +687,8 @@ def _classify(line: bytes) -> tuple[str, Any]:
         raw = msgspec.json.decode(line)
     except Exception:
         return _sniff(line[:_SNIFF])
+    if isinstance(raw, list) and raw and all(isinstance(m, dict) and "method" in m and "id" not in m for m in raw):
+        return "notification", None  # a JSON-RPC batch (not an ACP message) of notifications: never answered
     if not isinstance(raw, dict):
         return "unknown", None
     request_id = raw.get("id")

@@ -33,15 +33,57 @@ CANCEL_REQUEST = "$/cancel_request"  # 127-131: either side, either direction
 CANCEL_REQUEST_ID = "requestId"
 REQUEST_CANCELLED = -32800
 ALLOWED_BEFORE_INITIALIZE = frozenset({INITIALIZE, CANCEL_REQUEST})
+EXTENSION_PREFIX = "_"  # 165-168, 217: the only methods outside the schema that are routed (to ext_*)
 
 SESSION_ID = "sessionId"
 SESSION_CANCEL = "session/cancel"
+TURN_ENDED_BY = frozenset({SESSION_CANCEL, "session/close"})  # 38: close cancels as session/cancel does
 
 # 68: a client prompts only sessions set up on this connection
 SESSION_CREATED_BY = frozenset({"session/new", "session/fork"})  # the result's sessionId
 SESSION_OPENED_BY = frozenset({"session/load", "session/resume"})  # the params' sessionId, once answered
 SESSION_CLOSED_BY = frozenset({"session/close", "session/delete"})
 SESSION_REQUIRED_BY = frozenset({"session/prompt"})
+
+# 33: an agent replays no history (these session/update kinds) to a session while it resumes it
+SESSION_UPDATE = "session/update"
+UPDATE_KIND = ("update", "sessionUpdate")
+HISTORY = frozenset(
+    {"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update"}
+)
+NO_HISTORY_DURING = "session/resume"
+
+PAGINATED = {"session/list": ("cursor", "nextCursor")}  # 60, 61: the params' cursor, the result's next one
+
+# 238, 239: a client sets only a mode or config value the agent offers for the session, as last
+# reported (these fields of setup and set_config_option results, and of config_option_update)
+OFFERS = ("modes", "configOptions")
+OFFERS_SET_BY = frozenset({"session/set_config_option"})
+
+
+def _mode_offered(params: Any, offers: dict[str, Any]) -> str | None:
+    if "modes" not in offers:
+        return None
+    modes, mode = wire.values(offers["modes"], "availableModes.*.id"), wire.get(params, "modeId")
+    return None if mode in modes else f"mode {mode!r} is not among the availableModes {modes}"
+
+
+def _value_offered(params: Any, offers: dict[str, Any]) -> str | None:
+    """A select value among the option's values (grouped or not); a boolean one a boolean."""
+    if "configOptions" not in offers:
+        return None
+    config_id, value = wire.get(params, "configId"), wire.get(params, "value")
+    option = next((o for o in offers["configOptions"] if wire.get(o, "id") == config_id), None)
+    if option is None:
+        return f"config option {config_id!r} is not among the session's configOptions"
+    kind = wire.get(option, "type")
+    values = [*wire.values(option, "options.*.value"), *wire.values(option, "options.*.options.*.value")]
+    if (kind == "boolean" and not isinstance(value, bool)) or (kind == "select" and value not in values):
+        return f"{value!r} is not a value of the {kind} config option {config_id!r}"
+    return None
+
+
+OFFER_CHECKS = {"session/set_mode": _mode_offered, "session/set_config_option": _value_offered}
 
 
 @dataclass(frozen=True)
@@ -193,6 +235,7 @@ GUARDS: tuple[Guard, ...] = (
         "41",
     ),
     Guard("client", "send", (*_SETUP, "session/list"), absolute("cwd", "additionalDirectories.*"), "40, 42"),
+    Guard("client", "send", _SETUP, absolute("mcpServers.*.command"), "1"),  # a stdio server's executable
     # the agent, against the client's initialize request
     Guard("agent", "send", ("fs/read_text_file",), needs("clientCapabilities.fs.readTextFile"), "124, 125"),
     Guard("agent", "send", ("fs/write_text_file",), needs("clientCapabilities.fs.writeTextFile"), "124, 125"),
@@ -200,6 +243,7 @@ GUARDS: tuple[Guard, ...] = (
     Guard("agent", "send", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "97"),
     Guard("agent", "send", ("fs/read_text_file", "fs/write_text_file"), absolute("path"), "1"),
     Guard("agent", "send", ("terminal/create",), absolute("cwd"), "1"),
+    Guard("agent", "result", ("session/list",), absolute("sessions.*.cwd", "sessions.*.additionalDirectories.*"), "1"),
     Guard("agent", "send", ("session/update",), absolute(*(f"update.{p}" for p in _TOOL_PATHS)), "1"),
     Guard("agent", "send", ("session/request_permission",), absolute(*(f"toolCall.{p}" for p in _TOOL_PATHS)), "1"),
     Guard("agent", "send", ("session/update",), by_kind("update.configOptions.*", "type", _BOOLEAN), "146, 147"),
@@ -244,3 +288,87 @@ def turn_cancels_for(schema: Any, side: str) -> dict[str, dict[str, Any]]:
         and t.method in schema.REQUESTS
         and all(wire.declares(schema.REQUESTS[t.method].result, key) for key in t.result)
     }
+
+
+# --- elicitation: answers that must fit their request, interactions completed later ----------------
+
+_JSON_TYPES = {"string": (str,), "number": (int, float), "integer": (int,), "boolean": (bool,), "array": (list,)}
+_BOUNDS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems")}
+
+
+def _choices(schema: Any) -> list[Any] | None:
+    """The values a string (or array item) schema allows: its enum, or its oneOf / anyOf consts."""
+    if wire.get(schema, "enum") is not None:
+        return wire.items(schema, "enum")
+    for key in ("oneOf", "anyOf"):
+        if wire.get(schema, key) is not None:
+            return [wire.get(option, "const") for option in wire.items(schema, key)]
+    return None
+
+
+def _value_breaks(prop: Any, value: Any) -> str | None:
+    kind = wire.get(prop, "type")
+    types = _JSON_TYPES.get(kind)
+    if types is None:  # a property schema the runtime does not know: the application's to check
+        return None
+    if type(value) not in types:  # exact types: a bool is no number here
+        return f"is not of type {kind}"
+    if kind == "array" and not all(isinstance(item, str) for item in value):
+        return "is not an array of strings"
+    choices = _choices(wire.get(prop, "items") if kind == "array" else prop)
+    if choices is not None and any(item not in choices for item in (value if kind == "array" else [value])):
+        return f"is not among {choices}"
+    low, high = (wire.get(prop, bound) for bound in _BOUNDS.get(kind, ("minimum", "maximum")))
+    size = len(value) if kind in _BOUNDS else value
+    if kind != "boolean" and ((low is not None and size < low) or (high is not None and size > high)):
+        return f"is outside its bounds ({low}..{high})"
+    return None
+
+
+def form_content_breaks(params: Any, result: Any) -> str | None:
+    """Why the content of an accepted form elicitation does not fit the requested schema (or None):
+    a required property missing, a value of the wrong type, not among its choices, out of bounds."""
+    if wire.get(params, "mode") != "form" or wire.get(result, "action") != "accept":
+        return None
+    requested = wire.get(params, "requestedSchema")
+    content = wire.get(result, "content") or {}
+    for name in wire.items(requested, "required"):
+        if name not in content:
+            return f"content lacks {name!r}, which the requested schema requires"
+    properties = wire.get(requested, "properties") or {}
+    for name, value in content.items():
+        reason = _value_breaks(properties[name], value) if name in properties else None
+        if reason is not None:
+            return f"content {name!r} {reason}"
+    return None
+
+
+# A result checked against the params of its request, (params, result) -> why it breaks the rule: the
+# answering side refuses to send it (answered -32603), the asking side refuses to take it (the call
+# fails with -32603). 100, 101, 107
+ANSWER_CHECKS: dict[str, Callable[[Any, Any], "str | None"]] = {"elicitation/create": form_content_breaks}
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A request `opener` whose params have `tag` == `value` opens an interaction named by its `key`;
+    the notification `closer` with that `key` completes it. The opening side sends the closer only for
+    keys it opened on this connection (113); the other side hands it to its handler only for a key it
+    was given and has not seen completed (114)."""
+
+    opener: str
+    tag: str
+    value: str
+    closer: str
+    key: str
+
+
+COMPLETIONS = (Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),)
+
+
+def answer_checks_for(schema: Any) -> dict[str, Callable[[Any, Any], "str | None"]]:
+    return {method: check for method, check in ANSWER_CHECKS.items() if method in schema.REQUESTS}
+
+
+def completions_for(schema: Any) -> tuple[Completion, ...]:
+    return tuple(c for c in COMPLETIONS if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS)

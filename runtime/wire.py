@@ -109,3 +109,18 @@ def has_field(cls: Any, key: str) -> bool:
 def build(schema: Any, data: Any, cls: Any) -> Any:
     """A typed instance of `cls` from wire-shaped builtins, through the package's own decoder."""
     return schema.decode(msgspec.json.encode(data), cls)
+
+
+def structured(value: Any) -> bool:
+    """Whether a params value is absent or a JSON-RPC "structured value" (an object or an array)."""
+    if value is None or value is msgspec.UNSET or isinstance(value, (msgspec.Struct, dict, list, tuple)):
+        return True
+    return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
+
+
+def undeclared(data: dict[str, Any], typed: Any) -> list[str]:
+    """The keys of `data` that `typed` (what `data` decoded into) does not declare: custom fields."""
+    if not isinstance(typed, msgspec.Struct):
+        return []
+    config = type(typed).__struct_config__
+    return sorted(key for key in data if key not in _fields(type(typed)) and key != config.tag_field)

@@ -21,6 +21,7 @@ AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw_agent.py")
 def main(argv: list[str]) -> None:
     decode, encode = msgspec.json.decode, msgspec.json.encode
     proc = subprocess.Popen([sys.executable, AGENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
     send, flush, readline = proc.stdin.write, proc.stdin.flush, proc.stdout.readline
     next_id = 0
     last_chars = 0

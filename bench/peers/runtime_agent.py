@@ -14,7 +14,9 @@ class BenchAgent(acp.AgentHandler):
         self.client = conn.client
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
-        return acp.InitializeResponse(protocol_version=params.protocol_version, agent_capabilities=acp.AgentCapabilities())
+        return acp.InitializeResponse(
+            protocol_version=params.protocol_version, agent_capabilities=acp.AgentCapabilities()
+        )
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         return acp.NewSessionResponse(session_id="bench-session")

@@ -1,6 +1,6 @@
 """The benchmark client on acp_runtime: spawns runtime_agent.py, prints one JSON report.
 
-    python runtime_client.py STREAM_N PINGS REPEATS [BIG_BYTES]     (see common.py)
+python runtime_client.py STREAM_N PINGS REPEATS [BIG_BYTES]     (see common.py)
 """
 
 from __future__ import annotations

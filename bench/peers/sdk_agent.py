@@ -37,4 +37,4 @@ class BenchAgent:
 
 if __name__ == "__main__":
     pin("agent")
-    asyncio.run(acp.run_agent(BenchAgent()))
+    asyncio.run(acp.run_agent(BenchAgent()))  # type: ignore[arg-type]  # duck-typed, as the SDK allows

@@ -1,6 +1,6 @@
 """The benchmark client on the official Python SDK: spawns sdk_agent.py, prints one JSON report.
 
-    python sdk_client.py STREAM_N PINGS REPEATS [BIG_BYTES]     (see common.py)
+python sdk_client.py STREAM_N PINGS REPEATS [BIG_BYTES]     (see common.py)
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class CountingClient:
 
 async def main(argv: list[str]) -> None:
     client = CountingClient()
-    async with acp.spawn_agent_process(client, sys.executable, AGENT) as (conn, _process):
+    async with acp.spawn_agent_process(client, sys.executable, AGENT) as (conn, _process):  # type: ignore[arg-type]  # duck-typed, as the SDK allows
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd="/", mcp_servers=[])
         sid = session.session_id

@@ -74,14 +74,9 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
                 return member
         if issubclass(tp, HookUnion):
             try:
-                return choose(tp, value)
+                return choose(tp, value, lambda v, option: convert(v, option, unknown))
             except msgspec.ValidationError:
-                for option, _ in tp.__acp_untagged__ + sum(tp.__acp_tagged__.values(), ()):
-                    try:
-                        return convert(value, option, unknown)
-                    except msgspec.ValidationError:
-                        continue
-                if unknown:
+                if unknown and isinstance(value, dict):
                     return UnknownVariant(value)
                 raise
     raise error
@@ -108,14 +103,17 @@ def _union(
     value: Any, options: tuple[Any, ...], unknown: bool, error: msgspec.ValidationError
 ) -> Any:
     structs = [o for o in options if isinstance(o, type) and issubclass(o, msgspec.Struct)]
-    if structs and isinstance(value, dict):
-        tag_field = structs[0].__struct_config__.tag_field
-        if tag_field is not None and tag_field in value:
-            for cls in structs:
-                if cls.__struct_config__.tag == value[tag_field]:
-                    return _struct(value, cls, unknown)
-            if unknown:
-                return UnknownVariant(value)
+    tag_field = structs[0].__struct_config__.tag_field if structs else None
+    if tag_field is not None and isinstance(value, dict):
+        # A native tagged union: the tag alone decides (a Struct on its own would not insist on it).
+        for cls in structs:
+            if tag_field in value and cls.__struct_config__.tag == value[tag_field]:
+                return _struct(value, cls, unknown)
+        if unknown and isinstance(value.get(tag_field), str):
+            return UnknownVariant(value)
+        if tag_field not in value:
+            raise msgspec.ValidationError(f"Object missing required field `{tag_field}`")
+        raise msgspec.ValidationError(f"Invalid value {value[tag_field]!r} - at `$.{tag_field}`")
     for option in options:
         try:
             return convert(value, option, unknown)

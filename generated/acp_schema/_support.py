@@ -131,14 +131,15 @@ class HookUnion(metaclass=_HookUnionMeta):
 def hook_union(
     name: str,
     tag_field: str | None,
-    variants: tuple[tuple[Any, Any, tuple[str, ...]], ...],
+    variants: tuple[tuple[Any, ...], ...],
     open: bool = False,
 ) -> type[HookUnion]:
     """Make the marker class of a non-native union.
 
-    `variants` holds (type, tag value or None, required wire keys) for each variant, in schema order.
+    `variants` holds (type, tag value or None, required wire keys[, implied tag]) for each variant,
+    in schema order; the implied tag is the tag value an untagged default variant answers to.
     """
-    members = tuple(dict.fromkeys(getattr(tp, "__origin__", tp) for tp, _, _ in variants))
+    members = tuple(dict.fromkeys(getattr(tp, "__origin__", tp) for tp, *_ in variants))
     return type(
         name,
         (HookUnion,),
@@ -147,7 +148,7 @@ def hook_union(
             "__acp_tag__": tag_field,
             "__acp_tagged__": _by_tag(variants),
             "__acp_untagged__": tuple(
-                (tp, frozenset(req)) for tp, tag, req in variants if tag is None
+                (tp, frozenset(req)) for tp, tag, req, *_ in variants if tag is None
             ),
             "__acp_open__": open,
             "__acp_members__": members + ((UnknownVariant,) if open else ()),
@@ -156,26 +157,38 @@ def hook_union(
 
 
 def _by_tag(
-    variants: tuple[tuple[Any, Any, tuple[str, ...]], ...],
+    variants: tuple[tuple[Any, ...], ...],
 ) -> dict[Any, tuple[tuple[Any, frozenset[str]], ...]]:
-    """Variants by tag value; several variants may share one (told apart by their required keys)."""
+    """Variants by tag value; several variants may share one (told apart by their required keys).
+
+    An untagged variant may name the tag it stands for when the tag is given (its branch title).
+    """
     out: dict[Any, tuple[tuple[Any, frozenset[str]], ...]] = {}
-    for tp, tag, required in variants:
-        if tag is not None:
-            out[tag] = out.get(tag, ()) + ((tp, frozenset(required)),)
+    for tp, tag, required, *implied in variants:
+        key = tag if tag is not None else (implied[0] if implied else None)
+        if key is not None:
+            out[key] = out.get(key, ()) + ((tp, frozenset(required)),)
     return out
 
 
-def choose(marker: type[HookUnion], value: Any) -> Any:
-    """Decode an untyped JSON value into the variant of a non-native union it belongs to."""
+def choose(marker: type[HookUnion], value: Any, convert: Any = None) -> Any:
+    """Decode an untyped JSON value into the variant of a non-native union it belongs to.
+
+    A value with a tag goes to the variants of that tag (an untagged default variant answers to the
+    tag its branch is titled with); an unknown tag is an unknown variant where the union is open and
+    an error where it is closed. A value without a tag goes to the untagged variants, the ones whose
+    required keys it has first. `convert(value, type)` does the decoding (msgspec's by default).
+    """
     tag_field = marker.__acp_tag__
     candidates = marker.__acp_untagged__
     if tag_field is not None and isinstance(value, dict) and tag_field in value:
-        tagged = marker.__acp_tagged__.get(value[tag_field])
-        if tagged is not None:
-            candidates = tagged
-        elif marker.__acp_open__ and isinstance(value[tag_field], str) and not candidates:
-            return UnknownVariant(value)
+        tag = value[tag_field]
+        tagged = marker.__acp_tagged__.get(tag) if isinstance(tag, (str, int)) else None
+        if tagged is None:
+            if marker.__acp_open__ and isinstance(tag, str):
+                return UnknownVariant(value)
+            raise msgspec.ValidationError(f"Invalid value {tag!r} - at `$.{tag_field}`")
+        candidates = tagged
     if len(candidates) > 1:
         # Told apart by required keys: of the value itself, or of a list's first item.
         sample = value[0] if isinstance(value, list) and value else value
@@ -186,6 +199,8 @@ def choose(marker: type[HookUnion], value: Any) -> Any:
     first_error: Exception | None = None
     for tp, _ in candidates:
         try:
+            if convert is not None:
+                return convert(value, tp)
             return (
                 msgspec.convert(value, tp, dec_hook=dec_hook)
                 if _needs_hook(tp)
@@ -193,20 +208,10 @@ def choose(marker: type[HookUnion], value: Any) -> Any:
             )
         except msgspec.ValidationError as exc:
             first_error = first_error or exc
-    if marker.__acp_open__ and tag_field is not None and isinstance(value, dict):
-        tag = value.get(tag_field)
-        if isinstance(tag, str) and tag not in marker.__acp_tagged__:
-            return UnknownVariant(value)
     if first_error is not None:
         raise first_error
     if tag_field is not None and isinstance(value, dict):
-        if tag_field in value:
-            raise msgspec.ValidationError(
-                f"Invalid value {value[tag_field]!r} for `{tag_field}` of {marker.__acp_name__}"
-            )
-        raise msgspec.ValidationError(
-            f"Object missing required field `{tag_field}` of {marker.__acp_name__}"
-        )
+        raise msgspec.ValidationError(f"Object missing required field `{tag_field}`")
     raise msgspec.ValidationError(f"Expected a {marker.__acp_name__}, got `{type(value).__name__}`")
 
 

@@ -37,8 +37,8 @@ __all__ = [
 
 T = TypeVar("T")
 
-RequestId = Union[int, str, None]
-"""A JSON-RPC request id."""
+RequestId = Union[int, float, str, None]
+"""A JSON-RPC request id (JSON-RPC allows any number; fractional ones SHOULD NOT be sent)."""
 
 
 class ErrorObject(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -735,7 +735,7 @@ def _decode_carefully(
     except msgspec.DecodeError as exc:
         raise _error(-32700, f"Parse error: {exc}") from None
     has_id = not isinstance(env.id, UnsetType)
-    id_ok = env.id is None or isinstance(env.id, (str, int)) and not isinstance(env.id, bool)
+    id_ok = env.id is None or isinstance(env.id, (str, int, float)) and not isinstance(env.id, bool)
     id: RequestId = env.id if id_ok else None
     if env.jsonrpc != "2.0":
         raise _error(-32600, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method)

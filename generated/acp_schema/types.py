@@ -4966,7 +4966,7 @@ else:
         (
             (AuthMethodEnvVar, "env_var", ("id", "name", "vars")),
             (AuthMethodTerminal, "terminal", ("id", "name")),
-            (AuthMethodAgent, None, ("id", "name")),
+            (AuthMethodAgent, None, ("id", "name"), "agent"),
         ),
         open=False,
     )
@@ -5165,7 +5165,7 @@ else:
         (
             (McpServerHttp, "http", ("headers", "name", "url")),
             (McpServerSse, "sse", ("headers", "name", "url")),
-            (McpServerStdio, None, ("args", "command", "env", "name")),
+            (McpServerStdio, None, ("args", "command", "env", "name"), "stdio"),
         ),
         open=False,
     )
@@ -5299,7 +5299,12 @@ else:
         "type",
         (
             (SetSessionConfigOptionRequestBoolean, "boolean", ("configId", "sessionId", "value")),
-            (SetSessionConfigOptionRequestValueId, None, ("configId", "sessionId", "value")),
+            (
+                SetSessionConfigOptionRequestValueId,
+                None,
+                ("configId", "sessionId", "value"),
+                "value_id",
+            ),
         ),
         open=False,
     )

@@ -1,0 +1,327 @@
+"""docs/protocol/v1/initialization.mdx: version negotiation, capabilities and the baselines."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+from acp_runtime import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolVersionError
+
+from .docs_peers import (
+    CWD,
+    SESSION,
+    agent_serving,
+    answered,
+    as_wire,
+    client_against_raw_agent,
+    connect,
+    eventually,
+    goes_out,
+    initialize_params,
+    nothing_sent,
+    pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
+    raw_agent,
+    raw_client,
+    text,
+    typed,
+    update,
+)
+
+pytest_plugins = ["tests.runtime.aio"]
+
+requirement = pytest.mark.requirement
+
+
+async def prompt_end_turn(params: Any) -> Any:
+    return {"stopReason": "end_turn"}
+
+
+@requirement("ACP-V1-INIT-CLIENT-INITIALIZE-FIRST")
+async def test_client_cannot_create_a_session_before_initialize(pkg: Any) -> None:
+    conn, peer = raw_agent(pkg)
+    with pytest.raises(NotInitializedError):
+        await conn.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
+    assert await nothing_sent(peer)
+
+
+@requirement("ACP-V1-INIT-CLIENT-INITIALIZE-FIRST")
+async def test_initialize_carries_the_latest_version_and_the_capabilities(pkg: Any) -> None:
+    conn, peer = raw_agent(pkg)
+    capabilities = {"fs": {"readTextFile": True}, "terminal": True}
+    call = asyncio.ensure_future(conn.agent.initialize(initialize_params(pkg, capabilities)))
+    request = await peer.recv()
+    assert request["method"] == "initialize"
+    assert request["params"]["protocolVersion"] == 1
+    assert request["params"]["clientCapabilities"]["fs"]["readTextFile"] is True
+    assert request["params"]["clientCapabilities"]["terminal"] is True
+    call.cancel()
+
+
+@requirement("ACP-V1-INIT-IMPLEMENTATION-INFO")
+async def test_both_sides_receive_the_peers_implementation_info(pkg: Any) -> None:
+    """The library carries clientInfo / agentInfo and exposes them as `conn.client_info` /
+    `conn.agent_info`; filling in its own name and version is the application's part."""
+    agent, client = await connect(pkg, session=False)
+    assert (agent.client_info.name, agent.client_info.version) == ("conformance-client", "1.0")
+    assert (client.agent_info.name, client.agent_info.version) == ("conformance-agent", "1.0")
+
+
+@requirement("ACP-V1-INIT-AGENT-RESPONSE")
+async def test_agent_answers_with_the_chosen_version_and_its_capabilities(pkg: Any) -> None:
+    capabilities = {"loadSession": True, "promptCapabilities": {"image": True}}
+    conn, peer = await raw_client(pkg, agent_serving(pkg, capabilities))
+    reply = await peer.call(1, "initialize", {"protocolVersion": 1})
+    assert reply["result"]["protocolVersion"] == 1
+    assert reply["result"]["agentCapabilities"]["loadSession"] is True
+    assert reply["result"]["agentCapabilities"]["promptCapabilities"]["image"] is True
+
+
+@requirement("ACP-V1-INIT-AGENT-RESPONSE")
+async def test_agent_without_an_initialize_handler_still_answers_version_and_capabilities(pkg: Any) -> None:
+    agent, peer = await raw_client(pkg, object(), initialize=False)  # a handler serving nothing
+    reply = await peer.call(0, "initialize", {"protocolVersion": 1})
+    assert reply["result"]["protocolVersion"] == 1
+    assert isinstance(reply["result"]["agentCapabilities"], dict)
+
+
+@requirement("ACP-V1-INIT-VERSION-AGREEMENT")
+async def test_both_sides_settle_on_one_protocol_version(pkg: Any) -> None:
+    agent, client = await connect(pkg, session=False, agent_options={"protocol_versions": (1, 2)})
+    assert agent.protocol_version == client.protocol_version == 1
+
+
+@requirement("ACP-V1-INIT-VERSION-AGREEMENT", "ACP-V1-INIT-CLIENT-UNSUPPORTED-VERSION")
+async def test_client_refuses_a_version_it_does_not_speak_and_closes(pkg: Any) -> None:
+    """The library raises `ProtocolVersionError` (saying which versions it speaks) and closes the
+    connection; telling the user is the application's part."""
+    conn, peer = raw_agent(pkg)
+    with pytest.raises(ProtocolVersionError, match="supports only 1"):
+        await answered(peer, conn.agent.initialize(initialize_params(pkg)), {"protocolVersion": 2})
+    assert conn.closed
+    with pytest.raises(ConnectionClosedError):
+        await conn.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
+
+
+@requirement("ACP-V1-INIT-REQUEST-LATEST-VERSION")
+async def test_initialize_request_carries_the_clients_latest_version(pkg: Any) -> None:
+    conn, peer = raw_agent(pkg, protocol_versions=(1, 2))
+    call = asyncio.ensure_future(conn.agent.initialize(typed(pkg, "initialize", {"protocolVersion": 1})))
+    request = await peer.recv()
+    assert request["params"]["protocolVersion"] == 2
+    call.cancel()
+
+
+@requirement("ACP-V1-INIT-AGENT-SAME-VERSION")
+@pytest.mark.parametrize("requested", [1, 2])
+async def test_agent_answers_the_requested_version_when_it_speaks_it(pkg: Any, requested: int) -> None:
+    async def wrong_version(params: Any) -> Any:
+        return {"protocolVersion": 7}  # the runtime writes the negotiated version in
+
+    handler = agent_serving(pkg, initialize=wrong_version)
+    agent, peer = await raw_client(pkg, handler, initialize=False, protocol_versions=(1, 2))
+    reply = await peer.call(0, "initialize", {"protocolVersion": requested})
+    assert reply["result"]["protocolVersion"] == requested
+
+
+@requirement("ACP-V1-INIT-AGENT-LATEST-VERSION")
+async def test_agent_answers_its_latest_version_when_the_requested_one_is_unknown(pkg: Any) -> None:
+    agent, peer = await raw_client(pkg, initialize=False, protocol_versions=(1, 2))
+    reply = await peer.call(0, "initialize", {"protocolVersion": 9})
+    assert reply["result"]["protocolVersion"] == 2
+
+
+@requirement("ACP-V1-INIT-CAPABILITIES-OPTIONAL")
+async def test_agent_accepts_initialize_without_client_capabilities(pkg: Any) -> None:
+    agent, peer = await raw_client(pkg, initialize=False)
+    reply = await peer.call(0, "initialize", {"protocolVersion": 1})
+    assert reply["result"]["protocolVersion"] == 1
+    assert agent.initialized
+
+
+@requirement("ACP-V1-INIT-CAPABILITIES-OPTIONAL")
+async def test_client_accepts_an_initialize_answer_without_agent_capabilities(pkg: Any) -> None:
+    conn, peer = raw_agent(pkg)
+    await answered(peer, conn.agent.initialize(initialize_params(pkg)), {"protocolVersion": 1})
+    assert conn.initialized
+
+
+CAPABILITY_STATES = ("omitted", False, True)
+
+
+@requirement("ACP-V1-INIT-SUPPORT-ALL-COMBINATIONS")
+async def test_agent_works_with_every_combination_of_client_capabilities(pkg: Any) -> None:
+    for read, write, terminal in itertools.product(CAPABILITY_STATES, repeat=3):
+        fs = {k: v for k, v in (("readTextFile", read), ("writeTextFile", write)) if v != "omitted"}
+        capabilities: dict[str, Any] = {"fs": fs}
+        if terminal != "omitted":
+            capabilities["terminal"] = terminal
+        agent, peer = await raw_client(pkg, client_capabilities=capabilities)
+        calls = {
+            "fs/read_text_file": (read is True, {"sessionId": SESSION, "path": "/a"}),
+            "fs/write_text_file": (write is True, {"sessionId": SESSION, "path": "/a", "content": ""}),
+            "terminal/create": (terminal is True, {"sessionId": SESSION, "command": "ls"}),
+        }
+        for method, (allowed, params) in calls.items():
+            assert await goes_out(agent, peer, method, typed(pkg, method, params)) is allowed, method
+        await agent.close()
+
+
+@requirement("ACP-V1-INIT-SUPPORT-ALL-COMBINATIONS")
+async def test_client_works_with_every_combination_of_agent_capabilities(pkg: Any) -> None:
+    for load, image, listing in itertools.product(CAPABILITY_STATES, repeat=3):
+        capabilities: dict[str, Any] = {"promptCapabilities": {}, "sessionCapabilities": {}}
+        if load != "omitted":
+            capabilities["loadSession"] = load
+        if image != "omitted":
+            capabilities["promptCapabilities"]["image"] = image
+        if listing != "omitted":
+            capabilities["sessionCapabilities"]["list"] = {} if listing else None
+        client, peer = await client_against_raw_agent(pkg, capabilities)
+        image_block = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
+        calls = {
+            "session/load": (load is True, {"sessionId": SESSION, "cwd": CWD, "mcpServers": []}),
+            "session/prompt": (image is True, {"sessionId": SESSION, "prompt": [image_block]}),
+            "session/list": (listing is True, {}),
+        }
+        for method, (allowed, params) in calls.items():
+            assert await goes_out(client, peer, method, typed(pkg, method, params)) is allowed, method
+        await client.close()
+
+
+@requirement("ACP-V1-INIT-OMITTED-UNSUPPORTED")
+async def test_agent_treats_omitted_client_capabilities_as_unsupported(pkg: Any) -> None:
+    agent, peer = await raw_client(pkg, client_capabilities={})
+    for method, params in [
+        ("fs/read_text_file", {"sessionId": SESSION, "path": "/a"}),
+        ("fs/write_text_file", {"sessionId": SESSION, "path": "/a", "content": ""}),
+        ("terminal/create", {"sessionId": SESSION, "command": "ls"}),
+    ]:
+        with pytest.raises(CapabilityError, match="not advertised"):
+            await agent.request(method, typed(pkg, method, params))
+    assert await nothing_sent(peer)
+
+
+@requirement("ACP-V1-INIT-OMITTED-UNSUPPORTED")
+async def test_client_treats_omitted_agent_capabilities_as_unsupported(pkg: Any) -> None:
+    client, peer = await client_against_raw_agent(pkg, {})
+    audio = {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"}
+    for method, params in [
+        ("session/load", {"sessionId": SESSION, "cwd": CWD, "mcpServers": []}),
+        ("session/list", {}),
+        ("session/resume", {"sessionId": SESSION, "cwd": CWD}),
+        ("session/close", {"sessionId": SESSION}),
+        ("session/prompt", {"sessionId": SESSION, "prompt": [audio]}),
+    ]:
+        with pytest.raises(CapabilityError, match="not advertised"):
+            await client.request(method, typed(pkg, method, params))
+    assert await nothing_sent(peer)
+
+
+@requirement("ACP-V1-INIT-CLIENT-SPECIFY-CAPABILITIES")
+async def test_client_capabilities_reach_the_agent_as_specified(pkg: Any) -> None:
+    """The library sends the capabilities the client specifies and the agent reads them from
+    `conn.peer_capabilities`; deciding what it supports is the client application's part."""
+    capabilities = {"fs": {"readTextFile": True, "writeTextFile": False}, "terminal": True}
+    agent, client = await connect(pkg, client_capabilities=capabilities, session=False)
+    seen = agent.peer_capabilities
+    assert (seen.fs.read_text_file, seen.fs.write_text_file, seen.terminal) == (True, False, True)
+
+
+@requirement("ACP-V1-INIT-AGENT-SPECIFY-CAPABILITIES")
+async def test_agent_capabilities_reach_the_client_as_specified(pkg: Any) -> None:
+    """The library sends the capabilities the agent's initialize handler specifies and the
+    client reads them from `conn.peer_capabilities`; deciding them is the agent application's."""
+    capabilities = {
+        "loadSession": True,
+        "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
+        "mcpCapabilities": {"http": True},
+    }
+    agent, client = await connect(pkg, agent_serving(pkg, capabilities), session=False)
+    seen = client.peer_capabilities
+    assert seen.load_session is True
+    assert (seen.prompt_capabilities.image, seen.prompt_capabilities.audio) == (True, False)
+    assert seen.prompt_capabilities.embedded_context is True
+    assert seen.mcp_capabilities.http is True
+
+
+@requirement("ACP-V1-INIT-PROMPT-BASELINE")
+async def test_text_and_resource_links_are_prompted_without_any_prompt_capability(pkg: Any) -> None:
+    link = {"type": "resource_link", "uri": "file:///work/project/a.py", "name": "a.py"}
+    agent, client = await connect(pkg, agent_serving(pkg, {}, session_prompt=prompt_end_turn))
+    await client.agent.session_prompt(
+        typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": [text("hi"), link]})
+    )
+    (prompt,) = agent.handler.of("session/prompt")
+    assert [type(block).__name__ for block in prompt.prompt] == ["TextContent", "ResourceLink"]
+    assert prompt.prompt[1].uri == link["uri"]
+
+
+RICHER = {
+    "image": {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+    "audio": {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"},
+    "embeddedContext": {"type": "resource", "resource": {"uri": "file:///a", "text": "x"}},
+}
+
+
+@requirement("ACP-V1-INIT-PROMPT-RICHER-MAY")
+@pytest.mark.parametrize("capability", list(RICHER))
+async def test_agent_may_accept_richer_prompt_content_by_advertising_it(pkg: Any, capability: str) -> None:
+    capabilities = {"promptCapabilities": {capability: True}}
+    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_prompt=prompt_end_turn))
+    block = RICHER[capability]
+    await client.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": [block]}))
+    (prompt,) = agent.handler.of("session/prompt")
+    assert as_wire(pkg, prompt)["prompt"] == [block]
+
+
+@requirement("ACP-V1-INIT-SESSION-BASELINE")
+async def test_baseline_session_methods_need_no_capability(pkg: Any) -> None:
+    """session/new, session/prompt, session/cancel and session/update are never capability-gated:
+    with nothing advertised either way, all four pass (the agent application implements
+    session/new and session/prompt handlers; the runtime also acts on session/cancel itself)."""
+
+    async def prompt(params: Any) -> Any:
+        await agent_conn.client.session_update(
+            update(pkg, {"sessionUpdate": "agent_message_chunk", "content": text("ok")})
+        )
+        return {"stopReason": "end_turn"}
+
+    agent_conn, client = await connect(pkg, agent_serving(pkg, {}, session_prompt=prompt))
+    answer = await client.agent.session_prompt(
+        typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": [text("hi")]})
+    )
+    await client.agent.session_cancel(typed(pkg, "session/cancel", {"sessionId": SESSION}))
+    assert answer.stop_reason.value == "end_turn"
+    assert [u["content"]["text"] for u in client.handler.updates()] == ["ok"]
+    await eventually(lambda: agent_conn.handler.of("session/cancel"))
+
+
+@requirement("ACP-V1-INIT-SESSION-OPTIONAL-MAY")
+async def test_agent_may_offer_more_session_methods_by_advertising_them(acp_v1: Any) -> None:
+    pkg = acp_v1
+    capabilities = {
+        "loadSession": True,
+        "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "delete": {}},
+    }
+    agent, client = await connect(
+        pkg,
+        agent_serving(
+            pkg,
+            capabilities,
+            session_load={},
+            session_list={"sessions": []},
+            session_resume={},
+            session_close={},
+            session_delete={},
+        ),
+    )
+    session = {"sessionId": SESSION, "cwd": CWD}
+    await client.agent.session_load(typed(pkg, "session/load", {**session, "mcpServers": []}))
+    await client.agent.session_list(typed(pkg, "session/list", {}))
+    await client.agent.session_resume(typed(pkg, "session/resume", session))
+    await client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION}))
+    await client.agent.session_delete(typed(pkg, "session/delete", {"sessionId": SESSION}))
+    served = [m for m, _ in agent.handler.received]
+    assert served[-5:] == ["session/load", "session/list", "session/resume", "session/close", "session/delete"]
