@@ -80,16 +80,21 @@ class ClientSideConnection(Connection):
             params = wire.replace(params, cursor, token)
 
     def _on_notification(self, note: Any) -> None:
-        if note.method == rules.SESSION_UPDATE:
-            self._remember(wire.get(note.params, rules.SESSION_ID), wire.get(note.params, "update"))
+        if note.method == rules.SESSION_UPDATE and self.sessions:
+            update = wire.get(note.params, rules.SESSION_UPDATE_FIELD)
+            if wire.declares_any(update, rules.OFFERS):
+                self._remember(wire.get(note.params, rules.SESSION_ID), update)
         super()._on_notification(note)
 
     def _remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
         offers = self.sessions.get(session_id)
+        if offers is None or not wire.declares_any(source, rules.OFFERS):
+            return
         for key in rules.OFFERS:
-            if offers is not None and wire.get(source, key) is not None:
-                offers[key] = wire.get(source, key)
+            value = wire.get(source, key)
+            if value is not None:
+                offers[key] = value
 
     def _after_result(self, method: str, params: Any, result: Any) -> Any:
         if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:

@@ -2,7 +2,7 @@
 
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
-- One reader task reads lines and decodes each with `schema.decode_message`; it never waits on a
+- One reader task reads lines and decodes each with the package's `MessageDecoder`; it never waits on a
   handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
@@ -145,6 +145,7 @@ class Connection:
         self._receive_guards = rules.guards_for(self.schema, side, "receive") if enforce_protocol else {}
         self._result_guards = rules.guards_for(self.schema, side, "result") if enforce_protocol else {}
         self._turn_cancels = rules.turn_cancels_for(self.schema, side)
+        self._decoder = self.schema.MessageDecoder(side, self._result_type_of, lenient=lenient)
         self._answer_checks = rules.answer_checks_for(self.schema) if enforce_protocol else {}
         self._completions = rules.completions_for(self.schema) if enforce_protocol else ()
         self._open_keys: dict[str, OrderedDict[Any, None]] = {c.closer: OrderedDict() for c in self._completions}
@@ -377,7 +378,7 @@ class Connection:
             return
         schema = self.schema
         try:
-            message = schema.decode_message(line, self.side, self._result_type_of, lenient=self.lenient)
+            message = self._decoder.decode(line)
         except schema.RpcError as err:
             self._on_bad_message(line, err)
             return

@@ -58,6 +58,7 @@ PAGINATED = {"session/list": ("cursor", "nextCursor")}  # 60, 61: the params' cu
 # 238, 239: a client sets only a mode or config value the agent offers for the session, as last
 # reported (these fields of setup and set_config_option results, and of config_option_update)
 OFFERS = ("modes", "configOptions")
+SESSION_UPDATE_FIELD = "update"  # the member of session/update params that carries the update
 OFFERS_SET_BY = frozenset({"session/set_config_option"})
 
 

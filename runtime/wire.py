@@ -27,6 +27,21 @@ def _fields(cls: type) -> dict[str, str]:
     return fields
 
 
+def declares_any(obj: Any, keys: Any) -> bool:
+    """Whether a Struct declares any of these wire keys (dicts and other values: assume so)."""
+    if not isinstance(obj, msgspec.Struct):
+        return obj is not None
+    cls = type(obj)
+    found = _DECLARES.get((cls, keys))
+    if found is None:
+        fields = _fields(cls)
+        found = _DECLARES[(cls, keys)] = any(key in fields for key in keys)
+    return found
+
+
+_DECLARES: dict[tuple[type, Any], bool] = {}
+
+
 def get(obj: Any, *path: str) -> Any:
     """The value at a wire path (`get(caps, "sessionCapabilities", "list")`), or None.
 
@@ -36,9 +51,10 @@ def get(obj: Any, *path: str) -> Any:
     for key in path:
         if obj is None or obj is msgspec.UNSET:
             return MISSING
-        if isinstance(obj, msgspec.Struct):
+        fields = _FIELDS.get(type(obj))  # a Struct type seen before: the common, fast case
+        if fields is not None or isinstance(obj, msgspec.Struct):
             cls = type(obj)
-            name = _fields(cls).get(key)
+            name = (fields if fields is not None else _fields(cls)).get(key)
             if name is not None:
                 obj = getattr(obj, name)
                 continue
@@ -65,11 +81,32 @@ def values(obj: Any, path: str) -> list[Any]:
     """Every value at a dotted wire path, `*` standing for each item of a list:
     `values(params, "update.locations.*.path")`. Absent values are left out."""
     found = [obj]
-    for key in path.split("."):
+    keys = _PATHS.get(path) or _PATHS.setdefault(path, tuple(path.split(".")))
+    for i, key in enumerate(keys):
         step: list[Any] = []
         for value in found:
-            step.extend(items(value) if key == "*" else [get(value, key)])
-        found = [v for v in step if v is not None]
+            if key != "*" and isinstance(value, msgspec.Struct) and not _may_hold(type(value), keys[i:]):
+                continue  # this type cannot hold the rest of the path: skip it without walking
+            if key == "*":
+                step.extend(v for v in items(value) if v is not None)
+            else:
+                value = get(value, key)
+                if value is not None:
+                    step.append(value)
+        if not step:
+            return step
+        found = step
+    return found
+
+
+_PATHS: dict[str, tuple[str, ...]] = {}
+_HOLDS: dict[tuple[type, tuple[str, ...]], bool] = {}
+
+
+def _may_hold(cls: type, path: tuple[str, ...]) -> bool:
+    found = _HOLDS.get((cls, path))
+    if found is None:
+        found = _HOLDS[(cls, path)] = declares(cls, *path)
     return found
 
 
@@ -91,7 +128,7 @@ def _declares(info: Any, path: tuple[str, ...]) -> bool:
         return _declares(info.item_type, path[1:] if path[0] == "*" else path)
     if isinstance(info, inspect.StructType):
         return any(f.encode_name == path[0] and _declares(f.type, path[1:]) for f in info.fields)
-    return isinstance(info, (inspect.CustomType, inspect.AnyType))
+    return isinstance(info, (inspect.CustomType, inspect.AnyType, inspect.DictType))
 
 
 def replace(obj: Any, key: str, value: Any) -> Any:
