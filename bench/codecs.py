@@ -15,7 +15,8 @@ validated objects (decode) and a decoded message back into wire bytes (encode).
   `(json.dumps(payload, separators=(",", ":")) + "\\n").encode("utf-8")` (`MessageSender.send`).
 - `dcg`: datamodel-code-generator's msgspec output for the same schema, decoded in one pass
   through a msgspec envelope whose params/result field has the def's generated type (how a user
-  of that output would do it); n/a where msgspec cannot build a decoder for the type.
+  of that output would do it); n/a where msgspec cannot build a decoder for the type. The
+  envelope is chosen knowing the message's method and kind in advance: no dispatch cost.
 - `jsonschema`: `json.loads`, then the def's validator (built once) on the params / result /
   error object. Validation only: it builds no typed objects.
 - floors: untyped `msgspec.json.decode` and `orjson.loads` of the same bytes; `orjson.dumps` (and
