@@ -57,8 +57,8 @@ class AgentSideConnection(Connection):
 
     def _outgoing(self, method: str, params: Any) -> Any:
         params = super()._outgoing(method, params)
-        kind = wire.get(params, *rules.UPDATE_KIND) if method == rules.SESSION_UPDATE else None
-        if self.enforce_protocol and kind in rules.HISTORY:  # 33
+        resuming = method == rules.SESSION_UPDATE and any(s.method == rules.NO_HISTORY_DURING for s in self._serving.values())
+        if resuming and self.enforce_protocol and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY:  # 33
             session_id = wire.get(params, rules.SESSION_ID)
             if any(s.method == rules.NO_HISTORY_DURING and s.session_id == session_id for s in self._serving.values()):
                 raise ProtocolError(f"{method}: session {session_id!r} is being resumed, which replays no history")

@@ -28,7 +28,7 @@ import inspect
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Generator
+from typing import Any, Awaitable, Callable, Generator, Iterator, Mapping
 
 import msgspec
 
@@ -53,6 +53,24 @@ _in_notification: contextvars.ContextVar[Connection | None] = contextvars.Contex
 def default_schema() -> Any:
     """The default generated package, `acp_schema`."""
     return importlib.import_module("acp_schema")
+
+
+class _ResultTypes(Mapping[Any, Any]):
+    """Pending request id -> its result type: a live view of the pending calls for the decoder."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, pending: dict[Any, Any]) -> None:
+        self._pending = pending
+
+    def __getitem__(self, request_id: Any) -> Any:
+        return self._pending[request_id].result_type
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._pending)
 
 
 @dataclass
@@ -145,7 +163,6 @@ class Connection:
         self._receive_guards = rules.guards_for(self.schema, side, "receive") if enforce_protocol else {}
         self._result_guards = rules.guards_for(self.schema, side, "result") if enforce_protocol else {}
         self._turn_cancels = rules.turn_cancels_for(self.schema, side)
-        self._decoder = self.schema.MessageDecoder(side, self._result_type_of, lenient=lenient)
         self._answer_checks = rules.answer_checks_for(self.schema) if enforce_protocol else {}
         self._completions = rules.completions_for(self.schema) if enforce_protocol else ()
         self._open_keys: dict[str, OrderedDict[Any, None]] = {c.closer: OrderedDict() for c in self._completions}
@@ -154,6 +171,7 @@ class Connection:
         self._lines = LineReader(reader, max_line_bytes)
         self._out = LineWriter(writer)
         self._pending: dict[Any, _Outgoing] = {}
+        self._decoder = self.schema.MessageDecoder(side, _ResultTypes(self._pending), lenient=lenient)
         self._abandoned: OrderedDict[Any, None] = OrderedDict()
         self._serving: dict[Any, _Serving] = {}
         self._inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -392,13 +410,6 @@ class Connection:
             self._on_notification(message)
         else:
             self._on_response(message)
-
-    def _result_type_of(self, request_id: Any) -> Any:
-        try:
-            outgoing = self._pending.get(request_id)
-        except TypeError:
-            return None
-        return outgoing.result_type if outgoing is not None else None
 
     def _on_bad_message(self, line: bytes, err: Any) -> None:
         kind, request_id = _classify(line)

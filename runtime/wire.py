@@ -103,6 +103,23 @@ _PATHS: dict[str, tuple[str, ...]] = {}
 _HOLDS: dict[tuple[type, tuple[str, ...]], bool] = {}
 
 
+def may_hold_any(obj: Any, paths: tuple[str, ...]) -> bool:
+    """Whether any of these dotted wire paths can lead anywhere in `obj`, judged by the types of
+    `obj` and of the values at the paths' first step (cached per type): a cheap first look."""
+    if not isinstance(obj, msgspec.Struct):
+        return True
+    for path in paths:
+        keys = _PATHS.get(path) or _PATHS.setdefault(path, tuple(path.split(".")))
+        if not _may_hold(type(obj), keys):
+            continue
+        first = get(obj, keys[0])
+        if first is None:
+            continue
+        if len(keys) == 1 or not isinstance(first, msgspec.Struct) or _may_hold(type(first), keys[1:]):
+            return True
+    return False
+
+
 def _may_hold(cls: type, path: tuple[str, ...]) -> bool:
     found = _HOLDS.get((cls, path))
     if found is None:

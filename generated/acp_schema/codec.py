@@ -11,7 +11,7 @@ through a union of per-method envelopes tagged by `method`; the rest take a care
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Generic, Literal, TypeVar, Union
+from typing import Any, Callable, ClassVar, Generic, Literal, Mapping, TypeVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -533,12 +533,6 @@ def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
     return dec
 
 
-class _TypedResponse(Response, Generic[T], kw_only=True):
-    """A response whose result type is known before decoding: one pass over the bytes."""
-
-    result: T
-
-
 # ---------------------------------------------------------------- whole messages
 
 
@@ -596,110 +590,18 @@ def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
 
 
 _PEEK = 128
-"""How far into a message the fast paths look for `"method"` or `"id":` (else: the careful path)."""
+"""How far into a long answer the fast path looks for its `"id":`."""
+_SMALL = 1024
+"""Answers up to this size skim their envelope and then type their result; longer ones peek the id."""
 
 
-class MessageDecoder:
-    """Decodes the messages one side of a connection receives. Keep one per connection.
+class _Reply(msgspec.Struct, Generic[T], kw_only=True):
+    """An answer to a request whose result type is known before decoding: one pass over the bytes."""
 
-    `result_type(id)` gives the type of the result of the pending request `id` (None: keep it
-    untyped). `decode` raises an `RpcError` whose code is the JSON-RPC answer the message deserves.
-    Requests and notifications of known methods take one pass through a union of envelopes
-    tagged by method; a response whose id sits near its start takes one pass with its result type.
-    Everything else, and anything those passes reject, takes the careful path that says why.
-    """
-
-    __slots__ = ("side", "result_type", "lenient", "_calls", "_responses", "_results")
-
-    def __init__(
-        self,
-        side: str,
-        result_type: Callable[[RequestId], Any] = lambda id: None,
-        *,
-        lenient: bool = False,
-    ) -> None:
-        if side not in SIDES:
-            raise ValueError(f"side must be one of {SIDES}, not {side!r}")
-        self.side = side
-        self.result_type = result_type
-        self.lenient = lenient
-        self._calls = _side_decoder(side)
-        self._responses: dict[Any, msgspec.json.Decoder[Any]] = {}
-        self._results: dict[Any, msgspec.json.Decoder[Any]] = {}
-
-    def decode(self, data: bytes) -> Message:
-        if data.find(b'"method"', 0, _PEEK) >= 0:
-            try:
-                env = self._calls.decode(data)
-            except (msgspec.ValidationError, msgspec.DecodeError):
-                pass
-            else:
-                info = env.info
-                if info.kind == "request":
-                    return Request(id=env.id, method=info.method, params=env.params)
-                if env.id is UNSET:
-                    return Notification(method=info.method, params=env.params)
-        elif len(data) <= _SMALL:
-            answer = self._small_answer(data)
-            if answer is not None:
-                return answer
-        else:
-            at = data.find(b'"id":', 0, _PEEK)
-            if at >= 0:
-                response = self._response(data, at + 5)
-                if response is not None:
-                    return response
-        return _decode_carefully(data, self.side, self.result_type, self.lenient)
-
-    def _small_answer(self, data: bytes) -> Response | ErrorResponse | None:
-        """A short answer: the envelope with its result left raw, then the result typed."""
-        try:
-            ans = _raw_answer.decode(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
-        if ans.error is not UNSET:
-            return ErrorResponse(id=ans.id, error=ans.error) if ans.result is UNSET else None
-        tp = self.result_type(ans.id)
-        if tp is None or isinstance(ans.result, UnsetType):
-            return None
-        dec = self._results.get(tp)
-        if dec is None:
-            dec = self._results[tp] = decoder(tp)
-        try:
-            return Response(id=ans.id, result=dec.decode(ans.result))
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
-
-    def _response(self, data: bytes, start: int) -> Response | ErrorResponse | None:
-        """One-pass decode of an answer, its id read off the bytes first (and checked after)."""
-        end = data.find(b",", start, start + 80)
-        if end < 0:
-            return None
-        token = data[start:end].strip()
-        if token.isdigit():
-            id: RequestId = int(token)
-        elif len(token) > 1 and token[0] == token[-1] == 0x22 and 0x5C not in token:
-            id = token[1:-1].decode("utf-8", "replace")
-        else:
-            return None
-        dec: msgspec.json.Decoder[Any] | None
-        if data.startswith(b'"error"', end + 1):
-            dec = _error_decoder
-        else:
-            tp = self.result_type(id)
-            if tp is None:
-                return None
-            dec = self._responses.get(tp)
-            if dec is None:
-                dec = self._responses[tp] = msgspec.json.Decoder(_TypedResponse[tp], dec_hook=dec_hook)  # type: ignore[valid-type]
-        try:
-            answer: Response | ErrorResponse = dec.decode(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
-        return answer if answer.id == id else None
-
-
-_error_decoder = msgspec.json.Decoder(ErrorResponse)
+    jsonrpc: Literal["2.0"]
+    id: RequestId
+    result: T | UnsetType = UNSET
+    error: ErrorObject | UnsetType = UNSET
 
 
 class _RawAnswer(msgspec.Struct, kw_only=True):
@@ -710,8 +612,158 @@ class _RawAnswer(msgspec.Struct, kw_only=True):
 
 
 _raw_answer = msgspec.json.Decoder(_RawAnswer)
-_SMALL = 1024
-"""Answers up to this size skim their envelope and decode the result; longer ones peek the id."""
+_FAST_FAILURES = (msgspec.ValidationError, msgspec.DecodeError)
+
+
+class MessageDecoder:
+    """Decodes the messages one side of a connection receives. Keep one per connection.
+
+    `result_type` says what the result of a pending request is: a function of the request id, or
+    a mapping from pending ids to result types (faster: with one request pending, its answer is
+    decoded in one pass before its id is even read). None keeps a result untyped.
+    `decode` raises an `RpcError` whose code is the JSON-RPC answer the message deserves.
+
+    Requests and notifications of known methods take one pass through a union of envelopes tagged
+    by method; answers take one pass with their result type where it is known up front. The decoder
+    tries first the kind of message that came last (a stream of notifications, a run of answers),
+    and anything those passes reject takes the careful path, which says exactly what is wrong.
+    """
+
+    __slots__ = (
+        "side",
+        "result_type",
+        "lenient",
+        "_calls",
+        "_replies",
+        "_results",
+        "_pending",
+        "_calls_first",
+    )
+
+    def __init__(
+        self,
+        side: str,
+        result_type: Callable[[RequestId], Any] | Mapping[Any, Any] = lambda id: None,
+        *,
+        lenient: bool = False,
+    ) -> None:
+        if side not in SIDES:
+            raise ValueError(f"side must be one of {SIDES}, not {side!r}")
+        self.side = side
+        self._pending: Mapping[Any, Any] | None = (
+            result_type if isinstance(result_type, Mapping) else None
+        )
+        self.result_type: Callable[[RequestId], Any] = (
+            result_type.get if isinstance(result_type, Mapping) else result_type
+        )
+        self.lenient = lenient
+        self._calls = _side_decoder(side)
+        self._replies: dict[Any, msgspec.json.Decoder[Any]] = {}
+        self._results: dict[Any, msgspec.json.Decoder[Any]] = {}
+        self._calls_first = True
+
+    def decode(self, data: bytes) -> Message:
+        if self._calls_first:
+            call = self._call(data)
+            if call is not None:
+                return call
+            answer = self._answer(data)
+            if answer is not None:
+                self._calls_first = False
+                return answer
+        else:
+            answer = self._answer(data)
+            if answer is not None:
+                return answer
+            call = self._call(data)
+            if call is not None:
+                self._calls_first = True
+                return call
+        return _decode_carefully(data, self.side, self.result_type, self.lenient)
+
+    def _call(self, data: bytes) -> Request | Notification | None:
+        try:
+            env = self._calls.decode(data)
+        except _FAST_FAILURES:
+            return None
+        info = env.info
+        if info.kind == "request":
+            return Request(id=env.id, method=info.method, params=env.params)
+        if env.id is UNSET:
+            return Notification(method=info.method, params=env.params)
+        return None
+
+    def _answer(self, data: bytes) -> Response | ErrorResponse | None:
+        pending = self._pending
+        if pending is not None and len(pending) == 1:
+            for id, tp in pending.items():
+                return self._reply(data, id, tp)
+        if len(data) <= _SMALL:
+            return self._small_answer(data)
+        at = data.find(b'"id":', 0, _PEEK)
+        return self._long_answer(data, at + 5) if at >= 0 else None
+
+    def _reply(self, data: bytes, id: Any, tp: Any) -> Response | ErrorResponse | None:
+        """One pass, for the answer to the one pending request `id` (or to no request at all)."""
+        if tp is None:
+            return None
+        dec = self._replies.get(tp)
+        if dec is None:
+            dec = self._replies[tp] = msgspec.json.Decoder(_Reply[tp], dec_hook=dec_hook)
+        try:
+            reply = dec.decode(data)
+        except _FAST_FAILURES:
+            return None
+        if reply.id != id:
+            return None
+        if isinstance(reply.error, UnsetType):
+            return (
+                None
+                if isinstance(reply.result, UnsetType)
+                else Response(id=reply.id, result=reply.result)
+            )
+        return (
+            ErrorResponse(id=reply.id, error=reply.error)
+            if isinstance(reply.result, UnsetType)
+            else None
+        )
+
+    def _small_answer(self, data: bytes) -> Response | ErrorResponse | None:
+        """A short answer: the envelope with its result left raw, then the result typed."""
+        try:
+            ans = _raw_answer.decode(data)
+        except _FAST_FAILURES:
+            return None
+        if not isinstance(ans.error, UnsetType):
+            return (
+                ErrorResponse(id=ans.id, error=ans.error)
+                if isinstance(ans.result, UnsetType)
+                else None
+            )
+        tp = self.result_type(ans.id)
+        if tp is None or isinstance(ans.result, UnsetType):
+            return None
+        dec = self._results.get(tp)
+        if dec is None:
+            dec = self._results[tp] = decoder(tp)
+        try:
+            return Response(id=ans.id, result=dec.decode(ans.result))
+        except _FAST_FAILURES:
+            return None
+
+    def _long_answer(self, data: bytes, start: int) -> Response | ErrorResponse | None:
+        """A long answer: its id read off the bytes first, then one pass with its result type."""
+        end = data.find(b",", start, start + 80)
+        if end < 0:
+            return None
+        token = data[start:end].strip()
+        if token.isdigit():
+            id: RequestId = int(token)
+        elif len(token) > 1 and token[0] == token[-1] == 0x22 and 0x5C not in token:
+            id = token[1:-1].decode("utf-8", "replace")
+        else:
+            return None
+        return self._reply(data, id, self.result_type(id))
 
 
 def decode_message(
