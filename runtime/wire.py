@@ -108,16 +108,37 @@ def may_hold_any(obj: Any, paths: tuple[str, ...]) -> bool:
     `obj` and of the values at the paths' first step (cached per type): a cheap first look."""
     if not isinstance(obj, msgspec.Struct):
         return True
-    for path in paths:
-        keys = _PATHS.get(path) or _PATHS.setdefault(path, tuple(path.split(".")))
-        if not _may_hold(type(obj), keys):
-            continue
-        first = get(obj, keys[0])
+    plan = _PLANS.get((type(obj), paths))
+    if plan is None:
+        plan = _PLANS[(type(obj), paths)] = _plan(type(obj), paths)
+    for first_key, rests in plan:
+        first = get(obj, first_key)
         if first is None:
             continue
-        if len(keys) == 1 or not isinstance(first, msgspec.Struct) or _may_hold(type(first), keys[1:]):
+        if not rests or not isinstance(first, msgspec.Struct):
+            return True
+        held = _HELD.get((type(first), rests))
+        if held is None:
+            held = _HELD[(type(first), rests)] = any(_may_hold(type(first), rest) for rest in rests)
+        if held:
             return True
     return False
+
+
+def _plan(cls: type, paths: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
+    """The paths `cls` may hold, grouped by their first key: (first key, the rests after it)."""
+    groups: dict[str, list[tuple[str, ...]]] = {}
+    for path in paths:
+        keys = tuple(path.split("."))
+        if _may_hold(cls, keys):
+            rests = groups.setdefault(keys[0], [])
+            if len(keys) > 1:
+                rests.append(keys[1:])
+    return tuple((first, tuple(rests)) for first, rests in groups.items())
+
+
+_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = {}
+_HELD: dict[tuple[type, tuple[tuple[str, ...], ...]], bool] = {}
 
 
 def _may_hold(cls: type, path: tuple[str, ...]) -> bool:
