@@ -392,7 +392,7 @@ class Connection:
         self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
 
     def _receive(self, line: bytes) -> None:
-        if not line.strip():
+        if not line or line.isspace():
             return
         schema = self.schema
         try:

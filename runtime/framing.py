@@ -91,6 +91,10 @@ class LineReader:
         return out
 
 
+_DRAIN_ABOVE = 64 * 1024
+"""Wait for the peer to read (drain) only once this many bytes wait in the transport's buffer."""
+
+
 class LineWriter:
     """Writes one message per line; each message is a single `write` call, so lines never mix."""
 
@@ -103,6 +107,9 @@ class LineWriter:
 
     async def write(self, message: bytes) -> None:
         self.write_nowait(message)
+        transport = getattr(self._stream, "transport", None)
+        if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
+            return  # the bytes went out (or nearly): no back-pressure to wait for
         async with self._drain_lock:
             await self._stream.drain()
 
