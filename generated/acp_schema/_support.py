@@ -199,13 +199,7 @@ def choose(marker: type[HookUnion], value: Any, convert: Any = None) -> Any:
     first_error: Exception | None = None
     for tp, _ in candidates:
         try:
-            if convert is not None:
-                return convert(value, tp)
-            return (
-                msgspec.convert(value, tp, dec_hook=dec_hook)
-                if _needs_hook(tp)
-                else msgspec.convert(value, tp)
-            )
+            return (convert or _convert)(value, tp)
         except msgspec.ValidationError as exc:
             first_error = first_error or exc
     if first_error is not None:
@@ -213,6 +207,23 @@ def choose(marker: type[HookUnion], value: Any, convert: Any = None) -> Any:
     if tag_field is not None and isinstance(value, dict):
         raise msgspec.ValidationError(f"Object missing required field `{tag_field}`")
     raise msgspec.ValidationError(f"Expected a {marker.__acp_name__}, got `{type(value).__name__}`")
+
+
+def _convert(value: Any, tp: Any) -> Any:
+    """msgspec.convert, made cheap: no hook where none is needed, lists item by item (msgspec
+    would rebuild the type information of `list[X]` on every call)."""
+    if getattr(tp, "__origin__", None) is list and isinstance(value, list):
+        (item,) = tp.__args__
+        hook = _needs_hook(item)
+        return [
+            msgspec.convert(v, item, dec_hook=dec_hook) if hook else msgspec.convert(v, item)
+            for v in value
+        ]
+    return (
+        msgspec.convert(value, tp, dec_hook=dec_hook)
+        if _needs_hook(tp)
+        else msgspec.convert(value, tp)
+    )
 
 
 _HOOKED: dict[Any, bool] = {}
