@@ -27,22 +27,12 @@ class AgentSideConnection(Connection):
     session id answered twice is answered -32603. `enforce_protocol=False` turns every such rule off.
     """
 
-    def __init__(
-        self,
-        handler: Any,
-        reader: Any,
-        writer: Any,
-        *,
-        schema: Any = None,
-        protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
-        **options: Any,
-    ) -> None:
-        super().__init__(reader, writer, side="agent", schema=schema, **options)
-        self.protocol_versions = tuple(sorted(protocol_versions))
+    side = "agent"
+
+    def _setup(self) -> None:
         self.client: Any = self.schema.ClientProxy(self)
         self.client_info: Any = None
         self._created: set[Any] = set()  # ids of the sessions created on this connection
-        self._start(handler)
 
     async def _dispatch_request(self, request: Any) -> Any:
         if request.method == rules.INITIALIZE:

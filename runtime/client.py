@@ -30,23 +30,13 @@ class ClientSideConnection(Connection):
     requests of that session with the cancelled outcome. `pages` walks a paginated list.
     """
 
-    def __init__(
-        self,
-        handler: Any,
-        reader: Any,
-        writer: Any,
-        *,
-        schema: Any = None,
-        protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
-        **options: Any,
-    ) -> None:
-        super().__init__(reader, writer, side="client", schema=schema, **options)
-        self.protocol_versions = tuple(sorted(protocol_versions))
+    side = "client"
+
+    def _setup(self) -> None:
         self.agent: Any = self.schema.AgentProxy(self)
         self.agent_info: Any = None
         self.process: Any = None  # the agent's subprocess, when spawned by `spawn_agent`
         self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
-        self._start(handler)
 
     def _outgoing(self, method: str, params: Any) -> Any:
         if method == rules.INITIALIZE:

@@ -136,19 +136,23 @@ class Connection:
     result_type)` and `notify(method, params)`, both checked against the protocol rules first.
     """
 
+    side: str  # "agent" or "client": set by the two sides
+
     def __init__(
         self,
+        handler: Any,
         reader: Any,
         writer: Any,
         *,
-        side: str,
         schema: Any = None,
+        protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         lenient: bool = False,
         enforce_protocol: bool = True,
     ) -> None:
         self.schema = schema if schema is not None else default_schema()
-        self.side = side
+        side = self.side
+        self.protocol_versions = tuple(sorted(protocol_versions))
         self.lenient = lenient
         self.enforce_protocol = enforce_protocol
         self.max_line_bytes = max_line_bytes
@@ -183,6 +187,11 @@ class Connection:
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
+        self._setup()
+        self._start(handler)
+
+    def _setup(self) -> None:
+        """The side's own state and proxy, made before its handler is built (which may use them)."""
 
     def _start(self, handler: Any) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
