@@ -90,7 +90,7 @@ def rows(ids: Any, xfail: dict[str, str] | None = None) -> list[Any]:
 
 # The requirements were derived from the stable schema of sha256 3c17bd63...; the fixture the v1
 # package is generated from (v1-stable-2026-08-20.json, sha256 caf62ff9...) differs from it in one
-# place only: ToolCall and ToolCallUpdate lack the optional `name` (docs/conformance-needs.md, from 6b).
+# place only: ToolCall and ToolCallUpdate lack the optional `name`. The pinned schema is not among the fixtures we have.
 FIXTURE_DRIFT = {"ACP-V1-SCHEMA-SESSION-UPDATE-VARIANTS": "fixture schema lacks ToolCall.name / ToolCallUpdate.name"}
 
 

@@ -1,6 +1,4 @@
-"""The README's "Write an agent" and "Write a client" run exactly as shown.
-
-Until the lead pastes them into README.md they are read from docs/runtime-needs.md."""
+"""The README's "Write an agent" and "Write a client" run exactly as shown."""
 
 from __future__ import annotations
 
@@ -13,12 +11,11 @@ ROOT = Path(__file__).parents[2]
 
 
 def section_code(heading: str) -> str:
-    for source in (ROOT / "README.md", ROOT / "docs" / "runtime-needs.md"):
-        text = source.read_text()
-        match = re.search(rf"^## {heading}\n.*?```python\n(.*?)```", text, re.S | re.M)
-        if match:
-            return match.group(1)
-    raise AssertionError(f"no '## {heading}' section with a python block")
+    text = (ROOT / "README.md").read_text()
+    match = re.search(rf"^## {heading}\n.*?```python\n(.*?)```", text, re.S | re.M)
+    if match is None:
+        raise AssertionError(f"README.md has no '## {heading}' section with a python block")
+    return match.group(1)
 
 
 def test_the_readme_agent_and_client_run_as_shown(tmp_path) -> None:
