@@ -2,8 +2,8 @@
 validated objects (decode) and a decoded message back into wire bytes (encode).
 
 - `acpgen`: the generated `acp_schema`. Decode: one `MessageDecoder` per receiving side, as a
-  connection keeps it, whose `result_type` gives the pending request's result type (so responses
-  and error answers take the path a real connection takes). Encode: `encode_message` of the
+  connection keeps it, given the pending request and its result type as acp_runtime gives them (so
+  responses and error answers take the path a real connection takes). Encode: `encode_message` of the
   decoded message.
 - `sdk`: the official Python SDK (`agent-client-protocol`, pydantic). Decode is what its stdio
   connection does on receipt: `json.loads` of the line (`NdjsonTransport.receive`), then the
@@ -193,7 +193,8 @@ def acpgen_decoder(msg: Message) -> Callable[[bytes], Any]:
 
     info = acp_schema.REQUESTS.get(msg.method)
     result = info.result if info is not None and msg.kind in ("response", "error") else None
-    return acp_schema.MessageDecoder(msg.side, lambda id: result).decode
+    pending = {msg.id: result} if result is not None else {}  # as acp_runtime passes its pending calls
+    return acp_schema.MessageDecoder(msg.side, pending).decode
 
 
 def _acpgen_cases(msg: Message, out: Contenders) -> None:

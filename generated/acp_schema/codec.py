@@ -664,9 +664,16 @@ class MessageDecoder:
 
     def decode(self, data: bytes) -> Message:
         if self._calls_first:
-            call = self._call(data)
-            if call is not None:
-                return call
+            try:  # _call, inlined: this is the path of every streamed notification
+                env = self._calls.decode(data)
+            except _FAST_FAILURES:
+                pass
+            else:
+                info = env.info
+                if info.kind == "request":
+                    return Request(id=env.id, method=info.method, params=env.params)
+                if env.id is UNSET:
+                    return Notification(method=info.method, params=env.params)
             answer = self._answer(data)
             if answer is not None:
                 self._calls_first = False
@@ -696,8 +703,8 @@ class MessageDecoder:
     def _answer(self, data: bytes) -> Response | ErrorResponse | None:
         pending = self._pending
         if pending is not None and len(pending) == 1:
-            for id, tp in pending.items():
-                return self._reply(data, id, tp)
+            for id in pending:
+                return self._reply(data, id, pending[id])
         if len(data) <= _SMALL:
             return self._small_answer(data)
         at = data.find(b'"id":', 0, _PEEK)
