@@ -11,6 +11,7 @@ one, else by the keys each variant requires, else by trying the variants in orde
 from __future__ import annotations
 
 import enum
+import types
 from typing import Any, ClassVar
 
 import msgspec
@@ -212,20 +213,29 @@ def choose(marker: type[HookUnion], value: Any, convert: Any = None) -> Any:
 def _convert(value: Any, tp: Any) -> Any:
     """msgspec.convert, made cheap: no hook where none is needed, lists item by item (msgspec
     would rebuild the type information of `list[X]` on every call)."""
-    if getattr(tp, "__origin__", None) is list and isinstance(value, list):
+    converter = _CONVERTERS.get(tp)
+    if converter is None:
+        converter = _CONVERTERS[tp] = _converter(tp)
+    return converter(value)
+
+
+def _converter(tp: Any) -> Any:
+    if type(tp) is types.GenericAlias and tp.__origin__ is list:
         (item,) = tp.__args__
-        hook = _needs_hook(item)
-        return [
-            msgspec.convert(v, item, dec_hook=dec_hook) if hook else msgspec.convert(v, item)
-            for v in value
-        ]
-    return (
-        msgspec.convert(value, tp, dec_hook=dec_hook)
-        if _needs_hook(tp)
-        else msgspec.convert(value, tp)
-    )
+        one = _converter(item)
+
+        def each(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise msgspec.ValidationError(f"Expected `array`, got `{type(value).__name__}`")
+            return [one(v) for v in value]
+
+        return each
+    if _needs_hook(tp):
+        return lambda value: msgspec.convert(value, tp, dec_hook=dec_hook)
+    return lambda value: msgspec.convert(value, tp)
 
 
+_CONVERTERS: dict[Any, Any] = {}
 _HOOKED: dict[Any, bool] = {}
 
 
@@ -257,8 +267,8 @@ def _has_custom(info: Any, seen: set[int]) -> bool:
 
 def dec_hook(tp: Any, value: Any) -> Any:
     """msgspec's decoding hook for the package's non-native unions."""
-    if isinstance(tp, type) and issubclass(tp, HookUnion):
-        return choose(tp, value)
+    if type(tp) is _HookUnionMeta:  # a marker class (cheaper to test than issubclass)
+        return choose(tp, value)  # type: ignore[arg-type]
     raise NotImplementedError(f"no decoder for {tp!r}")
 
 
