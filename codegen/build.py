@@ -295,7 +295,7 @@ class _Builder:
                     + inner_tag
                     + [f for f in self._all_fields(inner_def) if not tag or f.wire != tag.field]
                 )
-                yield self._synthetic_variant(union, (label or payload.name) + inner_label, fields, tag, None, pointer, title)
+                yield self._synthetic_variant(union, (label or payload.name) + inner_label, fields, tag, None, pointer, title, _doc(branch))
             return
         if payload is not None and not isinstance(payload, ObjectDef):
             raise SchemaError(pointer, f"a union branch refers to {payload.name!r}, which is not an object def")
@@ -314,7 +314,7 @@ class _Builder:
         if payload is not None and base is None:
             fields = base_fields + [f for f in payload.fields if not tag or f.wire != tag.field] + own
         name_part = label or (payload.name if payload else naming.pascal("_".join(sorted(extra_props))))
-        yield self._synthetic_variant(union, name_part, fields, tag, base, pointer, title, required_of_payload)
+        yield self._synthetic_variant(union, name_part, fields, tag, base, pointer, title, _doc(branch), required_of_payload)
 
     def _synthetic_variant(
         self,
@@ -325,12 +325,16 @@ class _Builder:
         base: str | None,
         pointer: str,
         title: str,
+        branch_doc: str,
         inherited_required: tuple[str, ...] = (),
     ) -> Variant:
         name = self._synthetic_name(union, label)
         fields = _unique_fields(fields, pointer)
-        doc = _doc(self.defs.get(base, {})) if base and not title else ""
-        self._add(ObjectDef(name, tuple(fields), doc=doc, base=base, tag=tag, synthetic=True, pointer=pointer))
+        about = branch_doc or (_doc(self.defs.get(base, {})) if base else "")
+        which = f"The `{tag.value}` variant of `{union}`" if tag else f"A variant of `{union}`"
+        doc = f"{about}\n\n{which}." if about else f"{which}."
+        unstable = is_unstable(about) or is_unstable(_doc(self.defs.get(union, {})))
+        self._add(ObjectDef(name, tuple(fields), doc=doc, unstable=unstable, base=base, tag=tag, synthetic=True, pointer=pointer))
         required = inherited_required + tuple(f.wire for f in fields if f.required)
         return Variant(name, tag, required, title)
 

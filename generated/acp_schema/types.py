@@ -285,11 +285,22 @@ UNSTABLE: frozenset[str] = frozenset(
         "CompleteElicitationNotification",
         "Cost",
         "ElicitationSessionScope",
+        "ElicitationFormModeSession",
         "ElicitationRequestScope",
+        "ElicitationFormModeRequest",
         "ElicitationFormMode",
+        "CreateElicitationRequestFormSession",
+        "CreateElicitationRequestFormRequest",
+        "ElicitationUrlModeSession",
+        "ElicitationUrlModeRequest",
         "ElicitationUrlMode",
+        "CreateElicitationRequestUrlSession",
+        "CreateElicitationRequestUrlRequest",
         "CreateElicitationRequest",
         "ElicitationAcceptAction",
+        "CreateElicitationResponseAccept",
+        "CreateElicitationResponseDecline",
+        "CreateElicitationResponseCancel",
         "CreateElicitationResponse",
         "DisableProvidersRequest",
         "DisableProvidersResponse",
@@ -312,6 +323,7 @@ UNSTABLE: frozenset[str] = frozenset(
         "ProvidersCapabilities",
         "SessionAdditionalDirectoriesCapabilities",
         "SessionConfigBoolean",
+        "SessionConfigOptionBoolean",
         "SessionForkCapabilities",
         "SessionModelState",
         "UsageUpdate",
@@ -1582,7 +1594,10 @@ class ElicitationSessionScope(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True, omit_defaults=True):
-    """A variant of a union."""
+    """Tied to a session, optionally to a specific tool call within that session.
+
+    A variant of `ElicitationFormMode`.
+    """
 
     requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
@@ -1602,7 +1617,11 @@ class ElicitationRequestScope(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True, omit_defaults=True):
-    """A variant of a union."""
+    """Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+
+    A variant of `ElicitationFormMode`.
+    """
 
     requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
@@ -1611,7 +1630,10 @@ class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True, omit_def
 class CreateElicitationRequestFormSession(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="form"
 ):
-    """A variant of a union, tagged mode='form'."""
+    """Form-based elicitation where the client renders a form from the provided schema.
+
+    The `form` variant of `CreateElicitationRequest`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1637,7 +1659,10 @@ class CreateElicitationRequestFormSession(
 class CreateElicitationRequestFormRequest(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="form"
 ):
-    """A variant of a union, tagged mode='form'."""
+    """Form-based elicitation where the client renders a form from the provided schema.
+
+    The `form` variant of `CreateElicitationRequest`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1658,7 +1683,10 @@ class CreateElicitationRequestFormRequest(
 
 
 class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True, omit_defaults=True):
-    """A variant of a union."""
+    """Tied to a session, optionally to a specific tool call within that session.
+
+    A variant of `ElicitationUrlMode`.
+    """
 
     elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
     """The unique identifier for this elicitation."""
@@ -1668,7 +1696,11 @@ class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True, omit_defa
 
 
 class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True, omit_defaults=True):
-    """A variant of a union."""
+    """Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+
+    A variant of `ElicitationUrlMode`.
+    """
 
     elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
     """The unique identifier for this elicitation."""
@@ -1680,7 +1712,10 @@ class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True, omit_defa
 class CreateElicitationRequestUrlSession(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="url"
 ):
-    """A variant of a union, tagged mode='url'."""
+    """URL-based elicitation where the client directs the user to a URL.
+
+    The `url` variant of `CreateElicitationRequest`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1709,7 +1744,10 @@ class CreateElicitationRequestUrlSession(
 class CreateElicitationRequestUrlRequest(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="url"
 ):
-    """A variant of a union, tagged mode='url'."""
+    """URL-based elicitation where the client directs the user to a URL.
+
+    The `url` variant of `CreateElicitationRequest`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1747,11 +1785,9 @@ class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
 class CreateElicitationResponseAccept(
     ElicitationAcceptAction, kw_only=True, omit_defaults=True, tag_field="action", tag="accept"
 ):
-    """**UNSTABLE**
+    """The user accepted and provided content.
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    The user accepted the elicitation and provided content.
+    The `accept` variant of `CreateElicitationResponse`.
     """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
@@ -1766,7 +1802,10 @@ class CreateElicitationResponseAccept(
 class CreateElicitationResponseDecline(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="action", tag="decline"
 ):
-    """A variant of a union, tagged action='decline'."""
+    """The user declined the elicitation.
+
+    The `decline` variant of `CreateElicitationResponse`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1780,7 +1819,10 @@ class CreateElicitationResponseDecline(
 class CreateElicitationResponseCancel(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="action", tag="cancel"
 ):
-    """A variant of a union, tagged action='cancel'."""
+    """The elicitation was cancelled.
+
+    The `cancel` variant of `CreateElicitationResponse`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -3808,7 +3850,16 @@ class ReleaseTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 class RequestPermissionOutcomeCancelled(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="outcome", tag="cancelled"
 ):
-    """A variant of a union, tagged outcome='cancelled'."""
+    """The prompt turn was cancelled before the user responded.
+
+    When a client sends a `session/cancel` notification to cancel an ongoing
+    prompt turn, it MUST respond to all pending `session/request_permission`
+    requests with this `Cancelled` outcome.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
+
+    The `cancelled` variant of `RequestPermissionOutcome`.
+    """
 
 
 class SelectedPermissionOutcome(
@@ -4001,7 +4052,10 @@ class SessionConfigSelect(msgspec.Struct, kw_only=True, omit_defaults=True):
 class SessionConfigOptionSelect(
     SessionConfigSelect, kw_only=True, omit_defaults=True, tag_field="type", tag="select"
 ):
-    """A single-value selector (dropdown) session configuration option payload."""
+    """Single-value selector (dropdown).
+
+    The `select` variant of `SessionConfigOption`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4031,7 +4085,9 @@ class SessionConfigOptionBoolean(
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    A boolean on/off toggle session configuration option payload.
+    Boolean on/off toggle.
+
+    The `boolean` variant of `SessionConfigOption`.
     """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
@@ -4302,7 +4358,10 @@ class SessionUpdateUserMessageChunk(
     tag_field="sessionUpdate",
     tag="user_message_chunk",
 ):
-    """A streamed item of content"""
+    """A chunk of the user's message being streamed.
+
+    The `user_message_chunk` variant of `SessionUpdate`.
+    """
 
 
 class SessionUpdateAgentMessageChunk(
@@ -4312,7 +4371,10 @@ class SessionUpdateAgentMessageChunk(
     tag_field="sessionUpdate",
     tag="agent_message_chunk",
 ):
-    """A streamed item of content"""
+    """A chunk of the agent's response being streamed.
+
+    The `agent_message_chunk` variant of `SessionUpdate`.
+    """
 
 
 class SessionUpdateAgentThoughtChunk(
@@ -4322,7 +4384,10 @@ class SessionUpdateAgentThoughtChunk(
     tag_field="sessionUpdate",
     tag="agent_thought_chunk",
 ):
-    """A streamed item of content"""
+    """A chunk of the agent's internal reasoning being streamed.
+
+    The `agent_thought_chunk` variant of `SessionUpdate`.
+    """
 
 
 class ToolCall(
@@ -4422,12 +4487,9 @@ class SessionUpdateToolCallUpdate(
     tag_field="sessionUpdate",
     tag="tool_call_update",
 ):
-    """An update to an existing tool call.
+    """Update on the status or results of a tool call.
 
-    Used to report progress and results as tools execute. All fields except
-    the tool call ID are optional - only changed fields need to be included.
-
-    See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
+    The `tool_call_update` variant of `SessionUpdate`.
     """
 
 
@@ -4512,7 +4574,10 @@ class SetProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 class SetSessionConfigOptionRequestBoolean(
     msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="boolean"
 ):
-    """A variant of a union, tagged type='boolean'."""
+    """A boolean value (`type: "boolean"`).
+
+    The `boolean` variant of `SetSessionConfigOptionRequest`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4533,7 +4598,14 @@ class SetSessionConfigOptionRequestBoolean(
 
 
 class SetSessionConfigOptionRequestValueId(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """A variant of a union."""
+    """A [`SessionConfigValueId`] string value.
+
+    This is the default when `type` is absent on the wire. Unknown `type`
+    values with string payloads also gracefully deserialize into this
+    variant.
+
+    A variant of `SetSessionConfigOptionRequest`.
+    """
 
     meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
