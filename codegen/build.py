@@ -6,6 +6,7 @@ structure of the schema (consts, required keys, `x-method`/`x-side`, the JSON-RP
 
 from __future__ import annotations
 
+import keyword
 from typing import Any, Iterator
 
 from . import naming
@@ -52,6 +53,7 @@ class _Builder:
         self.built: dict[str, Def] = {}
         self.order: list[str] = []
         self.in_progress: set[str] = set()
+        self.hoisting: set[str] = set()  # pointers of inline types being named (never twice at once)
         self.ref_counts = _ref_counts(self.defs)
         self.tags: dict[str, Tag] = {}  # payload defs that carry their union's tag themselves
         self.methods = collect_methods(schema)
@@ -60,6 +62,9 @@ class _Builder:
     # ------------------------------------------------------------ driver
 
     def package(self) -> Package:
+        for name in self.defs:
+            if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+                raise SchemaError(pointer_of(name), f"the def name {name!r} cannot be a Python class name")
         for name in self.defs:
             if name not in self.envelopes:
                 self.get(name)
@@ -127,9 +132,15 @@ class _Builder:
 
     def _hoist(self, node: dict[str, Any], pointer: str) -> Ref:
         """Give an inline object or union a def of its own, named after where it stands."""
+        if pointer in self.hoisting:
+            raise SchemaError(pointer, "this union mixes objects with other types in a way the generator does not understand")
         parts = [p for p in pointer.split("/")[2:] if p not in ("properties", "items", "anyOf", "oneOf", "allOf")]
-        name = self._synthetic_name(*(naming.pascal(p) if not p.isdigit() else "" for p in parts))
+        name = self._synthetic_name(*(naming.pascal(p, default="") if not p.isdigit() else "" for p in parts))
+        if not name.isidentifier():
+            raise SchemaError(pointer, f"cannot name this inline type after where it stands ({name!r})")
+        self.hoisting.add(pointer)
         d = self._build_def(name, node, pointer)
+        self.hoisting.discard(pointer)
         self._add(d)
         return Ref(name)
 
@@ -156,7 +167,7 @@ class _Builder:
             kind, json_type = "int", "integer"
         else:
             return None
-        if len(others) > 1 or any(set(shape(o)) - {"type", "format"} or o.get("type") != json_type for o in others):
+        if len(others) > 1 or any(not isinstance(o, dict) or set(shape(o)) - {"type", "format"} or o.get("type") != json_type for o in others):
             return None
         members = []
         seen: set[str] = set()
@@ -169,18 +180,19 @@ class _Builder:
             members.append(EnumMember(member, b["const"], _doc(b)))
         return EnumDef(name, kind, tuple(members), open=bool(others), doc=doc, unstable=is_unstable(doc), pointer=pointer)
 
-    def _has_object_branch(self, branches: list[Any]) -> bool:
+    def _has_object_branch(self, branches: list[Any], seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a union has a branch that is an object (inline, or through refs, followed once)."""
         for b in branches:
             if not isinstance(b, dict):
                 continue
-            b = unwrap(b)
-            s = shape(b)
+            s = shape(unwrap(b))
             if "properties" in s or "allOf" in s or s.get("type") == "object" and "not" in s:
                 return True
             if "$ref" in s:
-                target = unwrap(self.defs[ref_target(s["$ref"], "", self.defs)])
-                ts = shape(target)
-                if "properties" in ts or (("anyOf" in ts or "oneOf" in ts) and self._has_object_branch(ts.get("anyOf") or ts.get("oneOf"))):
+                name = ref_target(s["$ref"], "", self.defs)
+                ts = shape(unwrap(self.defs[name]))
+                nested = ts.get("anyOf") or ts.get("oneOf")
+                if "properties" in ts or (isinstance(nested, list) and name not in seen and self._has_object_branch(nested, seen | {name})):
                     return True
         return False
 
@@ -270,7 +282,7 @@ class _Builder:
         b = unwrap(branch)
         s = shape(b)
         tag = _tag_of(s, tag_field)
-        refs = [m for m in s.get("allOf", []) if "$ref" in unwrap(m)]
+        refs = [m for m in s.get("allOf", []) if isinstance(m, dict) and "$ref" in unwrap(m)]
         if "$ref" in s:
             refs = [s]
         extra = {k: v for k, v in s.items() if k in ("properties", "required")}
@@ -279,7 +291,7 @@ class _Builder:
         if len(refs) > 1 or set(s) - {"$ref", "allOf", "properties", "required", "type"}:
             raise SchemaError(pointer, "a union branch with this shape is not understood")
         payload = self.get(ref_target(unwrap(refs[0])["$ref"], pointer, self.defs)) if refs else None
-        label = naming.pascal(str(tag.value)) if tag else naming.pascal(title) if title else None
+        label = _name_part(str(tag.value) if tag else title, pointer) if tag or title else None
 
         if isinstance(payload, UnionDef):
             # A branch whose payload is itself a union: one variant per inner variant, flattened.
@@ -287,7 +299,7 @@ class _Builder:
             for inner in payload.variants:
                 inner_def = self.get(inner.type)
                 assert isinstance(inner_def, ObjectDef)
-                inner_label = naming.pascal(str(inner.tag.value)) if inner.tag else naming.pascal(inner.title) if inner.title else inner.type
+                inner_label = _name_part(str(inner.tag.value) if inner.tag else inner.title, pointer) if inner.tag or inner.title else inner.type
                 inner_tag = [Field(inner.tag.field, naming.snake(inner.tag.field), Const(inner.tag.value), True, pointer=pointer)] if inner.tag else []
                 fields = (
                     base_fields
@@ -313,7 +325,7 @@ class _Builder:
         fields = base_fields + own
         if payload is not None and base is None:
             fields = base_fields + [f for f in payload.fields if not tag or f.wire != tag.field] + own
-        name_part = label or (payload.name if payload else naming.pascal("_".join(sorted(extra_props))))
+        name_part = label or (payload.name if payload else _name_part("_".join(sorted(extra_props)), pointer))
         yield self._synthetic_variant(union, name_part, fields, tag, base, pointer, title, _doc(branch), required_of_payload)
 
     def _synthetic_variant(
@@ -364,6 +376,14 @@ class _Builder:
 # ---------------------------------------------------------------- helpers
 
 
+def _name_part(text: str, pointer: str) -> str:
+    """A class-name part from a tag value or branch title; SchemaError when it has no letters or digits."""
+    try:
+        return naming.pascal(text)
+    except ValueError:
+        raise SchemaError(pointer, f"cannot make a class name from the tag or title {text!r}") from None
+
+
 def _doc(node: Any) -> str:
     if not isinstance(node, dict):
         return ""
@@ -377,7 +397,7 @@ def _tag_of(s: dict[str, Any], tag_field: str | None) -> Tag | None:
     candidates = [tag_field] if tag_field else list(props)
     for key in candidates:
         p = props.get(key)
-        if isinstance(p, dict) and "const" in p and key in required:
+        if isinstance(p, dict) and isinstance(p.get("const"), (str, int)) and key in required:
             return Tag(key, p["const"])
     return None
 
@@ -389,7 +409,7 @@ def _common_tag_field(branches: list[Any]) -> str | None:
         if not isinstance(b, dict):
             continue
         s = shape(unwrap(b))
-        consts = {k for k, p in s.get("properties", {}).items() if isinstance(p, dict) and "const" in p and k in s.get("required", [])}
+        consts = {k for k, p in s.get("properties", {}).items() if isinstance(p, dict) and isinstance(p.get("const"), (str, int)) and k in s.get("required", [])}
         if consts:
             fields = consts if fields is None else fields & consts
     if fields and len(fields) == 1:

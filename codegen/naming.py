@@ -22,10 +22,15 @@ def snake(text: str) -> str:
     return safe_identifier(name or "value")
 
 
-def pascal(text: str) -> str:
-    """A class name part: `agent_message_chunk` -> `AgentMessageChunk`, `resource_link` -> `ResourceLink`."""
+def pascal(text: str, default: str | None = None) -> str:
+    """A class name part: `agent_message_chunk` -> `AgentMessageChunk`, `resource_link` -> `ResourceLink`.
+
+    Text without a letter or digit gives `default`, or a ValueError when there is none.
+    """
     name = "".join(w[:1].upper() + w[1:] for w in words(text))
     if not name:
+        if default is not None:
+            return default
         raise ValueError(f"cannot make a class name from {text!r}")
     return name if name[0].isalpha() else "V" + name
 

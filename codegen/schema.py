@@ -70,6 +70,16 @@ _KEYWORD_TYPES: dict[str, tuple[type, ...]] = {
     "not": (dict, bool),
     "x-method": (str,),
     "x-side": (str,),
+    "description": (str,),
+    "title": (str,),
+    "format": (str,),
+    "pattern": (str,),
+    "minimum": (int, float),
+    "maximum": (int, float),
+    "minLength": (int,),
+    "maxLength": (int,),
+    "minItems": (int,),
+    "maxItems": (int,),
 }
 
 
@@ -94,6 +104,8 @@ def _check_shapes(defs: dict[str, Any], pointer: str) -> None:
                 schema_node(node[key], f"{where}/{key}")
         if any(not isinstance(r, str) for r in node.get("required", [])):
             raise SchemaError(f"{where}/required", "required must list property names")
+        if isinstance(node.get("type"), list) and any(not isinstance(t, str) for t in node["type"]):
+            raise SchemaError(f"{where}/type", "type must name JSON types")
 
     for name, body in defs.items():
         schema_node(body, f"{pointer}/{_escape(name)}")
@@ -104,7 +116,7 @@ def _escape(token: str) -> str:
 
 
 def _json_name(t: type) -> str:
-    return {str: "a string", list: "an array", dict: "an object", bool: "a boolean"}[t]
+    return {str: "a string", list: "an array", dict: "an object", bool: "a boolean", int: "an integer", float: "a number"}[t]
 
 
 def pointer_of(def_name: str, *parts: str | int) -> str:

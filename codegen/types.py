@@ -72,7 +72,7 @@ def unwrap(node: dict[str, Any]) -> dict[str, Any]:
     """`{allOf: [X]}` with nothing but annotations beside it is X (its annotations stay outside)."""
     while True:
         s = shape(node)
-        if list(s) == ["allOf"] and isinstance(s["allOf"], list) and len(s["allOf"]) == 1:
+        if list(s) == ["allOf"] and isinstance(s["allOf"], list) and len(s["allOf"]) == 1 and isinstance(s["allOf"][0], dict):
             node = s["allOf"][0]
             continue
         return node
