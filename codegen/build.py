@@ -22,28 +22,20 @@ from .ir import (
     Field,
     ObjectDef,
     Package,
-    Prim,
     Ref,
     Tag,
-    TypeExpr,
     UnionDef,
     Variant,
+    is_unstable,
 )
-from .methods import collect_methods
+from .methods import collect_methods, is_envelope
 from .native import alias_is_native
 from .schema import Schema, pointer_of, ref_target
 from .types import annotation, check_keywords, shape, type_of, unwrap
 
-UNSTABLE_MARK = "**UNSTABLE**"
-
-
 def build(schema: Schema) -> Package:
     """The IR of a whole schema."""
     return _Builder(schema).package()
-
-
-def is_unstable(doc: str) -> bool:
-    return doc.lstrip().startswith(UNSTABLE_MARK)
 
 
 class _Builder:
@@ -462,9 +454,7 @@ def _ref_counts(defs: dict[str, Any]) -> dict[str, int]:
 
 def _is_envelope(name: str, defs: dict[str, Any]) -> bool:
     """A JSON-RPC envelope def: it names methods' params or results, it is not a protocol type."""
-    from .methods import is_envelope
-
     return is_envelope(defs[name], defs)
 
 
-__all__ = ["build", "is_unstable", "Prim", "TypeExpr"]
+__all__ = ["build", "is_unstable"]

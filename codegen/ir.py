@@ -67,6 +67,13 @@ TypeExpr = Union[Prim, Ref, ListOf, MapOf, Const, UnionOf]
 NULL = Prim("null")
 ANY = Prim("any")
 
+UNSTABLE_MARK = "**UNSTABLE**"
+
+
+def is_unstable(doc: str) -> bool:
+    """The schema marks unstable items by starting their description with **UNSTABLE**."""
+    return doc.lstrip().startswith(UNSTABLE_MARK)
+
 
 def is_nullable(t: TypeExpr) -> bool:
     return t == NULL or (isinstance(t, UnionOf) and NULL in t.options)

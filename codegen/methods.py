@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 from . import naming
 from .errors import SchemaError
-from .ir import Method
+from .ir import Method, is_unstable
 from .schema import Schema, pointer_of, ref_target
 
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
@@ -86,8 +86,6 @@ def _kinds(defs: dict[str, Any]) -> dict[str, str]:
 
 def collect_methods(schema: Schema) -> tuple[Method, ...]:
     """Every method of the schema, in the order its params defs appear."""
-    from .build import is_unstable
-
     defs = schema.defs
     kinds = _kinds(defs)
     responses: dict[str, str] = {}

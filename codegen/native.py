@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .ir import ANY, AliasDef, Const, Def, EnumDef, ListOf, MapOf, ObjectDef, Prim, Ref, TypeExpr, UnionDef, UnionOf
+from .ir import AliasDef, Const, Def, EnumDef, ListOf, MapOf, ObjectDef, Prim, TypeExpr, UnionDef, UnionOf
 
 
 def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
@@ -65,4 +65,4 @@ def alias_is_native(t: TypeExpr, get: Callable[[str], Def]) -> bool:
     return True
 
 
-__all__ = ["alias_is_native", "json_kinds", "ANY"]
+__all__ = ["alias_is_native", "json_kinds"]

@@ -6,7 +6,6 @@ declarations); the templates decide the layout of each generated module.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -38,7 +37,6 @@ from .ir import (
 
 # The modules of a generated package, each rendered from the template of the same name.
 MODULES = ("__init__.py", "_support.py", "_lenient.py", "types.py", "methods.py", "errors.py", "codec.py", "stubs.py")
-DATA_FILES = ("README.md", "py.typed")
 MARKER = ".acpgen"
 
 _INT_FORMATS = {
@@ -387,4 +385,4 @@ def _dependencies_first(aliases: list[AliasDef | UnionDef], by_name: dict[str, D
     return out
 
 
-__all__ = ["render", "MODULES", "DATA_FILES", "MARKER", "json"]
+__all__ = ["render", "MODULES", "MARKER"]
