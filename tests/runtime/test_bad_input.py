@@ -192,8 +192,8 @@ async def test_an_oversized_response_fails_its_call_only() -> None:
     await peer.barrier()
 
 
-async def test_duplicate_id_of_a_running_request_is_refused() -> None:
-    release = asyncio.Event()
+def slow_agent(release: asyncio.Event) -> type:
+    """An agent whose `_slow` extension request answers only once `release` is set."""
 
     class Slow(Agent):
         async def ext_method(self, method, params):
@@ -201,6 +201,13 @@ async def test_duplicate_id_of_a_running_request_is_refused() -> None:
                 await release.wait()
                 return {"done": True}
             return await super().ext_method(method, params)
+
+    return Slow
+
+
+async def test_duplicate_id_of_a_running_request_is_refused() -> None:
+    release = asyncio.Event()
+    Slow = slow_agent(release)
 
     conn, peer = await raw_client(Slow)
     peer.send({"jsonrpc": "2.0", "id": 5, "method": "_slow", "params": {}})
@@ -213,13 +220,7 @@ async def test_duplicate_id_of_a_running_request_is_refused() -> None:
 
 async def test_bad_input_does_not_lose_work_in_flight() -> None:
     release = asyncio.Event()
-
-    class Slow(Agent):
-        async def ext_method(self, method, params):
-            if method == "_slow":
-                await release.wait()
-                return {"done": True}
-            return await super().ext_method(method, params)
+    Slow = slow_agent(release)
 
     conn, peer = await raw_client(Slow)
     peer.send({"jsonrpc": "2.0", "id": "slow", "method": "_slow", "params": {}})
