@@ -6,6 +6,13 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: generate test check diff bench conformance clean
 
+NODE_STAMP := tests/interop/node_modules/.installed-stamp
+
+$(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
+	@command -v npm >/dev/null || { echo "make: the interop tests need Node.js and npm (the official TypeScript SDK is a test peer)"; exit 2; }
+	cd tests/interop && npm ci --silent --no-audit --no-fund
+	touch $(NODE_STAMP)
+
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
@@ -22,7 +29,7 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) -m bench
 
-test: $(STAMP)
+test: $(STAMP) $(NODE_STAMP)
 	$(PY) -m pytest -q
 
 clean:

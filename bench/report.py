@@ -383,7 +383,7 @@ END = "<!-- bench:end -->"
 
 
 def fidelity_notes(results: dict[str, Any]) -> list[str]:
-    """Which encoders wrote JSON different from the message they had decoded."""
+    """Which encoders lost or changed a field of the message they had decoded."""
     codecs = results.get("codecs")
     if not codecs:
         return []
@@ -393,9 +393,12 @@ def fidelity_notes(results: dict[str, Any]) -> list[str]:
             if not equal:
                 differs.setdefault(name, []).append(m["name"])
     if not differs:
-        return ["Every encoder wrote back the same JSON value it had decoded, for every message."]
+        return [
+            "Every encoder wrote back every field of every message it had decoded, with its value"
+            " (fields left out may come back with their schema defaults)."
+        ]
     parts = [f"{name}: {', '.join(names)}" for name, names in sorted(differs.items())]
-    return [f"Re-encoding a decoded message gave different JSON for — {'; '.join(parts)}."]
+    return [f"Re-encoding a decoded message lost or changed a field for — {'; '.join(parts)}."]
 
 
 def generated_block(results: dict[str, Any]) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .errors import SchemaError
+from .errors import SchemaError, problem
 
 CODEGEN_EXTRA = "pip install 'acpgen[codegen]'"
 
@@ -29,6 +29,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen.add_argument("--out", type=Path, required=True, help="the folder the package goes into")
     gen.add_argument("--package", required=True, help="the package name (a Python identifier)")
     gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if the package on disk is stale")
+    gen.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse (exit 2) when a construct takes the general form instead of a typed one",
+    )
 
     args = parser.parse_args(argv)
     if args.command == "generate":
@@ -42,16 +47,23 @@ def _generate(args: argparse.Namespace) -> int:
         print(f"acpgen: --package {args.package!r} is not a Python identifier", file=sys.stderr)
         return 2
     try:
-        from .pipeline import generate_files
+        from .pipeline import files_of, read
         from .write import WriteError, stale_files, write_package
     except ImportError as exc:
         print(f"acpgen: generating needs {exc.name}, which is not installed: {CODEGEN_EXTRA}", file=sys.stderr)
         return 2
     try:
-        files = generate_files(args.schema, args.package)
+        package = read(args.schema)
     except SchemaError as exc:
-        print(f"acpgen: {args.schema}: {exc}", file=sys.stderr)
+        print(f"acpgen: {problem(args.schema, exc)}", file=sys.stderr)
         return 2
+    level = "error" if args.strict else "warning"
+    for notice in package.notices:
+        print(f"acpgen: {level}: {args.schema}: {notice}", file=sys.stderr)
+    if args.strict and package.notices:
+        print(f"acpgen: --strict: {len(package.notices)} construct(s) have no typed form; nothing written", file=sys.stderr)
+        return 2
+    files = files_of(package, args.package)
     target = args.out / args.package
     if args.check:
         problems = stale_files(target, files)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import black
 
-from .errors import SchemaError
-
 _MODE = black.Mode(target_versions={black.TargetVersion.PY311}, line_length=100)
 
 
@@ -17,6 +15,6 @@ def format_files(files: dict[str, str]) -> dict[str, str]:
             try:
                 text = black.format_str(text, mode=_MODE)
             except black.InvalidInput as exc:  # a template or naming bug, never the user's input
-                raise SchemaError("", f"internal error: generated {path} is not valid Python: {exc}") from None
+                raise RuntimeError(f"internal error: generated {path} is not valid Python: {exc}") from None
         out[path] = text
     return out

@@ -7,7 +7,7 @@ named things the package declares.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Union
 
 
@@ -25,6 +25,9 @@ class Prim:
     min_length: int | None = None
     max_length: int | None = None
     pattern: str | None = None
+    exclusive_minimum: int | float | None = None
+    exclusive_maximum: int | float | None = None
+    multiple_of: int | float | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class ListOf:
     item: TypeExpr
     min_items: int | None = None
     max_items: int | None = None
+    unique: bool = False  # uniqueItems: the items are checked pairwise after decoding
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,15 @@ class UnionOf:
     options: tuple[TypeExpr, ...]
 
 
-TypeExpr = Union[Prim, Ref, ListOf, MapOf, Const, UnionOf]
+@dataclass(frozen=True)
+class Checked:
+    """The general form of a construct with no typed form: any JSON value, kept as it came and
+    validated against the schema node at `pointer` (an RFC 6901 pointer into the schema)."""
+
+    pointer: str
+
+
+TypeExpr = Union[Prim, Ref, ListOf, MapOf, Const, UnionOf, Checked]
 
 NULL = Prim("null")
 ANY = Prim("any")
@@ -130,6 +142,7 @@ class ObjectDef:
     base: str | None = None
     tag: Tag | None = None
     synthetic: bool = False
+    closed: bool = False  # additionalProperties: false (unknown keys are rejected)
     pointer: str = ""
 
 
@@ -155,12 +168,17 @@ class EnumDef:
 
 @dataclass(frozen=True)
 class Variant:
-    """One branch of a union of objects: the Struct that holds it and how it is recognised."""
+    """One branch of a union of objects: the Struct that holds it and how it is recognised.
+
+    `implied` is the tag value an untagged variant stands for when its branch is titled with it
+    (a partially tagged union's default variant).
+    """
 
     type: str  # name of an ObjectDef
     tag: Tag | None
     required: tuple[str, ...]  # wire names the variant requires (to tell untagged ones apart)
     title: str = ""
+    implied: str | None = None
 
 
 @dataclass(frozen=True)
@@ -169,7 +187,8 @@ class UnionDef:
 
     `native` unions are msgspec tagged unions (every variant tagged on `tag_field`); the others are
     decoded by the package's union hook: by tag where there is one, else by required keys, else by
-    trying each variant in order. `open` unions accept unknown variants (kept raw).
+    trying each variant in order. `open` unions accept unknown variants (kept raw) once the whole
+    union's schema (at `pointer`) accepts them. `nullable` unions also take JSON null.
     """
 
     name: str
@@ -177,6 +196,7 @@ class UnionDef:
     tag_field: str | None
     native: bool
     open: bool
+    nullable: bool = False
     doc: str = ""
     unstable: bool = False
     pointer: str = ""
@@ -212,7 +232,7 @@ class Method:
     side: str
     kind: str  # "request" | "notification"
     params: str  # def name
-    result: str | None  # def name; None for notifications
+    result: str | None  # def name; None for notifications and for requests without a response def
     handler: str  # Python method name on handlers and proxies
     doc: str = ""
     unstable: bool = False
@@ -227,16 +247,33 @@ class ErrorCode:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """A construct built in its general form, not a typed one: where, and which form."""
+
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message}"
+
+
+@dataclass(frozen=True)
 class Package:
-    """Everything the templates need to write one generated package."""
+    """Everything the templates need to write one generated package.
+
+    `checked` holds the schema nodes that general forms and open unions validate against, by
+    pointer, with every def they refer to (`checked_defs`); `notices` says where general forms were
+    chosen; `reserved` names the defs whose names the package's own names shadow at its top level.
+    """
 
     schema_name: str
     schema_sha256: str
     defs: tuple[Def, ...]  # in the order they are declared
     methods: tuple[Method, ...]
     error_codes: tuple[ErrorCode, ...]
-    request_id: str | None = None  # the def name of the JSON-RPC request id, when the schema has one
-    extras: dict[str, Any] = field(default_factory=dict)
+    checked: tuple[tuple[str, Any], ...] = ()
+    checked_defs: tuple[tuple[str, Any], ...] = ()
+    notices: tuple[Notice, ...] = ()
 
     def get(self, name: str) -> Def:
         for d in self.defs:

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 from . import naming
 from .errors import SchemaError
-from .ir import Method, is_unstable
+from .ir import Method, Notice, is_unstable
 from .schema import Schema, pointer_of, ref_target
 
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
@@ -63,7 +63,7 @@ def _envelope_kinds(node: Any, defs: dict[str, Any], required_id: bool, out: dic
             _envelope_kinds(branch, defs, has_id, out)
 
 
-def _kinds(defs: dict[str, Any]) -> dict[str, str]:
+def _kinds(defs: dict[str, Any], notices: list[Notice]) -> dict[str, str]:
     found: dict[str, set[str]] = {}
     for body in defs.values():
         if is_envelope(body, defs):
@@ -80,23 +80,27 @@ def _kinds(defs: dict[str, Any]) -> dict[str, str]:
         if len(suffix) == 1 and (not seen or suffix[0] in seen):
             kinds[name] = suffix[0]
             continue
-        raise SchemaError(pointer_of(name), "cannot tell whether this def is a request, a response or a notification")
+        notices.append(Notice(pointer_of(name), "no envelope says whether this def is a request, a response or a notification: it is a type, not a method"))
     return kinds
 
 
-def collect_methods(schema: Schema) -> tuple[Method, ...]:
-    """Every method of the schema, in the order its params defs appear."""
+def collect_methods(schema: Schema) -> tuple[tuple[Method, ...], list[Notice]]:
+    """Every method of the schema, in the order its params defs appear, and what to tell the user."""
     defs = schema.defs
-    kinds = _kinds(defs)
+    notices: list[Notice] = []
+    kinds = _kinds(defs, notices)
     responses: dict[str, str] = {}
     for name, kind in kinds.items():
-        if kind == "response":
-            wire = defs[name]["x-method"]
-            if wire in responses:
-                raise SchemaError(pointer_of(name), f"two response defs for {wire!r}: {responses[wire]} and {name}")
-            responses[wire] = name
+        if kind != "response":
+            continue
+        wire = defs[name]["x-method"]
+        if not isinstance(wire, str):
+            raise SchemaError(pointer_of(name, "x-method"), "x-method must be a string")
+        if wire in responses:
+            notices.append(Notice(pointer_of(name), f"a second response def for {wire!r}: {responses[wire]} types the result"))
+            continue
+        responses[wire] = name
     methods: list[Method] = []
-    handlers: dict[str, str] = {}
     for name, kind in kinds.items():
         if kind == "response":
             continue
@@ -106,16 +110,20 @@ def collect_methods(schema: Schema) -> tuple[Method, ...]:
             raise SchemaError(pointer_of(name), "x-method and x-side must be strings")
         result = responses.get(wire) if kind == "request" else None
         if kind == "request" and result is None:
-            raise SchemaError(pointer_of(name), f"request {wire!r} has no response def")
-        doc = body.get("description", "").strip()
+            notices.append(Notice(pointer_of(name), f"request {wire!r} has no response def: its result is any JSON value"))
+        doc = body.get("description", "")
+        doc = doc.strip() if isinstance(doc, str) else ""
         methods.append(Method(wire, side, kind, name, result, naming.snake(wire), doc, is_unstable(doc)))
     # A notification that shares its name with a request gets its own handler name.
     request_handlers = {m.handler for m in methods if m.kind == "request"}
+    handlers: set[str] = set()
     renamed = []
     for m in methods:
         handler = m.handler + "_notification" if m.kind == "notification" and m.handler in request_handlers else m.handler
         if handler in handlers:
-            raise SchemaError(pointer_of(m.params), f"methods {handlers[handler]!r} and {m.wire!r} both become {handler!r}")
-        handlers[handler] = m.wire
+            handler = naming.safe_identifier(naming.verbatim(m.wire))
+            while handler in handlers:
+                handler += "_"
+        handlers.add(handler)
         renamed.append(Method(m.wire, m.side, m.kind, m.params, m.result, handler, m.doc, m.unstable))
-    return tuple(renamed)
+    return tuple(renamed), notices

@@ -46,6 +46,12 @@ def constant(text: str) -> str:
     return safe_identifier(name)
 
 
+def verbatim(text: str) -> str:
+    """A wire name kept as it is, but for characters a Python name cannot hold (`_`)."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", text).lstrip("_")
+    return name or "value"
+
+
 def safe_identifier(name: str) -> str:
     if name[0].isdigit():
         name = "v_" + name

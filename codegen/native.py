@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .ir import AliasDef, Const, Def, EnumDef, ListOf, MapOf, ObjectDef, Prim, TypeExpr, UnionDef, UnionOf
+from .ir import AliasDef, Checked, Const, Def, EnumDef, ListOf, MapOf, ObjectDef, Prim, TypeExpr, UnionDef, UnionOf
 
 
 def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
@@ -20,6 +20,8 @@ def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
         v = t.value
         kind = "null" if v is None else "boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "string" if isinstance(v, str) else "other"
         return [f"literal-{kind}"]
+    if isinstance(t, Checked):
+        return None
     if isinstance(t, ListOf):
         return ["array"]
     if isinstance(t, MapOf):
@@ -38,7 +40,10 @@ def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
     if isinstance(d, EnumDef):
         return ["enum-" + d.kind]
     if isinstance(d, UnionDef):
-        return ["tagged-object"] * len(d.variants) if d.native else None
+        if not d.native:
+            return None
+        kinds = ["tagged-object"] * len(d.variants) if len(d.variants) > 1 else ["tagged-object" if d.variants[0].tag else "object"]
+        return kinds + (["null"] if d.nullable else [])
     if isinstance(d, AliasDef):
         return json_kinds(d.type, get) if d.native else None
     return None

@@ -1,4 +1,7 @@
-"""The generator's pipeline in one place: load -> IR -> render -> format."""
+"""The generator's pipeline in one place: load -> IR -> render -> format.
+
+`read` is the one way a schema file becomes IR; `diff` reads schemas through the same `build`.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +10,24 @@ from pathlib import Path
 from .build import build
 from .errors import SchemaError
 from .fmt import format_files
+from .ir import Package
 from .render import render
 from .schema import load
 
 
-def generate_files(schema_path: Path, package: str) -> dict[str, str]:
-    """Every file of the package for a schema, by relative path, ready to write."""
+def read(schema_path: str | Path) -> Package:
+    """The IR of a schema file; SchemaError naming what is wrong when it is not one."""
     try:
-        return format_files(render(build(load(schema_path)), package))
+        return build(load(schema_path))
     except RecursionError:
         raise SchemaError("", "the schema nests or refers to itself more deeply than the generator can follow") from None
+
+
+def files_of(package: Package, name: str) -> dict[str, str]:
+    """Every file of the generated package, by relative path, ready to write."""
+    return format_files(render(package, name))
+
+
+def generate_files(schema_path: str | Path, package: str) -> dict[str, str]:
+    """Every file of the package for a schema, by relative path, ready to write."""
+    return files_of(read(schema_path), package)

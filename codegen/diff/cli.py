@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from ..errors import SchemaError
+from ..errors import SchemaError, problem
 from . import diff_revisions
 from .accept import AcceptError, load_accepts
 from .listing import list_rules
@@ -61,13 +61,7 @@ def _load(path: str, which: str) -> Revision:
     try:
         return load_revision(path)
     except SchemaError as exc:
-        where = f" (at {exc.pointer})" if exc.pointer else ""
-        raise _BadSchema(f"{which} schema {path}: {exc.message}{where}") from None
-    except (TypeError, AttributeError, KeyError, ValueError, RecursionError) as exc:
-        # A keyword of the wrong JSON type that the generator's checks let through.
-        raise _BadSchema(
-            f"{which} schema {path}: not a schema the generator can read ({type(exc).__name__}: {exc})"
-        ) from None
+        raise _BadSchema(f"{which} schema {problem(path, exc)}") from None
 
 
 def _parser() -> argparse.ArgumentParser:

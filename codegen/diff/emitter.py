@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..build import is_unstable
+from ..ir import is_unstable
 from ..ir import Method
 from .match import Pairs
 from .model import Change

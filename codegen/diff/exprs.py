@@ -15,6 +15,7 @@ from ..ir import (
     ANY,
     NULL,
     AliasDef,
+    Checked,
     Const,
     EnumDef,
     ListOf,
@@ -72,6 +73,8 @@ class Exprs:
             return self.same(a.value, b.value)
         if isinstance(a, UnionOf) and isinstance(b, UnionOf):
             return self._within(a.options, b.options, self.same) and self._within(b.options, a.options, self._same_back)
+        if isinstance(a, Checked) and isinstance(b, Checked):  # general forms: their schema nodes
+            return bool(self.old.node(a.pointer) == self.new.node(b.pointer))
         if isinstance(a, Ref) != isinstance(b, Ref):  # an enum def against an inline enum
             values_a = _enum_of(a, self.old)
             return values_a is not None and values_a == _enum_of(b, self.new)
@@ -274,6 +277,8 @@ def show(t: TypeExpr) -> str:
         return f"dict[str, {show(t.value)}]"
     if isinstance(t, Const):
         return json.dumps(t.value)
+    if isinstance(t, Checked):
+        return f"any JSON checked against {t.pointer}"
     return " | ".join(show(o) for o in t.options)
 
 

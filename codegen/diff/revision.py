@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import naming
 from ..build import build
+from ..errors import SchemaError
 from ..ir import Def, Method, ObjectDef, Package, UnionDef, Variant
 from ..schema import Schema, load
 from ..types import annotation, shape, unwrap
@@ -36,6 +37,14 @@ class Revision:
     @property
     def methods(self) -> tuple[Method, ...]:
         return self.package.methods
+
+    def node(self, pointer: str) -> Any:
+        """The schema node at a JSON pointer (what a general form is checked against)."""
+        node: Any = self.schema.document
+        for token in pointer.split("/")[1:]:
+            token = token.replace("~1", "/").replace("~0", "~")
+            node = node[int(token)] if isinstance(node, list) else node.get(token)
+        return node
 
     def is_variant(self, name: str) -> bool:
         return name in self.variant_of
@@ -60,7 +69,10 @@ def load_revision(path: str | Path, label: str | None = None) -> Revision:
 
 
 def from_schema(schema: Schema, label: str) -> Revision:
-    package = build(schema)
+    try:
+        package = build(schema)
+    except RecursionError:
+        raise SchemaError("", "the schema nests or refers to itself more deeply than the generator can follow") from None
     defs = {d.name: d for d in package.defs}
     unions = [d for d in package.defs if isinstance(d, UnionDef)]
     variant_of = {v.type: u.name for u in unions for v in u.variants if _synthetic(defs[v.type])}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..build import is_unstable
+from ..ir import is_unstable
 from ..ir import NO_DEFAULT, AliasDef, Def, EnumDef, Field, ObjectDef, UnionDef, Variant
 from .emitter import Emitter, Place
 from .exprs import Exprs, show

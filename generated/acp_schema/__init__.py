@@ -6,15 +6,19 @@ Modules: `types` (every type of the schema), `methods` (the method tables), `err
 errors as exceptions), `codec` (encode/decode values and whole messages), `stubs` (handler bases and
 typed proxies per side). README.md beside this file is the contract the runtime relies on.
 
-    >>> from acp_schema import decode, encode, PromptRequest
+The package's own names come last, so they win at this level over the schema types of the same
+name, which stay reachable in `types`: RequestId.
+
+    >>> from acp_schema import decode, encode
 """
 
-from . import codec, errors, methods, stubs, types
+from .types import *
 from .codec import *
 from .errors import *
 from .methods import *
 from .stubs import *
-from .types import *
+from ._support import UnknownVariant
+from . import codec, errors, methods, stubs, types
 
 SCHEMA = "schema.json"
 """The schema file this package was generated from."""
@@ -22,10 +26,10 @@ SCHEMA_SHA256 = "c4611071694c947f0b77bef7aab25e4d7153bba8910771589157e1de27f5686
 """The sha256 of that file's bytes."""
 
 __all__ = (
-    ["SCHEMA", "SCHEMA_SHA256", "codec", "errors", "methods", "stubs", "types"]
+    ["SCHEMA", "SCHEMA_SHA256", "UnknownVariant"]
+    + types.__all__
     + codec.__all__
     + errors.__all__
     + methods.__all__
     + stubs.__all__
-    + types.__all__
 )

@@ -19,13 +19,25 @@ from typing import Any, Literal, Union
 
 import msgspec
 
-from ._support import HookUnion, UnknownVariant, choose, dec_hook
+from ._schema import DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS
+from ._support import Checked, HookUnion, UnknownVariant, choose, dec_hook, reaches
 
-# (Struct, attribute) -> what the schema lets a receiver forgive there.
-DEFAULT_ON_ERROR: frozenset[tuple[str, str]] = frozenset({})
-SKIP_INVALID_ITEMS: frozenset[tuple[str, str]] = frozenset({})
-FORGIVING = bool(DEFAULT_ON_ERROR or SKIP_INVALID_ITEMS)
-"""Whether the schema marks anything a receiver should forgive (strict decoding then retries here)."""
+
+def forgiving(tp: Any) -> bool:
+    """Whether decoding `tp` can meet a field the schema lets a receiver forgive (only then does a
+    failed strict decode retry here: leniency stays where the schema marks it)."""
+    found = _FORGIVING.get(tp)
+    if found is None:
+        marked = {owner for owner, _ in DEFAULT_ON_ERROR | SKIP_INVALID_ITEMS}
+        found = _FORGIVING[tp] = bool(marked) and reaches(
+            msgspec.inspect.type_info(tp),
+            lambda info: isinstance(info, msgspec.inspect.StructType)
+            and any(k.__name__ in marked for k in info.cls.__mro__),
+        )
+    return found
+
+
+_FORGIVING: dict[Any, bool] = {}
 
 
 def convert(value: Any, tp: Any, unknown: bool = True) -> Any:
@@ -77,8 +89,10 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
                 return choose(tp, value, lambda v, option: convert(v, option, unknown))
             except msgspec.ValidationError:
                 if unknown and isinstance(value, dict):
-                    return UnknownVariant(value)
+                    return UnknownVariant(value, tp.__acp_tag__)
                 raise
+        if issubclass(tp, Checked):
+            raise error
     raise error
 
 
@@ -110,7 +124,7 @@ def _union(
             if tag_field in value and cls.__struct_config__.tag == value[tag_field]:
                 return _struct(value, cls, unknown)
         if unknown and isinstance(value.get(tag_field), str):
-            return UnknownVariant(value)
+            return UnknownVariant(value, tag_field)
         if tag_field not in value:
             raise msgspec.ValidationError(f"Object missing required field `{tag_field}`")
         raise msgspec.ValidationError(f"Invalid value {value[tag_field]!r} - at `$.{tag_field}`")
@@ -139,6 +153,19 @@ def _fields(
 
 
 def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> Any:
+    config = cls.__struct_config__
+    if config.tag_field is not None and value.get(config.tag_field) != config.tag:
+        # A tagged variant decoded on its own still insists on its tag.
+        if config.tag_field not in value:
+            raise msgspec.ValidationError(f"Object missing required field `{config.tag_field}`")
+        raise msgspec.ValidationError(
+            f"Invalid value {value[config.tag_field]!r} - at `$.{config.tag_field}`"
+        )
+    if config.forbid_unknown_fields:
+        known = {f.encode_name for f in msgspec.structs.fields(cls)} | {config.tag_field}
+        for key in value:
+            if key not in known:
+                raise msgspec.ValidationError(f"Object contains unknown field `{key}`")
     kwargs: dict[str, Any] = {}
     for f, hint, forgive, skip in _fields(cls):
         if f.encode_name not in value:
@@ -154,7 +181,10 @@ def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> 
         except msgspec.ValidationError as exc:
             if not forgive or f.required:
                 raise located(exc, f".{f.encode_name}") from None
-    return cls(**kwargs)
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as exc:  # what __post_init__ checks (unique items)
+        raise msgspec.ValidationError(str(exc)) from None
 
 
 def _skip_invalid(items: list[Any], hint: Any, unknown: bool) -> list[Any]:

@@ -11,13 +11,15 @@ through a union of per-method envelopes tagged by `method`; the rest take a care
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Generic, Literal, Mapping, TypeVar, Union
+from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from . import errors, types as t
+from . import errors
+from ._lenient import convert, forgiving, locate
 from ._support import dec_hook, enc_hook
+from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from .methods import NOTIFICATIONS, REQUESTS, SIDES, MethodInfo
 
 __all__ = [
@@ -41,7 +43,7 @@ RequestId = Union[int, float, str, None]
 """A JSON-RPC request id (JSON-RPC allows any number; fractional ones SHOULD NOT be sent)."""
 
 
-class ErrorObject(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ErrorObject(msgspec.Struct, kw_only=True):
     """The JSON-RPC error object."""
 
     code: int
@@ -112,409 +114,31 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
     try:
         return decoder(type).decode(data)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
-        if not (lenient or _FORGIVING):
+        if not (lenient or forgiving(type)):
             # msgspec cannot tell where inside a hook-decoded union the error is: find the full path.
-            from ._lenient import locate
-
             raise (locate(msgspec.json.decode(data), type) or exc) from None
-    from ._lenient import convert
-
     return convert(msgspec.json.decode(data), type, unknown=lenient)  # type: ignore[no-any-return]
-
-
-_FORGIVING = False
-"""The schema marks fields a receiver should forgive (x-deserialize-*): failed decodes retry there."""
 
 
 # ---------------------------------------------------------------- one-pass envelopes
 
 
-class _AcceptNesNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="nes/accept"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["nes/accept"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.AcceptNesNotification
-
-
-class _AuthenticateRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="authenticate"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["authenticate"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.AuthenticateRequest
-
-
-class _CancelNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/cancel"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["session/cancel"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.CancelNotification
-
-
-class _CancelRequestNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="$/cancel_request"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["$/cancel_request"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.CancelRequestNotification
-
-
-class _CloseNesRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method", tag="nes/close"):
-    info: ClassVar[MethodInfo] = REQUESTS["nes/close"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.CloseNesRequest
-
-
-class _CloseSessionRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/close"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/close"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.CloseSessionRequest
-
-
-class _CompleteElicitationNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="elicitation/complete"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["elicitation/complete"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.CompleteElicitationNotification
-
-
-class _CreateElicitationRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="elicitation/create"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["elicitation/create"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.CreateElicitationRequest
-
-
-class _CreateTerminalRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/create"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["terminal/create"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.CreateTerminalRequest
-
-
-class _DidChangeDocumentNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="document/didChange"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didChange"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.DidChangeDocumentNotification
-
-
-class _DidCloseDocumentNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="document/didClose"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didClose"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.DidCloseDocumentNotification
-
-
-class _DidFocusDocumentNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="document/didFocus"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didFocus"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.DidFocusDocumentNotification
-
-
-class _DidOpenDocumentNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="document/didOpen"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didOpen"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.DidOpenDocumentNotification
-
-
-class _DidSaveDocumentNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="document/didSave"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["document/didSave"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.DidSaveDocumentNotification
-
-
-class _DisableProvidersRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="providers/disable"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["providers/disable"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.DisableProvidersRequest
-
-
-class _ForkSessionRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/fork"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/fork"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.ForkSessionRequest
-
-
-class _InitializeRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="initialize"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["initialize"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.InitializeRequest
-
-
-class _KillTerminalRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/kill"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["terminal/kill"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.KillTerminalRequest
-
-
-class _ListProvidersRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="providers/list"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["providers/list"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.ListProvidersRequest
-
-
-class _ListSessionsRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/list"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/list"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.ListSessionsRequest
-
-
-class _LoadSessionRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/load"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/load"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.LoadSessionRequest
-
-
-class _LogoutRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method", tag="logout"):
-    info: ClassVar[MethodInfo] = REQUESTS["logout"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.LogoutRequest
-
-
-class _NewSessionRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/new"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/new"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.NewSessionRequest
-
-
-class _PromptRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/prompt"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/prompt"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.PromptRequest
-
-
-class _ReadTextFileRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="fs/read_text_file"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["fs/read_text_file"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.ReadTextFileRequest
-
-
-class _RejectNesNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="nes/reject"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["nes/reject"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.RejectNesNotification
-
-
-class _ReleaseTerminalRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/release"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["terminal/release"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.ReleaseTerminalRequest
-
-
-class _RequestPermissionRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/request_permission"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/request_permission"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.RequestPermissionRequest
-
-
-class _ResumeSessionRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/resume"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/resume"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.ResumeSessionRequest
-
-
-class _SessionNotificationEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/update"
-):
-    info: ClassVar[MethodInfo] = NOTIFICATIONS["session/update"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId | UnsetType = UNSET
-    params: t.SessionNotification
-
-
-class _SetProvidersRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="providers/set"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["providers/set"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.SetProvidersRequest
-
-
-class _SetSessionConfigOptionRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/set_config_option"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/set_config_option"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.SetSessionConfigOptionRequest
-
-
-class _SetSessionModeRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/set_mode"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/set_mode"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.SetSessionModeRequest
-
-
-class _SetSessionModelRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="session/set_model"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["session/set_model"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.SetSessionModelRequest
-
-
-class _StartNesRequestEnvelope(msgspec.Struct, kw_only=True, tag_field="method", tag="nes/start"):
-    info: ClassVar[MethodInfo] = REQUESTS["nes/start"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.StartNesRequest
-
-
-class _SuggestNesRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="nes/suggest"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["nes/suggest"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.SuggestNesRequest
-
-
-class _TerminalOutputRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/output"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["terminal/output"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.TerminalOutputRequest
-
-
-class _WaitForTerminalExitRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="terminal/wait_for_exit"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["terminal/wait_for_exit"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.WaitForTerminalExitRequest
-
-
-class _WriteTextFileRequestEnvelope(
-    msgspec.Struct, kw_only=True, tag_field="method", tag="fs/write_text_file"
-):
-    info: ClassVar[MethodInfo] = REQUESTS["fs/write_text_file"]
-    jsonrpc: Literal["2.0"]
-    id: RequestId
-    params: t.WriteTextFileRequest
-
-
-_ENVELOPES = (
-    _AcceptNesNotificationEnvelope,
-    _AuthenticateRequestEnvelope,
-    _CancelNotificationEnvelope,
-    _CancelRequestNotificationEnvelope,
-    _CloseNesRequestEnvelope,
-    _CloseSessionRequestEnvelope,
-    _CompleteElicitationNotificationEnvelope,
-    _CreateElicitationRequestEnvelope,
-    _CreateTerminalRequestEnvelope,
-    _DidChangeDocumentNotificationEnvelope,
-    _DidCloseDocumentNotificationEnvelope,
-    _DidFocusDocumentNotificationEnvelope,
-    _DidOpenDocumentNotificationEnvelope,
-    _DidSaveDocumentNotificationEnvelope,
-    _DisableProvidersRequestEnvelope,
-    _ForkSessionRequestEnvelope,
-    _InitializeRequestEnvelope,
-    _KillTerminalRequestEnvelope,
-    _ListProvidersRequestEnvelope,
-    _ListSessionsRequestEnvelope,
-    _LoadSessionRequestEnvelope,
-    _LogoutRequestEnvelope,
-    _NewSessionRequestEnvelope,
-    _PromptRequestEnvelope,
-    _ReadTextFileRequestEnvelope,
-    _RejectNesNotificationEnvelope,
-    _ReleaseTerminalRequestEnvelope,
-    _RequestPermissionRequestEnvelope,
-    _ResumeSessionRequestEnvelope,
-    _SessionNotificationEnvelope,
-    _SetProvidersRequestEnvelope,
-    _SetSessionConfigOptionRequestEnvelope,
-    _SetSessionModeRequestEnvelope,
-    _SetSessionModelRequestEnvelope,
-    _StartNesRequestEnvelope,
-    _SuggestNesRequestEnvelope,
-    _TerminalOutputRequestEnvelope,
-    _WaitForTerminalExitRequestEnvelope,
-    _WriteTextFileRequestEnvelope,
-)
+def _envelope(info: MethodInfo) -> type[msgspec.Struct]:
+    """A request or notification of one method as a Struct tagged by `method`: a union of these
+    decodes every call a side receives in one pass."""
+    id_field: tuple[str, Any] | tuple[str, Any, Any] = (
+        ("id", RequestId) if info.kind == "request" else ("id", RequestId | UnsetType, UNSET)
+    )
+    cls = msgspec.defstruct(
+        f"{info.handler}_envelope",
+        [("jsonrpc", Literal["2.0"]), id_field, ("params", info.params)],
+        kw_only=True,
+        tag_field="method",
+        tag=info.method,
+        module=__name__,
+    )
+    cls.info = info  # type: ignore[attr-defined]
+    return cls
 
 
 def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
@@ -524,11 +148,20 @@ def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
     if dec is None:
         taken: set[str] = set()
         members = []
-        for cls in _ENVELOPES:
-            info = cls.info
+        for info in (*REQUESTS.values(), *NOTIFICATIONS.values()):
             if (info.side == side or info.side not in SIDES) and info.method not in taken:
                 taken.add(info.method)
-                members.append(cls)
+                members.append(_envelope(info))
+        if not members:  # a schema without methods: nothing takes the one-pass path
+            members.append(
+                msgspec.defstruct(
+                    "no_envelope",
+                    [("params", Literal["never"])],
+                    tag_field="method",
+                    tag="",
+                    kw_only=True,
+                )
+            )
         dec = _decoders[key] = msgspec.json.Decoder(Union[tuple(members)], dec_hook=dec_hook)
     return dec
 
@@ -581,7 +214,7 @@ def _untyped(data: bytes) -> Any:
     try:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
-        raise _error(-32700, f"Parse error: {exc}") from None
+        raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
 
 
 def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
@@ -790,23 +423,30 @@ def _decode_carefully(
     try:
         env = _raw_envelope.decode(data)
     except msgspec.ValidationError as exc:
-        raise _error(-32600, f"Invalid request: not a JSON-RPC message object ({exc})") from None
+        raise _error(
+            INVALID_REQUEST, f"Invalid request: not a JSON-RPC message object ({exc})"
+        ) from None
     except msgspec.DecodeError as exc:
-        raise _error(-32700, f"Parse error: {exc}") from None
+        raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     has_id = not isinstance(env.id, UnsetType)
     id_ok = env.id is None or isinstance(env.id, (str, int, float)) and not isinstance(env.id, bool)
     id: RequestId = env.id if id_ok else None
     if env.jsonrpc != "2.0":
-        raise _error(-32600, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method)
+        raise _error(
+            INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method
+        )
     if has_id and not id_ok:
         raise _error(
-            -32600, "Invalid request: an id must be a string, a number or null", method=env.method
+            INVALID_REQUEST,
+            "Invalid request: an id must be a string, a number or null",
+            method=env.method,
         )
     if env.method is not UNSET:
         return _decode_call(env, id, not has_id, side, lenient)
     if not has_id:
         raise _error(
-            -32600, "Invalid request: a message needs a method, or an id with a result or an error"
+            INVALID_REQUEST,
+            "Invalid request: a message needs a method, or an id with a result or an error",
         )
     if not isinstance(env.result, UnsetType) and env.error is UNSET:
         result = bytes(env.result)
@@ -819,17 +459,21 @@ def _decode_carefully(
             return Response(id=id, result=decode(result, tp, lenient=lenient))
         except msgspec.ValidationError as exc:
             message, detail = _invalid_params(exc, "$.result")
-            raise _error(-32603, message.replace("params", "result"), detail, id=id) from None
+            raise _error(
+                INTERNAL_ERROR, message.replace("params", "result"), detail, id=id
+            ) from None
         except msgspec.DecodeError as exc:
-            raise _error(-32700, f"Parse error: {exc}") from None
+            raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if env.error is not UNSET and env.result is UNSET:
         try:
             return ErrorResponse(id=id, error=msgspec.convert(env.error, ErrorObject))
         except msgspec.ValidationError as exc:
             raise _error(
-                -32600, f"Invalid response: malformed error object ({exc})", id=id
+                INVALID_REQUEST, f"Invalid response: malformed error object ({exc})", id=id
             ) from None
-    raise _error(-32600, "Invalid response: it must carry exactly one of result and error", id=id)
+    raise _error(
+        INVALID_REQUEST, "Invalid response: it must carry exactly one of result and error", id=id
+    )
 
 
 def _decode_call(
@@ -838,7 +482,10 @@ def _decode_call(
     method = env.method
     if not isinstance(method, str):
         raise _error(
-            -32600, "Invalid request: method must be a string", id=id, notification=notification
+            INVALID_REQUEST,
+            "Invalid request: method must be a string",
+            id=id,
+            notification=notification,
         )
     table = NOTIFICATIONS if notification else REQUESTS
     info = table.get(method)
@@ -851,40 +498,36 @@ def _decode_call(
         if method.startswith("_"):
             return Request(id=id, method=method, params=params)
         raise _error(
-            -32601, f"Method not found: {method}", {"method": method}, id=id, method=method
+            METHOD_NOT_FOUND,
+            f"Method not found: {method}",
+            {"method": method},
+            id=id,
+            method=method,
         )
     try:
         params = _typed(env.params, info.params, lenient)
     except msgspec.ValidationError as exc:
         message, detail = _invalid_params(exc, "$.params")
         raise _error(
-            -32602, message, detail, id=id, method=method, notification=notification
+            INVALID_PARAMS, message, detail, id=id, method=method, notification=notification
         ) from None
     except msgspec.DecodeError as exc:  # bytes that are not UTF-8 inside a string: Raw let them by
-        raise _error(-32700, f"Parse error: {exc}") from None
+        raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if notification:
         return Notification(method=method, params=params)
     return Request(id=id, method=method, params=params)
 
 
-_EMPTY_RESULTS = frozenset(
-    {
-        t.AuthenticateResponse,
-        t.CloseNesResponse,
-        t.CloseSessionResponse,
-        t.DisableProvidersResponse,
-        t.KillTerminalResponse,
-        t.LoadSessionResponse,
-        t.LogoutResponse,
-        t.ReleaseTerminalResponse,
-        t.ResumeSessionResponse,
-        t.SetProvidersResponse,
-        t.SetSessionModeResponse,
-        t.SetSessionModelResponse,
-        t.WaitForTerminalExitResponse,
-        t.WriteTextFileResponse,
-    }
-)
+def _empty_result(tp: Any) -> bool:
+    """A result type with no required field: a peer's `"result": null` stands for an empty one."""
+    return (
+        isinstance(tp, type)
+        and issubclass(tp, msgspec.Struct)
+        and not any(f.required for f in msgspec.structs.fields(tp))
+    )
+
+
+_EMPTY_RESULTS = frozenset(info.result for info in REQUESTS.values() if _empty_result(info.result))
 """Result types with no required field: a peer's `"result": null` stands for an empty one."""
 
 

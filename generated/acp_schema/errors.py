@@ -10,6 +10,11 @@ from typing import Any, ClassVar, Mapping
 from msgspec import UNSET
 
 __all__ = [
+    "PARSE_ERROR",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "INTERNAL_ERROR",
     "RpcError",
     "ERROR_CLASSES",
     "error_for",
@@ -24,6 +29,13 @@ __all__ = [
     "RequestCancelledError",
 ]
 
+# The codes JSON-RPC 2.0 itself defines (whatever the schema names).
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
 
 class RpcError(Exception):
     """A JSON-RPC error answer: raise it in a handler to answer with it.
@@ -33,7 +45,7 @@ class RpcError(Exception):
     whether it was a `notification` (which must not be answered).
     """
 
-    code: int = -32603
+    code: int = INTERNAL_ERROR
     title: ClassVar[str] = "Error"
 
     def __init__(

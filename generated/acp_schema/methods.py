@@ -9,7 +9,7 @@ from typing import Any, Mapping, NamedTuple
 
 from . import types as t
 
-__all__ = ["MethodInfo", "METHODS", "REQUESTS", "NOTIFICATIONS", "RECEIVED_BY", "SIDES"]
+__all__ = ["MethodInfo", "METHODS", "REQUESTS", "NOTIFICATIONS", "RECEIVED_BY", "SIDES", "UNSTABLE"]
 
 
 class MethodInfo(NamedTuple):
@@ -24,7 +24,8 @@ class MethodInfo(NamedTuple):
     params: Any
     """The type of `params`."""
     result: Any
-    """The type of `result`; None for notifications."""
+    """The type of `result` (`Any` for a request the schema gives no response def); None for
+    notifications."""
     unstable: bool
     """The schema marks it **UNSTABLE**."""
     handler: str
@@ -408,3 +409,66 @@ RECEIVED_BY: Mapping[str, tuple[MethodInfo, ...]] = MappingProxyType(
     {side: _received_by(side) for side in SIDES}
 )
 """What each side receives: requests first, then notifications."""
+
+
+UNSTABLE: frozenset[str] = frozenset(
+    {
+        "AgentAuthCapabilities",
+        "AuthCapabilities",
+        "AuthEnvVar",
+        "AuthMethodEnvVar",
+        "AuthMethodTerminal",
+        "CancelRequestNotification",
+        "CompleteElicitationNotification",
+        "Cost",
+        "ElicitationSessionScope",
+        "ElicitationFormModeSession",
+        "ElicitationRequestScope",
+        "ElicitationFormModeRequest",
+        "ElicitationFormMode",
+        "CreateElicitationRequestFormSession",
+        "CreateElicitationRequestFormRequest",
+        "ElicitationUrlModeSession",
+        "ElicitationUrlModeRequest",
+        "ElicitationUrlMode",
+        "CreateElicitationRequestUrlSession",
+        "CreateElicitationRequestUrlRequest",
+        "CreateElicitationRequest",
+        "ElicitationAcceptAction",
+        "CreateElicitationResponseAccept",
+        "CreateElicitationResponseDecline",
+        "CreateElicitationResponseCancel",
+        "CreateElicitationResponse",
+        "DisableProvidersRequest",
+        "DisableProvidersResponse",
+        "ElicitationCapabilities",
+        "ElicitationFormCapabilities",
+        "ElicitationId",
+        "ElicitationUrlCapabilities",
+        "ForkSessionRequest",
+        "ForkSessionResponse",
+        "ListProvidersRequest",
+        "ListProvidersResponse",
+        "LlmProtocol",
+        "LogoutCapabilities",
+        "LogoutRequest",
+        "LogoutResponse",
+        "ModelId",
+        "ModelInfo",
+        "ProviderCurrentConfig",
+        "ProviderInfo",
+        "ProvidersCapabilities",
+        "SessionAdditionalDirectoriesCapabilities",
+        "SessionConfigBoolean",
+        "SessionConfigOptionBoolean",
+        "SessionForkCapabilities",
+        "SessionModelState",
+        "UsageUpdate",
+        "SetProvidersRequest",
+        "SetProvidersResponse",
+        "SetSessionModelRequest",
+        "SetSessionModelResponse",
+        "Usage",
+    }
+)
+"""Names of the types the schema marks **UNSTABLE** (not part of the stable protocol yet)."""

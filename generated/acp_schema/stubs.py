@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Protocol, cast
 
 from . import types as t
-from .errors import error_for
+from .errors import METHOD_NOT_FOUND, error_for
 
 __all__ = ["Peer", "AgentHandler", "ClientHandler", "AgentProxy", "ClientProxy"]
 
@@ -49,7 +49,7 @@ class AgentHandler:
 
         Specifies which authentication method to use.
         """
-        raise error_for(-32601, "Method not found: authenticate")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: authenticate")
 
     async def session_cancel(self, params: t.CancelNotification) -> None:
         """`session/cancel` (notification)
@@ -79,7 +79,7 @@ class AgentHandler:
         The agent **must** cancel any ongoing work related to the NES session
         and then free up any resources associated with the session.
         """
-        raise error_for(-32601, "Method not found: nes/close")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: nes/close")
 
     async def session_close(self, params: t.CloseSessionRequest) -> t.CloseSessionResponse:
         """`session/close` (request)
@@ -92,7 +92,7 @@ class AgentHandler:
 
         Only available if the Agent supports the `sessionCapabilities.close` capability.
         """
-        raise error_for(-32601, "Method not found: session/close")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/close")
 
     async def document_did_change(self, params: t.DidChangeDocumentNotification) -> None:
         """`document/didChange` (notification)
@@ -135,7 +135,7 @@ class AgentHandler:
 
         Request parameters for `providers/disable`.
         """
-        raise error_for(-32601, "Method not found: providers/disable")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: providers/disable")
 
     async def session_fork(self, params: t.ForkSessionRequest) -> t.ForkSessionResponse:
         """`session/fork` (request)
@@ -151,7 +151,7 @@ class AgentHandler:
 
         Only available if the Agent supports the `session.fork` capability.
         """
-        raise error_for(-32601, "Method not found: session/fork")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/fork")
 
     async def initialize(self, params: t.InitializeRequest) -> t.InitializeResponse:
         """`initialize` (request)
@@ -162,7 +162,7 @@ class AgentHandler:
 
         See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
         """
-        raise error_for(-32601, "Method not found: initialize")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: initialize")
 
     async def providers_list(self, params: t.ListProvidersRequest) -> t.ListProvidersResponse:
         """`providers/list` (request)
@@ -173,7 +173,7 @@ class AgentHandler:
 
         Request parameters for `providers/list`.
         """
-        raise error_for(-32601, "Method not found: providers/list")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: providers/list")
 
     async def session_list(self, params: t.ListSessionsRequest) -> t.ListSessionsResponse:
         """`session/list` (request)
@@ -182,7 +182,7 @@ class AgentHandler:
 
         Only available if the Agent supports the `sessionCapabilities.list` capability.
         """
-        raise error_for(-32601, "Method not found: session/list")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/list")
 
     async def session_load(self, params: t.LoadSessionRequest) -> t.LoadSessionResponse:
         """`session/load` (request)
@@ -193,7 +193,7 @@ class AgentHandler:
 
         See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
         """
-        raise error_for(-32601, "Method not found: session/load")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/load")
 
     async def logout(self, params: t.LogoutRequest) -> t.LogoutResponse:
         """`logout` (request)
@@ -206,7 +206,7 @@ class AgentHandler:
 
         Terminates the current authenticated session.
         """
-        raise error_for(-32601, "Method not found: logout")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: logout")
 
     async def session_new(self, params: t.NewSessionRequest) -> t.NewSessionResponse:
         """`session/new` (request)
@@ -215,7 +215,7 @@ class AgentHandler:
 
         See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
         """
-        raise error_for(-32601, "Method not found: session/new")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/new")
 
     async def session_prompt(self, params: t.PromptRequest) -> t.PromptResponse:
         """`session/prompt` (request)
@@ -226,7 +226,7 @@ class AgentHandler:
 
         See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
         """
-        raise error_for(-32601, "Method not found: session/prompt")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/prompt")
 
     async def nes_reject(self, params: t.RejectNesNotification) -> None:
         """`nes/reject` (notification)
@@ -244,7 +244,7 @@ class AgentHandler:
 
         Only available if the Agent supports the `sessionCapabilities.resume` capability.
         """
-        raise error_for(-32601, "Method not found: session/resume")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/resume")
 
     async def providers_set(self, params: t.SetProvidersRequest) -> t.SetProvidersResponse:
         """`providers/set` (request)
@@ -257,7 +257,7 @@ class AgentHandler:
 
         Replaces the full configuration for one provider id.
         """
-        raise error_for(-32601, "Method not found: providers/set")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: providers/set")
 
     async def session_set_config_option(
         self, params: t.SetSessionConfigOptionRequest
@@ -266,14 +266,14 @@ class AgentHandler:
 
         Request parameters for setting a session configuration option.
         """
-        raise error_for(-32601, "Method not found: session/set_config_option")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/set_config_option")
 
     async def session_set_mode(self, params: t.SetSessionModeRequest) -> t.SetSessionModeResponse:
         """`session/set_mode` (request)
 
         Request parameters for setting a session mode.
         """
-        raise error_for(-32601, "Method not found: session/set_mode")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/set_mode")
 
     async def session_set_model(
         self, params: t.SetSessionModelRequest
@@ -286,21 +286,21 @@ class AgentHandler:
 
         Request parameters for setting a session model.
         """
-        raise error_for(-32601, "Method not found: session/set_model")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/set_model")
 
     async def nes_start(self, params: t.StartNesRequest) -> t.StartNesResponse:
         """`nes/start` (request)
 
         Request to start an NES session.
         """
-        raise error_for(-32601, "Method not found: nes/start")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: nes/start")
 
     async def nes_suggest(self, params: t.SuggestNesRequest) -> t.SuggestNesResponse:
         """`nes/suggest` (request)
 
         Request for a code suggestion.
         """
-        raise error_for(-32601, "Method not found: nes/suggest")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: nes/suggest")
 
 
 class AgentProxy:
@@ -650,21 +650,21 @@ class ClientHandler:
         either via a form or by directing them to a URL.
         Elicitations are tied to a session (optionally a tool call) or a request.
         """
-        raise error_for(-32601, "Method not found: elicitation/create")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: elicitation/create")
 
     async def terminal_create(self, params: t.CreateTerminalRequest) -> t.CreateTerminalResponse:
         """`terminal/create` (request)
 
         Request to create a new terminal and execute a command.
         """
-        raise error_for(-32601, "Method not found: terminal/create")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: terminal/create")
 
     async def terminal_kill(self, params: t.KillTerminalRequest) -> t.KillTerminalResponse:
         """`terminal/kill` (request)
 
         Request to kill a terminal without releasing it.
         """
-        raise error_for(-32601, "Method not found: terminal/kill")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: terminal/kill")
 
     async def fs_read_text_file(self, params: t.ReadTextFileRequest) -> t.ReadTextFileResponse:
         """`fs/read_text_file` (request)
@@ -673,14 +673,14 @@ class ClientHandler:
 
         Only available if the client supports the `fs.readTextFile` capability.
         """
-        raise error_for(-32601, "Method not found: fs/read_text_file")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: fs/read_text_file")
 
     async def terminal_release(self, params: t.ReleaseTerminalRequest) -> t.ReleaseTerminalResponse:
         """`terminal/release` (request)
 
         Request to release a terminal and free its resources.
         """
-        raise error_for(-32601, "Method not found: terminal/release")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: terminal/release")
 
     async def session_request_permission(
         self, params: t.RequestPermissionRequest
@@ -693,7 +693,7 @@ class ClientHandler:
 
         See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
         """
-        raise error_for(-32601, "Method not found: session/request_permission")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: session/request_permission")
 
     async def session_update(self, params: t.SessionNotification) -> None:
         """`session/update` (notification)
@@ -710,7 +710,7 @@ class ClientHandler:
 
         Request to get the current output and status of a terminal.
         """
-        raise error_for(-32601, "Method not found: terminal/output")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: terminal/output")
 
     async def terminal_wait_for_exit(
         self, params: t.WaitForTerminalExitRequest
@@ -719,7 +719,7 @@ class ClientHandler:
 
         Request to wait for a terminal command to exit.
         """
-        raise error_for(-32601, "Method not found: terminal/wait_for_exit")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: terminal/wait_for_exit")
 
     async def fs_write_text_file(self, params: t.WriteTextFileRequest) -> t.WriteTextFileResponse:
         """`fs/write_text_file` (request)
@@ -728,7 +728,7 @@ class ClientHandler:
 
         Only available if the client supports the `fs.writeTextFile` capability.
         """
-        raise error_for(-32601, "Method not found: fs/write_text_file")
+        raise error_for(METHOD_NOT_FOUND, "Method not found: fs/write_text_file")
 
 
 class ClientProxy:

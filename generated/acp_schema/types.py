@@ -4,21 +4,21 @@
 
 Objects are `msgspec.Struct`s with snake_case attributes and the exact wire names; string and integer
 sets are enums (open ones keep unknown values); unions are type aliases. Unions that msgspec cannot
-decode natively are marker classes at run time (see `_support.py`); type checkers see the union.
+decode natively, and constructs in their general form (any JSON value checked against the schema),
+are marker classes at run time (see `_support.py`); type checkers see the union, or `Any`.
+
+The module's own names start with `_`, so no schema name can shadow them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+import typing as _t
 
-import msgspec
-from msgspec import UNSET, Meta, UnsetType
+import msgspec as _m
 
-from ._support import IntEnum, OpenIntEnum, OpenStrEnum, StrEnum, UnknownVariant, hook_union
+from . import _support as _s
 
 __all__ = [
-    "UNSTABLE",
-    "UnknownVariant",
     "AcceptNesNotification",
     "AgentAuthCapabilities",
     "AgentCapabilities",
@@ -274,84 +274,22 @@ __all__ = [
     "WriteTextFileResponse",
 ]
 
-UNSTABLE: frozenset[str] = frozenset(
-    {
-        "AgentAuthCapabilities",
-        "AuthCapabilities",
-        "AuthEnvVar",
-        "AuthMethodEnvVar",
-        "AuthMethodTerminal",
-        "CancelRequestNotification",
-        "CompleteElicitationNotification",
-        "Cost",
-        "ElicitationSessionScope",
-        "ElicitationFormModeSession",
-        "ElicitationRequestScope",
-        "ElicitationFormModeRequest",
-        "ElicitationFormMode",
-        "CreateElicitationRequestFormSession",
-        "CreateElicitationRequestFormRequest",
-        "ElicitationUrlModeSession",
-        "ElicitationUrlModeRequest",
-        "ElicitationUrlMode",
-        "CreateElicitationRequestUrlSession",
-        "CreateElicitationRequestUrlRequest",
-        "CreateElicitationRequest",
-        "ElicitationAcceptAction",
-        "CreateElicitationResponseAccept",
-        "CreateElicitationResponseDecline",
-        "CreateElicitationResponseCancel",
-        "CreateElicitationResponse",
-        "DisableProvidersRequest",
-        "DisableProvidersResponse",
-        "ElicitationCapabilities",
-        "ElicitationFormCapabilities",
-        "ElicitationId",
-        "ElicitationUrlCapabilities",
-        "ForkSessionRequest",
-        "ForkSessionResponse",
-        "ListProvidersRequest",
-        "ListProvidersResponse",
-        "LlmProtocol",
-        "LogoutCapabilities",
-        "LogoutRequest",
-        "LogoutResponse",
-        "ModelId",
-        "ModelInfo",
-        "ProviderCurrentConfig",
-        "ProviderInfo",
-        "ProvidersCapabilities",
-        "SessionAdditionalDirectoriesCapabilities",
-        "SessionConfigBoolean",
-        "SessionConfigOptionBoolean",
-        "SessionForkCapabilities",
-        "SessionModelState",
-        "UsageUpdate",
-        "SetProvidersRequest",
-        "SetProvidersResponse",
-        "SetSessionModelRequest",
-        "SetSessionModelResponse",
-        "Usage",
-    }
-)
-"""Names of the types the schema marks **UNSTABLE** (not part of the stable protocol yet)."""
 
-
-class ElicitationSchemaType(StrEnum):
+class ElicitationSchemaType(_s.StrEnum):
     """Type discriminator for elicitation schemas."""
 
     OBJECT = "object"
     """Object schema type."""
 
 
-class ElicitationStringType(StrEnum):
+class ElicitationStringType(_s.StrEnum):
     """Items definition for untitled multi-select enum properties."""
 
     STRING = "string"
     """String schema type."""
 
 
-class ErrorCode(OpenIntEnum):
+class ErrorCode(_s.OpenIntEnum):
     """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
     These codes follow the JSON-RPC 2.0 specification for standard errors
@@ -393,7 +331,7 @@ class ErrorCode(OpenIntEnum):
     """
 
 
-class LlmProtocol(OpenStrEnum):
+class LlmProtocol(_s.OpenStrEnum):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -418,7 +356,7 @@ class LlmProtocol(OpenStrEnum):
     """AWS Bedrock API protocol."""
 
 
-class NesDiagnosticSeverity(StrEnum):
+class NesDiagnosticSeverity(_s.StrEnum):
     """Severity of a diagnostic."""
 
     ERROR = "error"
@@ -431,7 +369,7 @@ class NesDiagnosticSeverity(StrEnum):
     """A hint."""
 
 
-class NesRejectReason(StrEnum):
+class NesRejectReason(_s.StrEnum):
     """The reason a suggestion was rejected."""
 
     REJECTED = "rejected"
@@ -444,7 +382,7 @@ class NesRejectReason(StrEnum):
     """The request was cancelled before the agent returned a response."""
 
 
-class NesTriggerKind(StrEnum):
+class NesTriggerKind(_s.StrEnum):
     """What triggered the suggestion request."""
 
     AUTOMATIC = "automatic"
@@ -455,7 +393,7 @@ class NesTriggerKind(StrEnum):
     """Triggered by an explicit user action (keyboard shortcut)."""
 
 
-class PermissionOptionKind(StrEnum):
+class PermissionOptionKind(_s.StrEnum):
     """The type of permission option being presented to the user.
 
     Helps clients choose appropriate icons and UI treatment.
@@ -471,7 +409,7 @@ class PermissionOptionKind(StrEnum):
     """Reject this operation and remember the choice."""
 
 
-class PlanEntryPriority(StrEnum):
+class PlanEntryPriority(_s.StrEnum):
     """Priority levels for plan entries.
 
     Used to indicate the relative importance or urgency of different
@@ -487,7 +425,7 @@ class PlanEntryPriority(StrEnum):
     """Low priority task - nice to have but not essential."""
 
 
-class PlanEntryStatus(StrEnum):
+class PlanEntryStatus(_s.StrEnum):
     """Status of a plan entry in the execution flow.
 
     Tracks the lifecycle of each task from planning through completion.
@@ -502,7 +440,7 @@ class PlanEntryStatus(StrEnum):
     """The task has been successfully completed."""
 
 
-class PositionEncodingKind(StrEnum):
+class PositionEncodingKind(_s.StrEnum):
     """The encoding used for character offsets in positions.
 
     Follows the same conventions as LSP 3.17. The default is UTF-16.
@@ -516,14 +454,14 @@ class PositionEncodingKind(StrEnum):
     """Character offsets count UTF-8 code units (bytes)."""
 
 
-class Role(StrEnum):
+class Role(_s.StrEnum):
     """The sender or recipient of messages and data in a conversation."""
 
     ASSISTANT = "assistant"
     USER = "user"
 
 
-class SessionConfigOptionCategory(OpenStrEnum):
+class SessionConfigOptionCategory(_s.OpenStrEnum):
     """Semantic category for a session configuration option.
 
     This is intended to help Clients distinguish broadly common selectors (e.g. model selector vs
@@ -543,7 +481,7 @@ class SessionConfigOptionCategory(OpenStrEnum):
     """Thought/reasoning level selector."""
 
 
-class StopReason(StrEnum):
+class StopReason(_s.StrEnum):
     """Reasons why an agent stops processing a prompt turn.
 
     See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/prompt-turn#stop-reasons)
@@ -572,7 +510,7 @@ class StopReason(StrEnum):
     """
 
 
-class StringFormat(StrEnum):
+class StringFormat(_s.StrEnum):
     """String format types for string properties in elicitation schemas."""
 
     EMAIL = "email"
@@ -585,7 +523,7 @@ class StringFormat(StrEnum):
     """Date-time format (ISO 8601)."""
 
 
-class TextDocumentSyncKind(StrEnum):
+class TextDocumentSyncKind(_s.StrEnum):
     """How the agent wants document changes delivered."""
 
     FULL = "full"
@@ -594,7 +532,7 @@ class TextDocumentSyncKind(StrEnum):
     """Client sends only the changed ranges."""
 
 
-class ToolCallStatus(StrEnum):
+class ToolCallStatus(_s.StrEnum):
     """Execution status of a tool call.
 
     Tool calls progress through different statuses during their lifecycle.
@@ -614,7 +552,7 @@ class ToolCallStatus(StrEnum):
     """The tool call failed with an error."""
 
 
-class ToolKind(StrEnum):
+class ToolKind(_s.StrEnum):
     """Categories of tools that can be invoked.
 
     Tool kinds help clients choose appropriate icons and optimize how they
@@ -645,10 +583,10 @@ class ToolKind(StrEnum):
     """Other tool types (default)."""
 
 
-class AcceptNesNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AcceptNesNotification(_m.Struct, kw_only=True):
     """Notification sent when a suggestion is accepted."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -659,11 +597,11 @@ class AcceptNesNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str
     """The ID of the accepted suggestion."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this notification."""
 
 
-class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AgentAuthCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -671,7 +609,7 @@ class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Authentication-related capabilities supported by the agent.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -679,17 +617,17 @@ class AgentAuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    logout: LogoutCapabilities | None = None
+    logout: LogoutCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the agent supports the logout method.
 
     By supplying `{}` it means that the agent supports the logout method.
     """
 
 
-class McpCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class McpCapabilities(_m.Struct, kw_only=True):
     """MCP capabilities supported by the agent"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -704,7 +642,7 @@ class McpCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Agent supports [`McpServer::Sse`]."""
 
 
-class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class PromptCapabilities(_m.Struct, kw_only=True):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
     Baseline agent functionality requires support for [`ContentBlock::Text`]
@@ -719,7 +657,7 @@ class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -730,7 +668,7 @@ class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     audio: bool = False
     """Agent supports [`ContentBlock::Audio`]."""
 
-    embedded_context: bool = msgspec.field(default=False, name="embeddedContext")
+    embedded_context: bool = _m.field(default=False, name="embeddedContext")
     """Agent supports embedded context in `session/prompt` requests.
 
     When enabled, the Client is allowed to include [`ContentBlock::Resource`]
@@ -741,7 +679,7 @@ class PromptCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Agent supports [`ContentBlock::Image`]."""
 
 
-class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionCapabilities(_m.Struct, kw_only=True):
     """Session capabilities supported by the agent.
 
     As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
@@ -753,7 +691,7 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/initialization#session-capabilities)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -761,8 +699,8 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: SessionAdditionalDirectoriesCapabilities | None = msgspec.field(
-        default=None, name="additionalDirectories"
+    additional_directories: SessionAdditionalDirectoriesCapabilities | None | _m.UnsetType = (
+        _m.field(default=_m.UNSET, name="additionalDirectories")
     )
     """**UNSTABLE**
 
@@ -771,10 +709,10 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Whether the agent supports `additionalDirectories` on supported session lifecycle requests and `session/list`.
     """
 
-    close: SessionCloseCapabilities | None = None
+    close: SessionCloseCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the agent supports `session/close`."""
 
-    fork: SessionForkCapabilities | None = None
+    fork: SessionForkCapabilities | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -782,14 +720,14 @@ class SessionCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Whether the agent supports `session/fork`.
     """
 
-    list: SessionListCapabilities | None = None
+    list: SessionListCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the agent supports `session/list`."""
 
-    resume: SessionResumeCapabilities | None = None
+    resume: SessionResumeCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the agent supports `session/resume`."""
 
 
-class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AgentCapabilities(_m.Struct, kw_only=True):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -798,7 +736,7 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/initialization#agent-capabilities)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -806,7 +744,7 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    auth: AgentAuthCapabilities = msgspec.field(default_factory=AgentAuthCapabilities)
+    auth: AgentAuthCapabilities = _m.field(default_factory=AgentAuthCapabilities)
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -814,15 +752,15 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Authentication-related capabilities supported by the agent.
     """
 
-    load_session: bool = msgspec.field(default=False, name="loadSession")
+    load_session: bool = _m.field(default=False, name="loadSession")
     """Whether the agent supports `session/load`."""
 
-    mcp_capabilities: McpCapabilities = msgspec.field(
+    mcp_capabilities: McpCapabilities = _m.field(
         default_factory=lambda: McpCapabilities(http=False, sse=False), name="mcpCapabilities"
     )
     """MCP capabilities supported by the agent."""
 
-    nes: NesCapabilities | None = None
+    nes: NesCapabilities | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -830,8 +768,8 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     NES (Next Edit Suggestions) capabilities supported by the agent.
     """
 
-    position_encoding: PositionEncodingKind | None = msgspec.field(
-        default=None, name="positionEncoding"
+    position_encoding: PositionEncodingKind | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="positionEncoding"
     )
     """**UNSTABLE**
 
@@ -840,7 +778,7 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     The position encoding selected by the agent from the client's supported encodings.
     """
 
-    prompt_capabilities: PromptCapabilities = msgspec.field(
+    prompt_capabilities: PromptCapabilities = _m.field(
         default_factory=lambda: PromptCapabilities(
             audio=False, embedded_context=False, image=False
         ),
@@ -848,7 +786,7 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     )
     """Prompt capabilities supported by the agent."""
 
-    providers: ProvidersCapabilities | None = None
+    providers: ProvidersCapabilities | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -858,15 +796,15 @@ class AgentCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     By supplying `{}` it means that the agent supports provider configuration methods.
     """
 
-    session_capabilities: SessionCapabilities = msgspec.field(
+    session_capabilities: SessionCapabilities = _m.field(
         default_factory=SessionCapabilities, name="sessionCapabilities"
     )
 
 
-class Annotations(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Annotations(_m.Struct, kw_only=True):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -874,17 +812,17 @@ class Annotations(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    audience: list[Role] | None = None
+    audience: list[Role] | None | _m.UnsetType = _m.UNSET
 
-    last_modified: str | None = msgspec.field(default=None, name="lastModified")
+    last_modified: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="lastModified")
 
-    priority: float | None = None
+    priority: float | None | _m.UnsetType = _m.UNSET
 
 
-class AudioContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="audio"):
+class AudioContent(_m.Struct, kw_only=True, tag_field="type", tag="audio"):
     """Audio provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -892,14 +830,14 @@ class AudioContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    annotations: Annotations | None = None
+    annotations: Annotations | None | _m.UnsetType = _m.UNSET
 
     data: str
 
-    mime_type: str = msgspec.field(name="mimeType")
+    mime_type: str = _m.field(name="mimeType")
 
 
-class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AuthCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -911,7 +849,7 @@ class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     additional client-side support.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -926,7 +864,7 @@ class AuthCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class AuthEnvVar(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AuthEnvVar(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -934,7 +872,7 @@ class AuthEnvVar(msgspec.Struct, kw_only=True, omit_defaults=True):
     Describes a single environment variable for an [`AuthMethodEnvVar`] authentication method.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -942,7 +880,7 @@ class AuthEnvVar(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    label: str | None = None
+    label: str | None | _m.UnsetType = _m.UNSET
     """Human-readable label for this variable, displayed in client UI."""
 
     name: str
@@ -962,9 +900,7 @@ class AuthEnvVar(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class AuthMethodEnvVar(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="env_var"
-):
+class AuthMethodEnvVar(_m.Struct, kw_only=True, tag_field="type", tag="env_var"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -974,7 +910,7 @@ class AuthMethodEnvVar(
     The user provides credentials that the client passes to the agent as environment variables.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -982,13 +918,13 @@ class AuthMethodEnvVar(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description providing more details about this authentication method."""
 
     id: str
     """Unique identifier for this authentication method."""
 
-    link: str | None = None
+    link: str | None | _m.UnsetType = _m.UNSET
     """Optional link to a page where the user can obtain their credentials."""
 
     name: str
@@ -998,9 +934,7 @@ class AuthMethodEnvVar(
     """The environment variables the client should set."""
 
 
-class AuthMethodTerminal(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="terminal"
-):
+class AuthMethodTerminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1010,7 +944,7 @@ class AuthMethodTerminal(
     The client runs an interactive terminal for the user to authenticate via a TUI.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1018,13 +952,13 @@ class AuthMethodTerminal(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    args: list[str] | UnsetType = UNSET
+    args: list[str] | _m.UnsetType = _m.UNSET
     """Additional arguments to pass when running the agent binary for terminal auth."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description providing more details about this authentication method."""
 
-    env: dict[str, str] | UnsetType = UNSET
+    env: dict[str, str] | _m.UnsetType = _m.UNSET
     """Additional environment variables to set when running the agent binary for terminal auth."""
 
     id: str
@@ -1034,13 +968,13 @@ class AuthMethodTerminal(
     """Human-readable name of the authentication method."""
 
 
-class AuthMethodAgent(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AuthMethodAgent(_m.Struct, kw_only=True):
     """Agent handles authentication itself.
 
     This is the default authentication method type.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1048,7 +982,7 @@ class AuthMethodAgent(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description providing more details about this authentication method."""
 
     id: str
@@ -1058,13 +992,13 @@ class AuthMethodAgent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable name of the authentication method."""
 
 
-class AuthenticateRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AuthenticateRequest(_m.Struct, kw_only=True):
     """Request parameters for the authenticate method.
 
     Specifies which authentication method to use.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1072,16 +1006,16 @@ class AuthenticateRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    method_id: str = msgspec.field(name="methodId")
+    method_id: str = _m.field(name="methodId")
     """The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
 
 
-class AuthenticateResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AuthenticateResponse(_m.Struct, kw_only=True):
     """Response to the `authenticate` method."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1090,10 +1024,10 @@ class AuthenticateResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class AvailableCommand(msgspec.Struct, kw_only=True, omit_defaults=True):
+class AvailableCommand(_m.Struct, kw_only=True):
     """Information about a command."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1104,17 +1038,17 @@ class AvailableCommand(msgspec.Struct, kw_only=True, omit_defaults=True):
     description: str
     """Human-readable description of what the command does."""
 
-    input: AvailableCommandInput | None = None
+    input: AvailableCommandInput | None | _m.UnsetType = _m.UNSET
     """Input for the command if required"""
 
     name: str
     """Command name (e.g., `create_plan`, `research_codebase`)."""
 
 
-class UnstructuredCommandInput(msgspec.Struct, kw_only=True, omit_defaults=True):
+class UnstructuredCommandInput(_m.Struct, kw_only=True):
     """All text that was typed after the command name is provided as input."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1127,15 +1061,11 @@ class UnstructuredCommandInput(msgspec.Struct, kw_only=True, omit_defaults=True)
 
 
 class AvailableCommandsUpdate(
-    msgspec.Struct,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="available_commands_update",
+    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="available_commands_update"
 ):
     """Available commands are ready or have changed"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1143,14 +1073,14 @@ class AvailableCommandsUpdate(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    available_commands: list[AvailableCommand] = msgspec.field(name="availableCommands")
+    available_commands: list[AvailableCommand] = _m.field(name="availableCommands")
     """Commands the agent can execute"""
 
 
-class BlobResourceContents(msgspec.Struct, kw_only=True, omit_defaults=True):
+class BlobResourceContents(_m.Struct, kw_only=True):
     """Binary resource contents."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1160,33 +1090,31 @@ class BlobResourceContents(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     blob: str
 
-    mime_type: str | None = msgspec.field(default=None, name="mimeType")
+    mime_type: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="mimeType")
 
     uri: str
 
 
-class BooleanPropertySchema(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="boolean"
-):
+class BooleanPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="boolean"):
     """Schema for boolean properties in an elicitation form."""
 
-    default: bool | None = None
+    default: bool | None | _m.UnsetType = _m.UNSET
     """Default value."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Human-readable description."""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Optional title for the property."""
 
 
-class CancelNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CancelNotification(_m.Struct, kw_only=True):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1194,11 +1122,11 @@ class CancelNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to cancel operations for."""
 
 
-class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CancelRequestNotification(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1208,7 +1136,7 @@ class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1216,17 +1144,17 @@ class CancelRequestNotification(msgspec.Struct, kw_only=True, omit_defaults=True
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    request_id: RequestId = msgspec.field(name="requestId")
+    request_id: RequestId = _m.field(name="requestId")
     """The ID of the request to cancel."""
 
 
-class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FileSystemCapabilities(_m.Struct, kw_only=True):
     """File system capabilities that a client may support.
 
     See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1234,14 +1162,14 @@ class FileSystemCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    read_text_file: bool = msgspec.field(default=False, name="readTextFile")
+    read_text_file: bool = _m.field(default=False, name="readTextFile")
     """Whether the Client supports `fs/read_text_file` requests."""
 
-    write_text_file: bool = msgspec.field(default=False, name="writeTextFile")
+    write_text_file: bool = _m.field(default=False, name="writeTextFile")
     """Whether the Client supports `fs/write_text_file` requests."""
 
 
-class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ClientCapabilities(_m.Struct, kw_only=True):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -1250,7 +1178,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/initialization#client-capabilities)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1258,7 +1186,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    auth: AuthCapabilities = msgspec.field(default_factory=lambda: AuthCapabilities(terminal=False))
+    auth: AuthCapabilities = _m.field(default_factory=lambda: AuthCapabilities(terminal=False))
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1268,7 +1196,7 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     in its `InitializeResponse`.
     """
 
-    elicitation: ElicitationCapabilities | None = None
+    elicitation: ElicitationCapabilities | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1277,14 +1205,14 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Determines which elicitation modes the agent may use.
     """
 
-    fs: FileSystemCapabilities = msgspec.field(
+    fs: FileSystemCapabilities = _m.field(
         default_factory=lambda: FileSystemCapabilities(read_text_file=False, write_text_file=False)
     )
     """File system capabilities supported by the client.
     Determines which file operations the agent can request.
     """
 
-    nes: ClientNesCapabilities | None = None
+    nes: ClientNesCapabilities | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1292,8 +1220,8 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     NES (Next Edit Suggestions) capabilities supported by the client.
     """
 
-    position_encodings: list[PositionEncodingKind] | UnsetType = msgspec.field(
-        default=UNSET, name="positionEncodings"
+    position_encodings: list[PositionEncodingKind] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="positionEncodings"
     )
     """**UNSTABLE**
 
@@ -1306,10 +1234,10 @@ class ClientCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Whether the Client support all `terminal/*` methods."""
 
 
-class ClientNesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ClientNesCapabilities(_m.Struct, kw_only=True):
     """NES capabilities advertised by the client during initialization."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1317,26 +1245,26 @@ class ClientNesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    jump: NesJumpCapabilities | None = None
+    jump: NesJumpCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the client supports the `jump` suggestion kind."""
 
-    rename: NesRenameCapabilities | None = None
+    rename: NesRenameCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the client supports the `rename` suggestion kind."""
 
-    search_and_replace: NesSearchAndReplaceCapabilities | None = msgspec.field(
-        default=None, name="searchAndReplace"
+    search_and_replace: NesSearchAndReplaceCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="searchAndReplace"
     )
     """Whether the client supports the `searchAndReplace` suggestion kind."""
 
 
-class CloseNesRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CloseNesRequest(_m.Struct, kw_only=True):
     """Request to close an NES session.
 
     The agent **must** cancel any ongoing work related to the NES session
     and then free up any resources associated with the session.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1344,14 +1272,14 @@ class CloseNesRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the NES session to close."""
 
 
-class CloseNesResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CloseNesResponse(_m.Struct, kw_only=True):
     """Response from closing an NES session."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1360,7 +1288,7 @@ class CloseNesResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class CloseSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CloseSessionRequest(_m.Struct, kw_only=True):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -1370,7 +1298,7 @@ class CloseSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Only available if the Agent supports the `sessionCapabilities.close` capability.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1378,14 +1306,14 @@ class CloseSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to close."""
 
 
-class CloseSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CloseSessionResponse(_m.Struct, kw_only=True):
     """Response from closing a session."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1394,7 +1322,7 @@ class CloseSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class CompleteElicitationNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CompleteElicitationNotification(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1402,7 +1330,7 @@ class CompleteElicitationNotification(msgspec.Struct, kw_only=True, omit_default
     Notification sent by the agent when a URL-based elicitation is complete.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1410,20 +1338,16 @@ class CompleteElicitationNotification(msgspec.Struct, kw_only=True, omit_default
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    elicitation_id: ElicitationId = _m.field(name="elicitationId")
     """The ID of the elicitation that completed."""
 
 
 class ConfigOptionUpdate(
-    msgspec.Struct,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="config_option_update",
+    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="config_option_update"
 ):
     """Session configuration options have been updated."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1431,14 +1355,14 @@ class ConfigOptionUpdate(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] = msgspec.field(name="configOptions")
+    config_options: list[SessionConfigOption] = _m.field(name="configOptions")
     """The full set of configuration options and their current values."""
 
 
-class Content(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="content"):
+class Content(_m.Struct, kw_only=True, tag_field="type", tag="content"):
     """Standard content block (text, images, resources)."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1450,10 +1374,10 @@ class Content(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type"
     """The actual content block."""
 
 
-class TextContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="text"):
+class TextContent(_m.Struct, kw_only=True, tag_field="type", tag="text"):
     """Text provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1461,15 +1385,15 @@ class TextContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="t
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    annotations: Annotations | None = None
+    annotations: Annotations | None | _m.UnsetType = _m.UNSET
 
     text: str
 
 
-class ImageContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="image"):
+class ImageContent(_m.Struct, kw_only=True, tag_field="type", tag="image"):
     """An image provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1477,21 +1401,19 @@ class ImageContent(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    annotations: Annotations | None = None
+    annotations: Annotations | None | _m.UnsetType = _m.UNSET
 
     data: str
 
-    mime_type: str = msgspec.field(name="mimeType")
+    mime_type: str = _m.field(name="mimeType")
 
-    uri: str | None = None
+    uri: str | None | _m.UnsetType = _m.UNSET
 
 
-class ResourceLink(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="resource_link"
-):
+class ResourceLink(_m.Struct, kw_only=True, tag_field="type", tag="resource_link"):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1499,27 +1421,25 @@ class ResourceLink(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    annotations: Annotations | None = None
+    annotations: Annotations | None | _m.UnsetType = _m.UNSET
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
 
-    mime_type: str | None = msgspec.field(default=None, name="mimeType")
+    mime_type: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="mimeType")
 
     name: str
 
-    size: int | None = None
+    size: int | None | _m.UnsetType = _m.UNSET
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
 
     uri: str
 
 
-class EmbeddedResource(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="resource"
-):
+class EmbeddedResource(_m.Struct, kw_only=True, tag_field="type", tag="resource"):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1527,15 +1447,15 @@ class EmbeddedResource(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    annotations: Annotations | None = None
+    annotations: Annotations | None | _m.UnsetType = _m.UNSET
 
     resource: EmbeddedResourceResource
 
 
-class ContentChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ContentChunk(_m.Struct, kw_only=True):
     """A streamed item of content"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1546,7 +1466,7 @@ class ContentChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: ContentBlock
     """A single item of content"""
 
-    message_id: str | None = msgspec.field(default=None, name="messageId")
+    message_id: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="messageId")
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1559,7 +1479,7 @@ class ContentChunk(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class Cost(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Cost(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1574,7 +1494,7 @@ class Cost(msgspec.Struct, kw_only=True, omit_defaults=True):
     """ISO 4217 currency code (e.g., "USD", "EUR")."""
 
 
-class ElicitationSessionScope(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationSessionScope(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1586,24 +1506,24 @@ class ElicitationSessionScope(msgspec.Struct, kw_only=True, omit_defaults=True):
     during a tool call and needs to redirect it to the user.
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session this elicitation is tied to."""
 
-    tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
+    tool_call_id: ToolCallId | None | _m.UnsetType = _m.field(default=_m.UNSET, name="toolCallId")
     """Optional tool call within the session."""
 
 
-class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True, omit_defaults=True):
+class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True):
     """Tied to a session, optionally to a specific tool call within that session.
 
     A variant of `ElicitationFormMode`.
     """
 
-    requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
+    requested_schema: ElicitationSchema = _m.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class ElicitationRequestScope(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationRequestScope(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1612,30 +1532,28 @@ class ElicitationRequestScope(msgspec.Struct, kw_only=True, omit_defaults=True):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    request_id: RequestId = msgspec.field(name="requestId")
+    request_id: RequestId = _m.field(name="requestId")
     """The request this elicitation is tied to."""
 
 
-class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True, omit_defaults=True):
+class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
 
     A variant of `ElicitationFormMode`.
     """
 
-    requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
+    requested_schema: ElicitationSchema = _m.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class CreateElicitationRequestFormSession(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="form"
-):
+class CreateElicitationRequestFormSession(_m.Struct, kw_only=True, tag_field="mode", tag="form"):
     """Form-based elicitation where the client renders a form from the provided schema.
 
     The `form` variant of `CreateElicitationRequest`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1646,25 +1564,23 @@ class CreateElicitationRequestFormSession(
     message: str
     """A human-readable message describing what input is needed."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session this elicitation is tied to."""
 
-    tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
+    tool_call_id: ToolCallId | None | _m.UnsetType = _m.field(default=_m.UNSET, name="toolCallId")
     """Optional tool call within the session."""
 
-    requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
+    requested_schema: ElicitationSchema = _m.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class CreateElicitationRequestFormRequest(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="form"
-):
+class CreateElicitationRequestFormRequest(_m.Struct, kw_only=True, tag_field="mode", tag="form"):
     """Form-based elicitation where the client renders a form from the provided schema.
 
     The `form` variant of `CreateElicitationRequest`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1675,49 +1591,47 @@ class CreateElicitationRequestFormRequest(
     message: str
     """A human-readable message describing what input is needed."""
 
-    request_id: RequestId = msgspec.field(name="requestId")
+    request_id: RequestId = _m.field(name="requestId")
     """The request this elicitation is tied to."""
 
-    requested_schema: ElicitationSchema = msgspec.field(name="requestedSchema")
+    requested_schema: ElicitationSchema = _m.field(name="requestedSchema")
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True, omit_defaults=True):
+class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True):
     """Tied to a session, optionally to a specific tool call within that session.
 
     A variant of `ElicitationUrlMode`.
     """
 
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    elicitation_id: ElicitationId = _m.field(name="elicitationId")
     """The unique identifier for this elicitation."""
 
     url: str
     """The URL to direct the user to."""
 
 
-class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True, omit_defaults=True):
+class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
 
     A variant of `ElicitationUrlMode`.
     """
 
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    elicitation_id: ElicitationId = _m.field(name="elicitationId")
     """The unique identifier for this elicitation."""
 
     url: str
     """The URL to direct the user to."""
 
 
-class CreateElicitationRequestUrlSession(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="url"
-):
+class CreateElicitationRequestUrlSession(_m.Struct, kw_only=True, tag_field="mode", tag="url"):
     """URL-based elicitation where the client directs the user to a URL.
 
     The `url` variant of `CreateElicitationRequest`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1728,28 +1642,26 @@ class CreateElicitationRequestUrlSession(
     message: str
     """A human-readable message describing what input is needed."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session this elicitation is tied to."""
 
-    tool_call_id: ToolCallId | None = msgspec.field(default=None, name="toolCallId")
+    tool_call_id: ToolCallId | None | _m.UnsetType = _m.field(default=_m.UNSET, name="toolCallId")
     """Optional tool call within the session."""
 
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    elicitation_id: ElicitationId = _m.field(name="elicitationId")
     """The unique identifier for this elicitation."""
 
     url: str
     """The URL to direct the user to."""
 
 
-class CreateElicitationRequestUrlRequest(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="mode", tag="url"
-):
+class CreateElicitationRequestUrlRequest(_m.Struct, kw_only=True, tag_field="mode", tag="url"):
     """URL-based elicitation where the client directs the user to a URL.
 
     The `url` variant of `CreateElicitationRequest`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1760,17 +1672,17 @@ class CreateElicitationRequestUrlRequest(
     message: str
     """A human-readable message describing what input is needed."""
 
-    request_id: RequestId = msgspec.field(name="requestId")
+    request_id: RequestId = _m.field(name="requestId")
     """The request this elicitation is tied to."""
 
-    elicitation_id: ElicitationId = msgspec.field(name="elicitationId")
+    elicitation_id: ElicitationId = _m.field(name="elicitationId")
     """The unique identifier for this elicitation."""
 
     url: str
     """The URL to direct the user to."""
 
 
-class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationAcceptAction(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1778,19 +1690,19 @@ class ElicitationAcceptAction(msgspec.Struct, kw_only=True, omit_defaults=True):
     The user accepted the elicitation and provided content.
     """
 
-    content: dict[str, ElicitationContentValue] | None = None
+    content: dict[str, ElicitationContentValue] | None | _m.UnsetType = _m.UNSET
     """The user-provided content, if any, as an object matching the requested schema."""
 
 
 class CreateElicitationResponseAccept(
-    ElicitationAcceptAction, kw_only=True, omit_defaults=True, tag_field="action", tag="accept"
+    ElicitationAcceptAction, kw_only=True, tag_field="action", tag="accept"
 ):
     """The user accepted and provided content.
 
     The `accept` variant of `CreateElicitationResponse`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1799,15 +1711,13 @@ class CreateElicitationResponseAccept(
     """
 
 
-class CreateElicitationResponseDecline(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="action", tag="decline"
-):
+class CreateElicitationResponseDecline(_m.Struct, kw_only=True, tag_field="action", tag="decline"):
     """The user declined the elicitation.
 
     The `decline` variant of `CreateElicitationResponse`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1816,15 +1726,13 @@ class CreateElicitationResponseDecline(
     """
 
 
-class CreateElicitationResponseCancel(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="action", tag="cancel"
-):
+class CreateElicitationResponseCancel(_m.Struct, kw_only=True, tag_field="action", tag="cancel"):
     """The elicitation was cancelled.
 
     The `cancel` variant of `CreateElicitationResponse`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1833,10 +1741,10 @@ class CreateElicitationResponseCancel(
     """
 
 
-class CreateTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CreateTerminalRequest(_m.Struct, kw_only=True):
     """Request to create a new terminal and execute a command."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1844,20 +1752,20 @@ class CreateTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    args: list[str] | UnsetType = UNSET
+    args: list[str] | _m.UnsetType = _m.UNSET
     """Array of command arguments."""
 
     command: str
     """The command to execute."""
 
-    cwd: str | None = None
+    cwd: str | None | _m.UnsetType = _m.UNSET
     """Working directory for the command (absolute path)."""
 
-    env: list[EnvVariable] | UnsetType = UNSET
+    env: list[EnvVariable] | _m.UnsetType = _m.UNSET
     """Environment variables for the command."""
 
-    output_byte_limit: Annotated[int, Meta(ge=0)] | None = msgspec.field(
-        default=None, name="outputByteLimit"
+    output_byte_limit: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="outputByteLimit"
     )
     """Maximum number of output bytes to retain.
 
@@ -1869,14 +1777,14 @@ class CreateTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     specified limit.
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
 
-class CreateTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class CreateTerminalResponse(_m.Struct, kw_only=True):
     """Response containing the ID of the created terminal."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1884,23 +1792,19 @@ class CreateTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    terminal_id: str = msgspec.field(name="terminalId")
+    terminal_id: str = _m.field(name="terminalId")
     """The unique identifier for the created terminal."""
 
 
 class CurrentModeUpdate(
-    msgspec.Struct,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="current_mode_update",
+    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="current_mode_update"
 ):
     """The current mode of the session has changed
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1908,14 +1812,14 @@ class CurrentModeUpdate(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    current_mode_id: SessionModeId = msgspec.field(name="currentModeId")
+    current_mode_id: SessionModeId = _m.field(name="currentModeId")
     """The ID of the current mode"""
 
 
-class DidChangeDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DidChangeDocumentNotification(_m.Struct, kw_only=True):
     """Notification sent when a file is edited."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1923,10 +1827,10 @@ class DidChangeDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    content_changes: list[TextDocumentContentChangeEvent] = msgspec.field(name="contentChanges")
+    content_changes: list[TextDocumentContentChangeEvent] = _m.field(name="contentChanges")
     """The content changes."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this notification."""
 
     uri: str
@@ -1936,10 +1840,10 @@ class DidChangeDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=
     """The new version number of the document."""
 
 
-class DidCloseDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DidCloseDocumentNotification(_m.Struct, kw_only=True):
     """Notification sent when a file is closed."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1947,17 +1851,17 @@ class DidCloseDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=T
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this notification."""
 
     uri: str
     """The URI of the closed document."""
 
 
-class DidFocusDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DidFocusDocumentNotification(_m.Struct, kw_only=True):
     """Notification sent when a file becomes the active editor tab."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1968,7 +1872,7 @@ class DidFocusDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=T
     position: Position
     """The current cursor position."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this notification."""
 
     uri: str
@@ -1977,14 +1881,14 @@ class DidFocusDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=T
     version: int
     """The version number of the document."""
 
-    visible_range: Range = msgspec.field(name="visibleRange")
+    visible_range: Range = _m.field(name="visibleRange")
     """The portion of the file currently visible in the editor viewport."""
 
 
-class DidOpenDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DidOpenDocumentNotification(_m.Struct, kw_only=True):
     """Notification sent when a file is opened in the editor."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1992,10 +1896,10 @@ class DidOpenDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=Tr
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    language_id: str = msgspec.field(name="languageId")
+    language_id: str = _m.field(name="languageId")
     """The language identifier of the document (e.g., "rust", "python")."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this notification."""
 
     text: str
@@ -2008,10 +1912,10 @@ class DidOpenDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=Tr
     """The version number of the document."""
 
 
-class DidSaveDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DidSaveDocumentNotification(_m.Struct, kw_only=True):
     """Notification sent when a file is saved."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2019,14 +1923,14 @@ class DidSaveDocumentNotification(msgspec.Struct, kw_only=True, omit_defaults=Tr
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this notification."""
 
     uri: str
     """The URI of the saved document."""
 
 
-class Diff(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="diff"):
+class Diff(_m.Struct, kw_only=True, tag_field="type", tag="diff"):
     """A diff representing file modifications.
 
     Shows changes to files in a format suitable for display in the client UI.
@@ -2034,7 +1938,7 @@ class Diff(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", t
     See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2042,17 +1946,17 @@ class Diff(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", t
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    new_text: str = msgspec.field(name="newText")
+    new_text: str = _m.field(name="newText")
     """The new content after modification."""
 
-    old_text: str | None = msgspec.field(default=None, name="oldText")
+    old_text: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="oldText")
     """The original content (None for new files)."""
 
     path: str
     """The file path being modified."""
 
 
-class DisableProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DisableProvidersRequest(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2060,7 +1964,7 @@ class DisableProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Request parameters for `providers/disable`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2072,7 +1976,7 @@ class DisableProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Provider id to disable."""
 
 
-class DisableProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class DisableProvidersResponse(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2080,7 +1984,7 @@ class DisableProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True)
     Response to `providers/disable`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2089,7 +1993,7 @@ class DisableProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True)
     """
 
 
-class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2097,7 +2001,7 @@ class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     Elicitation capabilities supported by the client.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2105,14 +2009,14 @@ class ElicitationCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    form: ElicitationFormCapabilities | None = None
+    form: ElicitationFormCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the client supports form-based elicitation."""
 
-    url: ElicitationUrlCapabilities | None = None
+    url: ElicitationUrlCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the client supports URL-based elicitation."""
 
 
-class ElicitationFormCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationFormCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2120,7 +2024,7 @@ class ElicitationFormCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tr
     Form-based elicitation capabilities.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2129,137 +2033,133 @@ class ElicitationFormCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tr
     """
 
 
-class StringPropertySchema(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="string"
-):
+class StringPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="string"):
     """Schema for string properties in an elicitation form.
 
     When `enum` or `oneOf` is set, this represents a single-select enum
     with `"type": "string"`.
     """
 
-    default: str | None = None
+    default: str | None | _m.UnsetType = _m.UNSET
     """Default value."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Human-readable description."""
 
-    enum: list[str] | None = None
+    enum: list[str] | None | _m.UnsetType = _m.UNSET
     """Enum values for untitled single-select enums."""
 
-    format: StringFormat | None = None
+    format: StringFormat | None | _m.UnsetType = _m.UNSET
     """String format."""
 
-    max_length: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
-        default=None, name="maxLength"
+    max_length: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="maxLength"
     )
     """Maximum string length."""
 
-    min_length: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
-        default=None, name="minLength"
+    min_length: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="minLength"
     )
     """Minimum string length."""
 
-    one_of: list[EnumOption] | None = msgspec.field(default=None, name="oneOf")
+    one_of: list[EnumOption] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="oneOf")
     """Titled enum options for titled single-select enums."""
 
-    pattern: str | None = None
+    pattern: str | None | _m.UnsetType = _m.UNSET
     """Pattern the string must match."""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Optional title for the property."""
 
 
-class NumberPropertySchema(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="number"
-):
+class NumberPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="number"):
     """Schema for number (floating-point) properties in an elicitation form."""
 
-    default: float | None = None
+    default: float | None | _m.UnsetType = _m.UNSET
     """Default value."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Human-readable description."""
 
-    maximum: float | None = None
+    maximum: float | None | _m.UnsetType = _m.UNSET
     """Maximum value (inclusive)."""
 
-    minimum: float | None = None
+    minimum: float | None | _m.UnsetType = _m.UNSET
     """Minimum value (inclusive)."""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Optional title for the property."""
 
 
-class IntegerPropertySchema(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="integer"
-):
+class IntegerPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="integer"):
     """Schema for integer properties in an elicitation form."""
 
-    default: int | None = None
+    default: int | None | _m.UnsetType = _m.UNSET
     """Default value."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Human-readable description."""
 
-    maximum: int | None = None
+    maximum: int | None | _m.UnsetType = _m.UNSET
     """Maximum value (inclusive)."""
 
-    minimum: int | None = None
+    minimum: int | None | _m.UnsetType = _m.UNSET
     """Minimum value (inclusive)."""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Optional title for the property."""
 
 
-class MultiSelectPropertySchema(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="array"
-):
+class MultiSelectPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="array"):
     """Schema for multi-select (array) properties in an elicitation form."""
 
-    default: list[str] | None = None
+    default: list[str] | None | _m.UnsetType = _m.UNSET
     """Default selected values."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Human-readable description."""
 
     items: MultiSelectItems
     """The items definition describing allowed values."""
 
-    max_items: Annotated[int, Meta(ge=0)] | None = msgspec.field(default=None, name="maxItems")
+    max_items: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="maxItems"
+    )
     """Maximum number of items to select."""
 
-    min_items: Annotated[int, Meta(ge=0)] | None = msgspec.field(default=None, name="minItems")
+    min_items: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="minItems"
+    )
     """Minimum number of items to select."""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Optional title for the property."""
 
 
-class ElicitationSchema(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationSchema(_m.Struct, kw_only=True):
     """Type-safe elicitation schema for requesting structured user input.
 
     This represents a JSON Schema object with primitive-typed properties,
     as required by the elicitation specification.
     """
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description of what this schema represents."""
 
-    properties: dict[str, ElicitationPropertySchema] = msgspec.field(default_factory=dict)
+    properties: dict[str, ElicitationPropertySchema] = _m.field(default_factory=dict)
     """Property definitions (must be primitive types)."""
 
-    required: list[str] | None = None
+    required: list[str] | None | _m.UnsetType = _m.UNSET
     """List of required property names."""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Optional title for the schema."""
 
     type: ElicitationSchemaType = ElicitationSchemaType.OBJECT
     """Type discriminator. Always `"object"`."""
 
 
-class ElicitationUrlCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ElicitationUrlCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2267,7 +2167,7 @@ class ElicitationUrlCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     URL-based elicitation capabilities.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2276,10 +2176,10 @@ class ElicitationUrlCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     """
 
 
-class TextResourceContents(msgspec.Struct, kw_only=True, omit_defaults=True):
+class TextResourceContents(_m.Struct, kw_only=True):
     """Text-based resource contents."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2287,14 +2187,14 @@ class TextResourceContents(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    mime_type: str | None = msgspec.field(default=None, name="mimeType")
+    mime_type: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="mimeType")
 
     text: str
 
     uri: str
 
 
-class EnumOption(msgspec.Struct, kw_only=True, omit_defaults=True):
+class EnumOption(_m.Struct, kw_only=True):
     """A titled enum option with a const value and human-readable title."""
 
     const: str
@@ -2304,10 +2204,10 @@ class EnumOption(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable title for this option."""
 
 
-class EnvVariable(msgspec.Struct, kw_only=True, omit_defaults=True):
+class EnvVariable(_m.Struct, kw_only=True):
     """An environment variable to set when launching an MCP server."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2322,7 +2222,7 @@ class EnvVariable(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The value to set for the environment variable."""
 
 
-class Error(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Error(_m.Struct, kw_only=True):
     """JSON-RPC error object.
 
     Represents an error that occurred during method execution, following the
@@ -2336,7 +2236,7 @@ class Error(msgspec.Struct, kw_only=True, omit_defaults=True):
     This must be an integer as defined in the JSON-RPC specification.
     """
 
-    data: Any = UNSET
+    data: _t.Any = _m.UNSET
     """Optional primitive or structured value that contains additional information about the error.
     This may include debugging information or context-specific details.
     """
@@ -2347,7 +2247,7 @@ class Error(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ForkSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ForkSessionRequest(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2360,7 +2260,7 @@ class ForkSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Only available if the Agent supports the `session.fork` capability.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2368,8 +2268,8 @@ class ForkSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | UnsetType = msgspec.field(
-        default=UNSET, name="additionalDirectories"
+    additional_directories: list[str] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
 
@@ -2385,14 +2285,14 @@ class ForkSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     cwd: str
     """The working directory for this session."""
 
-    mcp_servers: list[McpServer] | UnsetType = msgspec.field(default=UNSET, name="mcpServers")
+    mcp_servers: list[McpServer] | _m.UnsetType = _m.field(default=_m.UNSET, name="mcpServers")
     """List of MCP servers to connect to for this session."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to fork."""
 
 
-class ForkSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ForkSessionResponse(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2400,7 +2300,7 @@ class ForkSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Response from forking an existing session.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2408,12 +2308,12 @@ class ForkSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None = msgspec.field(
-        default=None, name="configOptions"
+    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
 
-    models: SessionModelState | None = None
+    models: SessionModelState | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2421,20 +2321,20 @@ class ForkSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Initial model state if supported by the Agent
     """
 
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None | _m.UnsetType = _m.UNSET
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """Unique identifier for the newly created forked session."""
 
 
-class HttpHeader(msgspec.Struct, kw_only=True, omit_defaults=True):
+class HttpHeader(_m.Struct, kw_only=True):
     """An HTTP header to set when making requests to the MCP server."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2449,13 +2349,13 @@ class HttpHeader(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The value to set for the HTTP header."""
 
 
-class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Implementation(_m.Struct, kw_only=True):
     """Metadata about the implementation of the client or agent.
     Describes the name and version of an MCP implementation, with an optional
     title for UI representation.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2468,7 +2368,7 @@ class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     name fallback if title isn’t present.
     """
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Intended for UI and end-user contexts — optimized to be human-readable
     and easily understood.
 
@@ -2481,7 +2381,7 @@ class Implementation(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class InitializeRequest(_m.Struct, kw_only=True):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -2489,7 +2389,7 @@ class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2497,7 +2397,7 @@ class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    client_capabilities: ClientCapabilities = msgspec.field(
+    client_capabilities: ClientCapabilities = _m.field(
         default_factory=lambda: ClientCapabilities(
             auth=AuthCapabilities(terminal=False),
             fs=FileSystemCapabilities(read_text_file=False, write_text_file=False),
@@ -2507,17 +2407,19 @@ class InitializeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     )
     """Capabilities supported by the client."""
 
-    client_info: Implementation | None = msgspec.field(default=None, name="clientInfo")
+    client_info: Implementation | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="clientInfo"
+    )
     """Information about the Client name and version sent to the Agent.
 
     Note: in future versions of the protocol, this will be required.
     """
 
-    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
+    protocol_version: ProtocolVersion = _m.field(name="protocolVersion")
     """The latest protocol version supported by the client."""
 
 
-class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class InitializeResponse(_m.Struct, kw_only=True):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -2525,7 +2427,7 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2533,7 +2435,7 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    agent_capabilities: AgentCapabilities = msgspec.field(
+    agent_capabilities: AgentCapabilities = _m.field(
         default_factory=lambda: AgentCapabilities(
             auth=AgentAuthCapabilities(),
             load_session=False,
@@ -2547,16 +2449,16 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     )
     """Capabilities supported by the agent."""
 
-    agent_info: Implementation | None = msgspec.field(default=None, name="agentInfo")
+    agent_info: Implementation | None | _m.UnsetType = _m.field(default=_m.UNSET, name="agentInfo")
     """Information about the Agent name and version sent to the Client.
 
     Note: in future versions of the protocol, this will be required.
     """
 
-    auth_methods: list[AuthMethod] = msgspec.field(default_factory=list, name="authMethods")
+    auth_methods: list[AuthMethod] = _m.field(default_factory=list, name="authMethods")
     """Authentication methods supported by the agent."""
 
-    protocol_version: ProtocolVersion = msgspec.field(name="protocolVersion")
+    protocol_version: ProtocolVersion = _m.field(name="protocolVersion")
     """The protocol version the client specified if supported by the agent,
     or the latest protocol version supported by the agent.
 
@@ -2564,10 +2466,10 @@ class InitializeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class KillTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class KillTerminalRequest(_m.Struct, kw_only=True):
     """Request to kill a terminal without releasing it."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2575,17 +2477,17 @@ class KillTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
-    terminal_id: str = msgspec.field(name="terminalId")
+    terminal_id: str = _m.field(name="terminalId")
     """The ID of the terminal to kill."""
 
 
-class KillTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class KillTerminalResponse(_m.Struct, kw_only=True):
     """Response to `terminal/kill` method"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2594,7 +2496,7 @@ class KillTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ListProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ListProvidersRequest(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2602,7 +2504,7 @@ class ListProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Request parameters for `providers/list`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2611,7 +2513,7 @@ class ListProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ListProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ListProvidersResponse(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2619,7 +2521,7 @@ class ListProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Response to `providers/list`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2631,13 +2533,13 @@ class ListProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Configurable providers with current routing info suitable for UI display."""
 
 
-class ListSessionsRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ListSessionsRequest(_m.Struct, kw_only=True):
     """Request parameters for listing existing sessions.
 
     Only available if the Agent supports the `sessionCapabilities.list` capability.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2645,8 +2547,8 @@ class ListSessionsRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | UnsetType = msgspec.field(
-        default=UNSET, name="additionalDirectories"
+    additional_directories: list[str] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
 
@@ -2658,17 +2560,17 @@ class ListSessionsRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     omitted or empty, no additional-root filter is applied.
     """
 
-    cursor: str | None = None
+    cursor: str | None | _m.UnsetType = _m.UNSET
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
 
-    cwd: str | None = None
+    cwd: str | None | _m.UnsetType = _m.UNSET
     """Filter sessions by working directory. Must be an absolute path."""
 
 
-class ListSessionsResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ListSessionsResponse(_m.Struct, kw_only=True):
     """Response from listing sessions."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2676,7 +2578,7 @@ class ListSessionsResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    next_cursor: str | None = msgspec.field(default=None, name="nextCursor")
+    next_cursor: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="nextCursor")
     """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
@@ -2685,7 +2587,7 @@ class ListSessionsResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Array of session information objects"""
 
 
-class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class LoadSessionRequest(_m.Struct, kw_only=True):
     """Request parameters for loading an existing session.
 
     Only available if the Agent supports the `loadSession` capability.
@@ -2693,7 +2595,7 @@ class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2701,8 +2603,8 @@ class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | UnsetType = msgspec.field(
-        default=UNSET, name="additionalDirectories"
+    additional_directories: list[str] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
 
@@ -2718,17 +2620,17 @@ class LoadSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     cwd: str
     """The working directory for this session."""
 
-    mcp_servers: list[McpServer] = msgspec.field(name="mcpServers")
+    mcp_servers: list[McpServer] = _m.field(name="mcpServers")
     """List of MCP servers to connect to for this session."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to load."""
 
 
-class LoadSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class LoadSessionResponse(_m.Struct, kw_only=True):
     """Response from loading an existing session."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2736,12 +2638,12 @@ class LoadSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None = msgspec.field(
-        default=None, name="configOptions"
+    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
 
-    models: SessionModelState | None = None
+    models: SessionModelState | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2749,14 +2651,14 @@ class LoadSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Initial model state if supported by the Agent
     """
 
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None | _m.UnsetType = _m.UNSET
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
 
-class LogoutCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class LogoutCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2766,7 +2668,7 @@ class LogoutCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     By supplying `{}` it means that the agent supports the logout method.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2775,7 +2677,7 @@ class LogoutCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class LogoutRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class LogoutRequest(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2785,7 +2687,7 @@ class LogoutRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Terminates the current authenticated session.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2794,7 +2696,7 @@ class LogoutRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class LogoutResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class LogoutResponse(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2802,7 +2704,7 @@ class LogoutResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Response to the `logout` method.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2811,10 +2713,10 @@ class LogoutResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class McpServerHttp(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="http"):
+class McpServerHttp(_m.Struct, kw_only=True, tag_field="type", tag="http"):
     """HTTP transport configuration for MCP."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2832,10 +2734,10 @@ class McpServerHttp(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field=
     """URL to the MCP server."""
 
 
-class McpServerSse(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="sse"):
+class McpServerSse(_m.Struct, kw_only=True, tag_field="type", tag="sse"):
     """SSE transport configuration for MCP."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2853,10 +2755,10 @@ class McpServerSse(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="
     """URL to the MCP server."""
 
 
-class McpServerStdio(msgspec.Struct, kw_only=True, omit_defaults=True):
+class McpServerStdio(_m.Struct, kw_only=True):
     """Stdio transport configuration for MCP."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2877,7 +2779,7 @@ class McpServerStdio(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Human-readable name identifying this MCP server."""
 
 
-class ModelInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ModelInfo(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2885,7 +2787,7 @@ class ModelInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     Information about a selectable model.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2893,17 +2795,17 @@ class ModelInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description of the model."""
 
-    model_id: ModelId = msgspec.field(name="modelId")
+    model_id: ModelId = _m.field(name="modelId")
     """Unique identifier for the model."""
 
     name: str
     """Human-readable name of the model."""
 
 
-class UntitledMultiSelectItems(msgspec.Struct, kw_only=True, omit_defaults=True):
+class UntitledMultiSelectItems(_m.Struct, kw_only=True):
     """Items definition for untitled multi-select enum properties."""
 
     enum: list[str]
@@ -2913,17 +2815,17 @@ class UntitledMultiSelectItems(msgspec.Struct, kw_only=True, omit_defaults=True)
     """Item type discriminator. Must be `"string"`."""
 
 
-class TitledMultiSelectItems(msgspec.Struct, kw_only=True, omit_defaults=True):
+class TitledMultiSelectItems(_m.Struct, kw_only=True):
     """Items definition for titled multi-select enum properties."""
 
-    any_of: list[EnumOption] = msgspec.field(name="anyOf")
+    any_of: list[EnumOption] = _m.field(name="anyOf")
     """Titled enum options."""
 
 
-class NesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesCapabilities(_m.Struct, kw_only=True):
     """NES capabilities advertised by the agent during initialization."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2931,17 +2833,17 @@ class NesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    context: NesContextCapabilities | None = None
+    context: NesContextCapabilities | None | _m.UnsetType = _m.UNSET
     """Context the agent wants attached to each suggestion request."""
 
-    events: NesEventCapabilities | None = None
+    events: NesEventCapabilities | None | _m.UnsetType = _m.UNSET
     """Events the agent wants to receive."""
 
 
-class NesContextCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesContextCapabilities(_m.Struct, kw_only=True):
     """Context capabilities the agent wants attached to each suggestion request."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2949,34 +2851,36 @@ class NesContextCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    diagnostics: NesDiagnosticsCapabilities | None = None
+    diagnostics: NesDiagnosticsCapabilities | None | _m.UnsetType = _m.UNSET
     """Whether the agent wants diagnostics context."""
 
-    edit_history: NesEditHistoryCapabilities | None = msgspec.field(
-        default=None, name="editHistory"
+    edit_history: NesEditHistoryCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="editHistory"
     )
     """Whether the agent wants edit history context."""
 
-    open_files: NesOpenFilesCapabilities | None = msgspec.field(default=None, name="openFiles")
+    open_files: NesOpenFilesCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="openFiles"
+    )
     """Whether the agent wants open files context."""
 
-    recent_files: NesRecentFilesCapabilities | None = msgspec.field(
-        default=None, name="recentFiles"
+    recent_files: NesRecentFilesCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="recentFiles"
     )
     """Whether the agent wants recent files context."""
 
-    related_snippets: NesRelatedSnippetsCapabilities | None = msgspec.field(
-        default=None, name="relatedSnippets"
+    related_snippets: NesRelatedSnippetsCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="relatedSnippets"
     )
     """Whether the agent wants related snippets context."""
 
-    user_actions: NesUserActionsCapabilities | None = msgspec.field(
-        default=None, name="userActions"
+    user_actions: NesUserActionsCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="userActions"
     )
     """Whether the agent wants user actions context."""
 
 
-class NesDiagnostic(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDiagnostic(_m.Struct, kw_only=True):
     """A diagnostic (error, warning, etc.)."""
 
     message: str
@@ -2992,10 +2896,10 @@ class NesDiagnostic(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The URI of the file containing the diagnostic."""
 
 
-class NesDiagnosticsCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDiagnosticsCapabilities(_m.Struct, kw_only=True):
     """Capabilities for diagnostics context."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3004,10 +2908,10 @@ class NesDiagnosticsCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     """
 
 
-class NesDocumentDidChangeCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDocumentDidChangeCapabilities(_m.Struct, kw_only=True):
     """Capabilities for `document/didChange` events."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3015,14 +2919,14 @@ class NesDocumentDidChangeCapabilities(msgspec.Struct, kw_only=True, omit_defaul
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    sync_kind: TextDocumentSyncKind = msgspec.field(name="syncKind")
+    sync_kind: TextDocumentSyncKind = _m.field(name="syncKind")
     """The sync kind the agent wants: `"full"` or `"incremental"`."""
 
 
-class NesDocumentDidCloseCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDocumentDidCloseCapabilities(_m.Struct, kw_only=True):
     """Marker for `document/didClose` capability support."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3031,10 +2935,10 @@ class NesDocumentDidCloseCapabilities(msgspec.Struct, kw_only=True, omit_default
     """
 
 
-class NesDocumentDidFocusCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDocumentDidFocusCapabilities(_m.Struct, kw_only=True):
     """Marker for `document/didFocus` capability support."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3043,10 +2947,10 @@ class NesDocumentDidFocusCapabilities(msgspec.Struct, kw_only=True, omit_default
     """
 
 
-class NesDocumentDidOpenCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDocumentDidOpenCapabilities(_m.Struct, kw_only=True):
     """Marker for `document/didOpen` capability support."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3055,10 +2959,10 @@ class NesDocumentDidOpenCapabilities(msgspec.Struct, kw_only=True, omit_defaults
     """
 
 
-class NesDocumentDidSaveCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDocumentDidSaveCapabilities(_m.Struct, kw_only=True):
     """Marker for `document/didSave` capability support."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3067,10 +2971,10 @@ class NesDocumentDidSaveCapabilities(msgspec.Struct, kw_only=True, omit_defaults
     """
 
 
-class NesDocumentEventCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesDocumentEventCapabilities(_m.Struct, kw_only=True):
     """Document event capabilities the agent wants to receive."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3078,28 +2982,36 @@ class NesDocumentEventCapabilities(msgspec.Struct, kw_only=True, omit_defaults=T
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    did_change: NesDocumentDidChangeCapabilities | None = msgspec.field(
-        default=None, name="didChange"
+    did_change: NesDocumentDidChangeCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="didChange"
     )
     """Whether the agent wants `document/didChange` events, and the sync kind."""
 
-    did_close: NesDocumentDidCloseCapabilities | None = msgspec.field(default=None, name="didClose")
+    did_close: NesDocumentDidCloseCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="didClose"
+    )
     """Whether the agent wants `document/didClose` events."""
 
-    did_focus: NesDocumentDidFocusCapabilities | None = msgspec.field(default=None, name="didFocus")
+    did_focus: NesDocumentDidFocusCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="didFocus"
+    )
     """Whether the agent wants `document/didFocus` events."""
 
-    did_open: NesDocumentDidOpenCapabilities | None = msgspec.field(default=None, name="didOpen")
+    did_open: NesDocumentDidOpenCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="didOpen"
+    )
     """Whether the agent wants `document/didOpen` events."""
 
-    did_save: NesDocumentDidSaveCapabilities | None = msgspec.field(default=None, name="didSave")
+    did_save: NesDocumentDidSaveCapabilities | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="didSave"
+    )
     """Whether the agent wants `document/didSave` events."""
 
 
-class NesEditHistoryCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesEditHistoryCapabilities(_m.Struct, kw_only=True):
     """Capabilities for edit history context."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3107,13 +3019,13 @@ class NesEditHistoryCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
-        default=None, name="maxCount"
+    max_count: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="maxCount"
     )
     """Maximum number of edit history entries the agent can use."""
 
 
-class NesEditHistoryEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesEditHistoryEntry(_m.Struct, kw_only=True):
     """An entry in the edit history."""
 
     diff: str
@@ -3123,12 +3035,12 @@ class NesEditHistoryEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The URI of the edited file."""
 
 
-class NesEditSuggestion(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="kind", tag="edit"
-):
+class NesEditSuggestion(_m.Struct, kw_only=True, tag_field="kind", tag="edit"):
     """A text edit suggestion."""
 
-    cursor_position: Position | None = msgspec.field(default=None, name="cursorPosition")
+    cursor_position: Position | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="cursorPosition"
+    )
     """Optional suggested cursor position after applying edits."""
 
     edits: list[NesTextEdit]
@@ -3141,10 +3053,10 @@ class NesEditSuggestion(
     """The URI of the file to edit."""
 
 
-class NesEventCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesEventCapabilities(_m.Struct, kw_only=True):
     """Event capabilities the agent can consume."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3152,27 +3064,27 @@ class NesEventCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    document: NesDocumentEventCapabilities | None = None
+    document: NesDocumentEventCapabilities | None | _m.UnsetType = _m.UNSET
     """Document event capabilities."""
 
 
-class NesExcerpt(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesExcerpt(_m.Struct, kw_only=True):
     """A code excerpt from a file."""
 
-    end_line: Annotated[int, Meta(ge=0, le=4294967295)] = msgspec.field(name="endLine")
+    end_line: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] = _m.field(name="endLine")
     """The end line of the excerpt (zero-based)."""
 
-    start_line: Annotated[int, Meta(ge=0, le=4294967295)] = msgspec.field(name="startLine")
+    start_line: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] = _m.field(name="startLine")
     """The start line of the excerpt (zero-based)."""
 
     text: str
     """The text content of the excerpt."""
 
 
-class NesJumpCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesJumpCapabilities(_m.Struct, kw_only=True):
     """Marker for jump suggestion support."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3181,9 +3093,7 @@ class NesJumpCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class NesJumpSuggestion(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="kind", tag="jump"
-):
+class NesJumpSuggestion(_m.Struct, kw_only=True, tag_field="kind", tag="jump"):
     """A jump-to-location suggestion."""
 
     id: str
@@ -3196,28 +3106,28 @@ class NesJumpSuggestion(
     """The file to navigate to."""
 
 
-class NesOpenFile(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesOpenFile(_m.Struct, kw_only=True):
     """An open file in the editor."""
 
-    language_id: str = msgspec.field(name="languageId")
+    language_id: str = _m.field(name="languageId")
     """The language identifier."""
 
-    last_focused_ms: Annotated[int, Meta(ge=0)] | None = msgspec.field(
-        default=None, name="lastFocusedMs"
+    last_focused_ms: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="lastFocusedMs"
     )
     """Timestamp in milliseconds since epoch of when the file was last focused."""
 
     uri: str
     """The URI of the file."""
 
-    visible_range: Range | None = msgspec.field(default=None, name="visibleRange")
+    visible_range: Range | None | _m.UnsetType = _m.field(default=_m.UNSET, name="visibleRange")
     """The visible range in the editor, if any."""
 
 
-class NesOpenFilesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesOpenFilesCapabilities(_m.Struct, kw_only=True):
     """Capabilities for open files context."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3226,10 +3136,10 @@ class NesOpenFilesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True)
     """
 
 
-class NesRecentFile(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesRecentFile(_m.Struct, kw_only=True):
     """A recently accessed file."""
 
-    language_id: str = msgspec.field(name="languageId")
+    language_id: str = _m.field(name="languageId")
     """The language identifier."""
 
     text: str
@@ -3239,10 +3149,10 @@ class NesRecentFile(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The URI of the file."""
 
 
-class NesRecentFilesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesRecentFilesCapabilities(_m.Struct, kw_only=True):
     """Capabilities for recent files context."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3250,13 +3160,13 @@ class NesRecentFilesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
-        default=None, name="maxCount"
+    max_count: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="maxCount"
     )
     """Maximum number of recent files the agent can use."""
 
 
-class NesRelatedSnippet(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesRelatedSnippet(_m.Struct, kw_only=True):
     """A related code snippet from a file."""
 
     excerpts: list[NesExcerpt]
@@ -3266,10 +3176,10 @@ class NesRelatedSnippet(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The URI of the file containing the snippets."""
 
 
-class NesRelatedSnippetsCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesRelatedSnippetsCapabilities(_m.Struct, kw_only=True):
     """Capabilities for related snippets context."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3278,10 +3188,10 @@ class NesRelatedSnippetsCapabilities(msgspec.Struct, kw_only=True, omit_defaults
     """
 
 
-class NesRenameCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesRenameCapabilities(_m.Struct, kw_only=True):
     """Marker for rename suggestion support."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3290,15 +3200,13 @@ class NesRenameCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class NesRenameSuggestion(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="kind", tag="rename"
-):
+class NesRenameSuggestion(_m.Struct, kw_only=True, tag_field="kind", tag="rename"):
     """A rename symbol suggestion."""
 
     id: str
     """Unique identifier for accept/reject tracking."""
 
-    new_name: str = msgspec.field(name="newName")
+    new_name: str = _m.field(name="newName")
     """The new name for the symbol."""
 
     position: Position
@@ -3308,7 +3216,7 @@ class NesRenameSuggestion(
     """The file URI containing the symbol."""
 
 
-class NesRepository(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesRepository(_m.Struct, kw_only=True):
     """Repository metadata for an NES session."""
 
     name: str
@@ -3317,14 +3225,14 @@ class NesRepository(msgspec.Struct, kw_only=True, omit_defaults=True):
     owner: str
     """The repository owner."""
 
-    remote_url: str = msgspec.field(name="remoteUrl")
+    remote_url: str = _m.field(name="remoteUrl")
     """The remote URL of the repository."""
 
 
-class NesSearchAndReplaceCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesSearchAndReplaceCapabilities(_m.Struct, kw_only=True):
     """Marker for search and replace suggestion support."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3334,14 +3242,14 @@ class NesSearchAndReplaceCapabilities(msgspec.Struct, kw_only=True, omit_default
 
 
 class NesSearchAndReplaceSuggestion(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="kind", tag="searchAndReplace"
+    _m.Struct, kw_only=True, tag_field="kind", tag="searchAndReplace"
 ):
     """A search-and-replace suggestion."""
 
     id: str
     """Unique identifier for accept/reject tracking."""
 
-    is_regex: bool | None = msgspec.field(default=None, name="isRegex")
+    is_regex: bool | None | _m.UnsetType = _m.field(default=_m.UNSET, name="isRegex")
     """Whether `search` is a regular expression. Defaults to `false`."""
 
     replace: str
@@ -3354,10 +3262,10 @@ class NesSearchAndReplaceSuggestion(
     """The file URI to search within."""
 
 
-class NesSuggestContext(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesSuggestContext(_m.Struct, kw_only=True):
     """Context attached to a suggestion request."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3365,38 +3273,46 @@ class NesSuggestContext(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    diagnostics: list[NesDiagnostic] | None = None
+    diagnostics: list[NesDiagnostic] | None | _m.UnsetType = _m.UNSET
     """Current diagnostics (errors, warnings)."""
 
-    edit_history: list[NesEditHistoryEntry] | None = msgspec.field(default=None, name="editHistory")
+    edit_history: list[NesEditHistoryEntry] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="editHistory"
+    )
     """Recent edit history."""
 
-    open_files: list[NesOpenFile] | None = msgspec.field(default=None, name="openFiles")
+    open_files: list[NesOpenFile] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="openFiles"
+    )
     """Currently open files in the editor."""
 
-    recent_files: list[NesRecentFile] | None = msgspec.field(default=None, name="recentFiles")
+    recent_files: list[NesRecentFile] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="recentFiles"
+    )
     """Recently accessed files."""
 
-    related_snippets: list[NesRelatedSnippet] | None = msgspec.field(
-        default=None, name="relatedSnippets"
+    related_snippets: list[NesRelatedSnippet] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="relatedSnippets"
     )
     """Related code snippets."""
 
-    user_actions: list[NesUserAction] | None = msgspec.field(default=None, name="userActions")
+    user_actions: list[NesUserAction] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="userActions"
+    )
     """Recent user actions (typing, navigation, etc.)."""
 
 
-class NesTextEdit(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesTextEdit(_m.Struct, kw_only=True):
     """A text edit within a suggestion."""
 
-    new_text: str = msgspec.field(name="newText")
+    new_text: str = _m.field(name="newText")
     """The replacement text."""
 
     range: Range
     """The range to replace."""
 
 
-class NesUserAction(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesUserAction(_m.Struct, kw_only=True):
     """A user action (typing, cursor movement, etc.)."""
 
     action: str
@@ -3405,17 +3321,17 @@ class NesUserAction(msgspec.Struct, kw_only=True, omit_defaults=True):
     position: Position
     """The position where the action occurred."""
 
-    timestamp_ms: Annotated[int, Meta(ge=0)] = msgspec.field(name="timestampMs")
+    timestamp_ms: _t.Annotated[int, _m.Meta(ge=0)] = _m.field(name="timestampMs")
     """Timestamp in milliseconds since epoch."""
 
     uri: str
     """The URI of the file where the action occurred."""
 
 
-class NesUserActionsCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NesUserActionsCapabilities(_m.Struct, kw_only=True):
     """Capabilities for user actions context."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3423,19 +3339,19 @@ class NesUserActionsCapabilities(msgspec.Struct, kw_only=True, omit_defaults=Tru
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    max_count: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
-        default=None, name="maxCount"
+    max_count: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="maxCount"
     )
     """Maximum number of user actions the agent can use."""
 
 
-class NewSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NewSessionRequest(_m.Struct, kw_only=True):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3443,8 +3359,8 @@ class NewSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | UnsetType = msgspec.field(
-        default=UNSET, name="additionalDirectories"
+    additional_directories: list[str] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
 
@@ -3460,17 +3376,17 @@ class NewSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     cwd: str
     """The working directory for this session. Must be an absolute path."""
 
-    mcp_servers: list[McpServer] = msgspec.field(name="mcpServers")
+    mcp_servers: list[McpServer] = _m.field(name="mcpServers")
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
 
 
-class NewSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class NewSessionResponse(_m.Struct, kw_only=True):
     """Response from creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3478,12 +3394,12 @@ class NewSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None = msgspec.field(
-        default=None, name="configOptions"
+    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
 
-    models: SessionModelState | None = None
+    models: SessionModelState | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3491,23 +3407,23 @@ class NewSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Initial model state if supported by the Agent
     """
 
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None | _m.UnsetType = _m.UNSET
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """Unique identifier for the created session.
 
     Used in all subsequent requests for this conversation.
     """
 
 
-class PermissionOption(msgspec.Struct, kw_only=True, omit_defaults=True):
+class PermissionOption(_m.Struct, kw_only=True):
     """An option presented to the user when requesting permission."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3521,11 +3437,11 @@ class PermissionOption(msgspec.Struct, kw_only=True, omit_defaults=True):
     name: str
     """Human-readable label to display to the user."""
 
-    option_id: PermissionOptionId = msgspec.field(name="optionId")
+    option_id: PermissionOptionId = _m.field(name="optionId")
     """Unique identifier for this permission option."""
 
 
-class Plan(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="sessionUpdate", tag="plan"):
+class Plan(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan"):
     """An execution plan for accomplishing complex tasks.
 
     Plans consist of multiple entries representing individual tasks or goals.
@@ -3535,7 +3451,7 @@ class Plan(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="sessionU
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3551,7 +3467,7 @@ class Plan(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="sessionU
     """
 
 
-class PlanEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
+class PlanEntry(_m.Struct, kw_only=True):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -3559,7 +3475,7 @@ class PlanEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3579,20 +3495,20 @@ class PlanEntry(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Current execution status of this task."""
 
 
-class Position(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Position(_m.Struct, kw_only=True):
     """A zero-based position in a text document.
 
     The meaning of `character` depends on the negotiated position encoding.
     """
 
-    character: Annotated[int, Meta(ge=0, le=4294967295)]
+    character: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)]
     """Zero-based character offset (encoding-dependent)."""
 
-    line: Annotated[int, Meta(ge=0, le=4294967295)]
+    line: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)]
     """Zero-based line number."""
 
 
-class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class PromptRequest(_m.Struct, kw_only=True):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -3600,7 +3516,7 @@ class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/prompt-turn#1-user-message)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3608,7 +3524,7 @@ class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    message_id: str | None = msgspec.field(default=None, name="messageId")
+    message_id: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="messageId")
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3636,17 +3552,17 @@ class PromptRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     pieces of context from sources the agent may not have access to.
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to send this user message to"""
 
 
-class PromptResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class PromptResponse(_m.Struct, kw_only=True):
     """Response from processing a user prompt.
 
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3654,10 +3570,10 @@ class PromptResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    stop_reason: StopReason = msgspec.field(name="stopReason")
+    stop_reason: StopReason = _m.field(name="stopReason")
     """Indicates why the agent stopped processing the turn."""
 
-    usage: Usage | None = None
+    usage: Usage | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3665,7 +3581,7 @@ class PromptResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Token usage for this turn (optional).
     """
 
-    user_message_id: str | None = msgspec.field(default=None, name="userMessageId")
+    user_message_id: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="userMessageId")
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3678,7 +3594,7 @@ class PromptResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class ProviderCurrentConfig(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ProviderCurrentConfig(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3686,14 +3602,14 @@ class ProviderCurrentConfig(msgspec.Struct, kw_only=True, omit_defaults=True):
     Current effective non-secret routing configuration for a provider.
     """
 
-    api_type: LlmProtocol = msgspec.field(name="apiType")
+    api_type: LlmProtocol = _m.field(name="apiType")
     """Protocol currently used by this provider."""
 
-    base_url: str = msgspec.field(name="baseUrl")
+    base_url: str = _m.field(name="baseUrl")
     """Base URL currently used by this provider."""
 
 
-class ProviderInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ProviderInfo(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3701,7 +3617,7 @@ class ProviderInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     Information about a configurable LLM provider.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3709,7 +3625,7 @@ class ProviderInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    current: ProviderCurrentConfig | None = None
+    current: ProviderCurrentConfig | None | _m.UnsetType = _m.UNSET
     """Current effective non-secret routing config.
     Null or omitted means provider is disabled.
     """
@@ -3726,7 +3642,7 @@ class ProviderInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Supported protocol types for this provider."""
 
 
-class ProvidersCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ProvidersCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3736,7 +3652,7 @@ class ProvidersCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     By supplying `{}` it means that the agent supports provider configuration methods.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3745,7 +3661,7 @@ class ProvidersCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class Range(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Range(_m.Struct, kw_only=True):
     """A range in a text document, expressed as start and end positions."""
 
     end: Position
@@ -3755,13 +3671,13 @@ class Range(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The start position (inclusive)."""
 
 
-class ReadTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ReadTextFileRequest(_m.Struct, kw_only=True):
     """Request to read content from a text file.
 
     Only available if the client supports the `fs.readTextFile` capability.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3769,23 +3685,23 @@ class ReadTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    limit: Annotated[int, Meta(ge=0, le=4294967295)] | None = None
+    limit: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.UNSET
     """Maximum number of lines to read."""
 
-    line: Annotated[int, Meta(ge=0, le=4294967295)] | None = None
+    line: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.UNSET
     """Line number to start reading from (1-based)."""
 
     path: str
     """Absolute path to the file to read."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
 
-class ReadTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ReadTextFileResponse(_m.Struct, kw_only=True):
     """Response containing the contents of a text file."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3796,10 +3712,10 @@ class ReadTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     content: str
 
 
-class RejectNesNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class RejectNesNotification(_m.Struct, kw_only=True):
     """Notification sent when a suggestion is rejected."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3810,17 +3726,17 @@ class RejectNesNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str
     """The ID of the rejected suggestion."""
 
-    reason: NesRejectReason | None = None
+    reason: NesRejectReason | None | _m.UnsetType = _m.UNSET
     """The reason for rejection."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this notification."""
 
 
-class ReleaseTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ReleaseTerminalRequest(_m.Struct, kw_only=True):
     """Request to release a terminal and free its resources."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3828,17 +3744,17 @@ class ReleaseTerminalRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
-    terminal_id: str = msgspec.field(name="terminalId")
+    terminal_id: str = _m.field(name="terminalId")
     """The ID of the terminal to release."""
 
 
-class ReleaseTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ReleaseTerminalResponse(_m.Struct, kw_only=True):
     """Response to terminal/release method"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3848,7 +3764,7 @@ class ReleaseTerminalResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class RequestPermissionOutcomeCancelled(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="outcome", tag="cancelled"
+    _m.Struct, kw_only=True, tag_field="outcome", tag="cancelled"
 ):
     """The prompt turn was cancelled before the user responded.
 
@@ -3862,12 +3778,10 @@ class RequestPermissionOutcomeCancelled(
     """
 
 
-class SelectedPermissionOutcome(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="outcome", tag="selected"
-):
+class SelectedPermissionOutcome(_m.Struct, kw_only=True, tag_field="outcome", tag="selected"):
     """The user selected one of the provided options."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3875,11 +3789,11 @@ class SelectedPermissionOutcome(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    option_id: PermissionOptionId = msgspec.field(name="optionId")
+    option_id: PermissionOptionId = _m.field(name="optionId")
     """The ID of the option the user selected."""
 
 
-class RequestPermissionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class RequestPermissionRequest(_m.Struct, kw_only=True):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -3887,7 +3801,7 @@ class RequestPermissionRequest(msgspec.Struct, kw_only=True, omit_defaults=True)
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/tool-calls#requesting-permission)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3898,17 +3812,17 @@ class RequestPermissionRequest(msgspec.Struct, kw_only=True, omit_defaults=True)
     options: list[PermissionOption]
     """Available permission options for the user to choose from."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
-    tool_call: ToolCallUpdate = msgspec.field(name="toolCall")
+    tool_call: ToolCallUpdate = _m.field(name="toolCall")
     """Details about the tool call requiring permission."""
 
 
-class RequestPermissionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class RequestPermissionResponse(_m.Struct, kw_only=True):
     """Response to a permission request."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3920,7 +3834,7 @@ class RequestPermissionResponse(msgspec.Struct, kw_only=True, omit_defaults=True
     """The user's decision on the permission request."""
 
 
-class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ResumeSessionRequest(_m.Struct, kw_only=True):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session without returning previous messages (unlike `session/load`).
@@ -3929,7 +3843,7 @@ class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Only available if the Agent supports the `sessionCapabilities.resume` capability.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3937,8 +3851,8 @@ class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | UnsetType = msgspec.field(
-        default=UNSET, name="additionalDirectories"
+    additional_directories: list[str] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
 
@@ -3954,17 +3868,17 @@ class ResumeSessionRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     cwd: str
     """The working directory for this session."""
 
-    mcp_servers: list[McpServer] | UnsetType = msgspec.field(default=UNSET, name="mcpServers")
+    mcp_servers: list[McpServer] | _m.UnsetType = _m.field(default=_m.UNSET, name="mcpServers")
     """List of MCP servers to connect to for this session."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to resume."""
 
 
-class ResumeSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ResumeSessionResponse(_m.Struct, kw_only=True):
     """Response from resuming an existing session."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3972,12 +3886,12 @@ class ResumeSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None = msgspec.field(
-        default=None, name="configOptions"
+    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
 
-    models: SessionModelState | None = None
+    models: SessionModelState | None | _m.UnsetType = _m.UNSET
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3985,14 +3899,14 @@ class ResumeSessionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Initial model state if supported by the Agent
     """
 
-    modes: SessionModeState | None = None
+    modes: SessionModeState | None | _m.UnsetType = _m.UNSET
     """Initial mode state if supported by the Agent
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4003,7 +3917,7 @@ class SessionAdditionalDirectoriesCapabilities(msgspec.Struct, kw_only=True, omi
     supported session lifecycle requests and `session/list`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4012,13 +3926,13 @@ class SessionAdditionalDirectoriesCapabilities(msgspec.Struct, kw_only=True, omi
     """
 
 
-class SessionCloseCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionCloseCapabilities(_m.Struct, kw_only=True):
     """Capabilities for the `session/close` method.
 
     By supplying `{}` it means that the agent supports closing of sessions.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4027,7 +3941,7 @@ class SessionCloseCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True)
     """
 
 
-class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionConfigBoolean(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4035,29 +3949,27 @@ class SessionConfigBoolean(msgspec.Struct, kw_only=True, omit_defaults=True):
     A boolean on/off toggle session configuration option payload.
     """
 
-    current_value: bool = msgspec.field(name="currentValue")
+    current_value: bool = _m.field(name="currentValue")
     """The current value of the boolean option."""
 
 
-class SessionConfigSelect(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionConfigSelect(_m.Struct, kw_only=True):
     """A single-value selector (dropdown) session configuration option payload."""
 
-    current_value: SessionConfigValueId = msgspec.field(name="currentValue")
+    current_value: SessionConfigValueId = _m.field(name="currentValue")
     """The currently selected value."""
 
     options: SessionConfigSelectOptions
     """The set of selectable options."""
 
 
-class SessionConfigOptionSelect(
-    SessionConfigSelect, kw_only=True, omit_defaults=True, tag_field="type", tag="select"
-):
+class SessionConfigOptionSelect(SessionConfigSelect, kw_only=True, tag_field="type", tag="select"):
     """Single-value selector (dropdown).
 
     The `select` variant of `SessionConfigOption`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4065,10 +3977,10 @@ class SessionConfigOptionSelect(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    category: SessionConfigOptionCategory | None = None
+    category: SessionConfigOptionCategory | None | _m.UnsetType = _m.UNSET
     """Optional semantic category for this option (UX only)."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description for the Client to display to the user."""
 
     id: SessionConfigId
@@ -4079,7 +3991,7 @@ class SessionConfigOptionSelect(
 
 
 class SessionConfigOptionBoolean(
-    SessionConfigBoolean, kw_only=True, omit_defaults=True, tag_field="type", tag="boolean"
+    SessionConfigBoolean, kw_only=True, tag_field="type", tag="boolean"
 ):
     """**UNSTABLE**
 
@@ -4090,7 +4002,7 @@ class SessionConfigOptionBoolean(
     The `boolean` variant of `SessionConfigOption`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4098,10 +4010,10 @@ class SessionConfigOptionBoolean(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    category: SessionConfigOptionCategory | None = None
+    category: SessionConfigOptionCategory | None | _m.UnsetType = _m.UNSET
     """Optional semantic category for this option (UX only)."""
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description for the Client to display to the user."""
 
     id: SessionConfigId
@@ -4111,10 +4023,10 @@ class SessionConfigOptionBoolean(
     """Human-readable label for the option."""
 
 
-class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionConfigSelectGroup(_m.Struct, kw_only=True):
     """A group of possible values for a session configuration option."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4132,10 +4044,10 @@ class SessionConfigSelectGroup(msgspec.Struct, kw_only=True, omit_defaults=True)
     """The set of option values in this group."""
 
 
-class SessionConfigSelectOption(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionConfigSelectOption(_m.Struct, kw_only=True):
     """A possible value for a session configuration option."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4143,7 +4055,7 @@ class SessionConfigSelectOption(msgspec.Struct, kw_only=True, omit_defaults=True
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
     """Optional description for this option value."""
 
     name: str
@@ -4153,7 +4065,7 @@ class SessionConfigSelectOption(msgspec.Struct, kw_only=True, omit_defaults=True
     """Unique identifier for this option value."""
 
 
-class SessionForkCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionForkCapabilities(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4163,7 +4075,7 @@ class SessionForkCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     By supplying `{}` it means that the agent supports forking of sessions.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4172,10 +4084,10 @@ class SessionForkCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class SessionInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionInfo(_m.Struct, kw_only=True):
     """Information about a session returned by session/list"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4183,8 +4095,8 @@ class SessionInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | UnsetType = msgspec.field(
-        default=UNSET, name="additionalDirectories"
+    additional_directories: list[str] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
 
@@ -4198,22 +4110,18 @@ class SessionInfo(msgspec.Struct, kw_only=True, omit_defaults=True):
     cwd: str
     """The working directory for this session. Must be an absolute path."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """Unique identifier for the session"""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Human-readable title for the session"""
 
-    updated_at: str | None = msgspec.field(default=None, name="updatedAt")
+    updated_at: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="updatedAt")
     """ISO 8601 timestamp of last activity"""
 
 
 class SessionInfoUpdate(
-    msgspec.Struct,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="session_info_update",
+    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_info_update"
 ):
     """Update to session metadata. All fields are optional to support partial updates.
 
@@ -4221,7 +4129,7 @@ class SessionInfoUpdate(
     This allows clients to display dynamic session names and track session state changes.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4229,20 +4137,20 @@ class SessionInfoUpdate(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Human-readable title for the session. Set to null to clear."""
 
-    updated_at: str | None = msgspec.field(default=None, name="updatedAt")
+    updated_at: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="updatedAt")
     """ISO 8601 timestamp of last activity. Set to null to clear."""
 
 
-class SessionListCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionListCapabilities(_m.Struct, kw_only=True):
     """Capabilities for the `session/list` method.
 
     By supplying `{}` it means that the agent supports listing of sessions.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4251,13 +4159,13 @@ class SessionListCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class SessionMode(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionMode(_m.Struct, kw_only=True):
     """A mode the agent can operate in.
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4265,17 +4173,17 @@ class SessionMode(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    description: str | None = None
+    description: str | None | _m.UnsetType = _m.UNSET
 
     id: SessionModeId
 
     name: str
 
 
-class SessionModeState(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionModeState(_m.Struct, kw_only=True):
     """The set of modes and the one currently active."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4283,14 +4191,14 @@ class SessionModeState(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    available_modes: list[SessionMode] = msgspec.field(name="availableModes")
+    available_modes: list[SessionMode] = _m.field(name="availableModes")
     """The set of modes that the Agent can operate in"""
 
-    current_mode_id: SessionModeId = msgspec.field(name="currentModeId")
+    current_mode_id: SessionModeId = _m.field(name="currentModeId")
     """The current mode the Agent is in."""
 
 
-class SessionModelState(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionModelState(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4298,7 +4206,7 @@ class SessionModelState(msgspec.Struct, kw_only=True, omit_defaults=True):
     The set of models and the one currently active.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4306,14 +4214,14 @@ class SessionModelState(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    available_models: list[ModelInfo] = msgspec.field(name="availableModels")
+    available_models: list[ModelInfo] = _m.field(name="availableModels")
     """The set of models that the Agent can use"""
 
-    current_model_id: ModelId = msgspec.field(name="currentModelId")
+    current_model_id: ModelId = _m.field(name="currentModelId")
     """The current model the Agent is in."""
 
 
-class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionNotification(_m.Struct, kw_only=True):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -4321,7 +4229,7 @@ class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4329,20 +4237,20 @@ class SessionNotification(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session this update pertains to."""
 
     update: SessionUpdate
     """The actual update content."""
 
 
-class SessionResumeCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SessionResumeCapabilities(_m.Struct, kw_only=True):
     """Capabilities for the `session/resume` method.
 
     By supplying `{}` it means that the agent supports resuming of sessions.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4352,11 +4260,7 @@ class SessionResumeCapabilities(msgspec.Struct, kw_only=True, omit_defaults=True
 
 
 class SessionUpdateUserMessageChunk(
-    ContentChunk,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="user_message_chunk",
+    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="user_message_chunk"
 ):
     """A chunk of the user's message being streamed.
 
@@ -4365,11 +4269,7 @@ class SessionUpdateUserMessageChunk(
 
 
 class SessionUpdateAgentMessageChunk(
-    ContentChunk,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="agent_message_chunk",
+    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="agent_message_chunk"
 ):
     """A chunk of the agent's response being streamed.
 
@@ -4378,11 +4278,7 @@ class SessionUpdateAgentMessageChunk(
 
 
 class SessionUpdateAgentThoughtChunk(
-    ContentChunk,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="agent_thought_chunk",
+    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="agent_thought_chunk"
 ):
     """A chunk of the agent's internal reasoning being streamed.
 
@@ -4390,9 +4286,7 @@ class SessionUpdateAgentThoughtChunk(
     """
 
 
-class ToolCall(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="sessionUpdate", tag="tool_call"
-):
+class ToolCall(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_call"):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -4401,7 +4295,7 @@ class ToolCall(
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4409,36 +4303,36 @@ class ToolCall(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    content: list[ToolCallContent] | UnsetType = UNSET
+    content: list[ToolCallContent] | _m.UnsetType = _m.UNSET
     """Content produced by the tool call."""
 
-    kind: ToolKind | UnsetType = UNSET
+    kind: ToolKind | _m.UnsetType = _m.UNSET
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
 
-    locations: list[ToolCallLocation] | UnsetType = UNSET
+    locations: list[ToolCallLocation] | _m.UnsetType = _m.UNSET
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
 
-    raw_input: Any = msgspec.field(default=UNSET, name="rawInput")
+    raw_input: _t.Any = _m.field(default=_m.UNSET, name="rawInput")
     """Raw input parameters sent to the tool."""
 
-    raw_output: Any = msgspec.field(default=UNSET, name="rawOutput")
+    raw_output: _t.Any = _m.field(default=_m.UNSET, name="rawOutput")
     """Raw output returned by the tool."""
 
-    status: ToolCallStatus | UnsetType = UNSET
+    status: ToolCallStatus | _m.UnsetType = _m.UNSET
     """Current execution status of the tool call."""
 
     title: str
     """Human-readable title describing what the tool is doing."""
 
-    tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
+    tool_call_id: ToolCallId = _m.field(name="toolCallId")
     """Unique identifier for this tool call within the session."""
 
 
-class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ToolCallUpdate(_m.Struct, kw_only=True):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -4447,7 +4341,7 @@ class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Updating](https://agentclientprotocol.com/protocol/tool-calls#updating)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4455,37 +4349,33 @@ class ToolCallUpdate(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    content: list[ToolCallContent] | None = None
+    content: list[ToolCallContent] | None | _m.UnsetType = _m.UNSET
     """Replace the content collection."""
 
-    kind: ToolKind | None = None
+    kind: ToolKind | None | _m.UnsetType = _m.UNSET
     """Update the tool kind."""
 
-    locations: list[ToolCallLocation] | None = None
+    locations: list[ToolCallLocation] | None | _m.UnsetType = _m.UNSET
     """Replace the locations collection."""
 
-    raw_input: Any = msgspec.field(default=UNSET, name="rawInput")
+    raw_input: _t.Any = _m.field(default=_m.UNSET, name="rawInput")
     """Update the raw input."""
 
-    raw_output: Any = msgspec.field(default=UNSET, name="rawOutput")
+    raw_output: _t.Any = _m.field(default=_m.UNSET, name="rawOutput")
     """Update the raw output."""
 
-    status: ToolCallStatus | None = None
+    status: ToolCallStatus | None | _m.UnsetType = _m.UNSET
     """Update the execution status."""
 
-    title: str | None = None
+    title: str | None | _m.UnsetType = _m.UNSET
     """Update the human-readable title."""
 
-    tool_call_id: ToolCallId = msgspec.field(name="toolCallId")
+    tool_call_id: ToolCallId = _m.field(name="toolCallId")
     """The ID of the tool call being updated."""
 
 
 class SessionUpdateToolCallUpdate(
-    ToolCallUpdate,
-    kw_only=True,
-    omit_defaults=True,
-    tag_field="sessionUpdate",
-    tag="tool_call_update",
+    ToolCallUpdate, kw_only=True, tag_field="sessionUpdate", tag="tool_call_update"
 ):
     """Update on the status or results of a tool call.
 
@@ -4493,9 +4383,7 @@ class SessionUpdateToolCallUpdate(
     """
 
 
-class UsageUpdate(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="sessionUpdate", tag="usage_update"
-):
+class UsageUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="usage_update"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4503,7 +4391,7 @@ class UsageUpdate(
     Context window and cost update for a session.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4511,17 +4399,17 @@ class UsageUpdate(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    cost: Cost | None = None
+    cost: Cost | None | _m.UnsetType = _m.UNSET
     """Cumulative session cost (optional)."""
 
-    size: Annotated[int, Meta(ge=0)]
+    size: _t.Annotated[int, _m.Meta(ge=0)]
     """Total context window size in tokens."""
 
-    used: Annotated[int, Meta(ge=0)]
+    used: _t.Annotated[int, _m.Meta(ge=0)]
     """Tokens currently in context."""
 
 
-class SetProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetProvidersRequest(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4531,7 +4419,7 @@ class SetProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Replaces the full configuration for one provider id.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4539,13 +4427,13 @@ class SetProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    api_type: LlmProtocol = msgspec.field(name="apiType")
+    api_type: LlmProtocol = _m.field(name="apiType")
     """Protocol type for this provider."""
 
-    base_url: str = msgspec.field(name="baseUrl")
+    base_url: str = _m.field(name="baseUrl")
     """Base URL for requests sent through this provider."""
 
-    headers: dict[str, str] | UnsetType = UNSET
+    headers: dict[str, str] | _m.UnsetType = _m.UNSET
     """Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
     """
@@ -4554,7 +4442,7 @@ class SetProvidersRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Provider id to configure."""
 
 
-class SetProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetProvidersResponse(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4562,7 +4450,7 @@ class SetProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Response to `providers/set`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4572,14 +4460,14 @@ class SetProvidersResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class SetSessionConfigOptionRequestBoolean(
-    msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="boolean"
+    _m.Struct, kw_only=True, tag_field="type", tag="boolean"
 ):
     """A boolean value (`type: "boolean"`).
 
     The `boolean` variant of `SetSessionConfigOptionRequest`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4587,17 +4475,17 @@ class SetSessionConfigOptionRequestBoolean(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_id: SessionConfigId = msgspec.field(name="configId")
+    config_id: SessionConfigId = _m.field(name="configId")
     """The ID of the configuration option to set."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
 
     value: bool
     """The boolean value."""
 
 
-class SetSessionConfigOptionRequestValueId(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetSessionConfigOptionRequestValueId(_m.Struct, kw_only=True):
     """A [`SessionConfigValueId`] string value.
 
     This is the default when `type` is absent on the wire. Unknown `type`
@@ -4607,7 +4495,7 @@ class SetSessionConfigOptionRequestValueId(msgspec.Struct, kw_only=True, omit_de
     A variant of `SetSessionConfigOptionRequest`.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4615,20 +4503,20 @@ class SetSessionConfigOptionRequestValueId(msgspec.Struct, kw_only=True, omit_de
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_id: SessionConfigId = msgspec.field(name="configId")
+    config_id: SessionConfigId = _m.field(name="configId")
     """The ID of the configuration option to set."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to set the configuration option for."""
 
     value: SessionConfigValueId
     """The value ID."""
 
 
-class SetSessionConfigOptionResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetSessionConfigOptionResponse(_m.Struct, kw_only=True):
     """Response to `session/set_config_option` method."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4636,14 +4524,14 @@ class SetSessionConfigOptionResponse(msgspec.Struct, kw_only=True, omit_defaults
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] = msgspec.field(name="configOptions")
+    config_options: list[SessionConfigOption] = _m.field(name="configOptions")
     """The full set of configuration options and their current values."""
 
 
-class SetSessionModeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetSessionModeRequest(_m.Struct, kw_only=True):
     """Request parameters for setting a session mode."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4651,17 +4539,17 @@ class SetSessionModeRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    mode_id: SessionModeId = msgspec.field(name="modeId")
+    mode_id: SessionModeId = _m.field(name="modeId")
     """The ID of the mode to set."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to set the mode for."""
 
 
-class SetSessionModeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetSessionModeResponse(_m.Struct, kw_only=True):
     """Response to `session/set_mode` method."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4670,7 +4558,7 @@ class SetSessionModeResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class SetSessionModelRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetSessionModelRequest(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4678,7 +4566,7 @@ class SetSessionModelRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     Request parameters for setting a session model.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4686,14 +4574,14 @@ class SetSessionModelRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    model_id: ModelId = msgspec.field(name="modelId")
+    model_id: ModelId = _m.field(name="modelId")
     """The ID of the model to set."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The ID of the session to set the model for."""
 
 
-class SetSessionModelResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SetSessionModelResponse(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4701,7 +4589,7 @@ class SetSessionModelResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     Response to `session/set_model` method.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4710,10 +4598,10 @@ class SetSessionModelResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-class StartNesRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StartNesRequest(_m.Struct, kw_only=True):
     """Request to start an NES session."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4721,22 +4609,22 @@ class StartNesRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    repository: NesRepository | None = None
+    repository: NesRepository | None | _m.UnsetType = _m.UNSET
     """Repository metadata, if the workspace is a git repository."""
 
-    workspace_folders: list[WorkspaceFolder] | None = msgspec.field(
-        default=None, name="workspaceFolders"
+    workspace_folders: list[WorkspaceFolder] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="workspaceFolders"
     )
     """The workspace folders."""
 
-    workspace_uri: str | None = msgspec.field(default=None, name="workspaceUri")
+    workspace_uri: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="workspaceUri")
     """The root URI of the workspace."""
 
 
-class StartNesResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class StartNesResponse(_m.Struct, kw_only=True):
     """Response to `nes/start`."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4744,14 +4632,14 @@ class StartNesResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for the newly started NES session."""
 
 
-class SuggestNesRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SuggestNesRequest(_m.Struct, kw_only=True):
     """Request for a code suggestion."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4759,19 +4647,19 @@ class SuggestNesRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    context: NesSuggestContext | None = None
+    context: NesSuggestContext | None | _m.UnsetType = _m.UNSET
     """Context for the suggestion, included based on agent capabilities."""
 
     position: Position
     """The current cursor position."""
 
-    selection: Range | None = None
+    selection: Range | None | _m.UnsetType = _m.UNSET
     """The current text selection range, if any."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
-    trigger_kind: NesTriggerKind = msgspec.field(name="triggerKind")
+    trigger_kind: NesTriggerKind = _m.field(name="triggerKind")
     """What triggered this suggestion request."""
 
     uri: str
@@ -4781,10 +4669,10 @@ class SuggestNesRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The version number of the document."""
 
 
-class SuggestNesResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class SuggestNesResponse(_m.Struct, kw_only=True):
     """Response to `nes/suggest`."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4796,7 +4684,7 @@ class SuggestNesResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The list of suggestions."""
 
 
-class Terminal(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="terminal"):
+class Terminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
     """Embed a terminal created with `terminal/create` by its id.
 
     The terminal must be added before calling `terminal/release`.
@@ -4804,7 +4692,7 @@ class Terminal(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type
     See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4812,13 +4700,13 @@ class Terminal(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    terminal_id: str = msgspec.field(name="terminalId")
+    terminal_id: str = _m.field(name="terminalId")
 
 
-class TerminalExitStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
+class TerminalExitStatus(_m.Struct, kw_only=True):
     """Exit status of a terminal command."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4826,19 +4714,19 @@ class TerminalExitStatus(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    exit_code: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
-        default=None, name="exitCode"
+    exit_code: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="exitCode"
     )
     """The process exit code (may be null if terminated by signal)."""
 
-    signal: str | None = None
+    signal: str | None | _m.UnsetType = _m.UNSET
     """The signal that terminated the process (may be null if exited normally)."""
 
 
-class TerminalOutputRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class TerminalOutputRequest(_m.Struct, kw_only=True):
     """Request to get the current output and status of a terminal."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4846,17 +4734,17 @@ class TerminalOutputRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
-    terminal_id: str = msgspec.field(name="terminalId")
+    terminal_id: str = _m.field(name="terminalId")
     """The ID of the terminal to get output from."""
 
 
-class TerminalOutputResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class TerminalOutputResponse(_m.Struct, kw_only=True):
     """Response containing the terminal output and exit status."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4864,7 +4752,9 @@ class TerminalOutputResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    exit_status: TerminalExitStatus | None = msgspec.field(default=None, name="exitStatus")
+    exit_status: TerminalExitStatus | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="exitStatus"
+    )
     """Exit status if the command has completed."""
 
     output: str
@@ -4874,21 +4764,21 @@ class TerminalOutputResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Whether the output was truncated due to byte limits."""
 
 
-class TextDocumentContentChangeEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
+class TextDocumentContentChangeEvent(_m.Struct, kw_only=True):
     """A content change event for a document.
 
     When `range` is `None`, `text` is the full content of the document.
     When `range` is `Some`, `text` replaces the given range.
     """
 
-    range: Range | None = None
+    range: Range | None | _m.UnsetType = _m.UNSET
     """The range of the document that changed. If `None`, the entire content is replaced."""
 
     text: str
     """The new text for the range, or the full document content if `range` is `None`."""
 
 
-class ToolCallLocation(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ToolCallLocation(_m.Struct, kw_only=True):
     """A file location being accessed or modified by a tool.
 
     Enables clients to implement "follow-along" features that track
@@ -4897,7 +4787,7 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4905,14 +4795,14 @@ class ToolCallLocation(msgspec.Struct, kw_only=True, omit_defaults=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    line: Annotated[int, Meta(ge=0, le=4294967295)] | None = None
+    line: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.UNSET
     """Optional line number within the file."""
 
     path: str
     """The file path being accessed or modified."""
 
 
-class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
+class Usage(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4920,35 +4810,35 @@ class Usage(msgspec.Struct, kw_only=True, omit_defaults=True):
     Token usage information for a prompt turn.
     """
 
-    cached_read_tokens: Annotated[int, Meta(ge=0)] | None = msgspec.field(
-        default=None, name="cachedReadTokens"
+    cached_read_tokens: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="cachedReadTokens"
     )
     """Total cache read tokens."""
 
-    cached_write_tokens: Annotated[int, Meta(ge=0)] | None = msgspec.field(
-        default=None, name="cachedWriteTokens"
+    cached_write_tokens: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="cachedWriteTokens"
     )
     """Total cache write tokens."""
 
-    input_tokens: Annotated[int, Meta(ge=0)] = msgspec.field(name="inputTokens")
+    input_tokens: _t.Annotated[int, _m.Meta(ge=0)] = _m.field(name="inputTokens")
     """Total input tokens across all turns."""
 
-    output_tokens: Annotated[int, Meta(ge=0)] = msgspec.field(name="outputTokens")
+    output_tokens: _t.Annotated[int, _m.Meta(ge=0)] = _m.field(name="outputTokens")
     """Total output tokens across all turns."""
 
-    thought_tokens: Annotated[int, Meta(ge=0)] | None = msgspec.field(
-        default=None, name="thoughtTokens"
+    thought_tokens: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="thoughtTokens"
     )
     """Total thought/reasoning tokens"""
 
-    total_tokens: Annotated[int, Meta(ge=0)] = msgspec.field(name="totalTokens")
+    total_tokens: _t.Annotated[int, _m.Meta(ge=0)] = _m.field(name="totalTokens")
     """Sum of all token types across session."""
 
 
-class WaitForTerminalExitRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class WaitForTerminalExitRequest(_m.Struct, kw_only=True):
     """Request to wait for a terminal command to exit."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4956,17 +4846,17 @@ class WaitForTerminalExitRequest(msgspec.Struct, kw_only=True, omit_defaults=Tru
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
-    terminal_id: str = msgspec.field(name="terminalId")
+    terminal_id: str = _m.field(name="terminalId")
     """The ID of the terminal to wait for."""
 
 
-class WaitForTerminalExitResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class WaitForTerminalExitResponse(_m.Struct, kw_only=True):
     """Response containing the exit status of a terminal command."""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4974,16 +4864,16 @@ class WaitForTerminalExitResponse(msgspec.Struct, kw_only=True, omit_defaults=Tr
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    exit_code: Annotated[int, Meta(ge=0, le=4294967295)] | None = msgspec.field(
-        default=None, name="exitCode"
+    exit_code: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="exitCode"
     )
     """The process exit code (may be null if terminated by signal)."""
 
-    signal: str | None = None
+    signal: str | None | _m.UnsetType = _m.UNSET
     """The signal that terminated the process (may be null if exited normally)."""
 
 
-class WorkspaceFolder(msgspec.Struct, kw_only=True, omit_defaults=True):
+class WorkspaceFolder(_m.Struct, kw_only=True):
     """A workspace folder."""
 
     name: str
@@ -4993,13 +4883,13 @@ class WorkspaceFolder(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The URI of the folder."""
 
 
-class WriteTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
+class WriteTextFileRequest(_m.Struct, kw_only=True):
     """Request to write content to a text file.
 
     Only available if the client supports the `fs.writeTextFile` capability.
     """
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5013,14 +4903,14 @@ class WriteTextFileRequest(msgspec.Struct, kw_only=True, omit_defaults=True):
     path: str
     """Absolute path to the file to write."""
 
-    session_id: SessionId = msgspec.field(name="sessionId")
+    session_id: SessionId = _m.field(name="sessionId")
     """The session ID for this request."""
 
 
-class WriteTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
+class WriteTextFileResponse(_m.Struct, kw_only=True):
     """Response to `fs/write_text_file`"""
 
-    meta: dict[str, Any] | None = msgspec.field(default=None, name="_meta")
+    meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5029,18 +4919,17 @@ class WriteTextFileResponse(msgspec.Struct, kw_only=True, omit_defaults=True):
     """
 
 
-if TYPE_CHECKING:
-    AuthMethod: TypeAlias = AuthMethodEnvVar | AuthMethodTerminal | AuthMethodAgent
+if _t.TYPE_CHECKING:
+    AuthMethod: _t.TypeAlias = AuthMethodEnvVar | AuthMethodTerminal | AuthMethodAgent
 else:
-    AuthMethod = hook_union(
+    AuthMethod = _s.hook_union(
         "AuthMethod",
         "type",
         (
-            (AuthMethodEnvVar, "env_var", ("id", "name", "vars")),
-            (AuthMethodTerminal, "terminal", ("id", "name")),
-            (AuthMethodAgent, None, ("id", "name"), "agent"),
+            _s.Variant(AuthMethodEnvVar, tag="env_var", required=("id", "name", "vars")),
+            _s.Variant(AuthMethodTerminal, tag="terminal", required=("id", "name")),
+            _s.Variant(AuthMethodAgent, required=("id", "name"), implied="agent"),
         ),
-        open=False,
     )
 """Describes an available authentication method.
 
@@ -5048,10 +4937,10 @@ The `type` field acts as the discriminator in the serialized JSON form.
 When no `type` is present, the method is treated as `agent`.
 """
 
-AvailableCommandInput: TypeAlias = UnstructuredCommandInput
+AvailableCommandInput: _t.TypeAlias = UnstructuredCommandInput
 """The input specification for a command."""
 
-ContentBlock: TypeAlias = (
+ContentBlock: _t.TypeAlias = (
     TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
 )
 """Content blocks represent displayable information in the Agent Client Protocol.
@@ -5070,17 +4959,16 @@ agents to seamlessly forward content from MCP tool outputs without transformatio
 See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
 """
 
-if TYPE_CHECKING:
-    ElicitationFormMode: TypeAlias = ElicitationFormModeSession | ElicitationFormModeRequest
+if _t.TYPE_CHECKING:
+    ElicitationFormMode: _t.TypeAlias = ElicitationFormModeSession | ElicitationFormModeRequest
 else:
-    ElicitationFormMode = hook_union(
+    ElicitationFormMode = _s.hook_union(
         "ElicitationFormMode",
         None,
         (
-            (ElicitationFormModeSession, None, ("sessionId", "requestedSchema")),
-            (ElicitationFormModeRequest, None, ("requestId", "requestedSchema")),
+            _s.Variant(ElicitationFormModeSession, required=("sessionId", "requestedSchema")),
+            _s.Variant(ElicitationFormModeRequest, required=("requestId", "requestedSchema")),
         ),
-        open=False,
     )
 """**UNSTABLE**
 
@@ -5089,17 +4977,16 @@ This capability is not part of the spec yet, and may be removed or changed at an
 Form-based elicitation mode where the client renders a form from the provided schema.
 """
 
-if TYPE_CHECKING:
-    ElicitationUrlMode: TypeAlias = ElicitationUrlModeSession | ElicitationUrlModeRequest
+if _t.TYPE_CHECKING:
+    ElicitationUrlMode: _t.TypeAlias = ElicitationUrlModeSession | ElicitationUrlModeRequest
 else:
-    ElicitationUrlMode = hook_union(
+    ElicitationUrlMode = _s.hook_union(
         "ElicitationUrlMode",
         None,
         (
-            (ElicitationUrlModeSession, None, ("sessionId", "elicitationId", "url")),
-            (ElicitationUrlModeRequest, None, ("requestId", "elicitationId", "url")),
+            _s.Variant(ElicitationUrlModeSession, required=("sessionId", "elicitationId", "url")),
+            _s.Variant(ElicitationUrlModeRequest, required=("requestId", "elicitationId", "url")),
         ),
-        open=False,
     )
 """**UNSTABLE**
 
@@ -5108,40 +4995,39 @@ This capability is not part of the spec yet, and may be removed or changed at an
 URL-based elicitation mode where the client directs the user to a URL.
 """
 
-if TYPE_CHECKING:
-    CreateElicitationRequest: TypeAlias = (
+if _t.TYPE_CHECKING:
+    CreateElicitationRequest: _t.TypeAlias = (
         CreateElicitationRequestFormSession
         | CreateElicitationRequestFormRequest
         | CreateElicitationRequestUrlSession
         | CreateElicitationRequestUrlRequest
     )
 else:
-    CreateElicitationRequest = hook_union(
+    CreateElicitationRequest = _s.hook_union(
         "CreateElicitationRequest",
         "mode",
         (
-            (
+            _s.Variant(
                 CreateElicitationRequestFormSession,
-                "form",
-                ("message", "sessionId", "requestedSchema"),
+                tag="form",
+                required=("message", "sessionId", "requestedSchema"),
             ),
-            (
+            _s.Variant(
                 CreateElicitationRequestFormRequest,
-                "form",
-                ("message", "requestId", "requestedSchema"),
+                tag="form",
+                required=("message", "requestId", "requestedSchema"),
             ),
-            (
+            _s.Variant(
                 CreateElicitationRequestUrlSession,
-                "url",
-                ("message", "sessionId", "elicitationId", "url"),
+                tag="url",
+                required=("message", "sessionId", "elicitationId", "url"),
             ),
-            (
+            _s.Variant(
                 CreateElicitationRequestUrlRequest,
-                "url",
-                ("message", "requestId", "elicitationId", "url"),
+                tag="url",
+                required=("message", "requestId", "elicitationId", "url"),
             ),
         ),
-        open=False,
     )
 """**UNSTABLE**
 
@@ -5154,7 +5040,7 @@ either via a form or by directing them to a URL.
 Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
-CreateElicitationResponse: TypeAlias = (
+CreateElicitationResponse: _t.TypeAlias = (
     CreateElicitationResponseAccept
     | CreateElicitationResponseDecline
     | CreateElicitationResponseCancel
@@ -5166,9 +5052,9 @@ This capability is not part of the spec yet, and may be removed or changed at an
 Response from the client to an elicitation request.
 """
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: _t.TypeAlias = str | int | float | bool | list[str]
 
-ElicitationId: TypeAlias = str
+ElicitationId: _t.TypeAlias = str
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5176,7 +5062,7 @@ This capability is not part of the spec yet, and may be removed or changed at an
 Unique identifier for an elicitation.
 """
 
-ElicitationPropertySchema: TypeAlias = (
+ElicitationPropertySchema: _t.TypeAlias = (
     StringPropertySchema
     | NumberPropertySchema
     | IntegerPropertySchema
@@ -5190,21 +5076,20 @@ Single-select enums use the `String` variant with `enum` or `oneOf` set.
 Multi-select enums use the `Array` variant.
 """
 
-if TYPE_CHECKING:
-    EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+if _t.TYPE_CHECKING:
+    EmbeddedResourceResource: _t.TypeAlias = TextResourceContents | BlobResourceContents
 else:
-    EmbeddedResourceResource = hook_union(
+    EmbeddedResourceResource = _s.hook_union(
         "EmbeddedResourceResource",
         None,
         (
-            (TextResourceContents, None, ("text", "uri")),
-            (BlobResourceContents, None, ("blob", "uri")),
+            _s.Variant(TextResourceContents, required=("text", "uri")),
+            _s.Variant(BlobResourceContents, required=("blob", "uri")),
         ),
-        open=False,
     )
 """Resource content that can be embedded in a message."""
 
-ExtNotification: TypeAlias = Any
+ExtNotification: _t.TypeAlias = _t.Any
 """Allows the Agent to send an arbitrary notification that is not part of the ACP spec.
 Extension notifications provide a way to send one-way messages for custom functionality
 while maintaining protocol compatibility.
@@ -5212,7 +5097,7 @@ while maintaining protocol compatibility.
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
 """
 
-ExtRequest: TypeAlias = Any
+ExtRequest: _t.TypeAlias = _t.Any
 """Allows for sending an arbitrary request that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
 protocol compatibility.
@@ -5220,7 +5105,7 @@ protocol compatibility.
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
 """
 
-ExtResponse: TypeAlias = Any
+ExtResponse: _t.TypeAlias = _t.Any
 """Allows for sending an arbitrary response to an [`ExtRequest`] that is not part of the ACP spec.
 Extension methods provide a way to add custom functionality while maintaining
 protocol compatibility.
@@ -5228,18 +5113,19 @@ protocol compatibility.
 See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
 """
 
-if TYPE_CHECKING:
-    McpServer: TypeAlias = McpServerHttp | McpServerSse | McpServerStdio
+if _t.TYPE_CHECKING:
+    McpServer: _t.TypeAlias = McpServerHttp | McpServerSse | McpServerStdio
 else:
-    McpServer = hook_union(
+    McpServer = _s.hook_union(
         "McpServer",
         "type",
         (
-            (McpServerHttp, "http", ("headers", "name", "url")),
-            (McpServerSse, "sse", ("headers", "name", "url")),
-            (McpServerStdio, None, ("args", "command", "env", "name"), "stdio"),
+            _s.Variant(McpServerHttp, tag="http", required=("headers", "name", "url")),
+            _s.Variant(McpServerSse, tag="sse", required=("headers", "name", "url")),
+            _s.Variant(
+                McpServerStdio, required=("args", "command", "env", "name"), implied="stdio"
+            ),
         ),
-        open=False,
     )
 """Configuration for connecting to an MCP (Model Context Protocol) server.
 
@@ -5249,7 +5135,7 @@ processing prompts.
 See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
 """
 
-ModelId: TypeAlias = str
+ModelId: _t.TypeAlias = str
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5257,36 +5143,35 @@ This capability is not part of the spec yet, and may be removed or changed at an
 A unique identifier for a model.
 """
 
-if TYPE_CHECKING:
-    MultiSelectItems: TypeAlias = UntitledMultiSelectItems | TitledMultiSelectItems
+if _t.TYPE_CHECKING:
+    MultiSelectItems: _t.TypeAlias = UntitledMultiSelectItems | TitledMultiSelectItems
 else:
-    MultiSelectItems = hook_union(
+    MultiSelectItems = _s.hook_union(
         "MultiSelectItems",
         None,
         (
-            (UntitledMultiSelectItems, None, ("enum", "type")),
-            (TitledMultiSelectItems, None, ("anyOf",)),
+            _s.Variant(UntitledMultiSelectItems, required=("enum", "type")),
+            _s.Variant(TitledMultiSelectItems, required=("anyOf",)),
         ),
-        open=False,
     )
 """Items for a multi-select (array) property schema."""
 
-NesSuggestion: TypeAlias = (
+NesSuggestion: _t.TypeAlias = (
     NesEditSuggestion | NesJumpSuggestion | NesRenameSuggestion | NesSearchAndReplaceSuggestion
 )
 """A suggestion returned by the agent."""
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: _t.TypeAlias = str
 """Unique identifier for a permission option."""
 
-ProtocolVersion: TypeAlias = Annotated[int, Meta(ge=0, le=65535)]
+ProtocolVersion: _t.TypeAlias = _t.Annotated[int, _m.Meta(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
 
-RequestId: TypeAlias = int | str | None
+RequestId: _t.TypeAlias = int | str | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null [1] and Numbers SHOULD NOT contain fractional parts [2]
@@ -5298,38 +5183,39 @@ The Server MUST reply with the same value in the Response object if included. Th
 [2] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
 """
 
-RequestPermissionOutcome: TypeAlias = RequestPermissionOutcomeCancelled | SelectedPermissionOutcome
+RequestPermissionOutcome: _t.TypeAlias = (
+    RequestPermissionOutcomeCancelled | SelectedPermissionOutcome
+)
 """The outcome of a permission request."""
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: _t.TypeAlias = str
 """Unique identifier for a session configuration option value group."""
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: _t.TypeAlias = str
 """Unique identifier for a session configuration option."""
 
-SessionConfigOption: TypeAlias = SessionConfigOptionSelect | SessionConfigOptionBoolean
+SessionConfigOption: _t.TypeAlias = SessionConfigOptionSelect | SessionConfigOptionBoolean
 """A session configuration option selector and its current state."""
 
-if TYPE_CHECKING:
-    SessionConfigSelectOptions: TypeAlias = (
+if _t.TYPE_CHECKING:
+    SessionConfigSelectOptions: _t.TypeAlias = (
         list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
     )
 else:
-    SessionConfigSelectOptions = hook_union(
+    SessionConfigSelectOptions = _s.hook_union(
         "SessionConfigSelectOptions",
         None,
         (
-            (list[SessionConfigSelectOption], None, ("name", "value")),
-            (list[SessionConfigSelectGroup], None, ("group", "name", "options")),
+            _s.Variant(list[SessionConfigSelectOption], required=("name", "value")),
+            _s.Variant(list[SessionConfigSelectGroup], required=("group", "name", "options")),
         ),
-        open=False,
     )
 """Possible values for a session configuration option."""
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: _t.TypeAlias = str
 """Unique identifier for a session configuration option value."""
 
-SessionId: TypeAlias = str
+SessionId: _t.TypeAlias = str
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -5338,10 +5224,10 @@ allowing multiple independent interactions with the same agent.
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session-setup#session-id)
 """
 
-SessionModeId: TypeAlias = str
+SessionModeId: _t.TypeAlias = str
 """Unique identifier for a Session Mode."""
 
-SessionUpdate: TypeAlias = (
+SessionUpdate: _t.TypeAlias = (
     SessionUpdateUserMessageChunk
     | SessionUpdateAgentMessageChunk
     | SessionUpdateAgentThoughtChunk
@@ -5361,28 +5247,30 @@ These updates provide real-time feedback about the agent's progress.
 See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/prompt-turn#3-agent-reports-output)
 """
 
-if TYPE_CHECKING:
-    SetSessionConfigOptionRequest: TypeAlias = (
+if _t.TYPE_CHECKING:
+    SetSessionConfigOptionRequest: _t.TypeAlias = (
         SetSessionConfigOptionRequestBoolean | SetSessionConfigOptionRequestValueId
     )
 else:
-    SetSessionConfigOptionRequest = hook_union(
+    SetSessionConfigOptionRequest = _s.hook_union(
         "SetSessionConfigOptionRequest",
         "type",
         (
-            (SetSessionConfigOptionRequestBoolean, "boolean", ("configId", "sessionId", "value")),
-            (
+            _s.Variant(
+                SetSessionConfigOptionRequestBoolean,
+                tag="boolean",
+                required=("configId", "sessionId", "value"),
+            ),
+            _s.Variant(
                 SetSessionConfigOptionRequestValueId,
-                None,
-                ("configId", "sessionId", "value"),
-                "value_id",
+                required=("configId", "sessionId", "value"),
+                implied="value_id",
             ),
         ),
-        open=False,
     )
 """Request parameters for setting a session configuration option."""
 
-ToolCallContent: TypeAlias = Content | Diff | Terminal
+ToolCallContent: _t.TypeAlias = Content | Diff | Terminal
 """Content produced by a tool call.
 
 Tool calls can produce different types of content including
@@ -5391,5 +5279,5 @@ standard content blocks (text, images) or file diffs.
 See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
 """
 
-ToolCallId: TypeAlias = str
+ToolCallId: _t.TypeAlias = str
 """Unique identifier for a tool call within a session."""

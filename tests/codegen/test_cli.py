@@ -97,11 +97,27 @@ def test_an_unresolved_ref_names_its_pointer(tmp_path: Path, capsys: pytest.Capt
     assert "/$defs/SessionNotification/properties/sessionId/$ref" in err and "Nowhere" in err
 
 
-def test_a_construct_it_does_not_understand_names_its_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_construct_without_a_typed_form_is_generated_with_one_warning_naming_its_pointer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = json.loads(SMALL.read_text())
     schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {"type": "string", "patternProperties": {}}
-    err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys)
-    assert "/$defs/SessionNotification/properties/sessionId/patternProperties" in err
+    path = _bad(tmp_path, json.dumps(schema))
+    assert main(["generate", str(path), "--out", str(tmp_path / "out"), "--package", "pkg"]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1
+    assert "/$defs/SessionNotification/properties/sessionId/patternProperties" in warnings[0]
+    assert "any JSON value, checked against the schema" in warnings[0]
+
+
+def test_strict_refuses_a_general_form_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    schema = json.loads(SMALL.read_text())
+    schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {"type": "string", "patternProperties": {}}
+    path = _bad(tmp_path, json.dumps(schema))
+    assert main(["generate", str(path), "--out", str(tmp_path / "out"), "--package", "pkg", "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert "error" in err and "/$defs/SessionNotification/properties/sessionId/patternProperties" in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_generation_is_deterministic(tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ def test_absent_and_null_stay_apart() -> None:
     with pytest.raises(msgspec.ValidationError):  # not nullable: null is not the same as absent
         acp.decode(b'{"cwd":"/","mcpServers":[],"additionalDirectories":null}', acp.NewSessionRequest)
     chunk = acp.decode(b'{"content":{"type":"text","text":"x"},"_meta":null}', acp.ContentChunk)
-    assert chunk.meta is None and b"_meta" not in acp.encode(chunk)
+    assert chunk.meta is None and b'"_meta":null' in acp.encode(chunk)  # an explicit null is kept
 
 
 def test_meta_passes_through_untouched_under_its_wire_name() -> None:
@@ -125,10 +125,16 @@ def test_meta_passes_through_untouched_under_its_wire_name() -> None:
     assert msgspec.json.decode(again) == msgspec.json.decode(data)
 
 
-def test_schema_defaults_fill_absent_fields_and_are_omitted_on_encode() -> None:
+def test_schema_defaults_fill_absent_fields_and_are_always_encoded() -> None:
     value = acp.decode(b'{"protocolVersion":1}', acp.InitializeRequest)
     assert value.client_capabilities.fs.read_text_file is False
-    assert acp.encode(value.client_capabilities.fs) == b"{}"
+    assert acp.encode(value.client_capabilities.fs) == b'{"readTextFile":false,"writeTextFile":false}'
+
+
+def test_a_value_equal_to_its_default_survives_a_round_trip() -> None:
+    data = b'{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false}}}'
+    value, again = roundtrip(data, acp.InitializeRequest)
+    assert msgspec.json.decode(again)["clientCapabilities"]["fs"]["readTextFile"] is False
 
 
 def test_integer_bounds_of_the_format_are_enforced() -> None:
@@ -236,7 +242,7 @@ def test_open_union_keeps_an_unknown_variant_in_strict_mode(generate: Any) -> No
 def test_default_on_error_field_takes_its_default_when_bad(generate: Any) -> None:
     v2 = generate(V2)
     value = v2.decode(b'{"toolCallId":"t","title":42}', v2.ToolCallUpdate)
-    assert value.tool_call_id == "t" and value.title is None
+    assert value.tool_call_id == "t" and value.title is msgspec.UNSET  # no schema default: absent
 
 
 def test_skip_invalid_items_drops_only_the_bad_items(generate: Any) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 import pytest
 from acp_runtime import CapabilityError, ProtocolError
 
@@ -112,7 +114,7 @@ async def test_options_without_a_category_work_end_to_end(pkg: Any) -> None:
     plain = {k: v for k, v in MODE.items() if k != "category"}
     agent, client = await connect(pkg, offering(pkg, [plain, MODEL]))
     answer = await client.agent.session_set_config_option(set_value(pkg, "mode", "code"))
-    assert [option.category for option in answer.config_options] == [None, None]
+    assert [option.category for option in answer.config_options] == [msgspec.UNSET, msgspec.UNSET]
     assert agent.handler.of("session/set_config_option")[0].value == "code"
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 import pytest
 from acp_runtime import CapabilityError, NotInitializedError
 
@@ -36,7 +38,7 @@ def paged(pages: dict[Any, dict[str, Any]]) -> Any:
     """A session/list handler answering the page stored under the request's cursor."""
 
     async def serve(params: Any) -> Any:
-        return pages[params.cursor]
+        return pages[None if params.cursor is msgspec.UNSET else params.cursor]
 
     return serve
 
@@ -136,7 +138,7 @@ async def test_pages_end_at_the_first_page_without_a_next_cursor(pkg: Any) -> No
     agent, client = await connect(pkg, agent_serving(pkg, LISTS, session_list=paged(pages)), session=False)
     listed = [s.session_id async for page in client.pages("session/list") for s in page.sessions]
     assert listed == ["s1", "s2", "s3"]
-    assert [p.cursor for p in agent.handler.of("session/list")] == [None, "p2", "p3"]
+    assert [p.cursor for p in agent.handler.of("session/list")] == [msgspec.UNSET, "p2", "p3"]
 
 
 @requirement("ACP-V1-LIST-CLIENT-OPAQUE-CURSOR")
@@ -148,7 +150,7 @@ async def test_cursors_go_back_untouched_and_are_not_kept(pkg: Any) -> None:
     again = [page async for page in client.pages("session/list", typed(pkg, "session/list", {"cwd": CWD}))]
     assert len(first) == len(again) == 2
     sent = [(p.cwd, p.cursor) for p in agent.handler.of("session/list")]
-    assert sent == [(CWD, None), (CWD, opaque)] * 2
+    assert sent == [(CWD, msgspec.UNSET), (CWD, opaque)] * 2
 
 
 @requirement("ACP-V1-LIST-AGENT-INVALID-CURSOR-ERROR")
@@ -157,7 +159,7 @@ async def test_agent_can_fail_a_listing_with_an_invalid_cursor(pkg: Any) -> None
     `pages`); judging the cursor is the agent application's part."""
 
     async def listing(params: Any) -> Any:
-        if params.cursor is not None:
+        if params.cursor is not msgspec.UNSET:
             raise pkg.error_for(-32602, "Invalid params", {"message": f"unknown cursor {params.cursor!r}"})
         return {"sessions": [info("s1")], "nextCursor": "stale"}
 

@@ -10,6 +10,8 @@ import asyncio
 import json
 from typing import Any
 
+import msgspec
+
 import pytest
 from acp_runtime import ProtocolError
 
@@ -325,7 +327,7 @@ async def test_an_optional_param_named_in_another_case_is_not_taken_for_it(pkg: 
     answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": [], "_Meta": {"k": 1}, "META": 2})
     assert "result" in answer
     ((method, params),) = conn.handler.seen
-    assert params.meta is None
+    assert params.meta is msgspec.UNSET  # absent, not taken from `_Meta` or `META`
 
 
 # --- 228-235: answers --------------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def test_the_json_summary_says_how_many_changes_fail(write_case: WriteCase, caps
         ("not json", "is not JSON"),
         ('{"type": "object"}', "no $defs object"),
         ('{"$defs": {"A": {"$ref": "#/$defs/B"}}}', "does not resolve"),
-        ('{"$defs": {"A": {"oneOf": 3}}}', "oneOf must be an array (at /$defs/A/oneOf)"),
+        ('{"$defs": {"A": {"oneOf": 3}}}', "/$defs/A/oneOf: oneOf must be an array"),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_and_exit_2(
@@ -143,3 +143,58 @@ def test_the_acpgen_command_runs_the_diff() -> None:
     )  # fmt: skip
     assert done.returncode == 1
     assert json.loads(done.stdout)["summary"]["failing"] > 0
+
+
+def test_diff_and_generate_tell_a_bad_schema_the_same_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from acpgen.cli import main as acpgen
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"$defs": {"A": {"$ref": "#/$defs/B"}}}')
+    assert main([str(bad), str(SCHEMAS / "v1-stable-2026-01-15.json")]) == 2
+    from_diff = capsys.readouterr().err
+    assert acpgen(["generate", str(bad), "--out", str(tmp_path / "out"), "--package", "p"]) == 2
+    from_generate = capsys.readouterr().err
+    problem = f"{bad}: /$defs/A/$ref: $ref '#/$defs/B' does not resolve: no def named 'B'"
+    assert problem in from_diff and problem in from_generate
+
+
+def test_diff_reads_what_generate_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A schema with constructs in their general form still diffs: what changed is reported."""
+    old = {"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string", "not": {"const": ""}}}}}}
+    new = {"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string", "not": {"const": ""}}, "y": {"if": {}}}}}}
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    assert main([str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--format", "json"]) == 0
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    assert any("y" in json.dumps(c) for c in changes)
+
+
+def _construct_schemas() -> dict[str, dict]:
+    from ..codegen import test_constructs as c
+
+    return {
+        "shared": c.SHARED,
+        "open-untagged": c.OPEN_UNTAGGED,
+        "null-branch": c.NULL_BRANCH,
+        "rich-branches": c.RICH_BRANCHES,
+        "general": c.GENERAL,
+        "closed": c.CLOSED,
+        "leniency": c.LENIENCY,
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_construct_schemas()))
+def test_diff_reads_every_construct_generate_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    schema = _construct_schemas()[name]
+    (tmp_path / "a.json").write_text(json.dumps(schema))
+    assert main([str(tmp_path / "a.json"), str(tmp_path / "a.json"), "--fail-on", "any"]) == 0
+    capsys.readouterr()
+    changed = json.loads(json.dumps(schema))
+    first = sorted(changed["$defs"])[0]
+    changed["$defs"][first] = {"anyOf": [changed["$defs"][first], {"type": "null"}]}
+    (tmp_path / "b.json").write_text(json.dumps(changed))
+    code = main([str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert first in captured.out  # the def that became nullable is reported
+

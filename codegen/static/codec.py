@@ -1,4 +1,3 @@
-{{ header }}
 """Encoding and decoding: typed values, and whole JSON-RPC messages in one pass where possible.
 
 `decode(data, T)` and `encode(obj)` work for every type of the package. `decode_message` turns one
@@ -10,13 +9,15 @@ through a union of per-method envelopes tagged by `method`; the rest take a care
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Generic, Literal, Mapping, TypeVar, Union
+from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from . import errors, types as t
+from . import errors
+from ._lenient import convert, forgiving, locate
 from ._support import dec_hook, enc_hook
+from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from .methods import NOTIFICATIONS, REQUESTS, SIDES, MethodInfo
 
 __all__ = [
@@ -40,7 +41,7 @@ RequestId = Union[int, float, str, None]
 """A JSON-RPC request id (JSON-RPC allows any number; fractional ones SHOULD NOT be sent)."""
 
 
-class ErrorObject(msgspec.Struct, kw_only=True, omit_defaults=True):
+class ErrorObject(msgspec.Struct, kw_only=True):
     """The JSON-RPC error object."""
 
     code: int
@@ -111,41 +112,29 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
     try:
         return decoder(type).decode(data)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
-        if not (lenient or _FORGIVING):
+        if not (lenient or forgiving(type)):
             # msgspec cannot tell where inside a hook-decoded union the error is: find the full path.
-            from ._lenient import locate
-
             raise (locate(msgspec.json.decode(data), type) or exc) from None
-    from ._lenient import convert
-
     return convert(msgspec.json.decode(data), type, unknown=lenient)  # type: ignore[no-any-return]
 
 
-_FORGIVING = {{ ctx.forgiving }}
-"""The schema marks fields a receiver should forgive (x-deserialize-*): failed decodes retry there."""
-
-
 # ---------------------------------------------------------------- one-pass envelopes
-{% for m in pkg.methods %}
 
 
-class _{{ m.params }}Envelope(msgspec.Struct, kw_only=True, tag_field="method", tag={{ m.wire | pyrepr }}):
-    info: ClassVar[MethodInfo] = {{ "REQUESTS" if m.kind == "request" else "NOTIFICATIONS" }}[{{ m.wire | pyrepr }}]
-    jsonrpc: Literal["2.0"]
-    {% if m.kind == "request" %}
-    id: RequestId
-    {% else %}
-    id: RequestId | UnsetType = UNSET
-    {% endif %}
-    params: t.{{ m.params }}
-{% endfor %}
-
-
-_ENVELOPES = (
-{% for m in pkg.methods %}
-    _{{ m.params }}Envelope,
-{% endfor %}
-)
+def _envelope(info: MethodInfo) -> type[msgspec.Struct]:
+    """A request or notification of one method as a Struct tagged by `method`: a union of these
+    decodes every call a side receives in one pass."""
+    id_field: tuple[str, Any] | tuple[str, Any, Any] = ("id", RequestId) if info.kind == "request" else ("id", RequestId | UnsetType, UNSET)
+    cls = msgspec.defstruct(
+        f"{info.handler}_envelope",
+        [("jsonrpc", Literal["2.0"]), id_field, ("params", info.params)],
+        kw_only=True,
+        tag_field="method",
+        tag=info.method,
+        module=__name__,
+    )
+    cls.info = info  # type: ignore[attr-defined]
+    return cls
 
 
 def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
@@ -155,11 +144,12 @@ def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
     if dec is None:
         taken: set[str] = set()
         members = []
-        for cls in _ENVELOPES:
-            info = cls.info
+        for info in (*REQUESTS.values(), *NOTIFICATIONS.values()):
             if (info.side == side or info.side not in SIDES) and info.method not in taken:
                 taken.add(info.method)
-                members.append(cls)
+                members.append(_envelope(info))
+        if not members:  # a schema without methods: nothing takes the one-pass path
+            members.append(msgspec.defstruct("no_envelope", [("params", Literal["never"])], tag_field="method", tag="", kw_only=True))
         dec = _decoders[key] = msgspec.json.Decoder(Union[tuple(members)], dec_hook=dec_hook)
     return dec
 
@@ -205,7 +195,7 @@ def _untyped(data: bytes) -> Any:
     try:
         return msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
-        raise _error(-32700, f"Parse error: {exc}") from None
+        raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
 
 
 def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
@@ -387,20 +377,20 @@ def _decode_carefully(data: bytes, side: str, result_type: Callable[[RequestId],
     try:
         env = _raw_envelope.decode(data)
     except msgspec.ValidationError as exc:
-        raise _error(-32600, f"Invalid request: not a JSON-RPC message object ({exc})") from None
+        raise _error(INVALID_REQUEST, f"Invalid request: not a JSON-RPC message object ({exc})") from None
     except msgspec.DecodeError as exc:
-        raise _error(-32700, f"Parse error: {exc}") from None
+        raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     has_id = not isinstance(env.id, UnsetType)
     id_ok = env.id is None or isinstance(env.id, (str, int, float)) and not isinstance(env.id, bool)
     id: RequestId = env.id if id_ok else None
     if env.jsonrpc != "2.0":
-        raise _error(-32600, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method)
+        raise _error(INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method)
     if has_id and not id_ok:
-        raise _error(-32600, "Invalid request: an id must be a string, a number or null", method=env.method)
+        raise _error(INVALID_REQUEST, "Invalid request: an id must be a string, a number or null", method=env.method)
     if env.method is not UNSET:
         return _decode_call(env, id, not has_id, side, lenient)
     if not has_id:
-        raise _error(-32600, "Invalid request: a message needs a method, or an id with a result or an error")
+        raise _error(INVALID_REQUEST, "Invalid request: a message needs a method, or an id with a result or an error")
     if not isinstance(env.result, UnsetType) and env.error is UNSET:
         result = bytes(env.result)
         tp = result_type(id)
@@ -412,21 +402,21 @@ def _decode_carefully(data: bytes, side: str, result_type: Callable[[RequestId],
             return Response(id=id, result=decode(result, tp, lenient=lenient))
         except msgspec.ValidationError as exc:
             message, detail = _invalid_params(exc, "$.result")
-            raise _error(-32603, message.replace("params", "result"), detail, id=id) from None
+            raise _error(INTERNAL_ERROR, message.replace("params", "result"), detail, id=id) from None
         except msgspec.DecodeError as exc:
-            raise _error(-32700, f"Parse error: {exc}") from None
+            raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if env.error is not UNSET and env.result is UNSET:
         try:
             return ErrorResponse(id=id, error=msgspec.convert(env.error, ErrorObject))
         except msgspec.ValidationError as exc:
-            raise _error(-32600, f"Invalid response: malformed error object ({exc})", id=id) from None
-    raise _error(-32600, "Invalid response: it must carry exactly one of result and error", id=id)
+            raise _error(INVALID_REQUEST, f"Invalid response: malformed error object ({exc})", id=id) from None
+    raise _error(INVALID_REQUEST, "Invalid response: it must carry exactly one of result and error", id=id)
 
 
 def _decode_call(env: _Envelope, id: RequestId, notification: bool, side: str, lenient: bool) -> Message:
     method = env.method
     if not isinstance(method, str):
-        raise _error(-32600, "Invalid request: method must be a string", id=id, notification=notification)
+        raise _error(INVALID_REQUEST, "Invalid request: method must be a string", id=id, notification=notification)
     table = NOTIFICATIONS if notification else REQUESTS
     info = table.get(method)
     if info is not None and info.side != side and info.side in SIDES:
@@ -437,26 +427,25 @@ def _decode_call(env: _Envelope, id: RequestId, notification: bool, side: str, l
             return Notification(method=method, params=params)
         if method.startswith("_"):
             return Request(id=id, method=method, params=params)
-        raise _error(-32601, f"Method not found: {method}", {"method": method}, id=id, method=method)
+        raise _error(METHOD_NOT_FOUND, f"Method not found: {method}", {"method": method}, id=id, method=method)
     try:
         params = _typed(env.params, info.params, lenient)
     except msgspec.ValidationError as exc:
         message, detail = _invalid_params(exc, "$.params")
-        raise _error(-32602, message, detail, id=id, method=method, notification=notification) from None
+        raise _error(INVALID_PARAMS, message, detail, id=id, method=method, notification=notification) from None
     except msgspec.DecodeError as exc:  # bytes that are not UTF-8 inside a string: Raw let them by
-        raise _error(-32700, f"Parse error: {exc}") from None
+        raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if notification:
         return Notification(method=method, params=params)
     return Request(id=id, method=method, params=params)
 
 
-_EMPTY_RESULTS = frozenset(
-    {
-{% for m in pkg.methods if m.result and not ctx.required_fields(m.result) %}
-        t.{{ m.result }},
-{% endfor %}
-    }
-)
+def _empty_result(tp: Any) -> bool:
+    """A result type with no required field: a peer's `"result": null` stands for an empty one."""
+    return isinstance(tp, type) and issubclass(tp, msgspec.Struct) and not any(f.required for f in msgspec.structs.fields(tp))
+
+
+_EMPTY_RESULTS = frozenset(info.result for info in REQUESTS.values() if _empty_result(info.result))
 """Result types with no required field: a peer's `"result": null` stands for an empty one."""
 
 

@@ -1,0 +1,84 @@
+"""Schema defaults as Python expressions: what a field's default builds, or None when the default
+is not a value of the field's type (a default is only an annotation; such a one is not applied)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from .ir import ANY, NULL, AliasDef, Checked, Const, Def, EnumDef, ListOf, MapOf, ObjectDef, Prim, Ref, TypeExpr, UnionOf
+
+
+def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str, bool] | None:
+    """A Python expression that builds `value` as type `t`, and whether it is mutable."""
+    if isinstance(t, Ref):
+        target = defs.get(t.name)
+        if isinstance(target, AliasDef):
+            return default_expr(value, target.type, defs)
+        if isinstance(target, EnumDef):
+            for m in target.members:
+                if m.value == value and type(m.value) is type(value):
+                    return f"{target.name}.{m.name}", False
+            return None
+        if isinstance(target, ObjectDef) and isinstance(value, dict):
+            fields = {f.wire: f for f in _all_fields(target, defs)}
+            args = []
+            for key, v in value.items():
+                if key not in fields:
+                    return None
+                expr = default_expr(v, fields[key].type, defs)
+                if expr is None:
+                    return None
+                args.append(f"{fields[key].name}={expr[0]}")
+            if any(f.required and f.wire not in value for f in fields.values()):
+                return None
+            return f"{target.name}({', '.join(args)})", True
+        return None
+    if isinstance(t, UnionOf):
+        for option in t.options:
+            expr = default_expr(value, option, defs)
+            if expr is not None:
+                return expr
+        return None
+    if t == ANY or isinstance(t, Checked):
+        return None if isinstance(t, Checked) else (py_literal(value), isinstance(value, (list, dict)))
+    if t == NULL:
+        return ("None", False) if value is None else None
+    if isinstance(t, Const):
+        return (py_literal(value), False) if value == t.value and type(value) is type(t.value) else None
+    if isinstance(t, Prim):
+        ok = {
+            "str": isinstance(value, str),
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+        }.get(t.kind, False)
+        return (py_literal(value), False) if ok else None
+    if isinstance(t, ListOf) and isinstance(value, list):
+        items = [default_expr(v, t.item, defs) for v in value]
+        if any(i is None for i in items):
+            return None
+        return "[" + ", ".join(i[0] for i in items if i is not None) + "]", True
+    if isinstance(t, MapOf) and isinstance(value, dict):
+        entries = {k: default_expr(v, t.value, defs) for k, v in value.items()}
+        if any(i is None for i in entries.values()):
+            return None
+        return "{" + ", ".join(f"{k!r}: {i[0]}" for k, i in entries.items() if i is not None) + "}", True
+    return None
+
+
+def _all_fields(d: ObjectDef, defs: Mapping[str, Def]) -> list[Any]:
+    base = defs.get(d.base) if d.base else None
+    inherited = _all_fields(base, defs) if isinstance(base, ObjectDef) else []
+    own = {f.wire for f in d.fields}
+    return [f for f in inherited if f.wire not in own] + list(d.fields)
+
+
+def py_literal(value: Any) -> str:
+    """A JSON value as a Python literal."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(py_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"not a JSON value: {value!r}")
