@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 from . import naming
 from .errors import Untyped
 from .ir import ANY, NO_DEFAULT, Field, ObjectDef, is_unstable
-from .schema import ref_target
-from .types import annotation, check_keywords, description, shape, unwrap
+from .types import annotation, bare_ref, check_keywords, description, shape, unwrap
 
 if TYPE_CHECKING:
     from .build import Builder
@@ -54,9 +53,7 @@ def merged_fields(b: Builder, owner: str, node: dict[str, Any], pointer: str, sk
         member = unwrap(member)
         ms = shape(member)
         if "$ref" in ms:
-            if len(ms) > 1:
-                raise Untyped(where, "a $ref with other keywords beside it has no typed form")
-            target = b.get(ref_target(ms["$ref"], f"{where}/$ref", b.defs))
+            target = b.get(bare_ref(ms, where, b.defs))
             if not isinstance(target, ObjectDef) or target.closed:
                 raise Untyped(where, "allOf of something other than an open object def has no typed form")
             fields.extend(f for f in b.all_fields(target) if f.wire not in skip)

@@ -135,6 +135,14 @@ def annotation(node: dict[str, Any], key: str) -> Any:
     return None
 
 
+def bare_ref(s: dict[str, Any], pointer: str, defs: dict[str, Any]) -> str:
+    """The def a `$ref` node (its shape `s`) names; Untyped when other keywords stand beside it
+    (in 2020-12 they would apply too)."""
+    if len(s) > 1:
+        raise Untyped(pointer, "a $ref with other keywords beside it has no typed form")
+    return ref_target(s["$ref"], pointer + "/$ref", defs)
+
+
 # A callback that gives a name to an inline object or union found at a pointer, and returns its Ref.
 Hoist = Callable[[dict[str, Any], str], Ref]
 
@@ -172,9 +180,7 @@ def type_of(node: Any, pointer: str, hoist: Hoist, defs: dict[str, Any], field: 
     node = unwrap(node)
     s = shape(node)
     if "$ref" in s:
-        if len(s) > 1:
-            raise Untyped(pointer, "a $ref with other keywords beside it has no typed form")
-        return Ref(ref_target(s["$ref"], pointer + "/$ref", defs))
+        return Ref(bare_ref(s, pointer, defs))
     if not s:
         return ANY
     if "properties" in s or "allOf" in s or (s.get("type") == "object" and ("anyOf" in s or "oneOf" in s)):

@@ -9,6 +9,7 @@ decodes into its unknown form instead of failing, for receivers that must surviv
 
 from __future__ import annotations
 
+import collections.abc
 import enum
 import types
 import typing
@@ -19,6 +20,9 @@ import msgspec
 
 from ._schema import DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS
 from ._support import Checked, HookUnion, UnknownVariant, choose, dec_hook, reaches
+
+
+_ARRAYS = (list, collections.abc.Sequence)  # fields are Sequences (they decode as lists)
 
 
 def forgiving(tp: Any) -> bool:
@@ -52,7 +56,7 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
     if origin in (Union, types.UnionType):
         options = tuple(o for o in typing.get_args(tp) if o is not msgspec.UnsetType)
         return _union(value, options, unknown, error)
-    if origin is list and isinstance(value, list):
+    if origin in _ARRAYS and isinstance(value, list):
         (item,) = typing.get_args(tp)
         items = []
         for i, v in enumerate(value):
@@ -180,7 +184,7 @@ def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> 
 
 def _skip_invalid(items: list[Any], hint: Any, unknown: bool) -> list[Any]:
     while typing.get_origin(hint) in (typing.Annotated, Union, types.UnionType):
-        hint = next(a for a in typing.get_args(hint) if typing.get_origin(a) is list or a is not type(None))
+        hint = next(a for a in typing.get_args(hint) if typing.get_origin(a) in _ARRAYS or a is not type(None))
     (item,) = typing.get_args(hint) or (Any,)
     kept = []
     for v in items:

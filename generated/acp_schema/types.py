@@ -812,7 +812,7 @@ class Annotations(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    audience: list[Role] | None | _m.UnsetType = _m.UNSET
+    audience: _t.Sequence[Role] | None | _m.UnsetType = _m.UNSET
 
     last_modified: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="lastModified")
 
@@ -930,7 +930,7 @@ class AuthMethodEnvVar(_m.Struct, kw_only=True, tag_field="type", tag="env_var")
     name: str
     """Human-readable name of the authentication method."""
 
-    vars: list[AuthEnvVar]
+    vars: _t.Sequence[AuthEnvVar]
     """The environment variables the client should set."""
 
 
@@ -952,7 +952,7 @@ class AuthMethodTerminal(_m.Struct, kw_only=True, tag_field="type", tag="termina
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    args: list[str] | _m.UnsetType = _m.UNSET
+    args: _t.Sequence[str] | _m.UnsetType = _m.UNSET
     """Additional arguments to pass when running the agent binary for terminal auth."""
 
     description: str | None | _m.UnsetType = _m.UNSET
@@ -1073,7 +1073,7 @@ class AvailableCommandsUpdate(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    available_commands: list[AvailableCommand] = _m.field(name="availableCommands")
+    available_commands: _t.Sequence[AvailableCommand] = _m.field(name="availableCommands")
     """Commands the agent can execute"""
 
 
@@ -1220,7 +1220,7 @@ class ClientCapabilities(_m.Struct, kw_only=True):
     NES (Next Edit Suggestions) capabilities supported by the client.
     """
 
-    position_encodings: list[PositionEncodingKind] | _m.UnsetType = _m.field(
+    position_encodings: _t.Sequence[PositionEncodingKind] | _m.UnsetType = _m.field(
         default=_m.UNSET, name="positionEncodings"
     )
     """**UNSTABLE**
@@ -1355,7 +1355,7 @@ class ConfigOptionUpdate(
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] = _m.field(name="configOptions")
+    config_options: _t.Sequence[SessionConfigOption] = _m.field(name="configOptions")
     """The full set of configuration options and their current values."""
 
 
@@ -1752,7 +1752,7 @@ class CreateTerminalRequest(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    args: list[str] | _m.UnsetType = _m.UNSET
+    args: _t.Sequence[str] | _m.UnsetType = _m.UNSET
     """Array of command arguments."""
 
     command: str
@@ -1761,7 +1761,7 @@ class CreateTerminalRequest(_m.Struct, kw_only=True):
     cwd: str | None | _m.UnsetType = _m.UNSET
     """Working directory for the command (absolute path)."""
 
-    env: list[EnvVariable] | _m.UnsetType = _m.UNSET
+    env: _t.Sequence[EnvVariable] | _m.UnsetType = _m.UNSET
     """Environment variables for the command."""
 
     output_byte_limit: _t.Annotated[int, _m.Meta(ge=0)] | None | _m.UnsetType = _m.field(
@@ -1827,7 +1827,7 @@ class DidChangeDocumentNotification(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    content_changes: list[TextDocumentContentChangeEvent] = _m.field(name="contentChanges")
+    content_changes: _t.Sequence[TextDocumentContentChangeEvent] = _m.field(name="contentChanges")
     """The content changes."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -2046,7 +2046,7 @@ class StringPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="strin
     description: str | None | _m.UnsetType = _m.UNSET
     """Human-readable description."""
 
-    enum: list[str] | None | _m.UnsetType = _m.UNSET
+    enum: _t.Sequence[str] | None | _m.UnsetType = _m.UNSET
     """Enum values for untitled single-select enums."""
 
     format: StringFormat | None | _m.UnsetType = _m.UNSET
@@ -2062,7 +2062,7 @@ class StringPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="strin
     )
     """Minimum string length."""
 
-    one_of: list[EnumOption] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="oneOf")
+    one_of: _t.Sequence[EnumOption] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="oneOf")
     """Titled enum options for titled single-select enums."""
 
     pattern: str | None | _m.UnsetType = _m.UNSET
@@ -2113,7 +2113,7 @@ class IntegerPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="inte
 class MultiSelectPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="array"):
     """Schema for multi-select (array) properties in an elicitation form."""
 
-    default: list[str] | None | _m.UnsetType = _m.UNSET
+    default: _t.Sequence[str] | None | _m.UnsetType = _m.UNSET
     """Default selected values."""
 
     description: str | None | _m.UnsetType = _m.UNSET
@@ -2149,7 +2149,7 @@ class ElicitationSchema(_m.Struct, kw_only=True):
     properties: dict[str, ElicitationPropertySchema] = _m.field(default_factory=dict)
     """Property definitions (must be primitive types)."""
 
-    required: list[str] | None | _m.UnsetType = _m.UNSET
+    required: _t.Sequence[str] | None | _m.UnsetType = _m.UNSET
     """List of required property names."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -2268,7 +2268,7 @@ class ForkSessionRequest(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | _m.UnsetType = _m.field(
+    additional_directories: _t.Sequence[str] | _m.UnsetType = _m.field(
         default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
@@ -2285,7 +2285,9 @@ class ForkSessionRequest(_m.Struct, kw_only=True):
     cwd: str
     """The working directory for this session."""
 
-    mcp_servers: list[McpServer] | _m.UnsetType = _m.field(default=_m.UNSET, name="mcpServers")
+    mcp_servers: _t.Sequence[McpServer] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="mcpServers"
+    )
     """List of MCP servers to connect to for this session."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -2308,7 +2310,7 @@ class ForkSessionResponse(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+    config_options: _t.Sequence[SessionConfigOption] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
@@ -2455,7 +2457,7 @@ class InitializeResponse(_m.Struct, kw_only=True):
     Note: in future versions of the protocol, this will be required.
     """
 
-    auth_methods: list[AuthMethod] = _m.field(default_factory=list, name="authMethods")
+    auth_methods: _t.Sequence[AuthMethod] = _m.field(default_factory=list, name="authMethods")
     """Authentication methods supported by the agent."""
 
     protocol_version: ProtocolVersion = _m.field(name="protocolVersion")
@@ -2529,7 +2531,7 @@ class ListProvidersResponse(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    providers: list[ProviderInfo]
+    providers: _t.Sequence[ProviderInfo]
     """Configurable providers with current routing info suitable for UI display."""
 
 
@@ -2547,7 +2549,7 @@ class ListSessionsRequest(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | _m.UnsetType = _m.field(
+    additional_directories: _t.Sequence[str] | _m.UnsetType = _m.field(
         default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
@@ -2583,7 +2585,7 @@ class ListSessionsResponse(_m.Struct, kw_only=True):
     to fetch the next page. If absent, there are no more results.
     """
 
-    sessions: list[SessionInfo]
+    sessions: _t.Sequence[SessionInfo]
     """Array of session information objects"""
 
 
@@ -2603,7 +2605,7 @@ class LoadSessionRequest(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | _m.UnsetType = _m.field(
+    additional_directories: _t.Sequence[str] | _m.UnsetType = _m.field(
         default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
@@ -2620,7 +2622,7 @@ class LoadSessionRequest(_m.Struct, kw_only=True):
     cwd: str
     """The working directory for this session."""
 
-    mcp_servers: list[McpServer] = _m.field(name="mcpServers")
+    mcp_servers: _t.Sequence[McpServer] = _m.field(name="mcpServers")
     """List of MCP servers to connect to for this session."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -2638,7 +2640,7 @@ class LoadSessionResponse(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+    config_options: _t.Sequence[SessionConfigOption] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
@@ -2724,7 +2726,7 @@ class McpServerHttp(_m.Struct, kw_only=True, tag_field="type", tag="http"):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    headers: list[HttpHeader]
+    headers: _t.Sequence[HttpHeader]
     """HTTP headers to set when making requests to the MCP server."""
 
     name: str
@@ -2745,7 +2747,7 @@ class McpServerSse(_m.Struct, kw_only=True, tag_field="type", tag="sse"):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    headers: list[HttpHeader]
+    headers: _t.Sequence[HttpHeader]
     """HTTP headers to set when making requests to the MCP server."""
 
     name: str
@@ -2766,13 +2768,13 @@ class McpServerStdio(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    args: list[str]
+    args: _t.Sequence[str]
     """Command-line arguments to pass to the MCP server."""
 
     command: str
     """Path to the MCP server executable."""
 
-    env: list[EnvVariable]
+    env: _t.Sequence[EnvVariable]
     """Environment variables to set when launching the MCP server."""
 
     name: str
@@ -2808,7 +2810,7 @@ class ModelInfo(_m.Struct, kw_only=True):
 class UntitledMultiSelectItems(_m.Struct, kw_only=True):
     """Items definition for untitled multi-select enum properties."""
 
-    enum: list[str]
+    enum: _t.Sequence[str]
     """Allowed enum values."""
 
     type: ElicitationStringType
@@ -2818,7 +2820,7 @@ class UntitledMultiSelectItems(_m.Struct, kw_only=True):
 class TitledMultiSelectItems(_m.Struct, kw_only=True):
     """Items definition for titled multi-select enum properties."""
 
-    any_of: list[EnumOption] = _m.field(name="anyOf")
+    any_of: _t.Sequence[EnumOption] = _m.field(name="anyOf")
     """Titled enum options."""
 
 
@@ -3043,7 +3045,7 @@ class NesEditSuggestion(_m.Struct, kw_only=True, tag_field="kind", tag="edit"):
     )
     """Optional suggested cursor position after applying edits."""
 
-    edits: list[NesTextEdit]
+    edits: _t.Sequence[NesTextEdit]
     """The text edits to apply."""
 
     id: str
@@ -3169,7 +3171,7 @@ class NesRecentFilesCapabilities(_m.Struct, kw_only=True):
 class NesRelatedSnippet(_m.Struct, kw_only=True):
     """A related code snippet from a file."""
 
-    excerpts: list[NesExcerpt]
+    excerpts: _t.Sequence[NesExcerpt]
     """The code excerpts."""
 
     uri: str
@@ -3273,30 +3275,30 @@ class NesSuggestContext(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    diagnostics: list[NesDiagnostic] | None | _m.UnsetType = _m.UNSET
+    diagnostics: _t.Sequence[NesDiagnostic] | None | _m.UnsetType = _m.UNSET
     """Current diagnostics (errors, warnings)."""
 
-    edit_history: list[NesEditHistoryEntry] | None | _m.UnsetType = _m.field(
+    edit_history: _t.Sequence[NesEditHistoryEntry] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="editHistory"
     )
     """Recent edit history."""
 
-    open_files: list[NesOpenFile] | None | _m.UnsetType = _m.field(
+    open_files: _t.Sequence[NesOpenFile] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="openFiles"
     )
     """Currently open files in the editor."""
 
-    recent_files: list[NesRecentFile] | None | _m.UnsetType = _m.field(
+    recent_files: _t.Sequence[NesRecentFile] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="recentFiles"
     )
     """Recently accessed files."""
 
-    related_snippets: list[NesRelatedSnippet] | None | _m.UnsetType = _m.field(
+    related_snippets: _t.Sequence[NesRelatedSnippet] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="relatedSnippets"
     )
     """Related code snippets."""
 
-    user_actions: list[NesUserAction] | None | _m.UnsetType = _m.field(
+    user_actions: _t.Sequence[NesUserAction] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="userActions"
     )
     """Recent user actions (typing, navigation, etc.)."""
@@ -3359,7 +3361,7 @@ class NewSessionRequest(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | _m.UnsetType = _m.field(
+    additional_directories: _t.Sequence[str] | _m.UnsetType = _m.field(
         default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
@@ -3376,7 +3378,7 @@ class NewSessionRequest(_m.Struct, kw_only=True):
     cwd: str
     """The working directory for this session. Must be an absolute path."""
 
-    mcp_servers: list[McpServer] = _m.field(name="mcpServers")
+    mcp_servers: _t.Sequence[McpServer] = _m.field(name="mcpServers")
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
 
 
@@ -3394,7 +3396,7 @@ class NewSessionResponse(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+    config_options: _t.Sequence[SessionConfigOption] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
@@ -3459,7 +3461,7 @@ class Plan(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan"):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    entries: list[PlanEntry]
+    entries: _t.Sequence[PlanEntry]
     """The list of tasks to be accomplished.
 
     When updating a plan, the agent must send a complete list of all entries
@@ -3536,7 +3538,7 @@ class PromptRequest(_m.Struct, kw_only=True):
     Both clients and agents MUST use UUID format for message IDs.
     """
 
-    prompt: list[ContentBlock]
+    prompt: _t.Sequence[ContentBlock]
     """The blocks of content that compose the user's message.
 
     As a baseline, the Agent MUST support [`ContentBlock::Text`] and [`ContentBlock::ResourceLink`],
@@ -3638,7 +3640,7 @@ class ProviderInfo(_m.Struct, kw_only=True):
     If true, clients must not call `providers/disable` for this id.
     """
 
-    supported: list[LlmProtocol]
+    supported: _t.Sequence[LlmProtocol]
     """Supported protocol types for this provider."""
 
 
@@ -3809,7 +3811,7 @@ class RequestPermissionRequest(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    options: list[PermissionOption]
+    options: _t.Sequence[PermissionOption]
     """Available permission options for the user to choose from."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -3851,7 +3853,7 @@ class ResumeSessionRequest(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | _m.UnsetType = _m.field(
+    additional_directories: _t.Sequence[str] | _m.UnsetType = _m.field(
         default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
@@ -3868,7 +3870,9 @@ class ResumeSessionRequest(_m.Struct, kw_only=True):
     cwd: str
     """The working directory for this session."""
 
-    mcp_servers: list[McpServer] | _m.UnsetType = _m.field(default=_m.UNSET, name="mcpServers")
+    mcp_servers: _t.Sequence[McpServer] | _m.UnsetType = _m.field(
+        default=_m.UNSET, name="mcpServers"
+    )
     """List of MCP servers to connect to for this session."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -3886,7 +3890,7 @@ class ResumeSessionResponse(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] | None | _m.UnsetType = _m.field(
+    config_options: _t.Sequence[SessionConfigOption] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="configOptions"
     )
     """Initial session configuration options if supported by the Agent."""
@@ -4040,7 +4044,7 @@ class SessionConfigSelectGroup(_m.Struct, kw_only=True):
     name: str
     """Human-readable label for this group."""
 
-    options: list[SessionConfigSelectOption]
+    options: _t.Sequence[SessionConfigSelectOption]
     """The set of option values in this group."""
 
 
@@ -4095,7 +4099,7 @@ class SessionInfo(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    additional_directories: list[str] | _m.UnsetType = _m.field(
+    additional_directories: _t.Sequence[str] | _m.UnsetType = _m.field(
         default=_m.UNSET, name="additionalDirectories"
     )
     """**UNSTABLE**
@@ -4191,7 +4195,7 @@ class SessionModeState(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    available_modes: list[SessionMode] = _m.field(name="availableModes")
+    available_modes: _t.Sequence[SessionMode] = _m.field(name="availableModes")
     """The set of modes that the Agent can operate in"""
 
     current_mode_id: SessionModeId = _m.field(name="currentModeId")
@@ -4214,7 +4218,7 @@ class SessionModelState(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    available_models: list[ModelInfo] = _m.field(name="availableModels")
+    available_models: _t.Sequence[ModelInfo] = _m.field(name="availableModels")
     """The set of models that the Agent can use"""
 
     current_model_id: ModelId = _m.field(name="currentModelId")
@@ -4303,7 +4307,7 @@ class ToolCall(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_cal
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    content: list[ToolCallContent] | _m.UnsetType = _m.UNSET
+    content: _t.Sequence[ToolCallContent] | _m.UnsetType = _m.UNSET
     """Content produced by the tool call."""
 
     kind: ToolKind | _m.UnsetType = _m.UNSET
@@ -4311,7 +4315,7 @@ class ToolCall(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_cal
     Helps clients choose appropriate icons and UI treatment.
     """
 
-    locations: list[ToolCallLocation] | _m.UnsetType = _m.UNSET
+    locations: _t.Sequence[ToolCallLocation] | _m.UnsetType = _m.UNSET
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
@@ -4349,13 +4353,13 @@ class ToolCallUpdate(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    content: list[ToolCallContent] | None | _m.UnsetType = _m.UNSET
+    content: _t.Sequence[ToolCallContent] | None | _m.UnsetType = _m.UNSET
     """Replace the content collection."""
 
     kind: ToolKind | None | _m.UnsetType = _m.UNSET
     """Update the tool kind."""
 
-    locations: list[ToolCallLocation] | None | _m.UnsetType = _m.UNSET
+    locations: _t.Sequence[ToolCallLocation] | None | _m.UnsetType = _m.UNSET
     """Replace the locations collection."""
 
     raw_input: _t.Any = _m.field(default=_m.UNSET, name="rawInput")
@@ -4524,7 +4528,7 @@ class SetSessionConfigOptionResponse(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    config_options: list[SessionConfigOption] = _m.field(name="configOptions")
+    config_options: _t.Sequence[SessionConfigOption] = _m.field(name="configOptions")
     """The full set of configuration options and their current values."""
 
 
@@ -4612,7 +4616,7 @@ class StartNesRequest(_m.Struct, kw_only=True):
     repository: NesRepository | None | _m.UnsetType = _m.UNSET
     """Repository metadata, if the workspace is a git repository."""
 
-    workspace_folders: list[WorkspaceFolder] | None | _m.UnsetType = _m.field(
+    workspace_folders: _t.Sequence[WorkspaceFolder] | None | _m.UnsetType = _m.field(
         default=_m.UNSET, name="workspaceFolders"
     )
     """The workspace folders."""
@@ -4680,7 +4684,7 @@ class SuggestNesResponse(_m.Struct, kw_only=True):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
-    suggestions: list[NesSuggestion]
+    suggestions: _t.Sequence[NesSuggestion]
     """The list of suggestions."""
 
 
