@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections.abc
 import enum
+import re
 import types
 import typing
 from functools import lru_cache
@@ -39,6 +40,97 @@ def forgiving(tp: Any) -> bool:
 
 
 _FORGIVING: dict[Any, bool] = {}
+
+
+_REPAIRS = 8
+"""How many failing places one decode repairs in place before it walks the whole value."""
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|(\[\.\.\.\])")
+
+
+def repair(value: Any, tp: Any, error: msgspec.ValidationError) -> Any:
+    """Forgive the place msgspec's error names, where the schema marks it, and decode natively
+    again; repeat for the next place. None when a place is not forgivable this way (a dict key, a
+    hook union on the path, an unmarked field): the full walk (`convert`) decides then."""
+    for _ in range(_REPAIRS):
+        message, sep, where = str(error).rpartition(" - at `")
+        if not sep or not _forgive_at(value, tp, where.rstrip("`")):
+            return None
+        try:
+            return msgspec.convert(value, tp, dec_hook=dec_hook)
+        except msgspec.ValidationError as exc:
+            error = exc
+    return None
+
+
+def _forgive_at(value: Any, tp: Any, where: str) -> bool:
+    """Remove the value at `where` (a `$.a[1].b` path) from its container, at the deepest place on
+    the path that the schema forgives: an item of a skip-invalid-items list, or a default-on-error
+    field (absent, it takes its default). False when there is none."""
+    if not where.startswith("$"):
+        return False
+    places: list[tuple[Any, Any, bool]] = []  # (container, key or index, forgivable there)
+    node, t, marked_list = value, tp, False
+    for name, index, unknown_key in _STEP.findall(where[1:]):
+        t = _plain(t, node)
+        if unknown_key or t is None:
+            return False
+        if name:
+            if not (isinstance(t, type) and issubclass(t, msgspec.Struct) and isinstance(node, dict)):
+                return False
+            field = _field_map(t).get(name)
+            if field is None or name not in node:
+                return False
+            info, hint, forgive, skip = field
+            places.append((node, name, forgive and not info.required))
+            node, t, marked_list = node[name], hint, skip
+        else:
+            i = int(index)
+            if not (typing.get_origin(t) in _ARRAYS and isinstance(node, list) and i < len(node)):
+                return False
+            places.append((node, i, marked_list))
+            node, t, marked_list = node[i], typing.get_args(t)[0], False
+    for container, key, forgivable in reversed(places):
+        if forgivable:
+            del container[key]
+            return True
+    return False
+
+
+def _plain(tp: Any, value: Any) -> Any:
+    """The one type a value stands for on a path: Annotated and Optional unwrapped, a tagged union
+    resolved by the value's tag. None where that takes a hook (the full walk decides there)."""
+    plain = _PLAIN.get(tp, _UNKNOWN)
+    if plain is _UNKNOWN:
+        plain = _PLAIN[tp] = _unwrap(tp)
+    if type(plain) is tuple:  # a tagged union of Structs: (tag field, {tag: Struct})
+        tag_field, by_tag = plain
+        return by_tag.get(value.get(tag_field)) if isinstance(value, dict) else None
+    return plain
+
+
+_PLAIN: dict[Any, Any] = {}
+_UNKNOWN = object()
+
+
+def _unwrap(tp: Any) -> Any:
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+            continue
+        if origin in (Union, types.UnionType):
+            options = [o for o in typing.get_args(tp) if o not in (msgspec.UnsetType, type(None))]
+            if len(options) == 1:
+                tp = options[0]
+                continue
+            structs = [o for o in options if isinstance(o, type) and issubclass(o, msgspec.Struct)]
+            tag_field = structs[0].__struct_config__.tag_field if structs else None
+            if tag_field is None or len(structs) != len(options):
+                return None
+            return (tag_field, {o.__struct_config__.tag: o for o in structs})
+        if isinstance(tp, type) and issubclass(tp, (HookUnion, Checked)):
+            return None
+        return tp
 
 
 def convert(value: Any, tp: Any, unknown: bool = True) -> Any:
@@ -147,6 +239,11 @@ def _fields(cls: type[msgspec.Struct]) -> tuple[tuple[msgspec.structs.FieldInfo,
         skip = any((o, f.name) in SKIP_INVALID_ITEMS for o in owners)
         out.append((f, hints[f.name], forgive, skip))
     return tuple(out)
+
+
+@lru_cache(maxsize=None)
+def _field_map(cls: type[msgspec.Struct]) -> dict[str, tuple[msgspec.structs.FieldInfo, Any, bool, bool]]:
+    return {f[0].encode_name: f for f in _fields(cls)}
 
 
 def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> Any:

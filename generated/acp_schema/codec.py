@@ -17,7 +17,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from . import errors
-from ._lenient import convert, forgiving, locate
+from ._lenient import convert, forgiving, locate, repair
 from ._support import dec_hook, enc_hook
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from .methods import NOTIFICATIONS, REQUESTS, SIDES, MethodInfo
@@ -117,7 +117,13 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
         if not (lenient or forgiving(type)):
             # msgspec cannot tell where inside a hook-decoded union the error is: find the full path.
             raise (locate(msgspec.json.decode(data), type) or exc) from None
-    return convert(msgspec.json.decode(data), type, unknown=lenient)  # type: ignore[no-any-return]
+        value = msgspec.json.decode(data)
+        if not lenient:
+            repaired = repair(value, type, exc)  # the places msgspec names, then natively again
+            if repaired is not None:
+                return repaired  # type: ignore[no-any-return]
+            value = msgspec.json.decode(data)
+    return convert(value, type, unknown=lenient)  # type: ignore[no-any-return]
 
 
 # ---------------------------------------------------------------- one-pass envelopes

@@ -250,3 +250,17 @@ def test_skip_invalid_items_drops_only_the_bad_items(generate: Any) -> None:
     data = b'{"toolCallId":"t","locations":[{"path":"/a"},{"path":5},{"path":"/b"}]}'
     value = v2.decode(data, v2.ToolCallUpdate)
     assert [loc.path for loc in value.locations] == ["/a", "/b"]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"toolCallId":"t","locations":[{"path":"/a"},{"path":5},{"path":"/b"},{"line":1}]}',
+        b'{"toolCallId":"t","title":42,"locations":[{"path":1},{"path":"/b"}]}',
+        b'{"toolCallId":"t","title":42,"kind":7,"status":[],"locations":[{"path":"/a","line":"x"}]}',
+    ],
+)
+def test_repairing_the_failing_places_gives_what_the_full_walk_gives(generate: Any, data: bytes) -> None:
+    v2 = generate(V2)
+    walked = v2._lenient.convert(msgspec.json.decode(data), v2.ToolCallUpdate, unknown=False)
+    assert v2.decode(data, v2.ToolCallUpdate) == walked
