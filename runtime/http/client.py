@@ -159,20 +159,22 @@ class _HttpTransport(_Transport):
     ) -> None:
         super().__init__(reader)
         self.url = url
+        self.cookies = httpx.Cookies(cookies)  # one jar for every client below
         prior_knowledge = http2 is True and urlsplit(url).scheme.lower() == "http"
-        self._client = httpx.AsyncClient(
+        self._client_options: dict[str, Any] = dict(
             http1=not prior_knowledge,
             http2=http2 is not False,
             headers=headers,
-            cookies=cookies,
+            cookies=self.cookies.jar,  # a CookieJar is shared, not copied
             verify=verify,
             timeout=httpx.Timeout(connect_timeout, read=None),
         )
-        self.cookies = self._client.cookies
+        self._client = httpx.AsyncClient(**self._client_options)
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
         self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
+        self._stream_end: dict[str | None, str] = {}  # why a stream was refused
 
     async def open(self) -> None:
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
@@ -276,35 +278,45 @@ class _HttpTransport(_Transport):
             self._streams[session] = asyncio.get_running_loop().create_task(self._read_stream(session))
 
     async def _read_stream(self, session: str | None) -> None:
+        """Read one SSE stream. Each stream has an HTTP client (so an HTTP/2 connection) of its
+        own: httpcore 1.0.9 reads a connection under one lock, and a second idle streaming
+        response waiting on that lock keeps other answers on the connection from their readers."""
         headers = {"accept": EVENT_STREAM_TYPE, **self._ids(session)}
         reason = f"the server ended the connection stream of {self.url}"
         try:
-            async with self._client.stream("GET", self.url, headers=headers) as response:
-                if response.status_code != 200:
-                    body = (await response.aread())[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
-                    reason = f"the server refused the stream: HTTP {response.status_code}: {body}"
-                else:
-                    async for event in _sse_events(response.aiter_bytes()):
-                        self._receive(event)
+            async with httpx.AsyncClient(**self._client_options) as client:
+                await self._read_events(client, headers, session)
         except httpx.HTTPError as exc:
             reason = f"the stream from {self.url} broke: {exc!r}"
+        else:
+            reason = self._stream_end.pop(session, reason)
         if session is None:
             self._end_input(reason)
         else:
             log.debug("the stream of session %s ended: %s", session, reason)
+
+    async def _read_events(self, client: httpx.AsyncClient, headers: dict[str, str], session: str | None) -> None:
+        async with client.stream("GET", self.url, headers=headers) as response:
+            if response.status_code != 200:
+                body = (await response.aread())[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
+                self._stream_end[session] = f"the server refused the stream: HTTP {response.status_code}: {body}"
+                return
+            async for event in _sse_events(response.aiter_bytes()):
+                self._receive(event)
 
 
 async def _sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     """The data of each server-sent event (multi-line data joined with newlines; comments and
     other fields skipped)."""
     buffer = bytearray()
+    scanned = 0  # bytes of `buffer` known to hold no newline
     data: list[bytes] = []
     async for chunk in chunks:
         buffer += chunk
         start = 0
-        while (end := buffer.find(b"\n", start)) >= 0:
+        while (end := buffer.find(b"\n", max(start, scanned))) >= 0:
             line = bytes(buffer[start:end]).rstrip(b"\r")
-            start = end + 1
+            start = scanned = end + 1
             if not line:
                 if data:
                     yield b"\n".join(data)
@@ -313,6 +325,7 @@ async def _sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
                 value = line[5:]
                 data.append(value[1:] if value.startswith(b" ") else value)
         del buffer[:start]
+        scanned = len(buffer)
     if data:
         yield b"\n".join(data)
 

@@ -256,18 +256,21 @@ class AcpApp:
         kind = scope["type"]
         if kind == "lifespan":
             await self._lifespan(receive, send)
-        elif scope.get("path") != self.path:
-            if kind == "http":
-                await _plain(send, 404, f"not found: ACP is served at {self.path}")
+        elif kind == "websocket":
+            if scope.get("path") == self.path:
+                await self._websocket(receive, send)
             else:
                 await send({"type": "websocket.close", "code": 1008})
-        elif kind == "websocket":
-            await self._websocket(receive, send)
         elif kind == "http":
             method = scope["method"]
             headers = _Headers(scope["headers"])
-            if method == "POST":
-                await self._post(headers, receive, send)
+            # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
+            # data comes for a stream it already answered.
+            body = None if method == "GET" else await _read_body(receive, self.max_message_bytes)
+            if scope.get("path") != self.path:
+                await _plain(send, 404, f"not found: ACP is served at {self.path}")
+            elif method == "POST":
+                await self._post(headers, body, send)
             elif method == "GET":
                 await self._get(headers, receive, send)
             elif method == "DELETE":
@@ -298,12 +301,11 @@ class AcpApp:
 
     # --- POST -------------------------------------------------------------------------------------
 
-    async def _post(self, headers: _Headers, receive: Receive, send: Send) -> None:
+    async def _post(self, headers: _Headers, body: bytes | None, send: Send) -> None:
         content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         if content_type != JSON_TYPE:
             await _plain(send, 415, f"Content-Type must be {JSON_TYPE}, not {content_type or 'missing'}")
             return
-        body = await _read_body(receive, self.max_message_bytes)
         if body is None:
             text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
             await _json_error(send, 413, -32600, text, {"limit": self.max_message_bytes})
