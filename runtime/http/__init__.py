@@ -12,7 +12,7 @@ this package (nor Hypercorn, httpx or websockets); see docs/runtime.md, "Remote 
 
 from .client import connect_agent, reattach_session
 from .messages import CONNECTION_ID_HEADER, SESSION_ID_HEADER
-from .serve import config, run, serve
+from .serve import config, listen_socket, run, serve, url_of
 from .server import AcpApp
 
 __all__ = [
@@ -21,7 +21,9 @@ __all__ = [
     "SESSION_ID_HEADER",
     "config",
     "connect_agent",
+    "listen_socket",
     "reattach_session",
     "run",
     "serve",
+    "url_of",
 ]

@@ -4,6 +4,7 @@ knowledge or upgrade, and over TLS), and WebSocket, all on one port."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 from typing import Any
@@ -54,6 +55,35 @@ async def serve(
         await app.close()
 
 
-def run(handler: Any, listen: str, **options: Any) -> None:
-    """Serve `handler` at `http://LISTEN/acp` (and `ws://LISTEN/acp`) until interrupted."""
-    asyncio.run(serve(AcpApp(handler, **options), listen))
+def listen_socket(listen: str) -> socket.socket:
+    """A TCP socket listening on "HOST:PORT" ("[::1]:PORT" for IPv6; port 0 picks a free one)."""
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"listen address {listen!r} is not HOST:PORT")
+    host = host.strip("[]") or "127.0.0.1"
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, int(port)))
+    sock.listen(1024)
+    return sock
+
+
+def url_of(sock: socket.socket, path: str = "/acp", scheme: str = "http") -> str:
+    """The URL an app behind `sock` is reached at."""
+    host, port = sock.getsockname()[:2]
+    return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}{path}"
+
+
+def run(handler: Any, listen: str, *, on_listening: Any = None, **options: Any) -> None:
+    """Serve `handler` at `http://LISTEN/acp` (and `ws://LISTEN/acp`) until interrupted;
+    `on_listening(url)` is called once the port is bound (useful with port 0)."""
+    app = AcpApp(handler, **options)
+    sock = listen_socket(listen)
+    try:
+        if on_listening is not None:
+            on_listening(url_of(sock, app.path))
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve(app, sock))
+    finally:
+        sock.close()

@@ -29,8 +29,9 @@ class HistoryAgent(acp.AgentHandler):
         self.resume = resume
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
-        sessions = acp.SessionCapabilities(resume=acp.SessionResumeCapabilities()) if self.resume else None
-        capabilities = acp.AgentCapabilities(load_session=True, session_capabilities=sessions)
+        capabilities = acp.AgentCapabilities(load_session=True)
+        if self.resume:
+            capabilities.session_capabilities = acp.SessionCapabilities(resume=acp.SessionResumeCapabilities())
         return acp.InitializeResponse(
             protocol_version=1,
             agent_capabilities=capabilities,

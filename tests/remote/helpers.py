@@ -130,3 +130,38 @@ def prompt(request_id: Any, session: str, text: str) -> dict[str, Any]:
 
 def chunk_text(message: Any) -> str:
     return message["params"]["update"]["content"]["text"]
+
+
+class ServerProcess:
+    """`peers/serve.py` in a process of its own, on a loopback port this process picked."""
+
+    def __init__(self, name: str, *args: str) -> None:
+        self.name = name
+        self.args = args
+        self.sock = listening_socket()
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/acp"
+        self.process: Any = None
+
+    async def start(self) -> "ServerProcess":
+        import sys
+        from pathlib import Path
+
+        script = Path(__file__).parent / "peers" / "serve.py"
+        fd = self.sock.fileno()
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, str(script), str(fd), self.name, *self.args, pass_fds=(fd,), stdout=asyncio.subprocess.PIPE
+        )
+        assert await self.process.stdout.readline() == b"ready\n"
+        self.sock.close()  # the server holds it now; once it dies, the port refuses connections
+        return self
+
+    async def kill(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+        if self.process is not None:
+            await self.process.wait()
+
+    async def stop(self) -> None:
+        await self.kill()
+        self.sock.close()
