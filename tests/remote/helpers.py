@@ -133,25 +133,26 @@ def chunk_text(message: Any) -> str:
 
 
 class ServerProcess:
-    """`peers/serve.py` in a process of its own, on a loopback port this process picked."""
+    """A server in a process of its own, on a loopback port this process picked and hands over as
+    an inherited listening socket. By default `peers/serve.py NAME ARGS`; `command` is any other
+    server, with "{fd}" standing for the socket's descriptor. It prints "ready" when it serves."""
 
-    def __init__(self, name: str, *args: str) -> None:
-        self.name = name
-        self.args = args
-        self.sock = listening_socket()
-        self.port = self.sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/acp"
-        self.process: Any = None
-
-    async def start(self) -> "ServerProcess":
+    def __init__(self, name: str, *args: str, command: list[str] | None = None) -> None:
         import sys
         from pathlib import Path
 
         script = Path(__file__).parent / "peers" / "serve.py"
+        self.command = command or [sys.executable, str(script), "{fd}", name, *args]
+        self.sock = listening_socket()
+        self.port = self.sock.getsockname()[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.url = self.base + "/acp"
+        self.process: Any = None
+
+    async def start(self) -> "ServerProcess":
         fd = self.sock.fileno()
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, str(script), str(fd), self.name, *self.args, pass_fds=(fd,), stdout=asyncio.subprocess.PIPE
-        )
+        argv = [part.replace("{fd}", str(fd)) for part in self.command]
+        self.process = await asyncio.create_subprocess_exec(*argv, pass_fds=(fd,), stdout=asyncio.subprocess.PIPE)
         assert await self.process.stdout.readline() == b"ready\n"
         self.sock.close()  # the server holds it now; once it dies, the port refuses connections
         return self
