@@ -20,9 +20,9 @@ JSON_TYPE = "application/json"
 EVENT_STREAM_TYPE = "text/event-stream"
 
 SESSION_SETUP = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
-"""Requests answered on the connection-scoped stream although they name a session: the client
-has no stream for that session yet when it sends them (RFD: "responses to session/new and
-session/load")."""
+"""Requests that set a session up on a connection: a client may send them without
+`Acp-Session-Id` (it may not read that session's stream yet)."""
+
 
 _SessionRef = msgspec.defstruct("_SessionRef", [(rules.SESSION_ID, Any, None)])
 

@@ -42,6 +42,7 @@ from typing import Any, Awaitable, Callable
 
 import msgspec
 
+from .. import rules
 from ..agent import AgentSideConnection
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from .bridge import MessageReader, MessageWriter
@@ -122,11 +123,24 @@ class RemoteConnection:
 
     # --- in ---------------------------------------------------------------------------------------
 
-    def receive(self, body: bytes, message: Peek) -> None:
-        """Hand one client message to the agent connection, remembering where its answer goes."""
+    def receive(self, body: bytes, message: Peek, session_header: str | None = None) -> None:
+        """Hand one client message to the agent connection, remembering where its answer goes.
+
+        The answer to a request about a session goes to that session's stream, except for
+        session/new and session/fork (the client learns the id from the answer itself) and for
+        session/load and session/resume sent without `Acp-Session-Id`: those are answered on the
+        connection stream, as the RFD draws them. Sent with the header, which says the client
+        reads that session's stream, their answer follows the replayed history on it, so the
+        client has seen the whole history when the call returns (across two streams nothing
+        orders the answer after the history)."""
         key = message.id_key
         if message.kind == "request" and key is not None:
-            self._answer_to[key] = None if message.method in SESSION_SETUP else message.session_id
+            if message.method in rules.SESSION_CREATED_BY:
+                self._answer_to[key] = None
+            elif message.method in rules.SESSION_OPENED_BY:
+                self._answer_to[key] = session_header
+            else:
+                self._answer_to[key] = message.session_id
         elif message.kind == "response" and key is not None:
             self._asked.pop(key, None)
         self.reader.feed_message(body)
@@ -339,7 +353,7 @@ class AcpApp:
         if problem is not None:
             await _plain(send, 400, problem)
             return
-        connection.receive(body, message)
+        connection.receive(body, message, headers.get(SESSION_ID_HEADER))
         await send({"type": "http.response.start", "status": 202, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 

@@ -117,13 +117,31 @@ async def test_a_new_connection_takes_a_session_up_again_with_session_load() -> 
             replay = await second.open(session)  # opened before session/load, as the RFD shows
             load = request(1, "session/load", {"sessionId": session, **NEW})
             assert (await second.post(load, session)).status_code == 202
-            assert (await connection_stream.next())["id"] == 1
             history = [await replay.next(), await replay.next()]
             assert [m["params"]["update"]["sessionUpdate"] for m in history] == [
                 "user_message_chunk",
                 "agent_message_chunk",
             ]
             assert [chunk_text(m) for m in history] == ["remember me", "remember me"]
+            # sent with Acp-Session-Id, the answer follows the history on the same stream
+            assert (await replay.next())["id"] == 1
+            assert connection_stream.events.empty()
+        finally:
+            await second.aclose()
+
+
+async def test_session_load_without_acp_session_id_is_answered_on_the_connection_stream() -> None:
+    store = Store()
+    async with connected(store) as first:
+        await first.initialize()
+        session = await new_session(first, await first.open())
+        second = RawClient(first.url[: -len("/acp")])
+        try:
+            await second.initialize()
+            connection_stream = await second.open()
+            load = request(1, "session/load", {"sessionId": session, **NEW})
+            assert (await second.post(load)).status_code == 202  # as the official Python SDK sends it
+            assert (await connection_stream.next())["id"] == 1
         finally:
             await second.aclose()
 
