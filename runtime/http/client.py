@@ -44,7 +44,15 @@ from ..client import ClientSideConnection
 from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from .bridge import MessageReader, MessageWriter
-from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER, Peek, id_key, peek
+from .messages import (
+    CONNECTION_ID_HEADER,
+    EVENT_STREAM_TYPE,
+    JSON_TYPE,
+    SESSION_ID_HEADER,
+    Peek,
+    id_key,
+    peek,
+)
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -79,13 +87,17 @@ async def connect_agent(
     if scheme in ("http", "https"):
         transport = _HttpTransport(url, reader, headers, cookies, http2, verify, connect_timeout)
     elif scheme in ("ws", "wss"):
-        transport = _WebSocketTransport(url, reader, headers, cookies, verify, connect_timeout, max_message_bytes)
+        transport = _WebSocketTransport(
+            url, reader, headers, cookies, verify, connect_timeout, max_message_bytes
+        )
     else:
         raise ValueError(f"connect_agent: {url!r} is neither http(s):// nor ws(s)://")
     try:
         await transport.open()
         writer = MessageWriter(transport.send_nowait, transport.end_output)
-        conn = ClientSideConnection(handler, reader, writer, max_line_bytes=max_message_bytes, **options)
+        conn = ClientSideConnection(
+            handler, reader, writer, max_line_bytes=max_message_bytes, **options
+        )
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
         conn.transport = transport  # type: ignore[attr-defined]
         conn.describe_eof = transport.describe_eof
@@ -97,7 +109,9 @@ async def connect_agent(
         await transport.close()
 
 
-async def reattach_session(conn: ClientSideConnection, session_id: str, cwd: str, **params: Any) -> Any:
+async def reattach_session(
+    conn: ClientSideConnection, session_id: str, cwd: str, **params: Any
+) -> Any:
     """Take up an existing session on a new connection: `session/resume` where the agent offers
     it, else `session/load` (which replays the history as updates). Returns the agent's answer."""
     request = {"sessionId": session_id, "cwd": cwd, "mcpServers": [], **params}
@@ -143,7 +157,9 @@ class _Transport:
     def _fail_request(self, message: Peek, text: str, data: Any) -> None:
         """Answer one of our requests locally with -32603: its POST was refused."""
         error = {"code": -32603, "message": text, "data": data}
-        self._reader.feed_message(msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error}))
+        self._reader.feed_message(
+            msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error})
+        )
 
 
 class _HttpTransport(_Transport):
@@ -223,7 +239,9 @@ class _HttpTransport(_Transport):
         headers = {"content-type": JSON_TYPE}
         if self.connection_id is None:
             if message.kind != "request" or message.method != "initialize":
-                log.warning("dropped a %s sent before initialize opened the connection", message.kind)
+                log.warning(
+                    "dropped a %s sent before initialize opened the connection", message.kind
+                )
                 return
             response = await self._client.post(self.url, content=data, headers=headers)
             connection_id = response.headers.get(CONNECTION_ID_HEADER)
@@ -250,7 +268,11 @@ class _HttpTransport(_Transport):
     def _refused(self, message: Peek, response: httpx.Response, why: str | None) -> None:
         body = response.content[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
         text = f"HTTP {response.status_code} for {message.method or message.kind}: {why or body or response.reason_phrase}"
-        if response.status_code in _GONE or self.connection_id is None and message.kind != "request":
+        if (
+            response.status_code in _GONE
+            or self.connection_id is None
+            and message.kind != "request"
+        ):
             self._end_input(f"the server refused the connection ({text})")
         elif message.kind == "request":
             self._fail_request(message, text, {"status": response.status_code, "body": body})
@@ -275,7 +297,9 @@ class _HttpTransport(_Transport):
     def _open_stream(self, session: str | None) -> None:
         task = self._streams.get(session)
         if task is None or task.done():
-            self._streams[session] = asyncio.get_running_loop().create_task(self._read_stream(session))
+            self._streams[session] = asyncio.get_running_loop().create_task(
+                self._read_stream(session)
+            )
 
     async def _read_stream(self, session: str | None) -> None:
         """Read one SSE stream. Each stream has an HTTP client (so an HTTP/2 connection) of its
@@ -295,11 +319,15 @@ class _HttpTransport(_Transport):
         else:
             log.debug("the stream of session %s ended: %s", session, reason)
 
-    async def _read_events(self, client: httpx.AsyncClient, headers: dict[str, str], session: str | None) -> None:
+    async def _read_events(
+        self, client: httpx.AsyncClient, headers: dict[str, str], session: str | None
+    ) -> None:
         async with client.stream("GET", self.url, headers=headers) as response:
             if response.status_code != 200:
                 body = (await response.aread())[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
-                self._stream_end[session] = f"the server refused the stream: HTTP {response.status_code}: {body}"
+                self._stream_end[session] = (
+                    f"the server refused the stream: HTTP {response.status_code}: {body}"
+                )
                 return
             async for event in _sse_events(response.aiter_bytes()):
                 self._receive(event)
@@ -373,7 +401,9 @@ class _WebSocketTransport(_Transport):
         parts = urlsplit(self.url)
         http_url = urlunsplit(("https" if parts.scheme.lower() == "wss" else "http", *parts[1:]))
         as_http = httpx.Response(
-            response.status_code, headers=list(response.headers.raw_items()), request=httpx.Request("GET", http_url)
+            response.status_code,
+            headers=list(response.headers.raw_items()),
+            request=httpx.Request("GET", http_url),
         )
         self.cookies.extract_cookies(as_http)
         loop = asyncio.get_running_loop()

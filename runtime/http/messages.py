@@ -81,7 +81,9 @@ def peek(data: bytes) -> Peek:
         return Peek("invalid")
     if isinstance(env.method, str):
         kind = "notification" if env.id is msgspec.UNSET else "request"
-        return Peek(kind, None if env.id is msgspec.UNSET else env.id, env.method, _session_of(env.params))
+        return Peek(
+            kind, None if env.id is msgspec.UNSET else env.id, env.method, _session_of(env.params)
+        )
     if env.id is not msgspec.UNSET and (env.result or env.error):
         return Peek("response", env.id, None, None, _session_of(env.result))
     return Peek("invalid")

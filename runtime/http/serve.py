@@ -25,7 +25,9 @@ def config(
     """A Hypercorn configuration for `app` on `bind` ("HOST:PORT", or a listening socket)."""
     cfg = Config()
     if isinstance(bind, socket.socket):
-        cfg.bind = [f"fd://{os.dup(bind.fileno())}"]  # Hypercorn takes (and closes) the fd it is given
+        cfg.bind = [
+            f"fd://{os.dup(bind.fileno())}"
+        ]  # Hypercorn takes (and closes) the fd it is given
     else:
         cfg.bind = [bind]
     cfg.websocket_max_message_size = app.max_message_bytes
@@ -50,7 +52,9 @@ async def serve(
     """Serve `app` until `shutdown` is set (or forever), then close its connections."""
     trigger: Any = shutdown.wait if shutdown is not None else None
     try:
-        await hypercorn_serve(app, config(app, bind, certfile=certfile, keyfile=keyfile), shutdown_trigger=trigger)
+        await hypercorn_serve(
+            app, config(app, bind, certfile=certfile, keyfile=keyfile), shutdown_trigger=trigger
+        )
     finally:
         await app.close()
 

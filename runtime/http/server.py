@@ -112,7 +112,9 @@ class RemoteConnection:
         self.connection_stream = Mailbox(self)
         self.session_streams: dict[str, Mailbox] = {}
         self.everything = Mailbox(self)  # the WebSocket's single stream
-        self._answer_to: dict[Any, str | None] = {}  # client request id -> session stream of its answer
+        self._answer_to: dict[Any, str | None] = (
+            {}
+        )  # client request id -> session stream of its answer
         self._asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
         self._waiters: dict[Any, asyncio.Future[bytes]] = {}
         self._idle: asyncio.TimerHandle | None = None
@@ -181,7 +183,11 @@ class RemoteConnection:
                 self._asked[key] = session
         self.mailbox(session).push(line)
         if self.buffered > self.app.max_buffered_bytes:
-            log.warning("connection %s: over %d bytes wait unread: closing it", self.id, self.app.max_buffered_bytes)
+            log.warning(
+                "connection %s: over %d bytes wait unread: closing it",
+                self.id,
+                self.app.max_buffered_bytes,
+            )
             asyncio.get_running_loop().create_task(self.close())
 
     def mailbox(self, session: str | None) -> Mailbox:
@@ -218,10 +224,16 @@ class RemoteConnection:
         if any(box.leased for box in (self.connection_stream, *self.session_streams.values())):
             return
         loop = asyncio.get_running_loop()
-        self._idle = loop.call_later(self.app.idle_timeout, lambda: loop.create_task(self._idle_out()))
+        self._idle = loop.call_later(
+            self.app.idle_timeout, lambda: loop.create_task(self._idle_out())
+        )
 
     async def _idle_out(self) -> None:
-        log.info("connection %s: no request and no open stream for %ss: closing it", self.id, self.app.idle_timeout)
+        log.info(
+            "connection %s: no request and no open stream for %ss: closing it",
+            self.id,
+            self.app.idle_timeout,
+        )
         await self.close()
 
     async def close(self) -> None:
@@ -264,7 +276,9 @@ class AcpApp:
 
     async def close(self) -> None:
         """Close every connection (their streams end)."""
-        await asyncio.gather(*(c.close() for c in list(self.connections.values())), return_exceptions=True)
+        await asyncio.gather(
+            *(c.close() for c in list(self.connections.values())), return_exceptions=True
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -290,7 +304,9 @@ class AcpApp:
             elif method == "DELETE":
                 await self._delete(headers, send)
             else:
-                await _plain(send, 405, f"method {method} not allowed", [(b"allow", b"GET, POST, DELETE")])
+                await _plain(
+                    send, 405, f"method {method} not allowed", [(b"allow", b"GET, POST, DELETE")]
+                )
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -310,7 +326,9 @@ class AcpApp:
     def _identity_headers(self, connection: RemoteConnection) -> list[tuple[bytes, bytes]]:
         headers = [(CONNECTION_ID_HEADER.lower().encode(), connection.id.encode())]
         if self.affinity_cookie:
-            headers.append((b"set-cookie", f"{self.affinity_cookie}; Path=/; HttpOnly; SameSite=Lax".encode()))
+            headers.append(
+                (b"set-cookie", f"{self.affinity_cookie}; Path=/; HttpOnly; SameSite=Lax".encode())
+            )
         return headers
 
     # --- POST -------------------------------------------------------------------------------------
@@ -318,7 +336,9 @@ class AcpApp:
     async def _post(self, headers: _Headers, body: bytes | None, send: Send) -> None:
         content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         if content_type != JSON_TYPE:
-            await _plain(send, 415, f"Content-Type must be {JSON_TYPE}, not {content_type or 'missing'}")
+            await _plain(
+                send, 415, f"Content-Type must be {JSON_TYPE}, not {content_type or 'missing'}"
+            )
             return
         if body is None:
             text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
@@ -338,12 +358,18 @@ class AcpApp:
         connection_id = headers.get(CONNECTION_ID_HEADER)
         if message.kind == "request" and message.method == "initialize":
             if connection_id is not None:
-                await _plain(send, 400, "initialize opens a new connection: send it without Acp-Connection-Id")
+                await _plain(
+                    send,
+                    400,
+                    "initialize opens a new connection: send it without Acp-Connection-Id",
+                )
             else:
                 await self._initialize(body, message, send)
             return
         if connection_id is None:
-            await _plain(send, 400, "missing Acp-Connection-Id (only initialize may come without one)")
+            await _plain(
+                send, 400, "missing Acp-Connection-Id (only initialize may come without one)"
+            )
             return
         connection = self.connections.get(connection_id)
         if connection is None:
@@ -361,7 +387,12 @@ class AcpApp:
         connection = self._new_connection("http")
         answer = await connection.initialize(body, message)
         if answer is None:
-            await _json_error(send, 500, -32603, "Internal error: the connection closed before answering initialize")
+            await _json_error(
+                send,
+                500,
+                -32603,
+                "Internal error: the connection closed before answering initialize",
+            )
             return
         headers = [(b"content-type", JSON_TYPE.encode()), *self._identity_headers(connection)]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -399,11 +430,19 @@ class AcpApp:
         try:
             while not gone.done():
                 waiting = asyncio.ensure_future(box.wait())
-                done, _ = await asyncio.wait({waiting, gone}, timeout=self.keepalive, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(
+                    {waiting, gone}, timeout=self.keepalive, return_when=asyncio.FIRST_COMPLETED
+                )
                 if waiting not in done:
                     waiting.cancel()
                     if not done:
-                        await send({"type": "http.response.body", "body": b": keepalive\n\n", "more_body": True})
+                        await send(
+                            {
+                                "type": "http.response.body",
+                                "body": b": keepalive\n\n",
+                                "more_body": True,
+                            }
+                        )
                     continue
                 items = box.take()
                 if items:
@@ -451,7 +490,9 @@ class AcpApp:
                 if event["type"] == "websocket.disconnect":
                     break
                 text = event.get("text")
-                if event["type"] == "websocket.receive" and text is not None:  # binary frames: ignored
+                if (
+                    event["type"] == "websocket.receive" and text is not None
+                ):  # binary frames: ignored
                     data = text.encode()
                     try:
                         message = peek(data)
@@ -476,7 +517,9 @@ class AcpApp:
                 return
 
 
-def _session_header_problem(message: Peek, header: str | None, connection: RemoteConnection) -> str | None:
+def _session_header_problem(
+    message: Peek, header: str | None, connection: RemoteConnection
+) -> str | None:
     """Why a POST's Acp-Session-Id does not fit its message (None: it fits).
 
     A request or notification naming a session must carry it (RFD), except one that opens the
@@ -533,7 +576,9 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-async def _plain(send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] = []) -> None:
+async def _plain(
+    send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] = []
+) -> None:
     start = [(b"content-type", b"text/plain; charset=utf-8"), *headers]
     await send({"type": "http.response.start", "status": status, "headers": start})
     await send({"type": "http.response.body", "body": text.encode()})
@@ -544,5 +589,11 @@ async def _json_error(send: Send, status: int, code: int, text: str, data: Any =
     if data is not None:
         error["data"] = data
     body = msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
-    await send({"type": "http.response.start", "status": status, "headers": [(b"content-type", JSON_TYPE.encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", JSON_TYPE.encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

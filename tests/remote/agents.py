@@ -31,7 +31,9 @@ class HistoryAgent(acp.AgentHandler):
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         capabilities = acp.AgentCapabilities(load_session=True)
         if self.resume:
-            capabilities.session_capabilities = acp.SessionCapabilities(resume=acp.SessionResumeCapabilities())
+            capabilities.session_capabilities = acp.SessionCapabilities(
+                resume=acp.SessionResumeCapabilities()
+            )
         return acp.InitializeResponse(
             protocol_version=1,
             agent_capabilities=capabilities,
@@ -56,7 +58,9 @@ class HistoryAgent(acp.AgentHandler):
                 if role == "user"
                 else acp.SessionUpdateAgentMessageChunk(content=content)
             )
-            await self.client.session_update(acp.SessionNotification(session_id=params.session_id, update=update))
+            await self.client.session_update(
+                acp.SessionNotification(session_id=params.session_id, update=update)
+            )
         return acp.LoadSessionResponse()
 
     async def session_resume(self, params: acp.ResumeSessionRequest) -> acp.ResumeSessionResponse:
@@ -65,7 +69,9 @@ class HistoryAgent(acp.AgentHandler):
 
     async def say(self, session_id: str, text: str) -> None:
         chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=text))
-        await self.client.session_update(acp.SessionNotification(session_id=session_id, update=chunk))
+        await self.client.session_update(
+            acp.SessionNotification(session_id=session_id, update=chunk)
+        )
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         history = self._known(params.session_id)
@@ -73,7 +79,11 @@ class HistoryAgent(acp.AgentHandler):
             text = block.text if isinstance(block, acp.TextContent) else "?"
             history.append(("user", text))
             if text == "permission":
-                options = [acp.PermissionOption(option_id="yes", name="Yes", kind=acp.PermissionOptionKind.ALLOW_ONCE)]
+                options = [
+                    acp.PermissionOption(
+                        option_id="yes", name="Yes", kind=acp.PermissionOptionKind.ALLOW_ONCE
+                    )
+                ]
                 answer = await self.client.session_request_permission(
                     acp.RequestPermissionRequest(
                         session_id=params.session_id,

@@ -50,7 +50,9 @@ class Stream:
         from acp_runtime.http.client import _sse_events
 
         try:
-            async with client.stream("GET", url, headers={"accept": "text/event-stream", **headers}) as response:
+            async with client.stream(
+                "GET", url, headers={"accept": "text/event-stream", **headers}
+            ) as response:
                 self.status.set_result(response.status_code)
                 async for event in _sse_events(response.aiter_bytes()):
                     self.events.put_nowait(json.loads(event))
@@ -75,7 +77,9 @@ class RawClient:
         import httpx
 
         self.url = base + "/acp"
-        self.http = httpx.AsyncClient(http1=not http2, http2=http2, timeout=httpx.Timeout(10, read=None))
+        self.http = httpx.AsyncClient(
+            http1=not http2, http2=http2, timeout=httpx.Timeout(10, read=None)
+        )
         self.connection_id: str | None = None
         self.streams: list[Stream] = []
         self.clients: list[Any] = []
@@ -103,7 +107,9 @@ class RawClient:
         # on one connection block other requests' answers (see connect_agent).
         import httpx
 
-        http = httpx.AsyncClient(http1=not self.http2, http2=self.http2, timeout=httpx.Timeout(10, read=None))
+        http = httpx.AsyncClient(
+            http1=not self.http2, http2=self.http2, timeout=httpx.Timeout(10, read=None)
+        )
         self.clients.append(http)
         stream = Stream(http, self.url, self.ids(session))
         self.streams.append(stream)
@@ -117,7 +123,12 @@ class RawClient:
             await http.aclose()
 
 
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": 1, "clientCapabilities": {}},
+}
 
 
 def request(request_id: Any, method: str, params: Any) -> dict[str, Any]:
@@ -125,7 +136,11 @@ def request(request_id: Any, method: str, params: Any) -> dict[str, Any]:
 
 
 def prompt(request_id: Any, session: str, text: str) -> dict[str, Any]:
-    return request(request_id, "session/prompt", {"sessionId": session, "prompt": [{"type": "text", "text": text}]})
+    return request(
+        request_id,
+        "session/prompt",
+        {"sessionId": session, "prompt": [{"type": "text", "text": text}]},
+    )
 
 
 def chunk_text(message: Any) -> str:
@@ -152,7 +167,9 @@ class ServerProcess:
     async def start(self) -> "ServerProcess":
         fd = self.sock.fileno()
         argv = [part.replace("{fd}", str(fd)) for part in self.command]
-        self.process = await asyncio.create_subprocess_exec(*argv, pass_fds=(fd,), stdout=asyncio.subprocess.PIPE)
+        self.process = await asyncio.create_subprocess_exec(
+            *argv, pass_fds=(fd,), stdout=asyncio.subprocess.PIPE
+        )
         assert await self.process.stdout.readline() == b"ready\n"
         self.sock.close()  # the server holds it now; once it dies, the port refuses connections
         return self

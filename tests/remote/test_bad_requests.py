@@ -16,9 +16,13 @@ NEW = {"cwd": "/tmp", "mcpServers": []}
 
 
 @contextlib.asynccontextmanager
-async def session_ready(http2: bool = True, **app_options: Any) -> AsyncIterator[tuple[RawClient, str, Any]]:
+async def session_ready(
+    http2: bool = True, **app_options: Any
+) -> AsyncIterator[tuple[RawClient, str, Any]]:
     """An initialized connection with one session: (client, session id, session stream)."""
-    async with served(AcpApp(functools.partial(HistoryAgent, store=Store()), **app_options)) as base:
+    async with served(
+        AcpApp(functools.partial(HistoryAgent, store=Store()), **app_options)
+    ) as base:
         client = RawClient(base, http2=http2)
         try:
             await client.initialize()
@@ -45,16 +49,22 @@ async def test_a_method_other_than_get_post_delete_is_405_with_allow() -> None:
 
 async def test_a_post_that_is_not_json_content_is_415() -> None:
     async with session_ready() as (client, session, stream):
-        response = await client.post(prompt(2, session, "x"), session, **{"content-type": "text/plain"})
+        response = await client.post(
+            prompt(2, session, "x"), session, **{"content-type": "text/plain"}
+        )
         assert response.status_code == 415 and "application/json" in response.text
         await still_works(client, session, stream)
 
 
 async def test_an_unknown_connection_id_is_404() -> None:
     async with session_ready() as (client, session, stream):
-        response = await client.post(prompt(2, session, "x"), session, **{"acp-connection-id": "nope"})
+        response = await client.post(
+            prompt(2, session, "x"), session, **{"acp-connection-id": "nope"}
+        )
         assert response.status_code == 404 and "nope" in response.text
-        get = await client.http.get(client.url, headers={"accept": "text/event-stream", "acp-connection-id": "nope"})
+        get = await client.http.get(
+            client.url, headers={"accept": "text/event-stream", "acp-connection-id": "nope"}
+        )
         assert get.status_code == 404
         await still_works(client, session, stream)
 
@@ -62,7 +72,9 @@ async def test_an_unknown_connection_id_is_404() -> None:
 async def test_a_missing_connection_id_is_400() -> None:
     async with session_ready() as (client, session, stream):
         response = await client.http.post(
-            client.url, json=request(2, "session/new", NEW), headers={"content-type": "application/json"}
+            client.url,
+            json=request(2, "session/new", NEW),
+            headers={"content-type": "application/json"},
         )
         assert response.status_code == 400 and "Acp-Connection-Id" in response.text
         await still_works(client, session, stream)
@@ -97,7 +109,9 @@ async def test_json_that_is_not_an_object_is_400_and_a_batch_is_501() -> None:
 async def test_an_object_that_is_no_valid_message_is_answered_on_the_connection_stream() -> None:
     async with session_ready() as (client, session, stream):
         connection_stream = client.streams[0]
-        response = await client.post({"jsonrpc": "2.0", "id": 7, "method": "no/such_method", "params": {}})
+        response = await client.post(
+            {"jsonrpc": "2.0", "id": 7, "method": "no/such_method", "params": {}}
+        )
         assert response.status_code == 202
         answer = await connection_stream.next()
         assert answer["id"] == 7 and answer["error"]["code"] == -32601
@@ -106,7 +120,9 @@ async def test_an_object_that_is_no_valid_message_is_answered_on_the_connection_
 
 async def test_a_get_that_does_not_accept_an_event_stream_is_406() -> None:
     async with session_ready() as (client, session, stream):
-        response = await client.http.get(client.url, headers={"accept": "application/json", **client.ids()})
+        response = await client.http.get(
+            client.url, headers={"accept": "application/json", **client.ids()}
+        )
         assert response.status_code == 406
         await still_works(client, session, stream)
 

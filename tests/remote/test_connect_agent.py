@@ -27,7 +27,9 @@ def url_for(base: str, transport: str) -> str:
 
 
 def connect(base: str, transport: str, handler: Any, **options: Any) -> Any:
-    return connect_agent(url_for(base, transport), handler, http2=TRANSPORTS[transport][1], **options)
+    return connect_agent(
+        url_for(base, transport), handler, http2=TRANSPORTS[transport][1], **options
+    )
 
 
 class Recorder:
@@ -65,7 +67,9 @@ class Handler(acp.ClientHandler):
 
     async def session_update(self, params: acp.SessionNotification) -> None:
         update = params.update
-        if isinstance(update, (acp.SessionUpdateAgentMessageChunk, acp.SessionUpdateUserMessageChunk)):
+        if isinstance(
+            update, (acp.SessionUpdateAgentMessageChunk, acp.SessionUpdateUserMessageChunk)
+        ):
             async with self.arrived:
                 self.chunks.append(update.content.text)
                 self.arrived.notify_all()
@@ -74,8 +78,12 @@ class Handler(acp.ClientHandler):
         async with self.arrived:
             await self.arrived.wait_for(lambda: self.chunks == list(chunks))
 
-    async def session_request_permission(self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
-        return acp.RequestPermissionResponse(outcome=acp.SelectedPermissionOutcome(option_id=params.options[0].option_id))
+    async def session_request_permission(
+        self, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
+        return acp.RequestPermissionResponse(
+            outcome=acp.SelectedPermissionOutcome(option_id=params.options[0].option_id)
+        )
 
 
 INIT = acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities())
@@ -89,12 +97,16 @@ def prompt(session: str, text: str) -> acp.PromptRequest:
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_the_interop_scenario_runs_over(transport: str) -> None:
     async with served(AcpApp(ScenarioAgent)) as base:
-        report = await run_scenario([], "/tmp/x", connect=lambda client: connect(base, transport, client))
+        report = await run_scenario(
+            [], "/tmp/x", connect=lambda client: connect(base, transport, client)
+        )
     assert report == expected("acp-runtime-interop-agent", "/tmp/x")
 
 
 @pytest.mark.parametrize("transport", ["http/1.1", "h2c"])
-async def test_every_session_post_carries_acp_session_id_permission_answers_included(transport: str) -> None:
+async def test_every_session_post_carries_acp_session_id_permission_answers_included(
+    transport: str,
+) -> None:
     recorder = Recorder(AcpApp(functools.partial(HistoryAgent, store=Store())))
     async with served(recorder) as base:  # type: ignore[arg-type]
         async with connect(base, transport, Handler()) as conn:
@@ -102,10 +114,16 @@ async def test_every_session_post_carries_acp_session_id_permission_answers_incl
             session = (await conn.agent.session_new(NEW)).session_id
             await conn.agent.session_prompt(prompt(session, "permission"))
             await conn.agent.session_cancel(acp.CancelNotification(session_id=session))
-    posts = [(headers.get("acp-session-id"), body) for method, headers, body in recorder.requests if method == "POST"]
+    posts = [
+        (headers.get("acp-session-id"), body)
+        for method, headers, body in recorder.requests
+        if method == "POST"
+    ]
     answer = b'"result":{"outcome"'  # the permission answer names no session: it answers a request that did
     kinds = [b'"method":"session/prompt"', answer, b'"method":"session/cancel"']
-    about_session = [(header, body) for header, body in posts if session.encode() in body or answer in body]
+    about_session = [
+        (header, body) for header, body in posts if session.encode() in body or answer in body
+    ]
     assert all(any(kind in body for _, body in about_session) for kind in kinds)
     assert all(header == session for header, _ in about_session)
     assert all(header is None for header, body in posts if (header, body) not in about_session)
@@ -113,7 +131,9 @@ async def test_every_session_post_carries_acp_session_id_permission_answers_incl
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_cookies_set_by_the_server_are_kept_sent_back_and_returned(transport: str) -> None:
-    recorder = Recorder(AcpApp(functools.partial(HistoryAgent, store=Store()), affinity_cookie="acp_node=a"))
+    recorder = Recorder(
+        AcpApp(functools.partial(HistoryAgent, store=Store()), affinity_cookie="acp_node=a")
+    )
     async with served(recorder) as base:  # type: ignore[arg-type]
         async with connect(base, transport, Handler()) as conn:
             await conn.agent.initialize(INIT)
@@ -128,7 +148,9 @@ async def test_cookies_set_by_the_server_are_kept_sent_back_and_returned(transpo
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("resume", [False, True], ids=["session/load", "session/resume"])
-async def test_a_session_is_taken_up_again_on_a_new_connection(transport: str, resume: bool) -> None:
+async def test_a_session_is_taken_up_again_on_a_new_connection(
+    transport: str, resume: bool
+) -> None:
     app = AcpApp(functools.partial(HistoryAgent, store=Store(), resume=resume))
     async with served(app) as base:
         async with connect(base, transport, Handler()) as conn:

@@ -32,15 +32,24 @@ async def test_the_python_sdk_client_drives_our_server(scheme: str, tmp_path) ->
     assert json.loads(out) == expected("acp-runtime-interop-agent", path, cancel_request=False)
 
 
-@pytest.mark.parametrize("scheme,http2", [("http", None), ("http", True), ("ws", None)], ids=["http/1.1", "h2c", "ws"])
-async def test_our_client_drives_the_python_sdk_server(scheme: str, http2: bool | None, tmp_path) -> None:
+@pytest.mark.parametrize(
+    "scheme,http2", [("http", None), ("http", True), ("ws", None)], ids=["http/1.1", "h2c", "ws"]
+)
+async def test_our_client_drives_the_python_sdk_server(
+    scheme: str, http2: bool | None, tmp_path
+) -> None:
     path = str(tmp_path / "file.txt")
-    server = ServerProcess("", command=[PYTHON, str(HERE / "py_sdk_agent.py"), "--listen-fd", "{fd}"])
+    server = ServerProcess(
+        "", command=[PYTHON, str(HERE / "py_sdk_agent.py"), "--listen-fd", "{fd}"]
+    )
     await server.start()
     try:
         url = ws(server.url) if scheme == "ws" else server.url
         report = await run_scenario(
-            [], path, cancel_request=False, connect=lambda client: connect_agent(url, client, http2=http2)
+            [],
+            path,
+            cancel_request=False,
+            connect=lambda client: connect_agent(url, client, http2=http2),
         )
     finally:
         await server.stop()

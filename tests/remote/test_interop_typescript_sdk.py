@@ -21,7 +21,9 @@ async def test_the_typescript_sdk_client_drives_our_server(scheme: str, tmp_path
     path = str(tmp_path / "file.txt")
     async with served(AcpApp(ScenarioAgent)) as base:
         url = (ws(base) if scheme == "ws" else base) + "/acp"
-        client = await asyncio.create_subprocess_exec(*node_peer("ts_client.mjs"), path, url, stdout=asyncio.subprocess.PIPE)
+        client = await asyncio.create_subprocess_exec(
+            *node_peer("ts_client.mjs"), path, url, stdout=asyncio.subprocess.PIPE
+        )
         out, _ = await client.communicate()
     assert client.returncode == 0
     assert json.loads(out) == expected("acp-runtime-interop-agent", path)

@@ -18,7 +18,9 @@ from .helpers import served
 from .test_connect_agent import INIT, NEW, Handler, prompt
 
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
-current_trace: contextvars.ContextVar[str | None] = contextvars.ContextVar("current_trace", default=None)
+current_trace: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "current_trace", default=None
+)
 
 
 class Tracer:
@@ -48,9 +50,14 @@ class TracedAgent(HistoryAgent):
 async def test_the_observer_sees_every_message_raw_and_decoded_both_ways() -> None:
     agent_saw: list[tuple[str, bytes, Any]] = []
     client_saw: list[tuple[str, bytes, Any]] = []
-    app = AcpApp(functools.partial(HistoryAgent, store=Store()), observer=lambda *seen: agent_saw.append(seen))
+    app = AcpApp(
+        functools.partial(HistoryAgent, store=Store()),
+        observer=lambda *seen: agent_saw.append(seen),
+    )
     async with served(app) as base:
-        async with connect_agent(base + "/acp", Handler(), observer=lambda *seen: client_saw.append(seen)) as conn:
+        async with connect_agent(
+            base + "/acp", Handler(), observer=lambda *seen: client_saw.append(seen)
+        ) as conn:
             await conn.agent.initialize(INIT)
             session = (await conn.agent.session_new(NEW)).session_id
             await conn.agent.session_prompt(prompt(session, "hi"))
@@ -62,9 +69,14 @@ async def test_the_observer_sees_every_message_raw_and_decoded_both_ways() -> No
         ("in", "session/update"),
     ]
     assert [d for d, _, _ in client_saw] == ["out", "in", "out", "in", "out", "in", "in"]
-    assert [(d, raw) for d, raw, _ in agent_saw] == [("in" if d == "out" else "out", raw) for d, raw, _ in client_saw]
+    assert [(d, raw) for d, raw, _ in agent_saw] == [
+        ("in" if d == "out" else "out", raw) for d, raw, _ in client_saw
+    ]
     assert all(isinstance(raw, bytes) and message is not None for _, raw, message in client_saw)
-    assert isinstance(client_saw[-1][2], acp.Response) and b'"stopReason":"end_turn"' in client_saw[-1][1]
+    assert (
+        isinstance(client_saw[-1][2], acp.Response)
+        and b'"stopReason":"end_turn"' in client_saw[-1][1]
+    )
 
 
 async def test_trace_context_travels_in_meta_to_the_agents_handler() -> None:
@@ -72,13 +84,17 @@ async def test_trace_context_travels_in_meta_to_the_agents_handler() -> None:
     app = AcpApp(functools.partial(TracedAgent, store=Store()), tracer=Tracer())
     sent: list[bytes] = []
     async with served(app) as base:
-        async with connect_agent(base + "/acp", Handler(), tracer=Tracer(), observer=lambda d, raw, m: sent.append(raw)) as conn:
+        async with connect_agent(
+            base + "/acp", Handler(), tracer=Tracer(), observer=lambda d, raw, m: sent.append(raw)
+        ) as conn:
             await conn.agent.initialize(INIT)
             session = (await conn.agent.session_new(NEW)).session_id
             token = current_trace.set(TRACEPARENT)
             try:
                 await conn.agent.session_prompt(
-                    acp.PromptRequest(session_id=session, prompt=[acp.TextContent(text="x")], meta={"mine": 1})
+                    acp.PromptRequest(
+                        session_id=session, prompt=[acp.TextContent(text="x")], meta={"mine": 1}
+                    )
                 )
             finally:
                 current_trace.reset(token)
@@ -94,5 +110,7 @@ def test_importing_acp_runtime_imports_no_http_stack() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('httpx', 'hypercorn', 'websockets', 'h2', 'opentelemetry') or m == 'acp_runtime.http'))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"

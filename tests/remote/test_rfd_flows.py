@@ -59,7 +59,11 @@ async def test_a_prompt_streams_its_updates_and_answer_on_the_session_stream() -
         assert response.status_code == 202
         update = await session_stream.next()
         assert update["method"] == "session/update" and chunk_text(update) == "hello"
-        assert await session_stream.next() == {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}
+        assert await session_stream.next() == {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "result": {"stopReason": "end_turn"},
+        }
 
 
 async def test_messages_sent_before_the_session_stream_opens_wait_for_it() -> None:
@@ -79,8 +83,15 @@ async def test_a_permission_request_is_answered_with_a_session_scoped_post() -> 
         session_stream = await client.open(session)
         await client.post(prompt(2, session, "permission"), session)
         asked = await session_stream.next()
-        assert asked["method"] == "session/request_permission" and asked["params"]["sessionId"] == session
-        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"outcome": {"outcome": "selected", "optionId": "yes"}}}
+        assert (
+            asked["method"] == "session/request_permission"
+            and asked["params"]["sessionId"] == session
+        )
+        answer = {
+            "jsonrpc": "2.0",
+            "id": asked["id"],
+            "result": {"outcome": {"outcome": "selected", "optionId": "yes"}},
+        }
         assert (await client.post(answer, session)).status_code == 202
         assert chunk_text(await session_stream.next()) == "outcome: yes"
         assert (await session_stream.next())["id"] == 2
@@ -95,7 +106,11 @@ async def test_session_cancel_ends_the_running_prompt_with_stop_reason_cancelled
         assert chunk_text(await session_stream.next()) == "waiting"
         cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}
         assert (await client.post(cancel, session)).status_code == 202
-        assert await session_stream.next() == {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "cancelled"}}
+        assert await session_stream.next() == {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "result": {"stopReason": "cancelled"},
+        }
 
 
 async def test_a_new_connection_takes_a_session_up_again_with_session_load() -> None:
@@ -140,7 +155,9 @@ async def test_session_load_without_acp_session_id_is_answered_on_the_connection
             await second.initialize()
             connection_stream = await second.open()
             load = request(1, "session/load", {"sessionId": session, **NEW})
-            assert (await second.post(load)).status_code == 202  # as the official Python SDK sends it
+            assert (
+                await second.post(load)
+            ).status_code == 202  # as the official Python SDK sends it
             assert (await connection_stream.next())["id"] == 1
         finally:
             await second.aclose()

@@ -47,8 +47,12 @@ async def balanced(tmp_path) -> AsyncIterator[str]:
     servers = [await ServerProcess(name, "--cookie", f"acp_node={name}").start() for name in "ab"]
     front = listening_socket()
     config = tmp_path / "haproxy.cfg"
-    config.write_text(HAPROXY_CONFIG.format(fd=front.fileno(), a=servers[0].port, b=servers[1].port))
-    proxy = await asyncio.create_subprocess_exec(haproxy, "-db", "-f", str(config), pass_fds=(front.fileno(),))
+    config.write_text(
+        HAPROXY_CONFIG.format(fd=front.fileno(), a=servers[0].port, b=servers[1].port)
+    )
+    proxy = await asyncio.create_subprocess_exec(
+        haproxy, "-db", "-f", str(config), pass_fds=(front.fileno(),)
+    )
     try:
         yield f"http://127.0.0.1:{front.getsockname()[1]}"
     finally:
@@ -60,7 +64,9 @@ async def balanced(tmp_path) -> AsyncIterator[str]:
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-async def test_a_session_stays_on_its_process_and_a_reconnect_with_the_cookie_finds_it(scheme: str, tmp_path) -> None:
+async def test_a_session_stays_on_its_process_and_a_reconnect_with_the_cookie_finds_it(
+    scheme: str, tmp_path
+) -> None:
     async with balanced(tmp_path) as base:
         url = (ws(base) if scheme == "ws" else base) + "/acp"
         placed: dict[str, tuple[str, object]] = {}  # server name -> (session id, cookies)
@@ -81,12 +87,16 @@ async def test_a_session_stays_on_its_process_and_a_reconnect_with_the_cookie_fi
             assert handler.chunks == [f"kept by {name}", f"kept by {name}"]
 
 
-async def test_a_reconnect_without_the_cookie_can_land_where_the_session_is_unknown(tmp_path) -> None:
+async def test_a_reconnect_without_the_cookie_can_land_where_the_session_is_unknown(
+    tmp_path,
+) -> None:
     async with balanced(tmp_path) as base:
         async with connect_agent(base + "/acp", Handler()) as conn:
             first = (await conn.agent.initialize(INIT)).agent_info.name
             session = (await conn.agent.session_new(NEW)).session_id
-        async with connect_agent(base + "/acp", Handler()) as conn:  # no cookie: round robin goes on
+        async with connect_agent(
+            base + "/acp", Handler()
+        ) as conn:  # no cookie: round robin goes on
             assert (await conn.agent.initialize(INIT)).agent_info.name != first
             with pytest.raises(acp.ResourceNotFoundError):
                 await reattach_session(conn, session, "/tmp")

@@ -39,9 +39,13 @@ def make_fifo(tmp_path: Path) -> Path:
     return fifo
 
 
-async def test_the_agent_behind_a_waiting_wrapper_is_stopped_when_it_ignores_stdin_eof(tmp_path) -> None:
+async def test_the_agent_behind_a_waiting_wrapper_is_stopped_when_it_ignores_stdin_eof(
+    tmp_path,
+) -> None:
     fifo = make_fifo(tmp_path)
-    async with spawn_agent(Client(), str(WRAPPER), "wait", str(fifo), env=ENV, shutdown_timeout=0.2) as conn:
+    async with spawn_agent(
+        Client(), str(WRAPPER), "wait", str(fifo), env=ENV, shutdown_timeout=0.2
+    ) as conn:
         agent_pid = await read_pid(fifo)
         init = await conn.agent.initialize(acp.InitializeRequest(protocol_version=1))
         assert init.protocol_version == 1
@@ -52,7 +56,9 @@ async def test_the_agent_behind_a_waiting_wrapper_is_stopped_when_it_ignores_std
 
 async def test_an_agent_that_also_ignores_sigterm_is_killed(tmp_path) -> None:
     fifo = make_fifo(tmp_path)
-    async with spawn_agent(Client(), str(WRAPPER), "wait", str(fifo), "--ignore-term", env=ENV, shutdown_timeout=0.2):
+    async with spawn_agent(
+        Client(), str(WRAPPER), "wait", str(fifo), "--ignore-term", env=ENV, shutdown_timeout=0.2
+    ):
         agent_pid = await read_pid(fifo)
         assert running(agent_pid)
     assert not running(agent_pid)
@@ -60,7 +66,9 @@ async def test_an_agent_that_also_ignores_sigterm_is_killed(tmp_path) -> None:
 
 async def test_the_agent_of_a_wrapper_that_exited_first_is_stopped(tmp_path) -> None:
     fifo = make_fifo(tmp_path)
-    async with spawn_agent(Client(), str(WRAPPER), "leave", str(fifo), env=ENV, shutdown_timeout=0.2) as conn:
+    async with spawn_agent(
+        Client(), str(WRAPPER), "leave", str(fifo), env=ENV, shutdown_timeout=0.2
+    ) as conn:
         agent_pid = await read_pid(fifo)
         assert await conn.process.wait() == 0  # the wrapper is gone, its child lives on
         assert running(agent_pid)

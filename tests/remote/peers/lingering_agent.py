@@ -17,7 +17,9 @@ from acp_runtime import serve_agent
 
 class Agent(acp.AgentHandler):
     async def initialize(self, params):
-        return acp.InitializeResponse(protocol_version=1, agent_capabilities=acp.AgentCapabilities())
+        return acp.InitializeResponse(
+            protocol_version=1, agent_capabilities=acp.AgentCapabilities()
+        )
 
 
 async def main() -> None:

@@ -27,7 +27,11 @@ def main() -> None:
     parser.add_argument("--cookie")
     parser.add_argument("--agent", default="history")
     args = parser.parse_args()
-    handler = ScenarioAgent if args.agent == "scenario" else functools.partial(HistoryAgent, store=Store(args.name))
+    handler = (
+        ScenarioAgent
+        if args.agent == "scenario"
+        else functools.partial(HistoryAgent, store=Store(args.name))
+    )
     sock = socket.socket(fileno=args.fd)
     print("ready", flush=True)
     asyncio.run(serve(AcpApp(handler, affinity_cookie=args.cookie), sock))
