@@ -266,20 +266,17 @@ class _HttpTransport(_Transport):
             self._refused(message, response, None)
 
     def _refused(self, message: Peek, response: httpx.Response, why: str | None) -> None:
+        """A POST the server did not accept: its request fails with -32603 (data: status and
+        body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
         body = response.content[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
-        text = f"HTTP {response.status_code} for {message.method or message.kind}: {why or body or response.reason_phrase}"
-        if (
-            response.status_code in _GONE
-            or self.connection_id is None
-            and message.kind != "request"
-        ):
-            self._end_input(f"the server refused the connection ({text})")
-        elif message.kind == "request":
+        what = message.method or message.kind
+        text = f"HTTP {response.status_code} for {what}: {why or body or response.reason_phrase}"
+        if message.kind == "request":
             self._fail_request(message, text, {"status": response.status_code, "body": body})
-            if response.status_code in _GONE:
-                self._end_input(f"the server refused the connection ({text})")
         else:
             log.warning("the server refused a %s: %s", message.kind, text)
+        if response.status_code in _GONE:
+            self._end_input(f"the server refused the connection ({text})")
 
     # --- in ---------------------------------------------------------------------------------------
 

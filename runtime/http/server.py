@@ -188,7 +188,7 @@ class RemoteConnection:
                 self.id,
                 self.app.max_buffered_bytes,
             )
-            asyncio.get_running_loop().create_task(self.close())
+            self.app.spawn(self.close())
 
     def mailbox(self, session: str | None) -> Mailbox:
         """The mailbox for a session's messages (the connection's when None), made on first use."""
@@ -225,7 +225,7 @@ class RemoteConnection:
             return
         loop = asyncio.get_running_loop()
         self._idle = loop.call_later(
-            self.app.idle_timeout, lambda: loop.create_task(self._idle_out())
+            self.app.idle_timeout, lambda: self.app.spawn(self._idle_out())
         )
 
     async def _idle_out(self) -> None:
@@ -273,6 +273,13 @@ class AcpApp:
         self.idle_timeout = idle_timeout
         self.options = {"max_line_bytes": max_message_bytes, **options}
         self.connections: dict[str, RemoteConnection] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, work: Any) -> None:
+        """Run `work` as a task kept alive until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def close(self) -> None:
         """Close every connection (their streams end)."""

@@ -14,11 +14,19 @@ from .helpers import RawClient, chunk_text, prompt, request, served
 NEW = {"cwd": "/tmp", "mcpServers": []}
 
 
+_APPS: dict[int, AcpApp] = {}
+
+
+def _app_of(client: RawClient) -> AcpApp:
+    return _APPS[id(client)]
+
+
 @contextlib.asynccontextmanager
 async def connected(store: Store | None = None, **app_options: Any) -> AsyncIterator[RawClient]:
     app = AcpApp(functools.partial(HistoryAgent, store=store or Store()), **app_options)
     async with served(app) as base:
         client = RawClient(base)
+        _APPS[id(client)] = app
         try:
             yield client
         finally:
@@ -178,3 +186,11 @@ async def test_the_affinity_cookie_is_set_on_the_initialize_answer() -> None:
     async with connected(affinity_cookie="acp_node=a") as client:
         response = await client.initialize()
         assert response.headers["set-cookie"].startswith("acp_node=a;")
+
+
+async def test_a_connection_without_requests_or_open_streams_is_closed_after_idle_timeout() -> None:
+    async with connected(idle_timeout=0.1) as client:
+        await client.initialize()
+        (remote,) = _app_of(client).connections.values()
+        await remote.conn.wait_closed()
+        assert (await client.post(request(1, "session/new", NEW))).status_code == 404
