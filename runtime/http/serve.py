@@ -31,6 +31,9 @@ def config(
     else:
         cfg.bind = [bind]
     cfg.websocket_max_message_size = app.max_message_bytes
+    # Keep idle connections longer than clients do (httpx: 5 s), so a client never sends on a
+    # connection the server is closing (Hypercorn's default is 5 s too: a race under load).
+    cfg.keep_alive_timeout = 75.0
     cfg.h2_max_inbound_frame_size = 1 << 20
     cfg.graceful_timeout = 1.0
     cfg.accesslog = None
