@@ -67,6 +67,11 @@ DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024
 """Default limit of what one connection's mailboxes may hold for streams nobody reads."""
 
 
+MAX_SESSION_STREAMS = 1024
+"""Session streams one connection may open (a GET opens one for any session id, as the RFD's
+reconnect flow opens it before `session/load`)."""
+
+
 class Mailbox:
     """The messages waiting for one outbound stream, in order."""
 
@@ -418,6 +423,12 @@ class AcpApp:
         if connection is None:
             return
         session = headers.get(SESSION_ID_HEADER)
+        if session is not None and session not in connection.session_streams:
+            if len(connection.session_streams) >= MAX_SESSION_STREAMS:
+                await _plain(
+                    send, 400, f"over {MAX_SESSION_STREAMS} session streams on a connection"
+                )
+                return
         box = connection.mailbox(session)
         if box.leased:
             await _plain(send, 409, "this stream already has a reader")

@@ -202,3 +202,58 @@ def _is_socket(fd: str) -> bool:
     with contextlib.suppress(OSError):
         return os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
     return False
+
+
+class Refusing:
+    """An ASGI wrapper answering a POST whose body holds `_refuse/<status>` with that status."""
+
+    def __init__(self, app: AcpApp) -> None:
+        self.app = app
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        events = [await receive()]
+        while events[-1].get("more_body"):
+            events.append(await receive())
+        body = b"".join(event.get("body", b"") for event in events)
+        if b'"_refuse/' in body:
+            status = int(body.split(b'"_refuse/')[1][:3])
+            await send({"type": "http.response.start", "status": status, "headers": []})
+            await send({"type": "http.response.body", "body": b"refused by the test"})
+            return
+        replay = iter(events)
+        await self.app(scope, lambda: _next(replay), send)
+
+
+async def _next(events: Any) -> Any:
+    return next(events)
+
+
+@pytest.mark.parametrize("transport", ["http/1.1", "h2c"])
+async def test_a_refused_post_fails_its_request_with_the_status_and_the_connection_lives_on(
+    transport: str,
+) -> None:
+    async with served(Refusing(AcpApp(functools.partial(HistoryAgent, store=Store())))) as base:  # type: ignore[arg-type]
+        async with connect(base, transport, Handler()) as conn:
+            await conn.agent.initialize(INIT)
+            with pytest.raises(acp.InternalError) as refused:
+                await conn.request("_refuse/400", {})
+            assert refused.value.data == {"status": 400, "body": "refused by the test"}
+            session = (await conn.agent.session_new(NEW)).session_id
+            await conn.agent.session_prompt(prompt(session, "still here"))
+
+
+@pytest.mark.parametrize("transport", ["http/1.1", "h2c"])
+async def test_a_post_answered_404_closes_the_connection(transport: str) -> None:
+    async with served(Refusing(AcpApp(functools.partial(HistoryAgent, store=Store())))) as base:  # type: ignore[arg-type]
+        async with connect(base, transport, Handler()) as conn:
+            await conn.agent.initialize(INIT)
+            with pytest.raises(acp.InternalError):
+                await conn.request("_refuse/404", {})
+            await conn.wait_closed()
+            with pytest.raises(ConnectionClosedError):
+                await conn.agent.session_new(NEW)
