@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bench conformance clean
+.PHONY: generate test check diff bench conformance clean peers
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -29,7 +29,11 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'
 	$(PY) -m bench
 
-test: $(STAMP) $(NODE_STAMP)
+# HAProxy (Debian package), the load balancer of tests/remote/test_scale_out.py; apt-get needs root.
+peers:
+	@command -v haproxy >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; } || { echo "make peers: could not install haproxy (apt-get install haproxy, as root)"; exit 1; }
+
+test: $(STAMP) $(NODE_STAMP) peers
 	$(PY) -m pytest -q
 
 clean:

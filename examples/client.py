@@ -1,10 +1,13 @@
 """A minimal ACP client: spawn an agent, open a session, send one prompt, print the answer.
 
     python examples/client.py [--prompt TEXT] -- AGENT_CMD [ARGS...]
+    python examples/client.py [--prompt TEXT] [--http2] --url URL
 
 Prints the agent's name and version, then the text of each agent_message_chunk as it arrives. A
 permission request is printed and answered with the first allow_once option (cancelled when there
 is none). Exits 0 when the turn ends; an error is printed as one line on stderr, with exit 1.
+`--url` talks to a remote agent instead: `http(s)://` over Streamable HTTP (`--http2`: h2c on
+`http://`), `ws(s)://` over WebSocket (needs the `http` extra).
 """
 
 from __future__ import annotations
@@ -45,9 +48,15 @@ class PrintingClient(acp.ClientHandler):
         return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
 
 
-async def run(prompt: str | None, command: list[str]) -> None:
+async def run(prompt: str | None, command: list[str], url: str | None = None, http2: bool = False) -> None:
     client = PrintingClient()
-    async with spawn_agent(client, command[0], *command[1:]) as conn:
+    if url is not None:
+        from acp_runtime.http import connect_agent
+
+        opened = connect_agent(url, client, http2=http2 or None)
+    else:
+        opened = spawn_agent(client, command[0], *command[1:])
+    async with opened as conn:
         init = await conn.agent.initialize(
             acp.InitializeRequest(
                 protocol_version=1,
@@ -67,18 +76,18 @@ async def run(prompt: str | None, command: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if "--" not in argv:
-        print("usage: client.py [--prompt TEXT] -- AGENT_CMD [ARGS...]", file=sys.stderr)
-        return 2
-    split = argv.index("--")
+    split = argv.index("--") if "--" in argv else len(argv)
     parser = argparse.ArgumentParser(prog="client.py")
     parser.add_argument("--prompt", help="text to send as one prompt")
+    parser.add_argument("--url", help="a remote agent: http(s):// (Streamable HTTP) or ws(s):// (WebSocket)")
+    parser.add_argument("--http2", action="store_true", help="with an http:// --url: HTTP/2 (h2c)")
     args = parser.parse_args(argv[:split])
     command = argv[split + 1 :]
-    if not command:
-        parser.error("missing AGENT_CMD after --")
+    if args.url is None and not command:
+        print("usage: client.py [--prompt TEXT] -- AGENT_CMD [ARGS...] | --url URL", file=sys.stderr)
+        return 2
     try:
-        asyncio.run(run(args.prompt, command))
+        asyncio.run(run(args.prompt, command, args.url, args.http2))
     except acp.RpcError as err:
         print(f"error: the agent answered {err.code}: {err.message}", file=sys.stderr)
         return 1

@@ -1,11 +1,13 @@
 """An ACP agent that echoes every text block of a prompt back to the client.
 
-    python examples/echo_agent.py [--delay SECONDS]
+    python examples/echo_agent.py [--delay SECONDS] [--listen HOST:PORT]
 
 It answers initialize, session/new and session/prompt: each text block of the prompt comes back as
 an `agent_message_chunk` session update, then the turn ends with stop reason `end_turn`.
 `--delay` waits that long before each chunk, which gives a client time to send session/cancel:
 the runtime then cancels the running prompt and the turn ends with stop reason `cancelled`.
+`--listen` serves remote clients at http://HOST:PORT/acp instead of stdio (Streamable HTTP over
+HTTP/1.1 or h2c, and WebSocket, on the one port; needs the `http` extra).
 """
 
 from __future__ import annotations
@@ -49,7 +51,16 @@ class EchoAgent(acp.AgentHandler):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each chunk")
+    parser.add_argument("--listen", metavar="HOST:PORT", help="serve at http://HOST:PORT/acp instead of stdio")
     args = parser.parse_args()
+    if args.listen:
+        from acp_runtime.http import run
+
+        def listening(url: str) -> None:
+            print(f"serving {url}", flush=True)
+
+        run(lambda conn: EchoAgent(conn, args.delay), args.listen, on_listening=listening)
+        return
     run_agent(lambda conn: EchoAgent(conn, args.delay))
 
 

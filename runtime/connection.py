@@ -32,7 +32,7 @@ from typing import Any, Awaitable, Callable, Generator, Iterator, Mapping
 
 import msgspec
 
-from . import rules, wire
+from . import rules, tracing, wire
 from .errors import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolError
 from .framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, OversizedLine, _SNIFF
 
@@ -149,8 +149,12 @@ class Connection:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         lenient: bool = False,
         enforce_protocol: bool = True,
+        observer: Callable[[str, bytes, Any], None] | None = None,
+        tracer: Any = None,
     ) -> None:
         self.schema = schema if schema is not None else default_schema()
+        self.observer = observer  # observer("in" | "out", raw message bytes, decoded message or None)
+        self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         side = self.side
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.lenient = lenient
@@ -173,7 +177,7 @@ class Connection:
         self._cancel_request_info = self.schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
 
         self._lines = LineReader(reader, max_line_bytes)
-        self._out = LineWriter(writer)
+        self._out = LineWriter(_ObservedWriter(writer, self) if observer is not None else writer)
         self._pending: dict[Any, _Outgoing] = {}
         self._decoder = self.schema.MessageDecoder(side, _ResultTypes(self._pending), lenient=lenient)
         self._abandoned: OrderedDict[Any, None] = OrderedDict()
@@ -236,6 +240,8 @@ class Connection:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
         params = self._outgoing(method, params)
+        if self.tracer is not None:
+            params = tracing.inject(self.tracer, params)
         if result_type is _DEFAULT:
             info = self.schema.REQUESTS.get(method)
             result_type = info.result if info is not None else None
@@ -261,6 +267,8 @@ class Connection:
         if self._close_error is not None:
             raise self._close_error
         params = self._outgoing(method, params)
+        if self.tracer is not None:
+            params = tracing.inject(self.tracer, params)
         note = self.schema.Notification(method=method, params=_omit_none(params))
         await self._write(self.schema.encode_message(note))
         if method in rules.TURN_ENDED_BY:
@@ -356,6 +364,12 @@ class Connection:
         return result
 
     async def _call_handler(self, message: Any, *, is_request: bool) -> Any:
+        if self.tracer is not None:
+            with tracing.extract(self.tracer, message.params):
+                return await self._call_handler_traced(message, is_request=is_request)
+        return await self._call_handler_traced(message, is_request=is_request)
+
+    async def _call_handler_traced(self, message: Any, *, is_request: bool) -> Any:
         method = message.method
         if method.startswith(rules.EXTENSION_PREFIX):
             fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
@@ -407,18 +421,28 @@ class Connection:
         try:
             message = self._decoder.decode(line)
         except schema.RpcError as err:
+            self._observe("in", line, None)
             self._on_bad_message(line, err)
             return
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
+            self._observe("in", line, None)
             self._on_bad_message(line, self._error(INTERNAL_ERROR, "Internal error"))
             return
+        self._observe("in", line, message)
         if isinstance(message, schema.Request):
             self._on_request(message)
         elif isinstance(message, schema.Notification):
             self._on_notification(message)
         else:
             self._on_response(message)
+
+    def _observe(self, direction: str, line: bytes, message: Any) -> None:
+        if self.observer is not None:
+            try:
+                self.observer(direction, line, message)
+            except Exception:
+                log.exception("the message observer failed")
 
     def _on_bad_message(self, line: bytes, err: Any) -> None:
         kind, request_id = _classify(line)
@@ -696,6 +720,34 @@ class Connection:
 
     def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> Any:
         return self.schema.error_for(code, message, data)
+
+
+class _ObservedWriter:
+    """The connection's writer, showing each outgoing message to its observer first (decoded as
+    the peer will decode it, results untyped)."""
+
+    def __init__(self, writer: Any, conn: Connection) -> None:
+        self._writer = writer
+        self._conn = conn
+        self.transport = getattr(writer, "transport", None)
+
+    def write(self, data: bytes) -> Any:
+        for line in data.split(b"\n"):
+            if line:
+                try:
+                    message = self._conn.schema.decode_message(line, rules.PEER[self._conn.side])
+                except Exception:
+                    message = None
+                self._conn._observe("out", line, message)
+        return self._writer.write(data)
+
+    async def drain(self) -> None:
+        await self._writer.drain()
+
+    def close(self) -> None:
+        close = getattr(self._writer, "close", None)
+        if close is not None:
+            close()
 
 
 def _omit_none(params: Any) -> Any:

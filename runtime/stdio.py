@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
+import subprocess
 import sys
 from typing import Any, AsyncIterator
 
@@ -127,9 +129,13 @@ async def spawn_agent(
 
     `stderr`: None passes the agent's stderr through; `asyncio.subprocess.PIPE` captures it (the
     last 64 KiB are kept in `conn.stderr_tail`); DEVNULL or a file also work. When the agent dies,
-    every pending call fails at once with `ConnectionClosedError` naming its exit code. On exit the
-    agent's stdin is closed, it gets `shutdown_timeout` seconds to exit, then SIGTERM, then SIGKILL;
-    it is always reaped.
+    every pending call fails at once with `ConnectionClosedError` naming its exit code.
+
+    The agent runs in a session (and process group) of its own, so wrappers (`npx`, `uvx`, shell
+    scripts) and everything they start can be stopped together. On exit the agent's stdin is
+    closed and it gets `shutdown_timeout` seconds to exit; then whatever is left of its process
+    group gets SIGTERM, another `shutdown_timeout`, then SIGKILL. The child is always reaped. See
+    `_stop_tree` for what escapes this and for platforms without process groups.
     """
     process = await asyncio.create_subprocess_exec(
         command,
@@ -139,6 +145,7 @@ async def spawn_agent(
         stderr=stderr,
         env=env,
         cwd=cwd,
+        **_own_group(),
     )
     tasks: list[asyncio.Task[Any]] = []
     try:
@@ -206,19 +213,85 @@ async def _drain_stderr(stream: asyncio.StreamReader, conn: Any) -> None:
         conn.stderr_tail = (conn.stderr_tail + chunk)[-_STDERR_TAIL:]
 
 
+def _own_group() -> dict[str, Any]:
+    """Options that start the child as the leader of a new session and process group (POSIX), or
+    of a new process group (Windows: `CREATE_NEW_PROCESS_GROUP`, so it is not hit by our Ctrl+C)."""
+    if os.name == "nt":  # pragma: no cover - untested: no Windows here
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
 async def _reap(process: asyncio.subprocess.Process, timeout: float) -> None:
+    """Close the agent's stdin, give it `timeout` to exit, then stop its whole process tree."""
     if process.stdin is not None:
         with contextlib.suppress(Exception):
             process.stdin.close()
-    for stop in (None, process.terminate, process.kill):
-        if stop is not None and process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                stop()
-        try:
-            await asyncio.wait_for(_exit_code(process), timeout)
-            break
-        except asyncio.TimeoutError:
-            continue
+    with contextlib.suppress(asyncio.TimeoutError):
+        await asyncio.wait_for(_exit_code(process), timeout)
+    await _stop_tree(process, timeout)
+    await _exit_code(process)  # a child that got SIGKILL exits: always reaped
     transport = getattr(process, "_transport", None)  # its pipes, even if a grandchild holds them
     if transport is not None:
         transport.close()
+
+
+async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> None:
+    """SIGTERM, then after `timeout` SIGKILL, to every process left in the agent's process group.
+
+    The group id is the child's pid (it leads its own session), so this also works after the child
+    itself exited: a wrapper that exited before its children left them in the group. A process that
+    moved to a session or group of its own (`setsid`, a daemonizing agent) escapes, as does one
+    started by a process outside the group. Windows (untested, no Windows here): there are no
+    process groups to signal, so the tree is ended with `taskkill /T /F /PID`, which walks the
+    parent links of processes still alive; a grandchild whose parent already exited is missed
+    there (a Job Object would catch it).
+    """
+    if os.name == "nt":  # pragma: no cover - untested: no Windows here
+        if process.returncode is None:
+            killer = await asyncio.create_subprocess_exec(
+                "taskkill", "/T", "/F", "/PID", str(process.pid), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            await killer.wait()
+        return
+    group = process.pid
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if not _group_alive(group):
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, sig)
+        await _wait_group_gone(process, group, timeout)
+
+
+async def _wait_group_gone(process: asyncio.subprocess.Process, group: int, timeout: float) -> None:
+    """Wait up to `timeout` until no live process is left in `group` (polling: there is no event)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while _group_alive(group) and loop.time() < deadline:
+        await asyncio.sleep(0.02)
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of `group` is still running; zombies (exited, not yet reaped by their
+    parent or by init) do not count. Reads /proc where there is one, else asks the kernel."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()  # after "pid (comm) ": state ppid pgrp ...
+        if int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            return True
+    return False

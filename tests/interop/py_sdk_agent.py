@@ -78,5 +78,27 @@ class ScenarioAgent:
         return None
 
 
+async def serve_remote(fd: int) -> None:
+    """Serve over Streamable HTTP and WebSocket (the SDK's ASGI app, under Hypercorn) on the
+    listening socket `fd`; prints "ready" first."""
+    import socket
+
+    from acp.http.asgi import create_asgi_app
+    from hypercorn.asyncio import serve
+    from hypercorn.config import Config
+
+    config = Config()
+    config.bind = [f"fd://{socket.socket(fileno=fd).detach()}"]
+    config.errorlog = "-"
+    config.loglevel = "WARNING"
+    print("ready", flush=True)
+    await serve(create_asgi_app(lambda conn: ScenarioAgent()), config)
+
+
 if __name__ == "__main__":
-    asyncio.run(acp.run_agent(ScenarioAgent()))
+    import sys
+
+    if sys.argv[1:2] == ["--listen-fd"]:  # remote: python py_sdk_agent.py --listen-fd FD
+        asyncio.run(serve_remote(int(sys.argv[2])))
+    else:
+        asyncio.run(acp.run_agent(ScenarioAgent()))

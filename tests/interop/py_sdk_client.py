@@ -1,11 +1,14 @@
 """The interop scenario's client (see scenario.md), on the official Python SDK.
 
 python py_sdk_client.py FILE AGENT_CMD [ARGS...]    -> one JSON report on stdout
+python py_sdk_client.py FILE URL                    -> the same against a remote agent
+                                                       (http:// Streamable HTTP, ws:// WebSocket)
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 from typing import Any
@@ -53,10 +56,32 @@ async def turn(conn: Any, client: ScenarioClient, session_id: str, text: str, **
     return {"stopReason": answer.stop_reason, "chunks": list(client.chunks), "meta": answer.field_meta}
 
 
+@contextlib.asynccontextmanager
+async def connected(client: ScenarioClient, command: list[str]) -> Any:
+    """A connection to the agent `command` starts, or to the remote agent at the URL `command[0]`."""
+    if command[0].startswith(("http://", "ws://")):
+        if command[0].startswith("ws://"):
+            from acp.ws import create_websocket_stream
+
+            transport = await create_websocket_stream(command[0])
+        else:
+            from acp.http import create_http_stream
+
+            transport = create_http_stream(command[0])
+        conn = acp.connect_to_agent(client, transport)
+        try:
+            yield conn
+        finally:
+            await conn.close()
+    else:
+        async with acp.spawn_agent_process(client, command[0], *command[1:]) as (conn, _process):
+            yield conn
+
+
 async def main(path: str, command: list[str]) -> dict:
     client = ScenarioClient()
     report: dict[str, Any] = {}
-    async with acp.spawn_agent_process(client, command[0], *command[1:]) as (conn, process):
+    async with connected(client, command) as conn:
         init = await conn.initialize(
             protocol_version=1,
             client_capabilities=ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True)),

@@ -44,10 +44,15 @@ class ScenarioClient(acp.ClientHandler):
         raise acp.MethodNotFoundError(f"Method not found: {method}")
 
 
-async def run_scenario(command: list[str], path: str, *, cancel_request: bool = True) -> dict[str, Any]:
+async def run_scenario(
+    command: list[str], path: str, *, cancel_request: bool = True, connect: Any = None
+) -> dict[str, Any]:
+    """Run the scenario against the agent `command` starts, or the one `connect(client)` (an async
+    context manager yielding a connection) reaches."""
     client = ScenarioClient()
     report: dict[str, Any] = {}
-    async with spawn_agent(client, command[0], *command[1:]) as conn:
+    opened = connect(client) if connect is not None else spawn_agent(client, command[0], *command[1:])
+    async with opened as conn:
         init = await conn.agent.initialize(
             acp.InitializeRequest(
                 protocol_version=1,

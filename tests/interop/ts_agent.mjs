@@ -69,6 +69,21 @@ const app = acp
     }),
   );
 
-const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
-const connection = app.connect(stream);
-await connection.closed;
+if (process.argv[2] === "--listen-fd") {
+  // Remote: `node ts_agent.mjs --listen-fd FD` serves Streamable HTTP and WebSocket at /acp on the
+  // inherited listening socket FD, with the SDK's experimental server; prints "ready".
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import(
+    "@agentclientprotocol/sdk/experimental/node"
+  );
+  const { WebSocketServer } = await import("ws");
+  const http = await import("node:http");
+  const server = new AcpServer({ agent: app });
+  const httpServer = http.createServer(createNodeHttpHandler(server));
+  httpServer.on("upgrade", createNodeWebSocketUpgradeHandler(server, new WebSocketServer({ noServer: true })));
+  httpServer.listen({ fd: Number(process.argv[3]) }, () => process.stdout.write("ready\n"));
+} else {
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+  const connection = app.connect(stream);
+  await connection.closed;
+}

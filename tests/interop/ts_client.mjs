@@ -1,12 +1,25 @@
 // An ACP client built on the official TypeScript SDK: runs the interop scenario (see scenario.md)
 // against `node ts_client.mjs FILE AGENT_CMD [ARGS...]` and prints one JSON report.
+// `node ts_client.mjs FILE URL` runs it against a remote agent: http:// over the SDK's
+// experimental Streamable HTTP client, ws:// over its WebSocket client.
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 
 const [file, command, ...args] = process.argv.slice(2);
-const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
-const stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+let child = null;
+let stream;
+if (command.startsWith("http://")) {
+  const { createHttpStream } = await import("@agentclientprotocol/sdk/experimental/http-client");
+  stream = createHttpStream(command);
+} else if (command.startsWith("ws://")) {
+  const { createWebSocketStream } = await import("@agentclientprotocol/sdk/experimental/ws-client");
+  const { WebSocket } = await import("ws"); // Node 20 has no global WebSocket
+  stream = createWebSocketStream(command, { WebSocket });
+} else {
+  child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
+  stream = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+}
 
 const chunks = [];
 let firstChunk = () => {};
@@ -71,5 +84,9 @@ await app.connectWith(stream, async (agent) => {
     report.cancelRequest = { error: error.code };
   }
 });
-child.stdin.end();
-process.stdout.write(JSON.stringify(report) + "\n");
+if (child) {
+  child.stdin.end();
+  process.stdout.write(JSON.stringify(report) + "\n");
+} else {
+  process.stdout.write(JSON.stringify(report) + "\n", () => process.exit(0)); // remote streams stay open
+}

@@ -1,0 +1,447 @@
+"""The client side of ACP's remote transport: `connect_agent(url, handler)`.
+
+    async with connect_agent("http://host:8000/acp", MyClient()) as conn:   # Streamable HTTP
+    async with connect_agent("ws://host:8000/acp", MyClient()) as conn:     # WebSocket
+        await conn.agent.initialize(...)
+
+It yields the same `ClientSideConnection` as `spawn_agent`, so everything above the transport
+(typed proxies, ordering, cancellation, protocol rules) is the same. Per the RFD:
+
+- Streamable HTTP: each message is one `POST`, sent one at a time in the order the connection
+  wrote them (so `session/cancel` never overtakes the prompt it cancels). `initialize` is answered
+  in the POST's body with `Acp-Connection-Id`, which every later request carries. The
+  connection-scoped SSE stream opens right after; a session's stream opens when the client first
+  learns of the session (a result with a `sessionId`, a message naming it) and before the first
+  POST about it. Every POST about a session carries `Acp-Session-Id`, answers to the agent's
+  session requests (permission prompts) included.
+- WebSocket: one socket, one text frame per message, both ways.
+- Cookies the server sets are kept for the connection and sent back on every request (the
+  WebSocket handshake included): `conn.cookies`. Pass them to the next `connect_agent` (a
+  reconnect) to land on the same server behind a load balancer with cookie affinity.
+- The end of the connection-scoped stream or of the socket is the end of input: calls waiting
+  for an answer fail at once with `ConnectionClosedError`. A request whose POST is refused fails
+  with a -32603 error whose data holds the HTTP status and body; 401, 403, 404 and 410 (and
+  network errors) mean the connection is gone and close it.
+
+Reconnecting is a new connection: `reattach_session(conn, session_id, cwd)` resumes the session
+there (`session/resume`, or `session/load` if the agent offers only that).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any, AsyncIterator
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import msgspec
+import websockets
+from websockets.asyncio.client import connect as websocket_connect
+
+from ..client import ClientSideConnection
+from ..errors import CapabilityError
+from ..framing import DEFAULT_MAX_LINE_BYTES
+from .bridge import MessageReader, MessageWriter
+from .messages import (
+    CONNECTION_ID_HEADER,
+    EVENT_STREAM_TYPE,
+    JSON_TYPE,
+    SESSION_ID_HEADER,
+    Peek,
+    id_key,
+    peek,
+)
+
+log = logging.getLogger("acp_runtime.http")
+
+_GONE = frozenset({401, 403, 404, 410})
+_ERROR_BODY_LIMIT = 8192
+
+
+@contextlib.asynccontextmanager
+async def connect_agent(
+    url: str,
+    handler: Any,
+    *,
+    headers: dict[str, str] | None = None,
+    cookies: httpx.Cookies | dict[str, str] | None = None,
+    http2: bool | None = None,
+    verify: Any = True,
+    connect_timeout: float = 30.0,
+    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    **options: Any,
+) -> AsyncIterator[ClientSideConnection]:
+    """Connect to a remote agent at `url` (`http(s)://` Streamable HTTP, `ws(s)://` WebSocket) and
+    yield a `ClientSideConnection`; on exit the connection is closed (`DELETE` over HTTP).
+
+    `headers` go on every request (authentication, for one). `cookies` seeds the cookie jar
+    (another connection's `conn.cookies`). `http2`: None speaks HTTP/2 where TLS negotiates it
+    and HTTP/1.1 on `http://`; True also forces HTTP/2 on `http://` (h2c, prior knowledge);
+    False is HTTP/1.1 only. Other options go to `ClientSideConnection`.
+    """
+    scheme = urlsplit(url).scheme.lower()
+    reader = MessageReader(limit=1 << 20)
+    transport: _Transport
+    if scheme in ("http", "https"):
+        transport = _HttpTransport(url, reader, headers, cookies, http2, verify, connect_timeout)
+    elif scheme in ("ws", "wss"):
+        transport = _WebSocketTransport(
+            url, reader, headers, cookies, verify, connect_timeout, max_message_bytes
+        )
+    else:
+        raise ValueError(f"connect_agent: {url!r} is neither http(s):// nor ws(s)://")
+    try:
+        await transport.open()
+        writer = MessageWriter(transport.send_nowait, transport.end_output)
+        conn = ClientSideConnection(
+            handler, reader, writer, max_line_bytes=max_message_bytes, **options
+        )
+        conn.cookies = transport.cookies  # type: ignore[attr-defined]
+        conn.transport = transport  # type: ignore[attr-defined]
+        conn.describe_eof = transport.describe_eof
+        try:
+            yield conn
+        finally:
+            await conn.close()
+    finally:
+        await transport.close()
+
+
+async def reattach_session(
+    conn: ClientSideConnection, session_id: str, cwd: str, **params: Any
+) -> Any:
+    """Take up an existing session on a new connection: `session/resume` where the agent offers
+    it, else `session/load` (which replays the history as updates). Returns the agent's answer."""
+    request = {"sessionId": session_id, "cwd": cwd, "mcpServers": [], **params}
+    try:
+        return await conn.request("session/resume", request)
+    except CapabilityError:
+        return await conn.request("session/load", request)
+
+
+class _Transport:
+    """What `connect_agent` needs of a transport."""
+
+    cookies: httpx.Cookies
+    connection_id: str | None = None
+
+    def __init__(self, reader: MessageReader) -> None:
+        self._reader = reader
+        self._eof_reason = "the server closed the connection"
+        self._ended = False
+
+    async def open(self) -> None:
+        raise NotImplementedError
+
+    def send_nowait(self, message: bytes) -> None:
+        raise NotImplementedError
+
+    def end_output(self) -> None:
+        """The connection closed its output: send what is queued, then end."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def describe_eof(self) -> str:
+        return self._eof_reason
+
+    def _end_input(self, reason: str) -> None:
+        if not self._ended:
+            self._ended = True
+            self._eof_reason = reason
+            self._reader.feed_eof()
+
+    def _fail_request(self, message: Peek, text: str, data: Any) -> None:
+        """Answer one of our requests locally with -32603: its POST was refused."""
+        error = {"code": -32603, "message": text, "data": data}
+        self._reader.feed_message(
+            msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error})
+        )
+
+
+class _HttpTransport(_Transport):
+    def __init__(
+        self,
+        url: str,
+        reader: MessageReader,
+        headers: dict[str, str] | None,
+        cookies: Any,
+        http2: bool | None,
+        verify: Any,
+        connect_timeout: float,
+    ) -> None:
+        super().__init__(reader)
+        self.url = url
+        self.cookies = httpx.Cookies(cookies)  # one jar for every client below
+        prior_knowledge = http2 is True and urlsplit(url).scheme.lower() == "http"
+        self._client_options: dict[str, Any] = dict(
+            http1=not prior_knowledge,
+            http2=http2 is not False,
+            headers=headers,
+            cookies=self.cookies.jar,  # a CookieJar is shared, not copied
+            verify=verify,
+            timeout=httpx.Timeout(connect_timeout, read=None),
+        )
+        self._client = httpx.AsyncClient(**self._client_options)
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._sender: asyncio.Task[None] | None = None
+        self._streams: dict[str | None, asyncio.Task[None]] = {}
+        self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
+        self._stream_end: dict[str | None, str] = {}  # why a stream was refused
+
+    async def open(self) -> None:
+        self._sender = asyncio.get_running_loop().create_task(self._send_all())
+
+    def send_nowait(self, message: bytes) -> None:
+        self._queue.put_nowait(message)
+
+    def end_output(self) -> None:
+        self._queue.put_nowait(None)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        if self._sender is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
+            self._sender.cancel()
+            with contextlib.suppress(BaseException):
+                await self._sender
+        for task in list(self._streams.values()):
+            task.cancel()
+        await asyncio.gather(*self._streams.values(), return_exceptions=True)
+        if self.connection_id is not None and not self._ended:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._client.delete(self.url, headers=self._ids(None)), 5.0)
+        self._end_input("the client closed the connection")
+        await self._client.aclose()
+
+    def _ids(self, session: str | None) -> dict[str, str]:
+        ids = {CONNECTION_ID_HEADER: self.connection_id or ""}
+        if session is not None:
+            ids[SESSION_ID_HEADER] = session
+        return ids
+
+    # --- out --------------------------------------------------------------------------------------
+
+    async def _send_all(self) -> None:
+        while (data := await self._queue.get()) is not None:
+            if self._ended:
+                continue
+            try:
+                await self._post(data, peek(data))
+            except httpx.HTTPError as exc:
+                self._end_input(f"the request to {self.url} failed: {exc!r}")
+
+    async def _post(self, data: bytes, message: Peek) -> None:
+        headers = {"content-type": JSON_TYPE}
+        if self.connection_id is None:
+            if message.kind != "request" or message.method != "initialize":
+                log.warning(
+                    "dropped a %s sent before initialize opened the connection", message.kind
+                )
+                return
+            response = await self._client.post(self.url, content=data, headers=headers)
+            connection_id = response.headers.get(CONNECTION_ID_HEADER)
+            if response.status_code != 200 or not connection_id:
+                self._refused(message, response, f"no {CONNECTION_ID_HEADER} in the answer")
+                return
+            self.connection_id = connection_id
+            self._open_stream(None)
+            self._receive(response.content)
+            return
+        if message.kind == "response":
+            session = self._asked.pop(message.id_key, None)
+        else:
+            session = message.session_id
+        if session is not None:
+            self._open_stream(session)
+        headers.update(self._ids(session))
+        response = await self._client.post(self.url, content=data, headers=headers)
+        if response.status_code == 200 and response.content:
+            self._receive(response.content)
+        elif response.status_code not in (200, 202):
+            self._refused(message, response, None)
+
+    def _refused(self, message: Peek, response: httpx.Response, why: str | None) -> None:
+        """A POST the server did not accept: its request fails with -32603 (data: status and
+        body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
+        body = response.content[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
+        what = message.method or message.kind
+        text = f"HTTP {response.status_code} for {what}: {why or body or response.reason_phrase}"
+        if message.kind == "request":
+            self._fail_request(message, text, {"status": response.status_code, "body": body})
+        else:
+            log.warning("the server refused a %s: %s", message.kind, text)
+        if response.status_code in _GONE:
+            self._end_input(f"the server refused the connection ({text})")
+
+    # --- in ---------------------------------------------------------------------------------------
+
+    def _receive(self, data: bytes) -> None:
+        try:
+            message = peek(data)
+        except msgspec.DecodeError:
+            message = Peek("invalid")
+        if message.result_session_id is not None:
+            self._open_stream(message.result_session_id)
+        if message.kind == "request" and message.session_id is not None:
+            self._asked[message.id_key] = message.session_id
+        self._reader.feed_message(data)
+
+    def _open_stream(self, session: str | None) -> None:
+        task = self._streams.get(session)
+        if task is None or task.done():
+            self._streams[session] = asyncio.get_running_loop().create_task(
+                self._read_stream(session)
+            )
+
+    async def _read_stream(self, session: str | None) -> None:
+        """Read one SSE stream. Each stream has an HTTP client (so an HTTP/2 connection) of its
+        own: httpcore 1.0.9 reads a connection under one lock, and a second idle streaming
+        response waiting on that lock keeps other answers on the connection from their readers."""
+        headers = {"accept": EVENT_STREAM_TYPE, **self._ids(session)}
+        reason = f"the server ended the connection stream of {self.url}"
+        try:
+            async with httpx.AsyncClient(**self._client_options) as client:
+                await self._read_events(client, headers, session)
+        except httpx.HTTPError as exc:
+            reason = f"the stream from {self.url} broke: {exc!r}"
+        else:
+            reason = self._stream_end.pop(session, reason)
+        if session is None:
+            self._end_input(reason)
+        else:
+            log.debug("the stream of session %s ended: %s", session, reason)
+
+    async def _read_events(
+        self, client: httpx.AsyncClient, headers: dict[str, str], session: str | None
+    ) -> None:
+        async with client.stream("GET", self.url, headers=headers) as response:
+            if response.status_code != 200:
+                body = (await response.aread())[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
+                self._stream_end[session] = (
+                    f"the server refused the stream: HTTP {response.status_code}: {body}"
+                )
+                return
+            async for event in _sse_events(response.aiter_bytes()):
+                self._receive(event)
+
+
+async def _sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The data of each server-sent event (multi-line data joined with newlines; comments and
+    other fields skipped)."""
+    buffer = bytearray()
+    scanned = 0  # bytes of `buffer` known to hold no newline
+    data: list[bytes] = []
+    async for chunk in chunks:
+        buffer += chunk
+        start = 0
+        while (end := buffer.find(b"\n", max(start, scanned))) >= 0:
+            line = bytes(buffer[start:end]).rstrip(b"\r")
+            start = scanned = end + 1
+            if not line:
+                if data:
+                    yield b"\n".join(data)
+                    data = []
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                data.append(value[1:] if value.startswith(b" ") else value)
+        del buffer[:start]
+        scanned = len(buffer)
+    if data:
+        yield b"\n".join(data)
+
+
+class _WebSocketTransport(_Transport):
+    def __init__(
+        self,
+        url: str,
+        reader: MessageReader,
+        headers: dict[str, str] | None,
+        cookies: Any,
+        verify: Any,
+        connect_timeout: float,
+        max_message_bytes: int,
+    ) -> None:
+        super().__init__(reader)
+        self.url = url
+        self.cookies = httpx.Cookies(cookies)
+        self._headers = dict(headers or {})
+        self._verify = verify
+        self._connect_timeout = connect_timeout
+        self._max = max_message_bytes
+        self._socket: Any = None
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def open(self) -> None:
+        headers = dict(self._headers)
+        jar = "; ".join(f"{cookie.name}={cookie.value}" for cookie in self.cookies.jar)
+        if jar:
+            headers["Cookie"] = jar
+        ssl: Any = None
+        if urlsplit(self.url).scheme.lower() == "wss" and self._verify is not True:
+            ssl = httpx.create_ssl_context(verify=self._verify)
+        self._socket = await websocket_connect(
+            self.url,
+            additional_headers=headers,
+            max_size=self._max,
+            open_timeout=self._connect_timeout,
+            compression=None,
+            **({"ssl": ssl} if ssl is not None else {}),
+        )
+        response = self._socket.response
+        self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
+        parts = urlsplit(self.url)
+        http_url = urlunsplit(("https" if parts.scheme.lower() == "wss" else "http", *parts[1:]))
+        as_http = httpx.Response(
+            response.status_code,
+            headers=list(response.headers.raw_items()),
+            request=httpx.Request("GET", http_url),
+        )
+        self.cookies.extract_cookies(as_http)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._receive_all()), loop.create_task(self._send_all())]
+
+    def send_nowait(self, message: bytes) -> None:
+        self._queue.put_nowait(message)
+
+    def end_output(self) -> None:
+        self._queue.put_nowait(None)
+
+    async def _send_all(self) -> None:
+        try:
+            while (data := await self._queue.get()) is not None:
+                await self._socket.send(data.decode())
+        except websockets.ConnectionClosed:
+            pass
+        with contextlib.suppress(Exception):
+            await self._socket.close()
+
+    async def _receive_all(self) -> None:
+        reason = f"the server closed the WebSocket {self.url}"
+        try:
+            async for frame in self._socket:
+                if isinstance(frame, str):  # binary frames carry nothing in ACP
+                    self._reader.feed_message(frame.encode())
+        except websockets.ConnectionClosed as exc:
+            reason = f"the WebSocket {self.url} closed: {exc}"
+        except Exception as exc:  # a broken socket
+            reason = f"the WebSocket {self.url} broke: {exc!r}"
+        self._end_input(reason)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        if self._tasks:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._tasks[1]), 5.0)
+        if self._socket is not None:
+            with contextlib.suppress(Exception):
+                await self._socket.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._end_input("the client closed the connection")

@@ -1,0 +1,96 @@
+"""Serve an ASGI application (an `AcpApp`) with Hypercorn: HTTP/1.1, HTTP/2 (h2c with prior
+knowledge or upgrade, and over TLS), and WebSocket, all on one port."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+from typing import Any
+
+from hypercorn.asyncio import serve as hypercorn_serve
+from hypercorn.config import Config
+
+from .server import AcpApp
+
+
+def config(
+    app: AcpApp,
+    bind: str | socket.socket,
+    *,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+) -> Config:
+    """A Hypercorn configuration for `app` on `bind` ("HOST:PORT", or a listening socket)."""
+    cfg = Config()
+    if isinstance(bind, socket.socket):
+        cfg.bind = [
+            f"fd://{os.dup(bind.fileno())}"
+        ]  # Hypercorn takes (and closes) the fd it is given
+    else:
+        cfg.bind = [bind]
+    cfg.websocket_max_message_size = app.max_message_bytes
+    # Keep idle connections longer than clients do (httpx: 5 s), so a client never sends on a
+    # connection the server is closing (Hypercorn's default is 5 s too: a race under load).
+    cfg.keep_alive_timeout = 75.0
+    cfg.h2_max_inbound_frame_size = 1 << 20
+    cfg.graceful_timeout = 1.0
+    cfg.accesslog = None
+    cfg.errorlog = "-"
+    cfg.loglevel = "WARNING"
+    if certfile is not None:
+        cfg.certfile, cfg.keyfile = certfile, keyfile
+    return cfg
+
+
+async def serve(
+    app: AcpApp,
+    bind: str | socket.socket,
+    *,
+    shutdown: asyncio.Event | None = None,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+) -> None:
+    """Serve `app` until `shutdown` is set (or forever), then close its connections."""
+    trigger: Any = shutdown.wait if shutdown is not None else None
+    try:
+        await hypercorn_serve(
+            app, config(app, bind, certfile=certfile, keyfile=keyfile), shutdown_trigger=trigger
+        )
+    finally:
+        await app.close()
+
+
+def listen_socket(listen: str) -> socket.socket:
+    """A TCP socket listening on "HOST:PORT" ("[::1]:PORT" for IPv6; port 0 picks a free one)."""
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"listen address {listen!r} is not HOST:PORT")
+    host = host.strip("[]") or "127.0.0.1"
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, int(port)))
+    sock.listen(1024)
+    return sock
+
+
+def url_of(sock: socket.socket, path: str = "/acp", scheme: str = "http") -> str:
+    """The URL an app behind `sock` is reached at."""
+    host, port = sock.getsockname()[:2]
+    return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}{path}"
+
+
+def run(handler: Any, listen: str, *, on_listening: Any = None, **options: Any) -> None:
+    """Serve `handler` at `http://LISTEN/acp` (and `ws://LISTEN/acp`) until interrupted;
+    `on_listening(url)` is called once the port is bound (useful with port 0)."""
+    app = AcpApp(handler, **options)
+    sock = listen_socket(listen)
+    try:
+        if on_listening is not None:
+            on_listening(url_of(sock, app.path))
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve(app, sock))
+    finally:
+        sock.close()

@@ -1,0 +1,617 @@
+"""The agent side of ACP's Streamable HTTP and WebSocket transport: one ASGI application at `/acp`.
+
+    app = AcpApp(MyAgent)                       # any agent handler (class or factory: one per connection)
+    await serve(app, "127.0.0.1:8000")          # Hypercorn: HTTP/1.1, h2c, HTTP/2 over TLS, WebSocket
+
+What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece maps onto a
+`Connection` with the guarantees of stdio:
+
+- `POST` carries one client message. `initialize` without `Acp-Connection-Id` creates a
+  connection and is answered `200` with the agent's JSON answer and the `Acp-Connection-Id`
+  header (and the affinity cookie, when configured); every other message is answered `202` and
+  fed, in arrival order, to that connection's `AgentSideConnection` as one line.
+- `GET` with `Accept: text/event-stream` opens an SSE stream: `Acp-Connection-Id` alone is the
+  connection-scoped stream, with `Acp-Session-Id` the session-scoped one. Each agent message is
+  put in exactly one stream's mailbox, in the order the connection wrote it: a message naming a
+  session (`params.sessionId`) goes to that session's stream; a response goes where the request
+  it answers asked for it (its session's stream, or the connection stream for requests that set
+  a session up: `rules.SESSION_CREATED_BY | SESSION_OPENED_BY`); everything else to the
+  connection stream. A mailbox keeps its messages until a stream takes them, so nothing is lost
+  between a POST and the GET that reads its answer. One reader per stream at a time (`409`).
+- `GET` with `Upgrade: websocket` (an ASGI `websocket` scope) is a connection of its own: text
+  frames both ways, one message each, in order; binary frames are ignored, as the RFD says.
+- `DELETE` closes the connection (its running handlers are cancelled) and ends its streams.
+
+Bad requests are answered without touching any connection: `405` other methods, `404` other
+paths and unknown connection ids, `400` missing `Acp-Connection-Id` or `Acp-Session-Id`, or an
+`Acp-Session-Id` that contradicts the message, `415` a POST that is not `application/json`, `406`
+a GET that does not accept `text/event-stream`, `400` with a JSON-RPC -32700 / -32600 body for a
+body that is not JSON / not a JSON object, `501` for a batch, `413` (-32600, naming the limit) for
+a body over `max_message_bytes`. Well-formed JSON objects that are not valid ACP messages are
+answered by the connection on its streams, exactly as over stdio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import uuid
+from typing import Any, Awaitable, Callable
+
+import msgspec
+
+from .. import rules
+from ..agent import AgentSideConnection
+from ..framing import DEFAULT_MAX_LINE_BYTES
+from .bridge import MessageReader, MessageWriter
+from .messages import (
+    CONNECTION_ID_HEADER,
+    EVENT_STREAM_TYPE,
+    JSON_TYPE,
+    SESSION_ID_HEADER,
+    SESSION_SETUP,
+    Peek,
+    id_key,
+    peek,
+)
+
+log = logging.getLogger("acp_runtime.http")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024
+"""Default limit of what one connection's mailboxes may hold for streams nobody reads."""
+
+
+MAX_SESSION_STREAMS = 1024
+"""Session streams one connection may open (a GET opens one for any session id, as the RFD's
+reconnect flow opens it before `session/load`)."""
+
+
+class Mailbox:
+    """The messages waiting for one outbound stream, in order."""
+
+    def __init__(self, owner: RemoteConnection) -> None:
+        self._owner = owner
+        self.items: collections.deque[bytes] = collections.deque()
+        self.finished = False
+        self.leased = False
+        self._wake = asyncio.Event()
+
+    def push(self, data: bytes) -> None:
+        self.items.append(data)
+        self._owner.buffered += len(data)
+        self._wake.set()
+
+    def take(self) -> list[bytes]:
+        """Everything waiting, removed from the mailbox."""
+        items = list(self.items)
+        self.items.clear()
+        self._owner.buffered -= sum(map(len, items))
+        return items
+
+    def finish(self) -> None:
+        self.finished = True
+        self._wake.set()
+
+    async def wait(self) -> None:
+        """Until a message waits or the mailbox is finished."""
+        while not self.items and not self.finished:
+            self._wake.clear()
+            await self._wake.wait()
+
+
+class RemoteConnection:
+    """One ACP connection served over HTTP or a WebSocket: an `AgentSideConnection` whose input is
+    fed from POSTs or frames and whose output is sorted into mailboxes."""
+
+    def __init__(self, app: AcpApp, transport: str) -> None:
+        self.app = app
+        self.transport = transport
+        self.id = uuid.uuid4().hex
+        self.buffered = 0
+        self.connection_stream = Mailbox(self)
+        self.session_streams: dict[str, Mailbox] = {}
+        self.everything = Mailbox(self)  # the WebSocket's single stream
+        self._answer_to: dict[Any, str | None] = (
+            {}
+        )  # client request id -> session stream of its answer
+        self._asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
+        self._waiters: dict[Any, asyncio.Future[bytes]] = {}
+        self._idle: asyncio.TimerHandle | None = None
+        self.reader = MessageReader(limit=1 << 20)
+        self.conn = AgentSideConnection(
+            app.handler, self.reader, MessageWriter(self._route, self._ended), **app.options
+        )
+
+    # --- in ---------------------------------------------------------------------------------------
+
+    def receive(self, body: bytes, message: Peek, session_header: str | None = None) -> None:
+        """Hand one client message to the agent connection, remembering where its answer goes.
+
+        The answer to a request about a session goes to that session's stream, except for
+        session/new and session/fork (the client learns the id from the answer itself) and for
+        session/load and session/resume sent without `Acp-Session-Id`: those are answered on the
+        connection stream, as the RFD draws them. Sent with the header, which says the client
+        reads that session's stream, their answer follows the replayed history on it, so the
+        client has seen the whole history when the call returns (across two streams nothing
+        orders the answer after the history)."""
+        key = message.id_key
+        if message.kind == "request" and key is not None:
+            if message.method in rules.SESSION_CREATED_BY:
+                self._answer_to[key] = None
+            elif message.method in rules.SESSION_OPENED_BY:
+                self._answer_to[key] = session_header
+            else:
+                self._answer_to[key] = message.session_id
+        elif message.kind == "response" and key is not None:
+            self._asked.pop(key, None)
+        self.reader.feed_message(body)
+        self.touch()
+
+    def asked_about(self, message: Peek) -> str | None:
+        """The session of the agent request a client response answers (None: none, or unknown)."""
+        key = message.id_key
+        return self._asked.get(key) if key is not None else None
+
+    async def initialize(self, body: bytes, message: Peek) -> bytes | None:
+        """Feed the initialize request; its answer (None if the connection closed first)."""
+        key = message.id_key
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters[key] = waiter
+        self.receive(body, message)
+        try:
+            return await waiter
+        except ConnectionResetError:
+            return None
+        finally:
+            self._waiters.pop(key, None)
+
+    # --- out --------------------------------------------------------------------------------------
+
+    def _route(self, line: bytes) -> None:
+        message = peek(line)
+        key = message.id_key
+        if message.kind == "response":
+            waiter = self._waiters.pop(key, None) if key is not None else None
+            if waiter is not None and not waiter.done():
+                waiter.set_result(line)
+                return
+            session = self._answer_to.pop(key, None) if key is not None else None
+        else:
+            session = message.session_id
+            if message.kind == "request" and key is not None:
+                self._asked[key] = session
+        self.mailbox(session).push(line)
+        if self.buffered > self.app.max_buffered_bytes:
+            log.warning(
+                "connection %s: over %d bytes wait unread: closing it",
+                self.id,
+                self.app.max_buffered_bytes,
+            )
+            self.app.spawn(self.close())
+
+    def mailbox(self, session: str | None) -> Mailbox:
+        """The mailbox for a session's messages (the connection's when None), made on first use."""
+        if self.transport == "websocket":
+            return self.everything
+        if session is None:
+            return self.connection_stream
+        box = self.session_streams.get(session)
+        if box is None:
+            box = self.session_streams[session] = Mailbox(self)
+        return box
+
+    def _ended(self) -> None:
+        """The agent connection closed its output: end every stream, forget the connection."""
+        for box in (self.connection_stream, self.everything, *self.session_streams.values()):
+            box.finish()
+        for waiter in self._waiters.values():
+            if not waiter.done():
+                waiter.set_exception(ConnectionResetError("the connection closed before answering"))
+        if self._idle is not None:
+            self._idle.cancel()
+        self.app.connections.pop(self.id, None)
+
+    # --- life -------------------------------------------------------------------------------------
+
+    def touch(self) -> None:
+        """Activity: restart the idle clock unless a stream is open (a reader is there)."""
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        if self.transport == "websocket" or self.conn.closed or self.app.idle_timeout is None:
+            return
+        if any(box.leased for box in (self.connection_stream, *self.session_streams.values())):
+            return
+        loop = asyncio.get_running_loop()
+        self._idle = loop.call_later(
+            self.app.idle_timeout, lambda: self.app.spawn(self._idle_out())
+        )
+
+    async def _idle_out(self) -> None:
+        log.info(
+            "connection %s: no request and no open stream for %ss: closing it",
+            self.id,
+            self.app.idle_timeout,
+        )
+        await self.close()
+
+    async def close(self) -> None:
+        await self.conn.close()
+        self._ended()
+
+
+class AcpApp:
+    """An ASGI application serving an agent handler at `path` over Streamable HTTP and WebSocket.
+
+    `handler` is what `AgentSideConnection` takes; give a class or factory to get one handler per
+    connection (state shared by connections, such as stored sessions for `session/load`, is the
+    application's). `affinity_cookie` ("name=value") is set on every new connection, for a load
+    balancer to route the client back here. `idle_timeout` closes an HTTP connection that has had
+    no request and no open stream for that many seconds (None: never). Other keyword options go
+    to every `AgentSideConnection` (`schema=`, `observer=`, ...).
+    """
+
+    def __init__(
+        self,
+        handler: Any,
+        *,
+        path: str = "/acp",
+        affinity_cookie: str | None = None,
+        max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        keepalive: float = 15.0,
+        idle_timeout: float | None = 300.0,
+        **options: Any,
+    ) -> None:
+        self.handler = handler
+        self.path = path
+        self.affinity_cookie = affinity_cookie
+        self.max_message_bytes = max_message_bytes
+        self.max_buffered_bytes = max_buffered_bytes
+        self.keepalive = keepalive
+        self.idle_timeout = idle_timeout
+        self.options = {"max_line_bytes": max_message_bytes, **options}
+        self.connections: dict[str, RemoteConnection] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, work: Any) -> None:
+        """Run `work` as a task kept alive until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """Close every connection (their streams end)."""
+        await asyncio.gather(
+            *(c.close() for c in list(self.connections.values())), return_exceptions=True
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+        elif kind == "websocket":
+            if scope.get("path") == self.path:
+                await self._websocket(receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+        elif kind == "http":
+            method = scope["method"]
+            headers = _Headers(scope["headers"])
+            # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
+            # data comes for a stream it already answered.
+            body = None if method == "GET" else await _read_body(receive, self.max_message_bytes)
+            if scope.get("path") != self.path:
+                await _plain(send, 404, f"not found: ACP is served at {self.path}")
+            elif method == "POST":
+                await self._post(headers, body, send)
+            elif method == "GET":
+                await self._get(headers, receive, send)
+            elif method == "DELETE":
+                await self._delete(headers, send)
+            else:
+                await _plain(
+                    send, 405, f"method {method} not allowed", [(b"allow", b"GET, POST, DELETE")]
+                )
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            event = await receive()
+            if event["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif event["type"] == "lifespan.shutdown":
+                await self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def _new_connection(self, transport: str) -> RemoteConnection:
+        connection = RemoteConnection(self, transport)
+        self.connections[connection.id] = connection
+        return connection
+
+    def _identity_headers(self, connection: RemoteConnection) -> list[tuple[bytes, bytes]]:
+        headers = [(CONNECTION_ID_HEADER.lower().encode(), connection.id.encode())]
+        if self.affinity_cookie:
+            headers.append(
+                (b"set-cookie", f"{self.affinity_cookie}; Path=/; HttpOnly; SameSite=Lax".encode())
+            )
+        return headers
+
+    # --- POST -------------------------------------------------------------------------------------
+
+    async def _post(self, headers: _Headers, body: bytes | None, send: Send) -> None:
+        content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+        if content_type != JSON_TYPE:
+            await _plain(
+                send, 415, f"Content-Type must be {JSON_TYPE}, not {content_type or 'missing'}"
+            )
+            return
+        if body is None:
+            text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
+            await _json_error(send, 413, -32600, text, {"limit": self.max_message_bytes})
+            return
+        try:
+            message = peek(body)
+        except msgspec.DecodeError as exc:
+            await _json_error(send, 400, -32700, "Parse error", {"message": str(exc)})
+            return
+        if message.kind == "invalid" and not body.lstrip().startswith(b"{"):
+            if body.lstrip().startswith(b"["):
+                await _json_error(send, 501, -32600, "JSON-RPC batches are not supported by ACP")
+            else:
+                await _json_error(send, 400, -32600, "Invalid request: a message is a JSON object")
+            return
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if message.kind == "request" and message.method == "initialize":
+            if connection_id is not None:
+                await _plain(
+                    send,
+                    400,
+                    "initialize opens a new connection: send it without Acp-Connection-Id",
+                )
+            else:
+                await self._initialize(body, message, send)
+            return
+        if connection_id is None:
+            await _plain(
+                send, 400, "missing Acp-Connection-Id (only initialize may come without one)"
+            )
+            return
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            await _plain(send, 404, f"unknown Acp-Connection-Id {connection_id}")
+            return
+        problem = _session_header_problem(message, headers.get(SESSION_ID_HEADER), connection)
+        if problem is not None:
+            await _plain(send, 400, problem)
+            return
+        connection.receive(body, message, headers.get(SESSION_ID_HEADER))
+        await send({"type": "http.response.start", "status": 202, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _initialize(self, body: bytes, message: Peek, send: Send) -> None:
+        connection = self._new_connection("http")
+        answer = await connection.initialize(body, message)
+        if answer is None:
+            await _json_error(
+                send,
+                500,
+                -32603,
+                "Internal error: the connection closed before answering initialize",
+            )
+            return
+        headers = [(b"content-type", JSON_TYPE.encode()), *self._identity_headers(connection)]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+    # --- GET --------------------------------------------------------------------------------------
+
+    async def _get(self, headers: _Headers, receive: Receive, send: Send) -> None:
+        if (headers.get("upgrade") or "").lower() == "websocket":
+            await _plain(send, 426, "this server takes WebSocket upgrades over HTTP/1.1")
+            return
+        if EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
+            await _plain(send, 406, f"Accept must include {EVENT_STREAM_TYPE}")
+            return
+        connection = await self._known(headers, send)
+        if connection is None:
+            return
+        session = headers.get(SESSION_ID_HEADER)
+        if session is not None and session not in connection.session_streams:
+            if len(connection.session_streams) >= MAX_SESSION_STREAMS:
+                await _plain(
+                    send, 400, f"over {MAX_SESSION_STREAMS} session streams on a connection"
+                )
+                return
+        box = connection.mailbox(session)
+        if box.leased:
+            await _plain(send, 409, "this stream already has a reader")
+            return
+        box.leased = True
+        connection.touch()
+        try:
+            await self._stream(box, receive, send)
+        finally:
+            box.leased = False
+            connection.touch()
+
+    async def _stream(self, box: Mailbox, receive: Receive, send: Send) -> None:
+        headers = [(b"content-type", EVENT_STREAM_TYPE.encode()), (b"cache-control", b"no-cache")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        gone = asyncio.ensure_future(_disconnected(receive))
+        try:
+            while not gone.done():
+                waiting = asyncio.ensure_future(box.wait())
+                done, _ = await asyncio.wait(
+                    {waiting, gone}, timeout=self.keepalive, return_when=asyncio.FIRST_COMPLETED
+                )
+                if waiting not in done:
+                    waiting.cancel()
+                    if not done:
+                        await send(
+                            {
+                                "type": "http.response.body",
+                                "body": b": keepalive\n\n",
+                                "more_body": True,
+                            }
+                        )
+                    continue
+                items = box.take()
+                if items:
+                    frames = b"".join(b"data: " + item + b"\n\n" for item in items)
+                    await send({"type": "http.response.body", "body": frames, "more_body": True})
+                if box.finished:
+                    break
+            if not gone.done():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            gone.cancel()
+
+    # --- DELETE -----------------------------------------------------------------------------------
+
+    async def _delete(self, headers: _Headers, send: Send) -> None:
+        connection = await self._known(headers, send)
+        if connection is None:
+            return
+        await connection.close()
+        await send({"type": "http.response.start", "status": 202, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _known(self, headers: _Headers, send: Send) -> RemoteConnection | None:
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if connection_id is None:
+            await _plain(send, 400, "missing Acp-Connection-Id")
+            return None
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            await _plain(send, 404, f"unknown Acp-Connection-Id {connection_id}")
+        return connection
+
+    # --- WebSocket --------------------------------------------------------------------------------
+
+    async def _websocket(self, receive: Receive, send: Send) -> None:
+        event = await receive()
+        if event["type"] != "websocket.connect":
+            return
+        connection = self._new_connection("websocket")
+        await send({"type": "websocket.accept", "headers": self._identity_headers(connection)})
+        pump = asyncio.ensure_future(self._pump(connection, send))
+        try:
+            while True:
+                event = await receive()
+                if event["type"] == "websocket.disconnect":
+                    break
+                text = event.get("text")
+                if (
+                    event["type"] == "websocket.receive" and text is not None
+                ):  # binary frames: ignored
+                    data = text.encode()
+                    try:
+                        message = peek(data)
+                    except msgspec.DecodeError:
+                        message = Peek("invalid")
+                    connection.receive(data, message)
+        finally:
+            await connection.close()
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pump
+
+    async def _pump(self, connection: RemoteConnection, send: Send) -> None:
+        box = connection.everything
+        while True:
+            await box.wait()
+            for item in box.take():
+                await send({"type": "websocket.send", "text": item.decode()})
+            if box.finished:
+                with contextlib.suppress(Exception):
+                    await send({"type": "websocket.close", "code": 1000})
+                return
+
+
+def _session_header_problem(
+    message: Peek, header: str | None, connection: RemoteConnection
+) -> str | None:
+    """Why a POST's Acp-Session-Id does not fit its message (None: it fits).
+
+    A request or notification naming a session must carry it (RFD), except one that opens the
+    session on this connection (`session/load`, `session/resume`: the official Python SDK sends
+    those without it); a client response must name the session of the request it answers, and
+    may leave it out (the official Python SDK does)."""
+    if message.kind == "response":
+        asked = connection.asked_about(message)
+        if header is not None and asked is not None and header != asked:
+            return f"mismatched Acp-Session-Id: the request this answers is about session {asked}"
+        return None
+    if message.session_id is None:
+        return None
+    if header is None:
+        if message.method in SESSION_SETUP:
+            return None
+        return f"missing Acp-Session-Id: {message.method} is about session {message.session_id}"
+    if header != message.session_id:
+        return f"mismatched Acp-Session-Id: header {header}, params.sessionId {message.session_id}"
+    return None
+
+
+class _Headers:
+    """Case-insensitive lookup in ASGI headers."""
+
+    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
+        self._map = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw}
+
+    def get(self, name: str) -> str | None:
+        return self._map.get(name.lower())
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The request body, or None once it exceeds `limit` (the rest is read and dropped)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            break
+        chunk = event.get("body", b"")
+        size += len(chunk)
+        if size <= limit:
+            chunks.append(chunk)
+        else:
+            chunks.clear()
+        if not event.get("more_body", False):
+            break
+    return b"".join(chunks) if size <= limit else None
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _plain(
+    send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] = []
+) -> None:
+    start = [(b"content-type", b"text/plain; charset=utf-8"), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": start})
+    await send({"type": "http.response.body", "body": text.encode()})
+
+
+async def _json_error(send: Send, status: int, code: int, text: str, data: Any = None) -> None:
+    error: dict[str, Any] = {"code": code, "message": text}
+    if data is not None:
+        error["data"] = data
+    body = msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", JSON_TYPE.encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
