@@ -48,7 +48,7 @@ def _generate(args: argparse.Namespace) -> int:
         return 2
     try:
         from .pipeline import files_of, read
-        from .write import WriteError, stale_files, write_package
+        from .write import BrokenPackage, WriteError, stale_files, write_package
     except ImportError as exc:
         print(f"acpgen: generating needs {exc.name}, which is not installed: {CODEGEN_EXTRA}", file=sys.stderr)
         return 2
@@ -78,5 +78,8 @@ def _generate(args: argparse.Namespace) -> int:
     except (WriteError, OSError) as exc:
         print(f"acpgen: {exc}", file=sys.stderr)
         return 2
+    except BrokenPackage as exc:  # a bug of acpgen's, never the schema's: say so, write nothing
+        print(f"acpgen: {exc}; please report it with the schema", file=sys.stderr)
+        return 3
     print(f"acpgen: wrote {target} ({len(files)} files) from {args.schema}")
     return 0

@@ -185,3 +185,25 @@ def test_output_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
         )
     for path in (tmp_path / "1" / "pkg").iterdir():
         assert path.read_bytes() == (tmp_path / "2" / "pkg" / path.name).read_bytes(), path.name
+
+
+def test_a_package_that_would_not_import_is_never_written(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last guard: the staged package is imported (and every type given a decoder) before it
+    replaces anything. A broken one (here: a render bug simulated) leaves the old package whole."""
+    import acpgen.pipeline as pipeline
+
+    out = tmp_path / "out"
+    assert main(["generate", str(SMALL), "--out", str(out), "--package", "pkg"]) == 0
+    before = {p.name: p.read_bytes() for p in (out / "pkg").iterdir()}
+    real = pipeline.files_of
+
+    def broken(package: object, name: str) -> dict[str, str]:
+        files = real(package, name)  # type: ignore[arg-type]
+        files["types.py"] += "\nraise ImportError('simulated render bug')\n"
+        return files
+
+    monkeypatch.setattr(pipeline, "files_of", broken)
+    capsys.readouterr()
+    assert main(["generate", str(SMALL), "--out", str(out), "--package", "pkg"]) == 3
+    assert "internal error" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (out / "pkg").iterdir()} == before

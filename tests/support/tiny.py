@@ -40,7 +40,7 @@ def package_from(doc: dict[str, Any], root: Path, warnings: list[str] | None = N
         Draft202012Validator.check_schema(doc)
         name = f"tiny_{next(_counter)}"
         package = build(parse(key.encode(), f"{name}.json"))
-        write_package(root / name, render(package, name))
+        write_package(root / name, render(package, name), check_import=False)  # imported right below
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
         importlib.invalidate_caches()
