@@ -24,7 +24,8 @@ class AgentSideConnection(Connection):
     -32600. Calls to the client are refused locally (`CapabilityError`, nothing sent) when the
     client did not advertise them (fs/*, terminal/*, elicitation modes) or a path is relative, and
     so is history sent to a session while its session/resume is served (`ProtocolError`); a
-    session id answered twice is answered -32603. `enforce_protocol=False` turns every such rule off.
+    session/new or session/fork answering the id of a session already created, loaded, resumed,
+    forked or listed on this connection is answered -32603. `enforce_protocol=False` turns every such rule off.
     """
 
     side = "agent"
@@ -32,17 +33,17 @@ class AgentSideConnection(Connection):
     def _setup(self) -> None:
         self.client: Any = self.schema.ClientProxy(self)
         self.client_info: Any = None
-        self._created: set[Any] = set()  # ids of the sessions created on this connection
+        self._sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
 
     async def _dispatch_request(self, request: Any) -> Any:
         if request.method == rules.INITIALIZE:
             return await self._initialize(request)
         result = await super()._dispatch_request(request)
-        if request.method in rules.SESSION_CREATED_BY and self.enforce_protocol:  # 24: a unique id
-            session_id = wire.get(result, rules.SESSION_ID)
-            if session_id in self._created:
-                raise ProtocolError(f"{request.method}: the handler answered the session id {session_id!r} again")
-            self._created.add(session_id)
+        if self.enforce_protocol:  # 24: a unique session id, per connection
+            reason = rules.reused_session_id(request.method, request.params, result, self._sessions_known)
+            if reason is not None:
+                raise ProtocolError(f"{request.method}: {reason}")
+            self._sessions_known.update(rules.sessions_known_after(request.method, request.params, result))
         return result
 
     def _outgoing(self, method: str, params: Any) -> Any:

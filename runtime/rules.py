@@ -45,6 +45,35 @@ SESSION_OPENED_BY = frozenset({"session/load", "session/resume"})  # the params'
 SESSION_CLOSED_BY = frozenset({"session/close", "session/delete"})
 SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 
+# 24: an agent answers session/new and session/fork with an id that names no session known on this
+# connection: none it created before, none the client named in a session/load, session/resume or
+# session/fork (the session forked) it served, none it listed. Uniqueness is checked per connection:
+# sessions outlive connections, and ids handed out on another connection or by an earlier process are
+# the application's to keep apart (the runtime sees one connection).
+SESSION_NAMED_BY = SESSION_OPENED_BY | {"session/fork"}  # the params' sessionId is an existing session
+SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
+
+
+def reused_session_id(method: str, params: Any, result: Any, known: set[Any]) -> str | None:
+    """Why the answer to `method` reuses a session id (24), or None."""
+    if method not in SESSION_CREATED_BY:
+        return None
+    session_id = wire.get(result, SESSION_ID)
+    source = wire.get(params, SESSION_ID) if method in SESSION_NAMED_BY else None
+    if session_id in known or (source is not None and session_id == source):
+        return f"the handler answered the session id {session_id!r}, which names a session already known here"
+    return None
+
+
+def sessions_known_after(method: str, params: Any, result: Any) -> list[Any]:
+    """The session ids that a successful answer to `method` shows to exist (24)."""
+    ids = [wire.get(params, SESSION_ID)] if method in SESSION_NAMED_BY else []
+    if method in SESSION_CREATED_BY:
+        ids.append(wire.get(result, SESSION_ID))
+    if method in SESSIONS_LISTED_BY:
+        ids.extend(wire.values(result, SESSIONS_LISTED_BY[method]))
+    return ids
+
 # 33: an agent replays no history (these session/update kinds) to a session while it resumes it
 SESSION_UPDATE = "session/update"
 UPDATE_KIND = ("update", "sessionUpdate")

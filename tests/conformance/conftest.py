@@ -3,6 +3,14 @@
 `pytest tests/conformance --conformance-report CONFORMANCE.md` (what `make conformance` runs)
 writes the table of every requirement with the tests that prove it, and fails the run when a test
 names an unknown requirement, an sdk or shared row has no test, or a MUST / MUST NOT row fails.
+
+A row's status says how much its tests prove:
+- `tested`: a test would fail if the library broke the behaviour;
+- `carried`: the behaviour is the application's and the library only passes it through; every
+  test of the row says so with `@requirement(..., carried="what the library does")`;
+- `gap`: part of the row is not met, and says why: a test of the row is an expected failure
+  (`xfail`), or one says `@requirement(..., gap="what is missing")` while testing what is true.
+A marker may add `note="..."` to say how the row is read (shown after the status).
 """
 
 from __future__ import annotations
@@ -19,8 +27,11 @@ from .requirements import KEYWORDS, Requirement, load
 REQUIREMENTS = load()
 BY_ID = {r.id: r for r in REQUIREMENTS}
 HARD = ("MUST", "MUST NOT")
+STATUSES = ("tested", "carried", "gap", "fail", "missing", "not the library's")
+MARK_KEYS = ("carried", "gap", "note")
 
-_results: dict[str, list[tuple[str, str, str]]] = defaultdict(list)  # id -> (test, outcome, reason)
+# id -> (test, outcome, reason, marker kwargs)
+_results: dict[str, list[tuple[str, str, str, tuple[tuple[str, str], ...]]]] = defaultdict(list)
 _unknown: list[str] = []
 
 
@@ -55,7 +66,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "requirement(id): the ACP v1 requirement this test proves")
+    config.addinivalue_line(
+        "markers",
+        "requirement(*ids, carried=None, gap=None, note=None): the ACP v1 requirements this test proves",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -64,14 +78,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             for rid in mark.args:
                 if rid not in BY_ID:
                     _unknown.append(f"{item.nodeid}: {rid}")
+            for key in set(mark.kwargs) - set(MARK_KEYS):
+                _unknown.append(f"{item.nodeid}: requirement marker keyword {key!r}")
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
     outcome = yield
     report = outcome.get_result()
-    ids = [rid for mark in item.iter_markers("requirement") for rid in mark.args]
-    if not ids:
+    marks = [(rid, tuple(sorted(mark.kwargs.items()))) for mark in item.iter_markers("requirement") for rid in mark.args]
+    if not marks:
         return
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
         xfail = hasattr(report, "wasxfail")
@@ -81,8 +97,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
             reason = str(getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message or report.longrepr).splitlines()[0][:160]
         test = item.nodeid.split("::", 1)[-1].split("[")[0]
         module = Path(item.nodeid.split("::", 1)[0]).name
-        for rid in ids:
-            _results[rid].append((f"{module}::{test}", status, reason))
+        for rid, kwargs in marks:
+            _results[rid].append((f"{module}::{test}", status, reason, kwargs))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -112,33 +128,54 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def _status(r: Requirement) -> tuple[str, str, str]:
     results = sorted(set(_results.get(r.id, [])))
-    tests = "<br>".join(f"`{t}`" for t in dict.fromkeys(t for t, _, _ in results)) or "—"
+    tests = "<br>".join(f"`{t}`" for t in dict.fromkeys(t for t, *_ in results)) or "—"
     if r.responsibility == "application" and not results:
         return "not the library's", tests, "the application owns it"
     if not results:
         return "missing", tests, ""
-    failed = [(t, why) for t, s, why in results if s == "fail"]
+    failed = [(t, why) for t, s, why, _ in results if s == "fail"]
     if failed:
-        return "fail", tests, failed[0][1].replace("|", "\\|")
-    if all(s in ("skip", "xfail") for _, s, _ in results):
-        return "missing", tests, "skipped or known to fail"
-    gaps = sorted({why for _, s, why in results if s == "xfail"})
-    return "pass", tests, ("known gap: " + "; ".join(gaps).replace("|", "\\|")) if gaps else ""
+        return "fail", tests, _cell(failed[0][1])
+    ran = [(s, why, dict(kwargs)) for _, s, why, kwargs in results if s != "skip"]
+    if not ran:
+        return "missing", tests, "skipped"
+    notes = _joined(k.get("note") for _, _, k in ran)
+    gaps = _joined([why for s, why, _ in ran if s == "xfail"] + [k.get("gap") for _, _, k in ran])
+    if gaps:
+        return "gap", tests, _cell(gaps + (f" ({notes})" if notes else ""))
+    if all(k.get("carried") for _, _, k in ran):
+        return "carried", tests, _cell(_joined(k["carried"] for _, _, k in ran))
+    return "tested", tests, _cell(notes)
+
+
+def _joined(texts: Any) -> str:
+    return "; ".join(dict.fromkeys(t for t in texts if t))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def _document(totals: dict[str, dict[str, int]], rows: list[str]) -> str:
-    statuses = ("pass", "fail", "missing", "not the library's")
     head = [
         "# ACP v1 conformance",
         "",
         "Generated by `make conformance` from the test run: one row per requirement of",
         "`tests/conformance/requirements-v1.md` (a copy of the derived ACP v1 requirements), with the tests",
-        "that prove it. Rows whose responsibility is `application` are the application's to meet.",
+        "that prove it. Statuses:",
         "",
-        "| keyword | " + " | ".join(statuses) + " |",
-        "|---|" + "---|" * len(statuses),
+        "- **tested**: the library meets the row, and its tests fail when the library breaks it",
+        "  (`make mutation` plants such breaks and checks that they do);",
+        "- **carried**: the behaviour is the application's; the library only carries it (passes it",
+        "  through unchanged, or lets a handler do it), which is what the tests prove;",
+        "- **gap**: the library does not meet the row, or meets only part of it; the reason follows;",
+        "- **fail** / **missing**: a test of the row fails / the row has no test;",
+        "- **not the library's**: the requirements table makes the row the application's alone.",
+        "",
+        "| keyword | " + " | ".join(STATUSES) + " |",
+        "|---|" + "---|" * len(STATUSES),
     ]
     for k in KEYWORDS:
-        head.append(f"| {k} | " + " | ".join(str(totals[k].get(s, 0)) for s in statuses) + " |")
+        head.append(f"| {k} | " + " | ".join(str(totals[k].get(s, 0)) for s in STATUSES) + " |")
     head += ["", "| # | ID | Keyword | Role | Responsibility | Status | Tests |", "|---|---|---|---|---|---|---|"]
     return "\n".join(head + rows) + "\n"

@@ -40,6 +40,7 @@ HTTP = {"type": "http", "name": "web", "url": "https://mcp.example/web", "header
 SSE = {"type": "sse", "name": "feed", "url": "https://mcp.example/feed", "headers": []}
 LOAD = {"sessionId": SESSION, "cwd": CWD, "mcpServers": []}
 RESUME = {"sessionId": SESSION, "cwd": CWD}
+ONE_CONNECTION = "unique among the sessions this connection knows; across connections the application's"
 
 
 async def next_request(peer: Any) -> dict[str, Any]:
@@ -81,7 +82,7 @@ async def test_new_session_answer_always_carries_a_session_id(pkg: Any) -> None:
     assert answer.session_id == "s1"
 
 
-@requirement("ACP-V1-SETUP-NEW-SESSION-ID")
+@requirement("ACP-V1-SETUP-NEW-SESSION-ID", note=ONE_CONNECTION)
 async def test_agent_refuses_to_answer_a_session_id_twice(pkg: Any) -> None:
     async def always_s1(params: Any) -> Any:
         return {"sessionId": "s1"}
@@ -91,6 +92,70 @@ async def test_agent_refuses_to_answer_a_session_id_twice(pkg: Any) -> None:
         await client.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
     assert raised.value.code == -32603
     assert list(client.sessions) == ["s1"]
+
+
+FORKS = {"loadSession": True, "sessionCapabilities": {"fork": {}, "list": {}}}
+
+
+@pytest.fixture(params=["acp_v1_unstable", "acp_default"])
+def forking(request: pytest.FixtureRequest) -> Any:
+    """A package with session/fork: the unstable v1 one, then the committed default."""
+    return request.getfixturevalue(request.param)
+
+
+async def fork_answering(pkg: Any, fork_id: str) -> Any:
+    """A raw client facing an agent whose session/fork handler answers `fork_id`; session s1 is
+    created, x9 loaded and x7 listed before any fork."""
+
+    async def fork(params: Any) -> Any:
+        return {"sessionId": fork_id}
+
+    async def listed(params: Any) -> Any:
+        return {"sessions": [{"sessionId": "x7", "cwd": CWD}]}
+
+    agent, peer = await raw_client(
+        pkg, agent_serving(pkg, FORKS, session_fork=fork, session_load=lambda p: _empty(), session_list=listed)
+    )
+    assert "result" in await peer.call(1, "session/new", {"cwd": CWD, "mcpServers": []})
+    assert "result" in await peer.call(2, "session/load", {"sessionId": "x9", "cwd": CWD, "mcpServers": []})
+    assert "result" in await peer.call(3, "session/list", {})
+    return agent, peer
+
+
+async def _empty() -> Any:
+    return {}
+
+
+@requirement("ACP-V1-SETUP-NEW-SESSION-ID", note=ONE_CONNECTION)
+async def test_a_forked_session_gets_an_id_of_its_own(forking: Any) -> None:
+    agent, peer = await fork_answering(forking, "f1")
+    reply = await peer.call(4, "session/fork", {"sessionId": "s1", "cwd": CWD})
+    assert reply["result"] == {"sessionId": "f1"}
+    assert "error" in await peer.call(5, "session/fork", {"sessionId": "f1", "cwd": CWD})  # f1 again
+
+
+@requirement("ACP-V1-SETUP-NEW-SESSION-ID", note=ONE_CONNECTION)
+@pytest.mark.parametrize("reused", ["s1", "x9", "x7"], ids=["created", "loaded", "listed"])
+async def test_agent_refuses_a_fork_answering_the_id_of_a_known_session(forking: Any, reused: str) -> None:
+    agent, peer = await fork_answering(forking, reused)
+    for n, source in enumerate(["s1", "x9"]):  # reused is then the forked session itself, or another
+        reply = await peer.call(10 + n, "session/fork", {"sessionId": source, "cwd": CWD})
+        assert reply["error"]["code"] == -32603, reply
+
+
+@requirement("ACP-V1-SETUP-NEW-SESSION-ID", note=ONE_CONNECTION)
+@pytest.mark.parametrize("reused", ["x9", "x7"], ids=["loaded", "listed"])
+async def test_agent_refuses_a_new_session_answering_the_id_of_a_loaded_or_listed_one(
+    forking: Any, reused: str
+) -> None:
+    agent, peer = await fork_answering(forking, "f1")
+    agent.handler.serves["session/new"] = lambda params: _answer(reused)
+    reply = await peer.call(4, "session/new", {"cwd": CWD, "mcpServers": []})
+    assert reply["error"]["code"] == -32603, reply
+
+
+async def _answer(session_id: str) -> Any:
+    return {"sessionId": session_id}
 
 
 # --- session/load ---------------------------------------------------------------------------------
