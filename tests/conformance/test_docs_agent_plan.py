@@ -36,7 +36,10 @@ async def report(pkg: Any, plans: list[dict[str, Any]]) -> list[Any]:
     return client.handler.updates()
 
 
-@requirement("ACP-V1-PLAN-REPORT")
+@requirement(
+    "ACP-V1-PLAN-REPORT",
+    carried="the plan update is carried; making and reporting the plan is the application's",
+)
 async def test_agent_reports_its_plan_to_the_client(pkg: Any) -> None:
     """The library carries the plan session update; making and reporting the plan is the agent
     application's part."""
@@ -44,7 +47,10 @@ async def test_agent_reports_its_plan_to_the_client(pkg: Any) -> None:
     assert await report(pkg, [first]) == [first]
 
 
-@requirement("ACP-V1-PLAN-REPORT-UPDATES")
+@requirement(
+    "ACP-V1-PLAN-REPORT-UPDATES",
+    carried="plan updates are carried in order; sending them as work progresses is the application's",
+)
 async def test_agent_reports_progress_as_more_plan_updates(pkg: Any) -> None:
     """Each further plan update arrives in order with the same structure; sending them as the
     work progresses is the agent application's part."""
@@ -76,7 +82,10 @@ async def test_a_plan_update_cannot_leave_out_the_entry_list(pkg: Any) -> None:
     assert client.handler.updates() == [plan()]
 
 
-@requirement("ACP-V1-PLAN-CLIENT-REPLACE")
+@requirement(
+    "ACP-V1-PLAN-CLIENT-REPLACE",
+    carried="each plan reaches the client handler as sent, with no plan state kept; replacing the shown plan is the application's",
+)
 async def test_each_plan_reaches_the_client_whole_never_merged(pkg: Any) -> None:
     """The runtime keeps no plan state: every update reaches the client handler exactly as sent,
     so replacing the shown plan with it is all the client application has to do."""

@@ -53,7 +53,10 @@ async def test_agent_never_calls_a_filesystem_method_the_client_did_not_advertis
     assert await nothing_sent(peer)
 
 
-@requirement("ACP-V1-FS-CLIENT-CREATE-FILE")
+@requirement(
+    "ACP-V1-FS-CLIENT-CREATE-FILE",
+    carried="path and content reach the client handler intact; creating the file is the application's",
+)
 async def test_a_write_to_a_missing_file_reaches_the_client_handler_intact(pkg: Any, tmp_path: Path) -> None:
     """The runtime hands the client's fs/write_text_file handler the absolute path and the
     content untouched, and answers the agent when it returns; creating the file when it does not

@@ -59,7 +59,10 @@ async def test_initialize_carries_the_latest_version_and_the_capabilities(pkg: A
     call.cancel()
 
 
-@requirement("ACP-V1-INIT-IMPLEMENTATION-INFO")
+@requirement(
+    "ACP-V1-INIT-IMPLEMENTATION-INFO",
+    carried="clientInfo / agentInfo are carried and exposed; filling them in is the application's",
+)
 async def test_both_sides_receive_the_peers_implementation_info(pkg: Any) -> None:
     """The library carries clientInfo / agentInfo and exposes them as `conn.client_info` /
     `conn.agent_info`; filling in its own name and version is the application's part."""
@@ -219,31 +222,67 @@ async def test_client_treats_omitted_agent_capabilities_as_unsupported(pkg: Any)
     assert await nothing_sent(peer)
 
 
+# The generated Structs encode with omit_defaults, so an explicit `false` (or `{}` for a missing
+# member) does not go out as specified; the generator is being fixed (issue 9).
+DROPS_FALSE = pytest.mark.xfail(
+    strict=True, reason="an explicit false is dropped on encode (generated Structs use omit_defaults)"
+)
+CLIENT_CAPABILITIES = {"fs": {"readTextFile": True, "writeTextFile": False}, "terminal": True}
+AGENT_CAPABILITIES = {
+    "loadSession": False,
+    "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
+    "mcpCapabilities": {"http": True, "sse": False},
+}
+
+
 @requirement("ACP-V1-INIT-CLIENT-SPECIFY-CAPABILITIES")
-async def test_client_capabilities_reach_the_agent_as_specified(pkg: Any) -> None:
-    """The library sends the capabilities the client specifies and the agent reads them from
-    `conn.peer_capabilities`; deciding what it supports is the client application's part."""
-    capabilities = {"fs": {"readTextFile": True, "writeTextFile": False}, "terminal": True}
-    agent, client = await connect(pkg, client_capabilities=capabilities, session=False)
+@DROPS_FALSE
+async def test_client_capabilities_go_out_exactly_as_specified(pkg: Any) -> None:
+    """What the client application specifies is what the wire carries: an explicit `false` says
+    "not supported" as much as an omitted member does, and is kept; nothing is added."""
+    conn, peer = raw_agent(pkg)
+    call = asyncio.ensure_future(conn.agent.initialize(initialize_params(pkg, CLIENT_CAPABILITIES)))
+    request = await peer.recv()
+    assert request["params"]["clientCapabilities"] == CLIENT_CAPABILITIES
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
+    await call
+
+
+@requirement("ACP-V1-INIT-CLIENT-SPECIFY-CAPABILITIES")
+@pytest.mark.parametrize("value", [True, False])
+async def test_client_capabilities_reach_the_agent_as_specified(pkg: Any, value: bool) -> None:
+    """The agent reads each capability from `conn.peer_capabilities` as the wire carried it, true
+    or false; deciding what it supports is the client application's part."""
+    sent = {"fs": {"readTextFile": value, "writeTextFile": not value}, "terminal": value}
+    agent, peer = await raw_client(pkg, client_capabilities=sent)
     seen = agent.peer_capabilities
-    assert (seen.fs.read_text_file, seen.fs.write_text_file, seen.terminal) == (True, False, True)
+    assert (seen.fs.read_text_file, seen.fs.write_text_file, seen.terminal) == (value, not value, value)
 
 
 @requirement("ACP-V1-INIT-AGENT-SPECIFY-CAPABILITIES")
-async def test_agent_capabilities_reach_the_client_as_specified(pkg: Any) -> None:
-    """The library sends the capabilities the agent's initialize handler specifies and the
-    client reads them from `conn.peer_capabilities`; deciding them is the agent application's."""
-    capabilities = {
-        "loadSession": True,
-        "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
-        "mcpCapabilities": {"http": True},
+@DROPS_FALSE
+async def test_agent_capabilities_go_out_exactly_as_specified(pkg: Any) -> None:
+    """What the agent's initialize handler specifies is what the wire carries, `false` included."""
+    agent, peer = await raw_client(pkg, agent_serving(pkg, AGENT_CAPABILITIES), initialize=False)
+    reply = await peer.call(0, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+    assert reply["result"]["agentCapabilities"] == AGENT_CAPABILITIES
+
+
+@requirement("ACP-V1-INIT-AGENT-SPECIFY-CAPABILITIES")
+@pytest.mark.parametrize("value", [True, False])
+async def test_agent_capabilities_reach_the_client_as_specified(pkg: Any, value: bool) -> None:
+    """The client reads each capability from `conn.peer_capabilities` as the wire carried it, true
+    or false; deciding them is the agent application's part."""
+    sent = {
+        "loadSession": value,
+        "promptCapabilities": {"image": value, "audio": not value},
+        "mcpCapabilities": {"http": not value, "sse": value},
     }
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities), session=False)
+    client, peer = await client_against_raw_agent(pkg, sent, session=False)
     seen = client.peer_capabilities
-    assert seen.load_session is True
-    assert (seen.prompt_capabilities.image, seen.prompt_capabilities.audio) == (True, False)
-    assert seen.prompt_capabilities.embedded_context is True
-    assert seen.mcp_capabilities.http is True
+    assert seen.load_session is value
+    assert (seen.prompt_capabilities.image, seen.prompt_capabilities.audio) == (value, not value)
+    assert (seen.mcp_capabilities.http, seen.mcp_capabilities.sse) == (not value, value)
 
 
 @requirement("ACP-V1-INIT-PROMPT-BASELINE")

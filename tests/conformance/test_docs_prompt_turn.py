@@ -214,7 +214,10 @@ async def test_agent_may_ask_permission_in_the_middle_of_a_turn(pkg: Any) -> Non
     assert client.handler.of("session/request_permission")[0].tool_call.tool_call_id == "t1"
 
 
-@requirement("ACP-V1-PROMPT-TOOL-IN-PROGRESS")
+@requirement(
+    "ACP-V1-PROMPT-TOOL-IN-PROGRESS",
+    carried="the tool_call_update is carried; reporting it is the application's",
+)
 async def test_agent_reports_a_tool_call_in_progress(pkg: Any) -> None:
     """The library carries the tool_call_update with status in_progress; invoking the tool and
     reporting it is the agent application's part."""
@@ -278,7 +281,10 @@ async def test_client_may_cancel_during_a_turn_or_when_idle(pkg: Any) -> None:
     await eventually(lambda: len(agent.handler.of("session/cancel")) == 2)
 
 
-@requirement("ACP-V1-PROMPT-CLIENT-MARK-CANCELLED")
+@requirement(
+    "ACP-V1-PROMPT-CLIENT-MARK-CANCELLED",
+    carried="session_cancel returns while the turn runs; marking tool calls cancelled is the application's",
+)
 async def test_the_client_learns_of_its_cancel_before_the_turn_ends(pkg: Any) -> None:
     """`session_cancel` returns as soon as the notification is written, while the turn is still
     running and its tool calls still open: the moment for the application to mark them

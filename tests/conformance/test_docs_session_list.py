@@ -153,7 +153,10 @@ async def test_cursors_go_back_untouched_and_are_not_kept(pkg: Any) -> None:
     assert sent == [(CWD, msgspec.UNSET), (CWD, opaque)] * 2
 
 
-@requirement("ACP-V1-LIST-AGENT-INVALID-CURSOR-ERROR")
+@requirement(
+    "ACP-V1-LIST-AGENT-INVALID-CURSOR-ERROR",
+    carried="a handler's error reaches the client; judging the cursor is the application's",
+)
 async def test_agent_can_fail_a_listing_with_an_invalid_cursor(pkg: Any) -> None:
     """A session/list handler raising the generated error answers it to the client (and ends
     `pages`); judging the cursor is the agent application's part."""

@@ -189,7 +189,10 @@ async def test_load_request_carries_session_id_mcp_servers_and_cwd(pkg: Any) -> 
         pkg.METHODS["session/load"].params(session_id=SESSION, cwd=CWD)
 
 
-@requirement("ACP-V1-SETUP-LOAD-REPLAY")
+@requirement(
+    "ACP-V1-SETUP-LOAD-REPLAY",
+    carried="a session/load handler can stream session/update; keeping and replaying history is the application's",
+)
 async def test_agent_replays_the_conversation_as_session_updates_during_load(pkg: Any) -> None:
     """The library lets a session/load handler stream the history as session/update
     notifications; keeping and replaying the history is the agent application's part."""
@@ -211,28 +214,51 @@ async def test_agent_replays_the_conversation_as_session_updates_during_load(pkg
 
 
 @requirement("ACP-V1-SETUP-LOAD-RESPOND-AFTER-REPLAY")
-async def test_load_answer_reaches_the_client_after_every_replayed_update(pkg: Any) -> None:
-    """However slowly the client handles updates, session/load returns only after all of them;
+async def test_load_answer_goes_out_after_every_replayed_update(pkg: Any) -> None:
+    """Updates a session/load handler sends before it returns are written before its answer;
     replaying before answering is the agent application's part."""
 
     async def load(params: Any) -> Any:
-        for n in range(20):
+        for n in range(3):
             await agent.client.session_update(update(pkg, chunk(f"entry {n}"), params.session_id))
         return {}
 
-    async def slow_update(params: Any) -> None:
-        seen.append(params)
-        await asyncio.sleep(0.001)
+    agent, peer = await raw_client(pkg, agent_serving(pkg, {"loadSession": True}, session_load=load))
+    peer.send({"jsonrpc": "2.0", "id": 1, "method": "session/load", "params": LOAD})
+    seen = [await next_request(peer) for _ in range(4)]
+    assert [m.get("method") for m in seen] == ["session/update"] * 3 + [None]
+    assert seen[3] == {"jsonrpc": "2.0", "id": 1, "result": {}}
 
-    seen: list[Any] = []
-    agent, client = await connect(
-        pkg,
-        agent_serving(pkg, {"loadSession": True}, session_load=load),
-        client_serving(pkg, session_update=slow_update),
-        session=False,
+
+@requirement("ACP-V1-SETUP-LOAD-RESPOND-AFTER-REPLAY")
+async def test_load_returns_only_after_the_client_handled_every_update_sent_before_the_answer(
+    pkg: Any,
+) -> None:
+    """The answer arrives while the client's handler is still busy with the first replayed update:
+    session/load must not return until every update that arrived before the answer is handled."""
+    held = asyncio.Event()
+    handled: list[str] = []
+
+    async def slow_update(params: Any) -> None:
+        await held.wait()
+        handled.append(as_wire(pkg, params)["update"]["content"]["text"])
+
+    client, peer = await client_against_raw_agent(
+        pkg, {"loadSession": True}, session=False, client=client_serving(pkg, session_update=slow_update)
     )
-    await client.agent.session_load(typed(pkg, "session/load", LOAD))
-    assert len(seen) == 20
+    call = asyncio.ensure_future(client.agent.session_load(typed(pkg, "session/load", LOAD)))
+    request = await next_request(peer)
+    for n in range(3):
+        notification = as_wire(pkg, update(pkg, chunk(f"entry {n}")))
+        peer.send({"jsonrpc": "2.0", "method": "session/update", "params": notification})
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
+    assert await nothing_sent(peer)  # a round trip: the client has read the answer by now
+    assert not call.done()
+    when_answered: list[list[str]] = []
+    call.add_done_callback(lambda _: when_answered.append(list(handled)))
+    held.set()
+    await call
+    assert when_answered == [["entry 0", "entry 1", "entry 2"]]
 
 
 # --- session/resume -------------------------------------------------------------------------------
@@ -447,7 +473,10 @@ run_agent(Agent, schema=acp)
 """
 
 
-@requirement("ACP-V1-SETUP-CWD-USED-REGARDLESS-OF-SPAWN")
+@requirement(
+    "ACP-V1-SETUP-CWD-USED-REGARDLESS-OF-SPAWN",
+    carried="cwd reaches the handler untouched and the runtime never changes directory; using it is the application's",
+)
 async def test_agent_process_gets_the_session_cwd_wherever_it_was_spawned(acp_v1: Any, tmp_path: Path) -> None:
     """Over real pipes to a child process started in another directory, the session/new handler
     gets the client's cwd untouched and the runtime never changes the process's directory; using
@@ -478,7 +507,10 @@ async def test_agent_resolves_relative_paths_against_the_session_cwd_before_call
     assert await goes_out(agent, peer, "fs/read_text_file", params)
 
 
-@requirement("ACP-V1-SETUP-CWD-IN-ROOT-SET")
+@requirement(
+    "ACP-V1-SETUP-CWD-IN-ROOT-SET",
+    carried="cwd and additionalDirectories reach the agent exactly, in order; the runtime has no root-set concept, building it is the application's",
+)
 async def test_agent_gets_the_cwd_and_every_additional_root_in_order(pkg: Any) -> None:
     """The runtime delivers cwd and additionalDirectories exactly, in order, for the agent to
     build the session's root set; making cwd part of it is the agent application's part."""
@@ -516,7 +548,10 @@ async def test_client_may_pass_mcp_servers_to_a_new_session(pkg: Any) -> None:
     assert as_wire(pkg, params)["mcpServers"] == servers
 
 
-@requirement("ACP-V1-SETUP-AGENT-MCP-STDIO")
+@requirement(
+    "ACP-V1-SETUP-AGENT-MCP-STDIO",
+    carried="stdio MCP servers are accepted without any capability and delivered typed; connecting to them is the application's",
+)
 async def test_stdio_mcp_servers_pass_without_any_mcp_capability(pkg: Any) -> None:
     """The runtime accepts and exposes stdio MCP server configurations unconditionally (typed,
     with command, args and env); connecting to them is the agent application's part."""

@@ -90,7 +90,10 @@ async def test_output_cut_inside_a_character_is_never_sent(pkg: Any) -> None:
     assert raised.value.code == -32603
 
 
-@requirement("ACP-V1-TERM-AGENT-RELEASE")
+@requirement(
+    "ACP-V1-TERM-AGENT-RELEASE",
+    carried="terminal/release reaches the client handler; the runtime manages no terminal lifetimes, releasing is the application's",
+)
 async def test_agent_releases_the_terminal_it_created(pkg: Any) -> None:
     """terminal/release is always callable for a terminal the agent created (with the terminal
     capability) and reaches the client's handler; calling it when the terminal is no longer

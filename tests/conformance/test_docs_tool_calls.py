@@ -31,7 +31,10 @@ TOOL_CALL = {
 }
 
 
-@requirement("ACP-V1-TOOLS-REPORT-TOOL-CALL")
+@requirement(
+    "ACP-V1-TOOLS-REPORT-TOOL-CALL",
+    carried="the tool_call update is carried typed; reporting each tool call is the application's",
+)
 async def test_agent_reports_a_tool_call_to_the_client(pkg: Any) -> None:
     """The library carries the tool_call session update, typed on both sides; reporting each
     tool call the model requests is the agent application's part."""
@@ -47,7 +50,10 @@ async def test_agent_reports_a_tool_call_to_the_client(pkg: Any) -> None:
     assert client.handler.updates() == [TOOL_CALL]
 
 
-@requirement("ACP-V1-TOOLS-NAME-IN-FIRST-REPORT")
+@requirement(
+    "ACP-V1-TOOLS-NAME-IN-FIRST-REPORT",
+    carried="`name` is carried on the first report; including it is the application's",
+)
 async def test_agent_can_name_the_tool_in_its_first_report(acp_v1_unstable: Any) -> None:
     """The unstable package (the only revision with tool names) carries `name` on the first
     tool_call report; including it when known is the agent application's part."""
@@ -58,7 +64,10 @@ async def test_agent_can_name_the_tool_in_its_first_report(acp_v1_unstable: Any)
     assert note["params"]["update"]["name"] == "read_file"
 
 
-@requirement("ACP-V1-TOOLS-NAME-STABLE")
+@requirement(
+    "ACP-V1-TOOLS-NAME-STABLE",
+    carried="an update without a name sends none; keeping the name stable is the application's",
+)
 async def test_tool_call_updates_leave_the_name_unchanged_by_omitting_it(acp_v1_unstable: Any) -> None:
     """An update built without a name sends none, which the protocol reads as "unchanged", so the
     agent never has to repeat (or risk changing) it; not changing it later except to correct it

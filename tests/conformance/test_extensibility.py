@@ -116,7 +116,10 @@ async def test_meta_never_changes_what_the_runtime_does(pkg: Any) -> None:
     assert answer.stop_reason.value == "end_turn"
 
 
-@requirement("ACP-V1-EXT-META-FOR-CUSTOM-CAPABILITIES")
+@requirement(
+    "ACP-V1-EXT-META-FOR-CUSTOM-CAPABILITIES",
+    carried="`_meta` in capabilities is carried both ways; advertising extensions there is the application's",
+)
 async def test_meta_in_capability_objects_reaches_the_peer_untouched(pkg: Any) -> None:
     """The application still owes: advertising its extensions there and reading the peer's."""
     agent_meta = {"zed.dev": {"workspace": True, "fileNotifications": True}}
