@@ -74,6 +74,7 @@ def sessions_known_after(method: str, params: Any, result: Any) -> list[Any]:
         ids.extend(wire.values(result, SESSIONS_LISTED_BY[method]))
     return ids
 
+
 # 33: an agent replays no history (these session/update kinds) to a session while it resumes it
 SESSION_UPDATE = "session/update"
 UPDATE_KIND = ("update", "sessionUpdate")

@@ -86,7 +86,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
     outcome = yield
     report = outcome.get_result()
-    marks = [(rid, tuple(sorted(mark.kwargs.items()))) for mark in item.iter_markers("requirement") for rid in mark.args]
+    marks = [
+        (rid, tuple(sorted(mark.kwargs.items()))) for mark in item.iter_markers("requirement") for rid in mark.args
+    ]
     if not marks:
         return
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
@@ -94,7 +96,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         status = "xfail" if xfail else "pass" if report.passed else "skip" if report.skipped else "fail"
         reason = report.wasxfail if xfail else ""
         if report.failed:
-            reason = str(getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message or report.longrepr).splitlines()[0][:160]
+            reason = str(
+                getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message or report.longrepr
+            ).splitlines()[0][:160]
         test = item.nodeid.split("::", 1)[-1].split("[")[0]
         module = Path(item.nodeid.split("::", 1)[0]).name
         for rid, kwargs in marks:
@@ -115,7 +119,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             problems.append(f"{r.id} ({r.responsibility}) has no test")
         if status == "fail" and r.keyword in HARD:
             problems.append(f"{r.id} ({r.keyword}) fails: {why}")
-        rows.append(f"| {r.number} | {r.id} | {r.keyword} | {r.role} | {r.responsibility} | {status}{(': ' + why) if why else ''} | {tests} |")
+        rows.append(
+            f"| {r.number} | {r.id} | {r.keyword} | {r.role} | {r.responsibility} | {status}{(': ' + why) if why else ''} | {tests} |"
+        )
     Path(path).write_text(_document(totals, rows), encoding="utf-8")
     if problems:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -192,13 +192,13 @@ async def raw_agent(
     return conn, peer
 
 
-async def silent(peer: RawPeer, timeout: float = 0.2) -> bool:
-    """True when nothing arrives from the connection within `timeout`."""
-    try:
-        message = await peer.recv(timeout)
-    except asyncio.TimeoutError:
-        return True
-    raise AssertionError(f"unexpected message: {message}")
+async def silent(peer: RawPeer) -> bool:
+    """True when the connection wrote nothing before answering a probe sent now: what it writes
+    for a message (an answer, an error) is written before it reads the next, so nothing skipped."""
+    peer.send({"jsonrpc": "2.0", "id": "silent-probe", "method": "_probe", "params": {}})
+    message = await peer.recv()
+    assert message.get("id") == "silent-probe" and "method" not in message, f"unexpected message: {message}"
+    return True
 
 
 def package_path(pkg: Any) -> str:

@@ -111,7 +111,7 @@ async def test_an_agent_never_requests_a_mode_the_client_did_not_advertise(acp_v
         for params in refused:
             with pytest.raises(CapabilityError, match="elicitation"):
                 await conn.client.elicitation_create(params)
-        assert await silent(peer, 0.05)
+        assert await silent(peer)
     conn, peer = await raw_client(acp_v1, client_capabilities={"elicitation": {"form": {}}})
     call = asyncio.ensure_future(conn.client.elicitation_create(form))
     assert (await answer_next(peer, {"action": "decline"}))["params"]["mode"] == "form"
@@ -293,7 +293,7 @@ async def test_an_agent_completes_only_elicitations_opened_on_that_connection(ac
             await conn.client.elicitation_complete(
                 typed(acp_v1, "elicitation/complete", {"elicitationId": elicitation_id})
             )
-    assert await silent(peer_a, 0.05) and await silent(peer_b, 0.05)
+    assert await silent(peer_a) and await silent(peer_b)
     await conn_a.client.elicitation_complete(typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"}))
     assert (await peer_a.recv())["params"] == {"elicitationId": "oauth-1"}
 

@@ -62,20 +62,23 @@ async def test_the_library_writes_no_meta_of_its_own(pkg: Any) -> None:
     """Everything the runtime composes itself (the initialize answer's version, cancellations,
     cancelled stop reasons, error answers) carries no `_meta`: no trace key is ever used otherwise."""
 
+    prompting = asyncio.Event()
+
     class Slow(Agent):
         async def session_prompt(self, params: Any) -> Any:
-            await asyncio.sleep(30)
+            prompting.set()
+            await asyncio.Event().wait()  # until cancelled
 
         async def ext_method(self, method: str, params: Any) -> Any:
             if method == "_slow":
-                await asyncio.sleep(30)
+                await asyncio.Event().wait()  # until cancelled
             return await super().ext_method(method, params)
 
     agent_conn, client_conn, agent_tap, client_tap = await pair(pkg, Slow)
     turn = asyncio.ensure_future(
         client_conn.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": "s1", "prompt": []}))
     )
-    await asyncio.sleep(0.05)
+    await prompting.wait()
     await client_conn.notify("session/cancel", typed(pkg, "session/cancel", {"sessionId": "s1"}))
     assert (await turn).stop_reason.value == "cancelled"
     call = await client_conn.send_request("_slow", {})

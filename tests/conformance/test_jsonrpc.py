@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 import pytest
-from acp_runtime import ProtocolError
+from acp_runtime import ConnectionClosedError, ProtocolError
 
 from .sides import Agent, Client, pair, raw_agent, raw_client, silent, typed
 
@@ -359,16 +359,24 @@ async def test_every_request_is_answered_whatever_becomes_of_it(pkg: Any) -> Non
 
 @requirement("ACP-V1-JSONRPC-RESPONSE-REQUIRED")
 async def test_requests_received_before_the_peer_closes_are_still_answered(pkg: Any) -> None:
-    class Slow(Agent):
+    class AnswersAfterTheEnd(Agent):
+        """Returns only once the connection has seen the end of input: its own call to the peer,
+        which can never be answered, then fails."""
+
         async def ext_method(self, method: str, params: Any) -> Any:
-            await asyncio.sleep(0.1)
+            with pytest.raises(ConnectionClosedError):
+                await self.conn.request("_never_answered", {})
             return {"done": method}
 
-    conn, peer = await raw_client(pkg, Slow)
+    conn, peer = await raw_client(pkg, AnswersAfterTheEnd)
     peer.send({"jsonrpc": "2.0", "id": 1, "method": "_a", "params": {}})
     peer.send({"jsonrpc": "2.0", "id": 2, "method": "_b", "params": {}})
     peer.close()
-    answers = [await peer.recv(), await peer.recv()]
+    answers = []
+    while (line := await peer.lines.readline()) is not None:  # all the connection wrote, to its end
+        message = json.loads(line)
+        if "method" not in message:
+            answers.append(message)
     assert sorted((a["id"], a["result"]["done"]) for a in answers) == [(1, "_a"), (2, "_b")]
     await conn.wait_closed()
 
