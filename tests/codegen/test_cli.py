@@ -86,8 +86,15 @@ def test_not_json_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "is not JSON" in _generate_bad(tmp_path, _bad(tmp_path, "{nope"), capsys)
 
 
-def test_not_a_json_schema_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert "no $defs" in _generate_bad(tmp_path, _bad(tmp_path, "[1, 2]" if False else '{"a": 1}'), capsys)
+@pytest.mark.parametrize(
+    "document, says",
+    [('{"a": 1}', "no $defs"), ("[1, 2]", "not a JSON Schema: the top level is not an object")],
+    ids=["object-without-defs", "array"],
+)
+def test_not_a_json_schema_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: str, says: str
+) -> None:
+    assert says in _generate_bad(tmp_path, _bad(tmp_path, document), capsys)
 
 
 def test_an_unresolved_ref_names_its_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
