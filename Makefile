@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bench conformance clean peers
+.PHONY: generate test check diff bench conformance mutation clean peers
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -45,3 +45,7 @@ diff: $(STAMP)
 
 conformance: $(STAMP)
 	$(PY) -m pytest -q tests/conformance --conformance-report CONFORMANCE.md
+
+# Planted breaks in a temporary copy of the runtime; each must make its targeted tests fail.
+mutation: $(STAMP)
+	$(PY) -m tests.mutation.check

@@ -15,6 +15,7 @@ A marker may add `note="..."` to say how the row is read (shown after the status
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -41,16 +42,23 @@ STABLE_SCHEMA = FIXTURES / "schemas" / "v1-stable-2026-08-20.json"
 UNSTABLE_SCHEMA = FIXTURES / "schemas" / "v1-unstable-2026-08-21.json"
 
 
+def _packages_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the packages are generated: this run's temporary directory, or the directory named by
+    ACPGEN_TEST_PACKAGES, which keeps them from one run to the next (the mutation check uses it)."""
+    kept = os.environ.get("ACPGEN_TEST_PACKAGES")
+    return Path(kept) if kept else tmp_path_factory.getbasetemp() / "conformance-packages"
+
+
 @pytest.fixture(scope="session")
 def acp_v1(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The package generated from the stable v1 schema the requirements describe."""
-    return generated_package(STABLE_SCHEMA, tmp_path_factory.getbasetemp() / "conformance-packages")
+    return generated_package(STABLE_SCHEMA, _packages_root(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")
 def acp_v1_unstable(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The package generated from the unstable v1 schema, for rows about unstable methods."""
-    return generated_package(UNSTABLE_SCHEMA, tmp_path_factory.getbasetemp() / "conformance-packages")
+    return generated_package(UNSTABLE_SCHEMA, _packages_root(tmp_path_factory))
 
 
 @pytest.fixture(scope="session")
