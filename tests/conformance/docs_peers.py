@@ -21,6 +21,9 @@ from ..runtime.helpers import RawPeer
 
 CWD = "/work/project"
 SESSION = "s1"
+# Seconds a test waits for something that must happen before it calls it hung: a guard against a
+# test that never ends, never a claim about speed (speed is `make bench`'s).
+HANG_GUARD = 30.0
 
 
 @pytest.fixture(params=["acp_v1", "acp_default"])
@@ -231,7 +234,7 @@ async def goes_out(conn: Any, peer: RawPeer, method: str, params: Any) -> bool:
     return True
 
 
-async def eventually(predicate: Callable[[], Any], timeout: float = 2.0) -> None:
+async def eventually(predicate: Callable[[], Any], timeout: float = HANG_GUARD) -> None:
     """Wait until `predicate()` is true (for effects of a notification, which has no answer)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():

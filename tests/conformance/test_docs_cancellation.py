@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from .docs_peers import (
+    HANG_GUARD,
     CWD,
     SESSION,
     agent_serving,
@@ -72,7 +73,7 @@ async def test_agent_cancels_a_request_and_the_calls_it_made_to_the_client(pkg: 
     with pytest.raises(pkg.RpcError) as raised:
         await call
     assert raised.value.code == -32800
-    await asyncio.wait_for(nested.cancelled.wait(), 1)  # the nested fs read was cancelled too
+    await asyncio.wait_for(nested.cancelled.wait(), HANG_GUARD)  # the nested fs read was cancelled too
 
 
 @requirement("ACP-V1-CANCEL-REQUEST-MAY-CANCEL-ACTIVITY")

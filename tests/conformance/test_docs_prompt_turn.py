@@ -9,6 +9,7 @@ import pytest
 from acp_runtime import NotInitializedError, ProtocolError
 
 from .docs_peers import (
+    HANG_GUARD,
     CWD,
     SESSION,
     agent_serving,
@@ -389,7 +390,7 @@ async def test_cancel_reaches_the_running_turn_and_its_calls_to_the_client(pkg: 
     await reading.wait()
     await cancel(pkg, client)
     assert (await running).stop_reason.value == "cancelled"
-    await asyncio.wait_for(read_cancelled.wait(), 1)
+    await asyncio.wait_for(read_cancelled.wait(), HANG_GUARD)
 
 
 @requirement("ACP-V1-PROMPT-AGENT-CANCELLED-STOP-REASON")

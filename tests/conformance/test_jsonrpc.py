@@ -35,7 +35,7 @@ class Failing(Agent):
         if method == "_refuse":
             raise self.pkg.InvalidParamsError("bad", {"field": "x"})
         if method == "_slow":
-            await asyncio.sleep(30)
+            await asyncio.Event().wait()  # until cancelled
         if method == "_none":
             return None
         if method == "_bad_code":

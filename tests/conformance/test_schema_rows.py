@@ -25,6 +25,7 @@ from tests.runtime.helpers import RawPeer
 from tests.support.instances import mutated_instances, valid_instances
 
 from .conftest import BY_ID, STABLE_SCHEMA
+from .docs_peers import eventually
 from .sides import Agent, Client, agent_with, pair, raw_agent, raw_client, silent, typed
 
 pytest_plugins = ("tests.runtime.aio",)
@@ -147,11 +148,8 @@ def result_instance(method: str, value: Any) -> Any:
 
 
 async def until_seen(handler: Answering, count: int) -> None:
-    for _ in range(200):
-        if len(handler.seen) >= count:
-            return
-        await asyncio.sleep(0.005)
-    raise AssertionError(f"the handler saw {len(handler.seen)} messages, not {count}")
+    """Wait until the handler saw `count` messages (a notification has no answer to wait for)."""
+    await eventually(lambda: len(handler.seen) >= count)
 
 
 # --- every object the row names is declared as the schema says -----------------------------------------

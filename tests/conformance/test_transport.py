@@ -17,6 +17,7 @@ import pytest
 from acp_runtime import AgentSideConnection, ClientSideConnection, ProtocolError, spawn_agent
 
 from .sides import PYTHON, ROOT, Agent, Client, initialize_params, package_path, typed
+from .docs_peers import eventually
 
 pytest_plugins = ("tests.runtime.aio",)
 requirement = pytest.mark.requirement
@@ -224,10 +225,8 @@ async def test_a_client_may_capture_forward_or_ignore_the_agents_stderr(acp_v1: 
         ) as conn:
             await conn.agent.initialize(initialize_params(acp_v1))
             await conn.agent.session_new(typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []}))
-            for _ in range(100):  # the stderr pipe is read by a task of its own
-                if stderr != asyncio.subprocess.PIPE or b"log: session/new" in conn.stderr_tail:
-                    break
-                await asyncio.sleep(0.02)
+            if stderr == asyncio.subprocess.PIPE:  # the stderr pipe is read by a task of its own
+                await eventually(lambda: b"log: session/new" in conn.stderr_tail)
             captured = getattr(conn, "stderr_tail", b"")
         forwarded = capfd.readouterr().err
         if stderr == asyncio.subprocess.PIPE:  # captured
