@@ -121,7 +121,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     rows = []
     totals: dict[str, dict[str, int]] = {k: defaultdict(int) for k in KEYWORDS}
     for r in REQUIREMENTS:
-        status, tests, why = _status(r)
+        status, tests, why = status_of(r, _results.get(r.id, []))
         totals[r.keyword][status] += 1
         if r.responsibility != "application" and not _results.get(r.id):
             problems.append(f"{r.id} ({r.responsibility}) has no test")
@@ -140,8 +140,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 reporter.write_line(f"  {p}", red=True)
 
 
-def _status(r: Requirement) -> tuple[str, str, str]:
-    results = sorted(set(_results.get(r.id, [])))
+def status_of(
+    r: Requirement, outcomes: list[tuple[str, str, str, tuple[tuple[str, str], ...]]]
+) -> tuple[str, str, str]:
+    """(status, tests cell, reason) of a requirement from its tests' (test, outcome, reason, marker
+    keywords); outcome is pass, fail, skip or xfail."""
+    results = sorted(set(outcomes))
     tests = "<br>".join(f"`{t}`" for t in dict.fromkeys(t for t, *_ in results)) or "—"
     if r.responsibility == "application" and not results:
         return "not the library's", tests, "the application owns it"
