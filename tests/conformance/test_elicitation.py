@@ -212,7 +212,7 @@ async def test_an_unknown_action_reaches_the_agent_raw_and_never_as_a_known_acti
 # --- 100, 101, 107: accepted form content fits the requested schema ----------------------------------------
 
 
-@requirement("ACP-V1-ELIC-CLIENT-VALIDATE")
+@requirement("ACP-V1-ELIC-CLIENT-VALIDATE", "ACP-V1-ELIC-ACCEPT-CONTENT-SCHEMA")
 async def test_a_client_does_not_send_form_content_that_breaks_the_requested_schema(acp_v1: Any) -> None:
     """The application still owes: letting the user correct what they entered, and any check the
     runtime does not make (`pattern`, `format`, property schema types it does not know)."""
