@@ -126,6 +126,13 @@ MUTANTS = (
         ),
     ),
     Mutant(
+        "a client prompts a session it has not set up",
+        "rules.py",
+        'SESSION_REQUIRED_BY = frozenset({"session/prompt"})',
+        "SESSION_REQUIRED_BY = frozenset()",
+        (f"{CONF}/test_docs_prompt_turn.py::test_client_cannot_prompt_a_session_it_has_not_set_up",),
+    ),
+    Mutant(
         "a cancelled request is answered with another code",
         "rules.py",
         "REQUEST_CANCELLED = -32800",
