@@ -25,7 +25,8 @@ class AgentSideConnection(Connection):
     client did not advertise them (fs/*, terminal/*, elicitation modes) or a path is relative, and
     so is history sent to a session while its session/resume is served (`ProtocolError`); a
     session/new or session/fork answering the id of a session already created, loaded, resumed,
-    forked or listed on this connection is answered -32603. `enforce_protocol=False` turns every such rule off.
+    forked or listed on this connection is answered -32603 (uniqueness across connections is the
+    application's). `enforce_protocol=False` turns every such rule off.
     """
 
     side = "agent"
