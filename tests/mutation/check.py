@@ -168,6 +168,20 @@ MUTANTS = (
         (f"{CONF}/test_jsonrpc.py::test_rpc_method_names_are_refused_before_anything_is_sent",),
     ),
     Mutant(
+        "unstructured params may be sent",
+        "connection.py",
+        "if not wire.structured(params):  # 226",
+        "if False:  # 226",
+        (f"{CONF}/test_jsonrpc.py::test_unstructured_params_are_refused_before_anything_is_sent",),
+    ),
+    Mutant(
+        "params with custom root fields may be sent",
+        "connection.py",
+        "if method in self.schema.METHODS:  # 164",
+        "if False:  # 164",
+        (f"{CONF}/test_extensibility.py::test_custom_root_fields_in_untyped_params_are_refused_before_sending",),
+    ),
+    Mutant(
         "a terminal auth method may be used with authenticate",
         "rules.py",
         'if wire.get(method, "type") == "terminal" and wire.get(method, "id") == chosen:',
