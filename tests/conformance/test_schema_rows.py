@@ -573,11 +573,6 @@ async def test_a_client_may_give_context_as_resource_links_or_embedded_resources
 
 
 @requirement("ACP-V1-SCHEMA-ELICITATION-CREATE-SHAPE")
-@pytest.mark.xfail(
-    strict=True,
-    reason="an elicitation/create of an unknown mode reaches the client handler raw even without the "
-    "members every mode requires (message; sessionId or requestId)",
-)
 async def test_an_elicitation_of_an_unknown_mode_still_needs_the_members_every_mode_has(acp_v1: Any) -> None:
     handler = Answering()
     conn, peer = plain_end(acp_v1, "client", handler)
