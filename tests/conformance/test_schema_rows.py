@@ -726,21 +726,16 @@ async def test_a_terminal_output_answer_of_the_wrong_shape_fails_the_call(acp_v1
 
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-OUTPUT-SHAPE")
-async def test_an_exit_status_is_typed_and_a_bad_one_read_as_none_as_the_schema_says(acp_v1: Any) -> None:
-    """exitStatus (and its members) are x-deserialize-default-on-error: a bad nested value is
-    read as unknown, never passed on as a wrong type."""
-    good = await called(
-        acp_v1, "terminal/output", TERMINAL, {"output": "ok", "truncated": False, "exitStatus": {"exitCode": 2}}
-    )
+async def test_an_exit_status_is_typed_and_a_bad_one_read_as_absent_as_the_schema_says(acp_v1: Any) -> None:
+    """exitStatus (and its members) are x-deserialize-default-on-error: a bad nested value is read
+    as absent, never passed on as a wrong type, and the rest of the answer is kept."""
+    ok = {"output": "ok", "truncated": False}
+    good = await called(acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": {"exitCode": 2, "signal": None}})
     assert (good.exit_status.exit_code, good.exit_status.signal) == (2, None)
-    bad = await called(
-        acp_v1,
-        "terminal/output",
-        TERMINAL,
-        {"output": "ok", "truncated": False, "exitStatus": {"exitCode": "two", "signal": 9}},
-    )
-    assert bad.output == "ok" and bad.exit_status is not None
-    assert (bad.exit_status.exit_code, bad.exit_status.signal) == (None, None)
+    bad = await called(acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": {"exitCode": "two", "signal": 9}})
+    assert bad.output == "ok" and (bad.exit_status.exit_code, bad.exit_status.signal) == (msgspec.UNSET, msgspec.UNSET)
+    worse = await called(acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": "exited"})
+    assert worse.output == "ok" and worse.exit_status is msgspec.UNSET
 
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-RELEASE-SHAPE")
