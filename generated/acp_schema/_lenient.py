@@ -108,7 +108,8 @@ def _plain(tp: Any, value: Any) -> Any:
         plain = _PLAIN[tp] = _unwrap(tp)
     if type(plain) is tuple:  # a tagged union of Structs: (tag field, {tag: Struct})
         tag_field, by_tag = plain
-        return by_tag.get(value.get(tag_field)) if isinstance(value, dict) else None
+        tag = value.get(tag_field) if isinstance(value, dict) else None
+        return by_tag.get(tag) if isinstance(tag, (str, int)) else None
     return plain
 
 

@@ -264,3 +264,9 @@ def test_repairing_the_failing_places_gives_what_the_full_walk_gives(generate: A
     v2 = generate(V2)
     walked = v2._lenient.convert(msgspec.json.decode(data), v2.ToolCallUpdate, unknown=False)
     assert v2.decode(data, v2.ToolCallUpdate) == walked
+
+
+def test_a_union_tag_of_the_wrong_json_type_is_a_validation_error_on_the_repair_path(generate: Any) -> None:
+    v1 = generate(V2.parent / "v1-stable-2026-08-20.json")
+    with pytest.raises(msgspec.ValidationError):
+        v1.decode(b'{"outcome":{"outcome":["selected"]}}', v1.RequestPermissionResponse)

@@ -365,11 +365,6 @@ async def test_results_broken_where_the_schema_forgives_nothing_fail_the_call(ac
 
 
 @requirement("ACP-V1-SCHEMA-REQUEST-PERMISSION-SHAPE")
-@pytest.mark.xfail(
-    strict=True,
-    reason="a result whose union tag has the wrong type (outcome.outcome: an array) crashes the decoder's "
-    "repair path (TypeError in _lenient), so the call fails with a bare 'Internal error' that names nothing",
-)
 async def test_a_result_with_a_union_tag_of_the_wrong_type_fails_the_call_naming_it(acp_v1: Any) -> None:
     params = instances("RequestPermissionRequest", seed=3)[-1]
     with pytest.raises(acp_v1.RpcError, match="Invalid result"):
