@@ -13,10 +13,14 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 	cd tests/interop && npm ci --silent --no-audit --no-fund
 	touch $(NODE_STAMP)
 
-$(STAMP): pyproject.toml
+# The editable install is a tree of links (setuptools' strict mode) that type checkers can follow;
+# it is rebuilt when a package folder gains or loses a file (its mtime changes).
+PACKAGE_DIRS := $(shell find codegen templates runtime generated/acp_schema -type d -not -name __pycache__)
+
+$(STAMP): pyproject.toml $(PACKAGE_DIRS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[codegen,test]'
+	$(PY) -m pip install --quiet -e '.[codegen,test]' --config-settings editable_mode=strict
 	touch $(STAMP)
 
 generate: $(STAMP)
