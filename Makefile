@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bench conformance clean peers
+.PHONY: generate test check diff bench conformance lint clean peers
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -40,8 +40,15 @@ peers:
 test: $(STAMP) $(NODE_STAMP) peers
 	$(PY) -m pytest -q
 
+# The linters and the type checkers over the hand-written code (configured in pyproject.toml).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/black --check --quiet .
+	$(PY) -m mypy runtime examples
+	$(PY) -m pyright runtime examples
+
 clean:
-	rm -rf $(VENV) tests/.generated
+	rm -rf $(VENV) build tests/.generated
 
 diff: $(STAMP)
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=old-schema.json NEW=new-schema.json [ARGS='--format markdown']"; exit 2; }

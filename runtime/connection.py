@@ -61,7 +61,7 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-_DEFAULT: Any = object()
+_DEFAULT: TypeForm = object()  # "the method's own result type"
 _in_notification: contextvars.ContextVar[Connection[Any] | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )
@@ -638,7 +638,9 @@ class Connection(Generic[PackageT]):
                 try:
                     self.schema.decode(b"{}", info.result)
                 except Exception:
-                    raise TypeError(f"the {request.method} handler returned None, but its result has required fields")
+                    raise TypeError(
+                        f"the {request.method} handler returned None, but its result has required fields"
+                    ) from None
             result = {}
         elif self.enforce_protocol and request.method in self.schema.REQUESTS:
             result = self._typed(f"the {request.method} result", result, self.schema.REQUESTS[request.method].result)
@@ -810,7 +812,7 @@ def _classify(line: bytes) -> tuple[str, RequestId]:
 def _sniff(head: bytes) -> tuple[str, RequestId]:
     """Guess the kind and id of an oversized message from the top-level keys in its first bytes."""
     text = head.decode("utf-8", "replace")
-    keys: dict[str, Any] = {}
+    keys: dict[str, object] = {}
     depth, i, n, key, expect_key = 0, 0, len(text), None, False
     while i < n:
         ch = text[i]

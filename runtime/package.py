@@ -36,7 +36,7 @@ HandlerT = TypeVar("HandlerT")
 
 
 class Peer(Protocol):
-    """What a generated proxy calls: the connection's `request` and `notify` (the contract's `Peer`)."""
+    """What a generated proxy calls: a connection's `request` and `notify` (the contract's Peer)."""
 
     async def request(self, method: str, params: Wire, result_type: TypeForm) -> Wire: ...
 

@@ -19,7 +19,7 @@ from .agent import AgentSideConnection
 from .client import ClientSideConnection
 from .connection import ConnectionOptions
 from .errors import ConnectionClosedError
-from .framing import ByteReader, ByteWriter
+from .framing import ByteReader
 from .package import AgentPackage, ClientPackage, HandlerT, ProxyT
 
 if TYPE_CHECKING:

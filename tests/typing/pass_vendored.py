@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import assert_type
 
 import my_acp
-from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, run_agent, spawn_agent
+
+from acp_runtime import (
+    AgentSideConnection,
+    ClientSideConnection,
+    memory_pipe,
+    run_agent,
+    spawn_agent,
+)
 
 
 class Agent(my_acp.AgentHandler):

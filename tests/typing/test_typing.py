@@ -64,9 +64,14 @@ def expected_codes(path: Path, checker: str) -> dict[int, set[str]]:
         mark = MARK.search(line)
         if mark is None:
             continue
-        codes = {name: {c.strip() for c in spec.split(",") if c.strip()} for name, spec in CODES.findall(mark[1])}
+        codes = {
+            name: {c.strip() for c in spec.split(",") if c.strip()}
+            for name, spec in CODES.findall(mark[1])
+        }
         if set(codes) != set(CHECKERS) or not all(codes.values()):
-            raise AssertionError(f"{path.name}:{number}: a marker names codes for both checkers: {line.strip()}")
+            raise AssertionError(
+                f"{path.name}:{number}: a marker names codes for both checkers: {line.strip()}"
+            )
         expected[number] = codes[checker]
     return expected
 
@@ -77,10 +82,22 @@ def _json_from(output: str) -> str:
 
 
 def run_mypy(workdir: Path, files: list[str]) -> list[Diagnostic]:
-    command = [sys.executable, "-m", "mypy", "--strict", "-O", "json", "--cache-dir", ".mypy_cache", *files]
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--strict",
+        "-O",
+        "json",
+        "--cache-dir",
+        ".mypy_cache",
+        *files,
+    ]
     result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=600)
     if result.returncode not in (0, 1):
-        raise AssertionError(f"mypy failed to run ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+        raise AssertionError(
+            f"mypy failed to run ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+        )
     found = []
     for line in result.stdout.splitlines():
         if not line.startswith("{"):
@@ -88,18 +105,32 @@ def run_mypy(workdir: Path, files: list[str]) -> list[Diagnostic]:
         item = json.loads(line)
         if item["severity"] == "note":
             continue
-        found.append(Diagnostic(Path(item["file"]).name, item["line"], item["code"] or "", item["message"]))
+        found.append(
+            Diagnostic(Path(item["file"]).name, item["line"], item["code"] or "", item["message"])
+        )
     return found
 
 
 def run_pyright(workdir: Path, files: list[str]) -> list[Diagnostic]:
-    command = [sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", sys.executable, *files]
+    command = [
+        sys.executable,
+        "-m",
+        "pyright",
+        "--outputjson",
+        "--pythonpath",
+        sys.executable,
+        *files,
+    ]
     result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, timeout=600)
     if result.returncode not in (0, 1):
-        raise AssertionError(f"pyright failed to run ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+        raise AssertionError(
+            f"pyright failed to run ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+        )
     report = json.loads(_json_from(result.stdout))
     return [
-        Diagnostic(Path(d["file"]).name, d["range"]["start"]["line"] + 1, d.get("rule", ""), d["message"])
+        Diagnostic(
+            Path(d["file"]).name, d["range"]["start"]["line"] + 1, d.get("rule", ""), d["message"]
+        )
         for d in report["generalDiagnostics"]
         if d["severity"] in ("error", "warning")
     ]
@@ -114,7 +145,11 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copy(path, work / path.name)
     for name, heading in README_SECTIONS.items():
         (work / name).write_text(readme_block(heading), encoding="utf-8")
-    shutil.copytree(ROOT / "generated" / "acp_schema", work / "my_acp", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "generated" / "acp_schema",
+        work / "my_acp",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     return work
 
 
@@ -126,8 +161,8 @@ def reports(workdir: Path) -> dict[str, list[Diagnostic]]:
 
 
 def _literal_all(init: Path) -> bool:
-    """Whether a package's `__all__` is absent or one literal list: mypy takes a module as a Protocol
-    (what `schema=` infers from) only then; with a computed `__all__` it sees none of its members."""
+    """Whether a package's `__all__` is absent or one literal list: mypy takes a module as a
+    Protocol (what `schema=` infers from) only then; with a computed `__all__` it sees no member."""
     for node in ast.parse(init.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.AugAssign) and _names_all(node.target):
             return False
@@ -143,22 +178,29 @@ def _names_all(target: ast.expr) -> bool:
 
 _MYPY_SCHEMA_ARG = pytest.mark.xfail(
     not _literal_all(ROOT / "generated" / "acp_schema" / "__init__.py"),
-    reason="the generated __init__.py computes __all__ (['SCHEMA', ...] + codec.__all__ + ...), so mypy "
-    "sees no member when the module is passed as schema=: the generator must write __all__ as one literal list",
+    reason="the generated __init__.py computes __all__ (['SCHEMA', ...] + codec.__all__ + ...), "
+    "so mypy sees no member of a module passed as schema=: the generator must write __all__ as "
+    "one literal list",
     strict=True,
 )
 
 
 def _cases(files: list[str]) -> list[object]:
     return [
-        pytest.param(checker, name, marks=[_MYPY_SCHEMA_ARG] if checker == "mypy" and "vendored" in name else [])
+        pytest.param(
+            checker,
+            name,
+            marks=[_MYPY_SCHEMA_ARG] if checker == "mypy" and "vendored" in name else [],
+        )
         for name in files
         for checker in CHECKERS
     ]
 
 
 @pytest.mark.parametrize(("checker", "name"), _cases(PASS_FILES))
-def test_user_code_type_checks_with_no_error(reports: dict[str, list[Diagnostic]], checker: str, name: str) -> None:
+def test_user_code_type_checks_with_no_error(
+    reports: dict[str, list[Diagnostic]], checker: str, name: str
+) -> None:
     found = [d for d in reports[checker] if d.file == name]
     assert not found, f"{checker} reports errors in {name}:\n" + "\n".join(map(str, found))
 
@@ -173,8 +215,14 @@ def test_each_misuse_is_reported_with_its_error_and_nothing_else(
     for d in reports[checker]:
         if d.file == name:
             got.setdefault(d.line, set()).add(d.code)
-    missing = {line: codes - got.get(line, set()) for line, codes in expected.items() if codes - got.get(line, set())}
-    unexpected = [d for d in reports[checker] if d.file == name and d.code not in expected.get(d.line, set())]
+    missing = {
+        line: codes - got.get(line, set())
+        for line, codes in expected.items()
+        if codes - got.get(line, set())
+    }
+    unexpected = [
+        d for d in reports[checker] if d.file == name and d.code not in expected.get(d.line, set())
+    ]
     assert not missing and not unexpected, (
         f"{checker} on {name}: marked but not reported {missing}; reported but not marked:\n"
         + "\n".join(map(str, unexpected))

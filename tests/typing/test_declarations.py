@@ -1,0 +1,60 @@
+"""What type checkers are told matches what the runtime does, and ships with it."""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+import subprocess
+import sys
+import typing
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from acp_runtime import run_agent, serve_agent, spawn_agent
+from acp_runtime.connection import Connection, ConnectionOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def keywords(fn: Callable[..., object]) -> dict[str, inspect._ParameterKind]:
+    """Each named parameter and its kind; `**options` stands for the `ConnectionOptions`."""
+    found = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            found.update(dict.fromkeys(ConnectionOptions.__annotations__, param.KEYWORD_ONLY))
+        else:
+            found[name] = param.kind
+    return found
+
+
+def test_connection_options_name_every_keyword_option_of_a_connection() -> None:
+    params = inspect.signature(Connection.__init__).parameters.values()
+    options = {p.name for p in params if p.kind is p.KEYWORD_ONLY} - {"schema"}
+    assert options == set(ConnectionOptions.__annotations__)
+
+
+@pytest.mark.parametrize("fn", [spawn_agent, run_agent, serve_agent], ids=lambda fn: fn.__name__)
+def test_each_typed_signature_of_an_entry_point_has_the_parameters_it_takes(
+    fn: Callable[..., object],
+) -> None:
+    overloads = typing.get_overloads(fn)
+    assert len(overloads) == 2  # the default package's, and another's given as schema=
+    for overload in overloads:
+        assert keywords(overload) == keywords(fn)
+
+
+def test_a_wheel_ships_py_typed_for_the_runtime_and_the_generated_package(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    for name in ("codegen", "templates", "runtime", "generated"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
+    subprocess.run([*command, "--wheel-dir", str(tmp_path), str(source)], check=True, timeout=300)
+    (wheel,) = tmp_path.glob("acpgen-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "acp_runtime/py.typed" in names
+    assert "acp_schema/py.typed" in names
