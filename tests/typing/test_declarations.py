@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def keywords(fn: Callable[..., object]) -> dict[str, inspect._ParameterKind]:
     """Each named parameter and its kind; `**options` stands for the `ConnectionOptions`."""
-    found = {}
+    found: dict[str, inspect._ParameterKind] = {}
     for name, param in inspect.signature(fn).parameters.items():
         if param.kind is inspect.Parameter.VAR_KEYWORD:
             found.update(dict.fromkeys(ConnectionOptions.__annotations__, param.KEYWORD_ONLY))
