@@ -47,4 +47,5 @@ async def serve_in_memory() -> None:
 def main() -> None:
     run_agent(Agent)
     run_agent(agent_factory, protocol_versions=(1,))
+    run_agent(lambda conn: Agent(conn))
     asyncio.run(serve_in_memory())
