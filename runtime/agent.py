@@ -8,15 +8,17 @@ from . import rules, wire
 from .connection import METHOD_NOT_FOUND, Connection, ConnectionOptions
 from .errors import ProtocolError
 from .framing import ByteReader, ByteWriter
-from .package import AgentPackage, ClientProxyT, HandlerT, ProxyT, RequestMessage, Wire, as_rpc_error
+from .package import ClientProxyT, HandlerT, ProxyT, Wire, as_rpc_error
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     import acp_schema
 
+    from .package import AgentPackage, RequestMessage
 
-class AgentSideConnection(Connection[AgentPackage[ClientProxyT, Any]], Generic[ClientProxyT]):
+
+class AgentSideConnection(Connection["AgentPackage[ClientProxyT, Any]"], Generic[ClientProxyT]):
     """An agent's end of a connection.
 
     `handler` serves what the agent receives: an object with the generated `AgentHandler` methods

@@ -9,15 +9,17 @@ from . import rules, wire
 from .connection import Connection, ConnectionOptions
 from .errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from .framing import ByteReader, ByteWriter
-from .package import AgentProxyT, ClientPackage, HandlerT, NotificationMessage, ProxyT, Wire
+from .package import AgentProxyT, HandlerT, ProxyT, Wire
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     import acp_schema
 
+    from .package import ClientPackage, NotificationMessage
 
-class ClientSideConnection(Connection[ClientPackage[AgentProxyT, Any]], Generic[AgentProxyT]):
+
+class ClientSideConnection(Connection["ClientPackage[AgentProxyT, Any]"], Generic[AgentProxyT]):
     """A client's end of a connection.
 
     `handler` serves what the client receives: an object with the generated `ClientHandler`

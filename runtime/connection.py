@@ -36,22 +36,18 @@ import msgspec
 from . import rules, tracing, wire
 from .errors import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineReader, LineWriter, OversizedLine, _SNIFF
-from .package import (
-    ErrorResponseMessage,
-    NotificationMessage,
-    PackageT,
-    RequestId,
-    RequestMessage,
-    ResponseMessage,
-    TypeForm,
-    Wire,
-    as_rpc_error,
-)
+from .package import PackageT, RequestId, TypeForm, Wire, as_rpc_error
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from .package import RpcException
+    from .package import (
+        ErrorResponseMessage,
+        NotificationMessage,
+        RequestMessage,
+        ResponseMessage,
+        RpcException,
+    )
 
 log = logging.getLogger("acp_runtime")
 

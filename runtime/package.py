@@ -35,41 +35,133 @@ ProxyT = TypeVar("ProxyT")
 HandlerT = TypeVar("HandlerT")
 
 
-class Peer(Protocol):
-    """What a generated proxy calls: a connection's `request` and `notify` (the contract's Peer)."""
-
-    async def request(self, method: str, params: Wire, result_type: TypeForm) -> Wire: ...
-
-    async def notify(self, method: str, params: Wire) -> None: ...
-
-
-class MethodInfoLike(Protocol):
-    """One row of the package's method tables."""
-
-    @property
-    def method(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def params(self) -> TypeForm: ...
-    @property
-    def result(self) -> TypeForm: ...
-    @property
-    def handler(self) -> str: ...
-
-
-class ErrorObjectLike(Protocol):
-    """The JSON-RPC error object of an `ErrorResponse`."""
-
-    @property
-    def code(self) -> int: ...
-    @property
-    def message(self) -> str: ...
-    @property
-    def data(self) -> Wire: ...
-
-
 if TYPE_CHECKING:
+    # Typing only: nothing below exists at run time (importing acp_runtime stays cheap).
+
+    class Peer(Protocol):
+        """What a generated proxy calls: a connection's `request` and `notify` (the contract's Peer)."""
+
+        async def request(self, method: str, params: Wire, result_type: TypeForm) -> Wire: ...
+
+        async def notify(self, method: str, params: Wire) -> None: ...
+
+    class MethodInfoLike(Protocol):
+        """One row of the package's method tables."""
+
+        @property
+        def method(self) -> str: ...
+        @property
+        def kind(self) -> str: ...
+        @property
+        def params(self) -> TypeForm: ...
+        @property
+        def result(self) -> TypeForm: ...
+        @property
+        def handler(self) -> str: ...
+
+    class ErrorObjectLike(Protocol):
+        """The JSON-RPC error object of an `ErrorResponse`."""
+
+        @property
+        def code(self) -> int: ...
+        @property
+        def message(self) -> str: ...
+        @property
+        def data(self) -> Wire: ...
+
+    class RequestMessage(Protocol):
+        """A JSON-RPC request envelope."""
+
+        def __init__(self, *, id: RequestId, method: str, params: Wire = ...) -> None: ...
+        @property
+        def id(self) -> RequestId: ...
+        @property
+        def method(self) -> str: ...
+        @property
+        def params(self) -> Wire: ...
+
+    class NotificationMessage(Protocol):
+        """A JSON-RPC notification envelope."""
+
+        def __init__(self, *, method: str, params: Wire = ...) -> None: ...
+        @property
+        def method(self) -> str: ...
+        @property
+        def params(self) -> Wire: ...
+
+    class ResponseMessage(Protocol):
+        """A JSON-RPC success answer."""
+
+        def __init__(self, *, id: RequestId, result: Wire) -> None: ...
+        @property
+        def id(self) -> RequestId: ...
+        @property
+        def result(self) -> Wire: ...
+
+    class ErrorResponseMessage(Protocol):
+        """A JSON-RPC error answer (`error` is given as an error object or its dict)."""
+
+        def __init__(self, *, id: RequestId, error: Any) -> None: ...
+        @property
+        def id(self) -> RequestId: ...
+        @property
+        def error(self) -> ErrorObjectLike: ...
+
+    class MessageDecoderLike(Protocol):
+        """A connection's decoder of incoming messages."""
+
+        def decode(self, data: bytes, /) -> object: ...
+
+    class MessageDecoderFactory(Protocol):
+        """`MessageDecoder(side, result_types, lenient=...)`: pending request id -> result type."""
+
+        def __call__(
+            self, side: str, result_type: Mapping[Any, TypeForm], /, *, lenient: bool = ...
+        ) -> MessageDecoderLike: ...
+
+    class Package(Protocol):
+        """The members of a generated package that the runtime uses, on either side."""
+
+        @property
+        def METHODS(self) -> Mapping[str, MethodInfoLike]: ...
+        @property
+        def REQUESTS(self) -> Mapping[str, MethodInfoLike]: ...
+        @property
+        def NOTIFICATIONS(self) -> Mapping[str, MethodInfoLike]: ...
+        @property
+        def Request(self) -> type[RequestMessage]: ...
+        @property
+        def Notification(self) -> type[NotificationMessage]: ...
+        @property
+        def Response(self) -> type[ResponseMessage]: ...
+        @property
+        def ErrorResponse(self) -> type[ErrorResponseMessage]: ...
+        @property
+        def RpcError(self) -> type[Exception]: ...
+        @property
+        def MessageDecoder(self) -> MessageDecoderFactory: ...
+        @property
+        def encode_message(self) -> Callable[[Any], bytes]: ...
+        def decode(self, data: bytes | str, type: TypeForm, *, lenient: bool = ...) -> Wire: ...
+        def error_for(
+            self, code: int, message: str | None = ..., data: Wire = ...
+        ) -> Exception: ...
+
+    class AgentPackage(Package, Protocol[ProxyT_co, HandlerT]):
+        """A package as an agent uses it: `ClientProxy` to call the client, `AgentHandler` to serve."""
+
+        @property
+        def ClientProxy(self) -> Callable[[Peer], ProxyT_co]: ...
+
+        AgentHandler: type[HandlerT]
+
+    class ClientPackage(Package, Protocol[ProxyT_co, HandlerT]):
+        """A package as a client uses it: `AgentProxy` to call the agent, `ClientHandler` to serve."""
+
+        @property
+        def AgentProxy(self) -> Callable[[Peer], ProxyT_co]: ...
+
+        ClientHandler: type[HandlerT]
 
     class RpcException(Exception):
         """The package's `RpcError` as the runtime reads it. Type checkers only: no Protocol can say
@@ -83,115 +175,16 @@ if TYPE_CHECKING:
 
         def to_error_object(self) -> dict[str, Wire]: ...
 
+    PackageT = TypeVar("PackageT", bound=Package)
+    """The package type a connection is driven by."""
+else:
+    PackageT = TypeVar("PackageT")
+
 
 def as_rpc_error(exc: BaseException) -> RpcException:
     """An exception of the package's `RpcError` (or `error_for`), typed as one."""
     return cast("RpcException", exc)
 
-
-class RequestMessage(Protocol):
-    """A JSON-RPC request envelope."""
-
-    def __init__(self, *, id: RequestId, method: str, params: Wire = ...) -> None: ...
-    @property
-    def id(self) -> RequestId: ...
-    @property
-    def method(self) -> str: ...
-    @property
-    def params(self) -> Wire: ...
-
-
-class NotificationMessage(Protocol):
-    """A JSON-RPC notification envelope."""
-
-    def __init__(self, *, method: str, params: Wire = ...) -> None: ...
-    @property
-    def method(self) -> str: ...
-    @property
-    def params(self) -> Wire: ...
-
-
-class ResponseMessage(Protocol):
-    """A JSON-RPC success answer."""
-
-    def __init__(self, *, id: RequestId, result: Wire) -> None: ...
-    @property
-    def id(self) -> RequestId: ...
-    @property
-    def result(self) -> Wire: ...
-
-
-class ErrorResponseMessage(Protocol):
-    """A JSON-RPC error answer (`error` is given as an error object or its dict)."""
-
-    def __init__(self, *, id: RequestId, error: Any) -> None: ...
-    @property
-    def id(self) -> RequestId: ...
-    @property
-    def error(self) -> ErrorObjectLike: ...
-
-
-class MessageDecoderLike(Protocol):
-    """A connection's decoder of incoming messages."""
-
-    def decode(self, data: bytes, /) -> object: ...
-
-
-class MessageDecoderFactory(Protocol):
-    """`MessageDecoder(side, result_types, lenient=...)`: pending request id -> result type."""
-
-    def __call__(
-        self, side: str, result_type: Mapping[Any, TypeForm], /, *, lenient: bool = ...
-    ) -> MessageDecoderLike: ...
-
-
-class Package(Protocol):
-    """The members of a generated package that the runtime uses, on either side."""
-
-    @property
-    def METHODS(self) -> Mapping[str, MethodInfoLike]: ...
-    @property
-    def REQUESTS(self) -> Mapping[str, MethodInfoLike]: ...
-    @property
-    def NOTIFICATIONS(self) -> Mapping[str, MethodInfoLike]: ...
-    @property
-    def Request(self) -> type[RequestMessage]: ...
-    @property
-    def Notification(self) -> type[NotificationMessage]: ...
-    @property
-    def Response(self) -> type[ResponseMessage]: ...
-    @property
-    def ErrorResponse(self) -> type[ErrorResponseMessage]: ...
-    @property
-    def RpcError(self) -> type[Exception]: ...
-    @property
-    def MessageDecoder(self) -> MessageDecoderFactory: ...
-    @property
-    def encode_message(self) -> Callable[[Any], bytes]: ...
-    def decode(self, data: bytes | str, type: TypeForm, *, lenient: bool = ...) -> Wire: ...
-    def error_for(self, code: int, message: str | None = ..., data: Wire = ...) -> Exception: ...
-
-
-class AgentPackage(Package, Protocol[ProxyT_co, HandlerT]):
-    """A package as an agent uses it: `ClientProxy` to call the client, `AgentHandler` to serve."""
-
-    @property
-    def ClientProxy(self) -> Callable[[Peer], ProxyT_co]: ...
-
-    AgentHandler: type[HandlerT]
-
-
-class ClientPackage(Package, Protocol[ProxyT_co, HandlerT]):
-    """A package as a client uses it: `AgentProxy` to call the agent, `ClientHandler` to serve."""
-
-    @property
-    def AgentProxy(self) -> Callable[[Peer], ProxyT_co]: ...
-
-    ClientHandler: type[HandlerT]
-
-
-PackageT = TypeVar("PackageT", bound=Package)
-"""The package type a connection is driven by."""
 
 if TYPE_CHECKING:
     from typing_extensions import TypeVar as DefaultTypeVar

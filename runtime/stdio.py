@@ -20,9 +20,10 @@ from .client import ClientSideConnection
 from .connection import ConnectionOptions
 from .errors import ConnectionClosedError
 from .framing import ByteReader
-from .package import AgentPackage, ClientPackage, HandlerT, ProxyT
+from .package import HandlerT, ProxyT
 
 if TYPE_CHECKING:
+    from .package import AgentPackage, ClientPackage
     from contextlib import AbstractAsyncContextManager
 
     from typing_extensions import Unpack
