@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bench conformance lint clean peers
+.PHONY: generate test check diff bench conformance typecheck lint clean peers
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -40,12 +40,15 @@ peers:
 test: $(STAMP) $(NODE_STAMP) peers
 	$(PY) -m pytest -q
 
-# The linters and the type checkers over the hand-written code (configured in pyproject.toml).
-lint: $(STAMP)
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/black --check --quiet .
+# mypy --strict and pyright over the runtime and the examples (configured in pyproject.toml).
+typecheck: $(STAMP)
 	$(PY) -m mypy runtime examples
 	$(PY) -m pyright runtime examples
+
+# The linters (ruff, black) over the hand-written code, then the type checkers.
+lint: typecheck
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/black --check --quiet .
 
 clean:
 	rm -rf $(VENV) build tests/.generated

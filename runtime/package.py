@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     # Typing only: nothing below exists at run time (importing acp_runtime stays cheap).
 
     class Peer(Protocol):
-        """What a generated proxy calls: a connection's `request` and `notify` (the contract's Peer)."""
+        """What a generated proxy calls: a connection's `request` and `notify`."""
 
         async def request(self, method: str, params: Wire, result_type: TypeForm) -> Wire: ...
 
@@ -148,7 +148,7 @@ if TYPE_CHECKING:
         ) -> Exception: ...
 
     class AgentPackage(Package, Protocol[ProxyT_co, HandlerT]):
-        """A package as an agent uses it: `ClientProxy` to call the client, `AgentHandler` to serve."""
+        """A package as an agent uses it: `ClientProxy` calls the client, `AgentHandler` serves."""
 
         @property
         def ClientProxy(self) -> Callable[[Peer], ProxyT_co]: ...
@@ -156,7 +156,7 @@ if TYPE_CHECKING:
         AgentHandler: type[HandlerT]
 
     class ClientPackage(Package, Protocol[ProxyT_co, HandlerT]):
-        """A package as a client uses it: `AgentProxy` to call the agent, `ClientHandler` to serve."""
+        """A package as a client uses it: `AgentProxy` calls the agent, `ClientHandler` serves."""
 
         @property
         def AgentProxy(self) -> Callable[[Peer], ProxyT_co]: ...

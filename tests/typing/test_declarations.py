@@ -6,6 +6,7 @@ import inspect
 import shutil
 import subprocess
 import sys
+import tomllib
 import typing
 import zipfile
 from collections.abc import Callable
@@ -46,7 +47,10 @@ def test_each_typed_signature_of_an_entry_point_has_the_parameters_it_takes(
         assert keywords(overload) == keywords(fn)
 
 
-def test_a_wheel_ships_py_typed_for_the_runtime_and_the_generated_package(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The files of a wheel built from a copy of the project (what `pip install .` installs)."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     for name in ("codegen", "templates", "runtime", "generated"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -55,6 +59,26 @@ def test_a_wheel_ships_py_typed_for_the_runtime_and_the_generated_package(tmp_pa
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation"]
     subprocess.run([*command, "--wheel-dir", str(tmp_path), str(source)], check=True, timeout=300)
     (wheel,) = tmp_path.glob("acpgen-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "acp_runtime/py.typed" in names
-    assert "acp_schema/py.typed" in names
+    return zipfile.ZipFile(wheel).namelist()
+
+
+def test_a_wheel_ships_py_typed_for_the_runtime_and_the_generated_package(
+    wheel_names: list[str],
+) -> None:
+    assert "acp_runtime/py.typed" in wheel_names
+    assert "acp_schema/py.typed" in wheel_names
+
+
+def test_a_wheel_ships_every_module_of_every_package(wheel_names: list[str]) -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    package_dirs = config["tool"]["setuptools"]["package-dir"]
+    modules = {
+        f"{package.replace('.', '/')}/{path.relative_to(ROOT / folder).as_posix()}"
+        for package, folder in package_dirs.items()
+        for path in (ROOT / folder).rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    missing = sorted(modules - set(wheel_names))
+    assert not missing, "not in the wheel (add their packages to pyproject.toml): " + ", ".join(
+        missing
+    )
