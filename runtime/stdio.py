@@ -23,12 +23,13 @@ from .framing import ByteReader
 from .package import HandlerT, ProxyT
 
 if TYPE_CHECKING:
-    from .package import AgentPackage, ClientPackage
     from contextlib import AbstractAsyncContextManager
 
     from typing_extensions import Unpack
 
     import acp_schema
+
+    from .package import AgentPackage, ClientPackage
 
     AgentHandlerArg = (
         acp_schema.AgentHandler
