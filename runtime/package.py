@@ -175,8 +175,10 @@ if TYPE_CHECKING:
 
         def to_error_object(self) -> dict[str, Wire]: ...
 
-    PackageT = TypeVar("PackageT", bound=Package)
-    """The package type a connection is driven by."""
+    from typing_extensions import TypeVar as DefaultTypeVar
+
+    PackageT = DefaultTypeVar("PackageT", bound=Package, default=Package)
+    """The package type a connection is driven by (`Connection` alone: any package)."""
 else:
     PackageT = TypeVar("PackageT")
 

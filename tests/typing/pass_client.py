@@ -6,7 +6,7 @@ import sys
 from typing import assert_type
 
 import acp_schema as acp
-from acp_runtime import ClientSideConnection, PendingCall, memory_pipe, spawn_agent
+from acp_runtime import ClientSideConnection, Connection, PendingCall, memory_pipe, spawn_agent
 
 
 class Client(acp.ClientHandler):
@@ -59,3 +59,7 @@ async def in_memory() -> None:
     assert_type(conn, ClientSideConnection[acp.AgentProxy])
     async with spawn_agent(client_factory, "agent", stderr=-1, shutdown_timeout=1.0) as spawned:
         assert_type(spawned.agent, acp.AgentProxy)
+
+
+def any_connection(conn: Connection) -> None:
+    assert_type(conn.closed, bool)
