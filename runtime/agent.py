@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Generic, overload
 
 from . import rules, wire
-from .connection import METHOD_NOT_FOUND, Connection, ConnectionOptions
+from .connection import METHOD_NOT_FOUND, Connection
 from .errors import ProtocolError
 from .framing import ByteReader, ByteWriter
 from .package import ClientProxyT, HandlerT, ProxyT, Wire, as_rpc_error
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     import acp_schema
 
+    from .connection import ConnectionOptions
     from .package import AgentPackage, RequestMessage
 
 

@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, overload
 
 from . import rules, wire
-from .connection import Connection, ConnectionOptions
+from .connection import Connection
 from .errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from .framing import ByteReader, ByteWriter
 from .package import AgentProxyT, HandlerT, ProxyT, Wire
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     import acp_schema
 
+    from .connection import ConnectionOptions
     from .package import ClientPackage, NotificationMessage
 
 

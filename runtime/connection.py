@@ -68,13 +68,15 @@ def default_schema() -> ModuleType:
     return importlib.import_module("acp_schema")
 
 
-class ConnectionOptions(TypedDict, total=False):
-    """The keyword options of a connection besides `schema` (keep in step with `Connection`)."""
+if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
 
-    protocol_versions: tuple[int, ...]
-    max_line_bytes: int
-    lenient: bool
-    enforce_protocol: bool
+    class ConnectionOptions(TypedDict, total=False):
+        """The keyword options of a connection besides `schema` (keep in step with `Connection`)."""
+
+        protocol_versions: tuple[int, ...]
+        max_line_bytes: int
+        lenient: bool
+        enforce_protocol: bool
 
 
 class _ResultTypes(Mapping[RequestId, TypeForm]):

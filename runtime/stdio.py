@@ -17,7 +17,6 @@ from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, o
 
 from .agent import AgentSideConnection
 from .client import ClientSideConnection
-from .connection import ConnectionOptions
 from .errors import ConnectionClosedError
 from .framing import ByteReader
 from .package import HandlerT, ProxyT
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
 
     import acp_schema
 
+    from .connection import ConnectionOptions
     from .package import AgentPackage, ClientPackage
 
     AgentHandlerArg = (
