@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Generic, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from . import rules, wire
-from .connection import METHOD_NOT_FOUND, Connection
+from .connection import METHOD_NOT_FOUND, Connection, as_rpc_error
 from .errors import ProtocolError
 from .framing import ByteReader, ByteWriter
-from .package import ClientProxyT, HandlerT, ProxyT, Wire, as_rpc_error
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -16,7 +15,9 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .connection import ConnectionOptions
-    from .package import AgentPackage, RequestMessage
+    from .package import AgentPackage, ClientProxyT, HandlerT, ProxyT, RequestMessage, Wire
+else:
+    ClientProxyT = TypeVar("ClientProxyT")  # type checkers see it with its default, acp_schema's
 
 
 class AgentSideConnection(Connection["AgentPackage[ClientProxyT, Any]"], Generic[ClientProxyT]):

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, overload
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, TypeVar, overload
 
 from . import rules, wire
 from .connection import Connection
 from .errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from .framing import ByteReader, ByteWriter
-from .package import AgentProxyT, HandlerT, ProxyT, Wire
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -17,7 +16,9 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .connection import ConnectionOptions
-    from .package import ClientPackage, NotificationMessage
+    from .package import AgentProxyT, ClientPackage, HandlerT, NotificationMessage, ProxyT, Wire
+else:
+    AgentProxyT = TypeVar("AgentProxyT")  # type checkers see it with its default, acp_schema's
 
 
 class ClientSideConnection(Connection["ClientPackage[AgentProxyT, Any]"], Generic[AgentProxyT]):

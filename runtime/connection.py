@@ -29,14 +29,25 @@ import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generator, Generic, Iterator, Mapping, TypedDict, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    Generator,
+    Generic,
+    Iterator,
+    Mapping,
+    TypedDict,
+    TypeVar,
+    cast,
+)
 
 import msgspec
 
 from . import rules, tracing, wire
 from .errors import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineReader, LineWriter, OversizedLine, _SNIFF
-from .package import PackageT, RequestId, TypeForm, Wire, as_rpc_error
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -44,10 +55,16 @@ if TYPE_CHECKING:
     from .package import (
         ErrorResponseMessage,
         NotificationMessage,
+        PackageT,
+        RequestId,
         RequestMessage,
         ResponseMessage,
         RpcException,
+        TypeForm,
+        Wire,
     )
+else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
+    PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
 
@@ -79,7 +96,7 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         enforce_protocol: bool
 
 
-class _ResultTypes(Mapping[RequestId, TypeForm]):
+class _ResultTypes(Mapping["RequestId", "TypeForm"]):
     """Pending request id -> its result type: a live view of the pending calls for the decoder."""
 
     __slots__ = ("_pending",)
@@ -782,6 +799,11 @@ class _ObservedWriter:
         close = getattr(self._writer, "close", None)
         if close is not None:
             close()
+
+
+def as_rpc_error(exc: BaseException) -> RpcException:
+    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
+    return cast("RpcException", exc)
 
 
 def _omit_none(params: Wire) -> Wire:

@@ -12,11 +12,17 @@ module alone, which proxy a connection carries and which handler it serves:
 The members follow the package contract (`generated/acp_schema/README.md`). Values that are
 protocol data (params, results, the JSON-RPC envelope fields) are `Wire`: a generated object or
 decoded JSON, read by the runtime only through `acp_runtime.wire`, by wire name.
+
+This module is for type checkers: the runtime imports it under `TYPE_CHECKING` only (one module
+less to load), and its Protocols exist for them alone. Import it the same way:
+
+    if TYPE_CHECKING:
+        from acp_runtime.package import AgentPackage
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, TypeVar, Union
 
 if TYPE_CHECKING:
     import acp_schema
@@ -165,7 +171,8 @@ if TYPE_CHECKING:
 
     class RpcException(Exception):
         """The package's `RpcError` as the runtime reads it. Type checkers only: no Protocol can say
-        "an exception with these members", so the runtime views one through `as_rpc_error`."""
+        "an exception with these members", so the runtime views one through
+        `acp_runtime.connection.as_rpc_error`."""
 
         code: int
         message: str
@@ -179,22 +186,12 @@ if TYPE_CHECKING:
 
     PackageT = DefaultTypeVar("PackageT", bound=Package, default=Package)
     """The package type a connection is driven by (`Connection` alone: any package)."""
-else:
-    PackageT = TypeVar("PackageT")
-
-
-def as_rpc_error(exc: BaseException) -> RpcException:
-    """An exception of the package's `RpcError` (or `error_for`), typed as one."""
-    return cast("RpcException", exc)
-
-
-if TYPE_CHECKING:
-    from typing_extensions import TypeVar as DefaultTypeVar
 
     # The peer's proxy a connection carries; `acp_schema`'s when not given (PEP 696 defaults, seen
     # by type checkers only), so `conn: AgentSideConnection` means the default package's.
     AgentProxyT = DefaultTypeVar("AgentProxyT", default=acp_schema.AgentProxy)
     ClientProxyT = DefaultTypeVar("ClientProxyT", default=acp_schema.ClientProxy)
 else:
+    PackageT = TypeVar("PackageT")
     AgentProxyT = TypeVar("AgentProxyT")
     ClientProxyT = TypeVar("ClientProxyT")

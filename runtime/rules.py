@@ -18,10 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from . import wire
-from .package import Wire
-
 if TYPE_CHECKING:
-    from .package import Package
+    from .package import Package, Wire
 
 # --- lifecycle ------------------------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from .agent import AgentSideConnection
 from .client import ClientSideConnection
 from .errors import ConnectionClosedError
 from .framing import ByteReader
-from .package import HandlerT, ProxyT
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .connection import ConnectionOptions
-    from .package import AgentPackage, ClientPackage
+    from .package import AgentPackage, ClientPackage, HandlerT, ProxyT
 
     AgentHandlerArg = (
         acp_schema.AgentHandler

@@ -12,10 +12,8 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from .package import TypeForm, Wire
-
 if TYPE_CHECKING:
-    from .package import Package
+    from .package import Package, TypeForm, Wire
 
 MISSING: Wire = None
 """What `get` returns for an absent, UNSET or null value: in ACP all three mean "not there"."""
