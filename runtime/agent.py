@@ -16,11 +16,14 @@ if TYPE_CHECKING:
 
     from .connection import ConnectionOptions
     from .package import AgentPackage, ClientProxyT, HandlerT, ProxyT, RequestMessage, Wire
-else:
-    ClientProxyT = TypeVar("ClientProxyT")  # type checkers see it with its default, acp_schema's
+
+    _Base = Connection[AgentPackage[ClientProxyT, Any]]
+else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
+    ClientProxyT = TypeVar("ClientProxyT")
+    _Base = Connection
 
 
-class AgentSideConnection(Connection["AgentPackage[ClientProxyT, Any]"], Generic[ClientProxyT]):
+class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     """An agent's end of a connection.
 
     `handler` serves what the agent receives: an object with the generated `AgentHandler` methods

@@ -17,11 +17,14 @@ if TYPE_CHECKING:
 
     from .connection import ConnectionOptions
     from .package import AgentProxyT, ClientPackage, HandlerT, NotificationMessage, ProxyT, Wire
-else:
-    AgentProxyT = TypeVar("AgentProxyT")  # type checkers see it with its default, acp_schema's
+
+    _Base = Connection[ClientPackage[AgentProxyT, Any]]
+else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
+    AgentProxyT = TypeVar("AgentProxyT")
+    _Base = Connection
 
 
-class ClientSideConnection(Connection["ClientPackage[AgentProxyT, Any]"], Generic[AgentProxyT]):
+class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     """A client's end of a connection.
 
     `handler` serves what the client receives: an object with the generated `ClientHandler`

@@ -63,8 +63,11 @@ if TYPE_CHECKING:
         TypeForm,
         Wire,
     )
+
+    _PendingTypes = Mapping[RequestId, TypeForm]
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
+    _PendingTypes = Mapping
 
 log = logging.getLogger("acp_runtime")
 
@@ -96,7 +99,7 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         enforce_protocol: bool
 
 
-class _ResultTypes(Mapping["RequestId", "TypeForm"]):
+class _ResultTypes(_PendingTypes):
     """Pending request id -> its result type: a live view of the pending calls for the decoder."""
 
     __slots__ = ("_pending",)
