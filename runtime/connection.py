@@ -780,7 +780,7 @@ class _ObservedWriter:
     """The connection's writer, showing each outgoing message to its observer first (decoded as
     the peer will decode it, results untyped)."""
 
-    def __init__(self, writer: Any, conn: Connection) -> None:
+    def __init__(self, writer: Any, conn: Connection[Any]) -> None:
         self._writer = writer
         self._conn = conn
         self.transport = getattr(writer, "transport", None)

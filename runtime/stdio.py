@@ -295,7 +295,7 @@ async def _drain_stderr(stream: asyncio.StreamReader, conn: ClientSideConnection
 def _own_group() -> dict[str, Any]:
     """Options that start the child as the leader of a new session and process group (POSIX), or
     of a new process group (Windows: `CREATE_NEW_PROCESS_GROUP`, so it is not hit by our Ctrl+C)."""
-    if os.name == "nt":  # pragma: no cover - untested: no Windows here
+    if sys.platform == "win32":  # pragma: no cover - untested: no Windows here
         return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
     return {"start_new_session": True}
 
