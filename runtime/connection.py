@@ -52,6 +52,7 @@ from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineReader,
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from .tracing import Tracer
     from .package import (
         ErrorResponseMessage,
         NotificationMessage,
@@ -97,6 +98,8 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         max_line_bytes: int
         lenient: bool
         enforce_protocol: bool
+        observer: Callable[[str, bytes, Any], None] | None
+        tracer: Tracer | None
 
 
 class _ResultTypes(_PendingTypes):

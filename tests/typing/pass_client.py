@@ -63,3 +63,8 @@ async def in_memory() -> None:
 
 def any_connection(conn: Connection) -> None:
     assert_type(conn.closed, bool)
+
+
+def a_list_of_one_variant_is_a_prompt() -> acp.PromptRequest:
+    prompt = [acp.TextContent(text="hello")]
+    return acp.PromptRequest(session_id="s", prompt=prompt)
