@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bench conformance mutation clean peers
+.PHONY: generate test check diff bench conformance mutation typecheck lint clean peers
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -13,10 +13,14 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 	cd tests/interop && npm ci --silent --no-audit --no-fund
 	touch $(NODE_STAMP)
 
-$(STAMP): pyproject.toml
+# The editable install is a tree of links (setuptools' strict mode) that type checkers can follow;
+# it is rebuilt when a package folder gains or loses a file (its mtime changes).
+PACKAGE_DIRS := $(shell find codegen templates runtime generated/acp_schema -type d -not -name __pycache__)
+
+$(STAMP): pyproject.toml $(PACKAGE_DIRS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[codegen,test]'
+	$(PY) -m pip install --quiet -e '.[codegen,test]' --config-settings editable_mode=strict
 	touch $(STAMP)
 
 generate: $(STAMP)
@@ -36,8 +40,18 @@ peers:
 test: $(STAMP) $(NODE_STAMP) peers
 	$(PY) -m pytest -q
 
+# mypy --strict and pyright over the runtime and the examples (configured in pyproject.toml).
+typecheck: $(STAMP)
+	$(PY) -m mypy runtime examples
+	$(PY) -m pyright runtime examples
+
+# The linters (ruff, black) over the hand-written code, then the type checkers.
+lint: typecheck
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/black --check --quiet .
+
 clean:
-	rm -rf $(VENV) tests/.generated
+	rm -rf $(VENV) build tests/.generated
 
 diff: $(STAMP)
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=old-schema.json NEW=new-schema.json [ARGS='--format markdown']"; exit 2; }

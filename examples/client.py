@@ -16,9 +16,10 @@ import argparse
 import asyncio
 import os
 import sys
+from contextlib import AbstractAsyncContextManager
 
 import acp_schema as acp
-from acp_runtime import AcpRuntimeError, spawn_agent
+from acp_runtime import AcpRuntimeError, ClientSideConnection, spawn_agent
 
 
 class PrintingClient(acp.ClientHandler):
@@ -50,6 +51,7 @@ class PrintingClient(acp.ClientHandler):
 
 async def run(prompt: str | None, command: list[str], url: str | None = None, http2: bool = False) -> None:
     client = PrintingClient()
+    opened: AbstractAsyncContextManager[ClientSideConnection]
     if url is not None:
         from acp_runtime.http import connect_agent
 

@@ -2,20 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from . import rules, wire
-from .connection import METHOD_NOT_FOUND, Connection
+from .connection import METHOD_NOT_FOUND, Connection, as_rpc_error
 from .errors import ProtocolError
+from .framing import ByteReader, ByteWriter
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    import acp_schema
+
+    from .connection import ConnectionOptions
+    from .package import AgentPackage, ClientProxyT, HandlerT, ProxyT, RequestMessage, Wire
+
+    _Base = Connection[AgentPackage[ClientProxyT, Any]]
+else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
+    ClientProxyT = TypeVar("ClientProxyT")
+    _Base = Connection
 
 
-class AgentSideConnection(Connection):
+class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     """An agent's end of a connection.
 
     `handler` serves what the agent receives: an object with the generated `AgentHandler` methods
     (`session_prompt(params)` ...), plus `ext_method(name, params)` / `ext_notification(name,
     params)` for `_` extensions. Pass a class or a function instead to have it built with this
     connection as its only argument, so it can keep `conn.client`, the generated `ClientProxy`.
+
+    Typed: `conn.client` is the package's `ClientProxy` (`AgentSideConnection` alone means
+    `acp_schema`'s; `AgentSideConnection[my_acp.ClientProxy]` another package's, inferred from
+    `schema=my_acp`), and the handler is an instance of the package's `AgentHandler` or a factory
+    taking this connection and returning one.
 
     `initialize` is answered by the runtime's rules around the handler: the protocol version is
     negotiated from `protocol_versions` (the requested one if supported, else the latest) and
@@ -31,12 +50,49 @@ class AgentSideConnection(Connection):
 
     side = "agent"
 
-    def _setup(self) -> None:
-        self.client: Any = self.schema.ClientProxy(self)
-        self.client_info: Any = None
-        self._sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
+    if TYPE_CHECKING:
 
-    async def _dispatch_request(self, request: Any) -> Any:
+        @overload
+        def __init__(
+            self: AgentSideConnection[acp_schema.ClientProxy],
+            handler: (
+                acp_schema.AgentHandler
+                | Callable[[AgentSideConnection[acp_schema.ClientProxy]], acp_schema.AgentHandler]
+            ),
+            reader: ByteReader,
+            writer: ByteWriter,
+            *,
+            schema: None = None,
+            **options: Unpack[ConnectionOptions],
+        ) -> None: ...
+
+        @overload
+        def __init__(
+            self: AgentSideConnection[ProxyT],
+            handler: HandlerT | Callable[[AgentSideConnection[ProxyT]], HandlerT],
+            reader: ByteReader,
+            writer: ByteWriter,
+            *,
+            schema: AgentPackage[ProxyT, HandlerT],
+            **options: Unpack[ConnectionOptions],
+        ) -> None: ...
+
+        def __init__(
+            self,
+            handler: object,
+            reader: ByteReader,
+            writer: ByteWriter,
+            *,
+            schema: AgentPackage[Any, Any] | None = None,
+            **options: Unpack[ConnectionOptions],
+        ) -> None: ...
+
+    def _setup(self) -> None:
+        self.client: ClientProxyT = self.schema.ClientProxy(self)
+        self.client_info: Wire = None
+        self._sessions_known: set[Wire] = set()  # ids of the sessions created, named or listed here
+
+    async def _dispatch_request(self, request: RequestMessage) -> Wire:
         if request.method == rules.INITIALIZE:
             return await self._initialize(request)
         result = await super()._dispatch_request(request)
@@ -47,7 +103,7 @@ class AgentSideConnection(Connection):
             self._sessions_known.update(rules.sessions_known_after(request.method, request.params, result))
         return result
 
-    def _outgoing(self, method: str, params: Any) -> Any:
+    def _outgoing(self, method: str, params: Wire) -> Wire:
         params = super()._outgoing(method, params)
         resuming = method == rules.SESSION_UPDATE and any(s.method == rules.NO_HISTORY_DURING for s in self._serving.values())
         if resuming and self.enforce_protocol and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY:  # 33
@@ -56,7 +112,7 @@ class AgentSideConnection(Connection):
                 raise ProtocolError(f"{method}: session {session_id!r} is being resumed, which replays no history")
         return params
 
-    async def _initialize(self, request: Any) -> Any:
+    async def _initialize(self, request: RequestMessage) -> Wire:
         params = request.params
         requested = wire.get(params, rules.PROTOCOL_VERSION)
         version = requested if requested in self.protocol_versions else self.protocol_versions[-1]
@@ -66,7 +122,7 @@ class AgentSideConnection(Connection):
         try:
             result = await self._call_handler(request, is_request=True)
         except self.schema.RpcError as err:
-            if err.code != METHOD_NOT_FOUND:
+            if as_rpc_error(err).code != METHOD_NOT_FOUND:
                 raise
             result = None
         info = self.schema.REQUESTS[rules.INITIALIZE]

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+import asyncio
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, TypeVar, overload
 
 from . import rules, wire
 from .connection import Connection
 from .errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
+from .framing import ByteReader, ByteWriter
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    import acp_schema
+
+    from .connection import ConnectionOptions
+    from .package import AgentProxyT, ClientPackage, HandlerT, NotificationMessage, ProxyT, Wire
+
+    _Base = Connection[ClientPackage[AgentProxyT, Any]]
+else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
+    AgentProxyT = TypeVar("AgentProxyT")
+    _Base = Connection
 
 
-class ClientSideConnection(Connection):
+class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     """A client's end of a connection.
 
     `handler` serves what the client receives: an object with the generated `ClientHandler`
@@ -28,17 +43,61 @@ class ClientSideConnection(Connection):
     agent did not offer for it (`ProtocolError`), unless `enforce_protocol=False`. Sending
     `session/cancel` (or `session/close`) answers the pending `session/request_permission`
     requests of that session with the cancelled outcome. `pages` walks a paginated list.
+
+    Typed: `conn.agent` is the package's `AgentProxy` (`ClientSideConnection` alone means
+    `acp_schema`'s; `ClientSideConnection[my_acp.AgentProxy]` another package's, inferred from
+    `schema=my_acp`), and the handler is an instance of the package's `ClientHandler` or a factory
+    taking this connection and returning one.
     """
 
     side = "client"
+    stderr_tail: bytes  # the last 64 KiB of the agent's stderr, when `spawn_agent` captures it
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __init__(
+            self: ClientSideConnection[acp_schema.AgentProxy],
+            handler: (
+                acp_schema.ClientHandler
+                | Callable[[ClientSideConnection[acp_schema.AgentProxy]], acp_schema.ClientHandler]
+            ),
+            reader: ByteReader,
+            writer: ByteWriter,
+            *,
+            schema: None = None,
+            **options: Unpack[ConnectionOptions],
+        ) -> None: ...
+
+        @overload
+        def __init__(
+            self: ClientSideConnection[ProxyT],
+            handler: HandlerT | Callable[[ClientSideConnection[ProxyT]], HandlerT],
+            reader: ByteReader,
+            writer: ByteWriter,
+            *,
+            schema: ClientPackage[ProxyT, HandlerT],
+            **options: Unpack[ConnectionOptions],
+        ) -> None: ...
+
+        def __init__(
+            self,
+            handler: object,
+            reader: ByteReader,
+            writer: ByteWriter,
+            *,
+            schema: ClientPackage[Any, Any] | None = None,
+            **options: Unpack[ConnectionOptions],
+        ) -> None: ...
 
     def _setup(self) -> None:
-        self.agent: Any = self.schema.AgentProxy(self)
-        self.agent_info: Any = None
-        self.process: Any = None  # the agent's subprocess, when spawned by `spawn_agent`
-        self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
+        self.agent: AgentProxyT = self.schema.AgentProxy(self)
+        self.agent_info: Wire = None
+        # the agent's subprocess, when spawned by `spawn_agent`
+        self.process: asyncio.subprocess.Process | None = None
+        self.sessions: dict[Wire, dict[str, Wire]] = {}  # session set up here -> its `rules.OFFERS`
 
-    def _outgoing(self, method: str, params: Any) -> Any:
+    def _outgoing(self, method: str, params: Wire) -> Wire:
         if method == rules.INITIALIZE:
             params = wire.replace(params, rules.PROTOCOL_VERSION, self.protocol_versions[-1])
             self.own_initialize = params
@@ -56,7 +115,7 @@ class ClientSideConnection(Connection):
             raise ProtocolError(f"{method}: {reason}")
         return params
 
-    async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
+    async def pages(self, method: str, params: Wire = None) -> AsyncIterator[Wire]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
         `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
         cursor, next_cursor = rules.PAGINATED[method]
@@ -69,14 +128,14 @@ class ClientSideConnection(Connection):
                 return
             params = wire.replace(params, cursor, token)
 
-    def _on_notification(self, note: Any) -> None:
+    def _on_notification(self, note: NotificationMessage) -> None:
         if note.method == rules.SESSION_UPDATE and self.sessions:
             update = wire.get(note.params, rules.SESSION_UPDATE_FIELD)
             if wire.declares_any(update, rules.OFFERS):
                 self._remember(wire.get(note.params, rules.SESSION_ID), update)
         super()._on_notification(note)
 
-    def _remember(self, session_id: Any, source: Any) -> None:
+    def _remember(self, session_id: Wire, source: Wire) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
         offers = self.sessions.get(session_id)
         if offers is None or not wire.declares_any(source, rules.OFFERS):
@@ -86,7 +145,7 @@ class ClientSideConnection(Connection):
             if value is not None:
                 offers[key] = value
 
-    def _after_result(self, method: str, params: Any, result: Any) -> Any:
+    def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
         if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
             session_id = wire.get(result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID)
             self.sessions[session_id] = {}

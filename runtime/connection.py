@@ -28,13 +28,47 @@ import inspect
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Generator, Iterator, Mapping
+from types import ModuleType
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    Generator,
+    Generic,
+    Iterator,
+    Mapping,
+    TypedDict,
+    TypeVar,
+    cast,
+)
 
 import msgspec
 
 from . import rules, tracing, wire
 from .errors import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolError
-from .framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, OversizedLine, _SNIFF
+from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineReader, LineWriter, OversizedLine, _SNIFF
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from .tracing import Tracer
+    from .package import (
+        ErrorResponseMessage,
+        NotificationMessage,
+        PackageT,
+        RequestId,
+        RequestMessage,
+        ResponseMessage,
+        RpcException,
+        TypeForm,
+        Wire,
+    )
+
+    _PendingTypes = Mapping[RequestId, TypeForm]
+else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
+    PackageT = TypeVar("PackageT")
+    _PendingTypes = Mapping
 
 log = logging.getLogger("acp_runtime")
 
@@ -44,40 +78,53 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
-_DEFAULT: Any = object()
-_in_notification: contextvars.ContextVar[Connection | None] = contextvars.ContextVar(
+_DEFAULT: TypeForm = object()  # "the method's own result type"
+_in_notification: contextvars.ContextVar[Connection[Any] | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )
 
 
-def default_schema() -> Any:
+def default_schema() -> ModuleType:
     """The default generated package, `acp_schema`."""
     return importlib.import_module("acp_schema")
 
 
-class _ResultTypes(Mapping[Any, Any]):
+if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
+
+    class ConnectionOptions(TypedDict, total=False):
+        """The keyword options of a connection besides `schema` (keep in step with `Connection`)."""
+
+        protocol_versions: tuple[int, ...]
+        max_line_bytes: int
+        lenient: bool
+        enforce_protocol: bool
+        observer: Callable[[str, bytes, Any], None] | None
+        tracer: Tracer | None
+
+
+class _ResultTypes(_PendingTypes):
     """Pending request id -> its result type: a live view of the pending calls for the decoder."""
 
     __slots__ = ("_pending",)
 
-    def __init__(self, pending: dict[Any, Any]) -> None:
+    def __init__(self, pending: dict[RequestId, _Outgoing]) -> None:
         self._pending = pending
 
-    def __getitem__(self, request_id: Any) -> Any:
+    def __getitem__(self, request_id: RequestId) -> TypeForm:
         return self._pending[request_id].result_type
 
     def __len__(self) -> int:
         return len(self._pending)
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[RequestId]:
         return iter(self._pending)
 
 
 @dataclass
 class _Outgoing:
     method: str
-    result_type: Any
-    future: asyncio.Future[Any]
+    result_type: TypeForm
+    future: asyncio.Future[Wire]
     direct: bool  # made from inside a notification handler: resolve on arrival
     answered: bool = False
 
@@ -85,13 +132,13 @@ class _Outgoing:
 @dataclass
 class _Serving:
     method: str
-    params: Any
+    params: Wire
     task: asyncio.Task[None] | None = None
-    cancel_result: Any = None  # wire result to answer when a turn cancel ended it
+    cancel_result: dict[str, Wire] | None = None  # wire result to answer when a turn cancel ended it
     cancelled_by_peer: bool = field(default=False)
 
     @property
-    def session_id(self) -> Any:
+    def session_id(self) -> Wire:
         return wire.get(self.params, rules.SESSION_ID)
 
 
@@ -104,7 +151,7 @@ class PendingCall:
     """
 
     def __init__(
-        self, conn: Connection, request_id: int, method: str, params: Any, future: asyncio.Future[Any]
+        self, conn: Connection[Any], request_id: int, method: str, params: Wire, future: asyncio.Future[Wire]
     ) -> None:
         self.id = request_id
         self.method = method
@@ -112,10 +159,10 @@ class PendingCall:
         self._params = params
         self._future = future
 
-    def __await__(self) -> Generator[Any, None, Any]:
+    def __await__(self) -> Generator[Any, None, Wire]:
         return self._wait().__await__()
 
-    async def _wait(self) -> Any:
+    async def _wait(self) -> Wire:
         try:
             result = await self._future
         except asyncio.CancelledError:
@@ -129,22 +176,23 @@ class PendingCall:
         await self._conn.cancel_request(self.id)
 
 
-class Connection:
+class Connection(Generic[PackageT]):
     """The side-neutral JSON-RPC engine; use `AgentSideConnection` or `ClientSideConnection`.
 
     It is also the `Peer` the generated proxies are bound to: `request(method, params,
     result_type)` and `notify(method, params)`, both checked against the protocol rules first.
+    `PackageT` is the type of the generated package driving it (`acp_runtime.package`).
     """
 
     side: str  # "agent" or "client": set by the two sides
 
     def __init__(
         self,
-        handler: Any,
-        reader: Any,
-        writer: Any,
+        handler: object,
+        reader: ByteReader,
+        writer: ByteWriter,
         *,
-        schema: Any = None,
+        schema: PackageT | None = None,
         protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         lenient: bool = False,
@@ -152,7 +200,8 @@ class Connection:
         observer: Callable[[str, bytes, Any], None] | None = None,
         tracer: Any = None,
     ) -> None:
-        self.schema = schema if schema is not None else default_schema()
+        # schema=None means `acp_schema`, which the sides' overloads give as the type's default
+        self.schema: PackageT = schema if schema is not None else cast(PackageT, default_schema())
         self.observer = observer  # observer("in" | "out", raw message bytes, decoded message or None)
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         side = self.side
@@ -162,9 +211,9 @@ class Connection:
         self.max_line_bytes = max_line_bytes
         self.protocol_version: int | None = None
         self.initialized = False
-        self.peer_initialize: Any = None  # the peer's initialize message (request or result)
-        self.own_initialize: Any = None  # this side's
-        self.handler: Any = None
+        self.peer_initialize: Wire = None  # the peer's initialize message (request or result)
+        self.own_initialize: Wire = None  # this side's
+        self.handler: object = None
 
         self._requires_initialize = enforce_protocol and rules.INITIALIZE in self.schema.METHODS
         self._send_guards = rules.guards_for(self.schema, side, "send") if enforce_protocol else {}
@@ -173,16 +222,16 @@ class Connection:
         self._turn_cancels = rules.turn_cancels_for(self.schema, side)
         self._answer_checks = rules.answer_checks_for(self.schema) if enforce_protocol else {}
         self._completions = rules.completions_for(self.schema) if enforce_protocol else ()
-        self._open_keys: dict[str, OrderedDict[Any, None]] = {c.closer: OrderedDict() for c in self._completions}
+        self._open_keys: dict[str, OrderedDict[Wire, None]] = {c.closer: OrderedDict() for c in self._completions}
         self._cancel_request_info = self.schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
 
         self._lines = LineReader(reader, max_line_bytes)
         self._out = LineWriter(_ObservedWriter(writer, self) if observer is not None else writer)
-        self._pending: dict[Any, _Outgoing] = {}
+        self._pending: dict[RequestId, _Outgoing] = {}
         self._decoder = self.schema.MessageDecoder(side, _ResultTypes(self._pending), lenient=lenient)
-        self._abandoned: OrderedDict[Any, None] = OrderedDict()
-        self._serving: dict[Any, _Serving] = {}
-        self._inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
+        self._serving: dict[RequestId, _Serving] = {}
+        self._inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()  # (kind, message | None)
         self._busy = False
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
@@ -197,7 +246,7 @@ class Connection:
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
 
-    def _start(self, handler: Any) -> None:
+    def _start(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
@@ -207,7 +256,7 @@ class Connection:
     # --- public API ------------------------------------------------------------------------------
 
     @property
-    def peer_capabilities(self) -> Any:
+    def peer_capabilities(self) -> Wire:
         """The capabilities the peer advertised in initialize (None before)."""
         return wire.get(self.peer_initialize, rules.CAPABILITIES[rules.PEER[self.side]])
 
@@ -226,17 +275,19 @@ class Connection:
         current = asyncio.current_task()
         await asyncio.gather(*(t for t in self._tasks if t is not current), return_exceptions=True)
 
-    async def __aenter__(self) -> Connection:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def request(self, method: str, params: Any = None, result_type: Any = _DEFAULT) -> Any:
+    async def request(self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT) -> Wire:
         """Send a request and wait for its typed result (or raise the peer's typed error)."""
         return await (await self.send_request(method, params, result_type))
 
-    async def send_request(self, method: str, params: Any = None, result_type: Any = _DEFAULT) -> PendingCall:
+    async def send_request(
+        self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT
+    ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
         params = self._outgoing(method, params)
@@ -247,7 +298,7 @@ class Connection:
             result_type = info.result if info is not None else None
         request_id = self._next_id
         self._next_id += 1
-        future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
         direct = _in_notification.get() is self
         self._pending[request_id] = _Outgoing(method, result_type, future, direct)
         message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
@@ -262,7 +313,7 @@ class Connection:
             self._cancel_turn(params)
         return PendingCall(self, request_id, method, params, future)
 
-    async def notify(self, method: str, params: Any = None) -> None:
+    async def notify(self, method: str, params: Wire = None) -> None:
         """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
@@ -274,7 +325,7 @@ class Connection:
         if method in rules.TURN_ENDED_BY:
             self._cancel_turn(params)
 
-    async def cancel_request(self, request_id: Any) -> None:
+    async def cancel_request(self, request_id: RequestId) -> None:
         """Send `$/cancel_request` for one of our pending requests; its call stays pending until
         the peer answers it (with -32800 or a result)."""
         if self._cancel_request_info is None:
@@ -284,7 +335,7 @@ class Connection:
 
     # --- rules hooks, refined by the sides ---------------------------------------------------------
 
-    def _outgoing(self, method: str, params: Any) -> Any:
+    def _outgoing(self, method: str, params: Wire) -> Wire:
         """Check an outgoing call against the protocol rules; may return adjusted params."""
         if self.enforce_protocol:
             if method.startswith("rpc."):
@@ -303,7 +354,7 @@ class Connection:
             raise ProtocolError(f"{method}: it completes an interaction this side never opened on this connection")
         return params
 
-    def _typed(self, what: str, value: Any, tp: Any) -> Any:
+    def _typed(self, what: str, value: Wire, tp: TypeForm) -> Wire:
         """An untyped (dict) value of a protocol type, decoded into it: one that does not fit, or
         that adds custom fields at its root (they belong in `_meta`), is refused."""
         if type(value) is not dict or tp is None:
@@ -317,17 +368,17 @@ class Connection:
             raise ProtocolError(f"{what}: {', '.join(extra)} not declared by the schema (custom data goes in _meta)")
         return typed
 
-    def _after_result(self, method: str, params: Any, result: Any) -> Any:
+    def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
         return result
 
-    def _check_answer(self, method: str, params: Any, result: Any) -> None:
+    def _check_answer(self, method: str, params: Wire, result: Wire) -> None:
         """A peer's result that does not fit the request it answers fails the call (-32603)."""
         answer_check = self._answer_checks.get(method)
         reason = answer_check(params, result) if answer_check is not None else None
         if reason is not None:
             raise self._error(INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason})
 
-    def _track_interaction(self, method: str, params: Any, *, sending: bool) -> bool:
+    def _track_interaction(self, method: str, params: Wire, *, sending: bool) -> bool:
         """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
         of one not open here (sent: refused; received: ignored, and a received one completes once)."""
         for c in self._completions:
@@ -344,7 +395,7 @@ class Connection:
                     del keys[key]
         return True
 
-    async def _dispatch_request(self, request: Any) -> Any:
+    async def _dispatch_request(self, request: RequestMessage) -> Wire:
         method = request.method
         if self._requires_initialize and not self.initialized and method not in rules.ALLOWED_BEFORE_INITIALIZE:
             raise self._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
@@ -363,13 +414,15 @@ class Connection:
             raise CapabilityError(method, f"the handler's result does not fit the request: {reason}")
         return result
 
-    async def _call_handler(self, message: Any, *, is_request: bool) -> Any:
+    async def _call_handler(self, message: RequestMessage | NotificationMessage, *, is_request: bool) -> Wire:
         if self.tracer is not None:
             with tracing.extract(self.tracer, message.params):
                 return await self._call_handler_traced(message, is_request=is_request)
         return await self._call_handler_traced(message, is_request=is_request)
 
-    async def _call_handler_traced(self, message: Any, *, is_request: bool) -> Any:
+    async def _call_handler_traced(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Wire:
         method = message.method
         if method.startswith(rules.EXTENSION_PREFIX):
             fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
@@ -422,7 +475,7 @@ class Connection:
             message = self._decoder.decode(line)
         except schema.RpcError as err:
             self._observe("in", line, None)
-            self._on_bad_message(line, err)
+            self._on_bad_message(line, as_rpc_error(err))
             return
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
@@ -434,8 +487,10 @@ class Connection:
             self._on_request(message)
         elif isinstance(message, schema.Notification):
             self._on_notification(message)
-        else:
+        elif isinstance(message, (schema.Response, schema.ErrorResponse)):
             self._on_response(message)
+        else:  # decode_message returns one of the four envelopes: a generator bug
+            log.error("decode_message returned %r, not a message envelope", message)
 
     def _observe(self, direction: str, line: bytes, message: Any) -> None:
         if self.observer is not None:
@@ -444,7 +499,7 @@ class Connection:
             except Exception:
                 log.exception("the message observer failed")
 
-    def _on_bad_message(self, line: bytes, err: Any) -> None:
+    def _on_bad_message(self, line: bytes, err: RpcException) -> None:
         kind, request_id = _classify(line)
         if kind == "response":  # fail its call; a response is never answered
             outgoing = self._pop_pending(request_id)
@@ -468,7 +523,7 @@ class Connection:
         elif kind != "notification":
             self._send_error_nowait(request_id, err)
 
-    def _on_request(self, request: Any) -> None:
+    def _on_request(self, request: RequestMessage) -> None:
         try:
             duplicate = request.id in self._serving
         except TypeError:
@@ -485,7 +540,7 @@ class Connection:
         serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
         serving.task.add_done_callback(lambda task: self._served(request, serving, task))
 
-    def _on_notification(self, note: Any) -> None:
+    def _on_notification(self, note: NotificationMessage) -> None:
         if note.method == rules.CANCEL_REQUEST:
             serving = self._serving.get(wire.get(note.params, rules.CANCEL_REQUEST_ID))
             if serving is not None and serving.task is not None:
@@ -498,7 +553,7 @@ class Connection:
             return
         self._inbox.put_nowait(("notification", note))
 
-    def _on_response(self, response: Any) -> None:
+    def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         try:
             outgoing = self._pending.get(response.id)
         except TypeError:
@@ -539,17 +594,17 @@ class Connection:
         self._inbox_drained = True
         self._maybe_finish()
 
-    def _resolve(self, response: Any) -> None:
+    def _resolve(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         outgoing = self._pop_pending(response.id)
         if outgoing is None or outgoing.future.done():
             return
-        if isinstance(response, self.schema.ErrorResponse):
+        if isinstance(response, self.schema.Response):
+            outgoing.future.set_result(response.result)
+        elif isinstance(response, self.schema.ErrorResponse):
             error = response.error
             outgoing.future.set_exception(self.schema.error_for(error.code, error.message, error.data))
-        else:
-            outgoing.future.set_result(response.result)
 
-    def _pop_pending(self, request_id: Any) -> _Outgoing | None:
+    def _pop_pending(self, request_id: RequestId) -> _Outgoing | None:
         try:
             return self._pending.pop(request_id, None)
         except TypeError:
@@ -557,7 +612,7 @@ class Connection:
 
     # --- serving requests --------------------------------------------------------------------------
 
-    async def _serve(self, request: Any, serving: _Serving) -> None:
+    async def _serve(self, request: RequestMessage, serving: _Serving) -> None:
         schema = self.schema
         try:
             try:
@@ -572,7 +627,7 @@ class Connection:
                     # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as the peer would (131)
                     data = self._encode_cancelled(request, serving)
                 elif isinstance(exc, schema.RpcError):
-                    data = self._encode_error(request.id, exc)
+                    data = self._encode_error(request.id, as_rpc_error(exc))
                 else:
                     log.exception("handler for %s failed", request.method)
                     data = self._encode_error(request.id, self._error(INTERNAL_ERROR, "Internal error"))
@@ -585,7 +640,7 @@ class Connection:
         finally:
             self._maybe_finish()
 
-    def _served(self, request: Any, serving: _Serving, task: asyncio.Task[None]) -> None:
+    def _served(self, request: RequestMessage, serving: _Serving, task: asyncio.Task[None]) -> None:
         """A task cancelled before it started never ran `_serve`: answer for it here."""
         if self._serving.get(request.id) is not serving:
             return
@@ -597,21 +652,23 @@ class Connection:
                 log.debug("could not answer cancelled %s: %r", request.method, exc)
         self._maybe_finish()
 
-    def _encode_result(self, request: Any, result: Any) -> bytes:
+    def _encode_result(self, request: RequestMessage, result: Wire) -> bytes:
         if result is None:
             info = self.schema.REQUESTS.get(request.method)
             if info is not None and info.result is not None:
                 try:
                     self.schema.decode(b"{}", info.result)
                 except Exception:
-                    raise TypeError(f"the {request.method} handler returned None, but its result has required fields")
+                    raise TypeError(
+                        f"the {request.method} handler returned None, but its result has required fields"
+                    ) from None
             result = {}
         elif self.enforce_protocol and request.method in self.schema.REQUESTS:
             result = self._typed(f"the {request.method} result", result, self.schema.REQUESTS[request.method].result)
         data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
         return data
 
-    def _encode_cancelled(self, request: Any, serving: _Serving) -> bytes:
+    def _encode_cancelled(self, request: RequestMessage, serving: _Serving) -> bytes:
         info = self.schema.REQUESTS.get(request.method)
         if serving.cancel_result is not None and not serving.cancelled_by_peer and info is not None:
             result = wire.build(self.schema, serving.cancel_result, info.result)
@@ -619,7 +676,7 @@ class Connection:
             return data
         return self._encode_error(request.id, self._error(rules.REQUEST_CANCELLED, "Request cancelled"))
 
-    def _encode_error(self, request_id: Any, err: Any) -> bytes:
+    def _encode_error(self, request_id: RequestId, err: RpcException) -> bytes:
         """An error answer; one whose code is not an integer, whose message is not a string or whose
         data cannot be encoded becomes -32603 (235)."""
         error = err.to_error_object()
@@ -633,13 +690,13 @@ class Connection:
             data = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=error))
         return data
 
-    def _send_error_nowait(self, request_id: Any, err: Any) -> None:
+    def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         try:
             self._out.write_nowait(self._encode_error(request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
-    def _cancel_turn(self, params: Any) -> None:
+    def _cancel_turn(self, params: Wire) -> None:
         """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
         if not self._turn_cancels:
             return
@@ -668,7 +725,7 @@ class Connection:
         if error is not None:
             raise error
 
-    def _abandon(self, request_id: Any) -> None:
+    def _abandon(self, request_id: RequestId) -> None:
         if self._pending.pop(request_id, None) is None:
             return
         self._abandoned[request_id] = None
@@ -718,15 +775,15 @@ class Connection:
         self._out.close()
         self._closed.set_result(None)
 
-    def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> Any:
-        return self.schema.error_for(code, message, data)
+    def _error(self, code: int, message: str, data: Wire = msgspec.UNSET) -> RpcException:
+        return as_rpc_error(self.schema.error_for(code, message, data))
 
 
 class _ObservedWriter:
     """The connection's writer, showing each outgoing message to its observer first (decoded as
     the peer will decode it, results untyped)."""
 
-    def __init__(self, writer: Any, conn: Connection) -> None:
+    def __init__(self, writer: Any, conn: Connection[Any]) -> None:
         self._writer = writer
         self._conn = conn
         self.transport = getattr(writer, "transport", None)
@@ -750,11 +807,16 @@ class _ObservedWriter:
             close()
 
 
-def _omit_none(params: Any) -> Any:
+def as_rpc_error(exc: BaseException) -> RpcException:
+    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
+    return cast("RpcException", exc)
+
+
+def _omit_none(params: Wire) -> Wire:
     return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null
 
 
-def _classify(line: bytes) -> tuple[str, Any]:
+def _classify(line: bytes) -> tuple[str, RequestId]:
     """The kind ("request", "notification", "response", "unknown") and id of a bad message."""
     try:
         raw = msgspec.json.decode(line)
@@ -773,10 +835,10 @@ def _classify(line: bytes) -> tuple[str, Any]:
     return "unknown", request_id
 
 
-def _sniff(head: bytes) -> tuple[str, Any]:
+def _sniff(head: bytes) -> tuple[str, RequestId]:
     """Guess the kind and id of an oversized message from the top-level keys in its first bytes."""
     text = head.decode("utf-8", "replace")
-    keys: dict[str, Any] = {}
+    keys: dict[str, object] = {}
     depth, i, n, key, expect_key = 0, 0, len(text), None, False
     while i < n:
         ch = text[i]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024
 """Default limit of one incoming line (message). A longer line is answered with an error."""
@@ -23,7 +23,7 @@ class ByteReader(Protocol):
 
 
 class ByteWriter(Protocol):
-    def write(self, data: bytes) -> Any: ...
+    def write(self, data: bytes) -> object: ...
 
     async def drain(self) -> None: ...
 

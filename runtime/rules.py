@@ -15,9 +15,11 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from . import wire
+if TYPE_CHECKING:
+    from .package import Package, Wire
 
 # --- lifecycle ------------------------------------------------------------------------------------
 
@@ -54,7 +56,7 @@ SESSION_NAMED_BY = SESSION_OPENED_BY | {"session/fork"}  # the params' sessionId
 SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
 
 
-def reused_session_id(method: str, params: Any, result: Any, known: set[Any]) -> str | None:
+def reused_session_id(method: str, params: Wire, result: Wire, known: set[Wire]) -> str | None:
     """Why the answer to `method` reuses a session id (24), or None."""
     if method not in SESSION_CREATED_BY:
         return None
@@ -65,7 +67,7 @@ def reused_session_id(method: str, params: Any, result: Any, known: set[Any]) ->
     return None
 
 
-def sessions_known_after(method: str, params: Any, result: Any) -> list[Any]:
+def sessions_known_after(method: str, params: Wire, result: Wire) -> list[Wire]:
     """The session ids that a successful answer to `method` shows to exist (24)."""
     ids = [wire.get(params, SESSION_ID)] if method in SESSION_NAMED_BY else []
     if method in SESSION_CREATED_BY:
@@ -92,14 +94,14 @@ SESSION_UPDATE_FIELD = "update"  # the member of session/update params that carr
 OFFERS_SET_BY = frozenset({"session/set_config_option"})
 
 
-def _mode_offered(params: Any, offers: dict[str, Any]) -> str | None:
+def _mode_offered(params: Wire, offers: dict[str, Wire]) -> str | None:
     if "modes" not in offers:
         return None
     modes, mode = wire.values(offers["modes"], "availableModes.*.id"), wire.get(params, "modeId")
     return None if mode in modes else f"mode {mode!r} is not among the availableModes {modes}"
 
 
-def _value_offered(params: Any, offers: dict[str, Any]) -> str | None:
+def _value_offered(params: Wire, offers: dict[str, Wire]) -> str | None:
     """A select value among the option's values (grouped or not); a boolean one a boolean."""
     if "configOptions" not in offers:
         return None
@@ -124,7 +126,7 @@ class TurnCancel:
 
     side: str
     method: str
-    result: dict[str, Any]
+    result: dict[str, Wire]
 
 
 TURN_CANCELS = (
@@ -138,21 +140,21 @@ TURN_CANCELS = (
 # message breaks the rule, or None. Omitted, null and false mean unsupported; `{}` is supported (12).
 
 
-def supported(value: Any) -> bool:
+def supported(value: Wire) -> bool:
     return value is not None and value is not False
 
 
 @dataclass(frozen=True)
 class Check:
-    fn: Callable[[Any, Any], "str | None"]
+    fn: Callable[[Wire, Wire], "str | None"]
     reads: tuple[str, ...] = ()  # paths of the initialize message it reads
 
-    def __call__(self, value: Any, initialize: Any) -> str | None:
+    def __call__(self, value: Wire, initialize: Wire) -> str | None:
         return self.fn(value, initialize)
 
 
 def needs(capability: str) -> Check:
-    def check(params: Any, initialize: Any) -> str | None:
+    def check(params: Wire, initialize: Wire) -> str | None:
         return None if supported(wire.get(initialize, *capability.split("."))) else f"{capability} was not advertised"
 
     return Check(check, (capability,))
@@ -162,7 +164,7 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
     """Each value at `entries` (a dotted path; "" for the params themselves) whose `tag` is a key of
     `required` needs that capability."""
 
-    def check(params: Any, initialize: Any) -> str | None:
+    def check(params: Wire, initialize: Wire) -> str | None:
         for entry in wire.values(params, entries) if entries else [params]:
             capability = required.get(wire.get(entry, tag))
             if capability is not None and not supported(wire.get(initialize, *capability.split("."))):
@@ -173,7 +175,7 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
 
 
 def nonempty_needs(field: str, capability: str) -> Check:
-    def check(params: Any, initialize: Any) -> str | None:
+    def check(params: Wire, initialize: Wire) -> str | None:
         if wire.items(params, field) and not supported(wire.get(initialize, *capability.split("."))):
             return f"{field} may be sent only when {capability} is advertised"
         return None
@@ -188,7 +190,7 @@ def is_absolute(path: str) -> bool:
 def absolute(*paths: str) -> Check:
     """Every string at these dotted paths is an absolute path (1, 40, 42)."""
 
-    def check(params: Any, initialize: Any) -> str | None:
+    def check(params: Wire, initialize: Wire) -> str | None:
         if not wire.may_hold_any(params, paths):  # most messages hold none of them: done at once
             return None
         for path in paths:
@@ -200,7 +202,7 @@ def absolute(*paths: str) -> Check:
     return Check(check)
 
 
-def _no_terminal_auth_method(params: Any, initialize: Any) -> str | None:
+def _no_terminal_auth_method(params: Wire, initialize: Wire) -> str | None:
     chosen = wire.get(params, "methodId")
     for method in wire.items(initialize, "authMethods"):
         if wire.get(method, "type") == "terminal" and wire.get(method, "id") == chosen:
@@ -293,7 +295,7 @@ GUARDS: tuple[Guard, ...] = (
 )
 
 
-def guards_for(schema: Any, side: str, when: str) -> dict[str, list[Check]]:
+def guards_for(schema: Package, side: str, when: str) -> dict[str, list[Check]]:
     """The checks that apply, by method; skips methods and capabilities the package lacks."""
     whose = side if when == "receive" else PEER[side]
     info = schema.METHODS.get(INITIALIZE)
@@ -310,7 +312,7 @@ def guards_for(schema: Any, side: str, when: str) -> dict[str, list[Check]]:
     return table
 
 
-def turn_cancels_for(schema: Any, side: str) -> dict[str, dict[str, Any]]:
+def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Wire]]:
     """The turn cancels that apply: their methods exist and their results fit the result type."""
     if SESSION_CANCEL not in schema.METHODS:
         return {}
@@ -329,7 +331,7 @@ _JSON_TYPES = {"string": (str,), "number": (int, float), "integer": (int,), "boo
 _BOUNDS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems")}
 
 
-def _choices(schema: Any) -> list[Any] | None:
+def _choices(schema: Wire) -> list[Wire] | None:
     """The values a string (or array item) schema allows: its enum, or its oneOf / anyOf consts."""
     if wire.get(schema, "enum") is not None:
         return wire.items(schema, "enum")
@@ -339,7 +341,7 @@ def _choices(schema: Any) -> list[Any] | None:
     return None
 
 
-def _value_breaks(prop: Any, value: Any) -> str | None:
+def _value_breaks(prop: Wire, value: Wire) -> str | None:
     kind = wire.get(prop, "type")
     types = _JSON_TYPES.get(kind)
     if types is None:  # a property schema the runtime does not know: the application's to check
@@ -358,7 +360,7 @@ def _value_breaks(prop: Any, value: Any) -> str | None:
     return None
 
 
-def form_content_breaks(params: Any, result: Any) -> str | None:
+def form_content_breaks(params: Wire, result: Wire) -> str | None:
     """Why the content of an accepted form elicitation does not fit the requested schema (or None):
     a required property missing, a value of the wrong type, not among its choices, out of bounds."""
     if wire.get(params, "mode") != "form" or wire.get(result, "action") != "accept":
@@ -379,7 +381,7 @@ def form_content_breaks(params: Any, result: Any) -> str | None:
 # A result checked against the params of its request, (params, result) -> why it breaks the rule: the
 # answering side refuses to send it (answered -32603), the asking side refuses to take it (the call
 # fails with -32603). 100, 101, 107
-ANSWER_CHECKS: dict[str, Callable[[Any, Any], "str | None"]] = {"elicitation/create": form_content_breaks}
+ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {"elicitation/create": form_content_breaks}
 
 
 @dataclass(frozen=True)
@@ -399,9 +401,9 @@ class Completion:
 COMPLETIONS = (Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),)
 
 
-def answer_checks_for(schema: Any) -> dict[str, Callable[[Any, Any], "str | None"]]:
+def answer_checks_for(schema: Package) -> dict[str, Callable[[Wire, Wire], "str | None"]]:
     return {method: check for method, check in ANSWER_CHECKS.items() if method in schema.REQUESTS}
 
 
-def completions_for(schema: Any) -> tuple[Completion, ...]:
+def completions_for(schema: Package) -> tuple[Completion, ...]:
     return tuple(c for c in COMPLETIONS if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS)

@@ -13,13 +13,38 @@ import os
 import signal
 import subprocess
 import sys
-from typing import Any, AsyncIterator
+from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, overload
 
 from .agent import AgentSideConnection
 from .client import ClientSideConnection
 from .errors import ConnectionClosedError
+from .framing import ByteReader
+
+if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
+    from typing_extensions import Unpack
+
+    import acp_schema
+
+    from .connection import ConnectionOptions
+    from .package import AgentPackage, ClientPackage, HandlerT, ProxyT
+
+    AgentHandlerArg = (
+        acp_schema.AgentHandler
+        | Callable[[AgentSideConnection[acp_schema.ClientProxy]], acp_schema.AgentHandler]
+    )
+    ClientHandlerArg = (
+        acp_schema.ClientHandler
+        | Callable[[ClientSideConnection[acp_schema.AgentProxy]], acp_schema.ClientHandler]
+    )
 
 _STDERR_TAIL = 64 * 1024
+
+# The connections as plain constructors: the public overloads below have already typed what the
+# caller passed (handler and schema together), which the implementations only pass on.
+_agent_connection: Callable[..., AgentSideConnection[Any]] = AgentSideConnection
+_client_connection: Callable[..., ClientSideConnection[Any]] = ClientSideConnection
 
 
 class _FileReader:
@@ -48,7 +73,7 @@ class _FileWriter:
         return None
 
 
-async def _reader_for(fd: int) -> Any:
+async def _reader_for(fd: int) -> ByteReader:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 20)
     try:
@@ -60,7 +85,7 @@ async def _reader_for(fd: int) -> Any:
     return reader
 
 
-async def _writer_for(fd: int) -> Any:
+async def _writer_for(fd: int) -> _FileWriter | asyncio.StreamWriter:
     loop = asyncio.get_running_loop()
     pipe = os.fdopen(fd, "wb", buffering=0, closefd=False)
     try:
@@ -71,7 +96,7 @@ async def _writer_for(fd: int) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _FileWriter | asyncio.StreamWriter]]:
     """This process's stdin and stdout as (reader, writer), stdout reserved for the protocol.
 
     Text still buffered in `sys.stdout` when this starts is flushed to stderr too.
@@ -102,29 +127,81 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
             os.set_blocking(0, stdin_blocking)
 
 
-async def serve_agent(handler: Any, **options: Any) -> None:
+@overload
+async def serve_agent(
+    handler: AgentHandlerArg, *, schema: None = None, **options: Unpack[ConnectionOptions]
+) -> None: ...
+@overload
+async def serve_agent(
+    handler: HandlerT | Callable[[AgentSideConnection[ProxyT]], HandlerT],
+    *,
+    schema: AgentPackage[ProxyT, HandlerT],
+    **options: Unpack[ConnectionOptions],
+) -> None: ...
+async def serve_agent(
+    handler: object, *, schema: AgentPackage[Any, Any] | None = None, **options: Unpack[ConnectionOptions]
+) -> None:
     """Serve `handler` as an agent on this process's stdin/stdout until the client goes away."""
     async with stdio_streams() as (reader, writer):
-        conn = AgentSideConnection(handler, reader, writer, **options)
+        conn = _agent_connection(handler, reader, writer, schema=schema, **options)
         await conn.wait_closed()
 
 
-def run_agent(handler: Any, **options: Any) -> None:
+_serve_agent: Callable[..., Coroutine[Any, Any, None]] = serve_agent
+
+
+@overload
+def run_agent(handler: AgentHandlerArg, *, schema: None = None, **options: Unpack[ConnectionOptions]) -> None: ...
+@overload
+def run_agent(
+    handler: HandlerT | Callable[[AgentSideConnection[ProxyT]], HandlerT],
+    *,
+    schema: AgentPackage[ProxyT, HandlerT],
+    **options: Unpack[ConnectionOptions],
+) -> None: ...
+def run_agent(
+    handler: object, *, schema: AgentPackage[Any, Any] | None = None, **options: Unpack[ConnectionOptions]
+) -> None:
     """`asyncio.run(serve_agent(handler, **options))`: the whole `main` of a stdio agent."""
-    asyncio.run(serve_agent(handler, **options))
+    asyncio.run(_serve_agent(handler, schema=schema, **options))
 
 
-@contextlib.asynccontextmanager
-async def spawn_agent(
-    handler: Any,
+@overload
+def spawn_agent(
+    handler: ClientHandlerArg,
     command: str,
     *args: str,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
-    stderr: Any = None,
+    stderr: int | IO[Any] | None = None,
     shutdown_timeout: float = 2.0,
-    **options: Any,
-) -> AsyncIterator[ClientSideConnection]:
+    schema: None = None,
+    **options: Unpack[ConnectionOptions],
+) -> AbstractAsyncContextManager[ClientSideConnection[acp_schema.AgentProxy]]: ...
+@overload
+def spawn_agent(
+    handler: HandlerT | Callable[[ClientSideConnection[ProxyT]], HandlerT],
+    command: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    stderr: int | IO[Any] | None = None,
+    shutdown_timeout: float = 2.0,
+    schema: ClientPackage[ProxyT, HandlerT],
+    **options: Unpack[ConnectionOptions],
+) -> AbstractAsyncContextManager[ClientSideConnection[ProxyT]]: ...
+@contextlib.asynccontextmanager
+async def spawn_agent(
+    handler: object,
+    command: str,
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    stderr: int | IO[Any] | None = None,
+    shutdown_timeout: float = 2.0,
+    schema: ClientPackage[Any, Any] | None = None,
+    **options: Unpack[ConnectionOptions],
+) -> AsyncIterator[ClientSideConnection[Any]]:
     """Start an agent subprocess and yield a `ClientSideConnection` to it.
 
     `stderr`: None passes the agent's stderr through; `asyncio.subprocess.PIPE` captures it (the
@@ -147,11 +224,13 @@ async def spawn_agent(
         cwd=cwd,
         **_own_group(),
     )
-    tasks: list[asyncio.Task[Any]] = []
+    tasks: list[asyncio.Task[None]] = []
+    conn: ClientSideConnection[Any] | None = None
     try:
-        conn = ClientSideConnection(handler, process.stdout, process.stdin, **options)
+        assert process.stdout is not None and process.stdin is not None  # both are pipes
+        conn = _client_connection(handler, process.stdout, process.stdin, schema=schema, **options)
         conn.process = process
-        conn.stderr_tail = b""  # type: ignore[attr-defined]
+        conn.stderr_tail = b""
 
         async def describe_eof() -> str:
             try:
@@ -166,7 +245,7 @@ async def spawn_agent(
             tasks.append(asyncio.create_task(_drain_stderr(process.stderr, conn)))
         yield conn
     finally:
-        if "conn" in locals():
+        if conn is not None:
             await conn.close()
         await _reap(process, shutdown_timeout)
         for task in tasks:
@@ -208,7 +287,7 @@ async def _watch(process: asyncio.subprocess.Process, conn: ClientSideConnection
         await conn.close(ConnectionClosedError(f"connection closed: the agent process exited with code {code}"))
 
 
-async def _drain_stderr(stream: asyncio.StreamReader, conn: Any) -> None:
+async def _drain_stderr(stream: asyncio.StreamReader, conn: ClientSideConnection[Any]) -> None:
     while chunk := await stream.read(1 << 16):
         conn.stderr_tail = (conn.stderr_tail + chunk)[-_STDERR_TAIL:]
 
@@ -216,7 +295,7 @@ async def _drain_stderr(stream: asyncio.StreamReader, conn: Any) -> None:
 def _own_group() -> dict[str, Any]:
     """Options that start the child as the leader of a new session and process group (POSIX), or
     of a new process group (Windows: `CREATE_NEW_PROCESS_GROUP`, so it is not hit by our Ctrl+C)."""
-    if os.name == "nt":  # pragma: no cover - untested: no Windows here
+    if sys.platform == "win32":  # pragma: no cover - untested: no Windows here
         return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
     return {"start_new_session": True}
 

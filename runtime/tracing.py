@@ -56,7 +56,10 @@ class OpenTelemetryTracer:
     by default). Needs `opentelemetry-api`, imported here and nowhere else."""
 
     def __init__(self) -> None:
-        from opentelemetry import context, propagate  # optional: the application's dependency
+        from opentelemetry import (  # pyright: ignore[reportMissingImports]
+            context,  # optional: the application's dependency
+            propagate,
+        )
 
         self._context = context
         self._propagate = propagate

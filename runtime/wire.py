@@ -8,11 +8,14 @@ own field table, so they work for any generated package, whatever its naming rul
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 
-MISSING: Any = None
+if TYPE_CHECKING:
+    from .package import Package, TypeForm, Wire
+
+MISSING: Wire = None
 """What `get` returns for an absent, UNSET or null value: in ACP all three mean "not there"."""
 
 
@@ -27,7 +30,7 @@ def _fields(cls: type) -> dict[str, str]:
     return fields
 
 
-def declares_any(obj: Any, keys: Any) -> bool:
+def declares_any(obj: Wire, keys: tuple[str, ...]) -> bool:
     """Whether a Struct declares any of these wire keys (dicts and other values: assume so)."""
     if not isinstance(obj, msgspec.Struct):
         return obj is not None
@@ -39,10 +42,10 @@ def declares_any(obj: Any, keys: Any) -> bool:
     return found
 
 
-_DECLARES: dict[tuple[type, Any], bool] = {}
+_DECLARES: dict[tuple[type, tuple[str, ...]], bool] = {}
 
 
-def get(obj: Any, *path: str) -> Any:
+def get(obj: Wire, *path: str) -> Wire:
     """The value at a wire path (`get(caps, "sessionCapabilities", "list")`), or None.
 
     Walks Structs by wire name (a tagged Struct also answers its tag field), dicts by key, and the
@@ -71,19 +74,19 @@ def get(obj: Any, *path: str) -> Any:
     return obj.value if isinstance(obj, enum.Enum) else obj
 
 
-def items(obj: Any, *path: str) -> list[Any]:
+def items(obj: Wire, *path: str) -> list[Wire]:
     """The list at a wire path, or [] when absent."""
     value = get(obj, *path)
     return list(value) if isinstance(value, (list, tuple)) else []
 
 
-def values(obj: Any, path: str) -> list[Any]:
+def values(obj: Wire, path: str) -> list[Wire]:
     """Every value at a dotted wire path, `*` standing for each item of a list:
     `values(params, "update.locations.*.path")`. Absent values are left out."""
     found = [obj]
     keys = _PATHS.get(path) or _PATHS.setdefault(path, tuple(path.split(".")))
     for i, key in enumerate(keys):
-        step: list[Any] = []
+        step: list[Wire] = []
         for value in found:
             if key != "*" and isinstance(value, msgspec.Struct) and not _may_hold(type(value), keys[i:]):
                 continue  # this type cannot hold the rest of the path: skip it without walking
@@ -103,7 +106,7 @@ _PATHS: dict[str, tuple[str, ...]] = {}
 _HOLDS: dict[tuple[type, tuple[str, ...]], bool] = {}
 
 
-def may_hold_any(obj: Any, paths: tuple[str, ...]) -> bool:
+def may_hold_any(obj: Wire, paths: tuple[str, ...]) -> bool:
     """Whether any of these dotted wire paths can lead anywhere in `obj`, judged by the types of
     `obj` and of the values at the paths' first step (cached per type): a cheap first look."""
     if not isinstance(obj, msgspec.Struct):
@@ -148,7 +151,7 @@ def _may_hold(cls: type, path: tuple[str, ...]) -> bool:
     return found
 
 
-def declares(cls: Any, *path: str) -> bool:
+def declares(cls: TypeForm, *path: str) -> bool:
     """Whether the type `cls` declares the wire path (through optional fields, unions and lists).
 
     A type it cannot see into (a hook-decoded union) counts as declaring it.
@@ -156,7 +159,7 @@ def declares(cls: Any, *path: str) -> bool:
     return _declares(msgspec.inspect.type_info(cls), path) if cls is not None else False
 
 
-def _declares(info: Any, path: tuple[str, ...]) -> bool:
+def _declares(info: msgspec.inspect.Type, path: tuple[str, ...]) -> bool:
     if not path:
         return True
     inspect = msgspec.inspect
@@ -169,31 +172,31 @@ def _declares(info: Any, path: tuple[str, ...]) -> bool:
     return isinstance(info, (inspect.CustomType, inspect.AnyType, inspect.DictType))
 
 
-def replace(obj: Any, key: str, value: Any) -> Any:
+def replace(obj: Wire, key: str, value: Wire) -> Wire:
     """A copy of a Struct (or dict) with the field of wire name `key` set to `value`."""
     if isinstance(obj, dict):
         return {**obj, key: value}
     return msgspec.structs.replace(obj, **{_fields(type(obj))[key]: value})
 
 
-def has_field(cls: Any, key: str) -> bool:
+def has_field(cls: TypeForm, key: str) -> bool:
     """Whether a Struct type declares a field of wire name `key`."""
     return isinstance(cls, type) and issubclass(cls, msgspec.Struct) and key in _fields(cls)
 
 
-def build(schema: Any, data: Any, cls: Any) -> Any:
+def build(schema: Package, data: Wire, cls: TypeForm) -> Wire:
     """A typed instance of `cls` from wire-shaped builtins, through the package's own decoder."""
     return schema.decode(msgspec.json.encode(data), cls)
 
 
-def structured(value: Any) -> bool:
+def structured(value: Wire) -> bool:
     """Whether a params value is absent or a JSON-RPC "structured value" (an object or an array)."""
     if value is None or value is msgspec.UNSET or isinstance(value, (msgspec.Struct, dict, list, tuple)):
         return True
     return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
 
 
-def undeclared(data: dict[str, Any], typed: Any) -> list[str]:
+def undeclared(data: dict[str, Wire], typed: Wire) -> list[str]:
     """The keys of `data` that `typed` (what `data` decoded into) does not declare: custom fields."""
     if not isinstance(typed, msgspec.Struct):
         return []

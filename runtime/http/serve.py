@@ -55,8 +55,10 @@ async def serve(
     """Serve `app` until `shutdown` is set (or forever), then close its connections."""
     trigger: Any = shutdown.wait if shutdown is not None else None
     try:
+        # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
+        asgi_app: Any = app
         await hypercorn_serve(
-            app, config(app, bind, certfile=certfile, keyfile=keyfile), shutdown_trigger=trigger
+            asgi_app, config(app, bind, certfile=certfile, keyfile=keyfile), shutdown_trigger=trigger
         )
     finally:
         await app.close()

@@ -161,7 +161,7 @@ class RemoteConnection:
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
         key = message.id_key
-        waiter = asyncio.get_running_loop().create_future()
+        waiter: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._waiters[key] = waiter
         self.receive(body, message)
         try:
