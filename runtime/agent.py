@@ -6,7 +6,7 @@ from typing import Any
 
 from . import rules, wire
 from .connection import METHOD_NOT_FOUND, Connection
-from .errors import ProtocolError
+from .errors import CapabilityError, ProtocolError
 
 
 class AgentSideConnection(Connection):
@@ -43,7 +43,7 @@ class AgentSideConnection(Connection):
         if self.enforce_protocol:  # 24: a unique session id, per connection
             reason = rules.reused_session_id(request.method, request.params, result, self._sessions_known)
             if reason is not None:
-                raise ProtocolError(f"{request.method}: {reason}")
+                raise ProtocolError(f"{request.method}: {reason}; each session gets a unique id (ACP v1 requirement 24)")
             self._sessions_known.update(rules.sessions_known_after(request.method, request.params, result))
         return result
 
@@ -77,7 +77,7 @@ class AgentSideConnection(Connection):
         for check in self._result_guards.get(rules.INITIALIZE, ()):
             reason = check(result, self.peer_initialize)
             if reason is not None:
-                raise ValueError(f"initialize: the handler's result breaks a protocol rule: {reason}")
+                raise CapabilityError(rules.INITIALIZE, f"the handler's result breaks a protocol rule: {reason}")
         self.own_initialize = result
         self.initialized = True
         return result

@@ -573,6 +573,10 @@ class Connection:
                     data = self._encode_cancelled(request, serving)
                 elif isinstance(exc, schema.RpcError):
                     data = self._encode_error(request.id, exc)
+                elif isinstance(exc, ProtocolError):  # a runtime rule refused it: no crash, no traceback
+                    log.error("refused the %s answer: %s", request.method, exc)
+                    error = self._error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
+                    data = self._encode_error(request.id, error)
                 else:
                     log.exception("handler for %s failed", request.method)
                     data = self._encode_error(request.id, self._error(INTERNAL_ERROR, "Internal error"))
