@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 from . import rules, wire
 from .connection import Connection
@@ -37,6 +37,9 @@ class ClientSideConnection(Connection):
         self.agent_info: Any = None
         self.process: Any = None  # the agent's subprocess, when spawned by `spawn_agent`
         self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
+        # called with each session/update's params in arrival order, just before the handler (the
+        # session objects of `acp_runtime.session` fold their state here)
+        self.on_session_update: Callable[[Any], None] | None = None
 
     def _outgoing(self, method: str, params: Any) -> Any:
         if method == rules.INITIALIZE:
@@ -75,6 +78,11 @@ class ClientSideConnection(Connection):
             if wire.declares_any(update, rules.OFFERS):
                 self._remember(wire.get(note.params, rules.SESSION_ID), update)
         super()._on_notification(note)
+
+    async def _call_handler(self, message: Any, *, is_request: bool) -> Any:
+        if self.on_session_update is not None and message.method == rules.SESSION_UPDATE and not is_request:
+            self.on_session_update(message.params)
+        return await super()._call_handler(message, is_request=is_request)
 
     def _remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
