@@ -26,7 +26,7 @@ def run_client(*args: str) -> subprocess.CompletedProcess[str]:
 def test_client_prompts_the_echo_agent_and_prints_the_echo() -> None:
     result = run_client("--prompt", "hello, agent", "--", PYTHON, ECHO)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "agent: echo-agent 0.1.0\nhello, agent\n"
+    assert result.stdout == "agent: echo-agent 0.1.0\nhello, agent\nstop: end_turn\n"
 
 
 def test_client_without_a_prompt_prints_the_agent_and_exits() -> None:
@@ -42,19 +42,45 @@ def test_client_answers_a_permission_request_with_the_first_allow_once_option() 
         "permission requested: Write /tmp/x",
         "  -> allowing once: Allow",
         "outcome: yes",
+        "stop: end_turn",
     ]
 
 
 def test_client_cancels_a_permission_request_without_allow_once() -> None:
     result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "reject-only")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-2:] == ["  -> no allow_once option: cancelled", "outcome: cancelled"]
+    assert result.stdout.splitlines()[-3:-1] == ["  -> no allow_once option: cancelled", "outcome: cancelled"]
 
 
 def test_an_error_answer_is_one_clear_line_and_exit_1() -> None:
     result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "auth")
     assert result.returncode == 1
     assert result.stderr == "error: the agent answered -32000: Authentication required\n"
+
+
+def test_the_error_data_the_agent_sends_is_printed() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "broken")
+    assert result.returncode == 1
+    assert result.stderr == (
+        'error: the agent answered -32603: Internal error (data: {"message": "missing dependency: ripgrep"})\n'
+    )
+
+
+def test_a_turn_that_ends_refused_prints_its_stop_reason_and_exits_3() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "refuse")
+    assert result.returncode == 3 and result.stdout.splitlines()[-1] == "stop: refusal"
+
+
+def test_a_cancelled_turn_prints_its_stop_reason_and_exits_3() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "cancelled")
+    assert result.returncode == 3 and result.stdout.splitlines()[-1] == "stop: cancelled"
+
+
+def test_piped_into_head_it_stops_quietly() -> None:
+    command = f"{PYTHON} {CLIENT} --prompt go -- {PYTHON} {SCRIPTED} flood | head -n 3"
+    result = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=30)
+    assert result.stdout.splitlines() == ["agent: scripted-flood 9.9", "line 0", "line 1"]
+    assert result.stderr == "" and result.returncode == 0
 
 
 def test_an_agent_speaking_another_version_is_one_clear_line_and_exit_1() -> None:
