@@ -33,7 +33,13 @@ from typing import Any, Awaitable, Callable, Generator, Iterator, Mapping
 import msgspec
 
 from . import rules, tracing, wire
-from .errors import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolError
+from .errors import (
+    CapabilityError,
+    ConnectionClosedError,
+    NotInitializedError,
+    ProtocolError,
+    RequestTimeoutError,
+)
 from .framing import DEFAULT_MAX_LINE_BYTES, LineReader, LineWriter, OversizedLine, _SNIFF
 
 log = logging.getLogger("acp_runtime")
@@ -47,6 +53,9 @@ INTERNAL_ERROR = -32603
 _DEFAULT: Any = object()
 _in_notification: contextvars.ContextVar[Connection | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
+)
+_now_serving: contextvars.ContextVar[tuple[Connection, _Serving] | None] = contextvars.ContextVar(
+    "acp_runtime_now_serving", default=None
 )
 
 
@@ -89,6 +98,8 @@ class _Serving:
     task: asyncio.Task[None] | None = None
     cancel_result: Any = None  # wire result to answer when a turn cancel ended it
     cancelled_by_peer: bool = field(default=False)
+    after: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)  # `after_answer` work
+    answered: bool = False
 
     @property
     def session_id(self) -> Any:
@@ -104,10 +115,17 @@ class PendingCall:
     """
 
     def __init__(
-        self, conn: Connection, request_id: int, method: str, params: Any, future: asyncio.Future[Any]
+        self,
+        conn: Connection,
+        request_id: int,
+        method: str,
+        params: Any,
+        future: asyncio.Future[Any],
+        timeout: float | None = None,
     ) -> None:
         self.id = request_id
         self.method = method
+        self.timeout = timeout
         self._conn = conn
         self._params = params
         self._future = future
@@ -117,11 +135,19 @@ class PendingCall:
 
     async def _wait(self) -> Any:
         try:
-            result = await self._future
+            if self.timeout is None:
+                result = await self._future
+            else:
+                result = await asyncio.wait_for(asyncio.shield(self._future), self.timeout)
         except asyncio.CancelledError:
             if not self._future.done() or self._future.cancelled():
                 self._conn._abandon(self.id)
             raise
+        except TimeoutError:
+            if self._future.done():
+                raise  # the answer itself was an error of that kind
+            self._conn._abandon(self.id)  # sends $/cancel_request, drops a late answer
+            raise RequestTimeoutError(self.method, self.timeout) from None
         self._conn._check_answer(self.method, self._params, result)
         return self._conn._after_result(self.method, self._params, result)
 
@@ -151,6 +177,7 @@ class Connection:
         enforce_protocol: bool = True,
         observer: Callable[[str, bytes, Any], None] | None = None,
         tracer: Any = None,
+        timeout: float | None = None,
     ) -> None:
         self.schema = schema if schema is not None else default_schema()
         self.observer = observer  # observer("in" | "out", raw message bytes, decoded message or None)
@@ -159,6 +186,7 @@ class Connection:
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.lenient = lenient
         self.enforce_protocol = enforce_protocol
+        self.timeout = timeout  # seconds a call waits for its answer by default; None: no limit
         self.max_line_bytes = max_line_bytes
         self.protocol_version: int | None = None
         self.initialized = False
@@ -191,6 +219,7 @@ class Connection:
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
+        self._after_tasks: set[asyncio.Task[None]] = set()
         self._setup()
         self._start(handler)
 
@@ -232,11 +261,20 @@ class Connection:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def request(self, method: str, params: Any = None, result_type: Any = _DEFAULT) -> Any:
-        """Send a request and wait for its typed result (or raise the peer's typed error)."""
-        return await (await self.send_request(method, params, result_type))
+    async def request(
+        self, method: str, params: Any = None, result_type: Any = _DEFAULT, *, timeout: Any = _DEFAULT
+    ) -> Any:
+        """Send a request and wait for its typed result (or raise the peer's typed error).
 
-    async def send_request(self, method: str, params: Any = None, result_type: Any = _DEFAULT) -> PendingCall:
+        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
+        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
+        `RequestTimeoutError`.
+        """
+        return await (await self.send_request(method, params, result_type, timeout=timeout))
+
+    async def send_request(
+        self, method: str, params: Any = None, result_type: Any = _DEFAULT, *, timeout: Any = _DEFAULT
+    ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
         params = self._outgoing(method, params)
@@ -260,7 +298,8 @@ class Connection:
             raise
         if method in rules.TURN_ENDED_BY:
             self._cancel_turn(params)
-        return PendingCall(self, request_id, method, params, future)
+        timeout = self.timeout if timeout is _DEFAULT else timeout
+        return PendingCall(self, request_id, method, params, future, timeout)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
@@ -273,6 +312,34 @@ class Connection:
         await self._write(self.schema.encode_message(note))
         if method in rules.TURN_ENDED_BY:
             self._cancel_turn(params)
+
+    def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
+        """From inside a request handler: start `work()` once that request's answer has been
+        written (say, replaying history after answering `session/load`). Nothing else moves: the
+        answer goes out when the handler returns, as always. The work is dropped when the answer is
+        an error or cannot be written; its own errors are logged."""
+        now = _now_serving.get()
+        if now is None or now[0] is not self:
+            raise ProtocolError("after_answer: call it from a handler of a request this connection serves")
+        serving = now[1]
+        if serving.answered:
+            self._start_after(serving.method, [work])
+        else:
+            serving.after.append(work)
+
+    def _start_after(self, method: str, works: list[Callable[[], Awaitable[Any]]]) -> None:
+        for work in works:
+            task = asyncio.get_running_loop().create_task(self._run_after(method, work))
+            self._after_tasks.add(task)
+            task.add_done_callback(self._after_tasks.discard)
+
+    async def _run_after(self, method: str, work: Callable[[], Awaitable[Any]]) -> None:
+        try:
+            await work()
+        except ConnectionClosedError as exc:
+            log.debug("work after the %s answer stopped: %s", method, exc)
+        except Exception:
+            log.exception("work after the %s answer failed", method)
 
     async def cancel_request(self, request_id: Any) -> None:
         """Send `$/cancel_request` for one of our pending requests; its call stays pending until
@@ -559,10 +626,13 @@ class Connection:
 
     async def _serve(self, request: Any, serving: _Serving) -> None:
         schema = self.schema
+        _now_serving.set((self, serving))
+        succeeded = False
         try:
             try:
                 result = await self._dispatch_request(request)
                 data = self._encode_result(request, result)
+                succeeded = True
             except asyncio.CancelledError:
                 if self._close_error is not None:
                     return
@@ -586,6 +656,10 @@ class Connection:
             await self._write(data)
         except ConnectionClosedError:
             log.debug("could not answer %s: connection closed", request.method)
+        else:
+            serving.answered = True
+            if succeeded and serving.after:
+                self._start_after(request.method, serving.after)
         finally:
             self._maybe_finish()
 

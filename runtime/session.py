@@ -27,6 +27,7 @@ import msgspec
 
 from . import rules, wire
 from .client import ClientSideConnection
+from .connection import _DEFAULT as DEFAULT
 
 # --- what each kind of session update means: the one hand-written table --------------------------
 
@@ -334,16 +335,18 @@ class Session:
 
     # --- turns ---
 
-    async def prompt(self, prompt: str | Sequence[Any], **params: Any) -> TurnOutcome:
+    async def prompt(self, prompt: str | Sequence[Any], *, timeout: Any = DEFAULT, **params: Any) -> TurnOutcome:
         """Send one prompt (a string is one text block) and wait for the turn to end.
 
         Every update of the turn has been folded into `state` when this returns. A cancelled turn
-        returns normally, with `stop_reason` "cancelled"; an agent's error raises it.
+        returns normally, with `stop_reason` "cancelled"; an agent's error raises it. `timeout`
+        is the call's (default: the connection's); `params` are further wire fields.
         """
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
         data = {rules.SESSION_ID: self.id, "prompt": blocks, **params}
         try:
-            response = await self.conn.request("session/prompt", _params(self.conn, "session/prompt", data))
+            params = _params(self.conn, "session/prompt", data)
+            response = await self.conn.request("session/prompt", params, timeout=timeout)
         finally:
             self._end()
         self.last_outcome = TurnOutcome(wire.get(response, "stopReason"), wire.get(response, "usage"), response)
