@@ -134,20 +134,21 @@ class PendingCall:
         return self._wait().__await__()
 
     async def _wait(self) -> Any:
+        timeout = self.timeout
         try:
-            if self.timeout is None:
+            if timeout is None:
                 result = await self._future
             else:
-                result = await asyncio.wait_for(asyncio.shield(self._future), self.timeout)
+                result = await asyncio.wait_for(asyncio.shield(self._future), timeout)
         except asyncio.CancelledError:
             if not self._future.done() or self._future.cancelled():
                 self._conn._abandon(self.id)
             raise
         except TimeoutError:
-            if self._future.done():
+            if self._future.done() or timeout is None:
                 raise  # the answer itself was an error of that kind
             self._conn._abandon(self.id)  # sends $/cancel_request, drops a late answer
-            raise RequestTimeoutError(self.method, self.timeout) from None
+            raise RequestTimeoutError(self.method, timeout) from None
         self._conn._check_answer(self.method, self._params, result)
         return self._conn._after_result(self.method, self._params, result)
 

@@ -186,12 +186,12 @@ class Terminal:
     def __init__(self, session: AgentSession, data: dict[str, Any]) -> None:
         self.session = session
         self.data = data
-        self.id: str | None = None
+        self.id = ""  # the client's terminalId, once created
 
     async def __aenter__(self) -> Terminal:
         session = self.session
         result = await session.conn.request(TERMINAL_CREATE, session._params(TERMINAL_CREATE, self.data))
-        self.id = wire.get(result, "terminalId")
+        self.id = str(wire.get(result, "terminalId"))
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, *exc: object) -> None:

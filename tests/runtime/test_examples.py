@@ -123,3 +123,45 @@ async def test_session_cancel_over_pipes_ends_the_echo_turn_cancelled() -> None:
         answer = await prompt
         assert answer.stop_reason == acp.StopReason.CANCELLED
         assert 1 <= len(client.updates) < 50  # the turn ended early: the cancel stopped it
+
+
+TIDY = str(ROOT / "examples" / "tidy_agent.py")
+WATCH = str(ROOT / "examples" / "watch_client.py")
+
+
+def watch(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    (tmp_path / "x.py").write_text("a = 1   \nb = 2\t\n")
+    command = [PYTHON, WATCH, *args, "--prompt", "x.py", "--", PYTHON, TIDY]
+    return subprocess.run(command, cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=30)
+
+
+def test_the_tidy_agent_reads_asks_writes_runs_and_the_watch_client_shows_each_step(tmp_path: Path) -> None:
+    result = watch(tmp_path, "--yes")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "x.py").read_text() == "a = 1\nb = 2\n"
+    lines = result.stdout.splitlines()
+    assert lines[0] == "   plan: [ ] Read x.py  [ ] Strip trailing whitespace  [ ] Check with wc"
+    assert "   allowed: Tidy x.py" in lines
+    assert f"   tool: Tidy x.py [completed] diff {tmp_path / 'x.py'} (-2 +2 lines)" in lines
+    assert "   tool: wc -l x.py [completed] terminal term-1" in lines
+    assert lines[-3:] == [
+        "   plan: [x] Read x.py  [x] Strip trailing whitespace  [x] Check with wc",
+        f"   agent: Done: wc exited 0: 2 {tmp_path / 'x.py'}",
+        "stop: end_turn",
+    ]
+
+
+def test_the_tidy_agent_leaves_the_file_when_permission_is_refused(tmp_path: Path) -> None:
+    result = watch(tmp_path, stdin="n\n")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "x.py").read_text() == "a = 1   \nb = 2\t\n"
+    assert "   tool: Tidy x.py [failed] diff" in result.stdout and "Left x.py as it was." in result.stdout
+
+
+def test_the_tidy_agent_refuses_a_client_without_files_and_terminals() -> None:
+    result = run_client("--prompt", "x.py", "--", PYTHON, TIDY)
+    assert result.returncode == 3
+    assert result.stdout.splitlines()[-2:] == [
+        "I need a client that offers file access and terminals.",
+        "stop: refusal",
+    ]

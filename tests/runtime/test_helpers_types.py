@@ -1,0 +1,22 @@
+"""The examples and the session and helper modules type-check under mypy --strict."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+
+
+def test_the_examples_and_the_session_and_helper_modules_type_check_strictly(tmp_path: Path) -> None:
+    (tmp_path / "acp_schema").symlink_to(ROOT / "generated" / "acp_schema")
+    (tmp_path / "acp_runtime").symlink_to(ROOT / "runtime")
+    examples = sorted(p.name for p in (ROOT / "examples").glob("*.py"))
+    for name in examples:
+        shutil.copy(ROOT / "examples" / name, tmp_path / name)
+    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy")]
+    files = ["acp_runtime/session.py", "acp_runtime/helpers.py", *examples]
+    result = subprocess.run([*command, *files], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-4000:]
