@@ -365,6 +365,10 @@ class Session:
     async def set_config_option(self, config_id: str, value: Any) -> None:
         """`session/set_config_option`; `state.config_options` becomes the agent's answer."""
         data = {rules.SESSION_ID: self.id, "configId": config_id, "value": value}
+        offered = next((o for o in self.state.config_options if wire.get(o, "id") == config_id), None)
+        kind = wire.get(offered, "type") if offered is not None else "boolean" if isinstance(value, bool) else None
+        if kind is not None and kind != "select":  # a select value is the untagged default variant
+            data["type"] = kind
         result = await self.conn.request("session/set_config_option", _params(self.conn, "session/set_config_option", data))
         self.state.config_options = wire.items(result, "configOptions")
 

@@ -18,8 +18,8 @@ class ReplayingAgent(Agent):
     """Answers each prompt by sending the recorded turn's updates, with modes and a config option
     offered at session/new."""
 
-    def __init__(self, conn: AgentSideConnection) -> None:
-        super().__init__(conn)
+    def __init__(self, conn: AgentSideConnection, capabilities: Any = None) -> None:
+        super().__init__(conn, capabilities)
         self.count = 0
         self.cancelled = asyncio.Event()
         self.release = asyncio.Event()
@@ -31,6 +31,16 @@ class ReplayingAgent(Agent):
             available_modes=[acp.SessionMode(id="ask", name="Ask"), acp.SessionMode(id="code", name="Code")],
         )
         return acp.NewSessionResponse(session_id=f"s{self.count}", modes=modes)
+
+    async def session_load(self, params: acp.LoadSessionRequest) -> acp.LoadSessionResponse:
+        for update in RECORDED[:3]:  # the history, replayed before the answer (rows 28, 29)
+            note = {"sessionId": params.session_id, "update": update}
+            await self.conn.client.session_update(acp.decode(json.dumps(note).encode(), acp.SessionNotification))
+        return acp.LoadSessionResponse()
+
+    async def session_set_config_option(self, params: Any) -> acp.SetSessionConfigOptionResponse:
+        option = acp.SessionConfigOptionBoolean(id="brave", name="Brave", current_value=params.value)
+        return acp.SetSessionConfigOptionResponse(config_options=[option])
 
     async def session_set_mode(self, params: acp.SetSessionModeRequest) -> acp.SetSessionModeResponse:
         return acp.SetSessionModeResponse()
@@ -50,11 +60,12 @@ class ReplayingAgent(Agent):
         return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN, usage=usage)
 
 
-async def connect(client: Any = None) -> tuple[AgentSideConnection, ClientSideConnection]:
+async def connect(client: Any = None, initialize: Any = None) -> tuple[AgentSideConnection, ClientSideConnection]:
     (agent_in, agent_out), (client_in, client_out) = memory_pipe()
-    agent = AgentSideConnection(ReplayingAgent, agent_in, agent_out)
+    caps = acp.AgentCapabilities(load_session=True)
+    agent = AgentSideConnection(lambda conn: ReplayingAgent(conn, caps), agent_in, agent_out)
     conn = ClientSideConnection(client or Client(), client_in, client_out)
-    await conn.agent.initialize(initialize_request())
+    await conn.agent.initialize(initialize or initialize_request())
     return agent, conn
 
 
@@ -142,3 +153,19 @@ async def test_updates_end_when_the_connection_closes() -> None:
     updates = session.updates()
     await conn.close()
     assert [u async for u in updates] == []
+
+
+async def test_a_loaded_session_holds_the_history_the_agent_replayed() -> None:
+    _, conn = await connect()
+    session = await Session.load(conn, "old-1", CWD)
+    assert session.id == "old-1" and [c.name for c in session.commands] == ["web"]
+    assert session.state.text("user") == "Fix the failing test"
+    assert (await session.prompt("go")).stop_reason == "end_turn"  # set up on this connection
+
+
+async def test_set_config_option_keeps_the_agents_answer() -> None:
+    _, conn = await connect()
+    session = await Session.new(conn, CWD)
+    await session.set_config_option("brave", False)  # first offered by this answer
+    await session.set_config_option("brave", True)  # now known to be a boolean option
+    assert [(o.id, o.current_value) for o in session.config_options] == [("brave", True)]
