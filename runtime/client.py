@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Coroutine
 
 from . import rules, wire
 from .connection import Connection
@@ -79,10 +79,10 @@ class ClientSideConnection(Connection):
                 self._remember(wire.get(note.params, rules.SESSION_ID), update)
         super()._on_notification(note)
 
-    async def _call_handler(self, message: Any, *, is_request: bool) -> Any:
+    def _call_handler(self, message: Any, *, is_request: bool) -> Coroutine[Any, Any, Any]:
         if self.on_session_update is not None and message.method == rules.SESSION_UPDATE and not is_request:
             self.on_session_update(message.params)
-        return await super()._call_handler(message, is_request=is_request)
+        return super()._call_handler(message, is_request=is_request)  # no extra frame per message
 
     def _remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""

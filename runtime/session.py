@@ -118,11 +118,21 @@ class SessionState:
 
     def fold(self, update: Any) -> None:
         """Fold one session update (the `update` of a session/update notification) into the state."""
+        chunk = _CHUNKS.get(type(update))
+        if chunk is not None:  # the hot path: a message chunk of a type seen before
+            role, id_attr, content_attr = chunk
+            message_id = getattr(update, id_attr) if id_attr else None
+            last = self.messages[-1] if self.messages else None
+            if message_id is None and last is not None and last.role == role and last.message_id is None:
+                last.content.append(getattr(update, content_attr))
+                return
         kind = wire.get(update, KIND)
         how = FOLDS.get(kind)
         if how is None:
             self.other[kind] = update
         elif how.action in (CHUNK, UPSERT):
+            if how.action == CHUNK and isinstance(update, msgspec.Struct):
+                _CHUNKS[type(update)] = (how.slot, _attr(type(update), MESSAGE_ID), _attr(type(update), CONTENT))
             self._fold_message(how, update)
         elif how.action == SET:
             setattr(self, how.slot, update if not how.path else wire.get(update, *how.path.split(".")))
@@ -159,6 +169,14 @@ class SessionState:
             patch(current, update)
         elif current is not None:  # TOOL_CHUNK
             _set(current, CONTENT, [*(wire.get(current, CONTENT) or ()), wire.get(update, CONTENT)])
+
+
+_CHUNKS: dict[type, tuple[str, str, str]] = {}  # chunk type -> (role, messageId attribute, content attribute)
+
+
+def _attr(cls: type, key: str) -> str:
+    """The attribute name of a Struct type's field of wire name `key` ("" when it has none)."""
+    return next((f.name for f in msgspec.structs.fields(cls) if f.encode_name == key), "")
 
 
 # --- patching, from the generated types -----------------------------------------------------------
@@ -227,6 +245,7 @@ class _Router:
         self.sessions: dict[Any, Session] = {}
         self.setups = 0
         self.held: list[Any] = []
+        self.attrs: dict[type, tuple[str, str]] = {}  # params type -> its sessionId and update attributes
         self.chained: Callable[[Any], None] | None = conn.on_session_update
         conn.on_session_update = self
         asyncio.ensure_future(conn.wait_closed()).add_done_callback(lambda _: self.closed())
@@ -234,9 +253,19 @@ class _Router:
     def __call__(self, params: Any) -> None:
         if self.chained is not None:
             self.chained(params)
-        session = self.sessions.get(wire.get(params, rules.SESSION_ID))
+        attrs = self.attrs.get(type(params))
+        if attrs is None and isinstance(params, msgspec.Struct):
+            attrs = self.attrs[type(params)] = (
+                _attr(type(params), rules.SESSION_ID),
+                _attr(type(params), rules.SESSION_UPDATE_FIELD),
+            )
+        if attrs:
+            session_id, update = getattr(params, attrs[0]), getattr(params, attrs[1])
+        else:
+            session_id, update = wire.get(params, rules.SESSION_ID), wire.get(params, rules.SESSION_UPDATE_FIELD)
+        session = self.sessions.get(session_id)
         if session is not None:
-            session._fold(wire.get(params, rules.SESSION_UPDATE_FIELD))
+            session._fold(update)
         elif self.setups:
             self.held.append(params)
 
@@ -392,8 +421,9 @@ class Session:
 
     def _fold(self, update: Any) -> None:
         self.state.fold(update)
-        for queue in self._listeners:
-            queue.put_nowait(update)
+        if self._listeners:
+            for queue in self._listeners:
+                queue.put_nowait(update)
 
     def _end(self, closed: bool = False) -> None:
         self._closed = self._closed or closed
