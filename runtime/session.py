@@ -154,11 +154,12 @@ class SessionState:
             self.messages.append(message)
             if message_id is not None:
                 self._by_id[(how.slot, message_id)] = message
-        content = wire.get(update, CONTENT)
         if how.action == CHUNK:
-            message.content.append(content)
-        elif content is not None:
-            message.content = list(content)
+            message.content.append(wire.get(update, CONTENT))
+        else:
+            changed, content = _change(update, CONTENT)
+            if changed:
+                message.content = list(content or ())
 
     def _fold_tool_call(self, how: Fold, update: Any) -> None:
         tool_call_id = wire.get(update, TOOL_CALL_ID)
@@ -207,6 +208,19 @@ def patch(target: Any, update: Any) -> Any:
             continue
         setattr(target, target_name, value)
     return target
+
+
+def _change(update: Any, key: str) -> tuple[bool, Any]:
+    """Whether the update changes its field of wire name `key`, and to what, by `patch`'s rule."""
+    if isinstance(update, dict):
+        return key in update, update.get(key)
+    if not isinstance(update, msgspec.Struct):
+        return False, None
+    field = next((f for f in msgspec.structs.fields(type(update)) if f.encode_name == key), None)
+    if field is None:
+        return False, None
+    value = getattr(update, field.name)
+    return not (value is msgspec.UNSET or (value is None and field.default is None)), value
 
 
 def _copy(struct: Any) -> Any:
