@@ -27,7 +27,9 @@ class TidyAgent(acp.AgentHandler):
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         info = acp.Implementation(name="tidy-agent", version="0.1.0")
-        return acp.InitializeResponse(protocol_version=1, agent_capabilities=acp.AgentCapabilities(), agent_info=info)
+        return acp.InitializeResponse(
+            protocol_version=1, agent_capabilities=acp.AgentCapabilities(), agent_info=info
+        )
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         session_id = f"tidy-{uuid.uuid4().hex[:12]}"

@@ -22,6 +22,7 @@ from acp_runtime import spawn_agent
 from acp_runtime.session import Session, SessionState
 
 MARKS = {"pending": " ", "in_progress": ">", "completed": "x", "failed": "!"}
+Running = tuple[asyncio.subprocess.Process, bytearray, "asyncio.Task[None]"]  # a terminal
 
 
 class LocalClient(acp.ClientHandler):
@@ -29,44 +30,71 @@ class LocalClient(acp.ClientHandler):
 
     def __init__(self, yes: bool) -> None:
         self.yes = yes
-        self.terminals: dict[str, tuple[asyncio.subprocess.Process, bytearray, asyncio.Task[None]]] = {}
+        self.terminals: dict[str, Running] = {}
 
     async def fs_read_text_file(self, params: acp.ReadTextFileRequest) -> acp.ReadTextFileResponse:
         lines = Path(params.path).read_text().splitlines(keepends=True)[(params.line or 1) - 1 :]
-        return acp.ReadTextFileResponse(content="".join(lines[: params.limit] if params.limit else lines))
+        return acp.ReadTextFileResponse(
+            content="".join(lines[: params.limit] if params.limit else lines)
+        )
 
-    async def fs_write_text_file(self, params: acp.WriteTextFileRequest) -> acp.WriteTextFileResponse:
+    async def fs_write_text_file(
+        self, params: acp.WriteTextFileRequest
+    ) -> acp.WriteTextFileResponse:
         Path(params.path).write_text(params.content)
         return acp.WriteTextFileResponse()
 
-    async def session_request_permission(self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
-        allow = next((o for o in params.options if o.kind == acp.PermissionOptionKind.ALLOW_ONCE), None)
+    async def session_request_permission(
+        self, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
+        allow = next(
+            (o for o in params.options if o.kind == acp.PermissionOptionKind.ALLOW_ONCE), None
+        )
         question = f"allow {params.tool_call.title}? [y/N] "
-        if allow and (self.yes or (await asyncio.to_thread(input, question)).strip().lower() == "y"):
+        if allow and (
+            self.yes or (await asyncio.to_thread(input, question)).strip().lower() == "y"
+        ):
             print(f"   allowed: {params.tool_call.title}")
-            return acp.RequestPermissionResponse(outcome=acp.SelectedPermissionOutcome(option_id=allow.option_id))
+            return acp.RequestPermissionResponse(
+                outcome=acp.SelectedPermissionOutcome(option_id=allow.option_id)
+            )
         return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
 
-    async def terminal_create(self, params: acp.CreateTerminalRequest) -> acp.CreateTerminalResponse:
+    async def terminal_create(
+        self, params: acp.CreateTerminalRequest
+    ) -> acp.CreateTerminalResponse:
         env = {**os.environ, **{v.name: v.value for v in params.env or []}}
+        pipe, out = asyncio.subprocess.PIPE, asyncio.subprocess.STDOUT
+        args = (params.command, *(params.args or []))
         proc = await asyncio.create_subprocess_exec(
-            params.command, *(params.args or []), cwd=params.cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+            *args, cwd=params.cwd, env=env, stdout=pipe, stderr=out
         )
-        output = bytearray()
-        terminal_id = f"term-{len(self.terminals) + 1}"
-        self.terminals[terminal_id] = (proc, output, asyncio.create_task(self._collect(proc, output)))
+        output, terminal_id = bytearray(), f"term-{len(self.terminals) + 1}"
+        self.terminals[terminal_id] = (
+            proc,
+            output,
+            asyncio.create_task(self._collect(proc, output)),
+        )
         return acp.CreateTerminalResponse(terminal_id=terminal_id)
 
     async def _collect(self, proc: asyncio.subprocess.Process, output: bytearray) -> None:
         while chunk := await proc.stdout.read(65536):  # type: ignore[union-attr]
             output += chunk
 
-    async def terminal_output(self, params: acp.TerminalOutputRequest) -> acp.TerminalOutputResponse:
+    async def terminal_output(
+        self, params: acp.TerminalOutputRequest
+    ) -> acp.TerminalOutputResponse:
         proc, output, _ = self.terminals[params.terminal_id]
-        status = None if proc.returncode is None else acp.TerminalExitStatus(exit_code=proc.returncode)
-        return acp.TerminalOutputResponse(output=output.decode(errors="replace"), truncated=False, exit_status=status)
+        status = (
+            None if proc.returncode is None else acp.TerminalExitStatus(exit_code=proc.returncode)
+        )
+        return acp.TerminalOutputResponse(
+            output=output.decode(errors="replace"), truncated=False, exit_status=status
+        )
 
-    async def terminal_wait_for_exit(self, params: acp.WaitForTerminalExitRequest) -> acp.WaitForTerminalExitResponse:
+    async def terminal_wait_for_exit(
+        self, params: acp.WaitForTerminalExitRequest
+    ) -> acp.WaitForTerminalExitResponse:
         proc, _, collecting = self.terminals[params.terminal_id]
         await collecting
         return acp.WaitForTerminalExitResponse(exit_code=await proc.wait())
@@ -75,7 +103,9 @@ class LocalClient(acp.ClientHandler):
         self.terminals[params.terminal_id][0].kill()
         return acp.KillTerminalResponse()
 
-    async def terminal_release(self, params: acp.ReleaseTerminalRequest) -> acp.ReleaseTerminalResponse:
+    async def terminal_release(
+        self, params: acp.ReleaseTerminalRequest
+    ) -> acp.ReleaseTerminalResponse:
         proc, _, _ = self.terminals.pop(params.terminal_id)
         if proc.returncode is None:
             proc.kill()
@@ -84,24 +114,40 @@ class LocalClient(acp.ClientHandler):
 
 def show(state: SessionState, update: object) -> None:
     """Print the part of the state this update changed."""
-    if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(update.content, acp.TextContent):
+    if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(
+        update.content, acp.TextContent
+    ):
         print(f"   agent: {update.content.text.rstrip()}")
     elif isinstance(update, acp.Plan):
-        print("   plan: " + "  ".join(f"[{MARKS.get(e.status.value, '?')}] {e.content}" for e in state.plan))
+        print(
+            "   plan: "
+            + "  ".join(f"[{MARKS.get(e.status.value, '?')}] {e.content}" for e in state.plan)
+        )
     elif isinstance(update, (acp.ToolCall, acp.SessionUpdateToolCallUpdate)):
         call = state.tool_calls[update.tool_call_id]
         status = call.status.value if isinstance(call.status, acp.ToolCallStatus) else "?"
-        parts = [f"diff {c.path} (-{len((c.old_text or '').splitlines())} +{len(c.new_text.splitlines())} lines)" for c in call.content or [] if isinstance(c, acp.Diff)]
-        parts += [f"terminal {c.terminal_id}" for c in call.content or [] if isinstance(c, acp.Terminal)]
-        print(f"   tool: {call.title} [{status}] {', '.join(parts)}".rstrip())
+        parts = ", ".join(map(describe, call.content or []))
+        print(f"   tool: {call.title} [{status}] {parts}".rstrip())
     elif isinstance(update, acp.CurrentModeUpdate):
         print(f"   mode: {state.current_mode_id}")
+
+
+def describe(content: object) -> str:
+    """A tool call's content item in a few words."""
+    if isinstance(content, acp.Diff):
+        old, new = (content.old_text or "").count("\n"), content.new_text.count("\n")
+        return f"diff {content.path} (-{old} +{new} lines)"
+    return f"terminal {content.terminal_id}" if isinstance(content, acp.Terminal) else "content"
 
 
 async def run(prompt: str, command: list[str], yes: bool) -> int:
     async with spawn_agent(LocalClient(yes), command[0], *command[1:]) as conn:
         fs = acp.FileSystemCapabilities(read_text_file=True, write_text_file=True)
-        await conn.agent.initialize(acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities(fs=fs, terminal=True)))
+        await conn.agent.initialize(
+            acp.InitializeRequest(
+                protocol_version=1, client_capabilities=acp.ClientCapabilities(fs=fs, terminal=True)
+            )
+        )
         session = await Session.new(conn, os.getcwd())
         turn = asyncio.ensure_future(session.prompt(prompt))
         async for update in session.updates():

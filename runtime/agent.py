@@ -49,7 +49,9 @@ class AgentSideConnection(Connection):
 
     def _outgoing(self, method: str, params: Any) -> Any:
         params = super()._outgoing(method, params)
-        resuming = method == rules.SESSION_UPDATE and any(s.method == rules.NO_HISTORY_DURING for s in self._serving.values())
+        resuming = method == rules.SESSION_UPDATE and any(
+            s.method == rules.NO_HISTORY_DURING for s in self._serving.values()
+        )
         if resuming and self.enforce_protocol and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY:  # 33
             session_id = wire.get(params, rules.SESSION_ID)
             if any(s.method == rules.NO_HISTORY_DURING and s.session_id == session_id for s in self._serving.values()):

@@ -29,7 +29,11 @@ from .errors import ConnectionClosedError
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"
 READ_FILE, WRITE_FILE = "fs/read_text_file", "fs/write_text_file"
-TERMINAL_CREATE, TERMINAL_OUTPUT, TERMINAL_WAIT = "terminal/create", "terminal/output", "terminal/wait_for_exit"
+TERMINAL_CREATE, TERMINAL_OUTPUT, TERMINAL_WAIT = (
+    "terminal/create",
+    "terminal/output",
+    "terminal/wait_for_exit",
+)
 TERMINAL_KILL, TERMINAL_RELEASE = "terminal/kill", "terminal/release"
 FINAL_STATUSES = ("completed", "failed")
 
@@ -56,7 +60,9 @@ class AgentSession:
 
     async def send(self, update: Any) -> None:
         """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`."""
-        await self.conn.notify(SESSION_UPDATE, self._params(SESSION_UPDATE, {rules.SESSION_UPDATE_FIELD: update}))
+        await self.conn.notify(
+            SESSION_UPDATE, self._params(SESSION_UPDATE, {rules.SESSION_UPDATE_FIELD: update})
+        )
 
     async def say(self, message: str | Any) -> None:
         """An `agent_message_chunk`: a string is one text block."""
@@ -81,17 +87,25 @@ class AgentSession:
 
     # --- permission ---
 
-    async def ask_permission(self, tool_call: ToolCall | Any, options: Sequence[Any] = DEFAULT_PERMISSION_OPTIONS) -> Any:
+    async def ask_permission(
+        self, tool_call: ToolCall | Any, options: Sequence[Any] = DEFAULT_PERMISSION_OPTIONS
+    ) -> Any:
         """Ask the user to allow a tool call (a `ToolCall` handle, or the wire/Struct tool call
         update to show). Returns the chosen option (one of the permission request's `options`,
         typed) or None when the user (or a `session/cancel`) cancelled."""
-        shown = {"toolCallId": tool_call.id, **tool_call.fields} if isinstance(tool_call, ToolCall) else tool_call
+        shown = (
+            {"toolCallId": tool_call.id, **tool_call.fields}
+            if isinstance(tool_call, ToolCall)
+            else tool_call
+        )
         params = self._params(REQUEST_PERMISSION, {"toolCall": shown, "options": list(options)})
         answer = await self.conn.request(REQUEST_PERMISSION, params)
         chosen = wire.get(answer, "outcome", "optionId")
         if wire.get(answer, "outcome", "outcome") != "selected" or chosen is None:
             return None
-        return next((o for o in wire.items(params, "options") if wire.get(o, "optionId") == chosen), None)
+        return next(
+            (o for o in wire.items(params, "options") if wire.get(o, "optionId") == chosen), None
+        )
 
     # --- the client's files and terminals ---
 
@@ -99,17 +113,27 @@ class AgentSession:
         """Whether the client advertised what `method` (`fs/read_text_file`, `terminal/create` ...)
         needs: the runtime's own capability guards, asked without sending anything."""
         guards = self.conn._send_guards.get(method, ())
-        return method in self.conn.schema.METHODS and all(g({}, self.conn.peer_initialize) is None for g in guards)
+        return method in self.conn.schema.METHODS and all(
+            g({}, self.conn.peer_initialize) is None for g in guards
+        )
 
-    async def read_file(self, path: str, *, line: int | None = None, limit: int | None = None) -> str:
+    async def read_file(
+        self, path: str, *, line: int | None = None, limit: int | None = None
+    ) -> str:
         """The text of a file as the client sees it (unsaved editor changes included)."""
-        data = {"path": path, **({"line": line} if line is not None else {}), **({"limit": limit} if limit is not None else {})}
+        data = {
+            "path": path,
+            **({"line": line} if line is not None else {}),
+            **({"limit": limit} if limit is not None else {}),
+        }
         result = await self.conn.request(READ_FILE, self._params(READ_FILE, data))
         return str(wire.get(result, "content"))
 
     async def write_file(self, path: str, content: str) -> None:
         """Write a file through the client."""
-        await self.conn.request(WRITE_FILE, self._params(WRITE_FILE, {"path": path, "content": content}))
+        await self.conn.request(
+            WRITE_FILE, self._params(WRITE_FILE, {"path": path, "content": content})
+        )
 
     def terminal(
         self,
@@ -132,7 +156,11 @@ class AgentSession:
         return Terminal(self, data)
 
     def _params(self, method: str, data: dict[str, Any]) -> Any:
-        return wire.build(self.conn.schema, {rules.SESSION_ID: self.id, **data}, self.conn.schema.METHODS[method].params)
+        return wire.build(
+            self.conn.schema,
+            {rules.SESSION_ID: self.id, **data},
+            self.conn.schema.METHODS[method].params,
+        )
 
 
 class ToolCall:
@@ -149,15 +177,27 @@ class ToolCall:
 
     async def __aenter__(self) -> ToolCall:
         self.status = "in_progress"
-        await self.session.send({"sessionUpdate": "tool_call", "toolCallId": self.id, **self.fields, "status": self.status})
+        await self.session.send(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": self.id,
+                **self.fields,
+                "status": self.status,
+            }
+        )
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if kind is None and self.status not in FINAL_STATUSES:
             await self.update(status="completed")
         elif kind is not None:
             with contextlib.suppress(ConnectionClosedError):  # the block's own error goes on
-                await self.update(status="failed", **({"rawOutput": {"error": str(exc)}} if isinstance(exc, Exception) else {}))
+                await self.update(
+                    status="failed",
+                    **({"rawOutput": {"error": str(exc)}} if isinstance(exc, Exception) else {}),
+                )
 
     async def update(self, **fields: Any) -> None:
         """A `tool_call_update` with these wire fields (omitted ones stay as they were)."""
@@ -165,14 +205,21 @@ class ToolCall:
         self.status = fields.get("status", self.status)
         if "content" in fields:
             self.content = list(fields["content"])
-        await self.session.send({"sessionUpdate": "tool_call_update", "toolCallId": self.id, **fields})
+        await self.session.send(
+            {"sessionUpdate": "tool_call_update", "toolCallId": self.id, **fields}
+        )
 
     async def add_text(self, value: str) -> None:
         await self.update(content=[*self.content, {"type": "content", "content": text(value)}])
 
     async def add_diff(self, path: str, new_text: str, old_text: str | None = None) -> None:
         """A diff of the file at `path` (absolute); `old_text` None for a new file."""
-        diff = {"type": "diff", "path": path, "newText": new_text, **({"oldText": old_text} if old_text is not None else {})}
+        diff = {
+            "type": "diff",
+            "path": path,
+            "newText": new_text,
+            **({"oldText": old_text} if old_text is not None else {}),
+        }
         await self.update(content=[*self.content, diff], locations=[{"path": path}])
 
     async def add_terminal(self, terminal_id: str) -> None:
@@ -190,7 +237,9 @@ class Terminal:
 
     async def __aenter__(self) -> Terminal:
         session = self.session
-        result = await session.conn.request(TERMINAL_CREATE, session._params(TERMINAL_CREATE, self.data))
+        result = await session.conn.request(
+            TERMINAL_CREATE, session._params(TERMINAL_CREATE, self.data)
+        )
         self.id = str(wire.get(result, "terminalId"))
         return self
 
@@ -225,7 +274,11 @@ def _block(value: Any) -> Any:
 def _entry(entry: Any) -> Any:
     if isinstance(entry, tuple):
         content, status, *priority = entry
-        return {"content": content, "status": status, "priority": priority[0] if priority else "medium"}
+        return {
+            "content": content,
+            "status": status,
+            "priority": priority[0] if priority else "medium",
+        }
     return entry
 
 

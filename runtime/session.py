@@ -72,7 +72,7 @@ TOOL_CALL_ID = "toolCallId"
 TEXT = ("type", "text")
 
 
-# --- the folded state ------------------------------------------------------------------------------
+# --- the folded state -----------------------------------------------------------------------------
 
 
 @dataclass
@@ -85,7 +85,9 @@ class Message:
 
     def text(self) -> str:
         """The text of its text blocks, joined."""
-        return "".join(wire.get(b, TEXT[1]) or "" for b in self.content if wire.get(b, TEXT[0]) == TEXT[1])
+        return "".join(
+            wire.get(b, TEXT[1]) or "" for b in self.content if wire.get(b, TEXT[0]) == TEXT[1]
+        )
 
 
 @dataclass
@@ -97,7 +99,9 @@ class SessionState:
     (UNSET or None: not reported).
     """
 
-    messages: list[Message] = field(default_factory=list)  # user and agent messages and thoughts, in order
+    messages: list[Message] = field(
+        default_factory=list
+    )  # user and agent messages and thoughts, in order
     tool_calls: dict[str, Any] = field(default_factory=dict)
     plan: list[Any] = field(default_factory=list)
     current_mode_id: str | None = None
@@ -105,7 +109,9 @@ class SessionState:
     commands: list[Any] = field(default_factory=list)
     usage: Any = None  # the last usage update (context window, cost)
     info: Any = None  # session info (title, updatedAt), patched
-    other: dict[str, Any] = field(default_factory=dict)  # kind -> the last update of a kind not in FOLDS
+    other: dict[str, Any] = field(
+        default_factory=dict
+    )  # kind -> the last update of a kind not in FOLDS
     _by_id: dict[tuple[str, str], Message] = field(default_factory=dict, repr=False)
 
     def text(self, role: str = "agent") -> str:
@@ -117,13 +123,18 @@ class SessionState:
         return [m for m in self.messages if m.role == "thought"]
 
     def fold(self, update: Any) -> None:
-        """Fold one session update (the `update` of a session/update notification) into the state."""
+        """Fold one session update (the `update` of a session/update notification) into state."""
         chunk = _CHUNKS.get(type(update))
         if chunk is not None:  # the hot path: a message chunk of a type seen before
             role, id_attr, content_attr = chunk
             message_id = getattr(update, id_attr) if id_attr else None
             last = self.messages[-1] if self.messages else None
-            if message_id is None and last is not None and last.role == role and last.message_id is None:
+            if (
+                message_id is None
+                and last is not None
+                and last.role == role
+                and last.message_id is None
+            ):
                 last.content.append(getattr(update, content_attr))
                 return
         kind = wire.get(update, KIND)
@@ -132,10 +143,16 @@ class SessionState:
             self.other[kind] = update
         elif how.action in (CHUNK, UPSERT):
             if how.action == CHUNK and isinstance(update, msgspec.Struct):
-                _CHUNKS[type(update)] = (how.slot, _attr(type(update), MESSAGE_ID), _attr(type(update), CONTENT))
+                _CHUNKS[type(update)] = (
+                    how.slot,
+                    _attr(type(update), MESSAGE_ID),
+                    _attr(type(update), CONTENT),
+                )
             self._fold_message(how, update)
         elif how.action == SET:
-            setattr(self, how.slot, update if not how.path else wire.get(update, *how.path.split(".")))
+            setattr(
+                self, how.slot, update if not how.path else wire.get(update, *how.path.split("."))
+            )
         elif how.action == PATCH:
             current = getattr(self, how.slot)
             setattr(self, how.slot, _copy(update) if current is None else patch(current, update))
@@ -148,7 +165,11 @@ class SessionState:
             message = self._by_id.get((how.slot, message_id))
         else:
             last = self.messages[-1] if self.messages else None
-            message = last if last is not None and last.role == how.slot and last.message_id is None else None
+            message = (
+                last
+                if last is not None and last.role == how.slot and last.message_id is None
+                else None
+            )
         if message is None:
             message = Message(how.slot, message_id)
             self.messages.append(message)
@@ -172,7 +193,9 @@ class SessionState:
             _set(current, CONTENT, [*(wire.get(current, CONTENT) or ()), wire.get(update, CONTENT)])
 
 
-_CHUNKS: dict[type, tuple[str, str, str]] = {}  # chunk type -> (role, messageId attribute, content attribute)
+_CHUNKS: dict[type, tuple[str, str, str]] = (
+    {}
+)  # chunk type -> (role, messageId attribute, content attribute)
 
 
 def _attr(cls: type, key: str) -> str:
@@ -228,7 +251,9 @@ def _copy(struct: Any) -> Any:
 
 
 def _set(struct: Any, key: str, value: Any) -> None:
-    setattr(struct, {f.encode_name: f.name for f in msgspec.structs.fields(type(struct))}[key], value)
+    setattr(
+        struct, {f.encode_name: f.name for f in msgspec.structs.fields(type(struct))}[key], value
+    )
 
 
 # --- sessions over a connection -------------------------------------------------------------------
@@ -259,7 +284,9 @@ class _Router:
         self.sessions: dict[Any, Session] = {}
         self.setups = 0
         self.held: list[Any] = []
-        self.attrs: dict[type, tuple[str, str]] = {}  # params type -> its sessionId and update attributes
+        self.attrs: dict[type, tuple[str, str]] = (
+            {}
+        )  # params type -> its sessionId and update attributes
         self.chained: Callable[[Any], None] | None = conn.on_session_update
         conn.on_session_update = self
         asyncio.ensure_future(conn.wait_closed()).add_done_callback(lambda _: self.closed())
@@ -276,7 +303,9 @@ class _Router:
         if attrs:
             session_id, update = getattr(params, attrs[0]), getattr(params, attrs[1])
         else:
-            session_id, update = wire.get(params, rules.SESSION_ID), wire.get(params, rules.SESSION_UPDATE_FIELD)
+            session_id, update = wire.get(params, rules.SESSION_ID), wire.get(
+                params, rules.SESSION_UPDATE_FIELD
+            )
         session = self.sessions.get(session_id)
         if session is not None:
             session._fold(update)
@@ -318,7 +347,9 @@ class Session:
         self.schema = conn.schema
         self.id = session_id
         self.state = SessionState()
-        self.modes: Any = None  # the agent's mode offer (available modes and the current one), if any
+        self.modes: Any = (
+            None  # the agent's mode offer (available modes and the current one), if any
+        )
         self.last_outcome: TurnOutcome | None = None
         self._listeners: list[asyncio.Queue[Any]] = []
         self._closed = False
@@ -326,7 +357,9 @@ class Session:
     # --- setting up ---
 
     @classmethod
-    async def new(cls, conn: ClientSideConnection, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any) -> Session:
+    async def new(
+        cls, conn: ClientSideConnection, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
+    ) -> Session:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
         router = _router(conn)
         router.setups += 1
@@ -342,7 +375,12 @@ class Session:
 
     @classmethod
     async def load(
-        cls, conn: ClientSideConnection, session_id: Any, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
+        cls,
+        conn: ClientSideConnection,
+        session_id: Any,
+        cwd: str,
+        mcp_servers: Sequence[Any] = (),
+        **params: Any,
     ) -> Session:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         session = cls(conn, session_id)
@@ -378,7 +416,9 @@ class Session:
 
     # --- turns ---
 
-    async def prompt(self, prompt: str | Sequence[Any], *, timeout: Any = DEFAULT, **params: Any) -> TurnOutcome:
+    async def prompt(
+        self, prompt: str | Sequence[Any], *, timeout: Any = DEFAULT, **params: Any
+    ) -> TurnOutcome:
         """Send one prompt (a string is one text block) and wait for the turn to end.
 
         Every update of the turn has been folded into `state` when this returns. A cancelled turn
@@ -392,27 +432,43 @@ class Session:
             response = await self.conn.request("session/prompt", params, timeout=timeout)
         finally:
             self._end()
-        self.last_outcome = TurnOutcome(wire.get(response, "stopReason"), wire.get(response, "usage"), response)
+        self.last_outcome = TurnOutcome(
+            wire.get(response, "stopReason"), wire.get(response, "usage"), response
+        )
         return self.last_outcome
 
     async def cancel(self) -> None:
         """`session/cancel`: the running turn ends with stop reason "cancelled"; the runtime answers
         this session's pending permission requests as cancelled."""
-        await self.conn.notify(rules.SESSION_CANCEL, _params(self.conn, rules.SESSION_CANCEL, {rules.SESSION_ID: self.id}))
+        await self.conn.notify(
+            rules.SESSION_CANCEL,
+            _params(self.conn, rules.SESSION_CANCEL, {rules.SESSION_ID: self.id}),
+        )
 
     async def set_mode(self, mode_id: str) -> None:
         """`session/set_mode` to one of `available_modes`; `state.current_mode_id` follows."""
-        await self.conn.request("session/set_mode", _params(self.conn, "session/set_mode", {rules.SESSION_ID: self.id, "modeId": mode_id}))
+        await self.conn.request(
+            "session/set_mode",
+            _params(self.conn, "session/set_mode", {rules.SESSION_ID: self.id, "modeId": mode_id}),
+        )
         self.state.current_mode_id = mode_id
 
     async def set_config_option(self, config_id: str, value: Any) -> None:
         """`session/set_config_option`; `state.config_options` becomes the agent's answer."""
         data = {rules.SESSION_ID: self.id, "configId": config_id, "value": value}
-        offered = next((o for o in self.state.config_options if wire.get(o, "id") == config_id), None)
-        kind = wire.get(offered, "type") if offered is not None else "boolean" if isinstance(value, bool) else None
+        offered = next(
+            (o for o in self.state.config_options if wire.get(o, "id") == config_id), None
+        )
+        kind = (
+            wire.get(offered, "type")
+            if offered is not None
+            else "boolean" if isinstance(value, bool) else None
+        )
         if kind is not None and kind != "select":  # a select value is the untagged default variant
             data["type"] = kind
-        result = await self.conn.request("session/set_config_option", _params(self.conn, "session/set_config_option", data))
+        result = await self.conn.request(
+            "session/set_config_option", _params(self.conn, "session/set_config_option", data)
+        )
         self.state.config_options = wire.items(result, "configOptions")
 
     def updates(self) -> AsyncIterator[Any]:

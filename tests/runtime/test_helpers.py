@@ -15,7 +15,10 @@ from acp_runtime.session import Session
 from .helpers import CWD, Agent, initialize_request
 
 Script = Callable[[AgentSession], Awaitable[Any]]
-ALL = {"fs": acp.FileSystemCapabilities(read_text_file=True, write_text_file=True), "terminal": True}
+ALL = {
+    "fs": acp.FileSystemCapabilities(read_text_file=True, write_text_file=True),
+    "terminal": True,
+}
 
 
 class ScriptedAgent(Agent):
@@ -48,33 +51,49 @@ class MemoryClient(acp.ClientHandler):
     async def fs_read_text_file(self, params: acp.ReadTextFileRequest) -> acp.ReadTextFileResponse:
         return acp.ReadTextFileResponse(content=self.files[params.path])
 
-    async def fs_write_text_file(self, params: acp.WriteTextFileRequest) -> acp.WriteTextFileResponse:
+    async def fs_write_text_file(
+        self, params: acp.WriteTextFileRequest
+    ) -> acp.WriteTextFileResponse:
         self.files[params.path] = params.content
         return acp.WriteTextFileResponse()
 
-    async def session_request_permission(self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
+    async def session_request_permission(
+        self, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
         self.asked.append(params)
         if self.permission is None:
             return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
-        return acp.RequestPermissionResponse(outcome=acp.SelectedPermissionOutcome(option_id=self.permission))
+        return acp.RequestPermissionResponse(
+            outcome=acp.SelectedPermissionOutcome(option_id=self.permission)
+        )
 
-    async def terminal_create(self, params: acp.CreateTerminalRequest) -> acp.CreateTerminalResponse:
+    async def terminal_create(
+        self, params: acp.CreateTerminalRequest
+    ) -> acp.CreateTerminalResponse:
         terminal_id = f"t{len(self.terminals)}"
         self.terminals[terminal_id] = "live"
         return acp.CreateTerminalResponse(terminal_id=terminal_id)
 
-    async def terminal_output(self, params: acp.TerminalOutputRequest) -> acp.TerminalOutputResponse:
+    async def terminal_output(
+        self, params: acp.TerminalOutputRequest
+    ) -> acp.TerminalOutputResponse:
         return acp.TerminalOutputResponse(output="2 passed\n", truncated=False)
 
-    async def terminal_wait_for_exit(self, params: acp.WaitForTerminalExitRequest) -> acp.WaitForTerminalExitResponse:
+    async def terminal_wait_for_exit(
+        self, params: acp.WaitForTerminalExitRequest
+    ) -> acp.WaitForTerminalExitResponse:
         return acp.WaitForTerminalExitResponse(exit_code=0)
 
-    async def terminal_release(self, params: acp.ReleaseTerminalRequest) -> acp.ReleaseTerminalResponse:
+    async def terminal_release(
+        self, params: acp.ReleaseTerminalRequest
+    ) -> acp.ReleaseTerminalResponse:
         self.terminals[params.terminal_id] = "released"
         return acp.ReleaseTerminalResponse()
 
 
-async def run(script: Script, client: Any = None, **capabilities: Any) -> tuple[ScriptedAgent, Session, Any]:
+async def run(
+    script: Script, client: Any = None, **capabilities: Any
+) -> tuple[ScriptedAgent, Session, Any]:
     """Prompt once with `script` as the agent's turn; the agent handler, the folded session and
     the client handler."""
     client = client or MemoryClient()
@@ -130,7 +149,9 @@ async def test_a_tool_call_block_that_raises_is_reported_failed_and_the_error_go
 
     agent, session, _ = await run(script)
     (call,) = session.state.tool_calls.values()
-    assert call.status == acp.ToolCallStatus.FAILED and call.raw_output == {"error": "compiler missing"}
+    assert call.status == acp.ToolCallStatus.FAILED and call.raw_output == {
+        "error": "compiler missing"
+    }
     assert isinstance(agent.error, RuntimeError)
 
 
@@ -140,7 +161,10 @@ async def test_ask_permission_returns_the_chosen_option() -> None:
             return await s.ask_permission(call)
 
     agent, _, client = await run(script)
-    assert agent.result.option_id == "allow" and agent.result.kind == acp.PermissionOptionKind.ALLOW_ONCE
+    assert (
+        agent.result.option_id == "allow"
+        and agent.result.kind == acp.PermissionOptionKind.ALLOW_ONCE
+    )
     assert client.asked[0].tool_call.title == "Write b.txt"
 
 
@@ -164,7 +188,10 @@ async def test_files_are_read_and_written_through_the_client() -> None:
 
 async def test_files_and_terminals_the_client_did_not_offer_are_refused_before_sending() -> None:
     async def script(s: AgentSession) -> Any:
-        offers = [s.client_offers(m) for m in ("fs/read_text_file", "fs/write_text_file", "terminal/create")]
+        offers = [
+            s.client_offers(m)
+            for m in ("fs/read_text_file", "fs/write_text_file", "terminal/create")
+        ]
         with pytest.raises(CapabilityError):
             await s.read_file("/work/project/a.txt")
         with pytest.raises(CapabilityError):
@@ -178,7 +205,10 @@ async def test_files_and_terminals_the_client_did_not_offer_are_refused_before_s
 
 async def test_client_offers_says_yes_for_what_the_client_advertised() -> None:
     async def script(s: AgentSession) -> Any:
-        return [s.client_offers(m) for m in ("fs/read_text_file", "fs/write_text_file", "terminal/create")]
+        return [
+            s.client_offers(m)
+            for m in ("fs/read_text_file", "fs/write_text_file", "terminal/create")
+        ]
 
     agent, _, _ = await run(script, **ALL)
     assert agent.result == [True, True, True]

@@ -17,16 +17,30 @@ class CommandsAfterNew(Agent):
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         session = AgentSession(self.conn, "s1")
         commands = [{"name": "web", "description": "Search the web"}]
-        self.conn.after_answer(lambda: session.send({"sessionUpdate": "available_commands_update", "availableCommands": commands}))
+        self.conn.after_answer(
+            lambda: session.send(
+                {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+            )
+        )
         return acp.NewSessionResponse(session_id="s1")
 
 
 async def test_work_scheduled_in_a_handler_starts_after_its_answer_is_written() -> None:
     conn, peer = await raw_client(CommandsAfterNew)
-    peer.send({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": CWD, "mcpServers": []}})
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/new",
+            "params": {"cwd": CWD, "mcpServers": []},
+        }
+    )
     answer, update = await peer.recv(), await peer.recv()
     assert answer["id"] == 1 and answer["result"] == {"sessionId": "s1"}
-    assert update["method"] == "session/update" and update["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    assert (
+        update["method"] == "session/update"
+        and update["params"]["update"]["sessionUpdate"] == "available_commands_update"
+    )
 
 
 async def test_a_session_folds_what_the_agent_sends_right_after_answering_session_new() -> None:

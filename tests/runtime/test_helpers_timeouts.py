@@ -34,7 +34,9 @@ class SlowAgent(Agent):
 async def connect(**client_options: Any) -> tuple[SlowAgent, ClientSideConnection]:
     (agent_in, agent_out), (client_in, client_out) = memory_pipe()
     agents: list[SlowAgent] = []
-    AgentSideConnection(lambda conn: agents.append(SlowAgent(conn)) or agents[-1], agent_in, agent_out)
+    AgentSideConnection(
+        lambda conn: agents.append(SlowAgent(conn)) or agents[-1], agent_in, agent_out
+    )
     conn = ClientSideConnection(Client(), client_in, client_out, **client_options)
     await conn.agent.initialize(initialize_request())
     return agents[0], conn
@@ -44,7 +46,10 @@ async def test_a_call_timeout_cancels_the_request_on_the_wire_and_raises_a_clear
     agent, conn = await connect()
     with pytest.raises(RequestTimeoutError) as raised:
         await conn.request("_slow", {}, timeout=0.05)
-    assert str(raised.value) == "_slow: no answer within 0.05 s; the request was cancelled ($/cancel_request)"
+    assert (
+        str(raised.value)
+        == "_slow: no answer within 0.05 s; the request was cancelled ($/cancel_request)"
+    )
     assert isinstance(raised.value, TimeoutError)
     await agent.cancelled.wait()  # the agent got $/cancel_request and cancelled its handler
     assert await conn.request("_ping", {}) == {"pong": True}  # the connection lives on

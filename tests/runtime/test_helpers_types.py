@@ -13,7 +13,9 @@ from .test_readme import section_code
 ROOT = Path(__file__).parents[2]
 
 
-def test_the_examples_the_readme_code_and_the_session_and_helper_modules_type_check_strictly(tmp_path: Path) -> None:
+def test_the_examples_the_readme_code_and_the_session_and_helper_modules_type_check_strictly(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "acp_schema").symlink_to(ROOT / "generated" / "acp_schema")
     (tmp_path / "acp_runtime").symlink_to(ROOT / "runtime")
     examples = sorted(p.name for p in (ROOT / "examples").glob("*.py"))
@@ -22,7 +24,15 @@ def test_the_examples_the_readme_code_and_the_session_and_helper_modules_type_ch
     (tmp_path / "readme_agent.py").write_text(section_code("Write an agent"))
     (tmp_path / "readme_client.py").write_text(section_code("Write a client"))
     examples += ["readme_agent.py", "readme_client.py"]
-    command = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy")]
+    command = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--strict",
+        "--no-incremental",
+        "--cache-dir",
+        str(tmp_path / ".mypy"),
+    ]
     files = ["acp_runtime/session.py", "acp_runtime/helpers.py", *examples]
     result = subprocess.run([*command, *files], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-4000:]

@@ -10,7 +10,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
-SKIP = {".git", ".venv", "dist", "build", ".generated", "__pycache__", ".mypy_cache", ".pytest_cache"}
+SKIP = {
+    ".git",
+    ".venv",
+    "dist",
+    "build",
+    ".generated",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+}
 
 
 def install_blocks() -> list[list[str]]:
@@ -22,17 +31,25 @@ def install_blocks() -> list[list[str]]:
 
 
 def run(line: str, cwd: Path, env: dict[str, str] | None = None) -> None:
-    result = subprocess.run(line, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        line, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, f"{line!r} failed:\n{result.stdout}\n{result.stderr}"
 
 
 def test_the_install_lines_work_from_a_clone_and_from_the_built_wheel(tmp_path: Path) -> None:
     clone = tmp_path / "acpgen"
-    shutil.copytree(ROOT, clone, ignore=lambda d, names: [n for n in names if n in SKIP or n.endswith(".egg-info")])
+    shutil.copytree(
+        ROOT,
+        clone,
+        ignore=lambda d, names: [n for n in names if n in SKIP or n.endswith(".egg-info")],
+    )
     from_clone, from_wheel = install_blocks()
     for line in from_clone:
         run(line, clone)
-    version = subprocess.run([clone / ".venv/bin/acpgen", "--version"], capture_output=True, text=True)
+    version = subprocess.run(
+        [clone / ".venv/bin/acpgen", "--version"], capture_output=True, text=True
+    )
     assert version.returncode == 0 and version.stdout.startswith("acpgen "), version
     project = tmp_path / "project"
     subprocess.run([sys.executable, "-m", "venv", project], check=True)
@@ -42,5 +59,7 @@ def test_the_install_lines_work_from_a_clone_and_from_the_built_wheel(tmp_path: 
     for line in from_wheel[1:]:
         run(line, clone, env)  # `pip` is the other project's
     check = "import acp_runtime, acp_schema, acpgen; print(acp_runtime.__file__)"
-    where = subprocess.run([project / "bin/python", "-c", check], cwd=tmp_path, capture_output=True, text=True)
+    where = subprocess.run(
+        [project / "bin/python", "-c", check], cwd=tmp_path, capture_output=True, text=True
+    )
     assert where.returncode == 0 and str(project) in where.stdout, where

@@ -28,21 +28,30 @@ class ReplayingAgent(Agent):
         self.count += 1
         modes = acp.SessionModeState(
             current_mode_id="ask",
-            available_modes=[acp.SessionMode(id="ask", name="Ask"), acp.SessionMode(id="code", name="Code")],
+            available_modes=[
+                acp.SessionMode(id="ask", name="Ask"),
+                acp.SessionMode(id="code", name="Code"),
+            ],
         )
         return acp.NewSessionResponse(session_id=f"s{self.count}", modes=modes)
 
     async def session_load(self, params: acp.LoadSessionRequest) -> acp.LoadSessionResponse:
         for update in RECORDED[:3]:  # the history, replayed before the answer (rows 28, 29)
             note = {"sessionId": params.session_id, "update": update}
-            await self.conn.client.session_update(acp.decode(json.dumps(note).encode(), acp.SessionNotification))
+            await self.conn.client.session_update(
+                acp.decode(json.dumps(note).encode(), acp.SessionNotification)
+            )
         return acp.LoadSessionResponse()
 
     async def session_set_config_option(self, params: Any) -> acp.SetSessionConfigOptionResponse:
-        option = acp.SessionConfigOptionBoolean(id="brave", name="Brave", current_value=params.value)
+        option = acp.SessionConfigOptionBoolean(
+            id="brave", name="Brave", current_value=params.value
+        )
         return acp.SetSessionConfigOptionResponse(config_options=[option])
 
-    async def session_set_mode(self, params: acp.SetSessionModeRequest) -> acp.SetSessionModeResponse:
+    async def session_set_mode(
+        self, params: acp.SetSessionModeRequest
+    ) -> acp.SetSessionModeResponse:
         return acp.SetSessionModeResponse()
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
@@ -55,12 +64,16 @@ class ReplayingAgent(Agent):
                 raise
         for update in RECORDED:
             note = {"sessionId": params.session_id, "update": update}
-            await self.conn.client.session_update(acp.decode(json.dumps(note).encode(), acp.SessionNotification))
+            await self.conn.client.session_update(
+                acp.decode(json.dumps(note).encode(), acp.SessionNotification)
+            )
         usage = acp.Usage(total_tokens=30, input_tokens=20, output_tokens=10)
         return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN, usage=usage)
 
 
-async def connect(client: Any = None, initialize: Any = None) -> tuple[AgentSideConnection, ClientSideConnection]:
+async def connect(
+    client: Any = None, initialize: Any = None
+) -> tuple[AgentSideConnection, ClientSideConnection]:
     (agent_in, agent_out), (client_in, client_out) = memory_pipe()
     caps = acp.AgentCapabilities(load_session=True)
     agent = AgentSideConnection(lambda conn: ReplayingAgent(conn, caps), agent_in, agent_out)

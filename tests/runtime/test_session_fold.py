@@ -37,11 +37,18 @@ def test_chunks_without_message_ids_join_into_one_message_per_speaker_turn() -> 
 def test_chunks_with_message_ids_join_by_id_even_when_interleaved() -> None:
     chunks = [("a", "one "), ("b", "two "), ("a", "three"), ("b", "four")]
     updates = [
-        {"sessionUpdate": "agent_message_chunk", "messageId": mid, "content": {"type": "text", "text": t}}
+        {
+            "sessionUpdate": "agent_message_chunk",
+            "messageId": mid,
+            "content": {"type": "text", "text": t},
+        }
         for mid, t in chunks
     ]
     state = fold_all(updates)
-    assert [(m.message_id, m.text()) for m in state.messages] == [("a", "one three"), ("b", "two four")]
+    assert [(m.message_id, m.text()) for m in state.messages] == [
+        ("a", "one three"),
+        ("b", "two four"),
+    ]
 
 
 def test_a_tool_call_is_created_then_patched_by_id() -> None:
@@ -63,16 +70,20 @@ def test_a_tool_call_update_for_an_unknown_id_creates_the_call() -> None:
 
 def test_null_clears_a_field_whose_type_tells_null_from_omitted() -> None:
     start = {"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t", "rawOutput": {"x": 1}}
-    state = fold_all([start, {"sessionUpdate": "tool_call_update", "toolCallId": "c", "rawOutput": None}])
+    state = fold_all(
+        [start, {"sessionUpdate": "tool_call_update", "toolCallId": "c", "rawOutput": None}]
+    )
     assert state.tool_calls["c"].raw_output is None
     state = fold_all([start, {"sessionUpdate": "tool_call_update", "toolCallId": "c"}])
     assert state.tool_calls["c"].raw_output == {"x": 1}
 
 
 def test_null_leaves_a_field_unchanged_where_the_type_cannot_tell_null_from_omitted() -> None:
-    """ToolCallUpdate.title decodes both null and omitted as None (its default), so neither clears."""
+    """ToolCallUpdate.title decodes null and omitted alike as None (its default): neither clears."""
     start = {"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t"}
-    state = fold_all([start, {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": None}])
+    state = fold_all(
+        [start, {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": None}]
+    )
     assert state.tool_calls["c"].title == "t"
 
 
@@ -119,7 +130,12 @@ def test_whole_message_upserts_replace_the_message_content_by_id() -> None:
         content: list[acp.TextContent] | None = None
 
     state = SessionState()
-    state.fold(acp.decode(b'{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"draft"}}', acp.SessionUpdate))
+    draft = {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "m",
+        "content": acp.TextContent(text="d"),
+    }
+    state.fold(acp.decode(acp.encode(draft), acp.SessionUpdate))
     state.fold(AgentMessage(message_id="m", content=[acp.TextContent(text="final")]))
     state.fold(AgentMessage(message_id="m"))  # no content: unchanged
     assert [(m.message_id, m.text()) for m in state.messages] == [("m", "final")]
@@ -134,7 +150,9 @@ def official_snapshot(updates: list[dict[str, Any]]) -> Any:
 
     accumulator = SessionAccumulator()
     for update in updates:
-        accumulator.apply(schema.SessionNotification.model_validate({"sessionId": "s", "update": update}))
+        accumulator.apply(
+            schema.SessionNotification.model_validate({"sessionId": "s", "update": update})
+        )
     return accumulator.snapshot()
 
 
@@ -157,7 +175,10 @@ def test_the_fold_agrees_with_the_official_sdk_accumulator_on_the_recorded_turn(
         assert wire_value(call.kind) == wire_value(view.kind)
         assert as_json(call.content or []) == [dump(c) for c in view.content or ()]
         assert as_json(call.locations or []) == [dump(c) for c in view.locations or ()]
-        assert (call.raw_input or None, call.raw_output or None) == (view.raw_input, view.raw_output)
+        assert (call.raw_input or None, call.raw_output or None) == (
+            view.raw_input,
+            view.raw_output,
+        )
 
 
 def wire_value(value: Any) -> Any:

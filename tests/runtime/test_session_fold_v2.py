@@ -16,15 +16,48 @@ from acp_runtime.session import SessionState
 SCHEMA = Path(__file__).parents[1] / "fixtures" / "schemas" / "v2-stable-2026-08-20.json"
 
 TURN_V2 = [
-    {"sessionUpdate": "user_message", "messageId": "u1", "content": [{"type": "text", "text": "Fix it"}]},
-    {"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "Draft "}},
-    {"sessionUpdate": "agent_thought_chunk", "messageId": "t1", "content": {"type": "text", "text": "think"}},
-    {"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "answer"}},
-    {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "title": "Run tests", "status": "in_progress"},
-    {"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1", "content": {"type": "content", "content": {"type": "text", "text": "1 passed"}}},
-    {"sessionUpdate": "tool_call_content_chunk", "toolCallId": "c1", "content": {"type": "content", "content": {"type": "text", "text": "2 passed"}}},
+    {
+        "sessionUpdate": "user_message",
+        "messageId": "u1",
+        "content": [{"type": "text", "text": "Fix it"}],
+    },
+    {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "a1",
+        "content": {"type": "text", "text": "Draft "},
+    },
+    {
+        "sessionUpdate": "agent_thought_chunk",
+        "messageId": "t1",
+        "content": {"type": "text", "text": "think"},
+    },
+    {
+        "sessionUpdate": "agent_message_chunk",
+        "messageId": "a1",
+        "content": {"type": "text", "text": "answer"},
+    },
+    {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "c1",
+        "title": "Run tests",
+        "status": "in_progress",
+    },
+    {
+        "sessionUpdate": "tool_call_content_chunk",
+        "toolCallId": "c1",
+        "content": {"type": "content", "content": {"type": "text", "text": "1 passed"}},
+    },
+    {
+        "sessionUpdate": "tool_call_content_chunk",
+        "toolCallId": "c1",
+        "content": {"type": "content", "content": {"type": "text", "text": "2 passed"}},
+    },
     {"sessionUpdate": "tool_call_update", "toolCallId": "c1", "status": "completed"},
-    {"sessionUpdate": "agent_message", "messageId": "a1", "content": [{"type": "text", "text": "Final answer"}]},
+    {
+        "sessionUpdate": "agent_message",
+        "messageId": "a1",
+        "content": [{"type": "text", "text": "Final answer"}],
+    },
     {"sessionUpdate": "agent_message", "messageId": "a1"},
     {"sessionUpdate": "usage_update", "used": 10, "size": 100},
 ]
@@ -53,7 +86,9 @@ def fold_v2(v2: Any, updates: list[dict[str, Any]]) -> SessionState:
     return state
 
 
-def test_v2_messages_are_joined_by_id_and_a_whole_message_upsert_replaces_the_chunks(v2: Any) -> None:
+def test_v2_messages_are_joined_by_id_and_a_whole_message_upsert_replaces_the_chunks(
+    v2: Any,
+) -> None:
     state = fold_v2(v2, TURN_V2)
     assert [(m.role, m.message_id, m.text()) for m in state.messages] == [
         ("user", "u1", "Fix it"),
@@ -73,7 +108,12 @@ def test_v2_kinds_the_table_does_not_know_are_kept_as_their_last_update(v2: Any)
     state = SessionState()
     try:
         update = v2.decode(json.dumps(plan).encode(), v2.SessionUpdate)
-    except Exception:  # the v2 plan shape differs from this guess: any unknown-to-FOLDS kind will do
-        update = v2.decode(json.dumps({"sessionUpdate": "state_update", "state": "idle"}).encode(), v2.SessionUpdate)
+    except (
+        Exception
+    ):  # the v2 plan shape differs from this guess: any unknown-to-FOLDS kind will do
+        update = v2.decode(
+            json.dumps({"sessionUpdate": "state_update", "state": "idle"}).encode(),
+            v2.SessionUpdate,
+        )
     state.fold(update)
     assert list(state.other.values()) == [update]

@@ -38,7 +38,9 @@ class Scripted(acp.AgentHandler):
         if MODE == "broken":
             raise acp.error_for(-32603, "Internal error", {"message": "missing dependency: ripgrep"})
         if MODE in ("refuse", "cancelled"):
-            return acp.PromptResponse(stop_reason=acp.StopReason.REFUSAL if MODE == "refuse" else acp.StopReason.CANCELLED)
+            return acp.PromptResponse(
+                stop_reason=acp.StopReason.REFUSAL if MODE == "refuse" else acp.StopReason.CANCELLED
+            )
         if MODE == "flood":
             for n in range(20000):
                 chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=f"line {n}\n"))
