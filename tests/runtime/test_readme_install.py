@@ -58,8 +58,12 @@ def test_the_install_lines_work_from_a_clone_and_from_the_built_wheel(tmp_path: 
     run(from_wheel[0], clone)
     for line in from_wheel[1:]:
         run(line, clone, env)  # `pip` is the other project's
-    check = "import acp_runtime, acp_schema, acpgen; print(acp_runtime.__file__)"
+    check = (
+        "import acp_runtime, acp_schema, importlib.metadata as m; print(acp_runtime.__file__); "
+        "print(m.metadata('acpgen').get_all('Provides-Extra'))"
+    )
     where = subprocess.run(
         [project / "bin/python", "-c", check], cwd=tmp_path, capture_output=True, text=True
     )
     assert where.returncode == 0 and str(project) in where.stdout, where
+    assert "'codegen'" in where.stdout  # the extra the README names for the generator
