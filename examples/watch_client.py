@@ -66,8 +66,9 @@ class LocalClient(acp.ClientHandler):
         env = {**os.environ, **{v.name: v.value for v in params.env or []}}
         pipe, out = asyncio.subprocess.PIPE, asyncio.subprocess.STDOUT
         args = (params.command, *(params.args or []))
+        cwd = params.cwd if isinstance(params.cwd, str) else None
         proc = await asyncio.create_subprocess_exec(
-            *args, cwd=params.cwd, env=env, stdout=pipe, stderr=out
+            *args, cwd=cwd, env=env, stdout=pipe, stderr=out
         )
         output, terminal_id = bytearray(), f"term-{len(self.terminals) + 1}"
         self.terminals[terminal_id] = (

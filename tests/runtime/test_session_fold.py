@@ -78,13 +78,22 @@ def test_null_clears_a_field_whose_type_tells_null_from_omitted() -> None:
     assert state.tool_calls["c"].raw_output == {"x": 1}
 
 
-def test_null_leaves_a_field_unchanged_where_the_type_cannot_tell_null_from_omitted() -> None:
-    """ToolCallUpdate.title decodes null and omitted alike as None (its default): neither clears."""
-    start = {"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t"}
-    state = fold_all(
-        [start, {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": None}]
-    )
-    assert state.tool_calls["c"].title == "t"
+def test_null_clears_the_title_and_status_too_as_their_types_tell_null_from_omitted() -> None:
+    start = {"sessionUpdate": "tool_call", "toolCallId": "c", "title": "t", "status": "pending"}
+    clear = {"sessionUpdate": "tool_call_update", "toolCallId": "c", "title": None, "status": None}
+    call = fold_all([start, clear]).tool_calls["c"]
+    assert call.title is None and call.status is None
+
+
+def test_null_leaves_a_field_unchanged_where_its_type_decodes_null_and_omitted_alike() -> None:
+    class Call(msgspec.Struct):
+        title: str | None = None
+
+    class CallUpdate(msgspec.Struct):
+        title: str | None = None  # default None: the decoded value cannot say which was sent
+
+    assert patch(Call(title="t"), CallUpdate(title=None)).title == "t"
+    assert patch(Call(title="t"), CallUpdate(title="u")).title == "u"
 
 
 def test_a_field_added_to_the_types_is_patched_with_no_code_change() -> None:
