@@ -316,7 +316,8 @@ class Connection:
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: start `work()` once that request's answer has been
-        written (say, replaying history after answering `session/load`). Nothing else moves: the
+        written (say, the commands of a session, sent right after answering `session/new`; a v1
+        `session/load` replays its history *before* answering). Nothing else moves: the
         answer goes out when the handler returns, as always. The work is dropped when the answer is
         an error or cannot be written; its own errors are logged."""
         now = _now_serving.get()
