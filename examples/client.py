@@ -1,11 +1,14 @@
-"""A minimal ACP client: spawn an agent, open a session, send one prompt, print the answer.
+"""An ACP client: spawn an agent, open a session, send one prompt, print the answer as it streams.
 
     python examples/client.py [--prompt TEXT] -- AGENT_CMD [ARGS...]
     python examples/client.py [--prompt TEXT] [--http2] --url URL
 
-Prints the agent's name and version, then the text of each agent_message_chunk as it arrives. A
-permission request is printed and answered with the first allow_once option (cancelled when there
-is none). Exits 0 when the turn ends; an error is printed as one line on stderr, with exit 1.
+Prints the agent's name, its text as it streams, then `stop: REASON`. A permission request is
+printed and answered with the first allow_once option (cancelled when there is none).
+
+Exit status: 0 when the turn ended (or no prompt was given); 3 when it ended `cancelled` or
+`refusal`; 1 on an error, printed as one line on stderr with the agent's error data; 2 on bad
+usage. When the output is closed early (`| head`), it cancels the turn and exits 0, quietly.
 `--url` talks to a remote agent instead: `http(s)://` over Streamable HTTP (`--http2`: h2c on
 `http://`), `ws(s)://` over WebSocket (needs the `http` extra).
 """
@@ -14,50 +17,66 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from contextlib import AbstractAsyncContextManager
 
 import acp_schema as acp
 from acp_runtime import AcpRuntimeError, ClientSideConnection, spawn_agent
+from acp_runtime.session import Session
+
+NOT_DONE = {"cancelled", "refusal"}  # stop reasons that exit 3
 
 
-class PrintingClient(acp.ClientHandler):
-    def __init__(self) -> None:
-        self.mid_line = False  # streamed text is printed as it comes, without newlines of our own
+class Output:
+    """stdout, which may close under us (`| head`): then everything else is dropped quietly."""
 
-    def end_line(self) -> None:
-        if self.mid_line:
-            print(flush=True)
-            self.mid_line = False
+    closed = False
+    mid_line = False
 
-    async def session_update(self, params: acp.SessionNotification) -> None:
-        update = params.update
-        if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(update.content, acp.TextContent):
-            print(update.content.text, end="", flush=True)
-            self.mid_line = not update.content.text.endswith("\n")
+    def write(self, text: str, end: str = "\n") -> None:
+        if self.closed:
+            return
+        try:
+            if end and self.mid_line:
+                text, self.mid_line = "\n" + text, False
+            sys.stdout.write(text + end)
+            sys.stdout.flush()
+            self.mid_line = self.mid_line or (not end and not text.endswith("\n"))
+        except BrokenPipeError:
+            self.closed = True
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
 
-    async def session_request_permission(self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
-        self.end_line()
-        title = params.tool_call.title or params.tool_call.tool_call_id
-        print(f"permission requested: {title}", flush=True)
+
+OUT = Output()
+
+
+class PermissionAsker(acp.ClientHandler):
+    async def session_request_permission(
+        self, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
+        OUT.write(
+            f"permission requested: {params.tool_call.title or params.tool_call.tool_call_id}"
+        )
         for option in params.options:
             if option.kind == acp.PermissionOptionKind.ALLOW_ONCE:
-                print(f"  -> allowing once: {option.name}", flush=True)
-                return acp.RequestPermissionResponse(outcome=acp.SelectedPermissionOutcome(option_id=option.option_id))
-        print("  -> no allow_once option: cancelled", flush=True)
+                OUT.write(f"  -> allowing once: {option.name}")
+                return acp.RequestPermissionResponse(
+                    outcome=acp.SelectedPermissionOutcome(option_id=option.option_id)
+                )
+        OUT.write("  -> no allow_once option: cancelled")
         return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
 
 
-async def run(prompt: str | None, command: list[str], url: str | None = None, http2: bool = False) -> None:
-    client = PrintingClient()
+async def run(prompt: str | None, command: list[str], url: str | None, http2: bool) -> int:
     opened: AbstractAsyncContextManager[ClientSideConnection]
     if url is not None:
         from acp_runtime.http import connect_agent
 
-        opened = connect_agent(url, client, http2=http2 or None)
+        opened = connect_agent(url, PermissionAsker(), http2=http2 or None)
     else:
-        opened = spawn_agent(client, command[0], *command[1:])
+        opened = spawn_agent(PermissionAsker(), command[0], *command[1:])
     async with opened as conn:
         init = await conn.agent.initialize(
             acp.InitializeRequest(
@@ -66,14 +85,25 @@ async def run(prompt: str | None, command: list[str], url: str | None = None, ht
                 client_info=acp.Implementation(name="acpgen-example-client", version="0.1.0"),
             )
         )
-        info = init.agent_info
-        print(f"agent: {info.name} {info.version}" if info else "agent: (no agentInfo)", flush=True)
-        session = await conn.agent.session_new(acp.NewSessionRequest(cwd=os.getcwd(), mcp_servers=[]))
-        if prompt is not None:
-            await conn.agent.session_prompt(
-                acp.PromptRequest(session_id=session.session_id, prompt=[acp.TextContent(text=prompt)])
-            )
-            client.end_line()
+        OUT.write(
+            f"agent: {init.agent_info.name} {init.agent_info.version}"
+            if init.agent_info
+            else "agent: ?"
+        )
+        session = await Session.new(conn, os.getcwd())
+        if prompt is None:
+            return 0
+        turn = asyncio.ensure_future(session.prompt(prompt))
+        async for update in session.updates():
+            if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(
+                update.content, acp.TextContent
+            ):
+                OUT.write(update.content.text, end="")
+            if OUT.closed:
+                await session.cancel()
+        outcome = await turn
+        OUT.write(f"stop: {outcome.stop_reason}")
+        return 0 if OUT.closed else 3 if outcome.stop_reason in NOT_DONE else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,22 +111,24 @@ def main(argv: list[str] | None = None) -> int:
     split = argv.index("--") if "--" in argv else len(argv)
     parser = argparse.ArgumentParser(prog="client.py")
     parser.add_argument("--prompt", help="text to send as one prompt")
-    parser.add_argument("--url", help="a remote agent: http(s):// (Streamable HTTP) or ws(s):// (WebSocket)")
+    parser.add_argument("--url", help="a remote agent: http(s):// or ws(s)://")
     parser.add_argument("--http2", action="store_true", help="with an http:// --url: HTTP/2 (h2c)")
     args = parser.parse_args(argv[:split])
     command = argv[split + 1 :]
     if args.url is None and not command:
-        print("usage: client.py [--prompt TEXT] -- AGENT_CMD [ARGS...] | --url URL", file=sys.stderr)
+        print(
+            "usage: client.py [--prompt TEXT] -- AGENT_CMD [ARGS...] | --url URL", file=sys.stderr
+        )
         return 2
     try:
-        asyncio.run(run(args.prompt, command, args.url, args.http2))
+        return asyncio.run(run(args.prompt, command, args.url, args.http2))
     except acp.RpcError as err:
-        print(f"error: the agent answered {err.code}: {err.message}", file=sys.stderr)
-        return 1
+        error = err.to_error_object()
+        data = f" (data: {json.dumps(error['data'])})" if "data" in error else ""
+        print(f"error: the agent answered {err.code}: {err.message}{data}", file=sys.stderr)
     except (AcpRuntimeError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
-        return 1
-    return 0
+    return 1
 
 
 if __name__ == "__main__":

@@ -2,10 +2,9 @@
 
     python examples/echo_agent.py [--delay SECONDS] [--listen HOST:PORT]
 
-It answers initialize, session/new and session/prompt: each text block of the prompt comes back as
-an `agent_message_chunk` session update, then the turn ends with stop reason `end_turn`.
-`--delay` waits that long before each chunk, which gives a client time to send session/cancel:
-the runtime then cancels the running prompt and the turn ends with stop reason `cancelled`.
+Each text block of a prompt comes back as an agent message chunk, then the turn ends `end_turn`.
+`--delay` waits before each chunk, which gives a client time to send session/cancel: the runtime
+then cancels the running prompt and the turn ends `cancelled` (no code needed here).
 `--listen` serves remote clients at http://HOST:PORT/acp instead of stdio (Streamable HTTP over
 HTTP/1.1 or h2c, and WebSocket, on the one port; needs the `http` extra).
 """
@@ -18,16 +17,17 @@ import uuid
 
 import acp_schema as acp
 from acp_runtime import AgentSideConnection, run_agent
+from acp_runtime.helpers import AgentSession
 
 
 class EchoAgent(acp.AgentHandler):
     def __init__(self, conn: AgentSideConnection, delay: float = 0.0) -> None:
-        self.client: acp.ClientProxy = conn.client
+        self.conn = conn
         self.delay = delay
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         return acp.InitializeResponse(
-            protocol_version=params.protocol_version,  # the runtime negotiates the final value
+            protocol_version=1,  # the runtime negotiates the final value
             agent_capabilities=acp.AgentCapabilities(),
             agent_info=acp.Implementation(name="echo-agent", version="0.1.0"),
         )
@@ -36,16 +36,12 @@ class EchoAgent(acp.AgentHandler):
         return acp.NewSessionResponse(session_id=f"echo-{uuid.uuid4().hex[:12]}")
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
+        session = AgentSession(self.conn, params.session_id)
         for block in params.prompt:
             if isinstance(block, acp.TextContent):
-                if self.delay:
-                    await asyncio.sleep(self.delay)
-                chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=block.text))
-                await self.client.session_update(acp.SessionNotification(session_id=params.session_id, update=chunk))
+                await asyncio.sleep(self.delay)
+                await session.say(block.text)
         return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
-
-    # session/cancel needs no code here: the runtime cancels the running session_prompt and
-    # answers it with stop reason `cancelled`.
 
 
 def main() -> None:

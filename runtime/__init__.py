@@ -19,6 +19,7 @@ from .errors import (
     NotInitializedError,
     ProtocolError,
     ProtocolVersionError,
+    RequestTimeoutError,
 )
 from .framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
 from .stdio import run_agent, serve_agent, spawn_agent, stdio_streams
@@ -35,6 +36,7 @@ __all__ = [
     "PendingCall",
     "ProtocolError",
     "ProtocolVersionError",
+    "RequestTimeoutError",
     "default_schema",
     "memory_pipe",
     "rules",

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from . import rules, wire
 from .connection import METHOD_NOT_FOUND, Connection, as_rpc_error
-from .errors import ProtocolError
+from .errors import CapabilityError, ProtocolError
 from .framing import ByteReader, ByteWriter
 
 if TYPE_CHECKING:
@@ -99,13 +99,15 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         if self.enforce_protocol:  # 24: a unique session id, per connection
             reason = rules.reused_session_id(request.method, request.params, result, self._sessions_known)
             if reason is not None:
-                raise ProtocolError(f"{request.method}: {reason}")
+                raise ProtocolError(f"{request.method}: {reason}; each session gets a unique id (ACP v1 requirement 24)")
             self._sessions_known.update(rules.sessions_known_after(request.method, request.params, result))
         return result
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
         params = super()._outgoing(method, params)
-        resuming = method == rules.SESSION_UPDATE and any(s.method == rules.NO_HISTORY_DURING for s in self._serving.values())
+        resuming = method == rules.SESSION_UPDATE and any(
+            s.method == rules.NO_HISTORY_DURING for s in self._serving.values()
+        )
         if resuming and self.enforce_protocol and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY:  # 33
             session_id = wire.get(params, rules.SESSION_ID)
             if any(s.method == rules.NO_HISTORY_DURING and s.session_id == session_id for s in self._serving.values()):
@@ -133,7 +135,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         for check in self._result_guards.get(rules.INITIALIZE, ()):
             reason = check(result, self.peer_initialize)
             if reason is not None:
-                raise ValueError(f"initialize: the handler's result breaks a protocol rule: {reason}")
+                raise CapabilityError(rules.INITIALIZE, f"the handler's result breaks a protocol rule: {reason}")
         self.own_initialize = result
         self.initialized = True
         return result

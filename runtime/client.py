@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, Generic, TypeVar, overload
 
 from . import rules, wire
 from .connection import Connection
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .connection import ConnectionOptions
-    from .package import AgentProxyT, ClientPackage, HandlerT, NotificationMessage, ProxyT, Wire
+    from .package import AgentProxyT, ClientPackage, HandlerT, NotificationMessage, ProxyT, RequestMessage, Wire
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
@@ -96,6 +96,9 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         # the agent's subprocess, when spawned by `spawn_agent`
         self.process: asyncio.subprocess.Process | None = None
         self.sessions: dict[Wire, dict[str, Wire]] = {}  # session set up here -> its `rules.OFFERS`
+        # called with each session/update's params in arrival order, just before the handler (the
+        # session objects of `acp_runtime.session` fold their state here)
+        self.on_session_update: Callable[[Wire], None] | None = None
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
         if method == rules.INITIALIZE:
@@ -134,6 +137,13 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             if wire.declares_any(update, rules.OFFERS):
                 self._remember(wire.get(note.params, rules.SESSION_ID), update)
         super()._on_notification(note)
+
+    def _call_handler(  # pyright: ignore[reportIncompatibleMethodOverride]  # the same coroutine, no extra frame
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Coroutine[Any, Any, Wire]:
+        if self.on_session_update is not None and message.method == rules.SESSION_UPDATE and not is_request:
+            self.on_session_update(message.params)
+        return super()._call_handler(message, is_request=is_request)  # no extra frame per message
 
     def _remember(self, session_id: Wire, source: Wire) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""

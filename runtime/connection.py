@@ -46,7 +46,13 @@ from typing import (
 import msgspec
 
 from . import rules, tracing, wire
-from .errors import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolError
+from .errors import (
+    CapabilityError,
+    ConnectionClosedError,
+    NotInitializedError,
+    ProtocolError,
+    RequestTimeoutError,
+)
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineReader, LineWriter, OversizedLine, _SNIFF
 
 if TYPE_CHECKING:
@@ -82,6 +88,9 @@ _DEFAULT: TypeForm = object()  # "the method's own result type"
 _in_notification: contextvars.ContextVar[Connection[Any] | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )
+_now_serving: contextvars.ContextVar[tuple[Connection[Any], _Serving] | None] = contextvars.ContextVar(
+    "acp_runtime_now_serving", default=None
+)
 
 
 def default_schema() -> ModuleType:
@@ -100,6 +109,7 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         enforce_protocol: bool
         observer: Callable[[str, bytes, Any], None] | None
         tracer: Tracer | None
+        timeout: float | None
 
 
 class _ResultTypes(_PendingTypes):
@@ -136,6 +146,8 @@ class _Serving:
     task: asyncio.Task[None] | None = None
     cancel_result: dict[str, Wire] | None = None  # wire result to answer when a turn cancel ended it
     cancelled_by_peer: bool = field(default=False)
+    after: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)  # `after_answer` work
+    answered: bool = False
 
     @property
     def session_id(self) -> Wire:
@@ -151,10 +163,17 @@ class PendingCall:
     """
 
     def __init__(
-        self, conn: Connection[Any], request_id: int, method: str, params: Wire, future: asyncio.Future[Wire]
+        self,
+        conn: Connection[Any],
+        request_id: int,
+        method: str,
+        params: Wire,
+        future: asyncio.Future[Wire],
+        timeout: float | None = None,
     ) -> None:
         self.id = request_id
         self.method = method
+        self.timeout = timeout
         self._conn = conn
         self._params = params
         self._future = future
@@ -163,12 +182,21 @@ class PendingCall:
         return self._wait().__await__()
 
     async def _wait(self) -> Wire:
+        timeout = self.timeout
         try:
-            result = await self._future
+            if timeout is None:
+                result = await self._future
+            else:
+                result = await asyncio.wait_for(asyncio.shield(self._future), timeout)
         except asyncio.CancelledError:
             if not self._future.done() or self._future.cancelled():
                 self._conn._abandon(self.id)
             raise
+        except TimeoutError:
+            if self._future.done() or timeout is None:
+                raise  # the answer itself was an error of that kind
+            self._conn._abandon(self.id)  # sends $/cancel_request, drops a late answer
+            raise RequestTimeoutError(self.method, timeout) from None
         self._conn._check_answer(self.method, self._params, result)
         return self._conn._after_result(self.method, self._params, result)
 
@@ -199,6 +227,7 @@ class Connection(Generic[PackageT]):
         enforce_protocol: bool = True,
         observer: Callable[[str, bytes, Any], None] | None = None,
         tracer: Any = None,
+        timeout: float | None = None,
     ) -> None:
         # schema=None means `acp_schema`, which the sides' overloads give as the type's default
         self.schema: PackageT = schema if schema is not None else cast(PackageT, default_schema())
@@ -208,6 +237,7 @@ class Connection(Generic[PackageT]):
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.lenient = lenient
         self.enforce_protocol = enforce_protocol
+        self.timeout = timeout  # seconds a call waits for its answer by default; None: no limit
         self.max_line_bytes = max_line_bytes
         self.protocol_version: int | None = None
         self.initialized = False
@@ -240,6 +270,7 @@ class Connection(Generic[PackageT]):
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
+        self._after_tasks: set[asyncio.Task[None]] = set()
         self._setup()
         self._start(handler)
 
@@ -281,12 +312,19 @@ class Connection(Generic[PackageT]):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def request(self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT) -> Wire:
-        """Send a request and wait for its typed result (or raise the peer's typed error)."""
-        return await (await self.send_request(method, params, result_type))
+    async def request(
+        self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT, *, timeout: Any = _DEFAULT
+    ) -> Wire:
+        """Send a request and wait for its typed result (or raise the peer's typed error).
+
+        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
+        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
+        `RequestTimeoutError`.
+        """
+        return await (await self.send_request(method, params, result_type, timeout=timeout))
 
     async def send_request(
-        self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT
+        self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT, *, timeout: Any = _DEFAULT
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
@@ -311,7 +349,8 @@ class Connection(Generic[PackageT]):
             raise
         if method in rules.TURN_ENDED_BY:
             self._cancel_turn(params)
-        return PendingCall(self, request_id, method, params, future)
+        timeout = self.timeout if timeout is _DEFAULT else timeout
+        return PendingCall(self, request_id, method, params, future, timeout)
 
     async def notify(self, method: str, params: Wire = None) -> None:
         """Send a notification."""
@@ -324,6 +363,35 @@ class Connection(Generic[PackageT]):
         await self._write(self.schema.encode_message(note))
         if method in rules.TURN_ENDED_BY:
             self._cancel_turn(params)
+
+    def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
+        """From inside a request handler: start `work()` once that request's answer has been
+        written (say, the commands of a session, sent right after answering `session/new`; a v1
+        `session/load` replays its history *before* answering). Nothing else moves: the
+        answer goes out when the handler returns, as always. The work is dropped when the answer is
+        an error or cannot be written; its own errors are logged."""
+        now = _now_serving.get()
+        if now is None or now[0] is not self:
+            raise ProtocolError("after_answer: call it from a handler of a request this connection serves")
+        serving = now[1]
+        if serving.answered:
+            self._start_after(serving.method, [work])
+        else:
+            serving.after.append(work)
+
+    def _start_after(self, method: str, works: list[Callable[[], Awaitable[Any]]]) -> None:
+        for work in works:
+            task = asyncio.get_running_loop().create_task(self._run_after(method, work))
+            self._after_tasks.add(task)
+            task.add_done_callback(self._after_tasks.discard)
+
+    async def _run_after(self, method: str, work: Callable[[], Awaitable[Any]]) -> None:
+        try:
+            await work()
+        except ConnectionClosedError as exc:
+            log.debug("work after the %s answer stopped: %s", method, exc)
+        except Exception:
+            log.exception("work after the %s answer failed", method)
 
     async def cancel_request(self, request_id: RequestId) -> None:
         """Send `$/cancel_request` for one of our pending requests; its call stays pending until
@@ -614,10 +682,13 @@ class Connection(Generic[PackageT]):
 
     async def _serve(self, request: RequestMessage, serving: _Serving) -> None:
         schema = self.schema
+        _now_serving.set((self, serving))
+        succeeded = False
         try:
             try:
                 result = await self._dispatch_request(request)
                 data = self._encode_result(request, result)
+                succeeded = True
             except asyncio.CancelledError:
                 if self._close_error is not None:
                     return
@@ -628,6 +699,10 @@ class Connection(Generic[PackageT]):
                     data = self._encode_cancelled(request, serving)
                 elif isinstance(exc, schema.RpcError):
                     data = self._encode_error(request.id, as_rpc_error(exc))
+                elif isinstance(exc, ProtocolError):  # a runtime rule refused it: no crash, no traceback
+                    log.error("refused the %s answer: %s", request.method, exc)
+                    error = self._error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
+                    data = self._encode_error(request.id, error)
                 else:
                     log.exception("handler for %s failed", request.method)
                     data = self._encode_error(request.id, self._error(INTERNAL_ERROR, "Internal error"))
@@ -637,6 +712,10 @@ class Connection(Generic[PackageT]):
             await self._write(data)
         except ConnectionClosedError:
             log.debug("could not answer %s: connection closed", request.method)
+        else:
+            serving.answered = True
+            if succeeded and serving.after:
+                self._start_after(request.method, serving.after)
         finally:
             self._maybe_finish()
 

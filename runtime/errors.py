@@ -51,3 +51,13 @@ class CapabilityError(ProtocolError):
         self.method = method
         self.reason = reason
         super().__init__(f"{method}: {reason}")
+
+
+class RequestTimeoutError(AcpRuntimeError, TimeoutError):
+    """A call that got no answer within its timeout: `$/cancel_request` was sent for it and a late
+    answer is dropped."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        self.method = method
+        self.timeout = timeout
+        super().__init__(f"{method}: no answer within {timeout:g} s; the request was cancelled ($/cancel_request)")

@@ -61,7 +61,7 @@ async def test_the_client_example_talks_to_the_echo_agent_example_over(transport
         }
         code, out, err = await run_client("--prompt", "hello, remote agent", *args[transport])
     assert code == 0, err
-    assert out == "agent: echo-agent 0.1.0\nhello, remote agent\n"
+    assert out == "agent: echo-agent 0.1.0\nhello, remote agent\nstop: end_turn\n"
 
 
 async def test_the_client_example_reports_an_unreachable_agent_in_one_line() -> None:
@@ -88,4 +88,4 @@ async def test_the_client_example_talks_to_an_official_sdk_server(sdk: str, sche
     finally:
         await server.stop()
     assert code == 0, err
-    assert out.splitlines() == [f"agent: {agent}", "hello, sdk"]
+    assert out.splitlines() == [f"agent: {agent}", "hello, sdk", "stop: end_turn"]

@@ -26,7 +26,7 @@ def run_client(*args: str) -> subprocess.CompletedProcess[str]:
 def test_client_prompts_the_echo_agent_and_prints_the_echo() -> None:
     result = run_client("--prompt", "hello, agent", "--", PYTHON, ECHO)
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "agent: echo-agent 0.1.0\nhello, agent\n"
+    assert result.stdout == "agent: echo-agent 0.1.0\nhello, agent\nstop: end_turn\n"
 
 
 def test_client_without_a_prompt_prints_the_agent_and_exits() -> None:
@@ -42,19 +42,45 @@ def test_client_answers_a_permission_request_with_the_first_allow_once_option() 
         "permission requested: Write /tmp/x",
         "  -> allowing once: Allow",
         "outcome: yes",
+        "stop: end_turn",
     ]
 
 
 def test_client_cancels_a_permission_request_without_allow_once() -> None:
     result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "reject-only")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-2:] == ["  -> no allow_once option: cancelled", "outcome: cancelled"]
+    assert result.stdout.splitlines()[-3:-1] == ["  -> no allow_once option: cancelled", "outcome: cancelled"]
 
 
 def test_an_error_answer_is_one_clear_line_and_exit_1() -> None:
     result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "auth")
     assert result.returncode == 1
     assert result.stderr == "error: the agent answered -32000: Authentication required\n"
+
+
+def test_the_error_data_the_agent_sends_is_printed() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "broken")
+    assert result.returncode == 1
+    assert result.stderr == (
+        'error: the agent answered -32603: Internal error (data: {"message": "missing dependency: ripgrep"})\n'
+    )
+
+
+def test_a_turn_that_ends_refused_prints_its_stop_reason_and_exits_3() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "refuse")
+    assert result.returncode == 3 and result.stdout.splitlines()[-1] == "stop: refusal"
+
+
+def test_a_cancelled_turn_prints_its_stop_reason_and_exits_3() -> None:
+    result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "cancelled")
+    assert result.returncode == 3 and result.stdout.splitlines()[-1] == "stop: cancelled"
+
+
+def test_piped_into_head_it_stops_quietly() -> None:
+    command = f"{PYTHON} {CLIENT} --prompt go -- {PYTHON} {SCRIPTED} flood | head -n 3"
+    result = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=30)
+    assert result.stdout.splitlines() == ["agent: scripted-flood 9.9", "line 0", "line 1"]
+    assert result.stderr == "" and result.returncode == 0
 
 
 def test_an_agent_speaking_another_version_is_one_clear_line_and_exit_1() -> None:
@@ -97,3 +123,45 @@ async def test_session_cancel_over_pipes_ends_the_echo_turn_cancelled() -> None:
         answer = await prompt
         assert answer.stop_reason == acp.StopReason.CANCELLED
         assert 1 <= len(client.updates) < 50  # the turn ended early: the cancel stopped it
+
+
+TIDY = str(ROOT / "examples" / "tidy_agent.py")
+WATCH = str(ROOT / "examples" / "watch_client.py")
+
+
+def watch(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    (tmp_path / "x.py").write_text("a = 1   \nb = 2\t\n")
+    command = [PYTHON, WATCH, *args, "--prompt", "x.py", "--", PYTHON, TIDY]
+    return subprocess.run(command, cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=30)
+
+
+def test_the_tidy_agent_reads_asks_writes_runs_and_the_watch_client_shows_each_step(tmp_path: Path) -> None:
+    result = watch(tmp_path, "--yes")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "x.py").read_text() == "a = 1\nb = 2\n"
+    lines = result.stdout.splitlines()
+    assert lines[0] == "   plan: [ ] Read x.py  [ ] Strip trailing whitespace  [ ] Check with wc"
+    assert "   allowed: Tidy x.py" in lines
+    assert f"   tool: Tidy x.py [completed] diff {tmp_path / 'x.py'} (-2 +2 lines)" in lines
+    assert "   tool: wc -l x.py [completed] terminal term-1" in lines
+    assert lines[-3:] == [
+        "   plan: [x] Read x.py  [x] Strip trailing whitespace  [x] Check with wc",
+        f"   agent: Done: wc exited 0: 2 {tmp_path / 'x.py'}",
+        "stop: end_turn",
+    ]
+
+
+def test_the_tidy_agent_leaves_the_file_when_permission_is_refused(tmp_path: Path) -> None:
+    result = watch(tmp_path, stdin="n\n")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "x.py").read_text() == "a = 1   \nb = 2\t\n"
+    assert "   tool: Tidy x.py [failed] diff" in result.stdout and "Left x.py as it was." in result.stdout
+
+
+def test_the_tidy_agent_refuses_a_client_without_files_and_terminals() -> None:
+    result = run_client("--prompt", "x.py", "--", PYTHON, TIDY)
+    assert result.returncode == 3
+    assert result.stdout.splitlines()[-2:] == [
+        "I need a client that offers file access and terminals.",
+        "stop: refusal",
+    ]

@@ -4,6 +4,10 @@
 - reject-only: asks permission offering reject_once only
 - auth: answers session/new with -32000 authentication required
 - version2: speaks only protocol version 2
+- broken: answers session/prompt with an error whose data says why
+- refuse: ends the turn with stop reason `refusal`
+- flood: sends 20000 lines of text
+- cancelled: ends the turn with stop reason `cancelled` on its own
 """
 
 import sys
@@ -31,6 +35,17 @@ class Scripted(acp.AgentHandler):
         return acp.NewSessionResponse(session_id="s1")
 
     async def session_prompt(self, params):
+        if MODE == "broken":
+            raise acp.error_for(-32603, "Internal error", {"message": "missing dependency: ripgrep"})
+        if MODE in ("refuse", "cancelled"):
+            return acp.PromptResponse(
+                stop_reason=acp.StopReason.REFUSAL if MODE == "refuse" else acp.StopReason.CANCELLED
+            )
+        if MODE == "flood":
+            for n in range(20000):
+                chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=f"line {n}\n"))
+                await self.client.session_update(acp.SessionNotification(session_id=params.session_id, update=chunk))
+            return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
         options = [acp.PermissionOption(option_id="no", name="Reject", kind=acp.PermissionOptionKind.REJECT_ONCE)]
         if MODE == "permission":
             options.insert(

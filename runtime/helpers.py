@@ -1,0 +1,285 @@
+"""Agent-side helpers: what an agent sends its client for one session, in one line each.
+
+    async def session_prompt(self, params):
+        session = AgentSession(self.conn, params.session_id)
+        await session.say("Looking at it")
+        async with session.tool_call("Run tests", kind="execute") as call:
+            async with session.terminal("pytest", ["-q"]) as term:
+                await call.add_terminal(term.id)
+                exit_status = await term.wait_for_exit()
+        ...
+
+Every helper is one ACP message built by wire name through the connection's package, and goes
+through the runtime like any call: the capability guards still apply (`fs/*` and `terminal/*` to a
+client that did not advertise them raise `CapabilityError`, nothing sent; `client_offers` asks
+first), and so do the path rules (absolute paths only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from types import TracebackType
+from typing import Any, Sequence
+
+from . import rules, wire
+from .agent import AgentSideConnection
+from .errors import ConnectionClosedError
+
+SESSION_UPDATE = rules.SESSION_UPDATE
+REQUEST_PERMISSION = "session/request_permission"
+READ_FILE, WRITE_FILE = "fs/read_text_file", "fs/write_text_file"
+TERMINAL_CREATE, TERMINAL_OUTPUT, TERMINAL_WAIT = (
+    "terminal/create",
+    "terminal/output",
+    "terminal/wait_for_exit",
+)
+TERMINAL_KILL, TERMINAL_RELEASE = "terminal/kill", "terminal/release"
+FINAL_STATUSES = ("completed", "failed")
+
+DEFAULT_PERMISSION_OPTIONS = (
+    {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+)
+
+
+def text(value: str) -> dict[str, Any]:
+    """A text content block (wire JSON; every helper takes these as well as generated Structs)."""
+    return {"type": "text", "text": value}
+
+
+class AgentSession:
+    """An agent's handle on one session of a connection: updates, tool calls, permission, files
+    and terminals for that session."""
+
+    def __init__(self, conn: AgentSideConnection, session_id: str) -> None:
+        self.conn = conn
+        self.id = session_id
+
+    # --- session/update ---
+
+    async def send(self, update: Any) -> None:
+        """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`."""
+        await self.conn.notify(
+            SESSION_UPDATE, self._params(SESSION_UPDATE, {rules.SESSION_UPDATE_FIELD: update})
+        )
+
+    async def say(self, message: str | Any) -> None:
+        """An `agent_message_chunk`: a string is one text block."""
+        await self.send({"sessionUpdate": "agent_message_chunk", "content": _block(message)})
+
+    async def think(self, thought: str | Any) -> None:
+        """An `agent_thought_chunk`."""
+        await self.send({"sessionUpdate": "agent_thought_chunk", "content": _block(thought)})
+
+    async def plan(self, entries: Sequence[Any]) -> None:
+        """The whole plan (`plan`): each entry a PlanEntry, wire JSON, or a `(content, status)` /
+        `(content, status, priority)` tuple (priority "medium" when not given)."""
+        await self.send({"sessionUpdate": "plan", "entries": [_entry(e) for e in entries]})
+
+    def tool_call(self, title: str, *, kind: str | None = None, **fields: Any) -> ToolCall:
+        """A tool call to report, as `async with session.tool_call(title) as call:`. It is sent
+        `in_progress` on entry and `completed` on exit, or `failed` when the block raises (the
+        exception goes on). `fields` are further wire fields of the tool call (`locations`,
+        `rawInput` ...); `call.update(...)` sends patches on the way."""
+        data = {"title": title, **({"kind": kind} if kind is not None else {}), **fields}
+        return ToolCall(self, f"call_{uuid.uuid4().hex[:12]}", data)
+
+    # --- permission ---
+
+    async def ask_permission(
+        self, tool_call: ToolCall | Any, options: Sequence[Any] = DEFAULT_PERMISSION_OPTIONS
+    ) -> Any:
+        """Ask the user to allow a tool call (a `ToolCall` handle, or the wire/Struct tool call
+        update to show). Returns the chosen option (one of the permission request's `options`,
+        typed) or None when the user (or a `session/cancel`) cancelled."""
+        shown = (
+            {"toolCallId": tool_call.id, **tool_call.fields}
+            if isinstance(tool_call, ToolCall)
+            else tool_call
+        )
+        params = self._params(REQUEST_PERMISSION, {"toolCall": shown, "options": list(options)})
+        answer = await self.conn.request(REQUEST_PERMISSION, params)
+        chosen = wire.get(answer, "outcome", "optionId")
+        if wire.get(answer, "outcome", "outcome") != "selected" or chosen is None:
+            return None
+        return next(
+            (o for o in wire.items(params, "options") if wire.get(o, "optionId") == chosen), None
+        )
+
+    # --- the client's files and terminals ---
+
+    def client_offers(self, method: str) -> bool:
+        """Whether the client advertised what `method` (`fs/read_text_file`, `terminal/create` ...)
+        needs: the runtime's own capability guards, asked without sending anything."""
+        guards = self.conn._send_guards.get(method, ())
+        return method in self.conn.schema.METHODS and all(
+            g({}, self.conn.peer_initialize) is None for g in guards
+        )
+
+    async def read_file(
+        self, path: str, *, line: int | None = None, limit: int | None = None
+    ) -> str:
+        """The text of a file as the client sees it (unsaved editor changes included)."""
+        data = {
+            "path": path,
+            **({"line": line} if line is not None else {}),
+            **({"limit": limit} if limit is not None else {}),
+        }
+        result = await self.conn.request(READ_FILE, self._params(READ_FILE, data))
+        return str(wire.get(result, "content"))
+
+    async def write_file(self, path: str, content: str) -> None:
+        """Write a file through the client."""
+        await self.conn.request(
+            WRITE_FILE, self._params(WRITE_FILE, {"path": path, "content": content})
+        )
+
+    def terminal(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        output_byte_limit: int | None = None,
+    ) -> Terminal:
+        """A command run in a client terminal, as `async with session.terminal(cmd, args) as term:`;
+        the terminal is released when the block ends, however it ends."""
+        data: dict[str, Any] = {"command": command, "args": list(args)}
+        if cwd is not None:
+            data["cwd"] = cwd
+        if env:
+            data["env"] = [{"name": k, "value": v} for k, v in env.items()]
+        if output_byte_limit is not None:
+            data["outputByteLimit"] = output_byte_limit
+        return Terminal(self, data)
+
+    def _params(self, method: str, data: dict[str, Any]) -> Any:
+        return wire.build(
+            self.conn.schema,
+            {rules.SESSION_ID: self.id, **data},
+            self.conn.schema.METHODS[method].params,
+        )
+
+
+class ToolCall:
+    """A reported tool call: `await call.update(status=..., content=[...], rawOutput=...)` with wire
+    field names; `add_text` / `add_diff` / `add_terminal` append to its content (which a tool call
+    update replaces as a whole, so the handle keeps what was sent)."""
+
+    def __init__(self, session: AgentSession, tool_call_id: str, fields: dict[str, Any]) -> None:
+        self.session = session
+        self.id = tool_call_id
+        self.fields = fields  # wire fields as last sent
+        self.content: list[Any] = list(fields.get("content", ()))
+        self.status: str | None = None
+
+    async def __aenter__(self) -> ToolCall:
+        self.status = "in_progress"
+        await self.session.send(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": self.id,
+                **self.fields,
+                "status": self.status,
+            }
+        )
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if kind is None and self.status not in FINAL_STATUSES:
+            await self.update(status="completed")
+        elif kind is not None:
+            with contextlib.suppress(ConnectionClosedError):  # the block's own error goes on
+                await self.update(
+                    status="failed",
+                    **({"rawOutput": {"error": str(exc)}} if isinstance(exc, Exception) else {}),
+                )
+
+    async def update(self, **fields: Any) -> None:
+        """A `tool_call_update` with these wire fields (omitted ones stay as they were)."""
+        self.fields.update(fields)
+        self.status = fields.get("status", self.status)
+        if "content" in fields:
+            self.content = list(fields["content"])
+        await self.session.send(
+            {"sessionUpdate": "tool_call_update", "toolCallId": self.id, **fields}
+        )
+
+    async def add_text(self, value: str) -> None:
+        await self.update(content=[*self.content, {"type": "content", "content": text(value)}])
+
+    async def add_diff(self, path: str, new_text: str, old_text: str | None = None) -> None:
+        """A diff of the file at `path` (absolute); `old_text` None for a new file."""
+        diff = {
+            "type": "diff",
+            "path": path,
+            "newText": new_text,
+            **({"oldText": old_text} if old_text is not None else {}),
+        }
+        await self.update(content=[*self.content, diff], locations=[{"path": path}])
+
+    async def add_terminal(self, terminal_id: str) -> None:
+        """Embed a client terminal's live output."""
+        await self.update(content=[*self.content, {"type": "terminal", "terminalId": terminal_id}])
+
+
+class Terminal:
+    """A client terminal, created on `async with` entry and always released on exit."""
+
+    def __init__(self, session: AgentSession, data: dict[str, Any]) -> None:
+        self.session = session
+        self.data = data
+        self.id = ""  # the client's terminalId, once created
+
+    async def __aenter__(self) -> Terminal:
+        session = self.session
+        result = await session.conn.request(
+            TERMINAL_CREATE, session._params(TERMINAL_CREATE, self.data)
+        )
+        self.id = str(wire.get(result, "terminalId"))
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        try:
+            await self._call(TERMINAL_RELEASE)
+        except ConnectionClosedError:
+            if kind is None:
+                raise
+
+    async def output(self) -> Any:
+        """The output so far (`output`, `truncated`, `exitStatus` once exited)."""
+        return await self._call(TERMINAL_OUTPUT)
+
+    async def wait_for_exit(self) -> Any:
+        """Wait for the command to exit: its `exitCode` / `signal`."""
+        return await self._call(TERMINAL_WAIT)
+
+    async def kill(self) -> None:
+        """Kill the command; the terminal stays until released."""
+        await self._call(TERMINAL_KILL)
+
+    async def _call(self, method: str) -> Any:
+        session = self.session
+        return await session.conn.request(method, session._params(method, {"terminalId": self.id}))
+
+
+def _block(value: Any) -> Any:
+    return text(value) if isinstance(value, str) else value
+
+
+def _entry(entry: Any) -> Any:
+    if isinstance(entry, tuple):
+        content, status, *priority = entry
+        return {
+            "content": content,
+            "status": status,
+            "priority": priority[0] if priority else "medium",
+        }
+    return entry
+
+
+__all__ = ["AgentSession", "Terminal", "ToolCall", "text"]

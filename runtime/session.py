@@ -1,0 +1,507 @@
+"""Client-side sessions: set one up, prompt it, and read its state folded from `session/update`.
+
+    session = await Session.new(conn, cwd="/abs/project")
+    outcome = await session.prompt("hello")            # a string, or a list of content blocks
+    print(outcome.stop_reason, session.state.text())   # "end_turn", the agent's text so far
+
+A `Session` folds every `session/update` of its session, in arrival order and before the client
+handler sees it, into `session.state` (a `SessionState`): messages by message id, thoughts, tool
+calls by id, the plan, the current mode, config options, commands, usage and session info. The
+folding reads the generated types: a tool call patch applies each field its type declares, so a
+field the schema adds later is folded with no change here. What each kind of update *means* is the
+one hand-written table, `FOLDS`; a kind it does not list is kept as the last such update in
+`state.other`.
+
+Everything is read and built by wire name through the package the connection was given (`wire`),
+so the same code serves any generated package whose session updates have these shapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable, Sequence
+
+import msgspec
+
+from . import rules, wire
+from .client import ClientSideConnection
+from .connection import _DEFAULT as DEFAULT
+
+# --- what each kind of session update means: the one hand-written table --------------------------
+
+CHUNK = "chunk"  # a content block appended to a message of `slot` (role), by messageId when given
+UPSERT = "upsert"  # a whole message of `slot` by messageId: its fields patch the message's
+TOOL_CALL = "tool_call"  # a tool call created: replaces any earlier state of that toolCallId
+TOOL_PATCH = "tool_patch"  # a tool call patched by toolCallId (created when not seen yet)
+TOOL_CHUNK = "tool_chunk"  # a content item appended to a tool call's content
+SET = "set"  # the value at `path` of the update (the update itself for "") replaces state.`slot`
+PATCH = "patch"  # the update patches state.`slot` (the first one is kept as it is)
+
+
+@dataclass(frozen=True)
+class Fold:
+    action: str
+    slot: str = ""
+    path: str = ""
+
+
+FOLDS: dict[str, Fold] = {
+    "user_message_chunk": Fold(CHUNK, "user"),
+    "agent_message_chunk": Fold(CHUNK, "agent"),
+    "agent_thought_chunk": Fold(CHUNK, "thought"),
+    "user_message": Fold(UPSERT, "user"),  # v2 whole-message upserts
+    "agent_message": Fold(UPSERT, "agent"),
+    "agent_thought": Fold(UPSERT, "thought"),
+    "tool_call": Fold(TOOL_CALL),
+    "tool_call_update": Fold(TOOL_PATCH),
+    "tool_call_content_chunk": Fold(TOOL_CHUNK),  # v2
+    "plan": Fold(SET, "plan", "entries"),  # the agent always sends the complete plan
+    "available_commands_update": Fold(SET, "commands", "availableCommands"),
+    "current_mode_update": Fold(SET, "current_mode_id", "currentModeId"),
+    "config_option_update": Fold(SET, "config_options", "configOptions"),
+    "session_info_update": Fold(PATCH, "info"),
+    "usage_update": Fold(SET, "usage"),
+}
+
+KIND = rules.UPDATE_KIND[1]  # "sessionUpdate"
+MESSAGE_ID = "messageId"
+CONTENT = "content"
+TOOL_CALL_ID = "toolCallId"
+TEXT = ("type", "text")
+
+
+# --- the folded state -----------------------------------------------------------------------------
+
+
+@dataclass
+class Message:
+    """One message of the conversation: `role` is "user", "agent" or "thought"."""
+
+    role: str
+    message_id: str | None = None
+    content: list[Any] = field(default_factory=list)  # the package's content blocks, in order
+
+    def text(self) -> str:
+        """The text of its text blocks, joined."""
+        return "".join(
+            wire.get(b, TEXT[1]) or "" for b in self.content if wire.get(b, TEXT[0]) == TEXT[1]
+        )
+
+
+@dataclass
+class SessionState:
+    """A session's state, folded from its updates (see `FOLDS`). Values are the package's types.
+
+    `tool_calls[id]` is the first update that told of the call (a tool call, or a tool call update
+    when none came first), patched by every later one: read `title`, `status`, `content` ... on it
+    (UNSET or None: not reported).
+    """
+
+    messages: list[Message] = field(
+        default_factory=list
+    )  # user and agent messages and thoughts, in order
+    tool_calls: dict[str, Any] = field(default_factory=dict)
+    plan: list[Any] = field(default_factory=list)
+    current_mode_id: str | None = None
+    config_options: list[Any] = field(default_factory=list)
+    commands: list[Any] = field(default_factory=list)
+    usage: Any = None  # the last usage update (context window, cost)
+    info: Any = None  # session info (title, updatedAt), patched
+    other: dict[str, Any] = field(
+        default_factory=dict
+    )  # kind -> the last update of a kind not in FOLDS
+    _by_id: dict[tuple[str, str], Message] = field(default_factory=dict, repr=False)
+
+    def text(self, role: str = "agent") -> str:
+        """All text of the messages of `role`, joined."""
+        return "".join(m.text() for m in self.messages if m.role == role)
+
+    @property
+    def thoughts(self) -> list[Message]:
+        return [m for m in self.messages if m.role == "thought"]
+
+    def fold(self, update: Any) -> None:
+        """Fold one session update (the `update` of a session/update notification) into state."""
+        chunk = _CHUNKS.get(type(update))
+        if chunk is not None:  # the hot path: a message chunk of a type seen before
+            role, id_attr, content_attr = chunk
+            message_id = getattr(update, id_attr) if id_attr else None
+            last = self.messages[-1] if self.messages else None
+            if (
+                message_id is None
+                and last is not None
+                and last.role == role
+                and last.message_id is None
+            ):
+                last.content.append(getattr(update, content_attr))
+                return
+        kind = wire.get(update, KIND)
+        how = FOLDS.get(kind)
+        if how is None:
+            self.other[kind] = update
+        elif how.action in (CHUNK, UPSERT):
+            if how.action == CHUNK and isinstance(update, msgspec.Struct):
+                _CHUNKS[type(update)] = (
+                    how.slot,
+                    _attr(type(update), MESSAGE_ID),
+                    _attr(type(update), CONTENT),
+                )
+            self._fold_message(how, update)
+        elif how.action == SET:
+            setattr(
+                self, how.slot, update if not how.path else wire.get(update, *how.path.split("."))
+            )
+        elif how.action == PATCH:
+            current = getattr(self, how.slot)
+            setattr(self, how.slot, _copy(update) if current is None else patch(current, update))
+        else:
+            self._fold_tool_call(how, update)
+
+    def _fold_message(self, how: Fold, update: Any) -> None:
+        message_id = wire.get(update, MESSAGE_ID)
+        if message_id is not None:
+            message = self._by_id.get((how.slot, message_id))
+        else:
+            last = self.messages[-1] if self.messages else None
+            message = (
+                last
+                if last is not None and last.role == how.slot and last.message_id is None
+                else None
+            )
+        if message is None:
+            message = Message(how.slot, message_id)
+            self.messages.append(message)
+            if message_id is not None:
+                self._by_id[(how.slot, message_id)] = message
+        if how.action == CHUNK:
+            message.content.append(wire.get(update, CONTENT))
+        else:
+            changed, content = _change(update, CONTENT)
+            if changed:
+                message.content = list(content or ())
+
+    def _fold_tool_call(self, how: Fold, update: Any) -> None:
+        tool_call_id = wire.get(update, TOOL_CALL_ID)
+        current = self.tool_calls.get(tool_call_id)
+        if how.action == TOOL_CALL or current is None and how.action == TOOL_PATCH:
+            self.tool_calls[tool_call_id] = _copy(update)
+        elif how.action == TOOL_PATCH:
+            patch(current, update)
+        elif current is not None:  # TOOL_CHUNK
+            _set(current, CONTENT, [*(wire.get(current, CONTENT) or ()), wire.get(update, CONTENT)])
+
+
+_CHUNKS: dict[type, tuple[str, str, str]] = (
+    {}
+)  # chunk type -> (role, messageId attribute, content attribute)
+
+
+def _attr(cls: type, key: str) -> str:
+    """The attribute name of a Struct type's field of wire name `key` ("" when it has none)."""
+    return next((f.name for f in msgspec.structs.fields(cls) if f.encode_name == key), "")
+
+
+# --- patching, from the generated types -----------------------------------------------------------
+
+_PLANS: dict[tuple[type, type], tuple[tuple[str, str, bool], ...]] = {}
+
+
+def patch(target: Any, update: Any) -> Any:
+    """Apply `update`'s fields to `target` (fields matched by wire name) and return `target`.
+
+    Read from the update's type: an UNSET value leaves the field unchanged (omitted); None clears it
+    where the type tells null from omitted (its default is UNSET) and leaves it unchanged where it
+    does not (its default is None: the decoded value cannot say which one was sent); any other value
+    replaces it. Fields the target's type lacks are skipped.
+    """
+    key = (type(update), type(target))
+    plan = _PLANS.get(key)
+    if plan is None:
+        into = {f.encode_name: f.name for f in msgspec.structs.fields(type(target))}
+        plan = _PLANS[key] = tuple(
+            (f.name, into[f.encode_name], f.default is None)
+            for f in msgspec.structs.fields(type(update))
+            if f.encode_name in into
+        )
+    for name, target_name, none_is_omitted in plan:
+        value = getattr(update, name)
+        if value is msgspec.UNSET or (value is None and none_is_omitted):
+            continue
+        setattr(target, target_name, value)
+    return target
+
+
+def _change(update: Any, key: str) -> tuple[bool, Any]:
+    """Whether the update changes its field of wire name `key`, and to what, by `patch`'s rule."""
+    if isinstance(update, dict):
+        return key in update, update.get(key)
+    if not isinstance(update, msgspec.Struct):
+        return False, None
+    field = next((f for f in msgspec.structs.fields(type(update)) if f.encode_name == key), None)
+    if field is None:
+        return False, None
+    value = getattr(update, field.name)
+    return not (value is msgspec.UNSET or (value is None and field.default is None)), value
+
+
+def _copy(struct: Any) -> Any:
+    return msgspec.structs.replace(struct) if isinstance(struct, msgspec.Struct) else struct
+
+
+def _set(struct: Any, key: str, value: Any) -> None:
+    setattr(
+        struct, {f.encode_name: f.name for f in msgspec.structs.fields(type(struct))}[key], value
+    )
+
+
+# --- sessions over a connection -------------------------------------------------------------------
+
+_END = object()  # ends an `updates()` iteration: a turn ended, or the connection closed
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """How a prompt turn ended: `stop_reason` ("end_turn", "cancelled" ...), the turn's `usage`
+    (None when the agent reports none) and the agent's whole `response`."""
+
+    stop_reason: str
+    usage: Any
+    response: Any
+
+    @property
+    def cancelled(self) -> bool:
+        return self.stop_reason == "cancelled"
+
+
+class _Router:
+    """Hands each session/update of a connection to its `Session`, in arrival order. Updates for a
+    session not known yet are held while a session/new is in flight: the agent may send them right
+    after its answer, before the caller has the id."""
+
+    def __init__(self, conn: ClientSideConnection) -> None:
+        self.sessions: dict[Any, Session] = {}
+        self.setups = 0
+        self.held: list[Any] = []
+        self.attrs: dict[type, tuple[str, str]] = (
+            {}
+        )  # params type -> its sessionId and update attributes
+        self.chained: Callable[[Any], None] | None = conn.on_session_update
+        conn.on_session_update = self
+        asyncio.ensure_future(conn.wait_closed()).add_done_callback(lambda _: self.closed())
+
+    def __call__(self, params: Any) -> None:
+        if self.chained is not None:
+            self.chained(params)
+        attrs = self.attrs.get(type(params))
+        if attrs is None and isinstance(params, msgspec.Struct):
+            attrs = self.attrs[type(params)] = (
+                _attr(type(params), rules.SESSION_ID),
+                _attr(type(params), rules.SESSION_UPDATE_FIELD),
+            )
+        if attrs:
+            session_id, update = getattr(params, attrs[0]), getattr(params, attrs[1])
+        else:
+            session_id, update = wire.get(params, rules.SESSION_ID), wire.get(
+                params, rules.SESSION_UPDATE_FIELD
+            )
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session._fold(update)
+        elif self.setups:
+            self.held.append(params)
+
+    def claim(self, session: Session) -> None:
+        self.sessions[session.id] = session
+        held, self.held = self.held, []
+        for params in held:
+            if wire.get(params, rules.SESSION_ID) == session.id:
+                session._fold(wire.get(params, rules.SESSION_UPDATE_FIELD))
+            elif self.setups:
+                self.held.append(params)
+
+    def closed(self) -> None:
+        for session in self.sessions.values():
+            session._end(closed=True)
+
+
+_ROUTERS: weakref.WeakKeyDictionary[ClientSideConnection, _Router] = weakref.WeakKeyDictionary()
+
+
+def _router(conn: ClientSideConnection) -> _Router:
+    router = _ROUTERS.get(conn)
+    if router is None:
+        router = _ROUTERS[conn] = _Router(conn)
+    return router
+
+
+class Session:
+    """One session of a client connection: its id, the agent's offers, its folded `state`.
+
+    Make one with `await Session.new(conn, cwd)` or `await Session.load(conn, session_id, cwd)`.
+    """
+
+    def __init__(self, conn: ClientSideConnection, session_id: Any) -> None:
+        self.conn = conn
+        self.schema = conn.schema
+        self.id = session_id
+        self.state = SessionState()
+        self.modes: Any = (
+            None  # the agent's mode offer (available modes and the current one), if any
+        )
+        self.last_outcome: TurnOutcome | None = None
+        self._listeners: list[asyncio.Queue[Any]] = []
+        self._closed = False
+
+    # --- setting up ---
+
+    @classmethod
+    async def new(
+        cls, conn: ClientSideConnection, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
+    ) -> Session:
+        """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
+        router = _router(conn)
+        router.setups += 1
+        try:
+            data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
+            result = await conn.request("session/new", _params(conn, "session/new", data))
+            session = cls(conn, wire.get(result, rules.SESSION_ID))
+            session._offered(result)
+            router.claim(session)
+        finally:
+            router.setups -= 1
+        return session
+
+    @classmethod
+    async def load(
+        cls,
+        conn: ClientSideConnection,
+        session_id: Any,
+        cwd: str,
+        mcp_servers: Sequence[Any] = (),
+        **params: Any,
+    ) -> Session:
+        """`session/load`: the history the agent replays while answering is folded into `state`."""
+        session = cls(conn, session_id)
+        router = _router(conn)
+        router.sessions[session_id] = session
+        data = {rules.SESSION_ID: session_id, "cwd": cwd, "mcpServers": list(mcp_servers), **params}
+        try:
+            result = await conn.request("session/load", _params(conn, "session/load", data))
+        except BaseException:
+            router.sessions.pop(session_id, None)
+            raise
+        session._offered(result)
+        return session
+
+    def _offered(self, result: Any) -> None:
+        self.modes = wire.get(result, "modes")
+        self.state.current_mode_id = wire.get(result, "modes", "currentModeId")
+        self.state.config_options = wire.items(result, "configOptions")
+
+    # --- what the agent offers ---
+
+    @property
+    def available_modes(self) -> list[Any]:
+        return wire.items(self.modes, "availableModes")
+
+    @property
+    def config_options(self) -> list[Any]:
+        return self.state.config_options
+
+    @property
+    def commands(self) -> list[Any]:
+        return self.state.commands
+
+    # --- turns ---
+
+    async def prompt(
+        self, prompt: str | Sequence[Any], *, timeout: Any = DEFAULT, **params: Any
+    ) -> TurnOutcome:
+        """Send one prompt (a string is one text block) and wait for the turn to end.
+
+        Every update of the turn has been folded into `state` when this returns. A cancelled turn
+        returns normally, with `stop_reason` "cancelled"; an agent's error raises it. `timeout`
+        is the call's (default: the connection's); `params` are further wire fields.
+        """
+        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        data = {rules.SESSION_ID: self.id, "prompt": blocks, **params}
+        try:
+            params = _params(self.conn, "session/prompt", data)
+            response = await self.conn.request("session/prompt", params, timeout=timeout)
+        finally:
+            self._end()
+        self.last_outcome = TurnOutcome(
+            wire.get(response, "stopReason"), wire.get(response, "usage"), response
+        )
+        return self.last_outcome
+
+    async def cancel(self) -> None:
+        """`session/cancel`: the running turn ends with stop reason "cancelled"; the runtime answers
+        this session's pending permission requests as cancelled."""
+        await self.conn.notify(
+            rules.SESSION_CANCEL,
+            _params(self.conn, rules.SESSION_CANCEL, {rules.SESSION_ID: self.id}),
+        )
+
+    async def set_mode(self, mode_id: str) -> None:
+        """`session/set_mode` to one of `available_modes`; `state.current_mode_id` follows."""
+        await self.conn.request(
+            "session/set_mode",
+            _params(self.conn, "session/set_mode", {rules.SESSION_ID: self.id, "modeId": mode_id}),
+        )
+        self.state.current_mode_id = mode_id
+
+    async def set_config_option(self, config_id: str, value: Any) -> None:
+        """`session/set_config_option`; `state.config_options` becomes the agent's answer."""
+        data = {rules.SESSION_ID: self.id, "configId": config_id, "value": value}
+        offered = next(
+            (o for o in self.state.config_options if wire.get(o, "id") == config_id), None
+        )
+        kind = (
+            wire.get(offered, "type")
+            if offered is not None
+            else "boolean" if isinstance(value, bool) else None
+        )
+        if kind is not None and kind != "select":  # a select value is the untagged default variant
+            data["type"] = kind
+        result = await self.conn.request(
+            "session/set_config_option", _params(self.conn, "session/set_config_option", data)
+        )
+        self.state.config_options = wire.items(result, "configOptions")
+
+    def updates(self) -> AsyncIterator[Any]:
+        """Each update of this session as it is folded, from now until a turn ends (its prompt is
+        answered) or the connection closes: `async for update in session.updates()`. Start it
+        before the prompt (`asyncio.create_task(session.prompt(...))`) to see the whole turn."""
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._listeners.append(queue)
+        if self._closed:
+            queue.put_nowait(_END)
+        return self._drain(queue)
+
+    async def _drain(self, queue: asyncio.Queue[Any]) -> AsyncIterator[Any]:
+        try:
+            while (update := await queue.get()) is not _END:
+                yield update
+        finally:
+            if queue in self._listeners:
+                self._listeners.remove(queue)
+
+    def _fold(self, update: Any) -> None:
+        self.state.fold(update)
+        if self._listeners:
+            for queue in self._listeners:
+                queue.put_nowait(update)
+
+    def _end(self, closed: bool = False) -> None:
+        self._closed = self._closed or closed
+        listeners, self._listeners = self._listeners, []
+        for queue in listeners:
+            queue.put_nowait(_END)
+
+
+def _params(conn: ClientSideConnection, method: str, data: dict[str, Any]) -> Any:
+    """The typed params of `method` from wire-shaped data (Structs inside are fine)."""
+    return wire.build(conn.schema, data, conn.schema.METHODS[method].params)
