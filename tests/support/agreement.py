@@ -1,0 +1,328 @@
+"""Does the package generated from a schema agree with jsonschema? The differential of issue 9.
+
+    disagreements(doc, root, *, count, seed) -> list[Disagreement]
+
+`doc` is a whole schema document (a dict). Its package is generated with the pipeline into `root`
+(on sys.path) under a name unique to the document, imported, and then, for every def that is
+not a JSON-RPC envelope (`x-docs-ignore: true`, not generated as a type by design):
+
+- every instance that jsonschema accepts (`valid_instances`) decodes with `decode(data, Type)`;
+  its re-encoding is valid, and equal to the input as JSON values (`same_json`): a round trip
+  keeps every field that was sent, including one equal to its schema default. The only
+  normalisations allowed are JSON's own: key order, whitespace and escapes, and how a number is
+  written (`1.0` vs `1`); `true` is never `1`;
+- every instance that jsonschema rejects (`mutations`) is rejected with `msgspec.ValidationError`,
+  unless the schema marks a place lenient (`x-deserialize-*`) around the mutation: then the value
+  may decode, but its re-encoding must be valid, and it may differ from the input only under a
+  marked place that holds the mutation (leniency stays where the mark is);
+- every method: a request (or notification) made of a valid params instance decodes with
+  `decode_message` on the receiving side into a `Request` (`Notification`) of that method whose
+  params round-trip; a request made of an invalid one (other than `null`, which the envelopes allow)
+  is refused with an `RpcError` of code -32602 (or repaired as above); a response of a valid result instance (`null` when the schema gives the
+  method no response def) decodes on the other side with `result_type` from `METHODS`.
+
+Anything the generator raises, or a package that does not import, is a disagreement too. Integers
+outside their `format` range are left out of the valid instances (msgspec reads the integer formats
+as ranges; jsonschema ignores `format`), as in tests/codegen/test_differential.py.
+
+Run `python -m tests.support.agreement SCHEMA.json` to print the disagreements of one schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterator
+from unittest import mock
+
+import msgspec
+from jsonschema import Draft202012Validator, ValidationError, validators
+
+from acpgen import fmt
+from acpgen.pipeline import generate_files
+from acpgen.write import write_package
+
+from .instances import INT_RANGES, LENIENT_DEFAULT, LENIENT_ITEMS, Mutation, mutations, valid_instances
+
+KINDS = ("generate", "import", "missing type", "valid rejected", "invalid output", "round trip",
+         "invalid accepted", "leniency spread", "crash", "message")
+"""Disagreement kinds, most basic first."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Disagreement:
+    kind: str  # one of KINDS
+    where: str  # the def or method
+    detail: str
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.where}: {self.detail}"
+
+
+def _format_range(validator: Any, fmt_: Any, instance: Any, schema: dict) -> Iterator[ValidationError]:
+    if isinstance(fmt_, str) and fmt_ in INT_RANGES and type(instance) is int:
+        lo, hi = INT_RANGES[fmt_]
+        if not lo <= instance <= hi:
+            yield ValidationError(f"{instance} is outside {fmt_}")
+
+
+FormatRangeValidator = validators.extend(Draft202012Validator, {"format": _format_range})
+
+
+def package_name(doc: dict) -> str:
+    return "proptest_" + hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def write_generated(doc: dict, root: Path) -> str:
+    """Generate the package of `doc` into `root`; its name. Black is skipped: it only lays out the
+    code, and it is most of the generation time."""
+    name = package_name(doc)
+    if not (root / name).exists():
+        path = root / f"{name}.json"
+        path.write_text(json.dumps(doc, indent=1))
+        with mock.patch.object(fmt.black, "format_str", lambda text, mode: text):
+            files = generate_files(path, name)
+        write_package(root / name, files)
+    return name
+
+
+def import_generated(root: Path, name: str) -> ModuleType:
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return importlib.import_module(name)
+
+
+def forget_package(doc: dict) -> None:
+    """Drop the imported modules of a package (hundreds of drawn schemas would pile up)."""
+    name = package_name(doc)
+    for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[mod]
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values: numbers by value (1 == 1.0), but booleans are not numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(same_json, a, b))
+    return type(a) is type(b) and a == b
+
+
+def diff_paths(a: Any, b: Any, path: tuple = ()) -> list[tuple]:
+    """Where two JSON values differ: a key only in one, a list whose length changed, a leaf."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [p for k in dict.fromkeys([*a, *b])
+                for p in ([path + (k,)] if k not in a or k not in b else diff_paths(a[k], b[k], path + (k,)))]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [p for i, (x, y) in enumerate(zip(a, b)) for p in diff_paths(x, y, path + (i,))]
+    return [] if same_json(a, b) else [path]
+
+
+def _where(path: tuple) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _is_prefix(a: tuple, b: tuple) -> bool:
+    return b[: len(a)] == a
+
+
+def repair_problem(m: Mutation, out: Any, valid: bool) -> str | None:
+    """Why an accepted invalid instance is not an allowed repair (None: it is one)."""
+    if not valid:
+        return f"re-encoded as invalid {_short(out)}"
+    holders = [p for p, mark in m.marked if _is_prefix(p, m.path)]
+    if not holders:
+        return "no x-deserialize mark holds the mutation"
+    stray = [d for d in diff_paths(m.instance, out) if not any(_is_prefix(h, d) for h in holders)]
+    if stray:
+        return f"changed outside the marked places {[_where(h) for h in holders]}: {[_where(d) for d in stray]}"
+    return None
+
+
+class _Checker:
+    """The checks of one package against jsonschema; findings go to `self.found`."""
+
+    def __init__(self, doc: dict, pkg: ModuleType, count: int, seed: int) -> None:
+        self.doc, self.pkg, self.count, self.seed = doc, pkg, count, seed
+        self.found: list[Disagreement] = []
+
+    def add(self, kind: str, where: str, detail: str) -> None:
+        self.found.append(Disagreement(kind, where, detail))
+
+    def validator(self, def_name: str, cls: Any = Draft202012Validator) -> Any:
+        return cls({"$ref": f"#/$defs/{def_name}", "$defs": self.doc["$defs"]})
+
+    def valid(self, def_name: str) -> list[Any]:
+        ranges = self.validator(def_name, FormatRangeValidator)
+        return [x for x in valid_instances(self.doc, def_name, count=self.count, seed=self.seed)
+                if ranges.is_valid(x)]
+
+    def roundtrip(self, def_name: str, value: Any, instance: Any, where: str) -> None:
+        """`value` was decoded from `instance`: its encoding must be valid and the same JSON."""
+        try:
+            out = json.loads(self.pkg.encode(value))
+        except Exception as exc:  # noqa: BLE001 - any failure to encode is the finding
+            self.add("crash", where, f"encode raised {exc!r} for {_short(instance)}")
+            return
+        errors = [f"{_where(tuple(e.absolute_path))}: {e.message[:150]}"
+                  for e in self.validator(def_name).iter_errors(out)]
+        if errors:
+            self.add("invalid output", where, f"{_short(instance)} re-encoded as {_short(out)}: {errors[:2]}")
+        elif not same_json(out, instance):
+            lost = [_where(d) for d in diff_paths(instance, out)]
+            self.add("round trip", where, f"{_short(instance)} re-encoded as {_short(out)} (differs at {lost})")
+
+    def check_def(self, def_name: str) -> None:
+        tp = getattr(self.pkg.types, def_name, None)
+        if tp is None:
+            self.add("missing type", def_name, "the package's types module has no such name")
+            return
+        for instance in self.valid(def_name):
+            data = json.dumps(instance, ensure_ascii=False).encode()
+            try:
+                value = self.pkg.decode(data, tp)
+            except msgspec.ValidationError as exc:
+                self.add("valid rejected", def_name, f"{_short(instance)}: {exc}")
+                continue
+            except Exception as exc:  # noqa: BLE001
+                self.add("crash", def_name, f"decode raised {exc!r} for {_short(instance)}")
+                continue
+            self.roundtrip(def_name, value, instance, def_name)
+        validator = self.validator(def_name)
+        for m in mutations(self.doc, def_name, count=self.count, seed=self.seed):
+            data = json.dumps(m.instance, ensure_ascii=False).encode()
+            try:
+                value = self.pkg.decode(data, tp)
+            except msgspec.ValidationError:
+                continue
+            except Exception as exc:  # noqa: BLE001
+                self.add("crash", def_name, f"decode raised {exc!r} for {m.description}: {_short(m.instance)}")
+                continue
+            out = json.loads(self.pkg.encode(value))
+            problem = repair_problem(m, out, validator.is_valid(out))
+            if problem:
+                kind = "leniency spread" if m.marked and validator.is_valid(out) else "invalid accepted"
+                self.add(kind, def_name, f"{m.description}: {_short(m.instance)} accepted; {problem}")
+
+    def check_method(self, method: Any) -> None:
+        """One drawn method (a schema_grammar.MethodDraw) through decode_message."""
+        pkg, wire = self.pkg, method.wire
+        where = f"method {wire!r}"
+        info = pkg.METHODS.get(wire)
+        if info is None:
+            self.add("message", where, "not in METHODS")
+            return
+        tp = getattr(pkg.types, method.params, None)
+        for instance in self.valid(method.params)[:2]:
+            msg = {"jsonrpc": "2.0", "method": wire, "params": instance}
+            if method.kind == "request":
+                msg["id"] = 7
+            try:
+                got = pkg.decode_message(json.dumps(msg).encode(), method.side)
+            except Exception as exc:  # noqa: BLE001
+                self.add("message", where, f"{_short(msg)} refused by side {method.side!r}: {exc!r}")
+                continue
+            expected = pkg.Request if method.kind == "request" else pkg.Notification
+            if not isinstance(got, expected) or got.method != wire:
+                self.add("message", where, f"{_short(msg)} decoded as {got!r:.200}")
+                continue
+            if tp is not None and not isinstance(got.params, tp):
+                self.add("message", where, f"params decoded as {type(got.params).__name__}, not {tp.__name__}")
+            self.roundtrip(method.params, got.params, instance, where + " params")
+        for m in mutations(self.doc, method.params, count=3, seed=self.seed):
+            if m.instance is None:
+                continue  # the envelopes allow "params": null (JSON-RPC lets params be left out)
+            msg = {"jsonrpc": "2.0", "method": wire, "params": m.instance, "id": 8}
+            if method.kind == "notification":
+                del msg["id"]
+            try:
+                got = pkg.decode_message(json.dumps(msg).encode(), method.side)
+            except pkg.RpcError as exc:
+                if exc.code != -32602:
+                    self.add("message", where, f"{m.description}: refused with {exc.code}, not -32602")
+                continue
+            except Exception as exc:  # noqa: BLE001
+                self.add("message", where, f"{m.description}: decode_message raised {exc!r}")
+                continue
+            out = json.loads(pkg.encode(got.params))
+            problem = repair_problem(m, out, self.validator(method.params).is_valid(out))
+            if problem:
+                self.add("message", where, f"{m.description}: params accepted; {problem}")
+        if method.kind == "request":
+            self.check_response(method, info, where)
+
+    def check_response(self, method: Any, info: Any, where: str) -> None:
+        other = {"agent": "client", "client": "agent"}[method.side]
+        results = self.valid(method.result)[:2] if method.result else [None]
+        for instance in results:
+            msg = {"jsonrpc": "2.0", "id": 9, "result": instance}
+            try:
+                got = self.pkg.decode_message(json.dumps(msg).encode(), other, lambda id: info.result)
+            except Exception as exc:  # noqa: BLE001
+                self.add("message", where, f"response {_short(msg)} refused: {exc!r}")
+                continue
+            if not isinstance(got, self.pkg.Response):
+                self.add("message", where, f"response decoded as {got!r:.200}")
+            elif method.result:
+                self.roundtrip(method.result, got.result, instance, where + " result")
+            elif got.result is not None:
+                self.add("message", where, f"a null result decoded as {got.result!r:.200}")
+
+
+def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disagreement]:
+    """Every way the package of `doc` disagrees with jsonschema (empty: it agrees)."""
+    from .schema_grammar import envelope_names, methods_of
+
+    try:
+        name = write_generated(doc, root)
+    except Exception as exc:  # noqa: BLE001 - a refusal or a crash of the generator is the finding
+        return [Disagreement("generate", "generator", f"{type(exc).__name__}: {exc}")]
+    try:
+        pkg = import_generated(root, name)
+    except Exception as exc:  # noqa: BLE001 - whatever stops the import is the finding
+        forget_package(doc)
+        return [Disagreement("import", "package", f"{type(exc).__name__}: {exc}")]
+    try:
+        checker = _Checker(doc, pkg, count, seed)
+        skip = envelope_names(doc)
+        for name in doc["$defs"]:
+            if name not in skip:
+                checker.check_def(name)
+        for method in methods_of(doc):
+            checker.check_method(method)
+        return checker.found
+    finally:
+        forget_package(doc)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m tests.support.agreement SCHEMA.json", file=sys.stderr)
+        return 2
+    doc = json.loads(Path(argv[0]).read_text())
+    Draft202012Validator.check_schema(doc)
+    with tempfile.TemporaryDirectory() as tmp:
+        found = disagreements(doc, Path(tmp), count=6, seed=20261130)
+    for d in found:
+        print(d)
+    print(f"{len(found)} disagreement(s)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

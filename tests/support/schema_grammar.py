@@ -1,0 +1,478 @@
+"""A grammar of JSON Schema 2020-12 documents spelled the way ACP spells them, as Hypothesis strategies.
+
+    schemas() -> SearchStrategy[dict]   # a whole document: {"$schema", "$defs", ...}
+    envelope_names(doc) -> set[str]     # the JSON-RPC envelope defs of a drawn document
+    methods_of(doc) -> list[MethodDraw] # the x-method defs of a drawn document, with their kinds
+
+Every drawn document is a valid 2020-12 schema (`Draft202012Validator.check_schema`). Defs only
+refer to defs drawn before them, so there are no reference cycles. What the grammar draws:
+
+- scalars (string, integer with ACP's integer formats, number, boolean), any-JSON `{}`, raw maps
+  (`{"type": "object", "additionalProperties": true}`, like `_meta`);
+- const/enum in every ACP spelling: `enum` lists, `oneOf` of described consts, open sets (consts plus
+  a plain `{"type": "string"}` branch), open integer sets (ErrorCode's consts plus a plain integer);
+- nullables in both spellings (`type: [X, "null"]` and `anyOf: [X, {"type": "null"}]`);
+- arrays (`uniqueItems`, `x-deserialize-skip-invalid-items`), maps (`additionalProperties: X`),
+  nested inline objects (`additionalProperties` absent, true or false), `anyOf` of scalars;
+- `$ref` bare, wrapped in `allOf` with a description, or with `title`/`description` beside it;
+- tagged unions (def or inline, `oneOf`/`anyOf`, variants inline or `allOf`-wrapped refs, closed
+  or open with a catch-all object), and the five constructs of issue 9:
+  1. an object def with its own properties plus `anyOf`/`oneOf` variants pinning one of them by const;
+  2. an open untagged union: `allOf`-wrapped refs plus the catch-all
+     `{"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}},
+     "additionalProperties": true}`;
+  3. a `{"type": "null"}` branch in a union of objects, also in the response envelope union;
+  4. a request def (`x-method`/`x-side`) without a response def;
+  5. branches with `additionalProperties`, `title`/`description` beside `$ref`, several `allOf`
+     members, `not`;
+- optional properties with schema `default`s and `x-deserialize-default-on-error`;
+- def names that shadow what generated modules import (`Meta`, `Any`, `Annotated`, `msgspec`, ...)
+  and property names that are Python keywords or collide once snake_cased;
+- methods: request/response/notification defs with `x-method`/`x-side`, and the JSON-RPC envelope
+  defs that name them (`AgentRequest`, `ClientResponse`, ... with `id`/`method`/`params`/`result`,
+  as the fixtures spell them, or the older bare `anyOf` lists of refs).
+
+Choices are ordered simplest first, so Hypothesis shrinks towards small, plain schemas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+DEF_NAMES = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon",
+             "Meta", "Any", "Annotated", "Literal", "msgspec", "Struct", "Enum", "Union", "Optional",
+             "UNSET", "UnsetType", "Raw", "UnknownVariant", "List", "Dict", "T", "typing", "enum",
+             "annotations", "Callable", "Generic"]
+PROP_NAMES = ["a", "name", "value", "kind", "sessionId", "_meta", "class", "from", "fooBar",
+              "foo_bar", "with-dash", "id", "items", "type", "None", "self"]
+TAG_NAMES = ["type", "kind", "sessionUpdate"]
+WORDS = ["a", "b", "text", "end_turn", "image", "x y", "Other", "_ext", "1", "kebab-case", "ÉTÉ"]
+INT_FORMATS = [None, "int64", "uint32", "uint16", "int32", "uint64"]
+METHODS = [("Initialize", "initialize"), ("NewSession", "session/new"),
+           ("ReadTextFile", "fs/read_text_file"), ("SessionUpdate", "session/update"),
+           ("CancelRequest", "$/cancel_request"), ("CreateTerminal", "terminal/create")]
+CATCH_ALL = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}},
+             "additionalProperties": True}
+NULL = {"type": "null"}
+MAX_DEPTH = 2
+
+
+@dataclass
+class Ctx:
+    """What a node may refer to: the defs drawn so far, and which of them are plain objects."""
+
+    refs: list[str] = field(default_factory=list)
+    objects: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MethodDraw:
+    """One drawn method: its wire name, receiving side, kind and defs (result None: no def)."""
+
+    wire: str
+    side: str
+    kind: str  # "request" | "notification"
+    params: str
+    result: str | None
+    null_result: bool  # the response envelope has a {"type": "null"} branch for it
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+# ---------------------------------------------------------------- leaves
+
+
+def scalar() -> st.SearchStrategy[dict]:
+    integer = st.builds(lambda fmt, lo: {"type": "integer", **({"format": fmt} if fmt else {}),
+                                         **({"minimum": 0} if lo else {})},
+                        st.sampled_from(INT_FORMATS), st.booleans())
+    return st.one_of(st.just({"type": "string"}), integer, st.just({"type": "boolean"}),
+                     st.just({"type": "number"}), st.just({}),
+                     st.just({"type": "object", "additionalProperties": True}),
+                     st.builds(lambda w: {"type": "string", "const": w}, st.sampled_from(WORDS)))
+
+
+@st.composite
+def enum_node(draw: st.DrawFn) -> dict:
+    """A const set in one of ACP's spellings."""
+    values = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=4, unique=True))
+    spelling = draw(st.sampled_from(["enum", "oneOf", "open", "open_int"]))
+    if spelling == "enum":
+        return {"type": "string", "enum": values}
+    consts = [{"description": f"The {v} value.", "type": "string", "const": v} for v in values]
+    if spelling == "oneOf":
+        return {"oneOf": consts}
+    if spelling == "open":
+        return {"anyOf": consts + [{"title": "other", "description": "Custom or future value.",
+                                    "type": "string"}]}
+    codes = draw(st.lists(st.sampled_from([-32700, -32600, 0, 7, -32000]), min_size=1, max_size=3,
+                          unique=True))
+    return {"anyOf": [{"title": f"Code {c}", "type": "integer", "format": "int32", "const": c}
+                      for c in codes] + [{"title": "Other", "type": "integer", "format": "int32"}]}
+
+
+@st.composite
+def ref_node(draw: st.DrawFn, ctx: Ctx) -> dict:
+    """A reference in one of ACP's spellings."""
+    target = draw(st.sampled_from(ctx.refs))
+    spelling = draw(st.sampled_from(["allOf", "bare", "beside"]))
+    if spelling == "bare":
+        return _ref(target)
+    if spelling == "allOf":
+        return {"description": f"A {target}.", "allOf": [_ref(target)]}
+    return {**_ref(target), "title": target, "description": f"A {target}, described beside its $ref."}
+
+
+# ---------------------------------------------------------------- composites
+
+
+def node(ctx: Ctx, depth: int) -> st.SearchStrategy[dict]:
+    """Any value schema, nested at most `depth` more levels."""
+    leaves = [scalar(), enum_node()] + ([ref_node(ctx)] if ctx.refs else [])
+    if depth <= 0:
+        return st.one_of(*leaves)
+    sub = node(ctx, depth - 1)
+    return st.one_of(*leaves, nullable(sub), array(sub), st.builds(_map, sub),
+                     inline_object(ctx, depth - 1), scalar_union(), tagged_union(ctx, depth - 1),
+                     object_union(ctx, depth - 1), not_node())
+
+
+@st.composite
+def nullable(draw: st.DrawFn, sub: st.SearchStrategy[dict]) -> dict:
+    inner = draw(sub)
+    if isinstance(inner.get("type"), str) and inner["type"] != "null" and draw(st.booleans()):
+        return {**inner, "type": [inner["type"], "null"]}
+    return {"anyOf": [inner, NULL]}
+
+
+@st.composite
+def array(draw: st.DrawFn, sub: st.SearchStrategy[dict]) -> dict:
+    out = {"type": "array", "items": draw(sub)}
+    if draw(st.booleans()):
+        out["uniqueItems"] = True
+    if draw(st.booleans()):
+        out["minItems"] = 1
+    return out
+
+
+def _map(values: dict) -> dict:
+    return {"type": "object", "additionalProperties": values}
+
+
+def scalar_union() -> st.SearchStrategy[dict]:
+    kinds = st.lists(st.sampled_from(["string", "integer", "boolean", "number", "array"]),
+                     min_size=2, max_size=3, unique=True)
+    return st.builds(lambda ks: {"anyOf": [{"type": k} for k in ks]}, kinds)
+
+
+def not_node() -> st.SearchStrategy[dict]:
+    return st.one_of(
+        st.builds(lambda w: {"type": "string", "not": {"const": w}}, st.sampled_from(WORDS)),
+        st.builds(lambda p: {"type": "object", "properties": {p: {"type": "integer"}},
+                             "not": {"required": [p]}}, st.sampled_from(PROP_NAMES)))
+
+
+def _default_for(schema: dict) -> tuple[bool, Any]:
+    """(True, a value valid for schema) for the simple schemas that ACP gives defaults."""
+    if "const" in schema:
+        return True, schema["const"]
+    if "enum" in schema:
+        return True, schema["enum"][0]
+    kind = schema.get("type")
+    if isinstance(kind, list) and "null" in kind:
+        return True, None
+    simple = {"string": "", "boolean": False, "integer": 0, "number": 0.0, "array": []}
+    if kind in simple and set(schema) <= {"type", "format", "minimum", "items", "description"}:
+        return True, simple[kind]
+    if kind == "object" and set(schema) <= {"type", "additionalProperties"}:
+        return True, {}
+    return False, None
+
+
+@st.composite
+def prop(draw: st.DrawFn, ctx: Ctx, depth: int, required: bool) -> dict:
+    """A property schema: a node, plus what optional properties carry in ACP."""
+    schema = dict(draw(node(ctx, depth)))
+    if draw(st.booleans()):
+        schema["description"] = "A property."
+    if required:
+        return schema
+    has_default, default = _default_for(schema)
+    if has_default and draw(st.booleans()):
+        schema["default"] = default
+    if draw(st.booleans()):
+        schema["x-deserialize-default-on-error"] = True
+    if schema.get("type") in ("array", ["array", "null"]) and draw(st.booleans()):
+        schema["x-deserialize-skip-invalid-items"] = True
+    return schema
+
+
+@st.composite
+def properties(draw: st.DrawFn, ctx: Ctx, depth: int, exclude: frozenset[str] = frozenset(),
+               max_size: int = 3) -> tuple[dict, list[str]]:
+    names = draw(st.lists(st.sampled_from([p for p in PROP_NAMES if p not in exclude]),
+                          max_size=max_size, unique=True))
+    props, required = {}, []
+    for name in names:
+        req = draw(st.booleans())
+        props[name] = draw(prop(ctx, depth, req))
+        if req:
+            required.append(name)
+    return props, required
+
+
+@st.composite
+def inline_object(draw: st.DrawFn, ctx: Ctx, depth: int,
+                  exclude: frozenset[str] = frozenset()) -> dict:
+    props, required = draw(properties(ctx, depth, exclude))
+    out: dict = {"type": "object", "properties": props}
+    if required:
+        out["required"] = required
+    extra = draw(st.sampled_from([None, False, True]))
+    if extra is not None:
+        out["additionalProperties"] = extra
+    return out
+
+
+@st.composite
+def variant(draw: st.DrawFn, ctx: Ctx, depth: int, tag: str, value: str) -> dict:
+    """One tagged variant: inline properties, or an allOf-wrapped ref to an object def."""
+    pin = {"type": "string", "const": value}
+    if ctx.objects and draw(st.booleans()):
+        out = {"description": f"The {value} variant.", "type": "object",
+               "properties": {tag: pin}, "required": [tag],
+               "allOf": [_ref(draw(st.sampled_from(ctx.objects)))]}
+    else:
+        body = draw(inline_object(ctx, depth, frozenset({tag})))
+        out = {**body, "properties": {tag: pin, **body["properties"]},
+               "required": [tag] + body.get("required", [])}
+    return draw(branch_extras(ctx, out))
+
+
+@st.composite
+def branch_extras(draw: st.DrawFn, ctx: Ctx, branch: dict) -> dict:
+    """Construct 5: keywords the union code may not expect on a branch."""
+    extra = draw(st.sampled_from([None, "title", "additionalProperties", "allOf", "not"]))
+    if extra == "title":
+        return {**branch, "title": "Branch"}
+    if extra == "additionalProperties" and "additionalProperties" not in branch:
+        return {**branch, "additionalProperties": True}
+    if extra == "allOf" and ctx.objects:
+        return {**branch, "allOf": branch.get("allOf", []) + [_ref(draw(st.sampled_from(ctx.objects)))]}
+    if extra == "not":
+        return {**branch, "not": {"required": ["forbidden"]}}
+    return branch
+
+
+@st.composite
+def tagged_union(draw: st.DrawFn, ctx: Ctx, depth: int) -> dict:
+    """Objects told apart by a const tag: closed (oneOf/anyOf) or open (anyOf + catch-all)."""
+    tag = draw(st.sampled_from(TAG_NAMES))
+    values = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3, unique=True))
+    variants = [draw(variant(ctx, depth, tag, v)) for v in values]
+    shape = draw(st.sampled_from(["oneOf", "anyOf", "open"]))
+    if shape == "open":
+        catch_all = {**CATCH_ALL, "required": [tag], "properties": {tag: {"type": "string"}}}
+        return {"anyOf": variants + [catch_all]}
+    return {shape: variants}
+
+
+@st.composite
+def object_union(draw: st.DrawFn, ctx: Ctx, depth: int) -> dict:
+    """Constructs 2 and 3: untagged unions of objects, open (catch-all) or with a null branch."""
+    branches = []
+    for _ in range(draw(st.integers(1, 2))):
+        if ctx.objects and draw(st.booleans()):
+            target = draw(st.sampled_from(ctx.objects))
+            branches.append(draw(branch_extras(ctx, {"title": target, "allOf": [_ref(target)]})))
+        else:
+            branches.append(draw(inline_object(ctx, depth)))
+    tail = draw(st.sampled_from(["null", "catch_all", "both"]))
+    if tail in ("catch_all", "both"):
+        branches.append(dict(CATCH_ALL))
+    if tail in ("null", "both"):
+        branches.append(dict(NULL))
+    return {draw(st.sampled_from(["anyOf", "oneOf"])) if tail == "null" else "anyOf": branches}
+
+
+# ---------------------------------------------------------------- defs
+
+
+@st.composite
+def discriminated_object(draw: st.DrawFn, ctx: Ctx) -> dict:
+    """Construct 1: an object with its own properties plus variants that pin one of them."""
+    tag = draw(st.sampled_from(TAG_NAMES))
+    props, required = draw(properties(ctx, 1, frozenset({tag}), max_size=2))
+    if draw(st.booleans()):  # the shared tag is declared by the object itself (or only pinned)
+        props = {tag: {"type": "string", "description": "The shared tag."}, **props}
+        required = [tag] + required
+    values = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3, unique=True))
+    out = {"description": "An object with variants.", "type": "object", "properties": props}
+    if required:
+        out["required"] = required
+    out[draw(st.sampled_from(["anyOf", "oneOf"]))] = [draw(variant(ctx, 0, tag, v)) for v in values]
+    return out
+
+
+@st.composite
+def def_body(draw: st.DrawFn, ctx: Ctx) -> tuple[dict, bool]:
+    """(a def's schema, whether it is a plain object def)."""
+    kind = draw(st.sampled_from(["object", "alias", "enum", "tagged", "discriminated",
+                                 "object_union"]))
+    if kind == "object":
+        body = draw(inline_object(ctx, MAX_DEPTH - 1))
+        return {"description": "An object def.", **body}, True
+    if kind == "alias":
+        return draw(node(ctx, MAX_DEPTH)), False
+    if kind == "enum":
+        return {"description": "A set of values.", **draw(enum_node())}, False
+    if kind == "tagged":
+        return {"description": "A tagged union.", **draw(tagged_union(ctx, 1))}, False
+    if kind == "discriminated":
+        return draw(discriminated_object(ctx)), False
+    return {"description": "A union of objects.", **draw(object_union(ctx, 1))}, False
+
+
+# ---------------------------------------------------------------- methods and envelopes
+
+
+REQUEST_ID = {"anyOf": [{"title": "Null", "type": "null"},
+                        {"title": "Number", "type": "integer", "format": "int64"},
+                        {"title": "Str", "type": "string"}]}
+ERROR_CODE = {"anyOf": [{"title": "Parse error", "type": "integer", "format": "int32", "const": -32700},
+                        {"title": "Invalid params", "type": "integer", "format": "int32",
+                         "const": -32602},
+                        {"title": "Method not found", "type": "integer", "format": "int32",
+                         "const": -32601},
+                        {"title": "Other", "type": "integer", "format": "int32"}]}
+ERROR = {"type": "object", "required": ["code", "message"],
+         "properties": {"code": {"allOf": [_ref("ErrorCode")]}, "message": {"type": "string"},
+                        "data": {"x-deserialize-default-on-error": True}}}
+SENDER = {"agent": "Client", "client": "Agent"}  # x-side (receiver) -> who sends the request
+
+
+@st.composite
+def methods(draw: st.DrawFn, ctx: Ctx) -> tuple[dict, list[MethodDraw]]:
+    """({def name: schema} for method defs, what was drawn)."""
+    picked = draw(st.lists(st.sampled_from(METHODS), max_size=3, unique=True))
+    defs: dict = {}
+    drawn = []
+    for stem, wire in picked:
+        side = draw(st.sampled_from(["agent", "client"]))
+        kind = draw(st.sampled_from(["request", "notification"]))
+        params = f"{stem}{kind.title()}"
+        body = draw(inline_object(ctx, 1))
+        defs[params] = {"description": f"The {wire} {kind}.", **body, "x-side": side,
+                        "x-method": wire}
+        result, null_result = None, False
+        if kind == "request":
+            answer = draw(st.sampled_from(["object", "none", "null"]))  # construct 4 and 3
+            if answer == "object":
+                result = f"{stem}Response"
+                defs[result] = {"description": f"The {wire} response.",
+                                **draw(inline_object(ctx, 1)), "x-side": side, "x-method": wire}
+            null_result = answer == "null"
+        drawn.append(MethodDraw(wire, side, kind, params, result, null_result))
+    return defs, drawn
+
+
+def _titled(name: str) -> dict:
+    return {"title": name, "description": f"The {name}.", "allOf": [_ref(name)]}
+
+
+def envelopes(drawn: list[MethodDraw], bare: bool) -> dict:
+    """The JSON-RPC envelope defs naming every drawn method (plus RequestId/Error/ErrorCode)."""
+    defs: dict = {} if bare else {"RequestId": REQUEST_ID, "ErrorCode": ERROR_CODE, "Error": ERROR}
+    for sender in ("Agent", "Client"):
+        sent = [m for m in drawn if SENDER[m.side] == sender]
+        requests = [m.params for m in sent if m.kind == "request"]
+        notes = [m.params for m in sent if m.kind == "notification"]
+        results = [m.result for m in sent if m.result]
+        has_null = any(m.null_result for m in sent)
+        if bare:
+            for suffix, names, null in (("Request", requests, False), ("Response", results, has_null),
+                                        ("Notification", notes, False)):
+                if names or null:
+                    defs[sender + suffix] = {"anyOf": [_ref(n) for n in names] + ([NULL] if null else []),
+                                             "x-docs-ignore": True}
+            continue
+        rid = {"allOf": [_ref("RequestId")]}
+        if requests:
+            defs[f"{sender}Request"] = {
+                "description": "A JSON-RPC request object.", "type": "object",
+                "properties": {"id": rid, "method": {"type": "string"},
+                               "params": {"anyOf": [{"anyOf": [_titled(n) for n in requests]}, NULL]}},
+                "required": ["id", "method"], "x-docs-ignore": True}
+        if results or has_null:
+            answers = [_titled(n) for n in results] + ([NULL] if has_null else [])
+            defs[f"{sender}Response"] = {"description": "A JSON-RPC response object.", "anyOf": [
+                {"title": "Result", "type": "object",
+                 "properties": {"id": rid, "result": {"anyOf": answers}}, "required": ["id", "result"]},
+                {"title": "Error", "type": "object",
+                 "properties": {"id": rid, "error": {"allOf": [_ref("Error")]}},
+                 "required": ["id", "error"]}], "x-docs-ignore": True}
+        if notes:
+            defs[f"{sender}Notification"] = {
+                "description": "A JSON-RPC notification object.", "type": "object",
+                "properties": {"method": {"type": "string"},
+                               "params": {"anyOf": [{"anyOf": [_titled(n) for n in notes]}, NULL]}},
+                "required": ["method"], "x-docs-ignore": True}
+    return defs
+
+
+# ---------------------------------------------------------------- documents
+
+
+@st.composite
+def schemas(draw: st.DrawFn) -> dict:
+    """A whole schema document: some defs, then maybe methods and their envelopes."""
+    names = draw(st.lists(st.sampled_from(DEF_NAMES), min_size=1, max_size=4, unique=True))
+    ctx = Ctx()
+    defs: dict = {}
+    for name in names:
+        body, is_object = draw(def_body(ctx))
+        defs[name] = body
+        ctx.refs.append(name)
+        if is_object:
+            ctx.objects.append(name)
+    method_defs, drawn = draw(methods(ctx))
+    defs.update(method_defs)
+    if drawn:
+        defs.update(envelopes(drawn, bare=draw(st.booleans())))
+    return {"$schema": DRAFT, "title": "Drawn", "$defs": defs}
+
+
+def envelope_names(doc: dict) -> set[str]:
+    """The envelope defs of a drawn document (not generated as types, by design)."""
+    return {name for name, body in doc["$defs"].items() if body.get("x-docs-ignore") is True}
+
+
+def methods_of(doc: dict) -> list[MethodDraw]:
+    """The methods of a drawn document, read back from its defs and envelopes."""
+    defs = doc["$defs"]
+    responses = {b["x-method"]: n for n, b in defs.items() if n.endswith("Response") and "x-method" in b}
+    null_results = {n for n, b in defs.items() if n.endswith("Response") and b.get("x-docs-ignore")
+                    and NULL in _answers(b)}
+    out = []
+    for name, body in defs.items():
+        if "x-method" not in body or name.endswith("Response"):
+            continue
+        kind = "request" if name.endswith("Request") else "notification"
+        wire, side = body["x-method"], body["x-side"]
+        null = kind == "request" and f"{SENDER[side] if side in SENDER else ''}Response" in null_results
+        out.append(MethodDraw(wire, side, kind, name, responses.get(wire) if kind == "request" else None,
+                              null and wire not in responses))
+    return out
+
+
+def _answers(envelope: dict) -> list:
+    branches = envelope.get("anyOf", [])
+    if branches and "properties" in branches[0]:
+        return branches[0]["properties"]["result"]["anyOf"]
+    return branches
