@@ -5,8 +5,10 @@ spellings of objects, nullables, unions, const sets, arrays, maps, methods and e
 constructs of issue 9); each is checked by tests/support/agreement.py (generate, import, then a
 jsonschema differential on instances of every def and on messages of every method).
 
-Profiles: `make test` draws PROPTEST_EXAMPLES (default 25) schemas; `make proptest` draws 500.
-Seeded and deterministic: PROPTEST_SEED (default below) picks the sequence; no example database.
+Profiles: `make test` draws PROPTEST_EXAMPLES (default 25) schemas and shrinks the first failure
+class it meets; `make proptest` draws 500 and shrinks and reports every class it meets
+(PROPTEST_ALL_CLASSES=1). Seeded and deterministic: PROPTEST_SEED (default below) picks the
+sequence; there is no example database.
 A failure prints the seed, the shrunk schema as JSON, and the command that replays it alone:
 save the JSON to a file and run `python -m tests.support.agreement FILE.json`.
 """
@@ -28,17 +30,26 @@ EXAMPLES = int(os.environ.get("PROPTEST_EXAMPLES", "25"))
 SEED = int(os.environ.get("PROPTEST_SEED", "20261130"))
 COUNT = 4  # valid and invalid instances per def
 
+ALL_CLASSES = os.environ.get("PROPTEST_ALL_CLASSES", "") == "1"  # shrink every failure class found
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
+                    report_multiple_bugs=ALL_CLASSES,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.large_base_example])
 
 
 class Disagrees(AssertionError):
-    """The package of a drawn schema disagrees with jsonschema (one subclass per kind, so that
-    Hypothesis shrinks and reports each kind on its own)."""
+    """The package of a drawn schema disagrees with jsonschema."""
 
 
-KIND_ERRORS = {kind: type("Disagrees_" + kind.replace(" ", "_"), (Disagrees,), {}) for kind in KINDS}
+_ERRORS: dict[str, type[Disagrees]] = {}
+
+
+def error_class(signature: str) -> type[Disagrees]:
+    """One subclass per failure signature, so that Hypothesis shrinks and reports each class of
+    failure on its own instead of the first one it met."""
+    if signature not in _ERRORS:
+        _ERRORS[signature] = type(f"Disagrees[{signature}]", (Disagrees,), {})
+    return _ERRORS[signature]
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +73,7 @@ def test_every_drawn_schema_generates_a_package_that_agrees_with_jsonschema(root
     if found:
         first = min(found, key=lambda d: KINDS.index(d.kind))
         lines = "\n".join(f"  {d}" for d in found[:12])
-        raise KIND_ERRORS[first.kind](
+        raise error_class(first.signature)(
             f"{len(found)} disagreement(s), first kind {first.kind!r}; PROPTEST_SEED={SEED}\n{lines}\n"
             f"schema (save as FILE.json, replay with `.venv/bin/python -m tests.support.agreement "
             f"FILE.json`):\n{json.dumps(doc, ensure_ascii=False)}")

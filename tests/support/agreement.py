@@ -25,7 +25,8 @@ Anything the generator raises, or a package that does not import, is a disagreem
 outside their `format` range are left out of the valid instances (msgspec reads the integer formats
 as ranges; jsonschema ignores `format`), as in tests/codegen/test_differential.py.
 
-Run `python -m tests.support.agreement SCHEMA.json` to print the disagreements of one schema.
+Run `python -m tests.support.agreement SCHEMA.json` (or `-` to read stdin) to print the
+disagreements of one schema.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -63,6 +65,16 @@ class Disagreement:
 
     def __str__(self) -> str:
         return f"[{self.kind}] {self.where}: {self.detail}"
+
+    @property
+    def signature(self) -> str:
+        """The kind, plus for errors raised by the generator or package their message without
+        pointers, names and values: one failure class per signature."""
+        if self.kind not in ("generate", "import", "crash", "message"):
+            return self.kind
+        msg = re.sub(r"/\$defs/\S*", "", self.detail)
+        msg = re.sub(r"'[^']*'|\"[^\"]*\"|\{.*|\d+", "_", msg)
+        return f"{self.kind}: {msg[:80]}"
 
 
 def _format_range(validator: Any, fmt_: Any, instance: Any, schema: dict) -> Iterator[ValidationError]:
@@ -220,7 +232,7 @@ class _Checker:
                 self.add(kind, def_name, f"{m.description}: {_short(m.instance)} accepted; {problem}")
 
     def check_method(self, method: Any) -> None:
-        """One drawn method (a schema_grammar.MethodDraw) through decode_message."""
+        """One method through decode_message."""
         pkg, wire = self.pkg, method.wire
         where = f"method {wire!r}"
         info = pkg.METHODS.get(wire)
@@ -284,10 +296,35 @@ class _Checker:
                 self.add("message", where, f"a null result decoded as {got.result!r:.200}")
 
 
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """A method of a schema: wire name, receiving side, kind, params def and response def."""
+
+    wire: str
+    side: str
+    kind: str  # "request" | "notification"
+    params: str
+    result: str | None  # None: the schema gives the method no response def (its result is null)
+
+
+def envelope_names(doc: dict) -> set[str]:
+    """The JSON-RPC envelope defs (`x-docs-ignore: true`): not generated as types, by design."""
+    return {name for name, body in doc["$defs"].items() if body.get("x-docs-ignore") is True}
+
+
+def methods_of(doc: dict) -> list[Method]:
+    """The methods of a document whose x-method defs are named `...Request`, `...Response` and
+    `...Notification` (as ACP and the grammar name them)."""
+    defs = doc["$defs"]
+    responses = {b["x-method"]: n for n, b in defs.items() if "x-method" in b and n.endswith("Response")}
+    return [Method(b["x-method"], b["x-side"], kind, n, responses.get(b["x-method"]) if kind == "request" else None)
+            for n, b in defs.items() if "x-method" in b
+            for kind in ["request" if n.endswith("Request") else "notification" if n.endswith("Notification") else ""]
+            if kind]
+
+
 def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disagreement]:
     """Every way the package of `doc` disagrees with jsonschema (empty: it agrees)."""
-    from .schema_grammar import envelope_names, methods_of
-
     try:
         name = write_generated(doc, root)
     except Exception as exc:  # noqa: BLE001 - a refusal or a crash of the generator is the finding
@@ -312,9 +349,9 @@ def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disag
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m tests.support.agreement SCHEMA.json", file=sys.stderr)
+        print("usage: python -m tests.support.agreement SCHEMA.json  (or - for stdin)", file=sys.stderr)
         return 2
-    doc = json.loads(Path(argv[0]).read_text())
+    doc = json.loads(sys.stdin.read() if argv[0] == "-" else Path(argv[0]).read_text())
     Draft202012Validator.check_schema(doc)
     with tempfile.TemporaryDirectory() as tmp:
         found = disagreements(doc, Path(tmp), count=6, seed=20261130)

@@ -1,8 +1,6 @@
 """A grammar of JSON Schema 2020-12 documents spelled the way ACP spells them, as Hypothesis strategies.
 
     schemas() -> SearchStrategy[dict]   # a whole document: {"$schema", "$defs", ...}
-    envelope_names(doc) -> set[str]     # the JSON-RPC envelope defs of a drawn document
-    methods_of(doc) -> list[MethodDraw] # the x-method defs of a drawn document, with their kinds
 
 Every drawn document is a valid 2020-12 schema (`Draft202012Validator.check_schema`). Defs only
 refer to defs drawn before them, so there are no reference cycles. What the grammar draws:
@@ -446,33 +444,3 @@ def schemas(draw: st.DrawFn) -> dict:
     if drawn:
         defs.update(envelopes(drawn, bare=draw(st.booleans())))
     return {"$schema": DRAFT, "title": "Drawn", "$defs": defs}
-
-
-def envelope_names(doc: dict) -> set[str]:
-    """The envelope defs of a drawn document (not generated as types, by design)."""
-    return {name for name, body in doc["$defs"].items() if body.get("x-docs-ignore") is True}
-
-
-def methods_of(doc: dict) -> list[MethodDraw]:
-    """The methods of a drawn document, read back from its defs and envelopes."""
-    defs = doc["$defs"]
-    responses = {b["x-method"]: n for n, b in defs.items() if n.endswith("Response") and "x-method" in b}
-    null_results = {n for n, b in defs.items() if n.endswith("Response") and b.get("x-docs-ignore")
-                    and NULL in _answers(b)}
-    out = []
-    for name, body in defs.items():
-        if "x-method" not in body or name.endswith("Response"):
-            continue
-        kind = "request" if name.endswith("Request") else "notification"
-        wire, side = body["x-method"], body["x-side"]
-        null = kind == "request" and f"{SENDER[side] if side in SENDER else ''}Response" in null_results
-        out.append(MethodDraw(wire, side, kind, name, responses.get(wire) if kind == "request" else None,
-                              null and wire not in responses))
-    return out
-
-
-def _answers(envelope: dict) -> list:
-    branches = envelope.get("anyOf", [])
-    if branches and "properties" in branches[0]:
-        return branches[0]["properties"]["result"]["anyOf"]
-    return branches
