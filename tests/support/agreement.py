@@ -8,9 +8,10 @@ not a JSON-RPC envelope (`x-docs-ignore: true`, not generated as a type by desig
 
 - every instance that jsonschema accepts (`valid_instances`) decodes with `decode(data, Type)`;
   its re-encoding is valid, and equal to the input as JSON values (`same_json`): a round trip
-  keeps every field that was sent, including one equal to its schema default. The only
-  normalisations allowed are JSON's own: key order, whitespace and escapes, and how a number is
-  written (`1.0` vs `1`); `true` is never `1`;
+  keeps every field that was sent, including one equal to its schema default or null. The
+  normalisations allowed are JSON's own (key order, whitespace, escapes, how a number is written:
+  `1.0` vs `1`, but `true` is never `1`) and one of the schema's: a property the sender left out
+  may come back with its schema `default` (`without_added_defaults`);
 - every instance that jsonschema rejects (`mutations`) is rejected with `msgspec.ValidationError`,
   unless the schema marks a place lenient (`x-deserialize-*`) around the mutation: then the value
   may decode, but its re-encoding must be valid, and it may differ from the input only under a
@@ -50,7 +51,7 @@ from acpgen import fmt
 from acpgen.pipeline import generate_files
 from acpgen.write import write_package
 
-from .instances import INT_RANGES, LENIENT_DEFAULT, LENIENT_ITEMS, Mutation, mutations, valid_instances
+from .instances import INT_RANGES, Mutation, mutations, valid_instances_with_defaults
 
 KINDS = ("generate", "import", "missing type", "valid rejected", "invalid output", "round trip",
          "invalid accepted", "leniency spread", "crash", "message")
@@ -140,6 +141,22 @@ def diff_paths(a: Any, b: Any, path: tuple = ()) -> list[tuple]:
     return [] if same_json(a, b) else [path]
 
 
+Defaults = dict[tuple, dict[str, Any]]  # {path of an object: {property: its schema default}}
+
+
+def without_added_defaults(out: Any, instance: Any, defaults: Defaults, path: tuple = ()) -> Any:
+    """`out` less the properties that `instance` left out and `out` gives their schema default:
+    emitting a default the sender left out keeps the meaning (the issue allows that design)."""
+    if isinstance(out, dict) and isinstance(instance, dict):
+        known = defaults.get(path, {})
+        return {k: without_added_defaults(v, instance[k], defaults, path + (k,)) if k in instance else v
+                for k, v in out.items()
+                if k in instance or k not in known or not same_json(v, known[k])}
+    if isinstance(out, list) and isinstance(instance, list) and len(out) == len(instance):
+        return [without_added_defaults(x, y, defaults, path + (i,)) for i, (x, y) in enumerate(zip(out, instance))]
+    return out
+
+
 def _where(path: tuple) -> str:
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
 
@@ -179,13 +196,15 @@ class _Checker:
     def validator(self, def_name: str, cls: Any = Draft202012Validator) -> Any:
         return cls({"$ref": f"#/$defs/{def_name}", "$defs": self.doc["$defs"]})
 
-    def valid(self, def_name: str) -> list[Any]:
+    def valid(self, def_name: str) -> list[tuple[Any, Defaults]]:
+        """Valid instances of a def, each with the schema defaults of its objects' properties."""
         ranges = self.validator(def_name, FormatRangeValidator)
-        return [x for x in valid_instances(self.doc, def_name, count=self.count, seed=self.seed)
-                if ranges.is_valid(x)]
+        return [(x, defaults) for x, defaults in valid_instances_with_defaults(
+                    self.doc, def_name, count=self.count, seed=self.seed) if ranges.is_valid(x)]
 
-    def roundtrip(self, def_name: str, value: Any, instance: Any, where: str) -> None:
-        """`value` was decoded from `instance`: its encoding must be valid and the same JSON."""
+    def roundtrip(self, def_name: str, value: Any, instance: Any, defaults: Defaults, where: str) -> None:
+        """`value` was decoded from `instance`: its encoding must be valid and the same JSON, but
+        for properties the input left out that come back with their schema default."""
         try:
             out = json.loads(self.pkg.encode(value))
         except Exception as exc:  # noqa: BLE001 - any failure to encode is the finding
@@ -195,7 +214,7 @@ class _Checker:
                   for e in self.validator(def_name).iter_errors(out)]
         if errors:
             self.add("invalid output", where, f"{_short(instance)} re-encoded as {_short(out)}: {errors[:2]}")
-        elif not same_json(out, instance):
+        elif not same_json(without_added_defaults(out, instance, defaults), instance):
             lost = [_where(d) for d in diff_paths(instance, out)]
             self.add("round trip", where, f"{_short(instance)} re-encoded as {_short(out)} (differs at {lost})")
 
@@ -204,7 +223,7 @@ class _Checker:
         if tp is None:
             self.add("missing type", def_name, "the package's types module has no such name")
             return
-        for instance in self.valid(def_name):
+        for instance, defaults in self.valid(def_name):
             data = json.dumps(instance, ensure_ascii=False).encode()
             try:
                 value = self.pkg.decode(data, tp)
@@ -214,7 +233,7 @@ class _Checker:
             except Exception as exc:  # noqa: BLE001
                 self.add("crash", def_name, f"decode raised {exc!r} for {_short(instance)}")
                 continue
-            self.roundtrip(def_name, value, instance, def_name)
+            self.roundtrip(def_name, value, instance, defaults, def_name)
         validator = self.validator(def_name)
         for m in mutations(self.doc, def_name, count=self.count, seed=self.seed):
             data = json.dumps(m.instance, ensure_ascii=False).encode()
@@ -240,7 +259,7 @@ class _Checker:
             self.add("message", where, "not in METHODS")
             return
         tp = getattr(pkg.types, method.params, None)
-        for instance in self.valid(method.params)[:2]:
+        for instance, defaults in self.valid(method.params)[:2]:
             msg = {"jsonrpc": "2.0", "method": wire, "params": instance}
             if method.kind == "request":
                 msg["id"] = 7
@@ -255,7 +274,7 @@ class _Checker:
                 continue
             if tp is not None and not isinstance(got.params, tp):
                 self.add("message", where, f"params decoded as {type(got.params).__name__}, not {tp.__name__}")
-            self.roundtrip(method.params, got.params, instance, where + " params")
+            self.roundtrip(method.params, got.params, instance, defaults, where + " params")
         for m in mutations(self.doc, method.params, count=3, seed=self.seed):
             if m.instance is None:
                 continue  # the envelopes allow "params": null (JSON-RPC lets params be left out)
@@ -280,8 +299,8 @@ class _Checker:
 
     def check_response(self, method: Any, info: Any, where: str) -> None:
         other = {"agent": "client", "client": "agent"}[method.side]
-        results = self.valid(method.result)[:2] if method.result else [None]
-        for instance in results:
+        results = self.valid(method.result)[:2] if method.result else [(None, {})]
+        for instance, defaults in results:
             msg = {"jsonrpc": "2.0", "id": 9, "result": instance}
             try:
                 got = self.pkg.decode_message(json.dumps(msg).encode(), other, lambda id: info.result)
@@ -291,7 +310,7 @@ class _Checker:
             if not isinstance(got, self.pkg.Response):
                 self.add("message", where, f"response decoded as {got!r:.200}")
             elif method.result:
-                self.roundtrip(method.result, got.result, instance, where + " result")
+                self.roundtrip(method.result, got.result, instance, defaults, where + " result")
             elif got.result is not None:
                 self.add("message", where, f"a null result decoded as {got.result!r:.200}")
 

@@ -1,6 +1,7 @@
 """Deterministic JSON instances of a JSON Schema (draft 2020-12) def, for differential tests.
 
     valid_instances(schema, def_name, *, count, seed, stats=None) -> list[Any]
+    valid_instances_with_defaults(schema, def_name, *, count, seed) -> list[tuple[Any, dict]]
     mutated_instances(schema, def_name, *, count, seed) -> list[tuple[Any, str]]
     mutations(schema, def_name, *, count, seed) -> list[Mutation]   # with paths and leniency marks
 
@@ -310,6 +311,17 @@ def valid_instances(schema: dict, def_name: str, *, count: int, seed: int,
     """
     tries = _instances(schema, def_name, random.Random(seed), count, {} if stats is None else stats)
     return [value for value, _ in itertools.islice(tries, count)]
+
+
+def valid_instances_with_defaults(schema: dict, def_name: str, *, count: int, seed: int
+                                  ) -> list[tuple[Any, dict[tuple, dict[str, Any]]]]:
+    """`valid_instances` (the same values for the same seed), each with the schema defaults of its
+    objects' properties: {path of an object in the instance: {property name: default}}."""
+    tries = _instances(schema, def_name, random.Random(seed), count, {})
+    return [(value, {path: {name: sub["default"] for name, sub in flat.get("properties", {}).items()
+                            if isinstance(sub, dict) and "default" in sub}
+                     for path, flat in sites if isinstance(flat.get("properties"), dict)})
+            for value, sites in itertools.islice(tries, count)]
 
 
 _DELETE = object()  # mutation "change" that removes the key at the path
