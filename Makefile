@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bench conformance mutation clean peers
+.PHONY: generate test check diff bench conformance mutation clean peers proptest
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -35,6 +35,11 @@ peers:
 
 test: $(STAMP) $(NODE_STAMP) peers
 	$(PY) -m pytest -q
+
+# The long profile of the property test (tests/codegen/test_property.py): 500 drawn schemas, every
+# failure class shrunk and reported. PROPTEST_SEED=N draws another sequence.
+proptest: $(STAMP)
+	PROPTEST_EXAMPLES=$${PROPTEST_EXAMPLES:-500} PROPTEST_ALL_CLASSES=1 $(PY) -m pytest -q tests/codegen/test_property.py
 
 clean:
 	rm -rf $(VENV) tests/.generated

@@ -74,6 +74,8 @@ def test_every_drawn_schema_generates_a_package_that_agrees_with_jsonschema(root
         first = min(found, key=lambda d: KINDS.index(d.kind))
         lines = "\n".join(f"  {d}" for d in found[:12])
         raise error_class(first.signature)(
-            f"{len(found)} disagreement(s), first kind {first.kind!r}; PROPTEST_SEED={SEED}\n{lines}\n"
+            f"{len(found)} disagreement(s), first kind {first.kind!r}; drawn with PROPTEST_SEED={SEED} "
+            f"PROPTEST_EXAMPLES={EXAMPLES} (`make proptest` or pytest tests/codegen/test_property.py)\n"
+            f"{lines}\n"
             f"schema (save as FILE.json, replay with `.venv/bin/python -m tests.support.agreement "
             f"FILE.json`):\n{json.dumps(doc, ensure_ascii=False)}")

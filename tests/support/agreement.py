@@ -244,7 +244,11 @@ class _Checker:
             except Exception as exc:  # noqa: BLE001
                 self.add("crash", def_name, f"decode raised {exc!r} for {m.description}: {_short(m.instance)}")
                 continue
-            out = json.loads(self.pkg.encode(value))
+            try:
+                out = json.loads(self.pkg.encode(value))
+            except Exception as exc:  # noqa: BLE001
+                self.add("crash", def_name, f"encode raised {exc!r} for {m.description}")
+                continue
             problem = repair_problem(m, out, validator.is_valid(out))
             if problem:
                 kind = "leniency spread" if m.marked and validator.is_valid(out) else "invalid accepted"
@@ -290,7 +294,11 @@ class _Checker:
             except Exception as exc:  # noqa: BLE001
                 self.add("message", where, f"{m.description}: decode_message raised {exc!r}")
                 continue
-            out = json.loads(pkg.encode(got.params))
+            try:
+                out = json.loads(pkg.encode(got.params))
+            except Exception as exc:  # noqa: BLE001
+                self.add("crash", where, f"encode raised {exc!r} for {m.description}")
+                continue
             problem = repair_problem(m, out, self.validator(method.params).is_valid(out))
             if problem:
                 self.add("message", where, f"{m.description}: params accepted; {problem}")

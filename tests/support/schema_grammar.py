@@ -56,6 +56,8 @@ METHODS = [("Initialize", "initialize"), ("NewSession", "session/new"),
 CATCH_ALL = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}},
              "additionalProperties": True}
 NULL = {"type": "null"}
+DESCRIPTIONS = ["A property.", 'Quotes """ and \\ a backslash, \\[1\\] as in RequestId.', 'Ends in a quote"',
+                "Unicode: 中文 😀", "Lines\n\n- a list item\n    indented code", "{{ jinja }} {% raw %}"]
 MAX_DEPTH = 2
 
 
@@ -198,7 +200,7 @@ def prop(draw: st.DrawFn, ctx: Ctx, depth: int, required: bool) -> dict:
     """A property schema: a node, plus what optional properties carry in ACP."""
     schema = dict(draw(node(ctx, depth)))
     if draw(st.booleans()):
-        schema["description"] = "A property."
+        schema["description"] = draw(st.sampled_from(DESCRIPTIONS))
     if required:
         return schema
     has_default, default = _default_for(schema)
@@ -325,7 +327,7 @@ def def_body(draw: st.DrawFn, ctx: Ctx) -> tuple[dict, bool]:
                                  "object_union"]))
     if kind == "object":
         body = draw(inline_object(ctx, MAX_DEPTH - 1))
-        return {"description": "An object def.", **body}, True
+        return {"description": draw(st.sampled_from(DESCRIPTIONS)), **body}, True
     if kind == "alias":
         return draw(node(ctx, MAX_DEPTH)), False
     if kind == "enum":
@@ -441,6 +443,23 @@ def schemas(draw: st.DrawFn) -> dict:
             ctx.objects.append(name)
     method_defs, drawn = draw(methods(ctx))
     defs.update(method_defs)
+    doc = {"$schema": DRAFT, "title": "Drawn", "$defs": defs}
     if drawn:
-        defs.update(envelopes(drawn, bare=draw(st.booleans())))
-    return {"$schema": DRAFT, "title": "Drawn", "$defs": defs}
+        bare = draw(st.booleans())
+        defs.update(envelopes(drawn, bare))
+        if not bare:
+            doc["anyOf"] = messages(defs)
+    return doc
+
+
+def messages(defs: dict) -> list[dict]:
+    """The document's own anyOf, as ACP spells it: one message union per sender."""
+    out = []
+    for sender in ("Agent", "Client"):
+        kinds = [k for k in ("Request", "Response", "Notification") if sender + k in defs]
+        if kinds:
+            out.append({"title": sender, "type": "object",
+                        "properties": {"jsonrpc": {"type": "string", "enum": ["2.0"]}},
+                        "required": ["jsonrpc"],
+                        "anyOf": [{"title": k, "allOf": [_ref(sender + k)]} for k in kinds]})
+    return out
