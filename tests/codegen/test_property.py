@@ -5,7 +5,7 @@ spellings of objects, nullables, unions, const sets, arrays, maps, methods and e
 constructs of issue 9); each is checked by tests/support/agreement.py (generate, import, then a
 jsonschema differential on instances of every def and on messages of every method).
 
-Profiles: `make test` draws PROPTEST_EXAMPLES (default 25) schemas and shrinks the first failure
+Profiles: `make test` draws PROPTEST_EXAMPLES (default 30) schemas and shrinks the first failure
 class it meets; `make proptest` draws 500 and shrinks and reports every class it meets
 (PROPTEST_ALL_CLASSES=1). Seeded and deterministic: PROPTEST_SEED (default below) picks the
 sequence; there is no example database.
@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator
 from tests.support.agreement import KINDS, disagreements
 from tests.support.schema_grammar import schemas
 
-EXAMPLES = int(os.environ.get("PROPTEST_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("PROPTEST_EXAMPLES", "30"))
 SEED = int(os.environ.get("PROPTEST_SEED", "20261130"))
 COUNT = 4  # valid and invalid instances per def
 
