@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from jsonschema import Draft202012Validator
 
 from tests.support.agreement import KINDS, disagreements
-from tests.support.schema_grammar import schemas
+from tests.support.schema_grammar import FEATURES, features, schemas
 
 EXAMPLES = int(os.environ.get("PROPTEST_EXAMPLES", "30"))
 SEED = int(os.environ.get("PROPTEST_SEED", "20261130"))
@@ -57,11 +57,24 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("proptest")
 
 
-@settings(SETTINGS, max_examples=max(EXAMPLES, 200))
+@settings(SETTINGS, max_examples=max(EXAMPLES, 100))
 @seed(SEED)
 @given(doc=schemas())
 def test_the_grammar_draws_valid_2020_12_schemas(doc: dict) -> None:
     Draft202012Validator.check_schema(doc)
+
+
+def test_the_grammar_reaches_every_construct() -> None:
+    seen: set[str] = set()
+
+    @settings(SETTINGS, max_examples=300, report_multiple_bugs=False)
+    @seed(SEED)
+    @given(doc=schemas())
+    def draw(doc: dict) -> None:
+        seen.update(features(doc))
+
+    draw()
+    assert sorted(FEATURES - seen) == []
 
 
 @SETTINGS

@@ -35,6 +35,8 @@ Choices are ordered simplest first, so Hypothesis shrinks towards small, plain s
 
 from __future__ import annotations
 
+import functools
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +83,10 @@ class MethodDraw:
     null_result: bool  # the response envelope has a {"type": "null"} branch for it
 
 
+_CTX: ContextVar[Ctx] = ContextVar("schema_grammar_ctx")
+"""The defs drawn so far in the document being drawn (strategies are built once, read it at draw time)."""
+
+
 def _ref(name: str) -> dict:
     return {"$ref": f"#/$defs/{name}"}
 
@@ -88,6 +94,7 @@ def _ref(name: str) -> dict:
 # ---------------------------------------------------------------- leaves
 
 
+@functools.cache
 def scalar() -> st.SearchStrategy[dict]:
     integer = st.builds(lambda fmt, lo: {"type": "integer", **({"format": fmt} if fmt else {}),
                                          **({"minimum": 0} if lo else {})},
@@ -98,6 +105,7 @@ def scalar() -> st.SearchStrategy[dict]:
                      st.builds(lambda w: {"type": "string", "const": w}, st.sampled_from(WORDS)))
 
 
+@functools.cache
 @st.composite
 def enum_node(draw: st.DrawFn) -> dict:
     """A const set in one of ACP's spellings."""
@@ -117,9 +125,13 @@ def enum_node(draw: st.DrawFn) -> dict:
                       for c in codes] + [{"title": "Other", "type": "integer", "format": "int32"}]}
 
 
+@functools.cache
 @st.composite
-def ref_node(draw: st.DrawFn, ctx: Ctx) -> dict:
-    """A reference in one of ACP's spellings."""
+def ref_node(draw: st.DrawFn) -> dict:
+    """A reference in one of ACP's spellings (a scalar while no def exists yet)."""
+    ctx = _CTX.get()
+    if not ctx.refs:
+        return draw(scalar())
     target = draw(st.sampled_from(ctx.refs))
     spelling = draw(st.sampled_from(["allOf", "bare", "beside"]))
     if spelling == "bare":
@@ -132,17 +144,20 @@ def ref_node(draw: st.DrawFn, ctx: Ctx) -> dict:
 # ---------------------------------------------------------------- composites
 
 
-def node(ctx: Ctx, depth: int) -> st.SearchStrategy[dict]:
+@functools.cache
+def node(depth: int) -> st.SearchStrategy[dict]:
     """Any value schema, nested at most `depth` more levels."""
-    leaves = [scalar(), enum_node()] + ([ref_node(ctx)] if ctx.refs else [])
+    leaves = [scalar(), enum_node(), ref_node()]
     if depth <= 0:
         return st.one_of(*leaves)
-    sub = node(ctx, depth - 1)
-    return st.one_of(*leaves, nullable(sub), array(sub), st.builds(_map, sub),
-                     inline_object(ctx, depth - 1), scalar_union(), tagged_union(ctx, depth - 1),
-                     object_union(ctx, depth - 1), not_node())
+    sub = node(depth - 1)
+    unions = st.one_of(scalar_union(), tagged_union(depth - 1), object_union(depth - 1))
+    return st.one_of(*leaves, nullable(st.one_of(scalar(), sub)), array(st.one_of(sub, unions)),
+                     st.builds(_map, st.one_of(sub, unions)), inline_object(depth - 1), unions,
+                     not_node())
 
 
+@functools.cache
 @st.composite
 def nullable(draw: st.DrawFn, sub: st.SearchStrategy[dict]) -> dict:
     inner = draw(sub)
@@ -151,6 +166,7 @@ def nullable(draw: st.DrawFn, sub: st.SearchStrategy[dict]) -> dict:
     return {"anyOf": [inner, NULL]}
 
 
+@functools.cache
 @st.composite
 def array(draw: st.DrawFn, sub: st.SearchStrategy[dict]) -> dict:
     out = {"type": "array", "items": draw(sub)}
@@ -165,12 +181,14 @@ def _map(values: dict) -> dict:
     return {"type": "object", "additionalProperties": values}
 
 
+@functools.cache
 def scalar_union() -> st.SearchStrategy[dict]:
     kinds = st.lists(st.sampled_from(["string", "integer", "boolean", "number", "array"]),
                      min_size=2, max_size=3, unique=True)
     return st.builds(lambda ks: {"anyOf": [{"type": k} for k in ks]}, kinds)
 
 
+@functools.cache
 def not_node() -> st.SearchStrategy[dict]:
     return st.one_of(
         st.builds(lambda w: {"type": "string", "not": {"const": w}}, st.sampled_from(WORDS)),
@@ -195,10 +213,11 @@ def _default_for(schema: dict) -> tuple[bool, Any]:
     return False, None
 
 
+@functools.cache
 @st.composite
-def prop(draw: st.DrawFn, ctx: Ctx, depth: int, required: bool) -> dict:
+def prop(draw: st.DrawFn, depth: int, required: bool) -> dict:
     """A property schema: a node, plus what optional properties carry in ACP."""
-    schema = dict(draw(node(ctx, depth)))
+    schema = dict(draw(node(depth)))
     if draw(st.booleans()):
         schema["description"] = draw(st.sampled_from(DESCRIPTIONS))
     if required:
@@ -213,24 +232,26 @@ def prop(draw: st.DrawFn, ctx: Ctx, depth: int, required: bool) -> dict:
     return schema
 
 
+@functools.cache
 @st.composite
-def properties(draw: st.DrawFn, ctx: Ctx, depth: int, exclude: frozenset[str] = frozenset(),
+def properties(draw: st.DrawFn, depth: int, exclude: frozenset[str] = frozenset(),
                max_size: int = 3) -> tuple[dict, list[str]]:
     names = draw(st.lists(st.sampled_from([p for p in PROP_NAMES if p not in exclude]),
                           max_size=max_size, unique=True))
     props, required = {}, []
     for name in names:
         req = draw(st.booleans())
-        props[name] = draw(prop(ctx, depth, req))
+        props[name] = draw(prop(depth, req))
         if req:
             required.append(name)
     return props, required
 
 
+@functools.cache
 @st.composite
-def inline_object(draw: st.DrawFn, ctx: Ctx, depth: int,
+def inline_object(draw: st.DrawFn, depth: int,
                   exclude: frozenset[str] = frozenset()) -> dict:
-    props, required = draw(properties(ctx, depth, exclude))
+    props, required = draw(properties(depth, exclude))
     out: dict = {"type": "object", "properties": props}
     if required:
         out["required"] = required
@@ -240,42 +261,51 @@ def inline_object(draw: st.DrawFn, ctx: Ctx, depth: int,
     return out
 
 
+@functools.cache
 @st.composite
-def variant(draw: st.DrawFn, ctx: Ctx, depth: int, tag: str, value: str) -> dict:
+def variant(draw: st.DrawFn, depth: int, tag: str, value: str) -> dict:
     """One tagged variant: inline properties, or an allOf-wrapped ref to an object def."""
     pin = {"type": "string", "const": value}
+    ctx = _CTX.get()
     if ctx.objects and draw(st.booleans()):
         out = {"description": f"The {value} variant.", "type": "object",
                "properties": {tag: pin}, "required": [tag],
                "allOf": [_ref(draw(st.sampled_from(ctx.objects)))]}
     else:
-        body = draw(inline_object(ctx, depth, frozenset({tag})))
+        body = draw(inline_object(depth, frozenset({tag})))
         out = {**body, "properties": {tag: pin, **body["properties"]},
                "required": [tag] + body.get("required", [])}
-    return draw(branch_extras(ctx, out))
+    return draw(branch_extras(out))
 
 
 @st.composite
-def branch_extras(draw: st.DrawFn, ctx: Ctx, branch: dict) -> dict:
+def branch_extras(draw: st.DrawFn, branch: dict) -> dict:
     """Construct 5: keywords the union code may not expect on a branch."""
     extra = draw(st.sampled_from([None, "title", "additionalProperties", "allOf", "not"]))
+    ctx = _CTX.get()
     if extra == "title":
         return {**branch, "title": "Branch"}
     if extra == "additionalProperties" and "additionalProperties" not in branch:
         return {**branch, "additionalProperties": True}
-    if extra == "allOf" and ctx.objects:
-        return {**branch, "allOf": branch.get("allOf", []) + [_ref(draw(st.sampled_from(ctx.objects)))]}
+    if extra == "allOf":  # several members: what the branch had, plus a ref or an inline object
+        more = (_ref(draw(st.sampled_from(ctx.objects))) if ctx.objects and draw(st.booleans())
+                else draw(inline_object(0)))
+        if "allOf" in branch:
+            return {**branch, "allOf": branch["allOf"] + [more]}
+        rest = {k: v for k, v in branch.items() if k in ("title", "description")}
+        return {**rest, "allOf": [{k: v for k, v in branch.items() if k not in rest}, more]}
     if extra == "not":
         return {**branch, "not": {"required": ["forbidden"]}}
     return branch
 
 
+@functools.cache
 @st.composite
-def tagged_union(draw: st.DrawFn, ctx: Ctx, depth: int) -> dict:
+def tagged_union(draw: st.DrawFn, depth: int) -> dict:
     """Objects told apart by a const tag: closed (oneOf/anyOf) or open (anyOf + catch-all)."""
     tag = draw(st.sampled_from(TAG_NAMES))
     values = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3, unique=True))
-    variants = [draw(variant(ctx, depth, tag, v)) for v in values]
+    variants = [draw(variant(depth, tag, v)) for v in values]
     shape = draw(st.sampled_from(["oneOf", "anyOf", "open"]))
     if shape == "open":
         catch_all = {**CATCH_ALL, "required": [tag], "properties": {tag: {"type": "string"}}}
@@ -283,16 +313,22 @@ def tagged_union(draw: st.DrawFn, ctx: Ctx, depth: int) -> dict:
     return {shape: variants}
 
 
+@functools.cache
 @st.composite
-def object_union(draw: st.DrawFn, ctx: Ctx, depth: int) -> dict:
+def object_union(draw: st.DrawFn, depth: int) -> dict:
     """Constructs 2 and 3: untagged unions of objects, open (catch-all) or with a null branch."""
     branches = []
+    ctx = _CTX.get()
     for _ in range(draw(st.integers(1, 2))):
         if ctx.objects and draw(st.booleans()):
             target = draw(st.sampled_from(ctx.objects))
-            branches.append(draw(branch_extras(ctx, {"title": target, "allOf": [_ref(target)]})))
+            if draw(st.booleans()):
+                ref = {"title": target, "allOf": [_ref(target)]}
+            else:  # construct 5: title and description beside the $ref
+                ref = {**_ref(target), "title": target, "description": f"A {target}."}
+            branches.append(draw(branch_extras(ref)))
         else:
-            branches.append(draw(inline_object(ctx, depth)))
+            branches.append(draw(inline_object(depth)))
     tail = draw(st.sampled_from(["null", "catch_all", "both"]))
     if tail in ("catch_all", "both"):
         branches.append(dict(CATCH_ALL))
@@ -304,11 +340,12 @@ def object_union(draw: st.DrawFn, ctx: Ctx, depth: int) -> dict:
 # ---------------------------------------------------------------- defs
 
 
+@functools.cache
 @st.composite
-def discriminated_object(draw: st.DrawFn, ctx: Ctx) -> dict:
+def discriminated_object(draw: st.DrawFn) -> dict:
     """Construct 1: an object with its own properties plus variants that pin one of them."""
     tag = draw(st.sampled_from(TAG_NAMES))
-    props, required = draw(properties(ctx, 1, frozenset({tag}), max_size=2))
+    props, required = draw(properties(1, frozenset({tag}), max_size=2))
     if draw(st.booleans()):  # the shared tag is declared by the object itself (or only pinned)
         props = {tag: {"type": "string", "description": "The shared tag."}, **props}
         required = [tag] + required
@@ -316,27 +353,28 @@ def discriminated_object(draw: st.DrawFn, ctx: Ctx) -> dict:
     out = {"description": "An object with variants.", "type": "object", "properties": props}
     if required:
         out["required"] = required
-    out[draw(st.sampled_from(["anyOf", "oneOf"]))] = [draw(variant(ctx, 0, tag, v)) for v in values]
+    out[draw(st.sampled_from(["anyOf", "oneOf"]))] = [draw(variant(0, tag, v)) for v in values]
     return out
 
 
+@functools.cache
 @st.composite
-def def_body(draw: st.DrawFn, ctx: Ctx) -> tuple[dict, bool]:
+def def_body(draw: st.DrawFn) -> tuple[dict, bool]:
     """(a def's schema, whether it is a plain object def)."""
-    kind = draw(st.sampled_from(["object", "alias", "enum", "tagged", "discriminated",
+    kind = draw(st.sampled_from(["object", "alias", "enum", "object", "tagged", "discriminated",
                                  "object_union"]))
     if kind == "object":
-        body = draw(inline_object(ctx, MAX_DEPTH - 1))
+        body = draw(inline_object(MAX_DEPTH - 1))
         return {"description": draw(st.sampled_from(DESCRIPTIONS)), **body}, True
     if kind == "alias":
-        return draw(node(ctx, MAX_DEPTH)), False
+        return draw(node(MAX_DEPTH)), False
     if kind == "enum":
         return {"description": "A set of values.", **draw(enum_node())}, False
     if kind == "tagged":
-        return {"description": "A tagged union.", **draw(tagged_union(ctx, 1))}, False
+        return {"description": "A tagged union.", **draw(tagged_union(1))}, False
     if kind == "discriminated":
-        return draw(discriminated_object(ctx)), False
-    return {"description": "A union of objects.", **draw(object_union(ctx, 1))}, False
+        return draw(discriminated_object()), False
+    return {"description": "A union of objects.", **draw(object_union(1))}, False
 
 
 # ---------------------------------------------------------------- methods and envelopes
@@ -357,8 +395,9 @@ ERROR = {"type": "object", "required": ["code", "message"],
 SENDER = {"agent": "Client", "client": "Agent"}  # x-side (receiver) -> who sends the request
 
 
+@functools.cache
 @st.composite
-def methods(draw: st.DrawFn, ctx: Ctx) -> tuple[dict, list[MethodDraw]]:
+def methods(draw: st.DrawFn) -> tuple[dict, list[MethodDraw]]:
     """({def name: schema} for method defs, what was drawn)."""
     picked = draw(st.lists(st.sampled_from(METHODS), max_size=3, unique=True))
     defs: dict = {}
@@ -367,7 +406,7 @@ def methods(draw: st.DrawFn, ctx: Ctx) -> tuple[dict, list[MethodDraw]]:
         side = draw(st.sampled_from(["agent", "client"]))
         kind = draw(st.sampled_from(["request", "notification"]))
         params = f"{stem}{kind.title()}"
-        body = draw(inline_object(ctx, 1))
+        body = draw(inline_object(1))
         defs[params] = {"description": f"The {wire} {kind}.", **body, "x-side": side,
                         "x-method": wire}
         result, null_result = None, False
@@ -376,7 +415,7 @@ def methods(draw: st.DrawFn, ctx: Ctx) -> tuple[dict, list[MethodDraw]]:
             if answer == "object":
                 result = f"{stem}Response"
                 defs[result] = {"description": f"The {wire} response.",
-                                **draw(inline_object(ctx, 1)), "x-side": side, "x-method": wire}
+                                **draw(inline_object(1)), "x-side": side, "x-method": wire}
             null_result = answer == "null"
         drawn.append(MethodDraw(wire, side, kind, params, result, null_result))
     return defs, drawn
@@ -434,14 +473,15 @@ def schemas(draw: st.DrawFn) -> dict:
     """A whole schema document: some defs, then maybe methods and their envelopes."""
     names = draw(st.lists(st.sampled_from(DEF_NAMES), min_size=1, max_size=4, unique=True))
     ctx = Ctx()
+    _CTX.set(ctx)
     defs: dict = {}
     for name in names:
-        body, is_object = draw(def_body(ctx))
+        body, is_object = draw(def_body())
         defs[name] = body
         ctx.refs.append(name)
         if is_object:
             ctx.objects.append(name)
-    method_defs, drawn = draw(methods(ctx))
+    method_defs, drawn = draw(methods())
     defs.update(method_defs)
     doc = {"$schema": DRAFT, "title": "Drawn", "$defs": defs}
     if drawn:
@@ -463,3 +503,102 @@ def messages(defs: dict) -> list[dict]:
                         "required": ["jsonrpc"],
                         "anyOf": [{"title": k, "allOf": [_ref(sender + k)]} for k in kinds]})
     return out
+
+
+# ---------------------------------------------------------------- coverage
+
+
+def features(doc: dict) -> set[str]:
+    """The constructs a document contains (names as in FEATURES), to check the grammar's reach."""
+    found: set[str] = set()
+    defs = doc["$defs"]
+    for name, body in defs.items():
+        if name in DEF_NAMES[5:]:
+            found.add("shadowing def name")
+        if "x-method" in body:
+            found.add("method")
+            if name.endswith("Request") and not any(n.endswith("Response") and b.get("x-method") == body["x-method"]
+                                                    for n, b in defs.items()):
+                found.add("request without response def")
+        if body.get("x-docs-ignore"):
+            found.add("bare envelope" if "properties" not in body and "Result" not in str(body)[:200]
+                      else "json-rpc envelope")
+        if "properties" in body and any(k in body for k in ("anyOf", "oneOf")):
+            found.add("object with pinning variants")
+    _walk(doc["$defs"], found, in_property=False)
+    return found
+
+
+def _walk(node: Any, found: set[str], in_property: bool) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _walk(item, found, in_property)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.get("type")
+    if isinstance(kind, list) and "null" in kind:
+        found.add("nullable type list")
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if not isinstance(branches, list):
+            continue
+        if NULL in branches:
+            found.add("nullable anyOf" if len(branches) == 2 else "null branch in union")
+        if CATCH_ALL in branches or any(b.get("additionalProperties") is True and "required" in b
+                                        and not any("const" in p for p in b.get("properties", {}).values())
+                                        for b in branches if isinstance(b, dict)):
+            found.add("open union with catch-all")
+        if any("const" in b and "type" in b and b.get("type") == "string" for b in branches if isinstance(b, dict)):
+            found.add("open string set" if any(b.get("title") == "other" for b in branches) else "oneOf of consts")
+        if any(b.get("title") == "Other" for b in branches if isinstance(b, dict)):
+            found.add("open integer set")
+        if any(isinstance(b, dict) and "not" in b for b in branches):
+            found.add("branch with not")
+        if any(isinstance(b, dict) and len(b.get("allOf", [])) > 1 for b in branches):
+            found.add("branch with several allOf")
+        if any(isinstance(b, dict) and "$ref" in b and "title" in b for b in branches):
+            found.add("title beside $ref")
+        if in_property and any(isinstance(b, dict) and any("const" in p for p in b.get("properties", {}).values()
+                                                           if isinstance(p, dict)) for b in branches):
+            found.add("inline tagged union in a field")
+    if "enum" in node:
+        found.add("enum list")
+    if node.get("type") == "array" and isinstance(node.get("items"), dict) and \
+            any(k in node["items"] for k in ("anyOf", "oneOf")):
+        found.add("array of union")
+    if isinstance(node.get("additionalProperties"), dict) and \
+            any(k in node["additionalProperties"] for k in ("anyOf", "oneOf")):
+        found.add("map of union")
+    if node.get("additionalProperties") is False:
+        found.add("closed object")
+    if node.get("uniqueItems"):
+        found.add("uniqueItems")
+    if node.get("x-deserialize-default-on-error"):
+        found.add("default-on-error mark")
+    if node.get("x-deserialize-skip-invalid-items"):
+        found.add("skip-invalid-items mark")
+    if "default" in node:
+        found.add("property default")
+    if "not" in node:
+        found.add("not")
+    props = node.get("properties")
+    if isinstance(props, dict):
+        if any(isinstance(p, dict) and p.get("type") == "object" and "properties" in p for p in props.values()):
+            found.add("nested inline object")
+        for sub in props.values():
+            _walk(sub, found, in_property=True)
+    for key, value in node.items():
+        if key != "properties":
+            _walk(value, found, in_property)
+
+
+FEATURES = frozenset({
+    "shadowing def name", "method", "request without response def", "bare envelope",
+    "json-rpc envelope", "object with pinning variants", "nullable type list", "nullable anyOf",
+    "null branch in union", "open union with catch-all", "open string set", "oneOf of consts",
+    "open integer set", "branch with not", "branch with several allOf", "title beside $ref",
+    "inline tagged union in a field", "enum list", "array of union", "map of union", "closed object",
+    "uniqueItems", "default-on-error mark", "skip-invalid-items mark", "property default", "not",
+    "nested inline object"})
+"""Every construct the grammar must reach (see test_the_grammar_reaches_every_construct)."""
