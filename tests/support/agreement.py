@@ -99,7 +99,7 @@ def _without_black() -> Any:
         import black
     except ImportError:
         return contextlib.nullcontext()
-    return mock.patch.object(black, "format_str", lambda text, *, mode: text)
+    return mock.patch.object(black, "format_str", lambda text, *args, **kwargs: text)
 
 
 def write_generated(doc: dict, root: Path) -> str:
