@@ -320,7 +320,9 @@ def object_union(draw: st.DrawFn, depth: int) -> dict:
     branches = []
     ctx = _CTX.get()
     for _ in range(draw(st.integers(1, 2))):
-        if ctx.objects and draw(st.booleans()):
+        if draw(st.integers(0, 3)) == 0:  # a tagged variant beside untagged ones
+            branches.append(draw(variant(depth, draw(st.sampled_from(TAG_NAMES)), draw(st.sampled_from(WORDS)))))
+        elif ctx.objects and draw(st.booleans()):
             target = draw(st.sampled_from(ctx.objects))
             if draw(st.booleans()):
                 ref = {"title": target, "allOf": [_ref(target)]}
@@ -353,7 +355,11 @@ def discriminated_object(draw: st.DrawFn) -> dict:
     out = {"description": "An object with variants.", "type": "object", "properties": props}
     if required:
         out["required"] = required
-    out[draw(st.sampled_from(["anyOf", "oneOf"]))] = [draw(variant(0, tag, v)) for v in values]
+    variants = [draw(variant(0, tag, v)) for v in values]
+    if draw(st.booleans()):  # open: unknown variants must still carry the shared fields
+        out["anyOf"] = variants + [{**CATCH_ALL, "required": [tag], "properties": {tag: {"type": "string"}}}]
+    else:
+        out[draw(st.sampled_from(["anyOf", "oneOf"]))] = variants
     return out
 
 
