@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from tests.support.agreement import (
@@ -18,6 +19,7 @@ from tests.support.agreement import (
     same_json,
     without_added_defaults,
 )
+from tests.support.schema_grammar import MethodDraw, envelopes
 from tests.support.instances import Mutation, mutations, valid_instances, valid_instances_with_defaults
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -42,6 +44,22 @@ def test_a_schema_the_generator_handles_has_no_disagreements(tmp_path: Path) -> 
                                               "side": {"type": "number"}}, "required": ["type", "side"]}]},
     })
     assert disagreements(doc, tmp_path, count=6, seed=1) == []
+
+
+@pytest.mark.parametrize("bare", [False, True], ids=["json-rpc envelopes", "bare envelopes"])
+def test_methods_the_generator_handles_have_no_disagreements(tmp_path: Path, bare: bool) -> None:
+    obj = {"type": "object", "required": ["sessionId"],
+           "properties": {"sessionId": {"type": "string"}, "n": {"type": "integer", "format": "uint16"}}}
+    defs = {"PingRequest": {**obj, "x-method": "ping", "x-side": "agent"},
+            "PingResponse": {**obj, "x-method": "ping", "x-side": "agent"},
+            "PongRequest": {**obj, "x-method": "pong", "x-side": "client"},
+            "PongResponse": {"type": "object", "properties": {}, "x-method": "pong", "x-side": "client"},
+            "ByeNotification": {**obj, "x-method": "bye", "x-side": "client"}}
+    drawn = [MethodDraw("ping", "agent", "request", "PingRequest", "PingResponse", False),
+             MethodDraw("pong", "client", "request", "PongRequest", "PongResponse", False),
+             MethodDraw("bye", "client", "notification", "ByeNotification", None, False)]
+    doc = _doc({**defs, **envelopes(drawn, bare)})
+    assert disagreements(doc, tmp_path, count=4, seed=1) == []
 
 
 def _fake_package(decode, encode) -> SimpleNamespace:

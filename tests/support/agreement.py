@@ -16,11 +16,14 @@ not a JSON-RPC envelope (`x-docs-ignore: true`, not generated as a type by desig
   unless the schema marks a place lenient (`x-deserialize-*`) around the mutation: then the value
   may decode, but its re-encoding must be valid, and it may differ from the input only under a
   marked place that holds the mutation (leniency stays where the mark is);
+- `acpgen diff` reads the schema too (it compares it with itself, exit 0);
 - every method: a request (or notification) made of a valid params instance decodes with
   `decode_message` on the receiving side into a `Request` (`Notification`) of that method whose
   params round-trip; a request made of an invalid one (other than `null`, which the envelopes allow)
   is refused with an `RpcError` of code -32602 (or repaired as above); a response of a valid result instance (`null` when the schema gives the
-  method no response def) decodes on the other side with `result_type` from `METHODS`.
+  method no response def) decodes on the other side with `result_type` from `METHODS`; the
+  receiving side's handler class has the method, and the proxy to that side sends it (as
+  `peer.request(wire, params, METHODS[wire].result)` or `peer.notify(wire, params)`).
 
 Anything the generator raises, or a package that does not import, is a disagreement too. Integers
 outside their `format` range are left out of the valid instances (msgspec reads the integer formats
@@ -33,7 +36,9 @@ disagreements of one schema.
 from __future__ import annotations
 
 import contextlib
+import asyncio
 import dataclasses
+import io
 import hashlib
 import importlib
 import json
@@ -53,8 +58,8 @@ from acpgen.write import write_package
 
 from .instances import INT_RANGES, Mutation, mutations, valid_instances_with_defaults
 
-KINDS = ("generate", "import", "missing type", "valid rejected", "invalid output", "round trip",
-         "invalid accepted", "leniency spread", "crash", "message")
+KINDS = ("generate", "import", "diff", "missing type", "valid rejected", "invalid output", "round trip",
+         "invalid accepted", "leniency spread", "crash", "message", "stubs")
 """Disagreement kinds, most basic first."""
 
 
@@ -71,7 +76,7 @@ class Disagreement:
     def signature(self) -> str:
         """The kind, plus for errors raised by the generator or package their message without
         pointers, names and values: one failure class per signature."""
-        if self.kind not in ("generate", "import", "crash", "message"):
+        if self.kind not in ("generate", "import", "diff", "crash", "message", "stubs"):
             return self.kind
         msg = re.sub(r"/\$defs/\S*", "", self.detail)
         msg = re.sub(r"'[^']*'|\"[^\"]*\"|\{.*|\d+", "_", msg)
@@ -314,6 +319,27 @@ class _Checker:
                 self.add("message", where, f"{m.description}: params accepted; {problem}")
         if method.kind == "request":
             self.check_response(method, info, where)
+        self.check_stubs(method, info, where)
+
+    def check_stubs(self, method: Any, info: Any, where: str) -> None:
+        """The receiving side's handler serves the method; the proxy to it sends it as typed."""
+        side = {"agent": "Agent", "client": "Client"}.get(method.side)
+        valid = self.valid(method.params)
+        if side is None or not valid:
+            return
+        handler = getattr(self.pkg, f"{side}Handler", None)
+        if handler is None or not callable(getattr(handler, info.handler, None)):
+            self.add("stubs", where, f"{side}Handler has no method {info.handler!r}")
+        params = self.pkg.decode(json.dumps(valid[0][0]).encode(), info.params)
+        peer = _RecordingPeer()
+        try:
+            asyncio.run(getattr(getattr(self.pkg, f"{side}Proxy")(peer), info.handler)(params))
+        except Exception as exc:  # noqa: BLE001
+            self.add("stubs", where, f"{side}Proxy.{info.handler} raised {exc!r}")
+            return
+        expected = [(method.kind, method.wire, params, info.result if method.kind == "request" else None)]
+        if peer.calls != expected:
+            self.add("stubs", where, f"{side}Proxy.{info.handler} sent {peer.calls!r:.300}, not {expected!r:.300}")
 
     def check_response(self, method: Any, info: Any, where: str) -> None:
         other = {"agent": "client", "client": "agent"}[method.side]
@@ -360,6 +386,33 @@ def methods_of(doc: dict) -> list[Method]:
             if kind]
 
 
+class _RecordingPeer:
+    """A Peer (see the package's stubs) that records what a proxy sends and answers null."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, Any, Any]] = []
+
+    async def request(self, method: str, params: Any, result_type: Any) -> Any:
+        self.calls.append(("request", method, params, result_type))
+        return None
+
+    async def notify(self, method: str, params: Any) -> None:
+        self.calls.append(("notification", method, params, None))
+
+
+def diff_problem(path: Path) -> str | None:
+    """Why `acpgen diff` cannot compare a schema with itself (None: it can, and finds no change)."""
+    from acpgen.diff.cli import main as diff_main
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = diff_main([str(path), str(path), "--format", "json"])
+    except Exception as exc:  # noqa: BLE001
+        return f"raised {type(exc).__name__}: {exc}"
+    return None if status == 0 else f"exit {status}: {err.getvalue().strip()[:300]}"
+
+
 def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disagreement]:
     """Every way the package of `doc` disagrees with jsonschema (empty: it agrees)."""
     try:
@@ -373,6 +426,9 @@ def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disag
         return [Disagreement("import", "package", f"{type(exc).__name__}: {exc}")]
     try:
         checker = _Checker(doc, pkg, count, seed)
+        problem = diff_problem(root / f"{name}.json")
+        if problem:
+            checker.add("diff", "acpgen diff", problem)
         skip = envelope_names(doc)
         for name in doc["$defs"]:
             if name not in skip:
