@@ -31,10 +31,18 @@ SEED = int(os.environ.get("PROPTEST_SEED", "20261130"))
 COUNT = 4  # valid and invalid instances per def
 
 ALL_CLASSES = os.environ.get("PROPTEST_ALL_CLASSES", "") == "1"  # shrink every failure class found
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
-                    report_multiple_bugs=ALL_CLASSES,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.large_base_example])
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    report_multiple_bugs=ALL_CLASSES,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
+)
 
 
 class Disagrees(AssertionError):
@@ -80,15 +88,19 @@ def test_the_grammar_reaches_every_construct() -> None:
 @SETTINGS
 @seed(SEED)
 @given(doc=schemas())
-def test_every_drawn_schema_generates_a_package_that_agrees_with_jsonschema(root: Path, doc: dict) -> None:
+def test_every_drawn_schema_generates_a_package_that_agrees_with_jsonschema(
+    root: Path, doc: dict
+) -> None:
     Draft202012Validator.check_schema(doc)
     found = disagreements(doc, root, count=COUNT, seed=SEED)
     if found:
         first = min(found, key=lambda d: KINDS.index(d.kind))
         lines = "\n".join(f"  {d}" for d in found[:12])
         raise error_class(first.signature)(
-            f"{len(found)} disagreement(s), first kind {first.kind!r}; drawn with PROPTEST_SEED={SEED} "
-            f"PROPTEST_EXAMPLES={EXAMPLES} (`make proptest` or pytest tests/codegen/test_property.py)\n"
+            f"{len(found)} disagreement(s), first kind {first.kind!r}; drawn with "
+            f"PROPTEST_SEED={SEED} PROPTEST_EXAMPLES={EXAMPLES} "
+            f"(`make proptest` or pytest tests/codegen/test_property.py)\n"
             f"{lines}\n"
             f"schema (save as FILE.json, replay with `.venv/bin/python -m tests.support.agreement "
-            f"FILE.json`):\n{json.dumps(doc, ensure_ascii=False)}")
+            f"FILE.json`):\n{json.dumps(doc, ensure_ascii=False)}"
+        )

@@ -19,11 +19,12 @@ not a JSON-RPC envelope (`x-docs-ignore: true`, not generated as a type by desig
 - `acpgen diff` reads the schema too (it compares it with itself, exit 0);
 - every method: a request (or notification) made of a valid params instance decodes with
   `decode_message` on the receiving side into a `Request` (`Notification`) of that method whose
-  params round-trip; a request made of an invalid one (other than `null`, which the envelopes allow)
-  is refused with an `RpcError` of code -32602 (or repaired as above); a response of a valid result instance (`null` when the schema gives the
-  method no response def) decodes on the other side with `result_type` from `METHODS`; the
-  receiving side's handler class has the method, and the proxy to that side sends it (as
-  `peer.request(wire, params, METHODS[wire].result)` or `peer.notify(wire, params)`).
+  params round-trip; a request made of an invalid one (other than `null`, which the envelopes
+  allow) is refused with an `RpcError` of code -32602 (or repaired as above); a response of a
+  valid result instance (`null` when the schema gives the method no response def) decodes on the
+  other side with `result_type` from `METHODS`; the receiving side's handler class has the method,
+  and the proxy to that side sends it (as `peer.request(wire, params, METHODS[wire].result)` or
+  `peer.notify(wire, params)`).
 
 Anything the generator raises, or a package that does not import, is a disagreement too. Integers
 outside their `format` range are left out of the valid instances (msgspec reads the integer formats
@@ -58,8 +59,20 @@ from acpgen.write import write_package
 
 from .instances import INT_RANGES, Mutation, mutations, valid_instances_with_defaults
 
-KINDS = ("generate", "import", "diff", "missing type", "valid rejected", "invalid output", "round trip",
-         "invalid accepted", "leniency spread", "crash", "message", "stubs")
+KINDS = (
+    "generate",
+    "import",
+    "diff",
+    "missing type",
+    "valid rejected",
+    "invalid output",
+    "round trip",
+    "invalid accepted",
+    "leniency spread",
+    "crash",
+    "message",
+    "stubs",
+)
 """Disagreement kinds, most basic first."""
 
 
@@ -83,7 +96,9 @@ class Disagreement:
         return f"{self.kind}: {msg[:80]}"
 
 
-def _format_range(validator: Any, fmt_: Any, instance: Any, schema: dict) -> Iterator[ValidationError]:
+def _format_range(
+    validator: Any, fmt_: Any, instance: Any, schema: dict
+) -> Iterator[ValidationError]:
     if isinstance(fmt_, str) and fmt_ in INT_RANGES and type(instance) is int:
         lo, hi = INT_RANGES[fmt_]
         if not lo <= instance <= hi:
@@ -149,8 +164,13 @@ def same_json(a: Any, b: Any) -> bool:
 def diff_paths(a: Any, b: Any, path: tuple = ()) -> list[tuple]:
     """Where two JSON values differ: a key only in one, a list whose length changed, a leaf."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return [p for k in dict.fromkeys([*a, *b])
-                for p in ([path + (k,)] if k not in a or k not in b else diff_paths(a[k], b[k], path + (k,)))]
+        return [
+            p
+            for k in dict.fromkeys([*a, *b])
+            for p in (
+                [path + (k,)] if k not in a or k not in b else diff_paths(a[k], b[k], path + (k,))
+            )
+        ]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [p for i, (x, y) in enumerate(zip(a, b)) for p in diff_paths(x, y, path + (i,))]
     return [] if same_json(a, b) else [path]
@@ -164,11 +184,16 @@ def without_added_defaults(out: Any, instance: Any, defaults: Defaults, path: tu
     emitting a default the sender left out keeps the meaning (the issue allows that design)."""
     if isinstance(out, dict) and isinstance(instance, dict):
         known = defaults.get(path, {})
-        return {k: without_added_defaults(v, instance[k], defaults, path + (k,)) if k in instance else v
-                for k, v in out.items()
-                if k in instance or k not in known or not same_json(v, known[k])}
+        return {
+            k: without_added_defaults(v, instance[k], defaults, path + (k,)) if k in instance else v
+            for k, v in out.items()
+            if k in instance or k not in known or not same_json(v, known[k])
+        }
     if isinstance(out, list) and isinstance(instance, list) and len(out) == len(instance):
-        return [without_added_defaults(x, y, defaults, path + (i,)) for i, (x, y) in enumerate(zip(out, instance))]
+        return [
+            without_added_defaults(x, y, defaults, path + (i,))
+            for i, (x, y) in enumerate(zip(out, instance))
+        ]
     return out
 
 
@@ -194,7 +219,8 @@ def repair_problem(m: Mutation, out: Any, valid: bool) -> str | None:
         return "no x-deserialize mark holds the mutation"
     stray = [d for d in diff_paths(m.instance, out) if not any(_is_prefix(h, d) for h in holders)]
     if stray:
-        return f"changed outside the marked places {[_where(h) for h in holders]}: {[_where(d) for d in stray]}"
+        marks, changes = [_where(h) for h in holders], [_where(d) for d in stray]
+        return f"changed outside the marked places {marks}: {changes}"
     return None
 
 
@@ -214,10 +240,17 @@ class _Checker:
     def valid(self, def_name: str) -> list[tuple[Any, Defaults]]:
         """Valid instances of a def, each with the schema defaults of its objects' properties."""
         ranges = self.validator(def_name, FormatRangeValidator)
-        return [(x, defaults) for x, defaults in valid_instances_with_defaults(
-                    self.doc, def_name, count=self.count, seed=self.seed) if ranges.is_valid(x)]
+        return [
+            (x, defaults)
+            for x, defaults in valid_instances_with_defaults(
+                self.doc, def_name, count=self.count, seed=self.seed
+            )
+            if ranges.is_valid(x)
+        ]
 
-    def roundtrip(self, def_name: str, value: Any, instance: Any, defaults: Defaults, where: str) -> None:
+    def roundtrip(
+        self, def_name: str, value: Any, instance: Any, defaults: Defaults, where: str
+    ) -> None:
         """`value` was decoded from `instance`: its encoding must be valid and the same JSON, but
         for properties the input left out that come back with their schema default."""
         try:
@@ -225,13 +258,23 @@ class _Checker:
         except Exception as exc:  # noqa: BLE001 - any failure to encode is the finding
             self.add("crash", where, f"encode raised {exc!r} for {_short(instance)}")
             return
-        errors = [f"{_where(tuple(e.absolute_path))}: {e.message[:150]}"
-                  for e in self.validator(def_name).iter_errors(out)]
+        errors = [
+            f"{_where(tuple(e.absolute_path))}: {e.message[:150]}"
+            for e in self.validator(def_name).iter_errors(out)
+        ]
         if errors:
-            self.add("invalid output", where, f"{_short(instance)} re-encoded as {_short(out)}: {errors[:2]}")
+            self.add(
+                "invalid output",
+                where,
+                f"{_short(instance)} re-encoded as {_short(out)}: {errors[:2]}",
+            )
         elif not same_json(without_added_defaults(out, instance, defaults), instance):
             lost = [_where(d) for d in diff_paths(instance, out)]
-            self.add("round trip", where, f"{_short(instance)} re-encoded as {_short(out)} (differs at {lost})")
+            self.add(
+                "round trip",
+                where,
+                f"{_short(instance)} re-encoded as {_short(out)} (differs at {lost})",
+            )
 
     def check_def(self, def_name: str) -> None:
         tp = getattr(self.pkg.types, def_name, None)
@@ -257,7 +300,11 @@ class _Checker:
             except msgspec.ValidationError:
                 continue
             except Exception as exc:  # noqa: BLE001
-                self.add("crash", def_name, f"decode raised {exc!r} for {m.description}: {_short(m.instance)}")
+                self.add(
+                    "crash",
+                    def_name,
+                    f"decode raised {exc!r} for {m.description}: {_short(m.instance)}",
+                )
                 continue
             try:
                 out = json.loads(self.pkg.encode(value))
@@ -266,8 +313,14 @@ class _Checker:
                 continue
             problem = repair_problem(m, out, validator.is_valid(out))
             if problem:
-                kind = "leniency spread" if m.marked and validator.is_valid(out) else "invalid accepted"
-                self.add(kind, def_name, f"{m.description}: {_short(m.instance)} accepted; {problem}")
+                kind = (
+                    "leniency spread"
+                    if m.marked and validator.is_valid(out)
+                    else "invalid accepted"
+                )
+                self.add(
+                    kind, def_name, f"{m.description}: {_short(m.instance)} accepted; {problem}"
+                )
 
     def check_method(self, method: Any) -> None:
         """One method through decode_message."""
@@ -285,14 +338,20 @@ class _Checker:
             try:
                 got = pkg.decode_message(json.dumps(msg).encode(), method.side)
             except Exception as exc:  # noqa: BLE001
-                self.add("message", where, f"{_short(msg)} refused by side {method.side!r}: {exc!r}")
+                self.add(
+                    "message", where, f"{_short(msg)} refused by side {method.side!r}: {exc!r}"
+                )
                 continue
             expected = pkg.Request if method.kind == "request" else pkg.Notification
             if not isinstance(got, expected) or got.method != wire:
                 self.add("message", where, f"{_short(msg)} decoded as {got!r:.200}")
                 continue
             if tp is not None and not isinstance(got.params, tp):
-                self.add("message", where, f"params decoded as {type(got.params).__name__}, not {tp.__name__}")
+                self.add(
+                    "message",
+                    where,
+                    f"params decoded as {type(got.params).__name__}, not {tp.__name__}",
+                )
             self.roundtrip(method.params, got.params, instance, defaults, where + " params")
         for m in mutations(self.doc, method.params, count=3, seed=self.seed):
             if m.instance is None:
@@ -304,7 +363,9 @@ class _Checker:
                 got = pkg.decode_message(json.dumps(msg).encode(), method.side)
             except pkg.RpcError as exc:
                 if exc.code != -32602:
-                    self.add("message", where, f"{m.description}: refused with {exc.code}, not -32602")
+                    self.add(
+                        "message", where, f"{m.description}: refused with {exc.code}, not -32602"
+                    )
                 continue
             except Exception as exc:  # noqa: BLE001
                 self.add("message", where, f"{m.description}: decode_message raised {exc!r}")
@@ -337,9 +398,15 @@ class _Checker:
         except Exception as exc:  # noqa: BLE001
             self.add("stubs", where, f"{side}Proxy.{info.handler} raised {exc!r}")
             return
-        expected = [(method.kind, method.wire, params, info.result if method.kind == "request" else None)]
+        expected = [
+            (method.kind, method.wire, params, info.result if method.kind == "request" else None)
+        ]
         if peer.calls != expected:
-            self.add("stubs", where, f"{side}Proxy.{info.handler} sent {peer.calls!r:.300}, not {expected!r:.300}")
+            self.add(
+                "stubs",
+                where,
+                f"{side}Proxy.{info.handler} sent {peer.calls!r:.300}, not {expected!r:.300}",
+            )
 
     def check_response(self, method: Any, info: Any, where: str) -> None:
         other = {"agent": "client", "client": "agent"}[method.side]
@@ -347,7 +414,9 @@ class _Checker:
         for instance, defaults in results:
             msg = {"jsonrpc": "2.0", "id": 9, "result": instance}
             try:
-                got = self.pkg.decode_message(json.dumps(msg).encode(), other, lambda id: info.result)
+                got = self.pkg.decode_message(
+                    json.dumps(msg).encode(), other, lambda id: info.result
+                )
             except Exception as exc:  # noqa: BLE001
                 self.add("message", where, f"response {_short(msg)} refused: {exc!r}")
                 continue
@@ -379,11 +448,28 @@ def methods_of(doc: dict) -> list[Method]:
     """The methods of a document whose x-method defs are named `...Request`, `...Response` and
     `...Notification` (as ACP and the grammar name them)."""
     defs = doc["$defs"]
-    responses = {b["x-method"]: n for n, b in defs.items() if "x-method" in b and n.endswith("Response")}
-    return [Method(b["x-method"], b["x-side"], kind, n, responses.get(b["x-method"]) if kind == "request" else None)
-            for n, b in defs.items() if "x-method" in b
-            for kind in ["request" if n.endswith("Request") else "notification" if n.endswith("Notification") else ""]
-            if kind]
+    responses = {
+        b["x-method"]: n for n, b in defs.items() if "x-method" in b and n.endswith("Response")
+    }
+    return [
+        Method(
+            b["x-method"],
+            b["x-side"],
+            kind,
+            n,
+            responses.get(b["x-method"]) if kind == "request" else None,
+        )
+        for n, b in defs.items()
+        if "x-method" in b
+        for kind in [
+            (
+                "request"
+                if n.endswith("Request")
+                else "notification" if n.endswith("Notification") else ""
+            )
+        ]
+        if kind
+    ]
 
 
 class _RecordingPeer:
@@ -442,7 +528,10 @@ def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disag
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m tests.support.agreement SCHEMA.json  (or - for stdin)", file=sys.stderr)
+        print(
+            "usage: python -m tests.support.agreement SCHEMA.json  (or - for stdin)",
+            file=sys.stderr,
+        )
         return 2
     doc = json.loads(sys.stdin.read() if argv[0] == "-" else Path(argv[0]).read_text())
     Draft202012Validator.check_schema(doc)

@@ -7,8 +7,9 @@
 
 `schema` is a whole document with `$defs`. Values are made by walking the def with a seeded
 `random.Random` ($ref, allOf merged, one anyOf/oneOf branch picked, const, enum, type lists,
-properties, additionalProperties, items, min/maxItems, uniqueItems, integer formats, minimum/maximum,
-min/maxLength, pattern, contentEncoding, not), then checked with Draft202012Validator.
+properties, additionalProperties, items, min/maxItems, uniqueItems, integer formats,
+minimum/maximum, min/maxLength, pattern, contentEncoding, not), then checked with
+Draft202012Validator.
 Optional properties appear with a per-instance probability (first instance: required ones only;
 second: nearly all); extra keys only where `additionalProperties` is explicit; numbers are
 floats, integers ints within their format's range; strings mix ASCII, JSON escapes and
@@ -338,7 +339,8 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
                 for k in flat.get("required", []) if k in value]
     if isinstance(value, dict) and flat.get("additionalProperties") is False:
         extra = next(k for k in ("extra", "extra_", "extra__") if k not in flat.get("properties", {}))
-        out.append(("closed", "unknown key where additionalProperties is false", path + (extra,), 1))
+        desc = "unknown key where additionalProperties is false"
+        out.append(("closed", desc, path + (extra,), 1))
     if isinstance(value, list) and value and flat.get("uniqueItems"):
         out.append(("unique", "duplicate item where uniqueItems", path, value + [value[0]]))
     if isinstance(value, list):
@@ -394,10 +396,12 @@ class Mutation:
     marked: tuple[tuple[tuple, str], ...]
 
 
-def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int) -> list[tuple[Any, str]]:
+def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int
+                      ) -> list[tuple[Any, str]]:
     """Up to `count` distinct (instance, description) pairs that the validator rejects: see
     `mutations`."""
-    return [(m.instance, m.description) for m in mutations(schema, def_name, count=count, seed=seed)]
+    found = mutations(schema, def_name, count=count, seed=seed)
+    return [(m.instance, m.description) for m in found]
 
 
 def mutations(schema: dict, def_name: str, *, count: int, seed: int) -> list[Mutation]:
@@ -416,8 +420,8 @@ def mutations(schema: dict, def_name: str, *, count: int, seed: int) -> list[Mut
     out: list[Mutation] = []
     seen: set[str] = set()
     for base, sites in _instances(schema, def_name, rng, max(2, count // 2), {}):
-        marked = tuple((path, mark) for path, flat in sites for mark in (LENIENT_DEFAULT, LENIENT_ITEMS)
-                       if flat.get(mark) is True)
+        marked = tuple((path, mark) for path, flat in sites
+                       for mark in (LENIENT_DEFAULT, LENIENT_ITEMS) if flat.get(mark) is True)
         by_kind: dict[str, list] = {}
         for path, flat in sites:
             for kind, *rest in _mutations(functools.reduce(operator.getitem, path, base), flat, path):

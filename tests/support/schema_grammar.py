@@ -1,4 +1,4 @@
-"""A grammar of JSON Schema 2020-12 documents spelled the way ACP spells them, as Hypothesis strategies.
+"""A grammar of JSON Schema 2020-12 documents spelled as ACP spells them (Hypothesis strategies).
 
     schemas() -> SearchStrategy[dict]   # a whole document: {"$schema", "$defs", ...}
 
@@ -7,15 +7,17 @@ refer to defs drawn before them, so there are no reference cycles. What the gram
 
 - scalars (string, integer with ACP's integer formats, number, boolean), any-JSON `{}`, raw maps
   (`{"type": "object", "additionalProperties": true}`, like `_meta`);
-- const/enum in every ACP spelling: `enum` lists, `oneOf` of described consts, open sets (consts plus
-  a plain `{"type": "string"}` branch), open integer sets (ErrorCode's consts plus a plain integer);
+- const/enum in every ACP spelling: `enum` lists, `oneOf` of described consts, open sets (consts
+  plus a plain `{"type": "string"}` branch), open integer sets (ErrorCode's consts plus a plain
+  integer);
 - nullables in both spellings (`type: [X, "null"]` and `anyOf: [X, {"type": "null"}]`);
 - arrays (`uniqueItems`, `x-deserialize-skip-invalid-items`), maps (`additionalProperties: X`),
   nested inline objects (`additionalProperties` absent, true or false), `anyOf` of scalars;
 - `$ref` bare, wrapped in `allOf` with a description, or with `title`/`description` beside it;
 - tagged unions (def or inline, `oneOf`/`anyOf`, variants inline or `allOf`-wrapped refs, closed
   or open with a catch-all object), and the five constructs of issue 9:
-  1. an object def with its own properties plus `anyOf`/`oneOf` variants pinning one of them by const;
+  1. an object def with its own properties plus `anyOf`/`oneOf` variants pinning one of them by
+     const (closed, or open with a catch-all);
   2. an open untagged union: `allOf`-wrapped refs plus the catch-all
      `{"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}},
      "additionalProperties": true}`;
@@ -43,23 +45,78 @@ from typing import Any
 from hypothesis import strategies as st
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-DEF_NAMES = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon",
-             "Meta", "Any", "Annotated", "Literal", "msgspec", "Struct", "Enum", "Union", "Optional",
-             "UNSET", "UnsetType", "Raw", "UnknownVariant", "List", "Dict", "T", "typing", "enum",
-             "annotations", "Callable", "Generic"]
-PROP_NAMES = ["a", "name", "value", "kind", "sessionId", "_meta", "class", "from", "fooBar",
-              "foo_bar", "with-dash", "id", "items", "type", "None", "self"]
+DEF_NAMES = [
+    "Alpha",
+    "Beta",
+    "Gamma",
+    "Delta",
+    "Epsilon",
+    "Meta",
+    "Any",
+    "Annotated",
+    "Literal",
+    "msgspec",
+    "Struct",
+    "Enum",
+    "Union",
+    "Optional",
+    "UNSET",
+    "UnsetType",
+    "Raw",
+    "UnknownVariant",
+    "List",
+    "Dict",
+    "T",
+    "typing",
+    "enum",
+    "annotations",
+    "Callable",
+    "Generic",
+]
+PROP_NAMES = [
+    "a",
+    "name",
+    "value",
+    "kind",
+    "sessionId",
+    "_meta",
+    "class",
+    "from",
+    "fooBar",
+    "foo_bar",
+    "with-dash",
+    "id",
+    "items",
+    "type",
+    "None",
+    "self",
+]
 TAG_NAMES = ["type", "kind", "sessionUpdate"]
 WORDS = ["a", "b", "text", "end_turn", "image", "x y", "Other", "_ext", "1", "kebab-case", "ÉTÉ"]
 INT_FORMATS = [None, "int64", "uint32", "uint16", "int32", "uint64"]
-METHODS = [("Initialize", "initialize"), ("NewSession", "session/new"),
-           ("ReadTextFile", "fs/read_text_file"), ("SessionUpdate", "session/update"),
-           ("CancelRequest", "$/cancel_request"), ("CreateTerminal", "terminal/create")]
-CATCH_ALL = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}},
-             "additionalProperties": True}
+METHODS = [
+    ("Initialize", "initialize"),
+    ("NewSession", "session/new"),
+    ("ReadTextFile", "fs/read_text_file"),
+    ("SessionUpdate", "session/update"),
+    ("CancelRequest", "$/cancel_request"),
+    ("CreateTerminal", "terminal/create"),
+]
+CATCH_ALL = {
+    "type": "object",
+    "required": ["type"],
+    "properties": {"type": {"type": "string"}},
+    "additionalProperties": True,
+}
 NULL = {"type": "null"}
-DESCRIPTIONS = ["A property.", 'Quotes """ and \\ a backslash, \\[1\\] as in RequestId.', 'Ends in a quote"',
-                "Unicode: 中文 😀", "Lines\n\n- a list item\n    indented code", "{{ jinja }} {% raw %}"]
+DESCRIPTIONS = [
+    "A property.",
+    'Quotes """ and \\ a backslash, \\[1\\] as in RequestId.',
+    'Ends in a quote"',
+    "Unicode: 中文 😀",
+    "Lines\n\n- a list item\n    indented code",
+    "{{ jinja }} {% raw %}",
+]
 MAX_DEPTH = 2
 
 
@@ -84,7 +141,8 @@ class MethodDraw:
 
 
 _CTX: ContextVar[Ctx] = ContextVar("schema_grammar_ctx")
-"""The defs drawn so far in the document being drawn (strategies are built once, read it at draw time)."""
+"""The defs drawn so far in the document being drawn (strategies are built once: they read it
+at draw time)."""
 
 
 def _ref(name: str) -> dict:
@@ -96,13 +154,24 @@ def _ref(name: str) -> dict:
 
 @functools.cache
 def scalar() -> st.SearchStrategy[dict]:
-    integer = st.builds(lambda fmt, lo: {"type": "integer", **({"format": fmt} if fmt else {}),
-                                         **({"minimum": 0} if lo else {})},
-                        st.sampled_from(INT_FORMATS), st.booleans())
-    return st.one_of(st.just({"type": "string"}), integer, st.just({"type": "boolean"}),
-                     st.just({"type": "number"}), st.just({}),
-                     st.just({"type": "object", "additionalProperties": True}),
-                     st.builds(lambda w: {"type": "string", "const": w}, st.sampled_from(WORDS)))
+    integer = st.builds(
+        lambda fmt, lo: {
+            "type": "integer",
+            **({"format": fmt} if fmt else {}),
+            **({"minimum": 0} if lo else {}),
+        },
+        st.sampled_from(INT_FORMATS),
+        st.booleans(),
+    )
+    return st.one_of(
+        st.just({"type": "string"}),
+        integer,
+        st.just({"type": "boolean"}),
+        st.just({"type": "number"}),
+        st.just({}),
+        st.just({"type": "object", "additionalProperties": True}),
+        st.builds(lambda w: {"type": "string", "const": w}, st.sampled_from(WORDS)),
+    )
 
 
 @functools.cache
@@ -117,12 +186,21 @@ def enum_node(draw: st.DrawFn) -> dict:
     if spelling == "oneOf":
         return {"oneOf": consts}
     if spelling == "open":
-        return {"anyOf": consts + [{"title": "other", "description": "Custom or future value.",
-                                    "type": "string"}]}
-    codes = draw(st.lists(st.sampled_from([-32700, -32600, 0, 7, -32000]), min_size=1, max_size=3,
-                          unique=True))
-    return {"anyOf": [{"title": f"Code {c}", "type": "integer", "format": "int32", "const": c}
-                      for c in codes] + [{"title": "Other", "type": "integer", "format": "int32"}]}
+        return {
+            "anyOf": consts
+            + [{"title": "other", "description": "Custom or future value.", "type": "string"}]
+        }
+    codes = draw(
+        st.lists(
+            st.sampled_from([-32700, -32600, 0, 7, -32000]), min_size=1, max_size=3, unique=True
+        )
+    )
+    return {
+        "anyOf": [
+            {"title": f"Code {c}", "type": "integer", "format": "int32", "const": c} for c in codes
+        ]
+        + [{"title": "Other", "type": "integer", "format": "int32"}]
+    }
 
 
 @functools.cache
@@ -138,7 +216,11 @@ def ref_node(draw: st.DrawFn) -> dict:
         return _ref(target)
     if spelling == "allOf":
         return {"description": f"A {target}.", "allOf": [_ref(target)]}
-    return {**_ref(target), "title": target, "description": f"A {target}, described beside its $ref."}
+    return {
+        **_ref(target),
+        "title": target,
+        "description": f"A {target}, described beside its $ref.",
+    }
 
 
 # ---------------------------------------------------------------- composites
@@ -152,9 +234,15 @@ def node(depth: int) -> st.SearchStrategy[dict]:
         return st.one_of(*leaves)
     sub = node(depth - 1)
     unions = st.one_of(scalar_union(), tagged_union(depth - 1), object_union(depth - 1))
-    return st.one_of(*leaves, nullable(st.one_of(scalar(), sub)), array(st.one_of(sub, unions)),
-                     st.builds(_map, st.one_of(sub, unions)), inline_object(depth - 1), unions,
-                     not_node())
+    return st.one_of(
+        *leaves,
+        nullable(st.one_of(scalar(), sub)),
+        array(st.one_of(sub, unions)),
+        st.builds(_map, st.one_of(sub, unions)),
+        inline_object(depth - 1),
+        unions,
+        not_node(),
+    )
 
 
 @functools.cache
@@ -183,8 +271,12 @@ def _map(values: dict) -> dict:
 
 @functools.cache
 def scalar_union() -> st.SearchStrategy[dict]:
-    kinds = st.lists(st.sampled_from(["string", "integer", "boolean", "number", "array"]),
-                     min_size=2, max_size=3, unique=True)
+    kinds = st.lists(
+        st.sampled_from(["string", "integer", "boolean", "number", "array"]),
+        min_size=2,
+        max_size=3,
+        unique=True,
+    )
     return st.builds(lambda ks: {"anyOf": [{"type": k} for k in ks]}, kinds)
 
 
@@ -192,8 +284,15 @@ def scalar_union() -> st.SearchStrategy[dict]:
 def not_node() -> st.SearchStrategy[dict]:
     return st.one_of(
         st.builds(lambda w: {"type": "string", "not": {"const": w}}, st.sampled_from(WORDS)),
-        st.builds(lambda p: {"type": "object", "properties": {p: {"type": "integer"}},
-                             "not": {"required": [p]}}, st.sampled_from(PROP_NAMES)))
+        st.builds(
+            lambda p: {
+                "type": "object",
+                "properties": {p: {"type": "integer"}},
+                "not": {"required": [p]},
+            },
+            st.sampled_from(PROP_NAMES),
+        ),
+    )
 
 
 def _default_for(schema: dict) -> tuple[bool, Any]:
@@ -234,10 +333,16 @@ def prop(draw: st.DrawFn, depth: int, required: bool) -> dict:
 
 @functools.cache
 @st.composite
-def properties(draw: st.DrawFn, depth: int, exclude: frozenset[str] = frozenset(),
-               max_size: int = 3) -> tuple[dict, list[str]]:
-    names = draw(st.lists(st.sampled_from([p for p in PROP_NAMES if p not in exclude]),
-                          max_size=max_size, unique=True))
+def properties(
+    draw: st.DrawFn, depth: int, exclude: frozenset[str] = frozenset(), max_size: int = 3
+) -> tuple[dict, list[str]]:
+    names = draw(
+        st.lists(
+            st.sampled_from([p for p in PROP_NAMES if p not in exclude]),
+            max_size=max_size,
+            unique=True,
+        )
+    )
     props, required = {}, []
     for name in names:
         req = draw(st.booleans())
@@ -249,8 +354,7 @@ def properties(draw: st.DrawFn, depth: int, exclude: frozenset[str] = frozenset(
 
 @functools.cache
 @st.composite
-def inline_object(draw: st.DrawFn, depth: int,
-                  exclude: frozenset[str] = frozenset()) -> dict:
+def inline_object(draw: st.DrawFn, depth: int, exclude: frozenset[str] = frozenset()) -> dict:
     props, required = draw(properties(depth, exclude))
     out: dict = {"type": "object", "properties": props}
     if required:
@@ -268,13 +372,20 @@ def variant(draw: st.DrawFn, depth: int, tag: str, value: str) -> dict:
     pin = {"type": "string", "const": value}
     ctx = _CTX.get()
     if ctx.objects and draw(st.booleans()):
-        out = {"description": f"The {value} variant.", "type": "object",
-               "properties": {tag: pin}, "required": [tag],
-               "allOf": [_ref(draw(st.sampled_from(ctx.objects)))]}
+        out = {
+            "description": f"The {value} variant.",
+            "type": "object",
+            "properties": {tag: pin},
+            "required": [tag],
+            "allOf": [_ref(draw(st.sampled_from(ctx.objects)))],
+        }
     else:
         body = draw(inline_object(depth, frozenset({tag})))
-        out = {**body, "properties": {tag: pin, **body["properties"]},
-               "required": [tag] + body.get("required", [])}
+        out = {
+            **body,
+            "properties": {tag: pin, **body["properties"]},
+            "required": [tag] + body.get("required", []),
+        }
     return draw(branch_extras(out))
 
 
@@ -288,8 +399,11 @@ def branch_extras(draw: st.DrawFn, branch: dict) -> dict:
     if extra == "additionalProperties" and "additionalProperties" not in branch:
         return {**branch, "additionalProperties": True}
     if extra == "allOf":  # several members: what the branch had, plus a ref or an inline object
-        more = (_ref(draw(st.sampled_from(ctx.objects))) if ctx.objects and draw(st.booleans())
-                else draw(inline_object(0)))
+        more = (
+            _ref(draw(st.sampled_from(ctx.objects)))
+            if ctx.objects and draw(st.booleans())
+            else draw(inline_object(0))
+        )
         if "allOf" in branch:
             return {**branch, "allOf": branch["allOf"] + [more]}
         rest = {k: v for k, v in branch.items() if k in ("title", "description")}
@@ -321,7 +435,9 @@ def object_union(draw: st.DrawFn, depth: int) -> dict:
     ctx = _CTX.get()
     for _ in range(draw(st.integers(1, 2))):
         if draw(st.integers(0, 3)) == 0:  # a tagged variant beside untagged ones
-            branches.append(draw(variant(depth, draw(st.sampled_from(TAG_NAMES)), draw(st.sampled_from(WORDS)))))
+            branches.append(
+                draw(variant(depth, draw(st.sampled_from(TAG_NAMES)), draw(st.sampled_from(WORDS))))
+            )
         elif ctx.objects and draw(st.booleans()):
             target = draw(st.sampled_from(ctx.objects))
             if draw(st.booleans()):
@@ -357,7 +473,9 @@ def discriminated_object(draw: st.DrawFn) -> dict:
         out["required"] = required
     variants = [draw(variant(0, tag, v)) for v in values]
     if draw(st.booleans()):  # open: unknown variants must still carry the shared fields
-        out["anyOf"] = variants + [{**CATCH_ALL, "required": [tag], "properties": {tag: {"type": "string"}}}]
+        out["anyOf"] = variants + [
+            {**CATCH_ALL, "required": [tag], "properties": {tag: {"type": "string"}}}
+        ]
     else:
         out[draw(st.sampled_from(["anyOf", "oneOf"]))] = variants
     return out
@@ -367,8 +485,11 @@ def discriminated_object(draw: st.DrawFn) -> dict:
 @st.composite
 def def_body(draw: st.DrawFn) -> tuple[dict, bool]:
     """(a def's schema, whether it is a plain object def)."""
-    kind = draw(st.sampled_from(["object", "alias", "enum", "object", "tagged", "discriminated",
-                                 "object_union"]))
+    kind = draw(
+        st.sampled_from(
+            ["object", "alias", "enum", "object", "tagged", "discriminated", "object_union"]
+        )
+    )
     if kind == "object":
         body = draw(inline_object(MAX_DEPTH - 1))
         return {"description": draw(st.sampled_from(DESCRIPTIONS)), **body}, True
@@ -386,18 +507,30 @@ def def_body(draw: st.DrawFn) -> tuple[dict, bool]:
 # ---------------------------------------------------------------- methods and envelopes
 
 
-REQUEST_ID = {"anyOf": [{"title": "Null", "type": "null"},
-                        {"title": "Number", "type": "integer", "format": "int64"},
-                        {"title": "Str", "type": "string"}]}
-ERROR_CODE = {"anyOf": [{"title": "Parse error", "type": "integer", "format": "int32", "const": -32700},
-                        {"title": "Invalid params", "type": "integer", "format": "int32",
-                         "const": -32602},
-                        {"title": "Method not found", "type": "integer", "format": "int32",
-                         "const": -32601},
-                        {"title": "Other", "type": "integer", "format": "int32"}]}
-ERROR = {"type": "object", "required": ["code", "message"],
-         "properties": {"code": {"allOf": [_ref("ErrorCode")]}, "message": {"type": "string"},
-                        "data": {"x-deserialize-default-on-error": True}}}
+REQUEST_ID = {
+    "anyOf": [
+        {"title": "Null", "type": "null"},
+        {"title": "Number", "type": "integer", "format": "int64"},
+        {"title": "Str", "type": "string"},
+    ]
+}
+ERROR_CODE = {
+    "anyOf": [
+        {"title": "Parse error", "type": "integer", "format": "int32", "const": -32700},
+        {"title": "Invalid params", "type": "integer", "format": "int32", "const": -32602},
+        {"title": "Method not found", "type": "integer", "format": "int32", "const": -32601},
+        {"title": "Other", "type": "integer", "format": "int32"},
+    ]
+}
+ERROR = {
+    "type": "object",
+    "required": ["code", "message"],
+    "properties": {
+        "code": {"allOf": [_ref("ErrorCode")]},
+        "message": {"type": "string"},
+        "data": {"x-deserialize-default-on-error": True},
+    },
+}
 SENDER = {"agent": "Client", "client": "Agent"}  # x-side (receiver) -> who sends the request
 
 
@@ -413,15 +546,23 @@ def methods(draw: st.DrawFn) -> tuple[dict, list[MethodDraw]]:
         kind = draw(st.sampled_from(["request", "notification"]))
         params = f"{stem}{kind.title()}"
         body = draw(inline_object(1))
-        defs[params] = {"description": f"The {wire} {kind}.", **body, "x-side": side,
-                        "x-method": wire}
+        defs[params] = {
+            "description": f"The {wire} {kind}.",
+            **body,
+            "x-side": side,
+            "x-method": wire,
+        }
         result, null_result = None, False
         if kind == "request":
             answer = draw(st.sampled_from(["object", "none", "null"]))  # construct 4 and 3
             if answer == "object":
                 result = f"{stem}Response"
-                defs[result] = {"description": f"The {wire} response.",
-                                **draw(inline_object(1)), "x-side": side, "x-method": wire}
+                defs[result] = {
+                    "description": f"The {wire} response.",
+                    **draw(inline_object(1)),
+                    "x-side": side,
+                    "x-method": wire,
+                }
             null_result = answer == "null"
         drawn.append(MethodDraw(wire, side, kind, params, result, null_result))
     return defs, drawn
@@ -441,33 +582,61 @@ def envelopes(drawn: list[MethodDraw], bare: bool) -> dict:
         results = [m.result for m in sent if m.result]
         has_null = any(m.null_result for m in sent)
         if bare:
-            for suffix, names, null in (("Request", requests, False), ("Response", results, has_null),
-                                        ("Notification", notes, False)):
+            for suffix, names, null in (
+                ("Request", requests, False),
+                ("Response", results, has_null),
+                ("Notification", notes, False),
+            ):
                 if names or null:
-                    defs[sender + suffix] = {"anyOf": [_ref(n) for n in names] + ([NULL] if null else []),
-                                             "x-docs-ignore": True}
+                    defs[sender + suffix] = {
+                        "anyOf": [_ref(n) for n in names] + ([NULL] if null else []),
+                        "x-docs-ignore": True,
+                    }
             continue
         rid = {"allOf": [_ref("RequestId")]}
         if requests:
             defs[f"{sender}Request"] = {
-                "description": "A JSON-RPC request object.", "type": "object",
-                "properties": {"id": rid, "method": {"type": "string"},
-                               "params": {"anyOf": [{"anyOf": [_titled(n) for n in requests]}, NULL]}},
-                "required": ["id", "method"], "x-docs-ignore": True}
+                "description": "A JSON-RPC request object.",
+                "type": "object",
+                "properties": {
+                    "id": rid,
+                    "method": {"type": "string"},
+                    "params": {"anyOf": [{"anyOf": [_titled(n) for n in requests]}, NULL]},
+                },
+                "required": ["id", "method"],
+                "x-docs-ignore": True,
+            }
         if results or has_null:
             answers = [_titled(n) for n in results] + ([NULL] if has_null else [])
-            defs[f"{sender}Response"] = {"description": "A JSON-RPC response object.", "anyOf": [
-                {"title": "Result", "type": "object",
-                 "properties": {"id": rid, "result": {"anyOf": answers}}, "required": ["id", "result"]},
-                {"title": "Error", "type": "object",
-                 "properties": {"id": rid, "error": {"allOf": [_ref("Error")]}},
-                 "required": ["id", "error"]}], "x-docs-ignore": True}
+            defs[f"{sender}Response"] = {
+                "description": "A JSON-RPC response object.",
+                "anyOf": [
+                    {
+                        "title": "Result",
+                        "type": "object",
+                        "properties": {"id": rid, "result": {"anyOf": answers}},
+                        "required": ["id", "result"],
+                    },
+                    {
+                        "title": "Error",
+                        "type": "object",
+                        "properties": {"id": rid, "error": {"allOf": [_ref("Error")]}},
+                        "required": ["id", "error"],
+                    },
+                ],
+                "x-docs-ignore": True,
+            }
         if notes:
             defs[f"{sender}Notification"] = {
-                "description": "A JSON-RPC notification object.", "type": "object",
-                "properties": {"method": {"type": "string"},
-                               "params": {"anyOf": [{"anyOf": [_titled(n) for n in notes]}, NULL]}},
-                "required": ["method"], "x-docs-ignore": True}
+                "description": "A JSON-RPC notification object.",
+                "type": "object",
+                "properties": {
+                    "method": {"type": "string"},
+                    "params": {"anyOf": [{"anyOf": [_titled(n) for n in notes]}, NULL]},
+                },
+                "required": ["method"],
+                "x-docs-ignore": True,
+            }
     return defs
 
 
@@ -504,10 +673,15 @@ def messages(defs: dict) -> list[dict]:
     for sender in ("Agent", "Client"):
         kinds = [k for k in ("Request", "Response", "Notification") if sender + k in defs]
         if kinds:
-            out.append({"title": sender, "type": "object",
-                        "properties": {"jsonrpc": {"type": "string", "enum": ["2.0"]}},
-                        "required": ["jsonrpc"],
-                        "anyOf": [{"title": k, "allOf": [_ref(sender + k)]} for k in kinds]})
+            out.append(
+                {
+                    "title": sender,
+                    "type": "object",
+                    "properties": {"jsonrpc": {"type": "string", "enum": ["2.0"]}},
+                    "required": ["jsonrpc"],
+                    "anyOf": [{"title": k, "allOf": [_ref(sender + k)]} for k in kinds],
+                }
+            )
     return out
 
 
@@ -523,12 +697,17 @@ def features(doc: dict) -> set[str]:
             found.add("shadowing def name")
         if "x-method" in body:
             found.add("method")
-            if name.endswith("Request") and not any(n.endswith("Response") and b.get("x-method") == body["x-method"]
-                                                    for n, b in defs.items()):
+            if name.endswith("Request") and not any(
+                n.endswith("Response") and b.get("x-method") == body["x-method"]
+                for n, b in defs.items()
+            ):
                 found.add("request without response def")
         if body.get("x-docs-ignore"):
-            found.add("bare envelope" if "properties" not in body and "Result" not in str(body)[:200]
-                      else "json-rpc envelope")
+            found.add(
+                "bare envelope"
+                if "properties" not in body and "Result" not in str(body)[:200]
+                else "json-rpc envelope"
+            )
         if "properties" in body and any(k in body for k in ("anyOf", "oneOf")):
             found.add("object with pinning variants")
     _walk(doc["$defs"], found, in_property=False)
@@ -551,12 +730,24 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
             continue
         if NULL in branches:
             found.add("nullable anyOf" if len(branches) == 2 else "null branch in union")
-        if CATCH_ALL in branches or any(b.get("additionalProperties") is True and "required" in b
-                                        and not any("const" in p for p in b.get("properties", {}).values())
-                                        for b in branches if isinstance(b, dict)):
+        if CATCH_ALL in branches or any(
+            b.get("additionalProperties") is True
+            and "required" in b
+            and not any("const" in p for p in b.get("properties", {}).values())
+            for b in branches
+            if isinstance(b, dict)
+        ):
             found.add("open union with catch-all")
-        if any("const" in b and "type" in b and b.get("type") == "string" for b in branches if isinstance(b, dict)):
-            found.add("open string set" if any(b.get("title") == "other" for b in branches) else "oneOf of consts")
+        if any(
+            "const" in b and "type" in b and b.get("type") == "string"
+            for b in branches
+            if isinstance(b, dict)
+        ):
+            found.add(
+                "open string set"
+                if any(b.get("title") == "other" for b in branches)
+                else "oneOf of consts"
+            )
         if any(b.get("title") == "Other" for b in branches if isinstance(b, dict)):
             found.add("open integer set")
         if any(isinstance(b, dict) and "not" in b for b in branches):
@@ -565,16 +756,23 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
             found.add("branch with several allOf")
         if any(isinstance(b, dict) and "$ref" in b and "title" in b for b in branches):
             found.add("title beside $ref")
-        if in_property and any(isinstance(b, dict) and any("const" in p for p in b.get("properties", {}).values()
-                                                           if isinstance(p, dict)) for b in branches):
+        if in_property and any(
+            isinstance(b, dict)
+            and any("const" in p for p in b.get("properties", {}).values() if isinstance(p, dict))
+            for b in branches
+        ):
             found.add("inline tagged union in a field")
     if "enum" in node:
         found.add("enum list")
-    if node.get("type") == "array" and isinstance(node.get("items"), dict) and \
-            any(k in node["items"] for k in ("anyOf", "oneOf")):
+    if (
+        node.get("type") == "array"
+        and isinstance(node.get("items"), dict)
+        and any(k in node["items"] for k in ("anyOf", "oneOf"))
+    ):
         found.add("array of union")
-    if isinstance(node.get("additionalProperties"), dict) and \
-            any(k in node["additionalProperties"] for k in ("anyOf", "oneOf")):
+    if isinstance(node.get("additionalProperties"), dict) and any(
+        k in node["additionalProperties"] for k in ("anyOf", "oneOf")
+    ):
         found.add("map of union")
     if node.get("additionalProperties") is False:
         found.add("closed object")
@@ -590,7 +788,10 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
         found.add("not")
     props = node.get("properties")
     if isinstance(props, dict):
-        if any(isinstance(p, dict) and p.get("type") == "object" and "properties" in p for p in props.values()):
+        if any(
+            isinstance(p, dict) and p.get("type") == "object" and "properties" in p
+            for p in props.values()
+        ):
             found.add("nested inline object")
         for sub in props.values():
             _walk(sub, found, in_property=True)
@@ -599,12 +800,35 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
             _walk(value, found, in_property)
 
 
-FEATURES = frozenset({
-    "shadowing def name", "method", "request without response def", "bare envelope",
-    "json-rpc envelope", "object with pinning variants", "nullable type list", "nullable anyOf",
-    "null branch in union", "open union with catch-all", "open string set", "oneOf of consts",
-    "open integer set", "branch with not", "branch with several allOf", "title beside $ref",
-    "inline tagged union in a field", "enum list", "array of union", "map of union", "closed object",
-    "uniqueItems", "default-on-error mark", "skip-invalid-items mark", "property default", "not",
-    "nested inline object"})
+FEATURES = frozenset(
+    {
+        "shadowing def name",
+        "method",
+        "request without response def",
+        "bare envelope",
+        "json-rpc envelope",
+        "object with pinning variants",
+        "nullable type list",
+        "nullable anyOf",
+        "null branch in union",
+        "open union with catch-all",
+        "open string set",
+        "oneOf of consts",
+        "open integer set",
+        "branch with not",
+        "branch with several allOf",
+        "title beside $ref",
+        "inline tagged union in a field",
+        "enum list",
+        "array of union",
+        "map of union",
+        "closed object",
+        "uniqueItems",
+        "default-on-error mark",
+        "skip-invalid-items mark",
+        "property default",
+        "not",
+        "nested inline object",
+    }
+)
 """Every construct the grammar must reach (see test_the_grammar_reaches_every_construct)."""
