@@ -73,10 +73,12 @@ def test_the_grammar_draws_valid_2020_12_schemas(doc: dict) -> None:
 
 
 def test_the_grammar_reaches_every_construct() -> None:
+    """Every construct of schema_grammar.FEATURES shows up in 300 draws (of a fixed seed: this is
+    about the grammar, whatever PROPTEST_SEED the property runs with)."""
     seen: set[str] = set()
 
-    @settings(SETTINGS, max_examples=300, report_multiple_bugs=False)
-    @seed(SEED)
+    @settings(SETTINGS, max_examples=300)
+    @seed(20261130)
     @given(doc=schemas())
     def draw(doc: dict) -> None:
         seen.update(features(doc))
