@@ -25,7 +25,7 @@ from tests.support.instances import (
     valid_instances,
     valid_instances_with_defaults,
 )
-from tests.support.schema_grammar import MethodDraw, envelopes
+from tests.support.schema_grammar import MethodDraw, envelopes, messages
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -98,13 +98,19 @@ def test_methods_the_generator_handles_have_no_disagreements(tmp_path: Path, bar
             "x-side": "client",
         },
         "ByeNotification": {**obj, "x-method": "bye", "x-side": "client"},
+        "CancelRequestNotification": {**obj, "x-method": "$/cancel_request", "x-side": "protocol"},
     }
     drawn = [
         MethodDraw("ping", "agent", "request", "PingRequest", "PingResponse", False),
         MethodDraw("pong", "client", "request", "PongRequest", "PongResponse", False),
         MethodDraw("bye", "client", "notification", "ByeNotification", None, False),
+        MethodDraw(
+            "$/cancel_request", "protocol", "notification", "CancelRequestNotification", None, False
+        ),
     ]
     doc = _doc({**defs, **envelopes(drawn, bare)})
+    if not bare:
+        doc["anyOf"] = messages(doc["$defs"], ["CancelRequestNotification"])
     assert disagreements(doc, tmp_path, count=4, seed=1) == []
 
 

@@ -323,7 +323,12 @@ class _Checker:
                 )
 
     def check_method(self, method: Any) -> None:
-        """One method through decode_message."""
+        """One method through decode_message and the stubs, on each side that receives it."""
+        for side in [method.side] if method.side in OTHER_SIDE else list(OTHER_SIDE):
+            self.check_method_on(dataclasses.replace(method, side=side))
+
+    def check_method_on(self, method: Any) -> None:
+        """One method received by `method.side` ("agent" or "client")."""
         pkg, wire = self.pkg, method.wire
         where = f"method {wire!r}"
         info = pkg.METHODS.get(wire)
@@ -409,7 +414,7 @@ class _Checker:
             )
 
     def check_response(self, method: Any, info: Any, where: str) -> None:
-        other = {"agent": "client", "client": "agent"}[method.side]
+        other = OTHER_SIDE[method.side]
         results = self.valid(method.result)[:2] if method.result else [(None, {})]
         for instance, defaults in results:
             msg = {"jsonrpc": "2.0", "id": 9, "result": instance}
@@ -470,6 +475,10 @@ def methods_of(doc: dict) -> list[Method]:
         ]
         if kind
     ]
+
+
+OTHER_SIDE = {"agent": "client", "client": "agent"}
+"""The two sides; a method of another x-side ("protocol", ...) is received by both."""
 
 
 class _RecordingPeer:

@@ -542,8 +542,9 @@ def methods(draw: st.DrawFn) -> tuple[dict, list[MethodDraw]]:
     defs: dict = {}
     drawn = []
     for stem, wire in picked:
-        side = draw(st.sampled_from(["agent", "client"]))
         kind = draw(st.sampled_from(["request", "notification"]))
+        protocol = ["protocol"] if kind == "notification" else []  # received by both sides
+        side = draw(st.sampled_from(["agent", "client", *protocol]))
         params = f"{stem}{kind.title()}"
         body = draw(inline_object(1))
         defs[params] = {
@@ -576,7 +577,7 @@ def envelopes(drawn: list[MethodDraw], bare: bool) -> dict:
     """The JSON-RPC envelope defs naming every drawn method (plus RequestId/Error/ErrorCode)."""
     defs: dict = {} if bare else {"RequestId": REQUEST_ID, "ErrorCode": ERROR_CODE, "Error": ERROR}
     for sender in ("Agent", "Client"):
-        sent = [m for m in drawn if SENDER[m.side] == sender]
+        sent = [m for m in drawn if SENDER.get(m.side) == sender]
         requests = [m.params for m in sent if m.kind == "request"]
         notes = [m.params for m in sent if m.kind == "notification"]
         results = [m.result for m in sent if m.result]
@@ -663,12 +664,13 @@ def schemas(draw: st.DrawFn) -> dict:
         bare = draw(st.booleans())
         defs.update(envelopes(drawn, bare))
         if not bare:
-            doc["anyOf"] = messages(defs)
+            doc["anyOf"] = messages(defs, [m.params for m in drawn if m.side not in SENDER])
     return doc
 
 
-def messages(defs: dict) -> list[dict]:
-    """The document's own anyOf, as ACP spells it: one message union per sender."""
+def messages(defs: dict, protocol: list[str]) -> list[dict]:
+    """The document's own anyOf, as ACP spells it: one message union per sender, and the
+    protocol-level notifications (`protocol`: their params defs) that either side sends."""
     out = []
     for sender in ("Agent", "Client"):
         kinds = [k for k in ("Request", "Response", "Notification") if sender + k in defs]
@@ -682,6 +684,21 @@ def messages(defs: dict) -> list[dict]:
                     "anyOf": [{"title": k, "allOf": [_ref(sender + k)]} for k in kinds],
                 }
             )
+    if protocol:
+        params = {"anyOf": [{"anyOf": [_titled(n) for n in protocol]}, NULL]}
+        out.append(
+            {
+                "title": "ProtocolLevel",
+                "type": "object",
+                "x-docs-ignore": True,
+                "properties": {
+                    "jsonrpc": {"type": "string", "enum": ["2.0"]},
+                    "method": {"type": "string"},
+                    "params": params,
+                },
+                "required": ["jsonrpc", "method"],
+            }
+        )
     return out
 
 
@@ -697,6 +714,8 @@ def features(doc: dict) -> set[str]:
             found.add("shadowing def name")
         if "x-method" in body:
             found.add("method")
+            if body["x-side"] == "protocol":
+                found.add("protocol-level notification")
             if name.endswith("Request") and not any(
                 n.endswith("Response") and b.get("x-method") == body["x-method"]
                 for n, b in defs.items()
@@ -804,6 +823,7 @@ FEATURES = frozenset(
     {
         "shadowing def name",
         "method",
+        "protocol-level notification",
         "request without response def",
         "bare envelope",
         "json-rpc envelope",
