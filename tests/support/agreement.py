@@ -293,7 +293,7 @@ class _Checker:
                 continue
             self.roundtrip(def_name, value, instance, defaults, def_name)
         validator = self.validator(def_name)
-        for m in mutations(self.doc, def_name, count=self.count, seed=self.seed):
+        for m in mutations(self.doc, def_name, count=self.count, seed=self.seed, per_base=1):
             data = json.dumps(m.instance, ensure_ascii=False).encode()
             try:
                 value = self.pkg.decode(data, tp)
@@ -358,7 +358,7 @@ class _Checker:
                     f"params decoded as {type(got.params).__name__}, not {tp.__name__}",
                 )
             self.roundtrip(method.params, got.params, instance, defaults, where + " params")
-        for m in mutations(self.doc, method.params, count=3, seed=self.seed):
+        for m in mutations(self.doc, method.params, count=3, seed=self.seed, per_base=1):
             if m.instance is None:
                 continue  # the envelopes allow "params": null (JSON-RPC lets params be left out)
             msg = {"jsonrpc": "2.0", "method": wire, "params": m.instance, "id": 8}

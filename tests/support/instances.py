@@ -404,7 +404,8 @@ def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int
     return [(m.instance, m.description) for m in found]
 
 
-def mutations(schema: dict, def_name: str, *, count: int, seed: int) -> list[Mutation]:
+def mutations(schema: dict, def_name: str, *, count: int, seed: int,
+              per_base: int | None = None) -> list[Mutation]:
     """Up to `count` distinct mutations of valid instances that the validator rejects.
 
     Each is a valid instance with one mutation at one place: drop a required field, wrong JSON
@@ -413,13 +414,16 @@ def mutations(schema: dict, def_name: str, *, count: int, seed: int) -> list[Mut
     (additionalProperties: false), string too short / not matching its pattern. The kinds are
     taken in turn, so a small count still mixes them. Mutations that the schema still accepts
     (an open union's catch-all variant, another anyOf branch...) are left out; a def that
-    accepts every JSON value yields none.
+    accepts every JSON value yields none. With `per_base`, at most that many come from one valid
+    instance, so that a small count still reaches the optional fields of the fuller instances.
     """
     rng = random.Random(seed)
     validator = _validator(schema, def_name)
     out: list[Mutation] = []
     seen: set[str] = set()
-    for base, sites in _instances(schema, def_name, rng, max(2, count // 2), {}):
+    bases = max(2, count // 2) if per_base is None else max(2, -(-count // per_base))
+    for base, sites in _instances(schema, def_name, rng, bases, {}):
+        taken = 0
         marked = tuple((path, mark) for path, flat in sites
                        for mark in (LENIENT_DEFAULT, LENIENT_ITEMS) if flat.get(mark) is True)
         by_kind: dict[str, list] = {}
@@ -435,6 +439,9 @@ def mutations(schema: dict, def_name: str, *, count: int, seed: int) -> list[Mut
                 seen.add(key)
                 where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
                 out.append(Mutation(mutated, f"{desc} at {where}", path, marked))
+                taken += 1
                 if len(out) == count:
                     return out
+                if taken == per_base:
+                    break
     return out
