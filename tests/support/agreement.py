@@ -136,8 +136,10 @@ def write_generated(doc: dict, root: Path) -> str:
 
 
 def import_generated(root: Path, name: str) -> ModuleType:
+    """The package `name` written into `root`, imported (`root` goes on sys.path)."""
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    importlib.invalidate_caches()  # the folder changed since its finder last listed it
     return importlib.import_module(name)
 
 
