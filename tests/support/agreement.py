@@ -45,6 +45,7 @@ import importlib
 import json
 import re
 import sys
+import traceback
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -236,6 +237,15 @@ class _Checker:
     def add(self, kind: str, where: str, detail: str) -> None:
         self.found.append(Disagreement(kind, where, detail))
 
+    def guarded(self, check: Any, arg: Any, where: str) -> None:
+        """Run one check; an exception that escapes it is a crash, reported with where it rose."""
+        try:
+            check(arg)
+        except Exception as exc:  # noqa: BLE001
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            origin = f"{Path(frame.filename).name}:{frame.lineno}"
+            self.add("crash", where, f"{type(exc).__name__} at {origin}: {exc}")
+
     def validator(self, def_name: str, cls: Any = Draft202012Validator) -> Any:
         return cls({"$ref": f"#/$defs/{def_name}", "$defs": self.doc["$defs"]})
 
@@ -398,7 +408,10 @@ class _Checker:
         handler = getattr(self.pkg, f"{side}Handler", None)
         if handler is None or not callable(getattr(handler, info.handler, None)):
             self.add("stubs", where, f"{side}Handler has no method {info.handler!r}")
-        params = self.pkg.decode(json.dumps(valid[0][0]).encode(), info.params)
+        try:
+            params = self.pkg.decode(json.dumps(valid[0][0]).encode(), info.params)
+        except Exception:  # noqa: BLE001 - check_def has reported it
+            return
         peer = _RecordingPeer()
         try:
             asyncio.run(getattr(getattr(self.pkg, f"{side}Proxy")(peer), info.handler)(params))
@@ -529,9 +542,9 @@ def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disag
         skip = envelope_names(doc)
         for name in doc["$defs"]:
             if name not in skip:
-                checker.check_def(name)
+                checker.guarded(checker.check_def, name, name)
         for method in methods_of(doc):
-            checker.check_method(method)
+            checker.guarded(checker.check_method, method, f"method {method.wire!r}")
         return checker.found
     finally:
         forget_package(doc)
