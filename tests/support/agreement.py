@@ -363,7 +363,7 @@ class _Checker:
             if not isinstance(got, expected) or got.method != wire:
                 self.add("message", where, f"{_short(msg)} decoded as {got!r:.200}")
                 continue
-            if tp is not None and not isinstance(got.params, tp):
+            if isinstance(tp, type) and not isinstance(got.params, tp):  # (not an alias)
                 self.add(
                     "message",
                     where,
