@@ -30,8 +30,8 @@ Anything the generator raises, or a package that does not import, is a disagreem
 outside their `format` range are left out of the valid instances (msgspec reads the integer formats
 as ranges; jsonschema ignores `format`), as in tests/codegen/test_differential.py.
 
-Run `python -m tests.support.agreement SCHEMA.json` (or `-` to read stdin) to print the
-disagreements of one schema.
+Run `python -m tests.support.agreement [--seed N] SCHEMA.json` (or `-` to read stdin) to print
+the disagreements of one schema (N picks the instances; the property test uses PROPTEST_SEED).
 """
 
 from __future__ import annotations
@@ -551,16 +551,19 @@ def disagreements(doc: dict, root: Path, *, count: int, seed: int) -> list[Disag
 
 
 def main(argv: list[str]) -> int:
+    seed = 20261130
+    if argv[:1] == ["--seed"] and len(argv) > 1:
+        seed, argv = int(argv[1]), argv[2:]
     if len(argv) != 1:
         print(
-            "usage: python -m tests.support.agreement SCHEMA.json  (or - for stdin)",
+            "usage: python -m tests.support.agreement [--seed N] SCHEMA.json|-",
             file=sys.stderr,
         )
         return 2
     doc = json.loads(sys.stdin.read() if argv[0] == "-" else Path(argv[0]).read_text())
     Draft202012Validator.check_schema(doc)
     with tempfile.TemporaryDirectory() as tmp:
-        found = disagreements(doc, Path(tmp), count=6, seed=20261130)
+        found = disagreements(doc, Path(tmp), count=6, seed=seed)
     for d in found:
         print(d)
     print(f"{len(found)} disagreement(s)")
