@@ -179,6 +179,13 @@ def test_a_repair_must_stay_under_the_mark_that_holds_the_mutation() -> None:
     )
 
 
+def test_a_repair_may_write_the_defaults_the_sender_left_out() -> None:
+    marked = ((("opt",), "x-deserialize-default-on-error"),)
+    bad = Mutation({"opt": 5}, "wrong JSON type at $.opt", ("opt",), marked, {(): {"name": ""}})
+    assert repair_problem(bad, {"name": ""}, valid=True) is None
+    assert "outside the marked places" in repair_problem(bad, {"name": "x"}, valid=True)
+
+
 def test_unique_items_arrays_are_generated_without_duplicates() -> None:
     doc = _doc({"A": {"type": "array", "items": {"enum": ["a", "b"]}, "uniqueItems": True}})
     values = valid_instances(doc, "A", count=8, seed=3)

@@ -220,7 +220,8 @@ def repair_problem(m: Mutation, out: Any, valid: bool) -> str | None:
     holders = [p for p, mark in m.marked if _is_prefix(p, m.path)]
     if not holders:
         return "no x-deserialize mark holds the mutation"
-    stray = [d for d in diff_paths(m.instance, out) if not any(_is_prefix(h, d) for h in holders)]
+    kept = without_added_defaults(out, m.instance, m.defaults)
+    stray = [d for d in diff_paths(m.instance, kept) if not any(_is_prefix(h, d) for h in holders)]
     if stray:
         marks, changes = [_where(h) for h in holders], [_where(d) for d in stray]
         return f"changed outside the marked places {marks}: {changes}"

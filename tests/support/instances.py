@@ -319,10 +319,13 @@ def valid_instances_with_defaults(schema: dict, def_name: str, *, count: int, se
     """`valid_instances` (the same values for the same seed), each with the schema defaults of its
     objects' properties: {path of an object in the instance: {property name: default}}."""
     tries = _instances(schema, def_name, random.Random(seed), count, {})
-    return [(value, {path: {name: sub["default"] for name, sub in flat.get("properties", {}).items()
-                            if isinstance(sub, dict) and "default" in sub}
-                     for path, flat in sites if isinstance(flat.get("properties"), dict)})
-            for value, sites in itertools.islice(tries, count)]
+    return [(value, _defaults(sites)) for value, sites in itertools.islice(tries, count)]
+
+
+def _defaults(sites: list[tuple[tuple, dict]]) -> dict[tuple, dict[str, Any]]:
+    return {path: {name: sub["default"] for name, sub in flat["properties"].items()
+                   if isinstance(sub, dict) and "default" in sub}
+            for path, flat in sites if isinstance(flat.get("properties"), dict)}
 
 
 _DELETE = object()  # mutation "change" that removes the key at the path
@@ -338,7 +341,8 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
         out += [("drop", "drop required field", path + (k,), _DELETE)
                 for k in flat.get("required", []) if k in value]
     if isinstance(value, dict) and flat.get("additionalProperties") is False:
-        extra = next(k for k in ("extra", "extra_", "extra__") if k not in flat.get("properties", {}))
+        declared = flat.get("properties", {})
+        extra = next(k for k in ("extra", "extra_", "extra__") if k not in declared)
         desc = "unknown key where additionalProperties is false"
         out.append(("closed", desc, path + (extra,), 1))
     if isinstance(value, list) and value and flat.get("uniqueItems"):
@@ -394,6 +398,7 @@ class Mutation:
     description: str
     path: tuple
     marked: tuple[tuple[tuple, str], ...]
+    defaults: dict = dataclasses.field(default_factory=dict)  # as in valid_instances_with_defaults
 
 
 def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int
@@ -438,7 +443,7 @@ def mutations(schema: dict, def_name: str, *, count: int, seed: int,
             if key not in seen and not validator.is_valid(mutated):
                 seen.add(key)
                 where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-                out.append(Mutation(mutated, f"{desc} at {where}", path, marked))
+                out.append(Mutation(mutated, f"{desc} at {where}", path, marked, _defaults(sites)))
                 taken += 1
                 if len(out) == count:
                     return out
