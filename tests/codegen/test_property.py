@@ -10,7 +10,7 @@ class it meets; `make proptest` draws 500 and shrinks and reports every class it
 (PROPTEST_ALL_CLASSES=1). Seeded and deterministic: PROPTEST_SEED (default below) picks the
 sequence; there is no example database.
 A failure prints the seed, the shrunk schema as JSON, and the command that replays it alone:
-save the JSON to a file and run `python -m tests.support.agreement FILE.json`.
+save the JSON to a file and run `python -m tests.support.agreement --seed SEED FILE.json`.
 """
 
 from __future__ import annotations
@@ -104,5 +104,5 @@ def test_every_drawn_schema_generates_a_package_that_agrees_with_jsonschema(
             f"(`make proptest` or pytest tests/codegen/test_property.py)\n"
             f"{lines}\n"
             f"schema (save as FILE.json, replay with `.venv/bin/python -m tests.support.agreement "
-            f"FILE.json`):\n{json.dumps(doc, ensure_ascii=False)}"
+            f"--seed {SEED} FILE.json`):\n{json.dumps(doc, ensure_ascii=False)}"
         )
