@@ -1,12 +1,15 @@
 """Deterministic JSON instances of a JSON Schema (draft 2020-12) def, for differential tests.
 
     valid_instances(schema, def_name, *, count, seed, stats=None) -> list[Any]
+    valid_instances_with_defaults(schema, def_name, *, count, seed) -> list[tuple[Any, dict]]
     mutated_instances(schema, def_name, *, count, seed) -> list[tuple[Any, str]]
+    mutations(schema, def_name, *, count, seed) -> list[Mutation]   # with paths and leniency marks
 
 `schema` is a whole document with `$defs`. Values are made by walking the def with a seeded
 `random.Random` ($ref, allOf merged, one anyOf/oneOf branch picked, const, enum, type lists,
-properties, additionalProperties, items, min/maxItems, integer formats, minimum/maximum,
-min/maxLength, pattern, contentEncoding, not), then checked with Draft202012Validator.
+properties, additionalProperties, items, min/maxItems, uniqueItems, integer formats,
+minimum/maximum, min/maxLength, pattern, contentEncoding, not), then checked with
+Draft202012Validator.
 Optional properties appear with a per-instance probability (first instance: required ones only;
 second: nearly all); extra keys only where `additionalProperties` is explicit; numbers are
 floats, integers ints within their format's range; strings mix ASCII, JSON escapes and
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import dataclasses
 import functools
 import itertools
 import json
@@ -39,9 +43,12 @@ DEFAULT_INT_RANGE = (-(2**53), 2**53)  # integers without format: exact in any J
 CHARS = string.ascii_letters + string.digits + " _-./:" + '"\\\n\t\x00' + "éßΩ中文😀\U0010fffd"
 SAMPLES: dict[str, Any] = {"null": None, "boolean": True, "integer": 7, "number": 1.5,
                            "string": "x", "array": [], "object": {}}
+LENIENT_DEFAULT = "x-deserialize-default-on-error"  # a bad value here may become the default
+LENIENT_ITEMS = "x-deserialize-skip-invalid-items"  # bad items of this array may be dropped
 OWN_KEYWORDS = {"type", "const", "enum", "properties", "required", "additionalProperties", "items",
                 "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern",
-                "format", "contentEncoding"}  # kept by flatten; the combinators are resolved
+                "format", "contentEncoding", "uniqueItems", LENIENT_DEFAULT, LENIENT_ITEMS}
+# ^ kept by flatten; the combinators are resolved
 
 
 class GiveUp(Exception):
@@ -193,7 +200,18 @@ class _Generator:
         lo = flat.get("minItems", 0)
         hi = lo if depth >= MAX_DEPTH else min(flat.get("maxItems", lo + 3), lo + 3)
         items = flat.get("items", True)
-        return [self.gen(items, depth + 1, path + (i,)) for i in range(self.rng.randint(lo, hi))]
+        out: list = []
+        seen: set[str] = set()
+        for _ in range(self.rng.randint(lo, hi)):
+            mark = len(self.sites)
+            item = self.gen(items, depth + 1, path + (len(out),))
+            key = json.dumps(item, sort_keys=True)
+            if flat.get("uniqueItems") and key in seen:
+                del self.sites[mark:]  # a duplicate: drop it with its sites
+                continue
+            seen.add(key)
+            out.append(item)
+        return out
 
     def gen_string(self, flat: dict, depth: int, path: tuple) -> str:
         if "pattern" in flat:
@@ -296,6 +314,20 @@ def valid_instances(schema: dict, def_name: str, *, count: int, seed: int,
     return [value for value, _ in itertools.islice(tries, count)]
 
 
+def valid_instances_with_defaults(schema: dict, def_name: str, *, count: int, seed: int
+                                  ) -> list[tuple[Any, dict[tuple, dict[str, Any]]]]:
+    """`valid_instances` (the same values for the same seed), each with the schema defaults of its
+    objects' properties: {path of an object in the instance: {property name: default}}."""
+    tries = _instances(schema, def_name, random.Random(seed), count, {})
+    return [(value, _defaults(sites)) for value, sites in itertools.islice(tries, count)]
+
+
+def _defaults(sites: list[tuple[tuple, dict]]) -> dict[tuple, dict[str, Any]]:
+    return {path: {name: sub["default"] for name, sub in flat["properties"].items()
+                   if isinstance(sub, dict) and "default" in sub}
+            for path, flat in sites if isinstance(flat.get("properties"), dict)}
+
+
 _DELETE = object()  # mutation "change" that removes the key at the path
 _TYPE_NAMES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
                list: "array", dict: "object"}
@@ -308,6 +340,13 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
     if isinstance(value, dict):
         out += [("drop", "drop required field", path + (k,), _DELETE)
                 for k in flat.get("required", []) if k in value]
+    if isinstance(value, dict) and flat.get("additionalProperties") is False:
+        declared = flat.get("properties", {})
+        extra = next(k for k in ("extra", "extra_", "extra__") if k not in declared)
+        desc = "unknown key where additionalProperties is false"
+        out.append(("closed", desc, path + (extra,), 1))
+    if isinstance(value, list) and value and flat.get("uniqueItems"):
+        out.append(("unique", "duplicate item where uniqueItems", path, value + [value[0]]))
     if isinstance(value, list):
         out += [("item", f"array item of wrong type ({_TYPE_NAMES[type(x)]})", path, value + [x])
                 for x in (None, 12345, "x", {"k": 1})]
@@ -347,21 +386,51 @@ def _apply(instance: Any, path: tuple, change: Any) -> Any:
     return root[0]
 
 
-def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int) -> list[tuple[Any, str]]:
-    """Up to `count` distinct (instance, description) pairs that the validator rejects.
+@dataclasses.dataclass(frozen=True)
+class Mutation:
+    """An instance the validator rejects: a valid one with one change at `path`.
+
+    `marked` holds the paths, in that valid instance, of values whose schema carries a leniency
+    mark (`x-deserialize-default-on-error` / `x-deserialize-skip-invalid-items`), with the mark.
+    """
+
+    instance: Any
+    description: str
+    path: tuple
+    marked: tuple[tuple[tuple, str], ...]
+    defaults: dict = dataclasses.field(default_factory=dict)  # as in valid_instances_with_defaults
+
+
+def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int
+                      ) -> list[tuple[Any, str]]:
+    """Up to `count` distinct (instance, description) pairs that the validator rejects: see
+    `mutations`."""
+    found = mutations(schema, def_name, count=count, seed=seed)
+    return [(m.instance, m.description) for m in found]
+
+
+def mutations(schema: dict, def_name: str, *, count: int, seed: int,
+              per_base: int | None = None) -> list[Mutation]:
+    """Up to `count` distinct mutations of valid instances that the validator rejects.
 
     Each is a valid instance with one mutation at one place: drop a required field, wrong JSON
     type, null where not nullable, unknown const/tag or enum value, out-of-range number, array
-    item of wrong type, string too short / not matching its pattern. The kinds are taken in
-    turn, so a small count still mixes them. Mutations that the schema still accepts (an open
-    union's catch-all variant, another anyOf branch...) are left out; a def that accepts every
-    JSON value yields none.
+    item of wrong type, duplicate item of a uniqueItems array, unknown key of a closed object
+    (additionalProperties: false), string too short / not matching its pattern. The kinds are
+    taken in turn, so a small count still mixes them. Mutations that the schema still accepts
+    (an open union's catch-all variant, another anyOf branch...) are left out; a def that
+    accepts every JSON value yields none. With `per_base`, at most that many come from one valid
+    instance, so that a small count still reaches the optional fields of the fuller instances.
     """
     rng = random.Random(seed)
     validator = _validator(schema, def_name)
-    out: list[tuple[Any, str]] = []
+    out: list[Mutation] = []
     seen: set[str] = set()
-    for base, sites in _instances(schema, def_name, rng, max(2, count // 2), {}):
+    bases = max(2, count // 2) if per_base is None else max(2, -(-count // per_base))
+    for base, sites in _instances(schema, def_name, rng, bases, {}):
+        taken = 0
+        marked = tuple((path, mark) for path, flat in sites
+                       for mark in (LENIENT_DEFAULT, LENIENT_ITEMS) if flat.get(mark) is True)
         by_kind: dict[str, list] = {}
         for path, flat in sites:
             for kind, *rest in _mutations(functools.reduce(operator.getitem, path, base), flat, path):
@@ -374,7 +443,10 @@ def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int) -> 
             if key not in seen and not validator.is_valid(mutated):
                 seen.add(key)
                 where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-                out.append((mutated, f"{desc} at {where}"))
+                out.append(Mutation(mutated, f"{desc} at {where}", path, marked, _defaults(sites)))
+                taken += 1
                 if len(out) == count:
                     return out
+                if taken == per_base:
+                    break
     return out
