@@ -179,6 +179,8 @@ class Variant:
     required: tuple[str, ...]  # wire names the variant requires (to tell untagged ones apart)
     title: str = ""
     implied: str | None = None
+    declared: tuple[str, ...] = ()  # every wire name the variant declares (untagged ones prefer
+    # the variant that declares the keys a value has, so none of them is dropped)
 
 
 @dataclass(frozen=True)

@@ -244,7 +244,7 @@ class _Context:
         if isinstance(d, AliasDef) and isinstance(d.type, Checked):
             return f"_s.checked({py_literal(d.name)}, {py_literal(d.type.pointer)})"
         if isinstance(d, UnionDef):
-            rows = [self._variant_row(v.type, v.tag.value if v.tag else None, v.required, v.implied) for v in d.variants]
+            rows = [self._variant_row(v.type, v.tag.value if v.tag else None, v.required, v.implied, v.declared) for v in d.variants]
             options = f", open=True, schema={py_literal(d.pointer)}" if d.open else ""
             call = f"_s.hook_union({py_literal(d.name)}, {py_literal(d.tag_field)}, {_tuple(rows)}{options})"
             return f"{call} | None" if d.nullable else call
@@ -255,7 +255,9 @@ class _Context:
         return f"{call} | None" if nullable else call
 
     @staticmethod
-    def _variant_row(tp: str, tag: Any, required: tuple[str, ...] | list[str], implied: str | None) -> str:
+    def _variant_row(
+        tp: str, tag: Any, required: tuple[str, ...] | list[str], implied: str | None, declared: tuple[str, ...] = ()
+    ) -> str:
         args = [tp]
         if tag is not None:
             args.append(f"tag={py_literal(tag)}")
@@ -263,6 +265,8 @@ class _Context:
             args.append(f"required={_tuple([py_literal(r) for r in required])}")
         if implied is not None:
             args.append(f"implied={py_literal(implied)}")
+        if declared:
+            args.append(f"declared={_tuple([py_literal(k) for k in declared])}")
         return f"_s.Variant({', '.join(args)})"
 
     def _required_keys(self, t: TypeExpr) -> list[str]:

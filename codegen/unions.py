@@ -80,6 +80,8 @@ def build_union(b: Builder, name: str, node: dict[str, Any], key: str, pointer: 
             variants.extend(made)
     if not variants:
         raise Untyped(pointer, "a union without a typed variant has no typed form")
+    if sum(1 for v in variants if v.tag is None) > 1:  # told apart by their keys: say which they have
+        variants = [_with_declared(b, v) if v.tag is None else v for v in variants]
     if key == "oneOf" and not _exclusive(branch_tags, is_open):
         raise Untyped(pointer, "oneOf whose branches may overlap has no typed form")
     tags = [v.tag.value for v in variants if v.tag]
@@ -105,6 +107,12 @@ def _exclusive(branch_tags: list[Any], is_open: bool) -> bool:
     branch (a catch-all takes only the tags no branch pins)."""
     tags = [t for t in branch_tags if t is not None]
     return len(tags) == len(branch_tags) == len(set(tags)) or (len(branch_tags) == 1 and not is_open)
+
+
+def _with_declared(b: Builder, v: Variant) -> Variant:
+    d = b.get(v.type)
+    declared = tuple(f.wire for f in b.all_fields(d)) if isinstance(d, ObjectDef) else ()
+    return Variant(v.type, v.tag, v.required, v.title, v.implied, declared)
 
 
 def _payload_union(b: Builder, branch: dict[str, Any], pointer: str) -> UnionDef | None:
@@ -167,7 +175,7 @@ def _variants(
             raise Untyped(pointer, "a union branch built on something other than an open object def has no typed form")
     objects = [p for p in payloads if isinstance(p, ObjectDef)]
     implied = title if tag is None and tag_field is not None and title else None
-    if len(objects) == 1 and not own and not base and not closed:
+    if len(objects) == 1 and not own and not base and not closed and not objects[0].closed:
         payload = objects[0]
         clashes = tag is not None and any(f.wire == tag.field for f in b.all_fields(payload))
         required = tuple(f.wire for f in b.all_fields(payload) if f.required)
@@ -274,10 +282,11 @@ def _seen_through_refs(b: Builder, branch: Any) -> dict[str, Any]:
 
 def _tag_of(s: dict[str, Any], tag_field: str | None, base_required: set[str]) -> Tag | None:
     """The const a branch pins its union's tag field to (required by the branch or the union)."""
+    if tag_field is None:  # no property tells the branches apart by a const: no tag
+        return None
     props = s.get("properties", {})
     required = set(s.get("required", [])) | base_required
-    candidates = [tag_field] if tag_field else list(props)
-    for key in candidates:
+    for key in [tag_field]:
         p = props.get(key)
         p = shape(unwrap(p)) if isinstance(p, dict) else None
         if p is not None and isinstance(p.get("const"), (str, int)) and not isinstance(p.get("const"), bool) and key in required:

@@ -131,6 +131,9 @@ class Variant(NamedTuple):
     """The wire keys it requires: untagged variants are told apart by them."""
     implied: str | None = None
     """The tag value an untagged default variant stands for (its branch's title)."""
+    declared: tuple[str, ...] = ()
+    """The wire keys it declares: of the untagged variants a value fits, the one that declares the
+    most of the value's keys wins, so that none is dropped."""
 
 
 class _MarkerMeta(type):
@@ -248,7 +251,8 @@ def choose(marker: type[HookUnion], value: Any, convert: Convert | None = None) 
         if isinstance(sample, dict):
             keys = sample.keys()
             fitting = [c for c in candidates if set(c.required) <= keys]
-            candidates = tuple(sorted(fitting, key=lambda c: -len(c.required))) or candidates
+            ranked = sorted(fitting, key=lambda c: (-len(keys & set(c.declared)), -len(c.required)))
+            candidates = tuple(ranked) or candidates
     first_error: msgspec.ValidationError | None = None
     for variant in candidates:
         try:

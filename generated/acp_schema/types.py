@@ -4970,8 +4970,16 @@ else:
         "ElicitationFormMode",
         None,
         (
-            _s.Variant(ElicitationFormModeSession, required=("sessionId", "requestedSchema")),
-            _s.Variant(ElicitationFormModeRequest, required=("requestId", "requestedSchema")),
+            _s.Variant(
+                ElicitationFormModeSession,
+                required=("sessionId", "requestedSchema"),
+                declared=("sessionId", "toolCallId", "requestedSchema"),
+            ),
+            _s.Variant(
+                ElicitationFormModeRequest,
+                required=("requestId", "requestedSchema"),
+                declared=("requestId", "requestedSchema"),
+            ),
         ),
     )
 """**UNSTABLE**
@@ -4988,8 +4996,16 @@ else:
         "ElicitationUrlMode",
         None,
         (
-            _s.Variant(ElicitationUrlModeSession, required=("sessionId", "elicitationId", "url")),
-            _s.Variant(ElicitationUrlModeRequest, required=("requestId", "elicitationId", "url")),
+            _s.Variant(
+                ElicitationUrlModeSession,
+                required=("sessionId", "elicitationId", "url"),
+                declared=("sessionId", "toolCallId", "elicitationId", "url"),
+            ),
+            _s.Variant(
+                ElicitationUrlModeRequest,
+                required=("requestId", "elicitationId", "url"),
+                declared=("requestId", "elicitationId", "url"),
+            ),
         ),
     )
 """**UNSTABLE**
@@ -5087,8 +5103,16 @@ else:
         "EmbeddedResourceResource",
         None,
         (
-            _s.Variant(TextResourceContents, required=("text", "uri")),
-            _s.Variant(BlobResourceContents, required=("blob", "uri")),
+            _s.Variant(
+                TextResourceContents,
+                required=("text", "uri"),
+                declared=("_meta", "mimeType", "text", "uri"),
+            ),
+            _s.Variant(
+                BlobResourceContents,
+                required=("blob", "uri"),
+                declared=("_meta", "blob", "mimeType", "uri"),
+            ),
         ),
     )
 """Resource content that can be embedded in a message."""
@@ -5154,8 +5178,10 @@ else:
         "MultiSelectItems",
         None,
         (
-            _s.Variant(UntitledMultiSelectItems, required=("enum", "type")),
-            _s.Variant(TitledMultiSelectItems, required=("anyOf",)),
+            _s.Variant(
+                UntitledMultiSelectItems, required=("enum", "type"), declared=("enum", "type")
+            ),
+            _s.Variant(TitledMultiSelectItems, required=("anyOf",), declared=("anyOf",)),
         ),
     )
 """Items for a multi-select (array) property schema."""

@@ -441,3 +441,30 @@ def test_bad_instance_is_rejected_with_its_path(root: Path) -> None:
     pkg = package_from(SHARED, root)
     ok, err = accepts(pkg, "Shape", {"kind": "circle", "radius": "x"})
     assert not ok and "radius" in str(err)
+
+
+CONSTS_ON_DIFFERENT_PROPERTIES = document(
+    {
+        "U": {"anyOf": [obj({"c": {"type": "string", "const": "1"}}, ["c"]), obj({"d": {"type": "string", "const": "1"}}, ["d"])]},
+        "A": obj({"f": {"oneOf": [obj({"t": {"type": "string", "const": "image"}, "c": {"type": "string", "const": "end_turn"}}, ["t", "c"])]}}),
+        "O": {"anyOf": [obj({"a": {}, "n": {"oneOf": [{"type": "string", "const": "image"}]}}), obj({"b": {"type": ["string", "null"]}})]},
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "instance"),
+    [
+        ("U", {"c": "1"}),
+        ("U", {"d": "1"}),
+        ("U", {"c": "2"}),
+        ("A", {"f": {"t": "image", "c": "end_turn"}}),
+        ("A", {"f": {"t": "image"}}),
+        ("O", {"b": None}),
+        ("O", {"a": 1, "n": "image"}),
+    ],
+)
+def test_consts_that_tell_no_common_tag_and_overlapping_untagged_branches(root: Path, name: str, instance: Any) -> None:
+    """Found by the property test: branches pinning different properties are untagged variants;
+    of the untagged variants a value fits, the one declaring its keys takes it (nothing dropped)."""
+    agrees(package_from(CONSTS_ON_DIFFERENT_PROPERTIES, root), CONSTS_ON_DIFFERENT_PROPERTIES, name, instance)
