@@ -86,6 +86,20 @@ class StaleAccept:
 
 
 @dataclass(frozen=True)
+class ApiChange:
+    """A Python name of the old generated package that is gone: `new` names its replacement, or
+    is "" when there is none (python_api.py)."""
+
+    kind: str  # "class" | "method" | "attribute" | "member"
+    old: str  # `SetSessionModelRequest`, `AgentProxy.session_set_model`, `Type.attr`, `Enum.MEMBER`
+    new: str = ""
+
+    @property
+    def line(self) -> str:
+        return f"{self.kind} `{self.old}` renamed to `{self.new}`" if self.new else f"{self.kind} `{self.old}` removed"
+
+
+@dataclass(frozen=True)
 class Report:
     old: str  # the file names as given
     new: str
@@ -94,3 +108,4 @@ class Report:
     changes: tuple[Change, ...]
     descriptions_changed: int  # counted, never listed
     stale: tuple[StaleAccept, ...] = field(default=())
+    python_api: tuple[ApiChange, ...] = field(default=())  # names of the package renamed or removed
