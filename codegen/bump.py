@@ -39,9 +39,9 @@ from .write import WriteError, write_package
 
 CHANGES_TITLE = "# Schema changes"
 CHANGES_INTRO = (
-    "Every bump of `schema/schema.json` made with `acpgen bump` (`make bump SCHEMA=...`), newest first.\n"
-    "Each entry is the `acpgen diff` report of the bump; its *Python API* section lists the names of\n"
-    "the generated package that were renamed or removed."
+    "Every bump of `schema/schema.json` made with `acpgen bump` (`make bump SCHEMA=...`),\n"
+    "newest first. Each entry is the `acpgen diff` report of the bump; its *Python API* section\n"
+    "lists the names of the generated package that were renamed or removed."
 )
 
 
@@ -72,7 +72,9 @@ def main(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
         return exc.code if isinstance(exc.code, int) else 2
     paths = Paths(args.schema, args.out, args.package, args.changes)
     try:
-        return bump(args.new, paths, Gate(args.fail_on, args.role), args.accept, args.strict, out, err)
+        return bump(
+            args.new, paths, Gate(args.fail_on, args.role), args.accept, args.strict, out, err
+        )
     except BumpError as exc:
         print(f"acpgen bump: {exc}", file=err)
         print("acpgen bump: nothing changed", file=err)
@@ -88,7 +90,9 @@ def bump(
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
 ) -> int:
-    """Bump `paths.schema` to the schema at `new_path`; BumpError when a step fails (nothing changed)."""
+    """Bump `paths.schema` to the schema at `new_path`.
+
+    BumpError when a step fails; nothing has changed then."""
     if not paths.package.isidentifier():
         raise BumpError(f"--package {paths.package!r} is not a Python identifier")
     try:
@@ -97,15 +101,20 @@ def bump(
         raise BumpError(str(exc)) from None
     old, new = _revision(paths.schema, "current"), _revision(new_path, "new")
     if old.schema.sha256 == new.schema.sha256:
-        print(f"acpgen bump: {paths.schema} is already this revision ({new.schema.sha256}); nothing to do", file=out)
+        print(
+            f"acpgen bump: {paths.schema} is already this revision ({new.schema.sha256});"
+            " nothing to do",
+            file=out,
+        )
         return 0
     report = diff_revisions(old, new, accepts)
     out.write(render_text(report, gate))
     failing = gate.failing(report.changes)
     if failing:
         print(
-            f"acpgen bump: refused: {len(failing)} change(s) are at least {gate.fail_on} for --role {gate.role}"
-            " and not accepted; review them and list the ones you accept, each with its reason, in an"
+            f"acpgen bump: refused: {len(failing)} change(s) are at least {gate.fail_on}"
+            f" for --role {gate.role} and not accepted; review them and list the ones you accept,"
+            " each with its reason, in an"
             " --accept file (see acpgen diff --help); nothing changed",
             file=err,
         )
@@ -148,7 +157,9 @@ def _files(new: Revision, path: Path, package: str, strict: bool, err: TextIO) -
     for notice in new.package.notices:
         print(f"acpgen bump: {level}: {path}: {notice}", file=err)
     if strict and new.package.notices:
-        raise BumpError(f"--strict: {len(new.package.notices)} construct(s) of {path} have no typed form")
+        raise BumpError(
+            f"--strict: {len(new.package.notices)} construct(s) of {path} have no typed form"
+        )
     return files_of(new.package, package)
 
 
@@ -162,7 +173,9 @@ def _entry(report: Report, gate: Gate, day: datetime.date) -> str:
         f"- checked with `--fail-on {gate.fail_on} --role {gate.role}`",
         "",
     ]
-    body = render_markdown(report, gate).split("\n", 2)[2]  # drop its own title: the heading says it
+    body = render_markdown(report, gate).split("\n", 2)[
+        2
+    ]  # drop its own title: the heading says it
     return "\n".join(head) + "\n" + body
 
 
@@ -170,7 +183,11 @@ def _prepend(old: bytes | None, entry: str) -> str:
     """The change log with `entry` first, below the title and introduction."""
     text = old.decode("utf-8") if old is not None else ""
     if not text.startswith(CHANGES_TITLE):
-        text = f"{CHANGES_TITLE}\n\n{CHANGES_INTRO}\n\n{text}" if text else f"{CHANGES_TITLE}\n\n{CHANGES_INTRO}\n"
+        text = (
+            f"{CHANGES_TITLE}\n\n{CHANGES_INTRO}\n\n{text}"
+            if text
+            else f"{CHANGES_TITLE}\n\n{CHANGES_INTRO}\n"
+        )
     at = text.find("\n## ")
     head, rest = (text, "") if at < 0 else (text[: at + 1], text[at + 1 :])
     return f"{head.rstrip()}\n\n{entry.rstrip()}\n" + (f"\n{rest}" if rest else "")
@@ -210,17 +227,24 @@ def _restore(path: Path, data: bytes | None) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acpgen bump",
-        description="Move the project to a new ACP schema revision: diff, check, replace the schema,"
+        description="Move the project to a new ACP schema revision: diff, check, replace the"
+        " schema,"
         " regenerate the package and record the report in the change log.",
         epilog="Exit status: 0 bumped, 1 refused (a change reaches --fail-on for --role and is not"
         " accepted), 2 bad input or a failed step. Nothing changes unless it exits 0.",
     )
     parser.add_argument("new", type=Path, metavar="NEW_SCHEMA", help="the schema.json to move to")
     parser.add_argument(
-        "--role", choices=ROLE_CHOICES, default="both", help="the side this project implements (default: both)"
+        "--role",
+        choices=ROLE_CHOICES,
+        default="both",
+        help="the side this project implements (default: both)",
     )
     parser.add_argument(
-        "--accept", type=Path, metavar="FILE", help="TOML file of reviewed changes that do not block the bump"
+        "--accept",
+        type=Path,
+        metavar="FILE",
+        help="TOML file of reviewed changes that do not block the bump",
     )
     parser.add_argument(
         "--fail-on",
@@ -229,16 +253,29 @@ def _parser() -> argparse.ArgumentParser:
         help="refuse when a change is at least this severe for --role (default: breaking)",
     )
     parser.add_argument(
-        "--strict", action="store_true", help="refuse when a construct takes the general form instead of a typed one"
+        "--strict",
+        action="store_true",
+        help="refuse when a construct takes the general form instead of a typed one",
     )
     parser.add_argument(
-        "--schema", type=Path, default=Path("schema/schema.json"), help="the current schema (default: %(default)s)"
+        "--schema",
+        type=Path,
+        default=Path("schema/schema.json"),
+        help="the current schema (default: %(default)s)",
     )
     parser.add_argument(
-        "--out", type=Path, default=Path("generated"), help="the folder the package is in (default: %(default)s)"
+        "--out",
+        type=Path,
+        default=Path("generated"),
+        help="the folder the package is in (default: %(default)s)",
     )
-    parser.add_argument("--package", default="acp_schema", help="the package name (default: %(default)s)")
     parser.add_argument(
-        "--changes", type=Path, default=Path("SCHEMA-CHANGES.md"), help="the change log (default: %(default)s)"
+        "--package", default="acp_schema", help="the package name (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--changes",
+        type=Path,
+        default=Path("SCHEMA-CHANGES.md"),
+        help="the change log (default: %(default)s)",
     )
     return parser

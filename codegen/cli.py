@@ -23,7 +23,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             from .bump import main as bump_main  # its own options; see `acpgen bump --help`
         except ImportError as exc:
-            print(f"acpgen: bumping needs {exc.name}, which is not installed: {CODEGEN_EXTRA}", file=sys.stderr)
+            needs = f"acpgen: bumping needs {exc.name}, which is not installed: {CODEGEN_EXTRA}"
+            print(needs, file=sys.stderr)
             return 2
         return bump_main(argv[1:])
     parser = argparse.ArgumentParser(prog="acpgen", description="Generate msgspec packages from the Agent Client Protocol JSON Schema.")
@@ -32,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     commands.add_parser("diff", help="what changed between two schema revisions, and whom it breaks (see acpgen diff --help)")
     commands.add_parser(
-        "bump", help="move to a new schema revision: diff, check, regenerate, log (see acpgen bump --help)"
+        "bump", help="move to a new schema revision: diff, check, regenerate, log it (bump --help)"
     )
     gen = commands.add_parser("generate", help="write a package for a schema.json")
     gen.add_argument("schema", type=Path, help="the ACP schema.json to read")

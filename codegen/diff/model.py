@@ -96,7 +96,8 @@ class ApiChange:
 
     @property
     def line(self) -> str:
-        return f"{self.kind} `{self.old}` renamed to `{self.new}`" if self.new else f"{self.kind} `{self.old}` removed"
+        what = f"renamed to `{self.new}`" if self.new else "removed"
+        return f"{self.kind} `{self.old}` {what}"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,9 @@ from .revision import Revision
 _SIDES = ("agent", "client")
 
 
-def python_api_changes(old: Revision, new: Revision, changes: tuple[Change, ...]) -> tuple[ApiChange, ...]:
+def python_api_changes(
+    old: Revision, new: Revision, changes: tuple[Change, ...]
+) -> tuple[ApiChange, ...]:
     """Every class, method, attribute and enum member of the old package the new one lacks."""
     renamed = {c.old_subject: c.subject for c in changes if c.rule == "type-renamed"}
     return tuple([*_classes(old, new, renamed), *_methods(old, new), *_members(old, new, renamed)])
@@ -44,7 +46,9 @@ def _methods(old: Revision, new: Revision) -> Iterator[ApiChange]:
     for cls in before:
         for method in sorted(before[cls] - after[cls]):
             kind = cls.removeprefix("Agent").removeprefix("Client")  # Handler or Proxy
-            other = next((c for c in after if c != cls and c.endswith(kind) and method in after[c]), "")
+            other = next(
+                (c for c in after if c != cls and c.endswith(kind) and method in after[c]), ""
+            )
             yield ApiChange("method", f"{cls}.{method}", f"{other}.{method}" if other else "")
 
 
@@ -58,7 +62,9 @@ def _members(old: Revision, new: Revision, renamed: dict[str, str]) -> Iterator[
             for f in a.fields:
                 if f.name not in kept:
                     now = by_wire.get(f.wire, "")
-                    yield ApiChange("attribute", f"{name}.{f.name}", f"{b.name}.{now}" if now else "")
+                    yield ApiChange(
+                        "attribute", f"{name}.{f.name}", f"{b.name}.{now}" if now else ""
+                    )
         elif isinstance(a, EnumDef) and isinstance(b, EnumDef):
             kept = {m.name for m in b.members}
             by_value = {m.value: m.name for m in b.members}

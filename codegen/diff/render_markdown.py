@@ -42,7 +42,8 @@ def python_api_section(report: Report) -> list[str]:
     """The names of the generated package that code using it must change: one line each."""
     lines = ["#### Python API", ""]
     if not report.python_api:
-        return lines + ["No class, handler or proxy method, attribute or enum member is renamed or removed.", ""]
+        none = "No class, handler or proxy method, attribute or enum member is renamed or removed."
+        return lines + [none, ""]
     lines += [
         f"Code that uses the generated package must change these {len(report.python_api)} name(s)"
         " (renamed or removed when it is regenerated):",
