@@ -18,7 +18,9 @@ change, 2 bad input or a failed step, with one line on stderr naming what is wro
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
+import hashlib
 import os
 import sys
 import tempfile
@@ -31,10 +33,11 @@ from .diff.accept import AcceptError, load_accepts
 from .diff.model import Report
 from .diff.render_markdown import render_markdown
 from .diff.render_text import render_text
-from .diff.revision import Revision, load_revision
+from .diff.revision import Revision, from_schema
 from .diff.severity import FAIL_ON, ROLE_CHOICES, Gate
 from .errors import SchemaError, problem
 from .pipeline import files_of
+from .schema import load
 from .write import WriteError, write_package
 
 CHANGES_TITLE = "# Schema changes"
@@ -99,7 +102,13 @@ def bump(
         accepts = load_accepts(accept) if accept else ()
     except AcceptError as exc:
         raise BumpError(str(exc)) from None
-    old, new = _revision(paths.schema, "current"), _revision(new_path, "new")
+    old = _revision(paths.schema, "current", paths.schema.name)
+    new = _revision(
+        new_path, "new", paths.schema.name
+    )  # as generated once it is the project's schema
+    new_schema = _read(new_path)
+    if hashlib.sha256(new_schema).hexdigest() != new.schema.sha256:
+        raise BumpError(f"{new_path} changed while it was being read")
     if old.schema.sha256 == new.schema.sha256:
         print(
             f"acpgen bump: {paths.schema} is already this revision ({new.schema.sha256});"
@@ -125,7 +134,6 @@ def bump(
     entry = _entry(report, gate, datetime.date.today())
     old_schema = _read(paths.schema)
     old_changes = _read(paths.changes) if paths.changes.exists() else None
-    new_schema = _read(new_path)
     try:
         _replace(paths.schema, new_schema)
         _replace(paths.changes, _prepend(old_changes, entry).encode("utf-8"))
@@ -144,9 +152,11 @@ def bump(
     return 0
 
 
-def _revision(path: Path, which: str) -> Revision:
+def _revision(path: Path, which: str, name: str) -> Revision:
+    """A schema file as the diff sees it, built as the generator would build it under `name`
+    (the file name is written into every generated file's header)."""
     try:
-        return load_revision(path)
+        return from_schema(dataclasses.replace(load(path), name=name), str(path))
     except SchemaError as exc:
         raise BumpError(f"{which} schema {problem(path, exc)}") from None
 
