@@ -131,7 +131,7 @@ def bump(
             print(f"  {c.rule} {c.subject}: {c.detail}", file=err)
         return 1
     files = _files(new, new_path, paths.package, strict, err)
-    entry = _entry(report, gate, datetime.date.today())
+    entry = _entry(report, gate, accept, datetime.date.today())
     old_schema = _read(paths.schema)
     old_changes = _read(paths.changes) if paths.changes.exists() else None
     try:
@@ -173,14 +173,15 @@ def _files(new: Revision, path: Path, package: str, strict: bool, err: TextIO) -
     return files_of(new.package, package)
 
 
-def _entry(report: Report, gate: Gate, day: datetime.date) -> str:
+def _entry(report: Report, gate: Gate, accept: Path | None, day: datetime.date) -> str:
     """The change-log entry: the date, both sha256s and the markdown report."""
     head = [
         f"## {day.isoformat()}: `{report.old}` → `{report.new}`",
         "",
         f"- old sha256: `{report.old_sha256}`",
         f"- new sha256: `{report.new_sha256}`",
-        f"- checked with `--fail-on {gate.fail_on} --role {gate.role}`",
+        f"- checked with `--fail-on {gate.fail_on} --role {gate.role}`"
+        + (f", accepting what `{accept}` lists" if accept else ""),
         "",
     ]
     body = render_markdown(report, gate).split("\n", 2)[

@@ -144,6 +144,7 @@ def test_a_breaking_change_listed_in_the_accept_file_lets_the_bump_through_with_
     assert "reason: str" in types_module(repo)
     log = (repo / "SCHEMA-CHANGES.md").read_text()
     assert "_(accepted: our clients always say why)_" in log
+    assert "accepting what `accept.toml` lists" in log
     assert log.index("`CancelNotification.reason`") < log.index("An older bump.")
 
 
