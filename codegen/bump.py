@@ -12,7 +12,8 @@ the schema and the change log get their old bytes back. So a failure at any step
 exactly as they were.
 
 Exit status as `acpgen diff`: 0 bumped (or already at that revision), 1 refused because of a
-change, 2 bad input or a failed step, with one line on stderr naming what is wrong.
+change, 2 bad input or a failed step, with one line on stderr naming what is wrong; 3 as
+`acpgen generate`: the new package would not import (an acpgen bug), nothing changed.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .diff.severity import FAIL_ON, ROLE_CHOICES, Gate
 from .errors import SchemaError, problem
 from .pipeline import files_of
 from .schema import load
-from .write import WriteError, write_package
+from .write import BrokenPackage, WriteError, write_package
 
 CHANGES_TITLE = "# Schema changes"
 CHANGES_INTRO = (
@@ -49,7 +50,14 @@ CHANGES_INTRO = (
 
 
 class BumpError(Exception):
-    """A step of the bump failed; the message names the file and what is wrong."""
+    """A step of the bump failed; the message names the file and what is wrong.
+
+    `exit_code` is 2 (bad input, a failed write) or 3 (acpgen's own bug: a package that would not
+    import, as `acpgen generate` says it)."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @dataclass(frozen=True)
@@ -81,7 +89,7 @@ def main(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = 
     except BumpError as exc:
         print(f"acpgen bump: {exc}", file=err)
         print("acpgen bump: nothing changed", file=err)
-        return 2
+        return exc.exit_code
 
 
 def bump(
@@ -143,6 +151,8 @@ def bump(
         _restore(paths.changes, old_changes)
         if isinstance(exc, (WriteError, OSError)):
             raise BumpError(f"writing failed: {exc}") from None
+        if isinstance(exc, BrokenPackage):
+            raise BumpError(f"{exc}; please report it with the schema", exit_code=3) from None
         raise
     print(
         f"acpgen bump: {paths.schema} is now {new_path} ({new.schema.sha256}); wrote {paths.target}"
@@ -242,7 +252,8 @@ def _parser() -> argparse.ArgumentParser:
         " schema,"
         " regenerate the package and record the report in the change log.",
         epilog="Exit status: 0 bumped, 1 refused (a change reaches --fail-on for --role and is not"
-        " accepted), 2 bad input or a failed step. Nothing changes unless it exits 0.",
+        " accepted), 2 bad input or a failed step, 3 an acpgen bug (the new package would not"
+        " import). Nothing changes unless it exits 0.",
     )
     parser.add_argument("new", type=Path, metavar="NEW_SCHEMA", help="the schema.json to move to")
     parser.add_argument(
