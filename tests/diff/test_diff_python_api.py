@@ -1,9 +1,8 @@
-"""The Python API section: every name of the old generated package the new one renames or removes."""
+"""The Python API section: the names of the old generated package the new one renames or removes."""
 
 from __future__ import annotations
 
 from acpgen.diff.model import ApiChange
-
 from tests.diff.helpers import fixture_diff
 
 OCT, JAN = "v1-stable-2025-10-28", "v1-stable-2026-01-15"
