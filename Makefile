@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bench conformance mutation typecheck lint clean peers proptest
+.PHONY: generate test check diff bump bench conformance mutation typecheck lint clean peers proptest
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -61,6 +61,11 @@ clean:
 diff: $(STAMP)
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "usage: make diff OLD=old-schema.json NEW=new-schema.json [ARGS='--format markdown']"; exit 2; }
 	$(VENV)/bin/acpgen diff $(OLD) $(NEW) $(ARGS)
+
+# Move to a new schema revision: diff, refuse what breaks unless accepted, regenerate, log it.
+bump: $(STAMP)
+	@test -n "$(SCHEMA)" || { echo "usage: make bump SCHEMA=new-schema.json [ACCEPT=accept.toml] [ARGS='--role agent']"; exit 2; }
+	$(VENV)/bin/acpgen bump $(SCHEMA) $(if $(ACCEPT),--accept $(ACCEPT)) $(ARGS)
 
 conformance: $(STAMP)
 	$(PY) -m pytest -q tests/conformance --conformance-report CONFORMANCE.md

@@ -219,7 +219,7 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "agentCapabilities": {
                         "loadSession": True,
                         "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
-                        "mcpCapabilities": {"http": True, "sse": True},
+                        "mcpCapabilities": {"http": True, "sse": True, "acp": False},
                         "sessionCapabilities": {
                             "list": {},
                             "fork": {},
@@ -236,13 +236,6 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                             "id": "claude-login",
                             "name": "Log in with Claude",
                             "description": "Opens a browser to sign in",
-                        },
-                        {
-                            "type": "env_var",
-                            "id": "anthropic-api-key",
-                            "name": "API key",
-                            "vars": [{"name": "ANTHROPIC_API_KEY", "label": "Anthropic API key"}],
-                            "link": "https://console.anthropic.com/settings/keys",
                         },
                         {
                             "type": "terminal",
@@ -311,13 +304,6 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                                 "description": "Write and modify code with full tool access",
                             },
                             {"id": "architect", "name": "Architect", "description": "Design and plan without editing"},
-                        ],
-                    },
-                    "models": {
-                        "currentModelId": "sonnet-4.5",
-                        "availableModels": [
-                            {"modelId": "sonnet-4.5", "name": "Sonnet 4.5", "description": "Balanced"},
-                            {"modelId": "opus-4.1", "name": "Opus 4.1"},
                         ],
                     },
                     "configOptions": config_options,
@@ -544,6 +530,46 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "cost": {"amount": 0.4172, "currency": "USD"},
                 }
             ),
+        ),
+        (
+            "update plan_update (markdown)",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "plan_update", "plan": {"type": "markdown", "planId": "plan-1", "content": "1. Reproduce the 500\n2. Add the `NotFound` check\n3. Update the OpenAPI spec"}}),
+        ),
+        (
+            "update plan_removed",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "plan_removed", "planId": "plan-1"}),
+        ),
+        (
+            "update notice",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "notice", "severity": "warning", "title": "Context almost full", "description": "The session will be compacted soon."}),
+        ),
+        (
+            "update compaction_update",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "compaction_update", "compactionId": "compact-1", "status": "in_progress"}),
+        ),
+        (
+            "update compaction_summary_chunk",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update({"sessionUpdate": "compaction_summary_chunk", "compactionId": "compact-1", "content": _text("Fixed the 500 on a missing user; the spec update is left.")}),
         ),
         (
             "session/request_permission request",

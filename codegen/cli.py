@@ -1,4 +1,4 @@
-"""The `acpgen` command: `acpgen generate`, `acpgen diff`, `acpgen --version`."""
+"""The `acpgen` command: `acpgen generate`, `acpgen diff`, `acpgen bump`, `acpgen --version`."""
 
 from __future__ import annotations
 
@@ -19,11 +19,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .diff.cli import main as diff_main  # its own options; see `acpgen diff --help`
 
         return diff_main(argv[1:])
+    if argv[:1] == ["bump"]:
+        try:
+            from .bump import main as bump_main  # its own options; see `acpgen bump --help`
+        except ImportError as exc:
+            needs = f"acpgen: bumping needs {exc.name}, which is not installed: {CODEGEN_EXTRA}"
+            print(needs, file=sys.stderr)
+            return 2
+        return bump_main(argv[1:])
     parser = argparse.ArgumentParser(prog="acpgen", description="Generate msgspec packages from the Agent Client Protocol JSON Schema.")
     parser.add_argument("--version", action="version", version=f"acpgen {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("diff", help="what changed between two schema revisions, and whom it breaks (see acpgen diff --help)")
+    commands.add_parser(
+        "bump", help="move to a new schema revision: diff, check, regenerate, log it (bump --help)"
+    )
     gen = commands.add_parser("generate", help="write a package for a schema.json")
     gen.add_argument("schema", type=Path, help="the ACP schema.json to read")
     gen.add_argument("--out", type=Path, required=True, help="the folder the package goes into")

@@ -90,7 +90,9 @@ def test_quick_run_times_every_message_with_every_contender(quick_run: tuple[dic
     for m in messages:
         for op in ("decode", "encode"):
             assert m[op]["acpgen"]["median_ns"] > 0
-            assert m[op]["sdk"]["median_ns"] > 0
+            # the official SDK (an older schema revision) measured it, or says it cannot read it
+            sdk = m[op]["sdk"]
+            assert sdk.get("median_ns", 0) > 0 or sdk["error"].startswith("SDK model rejects it"), sdk
             assert m[f"{op}_floor_ns"] > 0
             assert m[f"{op}_vs_floor"] > 0
         assert m["decode"]["jsonschema"]["median_ns"] > 0

@@ -8,6 +8,7 @@ One module a step, all reading the generator's IR (no second parser)::
     rules.py     every rule: id, effect on sender and receiver, explanation, hint
     severity.py  severity per role, and `--fail-on` / `--role`
     accept.py    the `--accept` file
+    python_api.py  the names of the generated package renamed or removed
     render_*.py  text, markdown, json; listing.py for `--list-rules`
     cli.py       the command
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from .accept import Entry, apply
 from .compare import compare
 from .model import Report
+from .python_api import python_api_changes
 from .revision import Revision, load_revision
 
 
@@ -33,6 +35,7 @@ def diff_revisions(old: Revision, new: Revision, accepts: tuple[Entry, ...] = ()
         changes=changes,
         descriptions_changed=comparison.descriptions_changed,
         stale=stale,
+        python_api=python_api_changes(old, new, changes),
     )
 
 

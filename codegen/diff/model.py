@@ -86,6 +86,21 @@ class StaleAccept:
 
 
 @dataclass(frozen=True)
+class ApiChange:
+    """A Python name of the old generated package that is gone: `new` names its replacement, or
+    is "" when there is none (python_api.py)."""
+
+    kind: str  # "class" | "method" | "attribute" | "member"
+    old: str  # `SetSessionModelRequest`, `AgentProxy.session_set_model`, `Type.attr`, `Enum.MEMBER`
+    new: str = ""
+
+    @property
+    def line(self) -> str:
+        what = f"renamed to `{self.new}`" if self.new else "removed"
+        return f"{self.kind} `{self.old}` {what}"
+
+
+@dataclass(frozen=True)
 class Report:
     old: str  # the file names as given
     new: str
@@ -94,3 +109,4 @@ class Report:
     changes: tuple[Change, ...]
     descriptions_changed: int  # counted, never listed
     stale: tuple[StaleAccept, ...] = field(default=())
+    python_api: tuple[ApiChange, ...] = field(default=())  # names of the package renamed or removed

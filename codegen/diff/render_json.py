@@ -20,6 +20,9 @@ def render_json(report: Report, gate: Gate) -> str:
         "old": {"file": report.old, "sha256": report.old_sha256},
         "new": {"file": report.new, "sha256": report.new_sha256},
         "changes": [change_json(c) for c in report.changes],
+        "python_api": [
+            {"kind": a.kind, "old": a.old, "new": a.new or None} for a in report.python_api
+        ],
         "summary": {
             "changes": len(report.changes),
             "descriptions_changed": report.descriptions_changed,

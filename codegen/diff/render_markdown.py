@@ -22,6 +22,7 @@ def render_markdown(report: Report, gate: Gate) -> str:
         lines += [f"**{failing} change(s) fail the check** (`--fail-on {gate.fail_on} --role {gate.role}`).", ""]
     for role in ROLES:
         lines += _to_fix(report.changes, role)
+    lines += python_api_section(report)
     lines += [f"<details><summary>All {len(report.changes)} changes, by method and type</summary>", ""]
     for scope, title in (("method", "Methods"), ("type", "Types")):
         section = [g for g in groups(report.changes) if g.scope == scope]
@@ -35,6 +36,20 @@ def render_markdown(report: Report, gate: Gate) -> str:
         lines += [f"- `{s.rule}` `{s.subject}`: {_cell(s.reason)}" for s in report.stale]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def python_api_section(report: Report) -> list[str]:
+    """The names of the generated package that code using it must change: one line each."""
+    lines = ["#### Python API", ""]
+    if not report.python_api:
+        none = "No class, handler or proxy method, attribute or enum member is renamed or removed."
+        return lines + [none, ""]
+    lines += [
+        f"Code that uses the generated package must change these {len(report.python_api)} name(s)"
+        " (renamed or removed when it is regenerated):",
+        "",
+    ]
+    return lines + [f"- {a.line}" for a in report.python_api] + [""]
 
 
 def _counts(report: Report) -> list[str]:

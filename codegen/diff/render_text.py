@@ -33,6 +33,9 @@ def render_text(report: Report, gate: Gate, colour: bool = False) -> str:
         affects = f"  (affects {', '.join(group.affects)})" if group.affects and group.scope == "type" else ""
         lines.append(f"  {paint(group.name, '1')}{affects}")
         lines += [f"    {_line(c, paint)}" for c in group.changes]
+    if report.python_api:
+        lines += ["", paint("Python API (names of the generated package renamed or removed)", "1")]
+        lines += [f"  {a.line.replace('`', '')}" for a in report.python_api]
     if report.stale:
         lines += ["", paint("Stale accept entries (they match no change)", "1")]
         lines += [f"  {s.rule} {s.subject} ({s.reason})" for s in report.stale]

@@ -100,20 +100,23 @@ def test_union_with_its_own_properties_keeps_them_on_every_variant() -> None:
 
 
 def test_error_inside_a_hook_decoded_union_names_its_full_path() -> None:
-    data = b'{"cwd":"/","mcpServers":[{"type":"http","name":"x","url":"u","headers":[{"name":1,"value":"v"}]}]}'
-    with pytest.raises(msgspec.ValidationError, match=r"at `\$\.mcpServers\[0\]\.headers\[0\]\.name`"):
-        acp.decode(data, acp.NewSessionRequest)
+    # A list of them, not NewSessionRequest.mcpServers: the schema asks receivers to skip bad items there.
+    data = b'[{"type":"http","name":"x","url":"u","headers":[{"name":1,"value":"v"}]}]'
+    with pytest.raises(msgspec.ValidationError, match=r"at `\$\[0\]\.headers\[0\]\.name`"):
+        acp.decode(data, list[acp.McpServer])
 
 
 # ---------------------------------------------------------------- fields
 
 
 def test_absent_and_null_stay_apart() -> None:
-    absent = acp.decode(b'{"cwd":"/","mcpServers":[]}', acp.NewSessionRequest)
-    assert absent.additional_directories is msgspec.UNSET
-    assert b"additionalDirectories" not in acp.encode(absent)
+    # headers: optional, not nullable, and not marked lenient (a bad value is not replaced)
+    provider = b'{"apiProtocol":"anthropic","presentableName":"p","baseUrl":"u"}'
+    absent = acp.decode(provider, acp.ProviderConfigUpdate)
+    assert absent.headers is msgspec.UNSET
+    assert b"headers" not in acp.encode(absent)
     with pytest.raises(msgspec.ValidationError):  # not nullable: null is not the same as absent
-        acp.decode(b'{"cwd":"/","mcpServers":[],"additionalDirectories":null}', acp.NewSessionRequest)
+        acp.decode(provider[:-1] + b',"headers":null}', acp.ProviderConfigUpdate)
     chunk = acp.decode(b'{"content":{"type":"text","text":"x"},"_meta":null}', acp.ContentChunk)
     assert chunk.meta is None and b'"_meta":null' in acp.encode(chunk)  # an explicit null is kept
 

@@ -6,7 +6,11 @@ For every def of `schema/schema.json`, deterministic instances from `tests/suppo
   `acp_schema.decode(..., getattr(acp_schema.types, def_name))`, and re-encoding the decoded value
   must give JSON that jsonschema accepts too (encode never produces invalid JSON);
 - every mutated instance (jsonschema rejects it) must be rejected by strict decode
-  (`msgspec.ValidationError`), or decode into an unknown form (an open enum's pseudo-member with
+  (`acp_schema.codec.decoder(type)`: the package's decoder without the forgiving retry that the
+  schema's `x-deserialize-default-on-error` / `-skip-invalid-items` marks ask receivers for, where
+  a bad value is replaced or a bad item dropped on purpose; that retry is tested in
+  test_codec_behaviour.py and test_constructs.py) with `msgspec.ValidationError`, or decode into an
+  unknown form (an open enum's pseudo-member with
   `.is_unknown`, or an `UnknownVariant`) somewhere in the value. The schema is open there (an
   "other" string / catch-all branch) in a way jsonschema can still reject for a specific mutation,
   e.g. an unknown tag value whose object then misses a field of the catch-all branch; decoding it
@@ -132,7 +136,7 @@ def test_mutated_instances_are_rejected(def_name: str) -> None:
     for instance, description in mutated_instances(SCHEMA, def_name, count=COUNT, seed=SEED):
         data = json.dumps(instance, ensure_ascii=False).encode()
         try:
-            decoded = acp_schema.decode(data, cls)
+            decoded = acp_schema.codec.decoder(cls).decode(data)
         except msgspec.ValidationError:
             continue
         if not _unknown_forms(decoded):

@@ -67,9 +67,11 @@ async def test_invalid_params_answer_with_the_failing_path_in_data() -> None:
 
 async def test_invalid_params_inside_a_partially_tagged_union_name_their_path() -> None:
     conn, peer = await raw_client()
-    answer = await peer.call(3, "session/new", {"cwd": "/w", "mcpServers": [{"type": "http", "name": "x"}]})
+    # boolean is a tagged variant, value_id the untagged rest (mcpServers skips bad items instead)
+    params = {"sessionId": "s1", "configId": "c", "type": "boolean", "value": 5}
+    answer = await peer.call(3, "session/set_config_option", params)
     assert answer["id"] == 3 and answer["error"]["code"] == -32602
-    assert answer["error"]["data"]["path"].startswith("$.params.mcpServers[0]"), answer
+    assert answer["error"]["data"]["path"] == "$.params.value", answer
 
 
 async def test_notification_with_invalid_params_is_not_answered() -> None:

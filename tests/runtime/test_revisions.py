@@ -146,11 +146,10 @@ async def test_boolean_config_options_need_the_clients_capability_where_it_exist
     assert wire.get(session, "sessionId") == "s1"
 
 
-def test_without_that_capability_in_the_schema_boolean_options_are_not_limited() -> None:
-    import acp_schema
-
-    assert not wire.declares(acp_schema.InitializeRequest, "clientCapabilities", "session", "configOptions", "boolean")
-    assert "session/new" not in rules.guards_for(acp_schema, "agent", "result")
+def test_without_that_capability_in_the_schema_boolean_options_are_not_limited(package) -> None:
+    pkg = package("v1-stable-2025-10-28")
+    assert not wire.declares(pkg.InitializeRequest, "clientCapabilities", "session", "configOptions", "boolean")
+    assert "session/new" not in rules.guards_for(pkg, "agent", "result")
 
 
 async def test_a_v2_package_negotiates_version_2(package) -> None:
