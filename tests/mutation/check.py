@@ -142,8 +142,8 @@ MUTANTS = (
     Mutant(
         "form elicitation content is not checked against the requested schema",
         "rules.py",
-        'ANSWER_CHECKS: dict[str, Callable[[Any, Any], "str | None"]] = {"elicitation/create": form_content_breaks}',
-        'ANSWER_CHECKS: dict[str, Callable[[Any, Any], "str | None"]] = {}',
+        'ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {"elicitation/create": form_content_breaks}',
+        'ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {}',
         (f"{CONF}/test_elicitation.py::test_an_agent_refuses_form_content_that_breaks_the_requested_schema",),
     ),
     Mutant(
