@@ -83,7 +83,10 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
         }
         for op, group in (("decode", cases.decode), ("encode", cases.encode)):
             timed = measure(runnable(group), plan.codec)
-            entry[op] = {name: timed[name].as_dict() if name in timed else {"error": group[name]} for name in group}
+            entry[op] = {
+                name: timed[name].as_dict() if name in timed else {"error": group[name]}
+                for name in group
+            }
             floors = DECODE_FLOOR if op == "decode" else ENCODE_FLOOR
             by = min(floors, key=lambda f: timed[f].median_ns)
             entry[f"{op}_floor_ns"] = timed[by].median_ns
@@ -98,7 +101,10 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
         )
     out: dict[str, Any] = {"messages": messages, "summary": codec_summary(messages)}
     out["jsonschema_geomean_vs_acpgen"] = geomean(
-        [m["decode"]["jsonschema"]["median_ns"] / m["decode"]["acpgen"]["median_ns"] for m in messages]
+        [
+            m["decode"]["jsonschema"]["median_ns"] / m["decode"]["acpgen"]["median_ns"]
+            for m in messages
+        ]
     )
     out["dcg_error"] = dcg_error
     out["definitions"] = {
@@ -117,11 +123,19 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a fast, rough run (smoke tests)")
-    parser.add_argument("--only", default="", help=f"comma-separated sections to run, of {','.join(SECTIONS)}")
-    parser.add_argument("--skip", default="", help="comma-separated sections to leave out")
-    parser.add_argument("--json", type=Path, help="where to write results (default: bench/results.json on a full run)")
     parser.add_argument(
-        "--markdown", type=Path, help="BENCHMARKS.md to update (default: ./BENCHMARKS.md on a full run)"
+        "--only", default="", help=f"comma-separated sections to run, of {','.join(SECTIONS)}"
+    )
+    parser.add_argument("--skip", default="", help="comma-separated sections to leave out")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        help="where to write results (default: bench/results.json on a full run)",
+    )
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        help="BENCHMARKS.md to update (default: ./BENCHMARKS.md on a full run)",
     )
     parser.add_argument("--no-write", action="store_true", help="print only, write no file")
     parser.add_argument(
@@ -135,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     skip = {s for s in args.skip.split(",") if s}
     unknown = (only | skip) - set(SECTIONS)
     if unknown:
-        parser.error(f"unknown sections: {', '.join(sorted(unknown))} (choose from {', '.join(SECTIONS)})")
+        parser.error(
+            f"unknown sections: {', '.join(sorted(unknown))} (choose from {', '.join(SECTIONS)})"
+        )
     sections = [s for s in SECTIONS if (not only or s in only) and s not in skip]
     full_run = not args.quick and set(sections) == set(SECTIONS)
     json_path = args.json or (ROOT / "bench" / "results.json" if full_run else None)
@@ -151,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     meta["git"] = git_state(str(ROOT))
     meta["sections"] = sections
     if meta["loadavg_start"] and meta["loadavg_start"][0] > 0.5 * max(meta["nproc"], 1):
-        log(f"warning: the machine is busy (load average {meta['loadavg_start']}): figures will be noisy")
+        log(
+            f"warning: the machine is busy (load average {meta['loadavg_start']}): figures will be noisy"
+        )
     results: dict[str, Any] = {"meta": meta}
 
     start = time.perf_counter()
@@ -168,8 +186,12 @@ def main(argv: list[str] | None = None) -> int:
         env = processes.child_env(workdir)
         dcg_path: Path | None = None
         if "generation" in sections:
-            log(f"generation: acpgen generate and datamodel-codegen, {plan.generation_repeats} run(s) each")
-            results["generation"], dcg_path = processes.generation_times(plan.generation_repeats, workdir, env)
+            log(
+                f"generation: acpgen generate and datamodel-codegen, {plan.generation_repeats} run(s) each"
+            )
+            results["generation"], dcg_path = processes.generation_times(
+                plan.generation_repeats, workdir, env
+            )
         elif "codecs" in sections:
             dcg_path, dcg_seconds = generate_dcg(workdir)
         if "codecs" in sections:
@@ -186,13 +208,22 @@ def main(argv: list[str] | None = None) -> int:
                     f"{plan.pipe_repeats} round(s)"
                 )
                 results["pipe"][placement] = processes.pipe_throughput(
-                    plan.stream_n, plan.pings, plan.pipe_repeats, plan.pipe_timeout, env, pin=placement == "pinned"
+                    plan.stream_n,
+                    plan.pings,
+                    plan.pipe_repeats,
+                    plan.pipe_timeout,
+                    env,
+                    pin=placement == "pinned",
                 )
         if "memory" in sections:
-            log(f"memory: a {plan.huge_line >> 20} MiB line, decoded alone and received over a pipe")
+            log(
+                f"memory: a {plan.huge_line >> 20} MiB line, decoded alone and received over a pipe"
+            )
             results["memory"] = {
                 "decode": processes.decode_memory(plan.huge_line, workdir, plan.pipe_timeout, env),
-                "pipe": processes.huge_line_over_pipe(plan.huge_line, plan.pipe_timeout, env, pin=not args.no_pin),
+                "pipe": processes.huge_line_over_pipe(
+                    plan.huge_line, plan.pipe_timeout, env, pin=not args.no_pin
+                ),
             }
 
     meta["loadavg_end"] = loadavg()

@@ -107,7 +107,9 @@ def _dcg_cases(msg: Message, module: Any | None, out: Contenders) -> None:
     try:
         decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_dcg_envelope(msg, tp))
     except TypeError as exc:
-        out.decode["dcg"] = out.encode["dcg"] = f"msgspec cannot build a decoder: {_first_line(exc)}"
+        out.decode["dcg"] = out.encode["dcg"] = (
+            f"msgspec cannot build a decoder: {_first_line(exc)}"
+        )
         return
     try:
         decoded = decoder.decode(msg.data)
@@ -135,7 +137,9 @@ def _sdk_error_cases(msg: Message, out: Contenders) -> None:
     def decode_error(data: bytes) -> Any:
         message = loads(data)
         error = message.get("error") or {}
-        return RequestError(error.get("code", -32603), error.get("message", "Error"), error.get("data"))
+        return RequestError(
+            error.get("code", -32603), error.get("message", "Error"), error.get("data")
+        )
 
     def encode_error(err: Any) -> bytes:
         payload = {"jsonrpc": "2.0", "id": mid, "error": err.to_error_obj()}
@@ -172,9 +176,19 @@ def _sdk_cases(msg: Message, out: Contenders) -> None:
         head["id"] = msg.id
     if msg.kind in ("request", "notification"):
         head["method"] = msg.method
-        dump_options = {"mode": "json", "by_alias": True, "exclude_none": True, "exclude_defaults": True}
+        dump_options = {
+            "mode": "json",
+            "by_alias": True,
+            "exclude_none": True,
+            "exclude_defaults": True,
+        }
     else:
-        dump_options = {"mode": "json", "by_alias": True, "exclude_none": True, "exclude_unset": True}
+        dump_options = {
+            "mode": "json",
+            "by_alias": True,
+            "exclude_none": True,
+            "exclude_unset": True,
+        }
 
     def encode(obj: Any) -> bytes:
         payload = dict(head)
@@ -193,7 +207,9 @@ def acpgen_decoder(msg: Message) -> Callable[[bytes], Any]:
 
     info = acp_schema.REQUESTS.get(msg.method)
     result = info.result if info is not None and msg.kind in ("response", "error") else None
-    pending = {msg.id: result} if result is not None else {}  # as acp_runtime passes its pending calls
+    pending = (
+        {msg.id: result} if result is not None else {}
+    )  # as acp_runtime passes its pending calls
     return acp_schema.MessageDecoder(msg.side, pending).decode
 
 
@@ -242,10 +258,22 @@ def keeps(sent: Any, again: Any) -> bool:
     """Whether re-encoded JSON keeps every field that was sent, with its value. Fields the sender
     left out may come back with their schema defaults (acpgen always writes those)."""
     if isinstance(sent, dict):
-        return isinstance(again, dict) and all(k in again and keeps(v, again[k]) for k, v in sent.items())
+        return isinstance(again, dict) and all(
+            k in again and keeps(v, again[k]) for k, v in sent.items()
+        )
     if isinstance(sent, list):
-        return isinstance(again, list) and len(sent) == len(again) and all(keeps(a, b) for a, b in zip(sent, again))
-    return bool(sent == again) and type(sent) is type(again) or isinstance(sent, (int, float)) and not isinstance(sent, bool) and sent == again
+        return (
+            isinstance(again, list)
+            and len(sent) == len(again)
+            and all(keeps(a, b) for a, b in zip(sent, again))
+        )
+    return (
+        bool(sent == again)
+        and type(sent) is type(again)
+        or isinstance(sent, (int, float))
+        and not isinstance(sent, bool)
+        and sent == again
+    )
 
 
 def runnable(cases: dict[str, Case | str]) -> dict[str, Case]:

@@ -40,7 +40,12 @@ class Message:
 
     @property
     def body_key(self) -> str:
-        return {"request": "params", "notification": "params", "response": "result", "error": "error"}[self.kind]
+        return {
+            "request": "params",
+            "notification": "params",
+            "response": "result",
+            "error": "error",
+        }[self.kind]
 
 
 # ------------------------------------------------------------------------------------ contents
@@ -115,19 +120,32 @@ def _text(text: str) -> dict[str, Any]:
 
 
 def _update(update: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": SESSION, "update": update}}
+    return {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": SESSION, "update": update},
+    }
 
 
 def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
     """(name, receiving side, kind, method, def, message) for every corpus entry."""
-    prompt_resource_text = "\n".join(f"{n:4d}  {line}" for n, line in enumerate(_DIFF_NEW.splitlines() * 6, 1))
+    prompt_resource_text = "\n".join(
+        f"{n:4d}  {line}" for n, line in enumerate(_DIFF_NEW.splitlines() * 6, 1)
+    )
     tool_call_update_diff = {
         "sessionUpdate": "tool_call_update",
         "toolCallId": "call_7f3a9c",
         "status": "completed",
         "title": "Edit src/routes/users.ts",
         "kind": "edit",
-        "content": [{"type": "diff", "path": f"{CWD}/src/routes/users.ts", "oldText": _DIFF_OLD, "newText": _DIFF_NEW}],
+        "content": [
+            {
+                "type": "diff",
+                "path": f"{CWD}/src/routes/users.ts",
+                "oldText": _DIFF_OLD,
+                "newText": _DIFF_NEW,
+            }
+        ],
         "locations": [{"path": f"{CWD}/src/routes/users.ts", "line": 7}],
         "rawOutput": {"success": True, "linesChanged": 9},
     }
@@ -140,7 +158,11 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "description": "Model used for this session",
             "currentValue": "sonnet-4.5",
             "options": [
-                {"value": "sonnet-4.5", "name": "Sonnet 4.5", "description": "Balanced speed and quality"},
+                {
+                    "value": "sonnet-4.5",
+                    "name": "Sonnet 4.5",
+                    "description": "Balanced speed and quality",
+                },
                 {"value": "opus-4.1", "name": "Opus 4.1", "description": "Most capable"},
                 {"value": "haiku-4.5", "name": "Haiku 4.5", "description": "Fastest"},
             ],
@@ -164,12 +186,21 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "group": "extra",
                     "name": "Extra",
                     "options": [
-                        {"value": "architect", "name": "Architect", "description": "Plan before editing"},
+                        {
+                            "value": "architect",
+                            "name": "Architect",
+                            "description": "Plan before editing",
+                        },
                     ],
                 },
             ],
         },
-        {"type": "boolean", "id": "auto_approve_reads", "name": "Auto-approve reads", "currentValue": True},
+        {
+            "type": "boolean",
+            "id": "auto_approve_reads",
+            "name": "Auto-approve reads",
+            "currentValue": True,
+        },
     ]
     permission_tool_call = {
         "toolCallId": "call_2b81e4",
@@ -218,7 +249,11 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "protocolVersion": 1,
                     "agentCapabilities": {
                         "loadSession": True,
-                        "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
+                        "promptCapabilities": {
+                            "image": True,
+                            "audio": True,
+                            "embeddedContext": True,
+                        },
                         "mcpCapabilities": {"http": True, "sse": True, "acp": False},
                         "sessionCapabilities": {
                             "list": {},
@@ -230,7 +265,11 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                         "auth": {"logout": {}},
                         "providers": {},
                     },
-                    "agentInfo": {"name": "claude-code-acp", "title": "Claude Code", "version": "0.10.6"},
+                    "agentInfo": {
+                        "name": "claude-code-acp",
+                        "title": "Claude Code",
+                        "version": "0.10.6",
+                    },
                     "authMethods": [
                         {
                             "id": "claude-login",
@@ -275,10 +314,18 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                             "name": "github",
                             "url": "https://api.githubcopilot.com/mcp/",
                             "headers": [
-                                {"name": "Authorization", "value": "Bearer ghp_0123456789abcdefABCDEF0123456789abcd"}
+                                {
+                                    "name": "Authorization",
+                                    "value": "Bearer ghp_0123456789abcdefABCDEF0123456789abcd",
+                                }
                             ],
                         },
-                        {"type": "sse", "name": "linear", "url": "https://mcp.linear.app/sse", "headers": []},
+                        {
+                            "type": "sse",
+                            "name": "linear",
+                            "url": "https://mcp.linear.app/sse",
+                            "headers": [],
+                        },
                     ],
                 },
             },
@@ -297,13 +344,21 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "modes": {
                         "currentModeId": "code",
                         "availableModes": [
-                            {"id": "ask", "name": "Ask", "description": "Request permission before making any changes"},
+                            {
+                                "id": "ask",
+                                "name": "Ask",
+                                "description": "Request permission before making any changes",
+                            },
                             {
                                 "id": "code",
                                 "name": "Code",
                                 "description": "Write and modify code with full tool access",
                             },
-                            {"id": "architect", "name": "Architect", "description": "Design and plan without editing"},
+                            {
+                                "id": "architect",
+                                "name": "Architect",
+                                "description": "Design and plan without editing",
+                            },
                         ],
                     },
                     "configOptions": config_options,
@@ -323,7 +378,9 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                 "params": {
                     "sessionId": SESSION,
                     "prompt": [
-                        _text("The /users/:id route crashes when the user does not exist. Fix it and add a test."),
+                        _text(
+                            "The /users/:id route crashes when the user does not exist. Fix it and add a test."
+                        ),
                         {
                             "type": "resource_link",
                             "uri": f"file://{CWD}/src/errors.ts",
@@ -383,7 +440,12 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "notification",
             "session/update",
             "SessionNotification",
-            _update({"sessionUpdate": "user_message_chunk", "content": _text("Also update the OpenAPI spec.")}),
+            _update(
+                {
+                    "sessionUpdate": "user_message_chunk",
+                    "content": _text("Also update the OpenAPI spec."),
+                }
+            ),
         ),
         (
             "update agent_message_chunk",
@@ -391,7 +453,12 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "notification",
             "session/update",
             "SessionNotification",
-            _update({"sessionUpdate": "agent_message_chunk", "content": _text("I'll add a `NotFound` check to the ")}),
+            _update(
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": _text("I'll add a `NotFound` check to the "),
+                }
+            ),
         ),
         (
             "update agent_thought_chunk",
@@ -459,7 +526,11 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                             "priority": "medium",
                             "status": "pending",
                         },
-                        {"content": "Run the whole test suite", "priority": "low", "status": "pending"},
+                        {
+                            "content": "Run the whole test suite",
+                            "priority": "low",
+                            "status": "pending",
+                        },
                     ],
                 }
             ),
@@ -474,14 +545,21 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                 {
                     "sessionUpdate": "available_commands_update",
                     "availableCommands": [
-                        {"name": "web", "description": "Search the web", "input": {"hint": "query to search for"}},
+                        {
+                            "name": "web",
+                            "description": "Search the web",
+                            "input": {"hint": "query to search for"},
+                        },
                         {"name": "test", "description": "Run tests for the current project"},
                         {
                             "name": "plan",
                             "description": "Create a detailed implementation plan",
                             "input": {"hint": "description of what to plan"},
                         },
-                        {"name": "compact", "description": "Summarise the conversation to save context"},
+                        {
+                            "name": "compact",
+                            "description": "Summarise the conversation to save context",
+                        },
                     ],
                 }
             ),
@@ -537,7 +615,16 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "notification",
             "session/update",
             "SessionNotification",
-            _update({"sessionUpdate": "plan_update", "plan": {"type": "markdown", "planId": "plan-1", "content": "1. Reproduce the 500\n2. Add the `NotFound` check\n3. Update the OpenAPI spec"}}),
+            _update(
+                {
+                    "sessionUpdate": "plan_update",
+                    "plan": {
+                        "type": "markdown",
+                        "planId": "plan-1",
+                        "content": "1. Reproduce the 500\n2. Add the `NotFound` check\n3. Update the OpenAPI spec",
+                    },
+                }
+            ),
         ),
         (
             "update plan_removed",
@@ -553,7 +640,14 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "notification",
             "session/update",
             "SessionNotification",
-            _update({"sessionUpdate": "notice", "severity": "warning", "title": "Context almost full", "description": "The session will be compacted soon."}),
+            _update(
+                {
+                    "sessionUpdate": "notice",
+                    "severity": "warning",
+                    "title": "Context almost full",
+                    "description": "The session will be compacted soon.",
+                }
+            ),
         ),
         (
             "update compaction_update",
@@ -561,7 +655,13 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "notification",
             "session/update",
             "SessionNotification",
-            _update({"sessionUpdate": "compaction_update", "compactionId": "compact-1", "status": "in_progress"}),
+            _update(
+                {
+                    "sessionUpdate": "compaction_update",
+                    "compactionId": "compact-1",
+                    "status": "in_progress",
+                }
+            ),
         ),
         (
             "update compaction_summary_chunk",
@@ -569,7 +669,13 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "notification",
             "session/update",
             "SessionNotification",
-            _update({"sessionUpdate": "compaction_summary_chunk", "compactionId": "compact-1", "content": _text("Fixed the 500 on a missing user; the spec update is left.")}),
+            _update(
+                {
+                    "sessionUpdate": "compaction_summary_chunk",
+                    "compactionId": "compact-1",
+                    "content": _text("Fixed the 500 on a missing user; the spec update is left."),
+                }
+            ),
         ),
         (
             "session/request_permission request",
@@ -586,7 +692,11 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "toolCall": permission_tool_call,
                     "options": [
                         {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
-                        {"optionId": "allow-always", "name": "Always allow `npm test`", "kind": "allow_always"},
+                        {
+                            "optionId": "allow-always",
+                            "name": "Always allow `npm test`",
+                            "kind": "allow_always",
+                        },
                         {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
                     ],
                 },
@@ -598,7 +708,11 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "response",
             "session/request_permission",
             "RequestPermissionResponse",
-            {"jsonrpc": "2.0", "id": 7, "result": {"outcome": {"outcome": "selected", "optionId": "allow-once"}}},
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "result": {"outcome": {"outcome": "selected", "optionId": "allow-once"}},
+            },
         ),
         (
             "request_permission response (cancelled)",
@@ -626,7 +740,12 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                 "jsonrpc": "2.0",
                 "id": 9,
                 "method": "fs/read_text_file",
-                "params": {"sessionId": SESSION, "path": f"{CWD}/src/routes/users.ts", "line": 1, "limit": 200},
+                "params": {
+                    "sessionId": SESSION,
+                    "path": f"{CWD}/src/routes/users.ts",
+                    "line": 1,
+                    "limit": 200,
+                },
             },
         ),
         (
@@ -659,7 +778,11 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
             "error",
             "session/new",
             "Error",
-            {"jsonrpc": "2.0", "id": 4, "error": {"code": -32000, "message": "Authentication required"}},
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "error": {"code": -32000, "message": "Authentication required"},
+            },
         ),
         (
             "session/prompt request (1 MB resource)",
@@ -706,7 +829,11 @@ def def_validator(def_name: str) -> Any:
     """A jsonschema validator for one def of the schema (built once, then kept)."""
     from jsonschema import Draft202012Validator
 
-    sub = {"$schema": schema()["$schema"], "$defs": schema()["$defs"], "$ref": f"#/$defs/{def_name}"}
+    sub = {
+        "$schema": schema()["$schema"],
+        "$defs": schema()["$defs"],
+        "$ref": f"#/$defs/{def_name}",
+    }
     return Draft202012Validator(sub)
 
 
@@ -735,15 +862,26 @@ def corpus() -> tuple[Message, ...]:
         out.append(msg)
     large = out[-1]
     assert len(large.data) >= LARGE_MIN_BYTES, len(large.data)
-    updates = {json.loads(m.data)["params"]["update"]["sessionUpdate"] for m in out if m.method == "session/update"}
-    expected = {b["properties"]["sessionUpdate"]["const"] for b in schema()["$defs"]["SessionUpdate"]["oneOf"]}
-    assert updates == expected, f"session/update variants missing from the corpus: {expected - updates}"
+    updates = {
+        json.loads(m.data)["params"]["update"]["sessionUpdate"]
+        for m in out
+        if m.method == "session/update"
+    }
+    expected = {
+        b["properties"]["sessionUpdate"]["const"]
+        for b in schema()["$defs"]["SessionUpdate"]["oneOf"]
+    }
+    assert (
+        updates == expected
+    ), f"session/update variants missing from the corpus: {expected - updates}"
     return tuple(out)
 
 
 def streaming_chunk(i: int = 0) -> dict[str, Any]:
     """The agent_message_chunk notification the pipe benchmarks stream (a typical token-sized chunk)."""
-    return _update({"sessionUpdate": "agent_message_chunk", "content": _text(f"token {i} of the answer, ")})
+    return _update(
+        {"sessionUpdate": "agent_message_chunk", "content": _text(f"token {i} of the answer, ")}
+    )
 
 
 def huge_prompt(min_bytes: int) -> bytes:

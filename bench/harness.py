@@ -101,7 +101,9 @@ def geomean(values: Sequence[float]) -> float:
     return statistics.geometric_mean(values)
 
 
-def time_commands(commands: dict[str, list[str]], repeats: int, warmup: int = 1, **run: Any) -> dict[str, Timing]:
+def time_commands(
+    commands: dict[str, list[str]], repeats: int, warmup: int = 1, **run: Any
+) -> dict[str, Timing]:
     """Wall time of whole subprocesses (start to exit), round-robin, in ns per run."""
     for _ in range(warmup):
         for argv in commands.values():

@@ -60,11 +60,17 @@ def git_state(root: str) -> dict[str, Any]:
     """The commit measured, and the tracked files (outside the bench's own) that differed from it."""
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+        return subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, text=True, check=True
+        ).stdout
 
     try:
         commit = git("rev-parse", "--short", "HEAD").strip()
-        changed = [line[3:] for line in git("status", "--porcelain").splitlines() if not line.startswith("??")]
+        changed = [
+            line[3:]
+            for line in git("status", "--porcelain").splitlines()
+            if not line.startswith("??")
+        ]
     except (OSError, subprocess.CalledProcessError):
         return {}
     own = ("bench/", "BENCHMARKS.md", "tests/test_bench_smoke.py")

@@ -66,15 +66,21 @@ def _importtime_top(modules: str, env: dict[str, str], top: int = 8) -> list[dic
     for line in run.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
             continue
-        self_us, cumulative_us, name = (part.strip() for part in line[len("import time:") :].split("|"))
-        rows.append({"module": name.strip(), "self_us": int(self_us), "cumulative_us": int(cumulative_us)})
+        self_us, cumulative_us, name = (
+            part.strip() for part in line[len("import time:") :].split("|")
+        )
+        rows.append(
+            {"module": name.strip(), "self_us": int(self_us), "cumulative_us": int(cumulative_us)}
+        )
     return sorted(rows, key=lambda r: -r["self_us"])[:top]
 
 
 # ---------------------------------------------------------------------------------- generation
 
 
-def generation_times(repeats: int, workdir: Path, env: dict[str, str]) -> tuple[dict[str, Any], Path]:
+def generation_times(
+    repeats: int, workdir: Path, env: dict[str, str]
+) -> tuple[dict[str, Any], Path]:
     """Wall time of `acpgen generate` and of datamodel-codegen on schema/schema.json (median, after
     one untimed run of each), and the path of the datamodel-codegen output (for the codecs)."""
     acpgen = Path(PY).with_name("acpgen")
@@ -85,14 +91,24 @@ def generation_times(repeats: int, workdir: Path, env: dict[str, str]) -> tuple[
     samples: dict[str, list[float]] = {"acpgen generate": [], "datamodel-codegen": []}
     for i in range(repeats + 1):
         out = workdir / f"acpgen-{i}"
-        argv = [str(acpgen), "generate", str(SCHEMA_PATH), "--out", str(out), "--package", "acp_schema"]
+        argv = [
+            str(acpgen),
+            "generate",
+            str(SCHEMA_PATH),
+            "--out",
+            str(out),
+            "--package",
+            "acp_schema",
+        ]
         ours = _wall(argv, env)
         argv = [str(dcg), "--input", str(SCHEMA_PATH), *DCG_ARGS, "--output", str(dcg_out)]
         theirs = _wall(argv, env)
         if i:  # the first run of each fills the bytecode cache
             samples["acpgen generate"].append(ours)
             samples["datamodel-codegen"].append(theirs)
-    result = {name: {"median_s": statistics.median(s), "samples_s": s} for name, s in samples.items()}
+    result = {
+        name: {"median_s": statistics.median(s), "samples_s": s} for name, s in samples.items()
+    }
     return result, dcg_out
 
 
@@ -117,7 +133,11 @@ def runtime_ready(env: dict[str, str]) -> str | None:
         if not (ROOT / path).exists():
             return f"{path} does not exist"
     check = subprocess.run(
-        [PY, "-c", "from acp_runtime import spawn_agent, run_agent, AgentSideConnection, ClientSideConnection"],
+        [
+            PY,
+            "-c",
+            "from acp_runtime import spawn_agent, run_agent, AgentSideConnection, ClientSideConnection",
+        ],
         capture_output=True,
         text=True,
         env=env,
@@ -146,7 +166,14 @@ def _pin_env(base: dict[str, str], pin: bool) -> dict[str, str]:
 def _run_client(name: str, args: list[int], timeout: float, env: dict[str, str]) -> dict[str, Any]:
     argv = [PY, str(PEERS / CLIENTS[name]), *map(str, args)]
     try:
-        run = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=tempfile.gettempdir(), env=env)
+        run = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=tempfile.gettempdir(),
+            env=env,
+        )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
     if run.returncode != 0 or not run.stdout.strip():
@@ -156,7 +183,12 @@ def _run_client(name: str, args: list[int], timeout: float, env: dict[str, str])
 
 
 def pipe_throughput(
-    stream_n: int, pings: int, rounds: int, timeout: float, base_env: dict[str, str], pin: bool = True
+    stream_n: int,
+    pings: int,
+    rounds: int,
+    timeout: float,
+    base_env: dict[str, str],
+    pin: bool = True,
 ) -> dict[str, Any]:
     """Streaming and round-trip throughput of each client against its agent over real pipes.
 
@@ -201,7 +233,9 @@ def pipe_throughput(
     return out
 
 
-def huge_line_over_pipe(size: int, timeout: float, base_env: dict[str, str], pin: bool = True) -> dict[str, Any]:
+def huge_line_over_pipe(
+    size: int, timeout: float, base_env: dict[str, str], pin: bool = True
+) -> dict[str, Any]:
     """Peak RSS increase of each client receiving one agent_message_chunk of `size` characters."""
     env = _pin_env(base_env, pin)
     out: dict[str, Any] = {"chars": size}

@@ -316,7 +316,9 @@ def table(results: dict[str, Any]) -> str:
     if memory:
         dec = memory["decode"]
         inc = {k: dec[k].get("peak_increase_kb") for k in ("acpgen", "sdk", "msgspec", "orjson")}
-        floor_kb = min((v for k, v in inc.items() if k in ("msgspec", "orjson") and v), default=None)
+        floor_kb = min(
+            (v for k, v in inc.items() if k in ("msgspec", "orjson") and v), default=None
+        )
         lines.append(
             _memory_row(
                 f"decode one {_size(dec['bytes'])} session/prompt line: peak RSS increase (MiB)",
@@ -409,7 +411,9 @@ def generated_block(results: dict[str, Any]) -> str:
     state = ""
     if git:
         dirty = git.get("uncommitted", [])
-        state = f" at commit {git['commit']}" + (f" plus uncommitted changes to {len(dirty)} files" if dirty else "")
+        state = f" at commit {git['commit']}" + (
+            f" plus uncommitted changes to {len(dirty)} files" if dirty else ""
+        )
     return "\n".join(
         [
             BEGIN,

@@ -31,7 +31,6 @@ from .ir import (
     Ref,
     Tag,
     TypeExpr,
-    UnionDef,
     UnionOf,
     is_unstable,
 )
@@ -58,10 +57,14 @@ class Builder:
         self.built: dict[str, Def] = {}
         self.order: list[str] = []
         self.in_progress: set[str] = set()
-        self.hoisting: set[str] = set()  # pointers of inline types being named (never twice at once)
+        self.hoisting: set[str] = (
+            set()
+        )  # pointers of inline types being named (never twice at once)
         self.ref_counts = _ref_counts(self.defs)
         self.tags: dict[str, Tag] = {}  # payload defs that carry their union's tag themselves
-        self.checked: dict[str, Any] = {}  # pointer -> schema node, for general forms and open unions
+        self.checked: dict[str, Any] = (
+            {}
+        )  # pointer -> schema node, for general forms and open unions
         self.notices: list[Notice] = []
         self.methods, method_notices = collect_methods(schema)
         self.notices.extend(method_notices)
@@ -72,7 +75,9 @@ class Builder:
     def package(self) -> Package:
         for name in self.defs:
             if not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-                raise SchemaError(pointer_of(name), f"the def name {name!r} cannot be a Python class name")
+                raise SchemaError(
+                    pointer_of(name), f"the def name {name!r} cannot be a Python class name"
+                )
         for name in self.defs:
             if name not in self.envelopes:
                 self.get(name)
@@ -89,7 +94,9 @@ class Builder:
             methods=self.methods,
             error_codes=error_codes(defs),
             checked=tuple(sorted(self.checked.items())),
-            checked_defs=tuple(sorted((n, self.defs[n]) for n in _referenced(self.checked.values(), self.defs))),
+            checked_defs=tuple(
+                sorted((n, self.defs[n]) for n in _referenced(self.checked.values(), self.defs))
+            ),
             notices=tuple(self.notices),
         )
 
@@ -145,9 +152,17 @@ class Builder:
             return self._typed_def(name, body, pointer)
         except Untyped as exc:
             self._rollback(mark)
-            self.notice(exc.pointer, f"{exc.message}: {name} is any JSON value, checked against the schema")
+            self.notice(
+                exc.pointer, f"{exc.message}: {name} is any JSON value, checked against the schema"
+            )
             doc = description(body)
-            return AliasDef(name, Checked(self.check(pointer, body)), doc=doc, unstable=is_unstable(doc), pointer=pointer)
+            return AliasDef(
+                name,
+                Checked(self.check(pointer, body)),
+                doc=doc,
+                unstable=is_unstable(doc),
+                pointer=pointer,
+            )
 
     def type_or_checked(self, node: Any, pointer: str) -> TypeExpr:
         """The type of a property; a def in the general form where it has no typed form."""
@@ -157,9 +172,19 @@ class Builder:
         except Untyped as exc:
             self._rollback(mark)
             name = self._name_at(pointer)
-            self.notice(exc.pointer, f"{exc.message}: {name} is any JSON value, checked against the schema")
+            self.notice(
+                exc.pointer, f"{exc.message}: {name} is any JSON value, checked against the schema"
+            )
             doc = description(node)
-            self.add(AliasDef(name, Checked(self.check(pointer, node)), doc=doc, unstable=is_unstable(doc), pointer=pointer))
+            self.add(
+                AliasDef(
+                    name,
+                    Checked(self.check(pointer, node)),
+                    doc=doc,
+                    unstable=is_unstable(doc),
+                    pointer=pointer,
+                )
+            )
             return Ref(name)
 
     def type_of(self, node: Any, pointer: str) -> TypeExpr:
@@ -181,9 +206,13 @@ class Builder:
     def _name_at(self, pointer: str) -> str:
         skip = ("properties", "items", "anyOf", "oneOf", "allOf", "additionalProperties", "$defs")
         parts = [p for p in pointer.split("/")[1:] if p not in skip]
-        name = self.synthetic_name(*(naming.pascal(p, default="") if not p.isdigit() else "" for p in parts))
+        name = self.synthetic_name(
+            *(naming.pascal(p, default="") if not p.isdigit() else "" for p in parts)
+        )
         if not name.isidentifier():
-            raise SchemaError(pointer, f"cannot name this inline type after where it stands ({name!r})")
+            raise SchemaError(
+                pointer, f"cannot name this inline type after where it stands ({name!r})"
+            )
         return name
 
     def _mark(self) -> tuple[int, dict[str, Tag], set[str], int]:
@@ -218,7 +247,14 @@ class Builder:
         if "properties" in s:  # no property of its own: a map, or an object that allows no key
             node = {k: v for k, v in node.items() if k not in ("properties", "required")}
         t = self.type_of(node, pointer)
-        return AliasDef(name, t, native=alias_is_native(t, self.get), doc=doc, unstable=is_unstable(doc), pointer=pointer)
+        return AliasDef(
+            name,
+            t,
+            native=alias_is_native(t, self.get),
+            doc=doc,
+            unstable=is_unstable(doc),
+            pointer=pointer,
+        )
 
     # ------------------------------------------------------------ finishing
 
@@ -235,7 +271,10 @@ class Builder:
     def _spellable(self, f: Field) -> Field:
         if f.default is NO_DEFAULT or default_expr(f.default, f.type, self.built) is not None:
             return f
-        self.notice(f.pointer + "/default", f"the default {f.default!r} is not a value of the field's type: it is not applied")
+        self.notice(
+            f.pointer + "/default",
+            f"the default {f.default!r} is not a value of the field's type: it is not applied",
+        )
         return Field(**{**f.__dict__, "default": NO_DEFAULT})
 
     def _break_alias_cycles(self) -> None:
@@ -261,8 +300,13 @@ class Builder:
             if name in seen:
                 d = aliases[name]
                 node = _resolve(self.schema.document, d.pointer)
-                self.notice(d.pointer, f"a type that contains itself through no object has no typed form: {name} is any JSON value, checked against the schema")
-                self.built[name] = aliases[name] = AliasDef(**{**d.__dict__, "type": Checked(self.check(d.pointer, node)), "native": True})
+                self.notice(
+                    d.pointer,
+                    f"a type that contains itself through no object has no typed form: {name} is any JSON value, checked against the schema",
+                )
+                self.built[name] = aliases[name] = AliasDef(
+                    **{**d.__dict__, "type": Checked(self.check(d.pointer, node)), "native": True}
+                )
 
 
 def _resolve(document: dict[str, Any], pointer: str) -> Any:

@@ -27,11 +27,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(needs, file=sys.stderr)
             return 2
         return bump_main(argv[1:])
-    parser = argparse.ArgumentParser(prog="acpgen", description="Generate msgspec packages from the Agent Client Protocol JSON Schema.")
+    parser = argparse.ArgumentParser(
+        prog="acpgen",
+        description="Generate msgspec packages from the Agent Client Protocol JSON Schema.",
+    )
     parser.add_argument("--version", action="version", version=f"acpgen {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    commands.add_parser("diff", help="what changed between two schema revisions, and whom it breaks (see acpgen diff --help)")
+    commands.add_parser(
+        "diff",
+        help="what changed between two schema revisions, and whom it breaks (see acpgen diff --help)",
+    )
     commands.add_parser(
         "bump", help="move to a new schema revision: diff, check, regenerate, log it (bump --help)"
     )
@@ -39,7 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     gen.add_argument("schema", type=Path, help="the ACP schema.json to read")
     gen.add_argument("--out", type=Path, required=True, help="the folder the package goes into")
     gen.add_argument("--package", required=True, help="the package name (a Python identifier)")
-    gen.add_argument("--check", action="store_true", help="write nothing; exit 1 if the package on disk is stale")
+    gen.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 if the package on disk is stale"
+    )
     gen.add_argument(
         "--strict",
         action="store_true",
@@ -61,7 +69,10 @@ def _generate(args: argparse.Namespace) -> int:
         from .pipeline import files_of, read
         from .write import BrokenPackage, WriteError, stale_files, write_package
     except ImportError as exc:
-        print(f"acpgen: generating needs {exc.name}, which is not installed: {CODEGEN_EXTRA}", file=sys.stderr)
+        print(
+            f"acpgen: generating needs {exc.name}, which is not installed: {CODEGEN_EXTRA}",
+            file=sys.stderr,
+        )
         return 2
     try:
         package = read(args.schema)
@@ -72,7 +83,10 @@ def _generate(args: argparse.Namespace) -> int:
     for notice in package.notices:
         print(f"acpgen: {level}: {args.schema}: {notice}", file=sys.stderr)
     if args.strict and package.notices:
-        print(f"acpgen: --strict: {len(package.notices)} construct(s) have no typed form; nothing written", file=sys.stderr)
+        print(
+            f"acpgen: --strict: {len(package.notices)} construct(s) have no typed form; nothing written",
+            file=sys.stderr,
+        )
         return 2
     files = files_of(package, args.package)
     target = args.out / args.package
@@ -81,7 +95,10 @@ def _generate(args: argparse.Namespace) -> int:
         for line in problems:
             print(f"{target}: {line}")
         if problems:
-            print("acpgen: the package is stale: run `make generate` (or acpgen generate without --check)", file=sys.stderr)
+            print(
+                "acpgen: the package is stale: run `make generate` (or acpgen generate without --check)",
+                file=sys.stderr,
+            )
             return 1
         return 0
     try:

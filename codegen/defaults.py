@@ -5,7 +5,22 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .ir import ANY, NULL, AliasDef, Checked, Const, Def, EnumDef, ListOf, MapOf, ObjectDef, Prim, Ref, TypeExpr, UnionOf
+from .ir import (
+    ANY,
+    NULL,
+    AliasDef,
+    Checked,
+    Const,
+    Def,
+    EnumDef,
+    ListOf,
+    MapOf,
+    ObjectDef,
+    Prim,
+    Ref,
+    TypeExpr,
+    UnionOf,
+)
 
 
 def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str, bool] | None:
@@ -40,11 +55,17 @@ def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str,
                 return expr
         return None
     if t == ANY or isinstance(t, Checked):
-        return None if isinstance(t, Checked) else (py_literal(value), isinstance(value, (list, dict)))
+        return (
+            None if isinstance(t, Checked) else (py_literal(value), isinstance(value, (list, dict)))
+        )
     if t == NULL:
         return ("None", False) if value is None else None
     if isinstance(t, Const):
-        return (py_literal(value), False) if value == t.value and type(value) is type(t.value) else None
+        return (
+            (py_literal(value), False)
+            if value == t.value and type(value) is type(t.value)
+            else None
+        )
     if isinstance(t, Prim):
         ok = {
             "str": isinstance(value, str),
@@ -62,7 +83,10 @@ def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str,
         entries = {k: default_expr(v, t.value, defs) for k, v in value.items()}
         if any(i is None for i in entries.values()):
             return None
-        return "{" + ", ".join(f"{k!r}: {i[0]}" for k, i in entries.items() if i is not None) + "}", True
+        return (
+            "{" + ", ".join(f"{k!r}: {i[0]}" for k, i in entries.items() if i is not None) + "}",
+            True,
+        )
     return None
 
 

@@ -23,7 +23,11 @@ def as_enum(name: str, node: dict[str, Any], pointer: str, doc: str) -> EnumDef 
         if not key or set(s) - {key, "type"}:
             return None
         branches = s[key]
-    consts = [b for b in branches if isinstance(b, dict) and set(shape(b)) <= {"const", "type", "format"} and "const" in b]
+    consts = [
+        b
+        for b in branches
+        if isinstance(b, dict) and set(shape(b)) <= {"const", "type", "format"} and "const" in b
+    ]
     others = [b for b in branches if not any(b is c for c in consts)]
     if not consts:
         return None
@@ -44,14 +48,28 @@ def as_enum(name: str, node: dict[str, Any], pointer: str, doc: str) -> EnumDef 
     seen: set[str] = set()
     for b in consts:
         title = b.get("title")
-        member = naming.constant(title if kind == "int" and isinstance(title, str) else str(b["const"]))
+        member = naming.constant(
+            title if kind == "int" and isinstance(title, str) else str(b["const"])
+        )
         if member in seen:
             return None  # two values that make one name: a union of literals says it exactly
         seen.add(member)
         members.append(EnumMember(member, b["const"], description(b)))
-    return EnumDef(name, kind, tuple(members), open=bool(others), doc=doc, unstable=is_unstable(doc), pointer=pointer)
+    return EnumDef(
+        name,
+        kind,
+        tuple(members),
+        open=bool(others),
+        doc=doc,
+        unstable=is_unstable(doc),
+        pointer=pointer,
+    )
 
 
 def _plain(branch: Any, json_type: str) -> bool:
     """A catch-all branch: any value of the set's JSON type (a format is only an annotation)."""
-    return isinstance(branch, dict) and set(shape(branch)) <= {"type", "format"} and branch.get("type") == json_type
+    return (
+        isinstance(branch, dict)
+        and set(shape(branch)) <= {"type", "format"}
+        and branch.get("type") == json_type
+    )

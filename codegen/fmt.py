@@ -15,6 +15,8 @@ def format_files(files: dict[str, str]) -> dict[str, str]:
             try:
                 text = black.format_str(text, mode=_MODE)
             except black.InvalidInput as exc:  # a template or naming bug, never the user's input
-                raise RuntimeError(f"internal error: generated {path} is not valid Python: {exc}") from None
+                raise RuntimeError(
+                    f"internal error: generated {path} is not valid Python: {exc}"
+                ) from None
         out[path] = text
     return out

@@ -22,10 +22,14 @@ _SUFFIXES = {"Request": "request", "Response": "response", "Notification": "noti
 
 def is_envelope(body: dict[str, Any], defs: dict[str, Any]) -> bool:
     """A def that carries no x-method but wraps defs that do (ClientRequest, AgentResponse, ...)."""
-    return "x-method" not in body and any(True for _ in _method_refs(body, defs, set(), into_props=True))
+    return "x-method" not in body and any(
+        True for _ in _method_refs(body, defs, set(), into_props=True)
+    )
 
 
-def _method_refs(node: Any, defs: dict[str, Any], seen: set[str], into_props: bool) -> Iterator[str]:
+def _method_refs(
+    node: Any, defs: dict[str, Any], seen: set[str], into_props: bool
+) -> Iterator[str]:
     """Method defs reachable from a node through combinators, refs and envelope properties."""
     if not isinstance(node, dict):
         return
@@ -46,7 +50,9 @@ def _method_refs(node: Any, defs: dict[str, Any], seen: set[str], into_props: bo
                 yield from _method_refs(prop, defs, seen, into_props)
 
 
-def _envelope_kinds(node: Any, defs: dict[str, Any], required_id: bool, out: dict[str, set[str]]) -> None:
+def _envelope_kinds(
+    node: Any, defs: dict[str, Any], required_id: bool, out: dict[str, set[str]]
+) -> None:
     """Walk one envelope and record the kind of every method def it names."""
     if not isinstance(node, dict):
         return
@@ -80,7 +86,12 @@ def _kinds(defs: dict[str, Any], notices: list[Notice]) -> dict[str, str]:
         if len(suffix) == 1 and (not seen or suffix[0] in seen):
             kinds[name] = suffix[0]
             continue
-        notices.append(Notice(pointer_of(name), "no envelope says whether this def is a request, a response or a notification: it is a type, not a method"))
+        notices.append(
+            Notice(
+                pointer_of(name),
+                "no envelope says whether this def is a request, a response or a notification: it is a type, not a method",
+            )
+        )
     return kinds
 
 
@@ -97,7 +108,12 @@ def collect_methods(schema: Schema) -> tuple[tuple[Method, ...], list[Notice]]:
         if not isinstance(wire, str):
             raise SchemaError(pointer_of(name, "x-method"), "x-method must be a string")
         if wire in responses:
-            notices.append(Notice(pointer_of(name), f"a second response def for {wire!r}: {responses[wire]} types the result"))
+            notices.append(
+                Notice(
+                    pointer_of(name),
+                    f"a second response def for {wire!r}: {responses[wire]} types the result",
+                )
+            )
             continue
         responses[wire] = name
     methods: list[Method] = []
@@ -110,20 +126,33 @@ def collect_methods(schema: Schema) -> tuple[tuple[Method, ...], list[Notice]]:
             raise SchemaError(pointer_of(name), "x-method and x-side must be strings")
         result = responses.get(wire) if kind == "request" else None
         if kind == "request" and result is None:
-            notices.append(Notice(pointer_of(name), f"request {wire!r} has no response def: its result is any JSON value"))
+            notices.append(
+                Notice(
+                    pointer_of(name),
+                    f"request {wire!r} has no response def: its result is any JSON value",
+                )
+            )
         doc = body.get("description", "")
         doc = doc.strip() if isinstance(doc, str) else ""
-        methods.append(Method(wire, side, kind, name, result, naming.snake(wire), doc, is_unstable(doc)))
+        methods.append(
+            Method(wire, side, kind, name, result, naming.snake(wire), doc, is_unstable(doc))
+        )
     # A notification that shares its name with a request gets its own handler name.
     request_handlers = {m.handler for m in methods if m.kind == "request"}
     handlers: set[str] = set()
     renamed = []
     for m in methods:
-        handler = m.handler + "_notification" if m.kind == "notification" and m.handler in request_handlers else m.handler
+        handler = (
+            m.handler + "_notification"
+            if m.kind == "notification" and m.handler in request_handlers
+            else m.handler
+        )
         if handler in handlers:
             handler = naming.safe_identifier(naming.verbatim(m.wire))
             while handler in handlers:
                 handler += "_"
         handlers.add(handler)
-        renamed.append(Method(m.wire, m.side, m.kind, m.params, m.result, handler, m.doc, m.unstable))
+        renamed.append(
+            Method(m.wire, m.side, m.kind, m.params, m.result, handler, m.doc, m.unstable)
+        )
     return tuple(renamed), notices

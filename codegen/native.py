@@ -9,16 +9,48 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .ir import AliasDef, Checked, Const, Def, EnumDef, ListOf, MapOf, ObjectDef, Prim, TypeExpr, UnionDef, UnionOf
+from .ir import (
+    AliasDef,
+    Checked,
+    Const,
+    Def,
+    EnumDef,
+    ListOf,
+    MapOf,
+    ObjectDef,
+    Prim,
+    TypeExpr,
+    UnionDef,
+    UnionOf,
+)
 
 
 def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
     """The JSON kinds a type takes, one entry per msgspec union member; None when it needs the hook."""
     if isinstance(t, Prim):
-        return [{"str": "string", "int": "integer", "float": "number", "bool": "boolean", "null": "null", "any": "any"}[t.kind]]
+        return [
+            {
+                "str": "string",
+                "int": "integer",
+                "float": "number",
+                "bool": "boolean",
+                "null": "null",
+                "any": "any",
+            }[t.kind]
+        ]
     if isinstance(t, Const):
         v = t.value
-        kind = "null" if v is None else "boolean" if isinstance(v, bool) else "integer" if isinstance(v, int) else "string" if isinstance(v, str) else "other"
+        kind = (
+            "null"
+            if v is None
+            else (
+                "boolean"
+                if isinstance(v, bool)
+                else (
+                    "integer" if isinstance(v, int) else "string" if isinstance(v, str) else "other"
+                )
+            )
+        )
         return [f"literal-{kind}"]
     if isinstance(t, Checked):
         return None
@@ -42,7 +74,11 @@ def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
     if isinstance(d, UnionDef):
         if not d.native:
             return None
-        kinds = ["tagged-object"] * len(d.variants) if len(d.variants) > 1 else ["tagged-object" if d.variants[0].tag else "object"]
+        kinds = (
+            ["tagged-object"] * len(d.variants)
+            if len(d.variants) > 1
+            else ["tagged-object" if d.variants[0].tag else "object"]
+        )
         return kinds + (["null"] if d.nullable else [])
     if isinstance(d, AliasDef):
         return json_kinds(d.type, get) if d.native else None

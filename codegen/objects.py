@@ -19,10 +19,14 @@ OBJECT_KEYS = frozenset({"type", "properties", "required", "allOf", "additionalP
 def build_object(b: Builder, name: str, node: dict[str, Any], pointer: str, doc: str) -> ObjectDef:
     """A Struct for an object node."""
     fields, closed = object_fields(b, name, node, pointer)
-    return ObjectDef(name, tuple(fields), doc=doc, unstable=is_unstable(doc), closed=closed, pointer=pointer)
+    return ObjectDef(
+        name, tuple(fields), doc=doc, unstable=is_unstable(doc), closed=closed, pointer=pointer
+    )
 
 
-def object_fields(b: Builder, owner: str, node: dict[str, Any], pointer: str) -> tuple[list[Field], bool]:
+def object_fields(
+    b: Builder, owner: str, node: dict[str, Any], pointer: str
+) -> tuple[list[Field], bool]:
     """The fields of an object node, and whether it rejects unknown keys."""
     s = shape(node)
     check_object(s, pointer)
@@ -34,14 +38,25 @@ def check_object(s: dict[str, Any], pointer: str) -> None:
     """Untyped unless the node is an object a Struct can hold exactly."""
     extra = set(s) - OBJECT_KEYS
     if extra:
-        raise Untyped(f"{pointer}/{sorted(extra)[0]}", f"{sorted(extra)[0]} on an object has no typed form")
+        raise Untyped(
+            f"{pointer}/{sorted(extra)[0]}", f"{sorted(extra)[0]} on an object has no typed form"
+        )
     if s.get("type", "object") != "object":
-        raise Untyped(pointer + "/type", "properties on a value that may not be an object have no typed form")
-    if s.get("additionalProperties", False) is not False and (s.get("properties") or s.get("allOf")):
-        raise Untyped(pointer + "/additionalProperties", "an object that keeps keys it does not declare has no typed form")
+        raise Untyped(
+            pointer + "/type", "properties on a value that may not be an object have no typed form"
+        )
+    if s.get("additionalProperties", False) is not False and (
+        s.get("properties") or s.get("allOf")
+    ):
+        raise Untyped(
+            pointer + "/additionalProperties",
+            "an object that keeps keys it does not declare has no typed form",
+        )
 
 
-def merged_fields(b: Builder, owner: str, node: dict[str, Any], pointer: str, skip: frozenset[str] = frozenset()) -> list[Field]:
+def merged_fields(
+    b: Builder, owner: str, node: dict[str, Any], pointer: str, skip: frozenset[str] = frozenset()
+) -> list[Field]:
     """The fields of an object node, with those of the object defs its allOf names merged in."""
     s = shape(node)
     fields: list[Field] = []
@@ -55,7 +70,9 @@ def merged_fields(b: Builder, owner: str, node: dict[str, Any], pointer: str, sk
         if "$ref" in ms:
             target = b.get(bare_ref(ms, where, b.defs))
             if not isinstance(target, ObjectDef) or target.closed:
-                raise Untyped(where, "allOf of something other than an open object def has no typed form")
+                raise Untyped(
+                    where, "allOf of something other than an open object def has no typed form"
+                )
             fields.extend(f for f in b.all_fields(target) if f.wire not in skip)
         else:
             check_object(ms, where)
@@ -65,7 +82,11 @@ def merged_fields(b: Builder, owner: str, node: dict[str, Any], pointer: str, sk
     required = set(s.get("required", []))
     for wire, prop in s.get("properties", {}).items():
         if wire not in skip:
-            fields.append(field(b, owner, wire, prop, wire in required, f"{pointer}/properties/{_escape(wire)}"))
+            fields.append(
+                field(
+                    b, owner, wire, prop, wire in required, f"{pointer}/properties/{_escape(wire)}"
+                )
+            )
     declared = {f.wire for f in fields}
     for wire in s.get("required", []):
         if wire not in declared and wire not in skip:
@@ -112,7 +133,9 @@ def unique_fields(fields: list[Field], pointer: str) -> list[Field]:
     for f in fields:
         earlier = by_wire.get(f.wire)
         if earlier is not None and earlier.type != f.type and ANY not in (earlier.type, f.type):
-            raise Untyped(f.pointer or pointer, f"two schemas for the property {f.wire!r} have no typed form")
+            raise Untyped(
+                f.pointer or pointer, f"two schemas for the property {f.wire!r} have no typed form"
+            )
         if earlier is not None and f.type == ANY:
             f = Field(**{**earlier.__dict__, "required": earlier.required or f.required})
         by_wire[f.wire] = f

@@ -20,7 +20,9 @@ def read(schema_path: str | Path) -> Package:
     try:
         return build(load(schema_path))
     except RecursionError:
-        raise SchemaError("", "the schema nests or refers to itself more deeply than the generator can follow") from None
+        raise SchemaError(
+            "", "the schema nests or refers to itself more deeply than the generator can follow"
+        ) from None
 
 
 def files_of(package: Package, name: str) -> dict[str, str]:

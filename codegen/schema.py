@@ -90,10 +90,15 @@ def _check_shapes(defs: dict[str, Any], pointer: str) -> None:
         if isinstance(node, bool):
             return
         if not isinstance(node, dict):
-            raise SchemaError(where, f"a schema must be an object or a boolean, not {type(node).__name__}")
+            raise SchemaError(
+                where, f"a schema must be an object or a boolean, not {type(node).__name__}"
+            )
         for key, expected in _KEYWORD_TYPES.items():
             if key in node and not isinstance(node[key], expected):
-                raise SchemaError(f"{where}/{key}", f"{key} must be {' or '.join(_json_name(t) for t in expected)}")
+                raise SchemaError(
+                    f"{where}/{key}",
+                    f"{key} must be {' or '.join(_json_name(t) for t in expected)}",
+                )
         for key in ("allOf", "anyOf", "oneOf"):
             for i, sub in enumerate(node.get(key, [])):
                 schema_node(sub, f"{where}/{key}/{i}")
@@ -116,7 +121,14 @@ def _escape(token: str) -> str:
 
 
 def _json_name(t: type) -> str:
-    return {str: "a string", list: "an array", dict: "an object", bool: "a boolean", int: "an integer", float: "a number"}[t]
+    return {
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+    }[t]
 
 
 def pointer_of(def_name: str, *parts: str | int) -> str:
@@ -128,7 +140,9 @@ def pointer_of(def_name: str, *parts: str | int) -> str:
 def ref_target(ref: Any, pointer: str, defs: dict[str, Any] | None = None) -> str:
     """The def name a `$ref` points at; SchemaError when it is not a local def ref."""
     if not isinstance(ref, str) or not ref.startswith(DEFS_PREFIX):
-        raise SchemaError(pointer, f"unsupported $ref {ref!r}: only '#/$defs/NAME' refs are understood")
+        raise SchemaError(
+            pointer, f"unsupported $ref {ref!r}: only '#/$defs/NAME' refs are understood"
+        )
     name = ref[len(DEFS_PREFIX) :].replace("~1", "/").replace("~0", "~")
     if defs is not None and name not in defs:
         raise SchemaError(pointer, f"$ref {ref!r} does not resolve: no def named {name!r}")

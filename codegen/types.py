@@ -116,7 +116,12 @@ def unwrap(node: dict[str, Any]) -> dict[str, Any]:
     """`{allOf: [X]}` with nothing but annotations beside it is X (its annotations stay outside)."""
     while True:
         s = shape(node)
-        if list(s) == ["allOf"] and isinstance(s["allOf"], list) and len(s["allOf"]) == 1 and isinstance(s["allOf"][0], dict):
+        if (
+            list(s) == ["allOf"]
+            and isinstance(s["allOf"], list)
+            and len(s["allOf"]) == 1
+            and isinstance(s["allOf"][0], dict)
+        ):
             node = s["allOf"][0]
             continue
         return node
@@ -153,8 +158,22 @@ _KEEPS = {
     "object": {"additionalProperties"},
     "null": set(),
     "string": {"minLength", "maxLength", "pattern", "format"},
-    "integer": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"},
-    "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"},
+    "integer": {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "format",
+    },
+    "number": {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "format",
+    },
     "boolean": set(),
 }
 _APPLIES_TO: dict[str, set[str]] = {}
@@ -163,7 +182,9 @@ for _type, _keys in _KEEPS.items():
         _APPLIES_TO.setdefault(_key, set()).add(_type)
 
 
-def type_of(node: Any, pointer: str, hoist: Hoist, defs: dict[str, Any], field: bool = False) -> TypeExpr:
+def type_of(
+    node: Any, pointer: str, hoist: Hoist, defs: dict[str, Any], field: bool = False
+) -> TypeExpr:
     """The type expression of a schema node (a property, an item, an alias body).
 
     Inline objects and unions of objects are given defs of their own through `hoist`; a node
@@ -183,7 +204,11 @@ def type_of(node: Any, pointer: str, hoist: Hoist, defs: dict[str, Any], field: 
         return Ref(bare_ref(s, pointer, defs))
     if not s:
         return ANY
-    if "properties" in s or "allOf" in s or (s.get("type") == "object" and ("anyOf" in s or "oneOf" in s)):
+    if (
+        "properties" in s
+        or "allOf" in s
+        or (s.get("type") == "object" and ("anyOf" in s or "oneOf" in s))
+    ):
         return hoist(node, pointer)
     if "const" in s or "enum" in s:
         return _constants(s, pointer)
@@ -194,10 +219,16 @@ def type_of(node: Any, pointer: str, hoist: Hoist, defs: dict[str, Any], field: 
             if set(s) - {combinator, "type"} or "type" in s and not isinstance(s["type"], str):
                 raise Untyped(pointer, f"{combinator} beside other keywords has no typed form")
             branches = s[combinator]
-            options = [type_of(b, f"{pointer}/{combinator}/{i}", hoist, defs) for i, b in enumerate(branches)]
+            options = [
+                type_of(b, f"{pointer}/{combinator}/{i}", hoist, defs)
+                for i, b in enumerate(branches)
+            ]
             if "type" in s and any(not _within(o, s["type"], defs) for o in options):
                 raise Untyped(pointer, f"{combinator} with a type beside it has no typed form")
-            if sum(1 for o in options if _is_object_expr(o, defs)) and len(options) - options.count(NULL) > 1:
+            if (
+                sum(1 for o in options if _is_object_expr(o, defs))
+                and len(options) - options.count(NULL) > 1
+            ):
                 return hoist(node, pointer)
             if combinator == "oneOf" and not _disjoint(options, defs):
                 raise Untyped(pointer, "oneOf with overlapping branches has no typed form")
@@ -212,27 +243,48 @@ def type_of(node: Any, pointer: str, hoist: Hoist, defs: dict[str, Any], field: 
             raise Untyped(pointer + "/type", "this list of types has no typed form")
         for key in s:
             if key in _APPLIES_TO and not _APPLIES_TO[key] & set(types):
-                raise Untyped(f"{pointer}/{key}", f"{key} beside types it does not apply to has no typed form")
-        return union([type_of({**_only(s, t), "type": t}, pointer, hoist, defs, field) for t in types])
+                raise Untyped(
+                    f"{pointer}/{key}", f"{key} beside types it does not apply to has no typed form"
+                )
+        return union(
+            [type_of({**_only(s, t), "type": t}, pointer, hoist, defs, field) for t in types]
+        )
     if types not in _KEEPS:
         raise SchemaError(pointer + "/type", f"{types!r} is not a JSON type")
     extra = set(s) - _KEEPS[types] - {"type"}
     if extra:
-        raise Untyped(f"{pointer}/{sorted(extra)[0]}", f"{sorted(extra)[0]} on a {types} has no typed form")
+        raise Untyped(
+            f"{pointer}/{sorted(extra)[0]}", f"{sorted(extra)[0]} on a {types} has no typed form"
+        )
     if types == "array":
         items = s.get("items", True)
         unique = s.get("uniqueItems") is True
         if unique and not field:
-            raise Untyped(pointer + "/uniqueItems", "unique items outside a property have no typed form")
-        return ListOf(type_of(items, pointer + "/items", hoist, defs), s.get("minItems"), s.get("maxItems"), unique)
+            raise Untyped(
+                pointer + "/uniqueItems", "unique items outside a property have no typed form"
+            )
+        return ListOf(
+            type_of(items, pointer + "/items", hoist, defs),
+            s.get("minItems"),
+            s.get("maxItems"),
+            unique,
+        )
     if types == "object":
         extra_props = s.get("additionalProperties", True)
         if extra_props is False:
             raise Untyped(pointer, "an object that allows no key has no typed form")
-        return MapOf(ANY if extra_props in (True, {}) else type_of(extra_props, pointer + "/additionalProperties", hoist, defs))
+        return MapOf(
+            ANY
+            if extra_props in (True, {})
+            else type_of(extra_props, pointer + "/additionalProperties", hoist, defs)
+        )
     if types == "null":
         return NULL
-    if s.get("multipleOf") is not None and types == "number" and not isinstance(s["multipleOf"], int):
+    if (
+        s.get("multipleOf") is not None
+        and types == "number"
+        and not isinstance(s["multipleOf"], int)
+    ):
         raise Untyped(pointer + "/multipleOf", "a fractional multipleOf has no exact typed form")
     return Prim(
         _PRIMS[types],
@@ -270,7 +322,12 @@ def _constants(s: dict[str, Any], pointer: str) -> TypeExpr:
     out: list[TypeExpr] = []
     for v in values:
         kind = _json_type(v)
-        if kind not in ("string", "integer", "boolean", "null") or names and kind not in names and not (kind == "integer" and "number" in names):
+        if (
+            kind not in ("string", "integer", "boolean", "null")
+            or names
+            and kind not in names
+            and not (kind == "integer" and "number" in names)
+        ):
             raise Untyped(pointer, f"the constant {v!r} has no typed form here")
         out.append(NULL if v is None else Const(v))
     return union(out)
@@ -295,7 +352,13 @@ def _within(t: TypeExpr, json_type: str, defs: dict[str, Any]) -> bool:
     if isinstance(t, UnionOf):
         return all(_within(o, json_type, defs) for o in t.options)
     if isinstance(t, Prim):
-        return {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "null": "null"}.get(t.kind) == json_type or (t.kind == "int" and json_type == "number")
+        return {
+            "str": "string",
+            "int": "integer",
+            "float": "number",
+            "bool": "boolean",
+            "null": "null",
+        }.get(t.kind) == json_type or (t.kind == "int" and json_type == "number")
     if isinstance(t, Const):
         kind = _json_type(t.value)
         return kind == json_type or kind == "integer" and json_type == "number"
@@ -313,7 +376,15 @@ def _disjoint(options: list[TypeExpr], defs: dict[str, Any]) -> bool:
         if isinstance(o, Const):
             kinds.append("const:" + repr(o.value))
         elif isinstance(o, Prim) and o.kind != "any" and not _constrained(o):
-            kinds.append({"str": "string", "int": "number", "float": "number", "bool": "boolean", "null": "null"}[o.kind])
+            kinds.append(
+                {
+                    "str": "string",
+                    "int": "number",
+                    "float": "number",
+                    "bool": "boolean",
+                    "null": "null",
+                }[o.kind]
+            )
         elif isinstance(o, ListOf):
             kinds.append("array")
         elif isinstance(o, MapOf):
@@ -331,7 +402,9 @@ def _disjoint(options: list[TypeExpr], defs: dict[str, Any]) -> bool:
     for c in options:
         if isinstance(c, Const) and _json_type(c.value).replace("integer", "number") in plain:
             return False
-    return not any(k.startswith("ref") for k in plain) or plain.count("null") + sum(k.startswith("ref") for k in plain) == len(plain)
+    return not any(k.startswith("ref") for k in plain) or plain.count("null") + sum(
+        k.startswith("ref") for k in plain
+    ) == len(plain)
 
 
 def _ref_kind(body: Any, name: str) -> str:
@@ -340,7 +413,11 @@ def _ref_kind(body: Any, name: str) -> str:
     t = s.get("type")
     if isinstance(t, str) and t in _KEEPS:
         return t.replace("integer", "number")
-    nullable = "null" in (t or []) or any(isinstance(b, dict) and b.get("type") == "null" for k in ("anyOf", "oneOf") for b in s.get(k, []))
+    nullable = "null" in (t or []) or any(
+        isinstance(b, dict) and b.get("type") == "null"
+        for k in ("anyOf", "oneOf")
+        for b in s.get(k, [])
+    )
     return ("ref-nullable:" if nullable else "ref:") + name
 
 
@@ -355,7 +432,9 @@ def _is_object_expr(t: TypeExpr, defs: dict[str, Any]) -> bool:
             return True
         body = shape(unwrap(defs[t.name]))
         branches = [b for k in ("anyOf", "oneOf") for b in body.get(k, []) if isinstance(b, dict)]
-        return "properties" in body or any("properties" in b or "$ref" in b or "allOf" in b for b in branches)
+        return "properties" in body or any(
+            "properties" in b or "$ref" in b or "allOf" in b for b in branches
+        )
     return False
 
 

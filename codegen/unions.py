@@ -31,33 +31,48 @@ def has_object_branch(b: Builder, branches: list[Any], seen: frozenset[str] = fr
         if not isinstance(branch, dict):
             continue
         s = shape(unwrap(branch))
-        if "properties" in s or "allOf" in s or s.get("type") == "object" and ("not" in s or "required" in s):
+        if (
+            "properties" in s
+            or "allOf" in s
+            or s.get("type") == "object"
+            and ("not" in s or "required" in s)
+        ):
             return True
         if "$ref" in s:
             name = ref_target(s["$ref"], "", b.defs)
             target = b.defs[name]
             ts = shape(unwrap(target)) if isinstance(target, dict) else {}
             nested = ts.get("anyOf") or ts.get("oneOf")
-            if "properties" in ts or (isinstance(nested, list) and name not in seen and has_object_branch(b, nested, seen | {name})):
+            if "properties" in ts or (
+                isinstance(nested, list)
+                and name not in seen
+                and has_object_branch(b, nested, seen | {name})
+            ):
                 return True
     return False
 
 
-def build_union(b: Builder, name: str, node: dict[str, Any], key: str, pointer: str, doc: str) -> UnionDef:
+def build_union(
+    b: Builder, name: str, node: dict[str, Any], key: str, pointer: str, doc: str
+) -> UnionDef:
     s = shape(node)
     extra = set(s) - UNION_KEYS
     if extra or ("anyOf" in s and "oneOf" in s):
         what = sorted(extra)[0] if extra else "oneOf"
         raise Untyped(f"{pointer}/{what}", f"{what} beside a union of objects has no typed form")
     if s.get("type", "object") != "object":
-        raise Untyped(pointer + "/type", "a union of objects that may be something else has no typed form")
+        raise Untyped(
+            pointer + "/type", "a union of objects that may be something else has no typed form"
+        )
     branches = s[key]
     base: dict[str, Any] = {k: s[k] for k in ("properties", "required", "allOf") if k in s}
     base_fields = merged_fields(b, name, base, pointer) if base else []
     base_required = set(s.get("required", []))
     discriminator = node.get("discriminator")
     tag_field = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
-    tag_field = tag_field or _common_tag_field([_seen_through_refs(b, br) for br in branches], base_required)
+    tag_field = tag_field or _common_tag_field(
+        [_seen_through_refs(b, br) for br in branches], base_required
+    )
     variants: list[Variant] = []
     branch_tags: list[Any] = []  # per typed branch, the tag it pins (flattened variants share it)
     is_open = nullable = False
@@ -74,13 +89,19 @@ def build_union(b: Builder, name: str, node: dict[str, Any], key: str, pointer: 
             check_keywords(branch, bp)
             made = list(_variants(b, name, branch, bp, tag_field, base_fields, base_required))
             inner = _payload_union(b, branch, bp)
-            is_open = is_open or bool(inner and inner.open)  # the inner union's unknowns are this one's
-            nullable = nullable or bool(inner and inner.nullable and set(shape(unwrap(branch))) == {"$ref"})
+            is_open = is_open or bool(
+                inner and inner.open
+            )  # the inner union's unknowns are this one's
+            nullable = nullable or bool(
+                inner and inner.nullable and set(shape(unwrap(branch))) == {"$ref"}
+            )
             branch_tags.append(made[0].tag.value if made and made[0].tag else None)
             variants.extend(made)
     if not variants:
         raise Untyped(pointer, "a union without a typed variant has no typed form")
-    if sum(1 for v in variants if v.tag is None) > 1:  # told apart by their keys: say which they have
+    if (
+        sum(1 for v in variants if v.tag is None) > 1
+    ):  # told apart by their keys: say which they have
         variants = [_with_declared(b, v) if v.tag is None else v for v in variants]
     if key == "oneOf" and not _exclusive(branch_tags, is_open):
         raise Untyped(pointer, "oneOf whose branches may overlap has no typed form")
@@ -88,7 +109,8 @@ def build_union(b: Builder, name: str, node: dict[str, Any], key: str, pointer: 
     single = len(variants) == 1
     # Open unions go through the hook, which keeps unknown variants; msgspec would reject them.
     native = not is_open and (
-        single and variants[0].tag is None  # msgspec insists on a tag only among several
+        single
+        and variants[0].tag is None  # msgspec insists on a tag only among several
         or (
             len(variants) > 1
             and tag_field is not None
@@ -99,14 +121,26 @@ def build_union(b: Builder, name: str, node: dict[str, Any], key: str, pointer: 
     )
     if is_open:
         b.check(pointer, node)
-    return UnionDef(name, tuple(variants), tag_field, native, is_open, nullable, doc=doc, unstable=is_unstable(doc), pointer=pointer)
+    return UnionDef(
+        name,
+        tuple(variants),
+        tag_field,
+        native,
+        is_open,
+        nullable,
+        doc=doc,
+        unstable=is_unstable(doc),
+        pointer=pointer,
+    )
 
 
 def _exclusive(branch_tags: list[Any], is_open: bool) -> bool:
     """oneOf reads like anyOf when no value can match two branches: a distinct tag on every typed
     branch (a catch-all takes only the tags no branch pins)."""
     tags = [t for t in branch_tags if t is not None]
-    return len(tags) == len(branch_tags) == len(set(tags)) or (len(branch_tags) == 1 and not is_open)
+    return len(tags) == len(branch_tags) == len(set(tags)) or (
+        len(branch_tags) == 1 and not is_open
+    )
 
 
 def _with_declared(b: Builder, v: Variant) -> Variant:
@@ -149,11 +183,15 @@ def _variants(
     check_object({k: v for k, v in s.items() if k != "$ref"}, pointer)
     closed = s.get("additionalProperties") is False
     tag = _tag_of(s, tag_field, base_required)
-    pinned_by_payload = tag is None and _tag_of(_seen_through_refs(b, branch), tag_field, base_required)
+    pinned_by_payload = tag is None and _tag_of(
+        _seen_through_refs(b, branch), tag_field, base_required
+    )
     skip = frozenset({tag.field} if tag else ())
     title: str = branch["title"] if isinstance(branch.get("title"), str) else ""
     refs = [m for m in s.get("allOf", []) if isinstance(m, dict) and "$ref" in shape(unwrap(m))]
-    inline = [m for m in s.get("allOf", []) if not (isinstance(m, dict) and "$ref" in shape(unwrap(m)))]
+    inline = [
+        m for m in s.get("allOf", []) if not (isinstance(m, dict) and "$ref" in shape(unwrap(m)))
+    ]
     if "$ref" in s:
         refs = [{"$ref": s["$ref"]}, *refs]
     own_node = {k: v for k, v in s.items() if k in ("properties", "required")}
@@ -168,11 +206,16 @@ def _variants(
             raise Untyped(pointer, "a $ref with other keywords beside it has no typed form")
 
     if len(payloads) == 1 and isinstance(payloads[0], UnionDef):
-        yield from _flattened(b, union, payloads[0], pointer, tag, base + own, label, title, branch, closed)
+        yield from _flattened(
+            b, union, payloads[0], pointer, tag, base + own, label, title, branch, closed
+        )
         return
     for p in payloads:
         if not isinstance(p, ObjectDef) or p.closed and (own or base or len(payloads) > 1):
-            raise Untyped(pointer, "a union branch built on something other than an open object def has no typed form")
+            raise Untyped(
+                pointer,
+                "a union branch built on something other than an open object def has no typed form",
+            )
     objects = [p for p in payloads if isinstance(p, ObjectDef)]
     implied = title if tag is None and tag_field is not None and title else None
     if len(objects) == 1 and not own and not base and not closed and not objects[0].closed:
@@ -183,22 +226,45 @@ def _variants(
             # The payload pins the tag itself (a Literal field of its own): the hook selects by it.
             yield Variant(payload.name, pinned_by_payload, required, title, None)
             return
-        if tag is None or (b.ref_counts.get(payload.name, 0) == 1 and not clashes and payload.name not in b.tags):
+        if tag is None or (
+            b.ref_counts.get(payload.name, 0) == 1 and not clashes and payload.name not in b.tags
+        ):
             if tag is not None:
                 b.tags[payload.name] = tag
             yield Variant(payload.name, tag, required, title, implied)
             return
     inherited: list[Field] = []
     parent = None
-    if len(objects) == 1 and not any(f.wire in skip for f in b.all_fields(objects[0])) and not objects[0].closed:
+    if (
+        len(objects) == 1
+        and not any(f.wire in skip for f in b.all_fields(objects[0]))
+        and not objects[0].closed
+    ):
         parent = objects[0].name
     else:
         for p in objects:
             inherited += [f for f in b.all_fields(p) if f.wire not in skip]
     fields = base + inherited + own
-    name_part = label or (objects[0].name if objects else _name_part("_".join(sorted(f.wire for f in own)) or "object", pointer))
+    name_part = label or (
+        objects[0].name
+        if objects
+        else _name_part("_".join(sorted(f.wire for f in own)) or "object", pointer)
+    )
     parent_fields = b.all_fields(objects[0]) if parent else []
-    yield _synthetic_variant(b, union, name_part, fields, tag, parent, pointer, title, description(branch), closed, parent_fields, implied)
+    yield _synthetic_variant(
+        b,
+        union,
+        name_part,
+        fields,
+        tag,
+        parent,
+        pointer,
+        title,
+        description(branch),
+        closed,
+        parent_fields,
+        implied,
+    )
 
 
 def _flattened(
@@ -220,11 +286,40 @@ def _flattened(
     for inner in payload.variants:
         inner_def = b.get(inner.type)
         assert isinstance(inner_def, ObjectDef)
-        inner_label = _name_part(str(inner.tag.value) if inner.tag else inner.title, pointer) if inner.tag or inner.title else inner.type
-        inner_tag = [Field(inner.tag.field, naming.snake(inner.tag.field), Const(inner.tag.value), True, pointer=pointer)] if inner.tag else []
-        fields = shared + inner_tag + [f for f in b.all_fields(inner_def) if not tag or f.wire != tag.field]
+        inner_label = (
+            _name_part(str(inner.tag.value) if inner.tag else inner.title, pointer)
+            if inner.tag or inner.title
+            else inner.type
+        )
+        inner_tag = (
+            [
+                Field(
+                    inner.tag.field,
+                    naming.snake(inner.tag.field),
+                    Const(inner.tag.value),
+                    True,
+                    pointer=pointer,
+                )
+            ]
+            if inner.tag
+            else []
+        )
+        fields = (
+            shared
+            + inner_tag
+            + [f for f in b.all_fields(inner_def) if not tag or f.wire != tag.field]
+        )
         yield _synthetic_variant(
-            b, union, (label or payload.name) + inner_label, fields, tag, None, pointer, title, description(branch), closed or inner_def.closed
+            b,
+            union,
+            (label or payload.name) + inner_label,
+            fields,
+            tag,
+            None,
+            pointer,
+            title,
+            description(branch),
+            closed or inner_def.closed,
         )
 
 
@@ -248,8 +343,27 @@ def _synthetic_variant(
     which = f"The `{tag.value}` variant of `{union}`" if tag else f"A variant of `{union}`"
     doc = f"{about}\n\n{which}." if about else f"{which}."
     unstable = is_unstable(about) or is_unstable(description(b.defs.get(union, {})))
-    b.add(ObjectDef(name, tuple(fields), doc=doc, unstable=unstable, base=parent, tag=tag, synthetic=True, closed=closed, pointer=pointer))
-    required = tuple(dict.fromkeys([*(f.wire for f in parent_fields if f.required), *(f.wire for f in fields if f.required)]))
+    b.add(
+        ObjectDef(
+            name,
+            tuple(fields),
+            doc=doc,
+            unstable=unstable,
+            base=parent,
+            tag=tag,
+            synthetic=True,
+            closed=closed,
+            pointer=pointer,
+        )
+    )
+    required = tuple(
+        dict.fromkeys(
+            [
+                *(f.wire for f in parent_fields if f.required),
+                *(f.wire for f in fields if f.required),
+            ]
+        )
+    )
     return Variant(name, tag, required, title, implied)
 
 
@@ -258,7 +372,9 @@ def _name_part(text: str, pointer: str) -> str:
     try:
         return naming.pascal(text)
     except ValueError:
-        raise SchemaError(pointer, f"cannot make a class name from the tag or title {text!r}") from None
+        raise SchemaError(
+            pointer, f"cannot make a class name from the tag or title {text!r}"
+        ) from None
 
 
 def _seen_through_refs(b: Builder, branch: Any) -> dict[str, Any]:
@@ -289,7 +405,12 @@ def _tag_of(s: dict[str, Any], tag_field: str | None, base_required: set[str]) -
     for key in [tag_field]:
         p = props.get(key)
         p = shape(unwrap(p)) if isinstance(p, dict) else None
-        if p is not None and isinstance(p.get("const"), (str, int)) and not isinstance(p.get("const"), bool) and key in required:
+        if (
+            p is not None
+            and isinstance(p.get("const"), (str, int))
+            and not isinstance(p.get("const"), bool)
+            and key in required
+        ):
             if set(p) - {"const", "type"}:
                 continue
             return Tag(key, p["const"])
@@ -304,7 +425,11 @@ def _common_tag_field(branches: list[Any], base_required: set[str]) -> str | Non
             continue
         s = shape(unwrap(branch))
         required = set(s.get("required", [])) | base_required
-        consts = {k for k, p in s.get("properties", {}).items() if isinstance(p, dict) and _const_key(p) and k in required}
+        consts = {
+            k
+            for k, p in s.get("properties", {}).items()
+            if isinstance(p, dict) and _const_key(p) and k in required
+        }
         if consts:
             fields = consts if fields is None else fields & consts
     if fields and len(fields) == 1:

@@ -46,8 +46,12 @@ class EchoAgent(acp.AgentHandler):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "echo agent").splitlines()[0])
-    parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each chunk")
-    parser.add_argument("--listen", metavar="HOST:PORT", help="serve at http://HOST:PORT/acp instead of stdio")
+    parser.add_argument(
+        "--delay", type=float, default=0.0, help="seconds to wait before each chunk"
+    )
+    parser.add_argument(
+        "--listen", metavar="HOST:PORT", help="serve at http://HOST:PORT/acp instead of stdio"
+    )
     args = parser.parse_args()
     if args.listen:
         from acp_runtime.http import run

@@ -161,7 +161,9 @@ async def run(prompt: str, command: list[str], yes: bool) -> int:
 def main() -> int:
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
-    parser = argparse.ArgumentParser(prog="watch_client.py", usage=(__doc__ or "").splitlines()[2].strip())
+    parser = argparse.ArgumentParser(
+        prog="watch_client.py", usage=(__doc__ or "").splitlines()[2].strip()
+    )
     parser.add_argument("--prompt", required=True)
     parser.add_argument("--yes", action="store_true", help="allow every tool call without asking")
     args = parser.parse_args(argv[:split])

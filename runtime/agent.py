@@ -97,10 +97,16 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             return await self._initialize(request)
         result = await super()._dispatch_request(request)
         if self.enforce_protocol:  # 24: a unique session id, per connection
-            reason = rules.reused_session_id(request.method, request.params, result, self._sessions_known)
+            reason = rules.reused_session_id(
+                request.method, request.params, result, self._sessions_known
+            )
             if reason is not None:
-                raise ProtocolError(f"{request.method}: {reason}; each session gets a unique id (ACP v1 requirement 24)")
-            self._sessions_known.update(rules.sessions_known_after(request.method, request.params, result))
+                raise ProtocolError(
+                    f"{request.method}: {reason}; each session gets a unique id (ACP v1 requirement 24)"
+                )
+            self._sessions_known.update(
+                rules.sessions_known_after(request.method, request.params, result)
+            )
         return result
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
@@ -108,10 +114,19 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         resuming = method == rules.SESSION_UPDATE and any(
             s.method == rules.NO_HISTORY_DURING for s in self._serving.values()
         )
-        if resuming and self.enforce_protocol and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY:  # 33
+        if (
+            resuming
+            and self.enforce_protocol
+            and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY
+        ):  # 33
             session_id = wire.get(params, rules.SESSION_ID)
-            if any(s.method == rules.NO_HISTORY_DURING and s.session_id == session_id for s in self._serving.values()):
-                raise ProtocolError(f"{method}: session {session_id!r} is being resumed, which replays no history")
+            if any(
+                s.method == rules.NO_HISTORY_DURING and s.session_id == session_id
+                for s in self._serving.values()
+            ):
+                raise ProtocolError(
+                    f"{method}: session {session_id!r} is being resumed, which replays no history"
+                )
         return params
 
     async def _initialize(self, request: RequestMessage) -> Wire:
@@ -135,7 +150,9 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         for check in self._result_guards.get(rules.INITIALIZE, ()):
             reason = check(result, self.peer_initialize)
             if reason is not None:
-                raise CapabilityError(rules.INITIALIZE, f"the handler's result breaks a protocol rule: {reason}")
+                raise CapabilityError(
+                    rules.INITIALIZE, f"the handler's result breaks a protocol rule: {reason}"
+                )
         self.own_initialize = result
         self.initialized = True
         return result

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, Generic, TypeVar, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Generic,
+    TypeVar,
+    overload,
+)
 
 from . import rules, wire
 from .connection import Connection
@@ -16,7 +25,15 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .connection import ConnectionOptions
-    from .package import AgentProxyT, ClientPackage, HandlerT, NotificationMessage, ProxyT, RequestMessage, Wire
+    from .package import (
+        AgentProxyT,
+        ClientPackage,
+        HandlerT,
+        NotificationMessage,
+        ProxyT,
+        RequestMessage,
+        Wire,
+    )
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
@@ -113,7 +130,11 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                     f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
                 )
         offered = rules.OFFER_CHECKS.get(method) if self.enforce_protocol else None
-        reason = offered(params, self.sessions.get(wire.get(params, rules.SESSION_ID), {})) if offered else None
+        reason = (
+            offered(params, self.sessions.get(wire.get(params, rules.SESSION_ID), {}))
+            if offered
+            else None
+        )
         if reason is not None:
             raise ProtocolError(f"{method}: {reason}")
         return params
@@ -122,7 +143,11 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
         `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
         cursor, next_cursor = rules.PAGINATED[method]
-        params = params if params is not None else wire.build(self.schema, {}, self.schema.REQUESTS[method].params)
+        params = (
+            params
+            if params is not None
+            else wire.build(self.schema, {}, self.schema.REQUESTS[method].params)
+        )
         while True:
             page = await self.request(method, params)
             yield page
@@ -141,7 +166,11 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     def _call_handler(  # pyright: ignore[reportIncompatibleMethodOverride]  # the same coroutine, no extra frame
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Coroutine[Any, Any, Wire]:
-        if self.on_session_update is not None and message.method == rules.SESSION_UPDATE and not is_request:
+        if (
+            self.on_session_update is not None
+            and message.method == rules.SESSION_UPDATE
+            and not is_request
+        ):
             self.on_session_update(message.params)
         return super()._call_handler(message, is_request=is_request)  # no extra frame per message
 
@@ -157,7 +186,9 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
         if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
-            session_id = wire.get(result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID)
+            session_id = wire.get(
+                result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID
+            )
             self.sessions[session_id] = {}
             self._remember(session_id, result)
         elif method in rules.OFFERS_SET_BY:

@@ -53,12 +53,19 @@ from .errors import (
     ProtocolError,
     RequestTimeoutError,
 )
-from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineReader, LineWriter, OversizedLine, _SNIFF
+from .framing import (
+    _SNIFF,
+    DEFAULT_MAX_LINE_BYTES,
+    ByteReader,
+    ByteWriter,
+    LineReader,
+    LineWriter,
+    OversizedLine,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from .tracing import Tracer
     from .package import (
         ErrorResponseMessage,
         NotificationMessage,
@@ -70,6 +77,7 @@ if TYPE_CHECKING:
         TypeForm,
         Wire,
     )
+    from .tracing import Tracer
 
     _PendingTypes = Mapping[RequestId, TypeForm]
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
@@ -88,8 +96,8 @@ _DEFAULT: TypeForm = object()  # "the method's own result type"
 _in_notification: contextvars.ContextVar[Connection[Any] | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )
-_now_serving: contextvars.ContextVar[tuple[Connection[Any], _Serving] | None] = contextvars.ContextVar(
-    "acp_runtime_now_serving", default=None
+_now_serving: contextvars.ContextVar[tuple[Connection[Any], _Serving] | None] = (
+    contextvars.ContextVar("acp_runtime_now_serving", default=None)
 )
 
 
@@ -144,7 +152,9 @@ class _Serving:
     method: str
     params: Wire
     task: asyncio.Task[None] | None = None
-    cancel_result: dict[str, Wire] | None = None  # wire result to answer when a turn cancel ended it
+    cancel_result: dict[str, Wire] | None = (
+        None  # wire result to answer when a turn cancel ended it
+    )
     cancelled_by_peer: bool = field(default=False)
     after: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)  # `after_answer` work
     answered: bool = False
@@ -231,7 +241,9 @@ class Connection(Generic[PackageT]):
     ) -> None:
         # schema=None means `acp_schema`, which the sides' overloads give as the type's default
         self.schema: PackageT = schema if schema is not None else cast(PackageT, default_schema())
-        self.observer = observer  # observer("in" | "out", raw message bytes, decoded message or None)
+        self.observer = (
+            observer  # observer("in" | "out", raw message bytes, decoded message or None)
+        )
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         side = self.side
         self.protocol_versions = tuple(sorted(protocol_versions))
@@ -247,18 +259,26 @@ class Connection(Generic[PackageT]):
 
         self._requires_initialize = enforce_protocol and rules.INITIALIZE in self.schema.METHODS
         self._send_guards = rules.guards_for(self.schema, side, "send") if enforce_protocol else {}
-        self._receive_guards = rules.guards_for(self.schema, side, "receive") if enforce_protocol else {}
-        self._result_guards = rules.guards_for(self.schema, side, "result") if enforce_protocol else {}
+        self._receive_guards = (
+            rules.guards_for(self.schema, side, "receive") if enforce_protocol else {}
+        )
+        self._result_guards = (
+            rules.guards_for(self.schema, side, "result") if enforce_protocol else {}
+        )
         self._turn_cancels = rules.turn_cancels_for(self.schema, side)
         self._answer_checks = rules.answer_checks_for(self.schema) if enforce_protocol else {}
         self._completions = rules.completions_for(self.schema) if enforce_protocol else ()
-        self._open_keys: dict[str, OrderedDict[Wire, None]] = {c.closer: OrderedDict() for c in self._completions}
+        self._open_keys: dict[str, OrderedDict[Wire, None]] = {
+            c.closer: OrderedDict() for c in self._completions
+        }
         self._cancel_request_info = self.schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
 
         self._lines = LineReader(reader, max_line_bytes)
         self._out = LineWriter(_ObservedWriter(writer, self) if observer is not None else writer)
         self._pending: dict[RequestId, _Outgoing] = {}
-        self._decoder = self.schema.MessageDecoder(side, _ResultTypes(self._pending), lenient=lenient)
+        self._decoder = self.schema.MessageDecoder(
+            side, _ResultTypes(self._pending), lenient=lenient
+        )
         self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
         self._serving: dict[RequestId, _Serving] = {}
         self._inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()  # (kind, message | None)
@@ -302,7 +322,9 @@ class Connection(Generic[PackageT]):
     async def close(self, error: Exception | None = None) -> None:
         """Close now: pending calls fail, running handlers are cancelled, the output is closed."""
         reason = error if isinstance(error, ConnectionClosedError) else None
-        self._shutdown(reason or ConnectionClosedError(f"connection closed{f': {error}' if error else ''}"))
+        self._shutdown(
+            reason or ConnectionClosedError(f"connection closed{f': {error}' if error else ''}")
+        )
         current = asyncio.current_task()
         await asyncio.gather(*(t for t in self._tasks if t is not current), return_exceptions=True)
 
@@ -313,7 +335,12 @@ class Connection(Generic[PackageT]):
         await self.close()
 
     async def request(
-        self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT, *, timeout: Any = _DEFAULT
+        self,
+        method: str,
+        params: Wire = None,
+        result_type: TypeForm = _DEFAULT,
+        *,
+        timeout: Any = _DEFAULT,
     ) -> Wire:
         """Send a request and wait for its typed result (or raise the peer's typed error).
 
@@ -324,7 +351,12 @@ class Connection(Generic[PackageT]):
         return await (await self.send_request(method, params, result_type, timeout=timeout))
 
     async def send_request(
-        self, method: str, params: Wire = None, result_type: TypeForm = _DEFAULT, *, timeout: Any = _DEFAULT
+        self,
+        method: str,
+        params: Wire = None,
+        result_type: TypeForm = _DEFAULT,
+        *,
+        timeout: Any = _DEFAULT,
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
@@ -372,7 +404,9 @@ class Connection(Generic[PackageT]):
         an error or cannot be written; its own errors are logged."""
         now = _now_serving.get()
         if now is None or now[0] is not self:
-            raise ProtocolError("after_answer: call it from a handler of a request this connection serves")
+            raise ProtocolError(
+                "after_answer: call it from a handler of a request this connection serves"
+            )
         serving = now[1]
         if serving.answered:
             self._start_after(serving.method, [work])
@@ -398,7 +432,9 @@ class Connection(Generic[PackageT]):
         the peer answers it (with -32800 or a result)."""
         if self._cancel_request_info is None:
             raise CapabilityError(rules.CANCEL_REQUEST, "the schema defines no such notification")
-        params = wire.build(self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params)
+        params = wire.build(
+            self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
+        )
         await self.notify(rules.CANCEL_REQUEST, params)
 
     # --- rules hooks, refined by the sides ---------------------------------------------------------
@@ -407,19 +443,29 @@ class Connection(Generic[PackageT]):
         """Check an outgoing call against the protocol rules; may return adjusted params."""
         if self.enforce_protocol:
             if method.startswith("rpc."):
-                raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
+                raise ProtocolError(
+                    f"{method}: names starting with 'rpc.' are reserved by JSON-RPC"
+                )
             if not wire.structured(params):  # 226
-                raise ProtocolError(f"{method}: params must be an object or an array, not {type(params).__name__}")
+                raise ProtocolError(
+                    f"{method}: params must be an object or an array, not {type(params).__name__}"
+                )
             if method in self.schema.METHODS:  # 164
                 params = self._typed(f"{method} params", params, self.schema.METHODS[method].params)
-        if self._requires_initialize and not self.initialized and method not in rules.ALLOWED_BEFORE_INITIALIZE:
+        if (
+            self._requires_initialize
+            and not self.initialized
+            and method not in rules.ALLOWED_BEFORE_INITIALIZE
+        ):
             raise NotInitializedError(f"{method}: initialize has not completed on this connection")
         for check in self._send_guards.get(method, ()):
             reason = check(params, self.peer_initialize)
             if reason is not None:
                 raise CapabilityError(method, reason)
         if not self._track_interaction(method, params, sending=True):
-            raise ProtocolError(f"{method}: it completes an interaction this side never opened on this connection")
+            raise ProtocolError(
+                f"{method}: it completes an interaction this side never opened on this connection"
+            )
         return params
 
     def _typed(self, what: str, value: Wire, tp: TypeForm) -> Wire:
@@ -433,7 +479,9 @@ class Connection(Generic[PackageT]):
             raise ProtocolError(f"{what} do not fit the schema: {exc}") from None
         extra = wire.undeclared(value, typed)
         if extra:
-            raise ProtocolError(f"{what}: {', '.join(extra)} not declared by the schema (custom data goes in _meta)")
+            raise ProtocolError(
+                f"{what}: {', '.join(extra)} not declared by the schema (custom data goes in _meta)"
+            )
         return typed
 
     def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
@@ -448,7 +496,8 @@ class Connection(Generic[PackageT]):
 
     def _track_interaction(self, method: str, params: Wire, *, sending: bool) -> bool:
         """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
-        of one not open here (sent: refused; received: ignored, and a received one completes once)."""
+        of one not open here (sent: refused; received: ignored, and a received one completes once).
+        """
         for c in self._completions:
             keys = self._open_keys[c.closer]
             if method == c.opener and wire.get(params, c.tag) == c.value:
@@ -465,7 +514,11 @@ class Connection(Generic[PackageT]):
 
     async def _dispatch_request(self, request: RequestMessage) -> Wire:
         method = request.method
-        if self._requires_initialize and not self.initialized and method not in rules.ALLOWED_BEFORE_INITIALIZE:
+        if (
+            self._requires_initialize
+            and not self.initialized
+            and method not in rules.ALLOWED_BEFORE_INITIALIZE
+        ):
             raise self._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
         for check in self._receive_guards.get(method, ()):
             reason = check(request.params, self.own_initialize)
@@ -475,14 +528,20 @@ class Connection(Generic[PackageT]):
         for check in self._result_guards.get(method, ()):
             reason = check(result, self.peer_initialize)
             if reason is not None:
-                raise CapabilityError(method, f"the handler's result breaks a protocol rule: {reason}")
+                raise CapabilityError(
+                    method, f"the handler's result breaks a protocol rule: {reason}"
+                )
         answer_check = self._answer_checks.get(method)
         reason = answer_check(request.params, result) if answer_check is not None else None
         if reason is not None:
-            raise CapabilityError(method, f"the handler's result does not fit the request: {reason}")
+            raise CapabilityError(
+                method, f"the handler's result does not fit the request: {reason}"
+            )
         return result
 
-    async def _call_handler(self, message: RequestMessage | NotificationMessage, *, is_request: bool) -> Wire:
+    async def _call_handler(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Wire:
         if self.tracer is not None:
             with tracing.extract(self.tracer, message.params):
                 return await self._call_handler_traced(message, is_request=is_request)
@@ -494,9 +553,13 @@ class Connection(Generic[PackageT]):
         method = message.method
         if method.startswith(rules.EXTENSION_PREFIX):
             fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
-            if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
+            if not wire.structured(
+                message.params
+            ):  # 226: JSON-RPC params are an object or an array
                 if is_request:
-                    raise self._error(INVALID_REQUEST, "Invalid request: params must be an object or an array")
+                    raise self._error(
+                        INVALID_REQUEST, "Invalid request: params must be an object or an array"
+                    )
                 return None
             if fn is None:
                 if is_request:
@@ -582,7 +645,9 @@ class Connection(Generic[PackageT]):
     def _on_oversized(self, line: OversizedLine) -> None:
         kind, request_id = _sniff(line.head)
         message = f"Message of {line.size} bytes exceeds the limit of {self.max_line_bytes} bytes"
-        err = self._error(INVALID_REQUEST, message, {"limit": self.max_line_bytes, "size": line.size})
+        err = self._error(
+            INVALID_REQUEST, message, {"limit": self.max_line_bytes, "size": line.size}
+        )
         log.warning("%s (a %s, id %r)", message, kind, request_id)
         if kind == "response":
             outgoing = self._pop_pending(request_id)
@@ -597,7 +662,9 @@ class Connection(Generic[PackageT]):
         except TypeError:
             duplicate = True
         if duplicate:
-            err = self._error(INVALID_REQUEST, "Invalid request: duplicate id of a request in progress")
+            err = self._error(
+                INVALID_REQUEST, "Invalid request: duplicate id of a request in progress"
+            )
             self._send_error_nowait(request.id, err)
             return
         self._track_interaction(request.method, request.params, sending=False)
@@ -617,7 +684,9 @@ class Connection(Generic[PackageT]):
         elif note.method in rules.TURN_ENDED_BY:
             self._cancel_turn(note.params)
         elif not self._track_interaction(note.method, note.params, sending=False):
-            log.debug("ignored %s for an interaction unknown or already completed here", note.method)
+            log.debug(
+                "ignored %s for an interaction unknown or already completed here", note.method
+            )
             return
         self._inbox.put_nowait(("notification", note))
 
@@ -670,7 +739,9 @@ class Connection(Generic[PackageT]):
             outgoing.future.set_result(response.result)
         elif isinstance(response, self.schema.ErrorResponse):
             error = response.error
-            outgoing.future.set_exception(self.schema.error_for(error.code, error.message, error.data))
+            outgoing.future.set_exception(
+                self.schema.error_for(error.code, error.message, error.data)
+            )
 
     def _pop_pending(self, request_id: RequestId) -> _Outgoing | None:
         try:
@@ -699,13 +770,17 @@ class Connection(Generic[PackageT]):
                     data = self._encode_cancelled(request, serving)
                 elif isinstance(exc, schema.RpcError):
                     data = self._encode_error(request.id, as_rpc_error(exc))
-                elif isinstance(exc, ProtocolError):  # a runtime rule refused it: no crash, no traceback
+                elif isinstance(
+                    exc, ProtocolError
+                ):  # a runtime rule refused it: no crash, no traceback
                     log.error("refused the %s answer: %s", request.method, exc)
                     error = self._error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
                     data = self._encode_error(request.id, error)
                 else:
                     log.exception("handler for %s failed", request.method)
-                    data = self._encode_error(request.id, self._error(INTERNAL_ERROR, "Internal error"))
+                    data = self._encode_error(
+                        request.id, self._error(INTERNAL_ERROR, "Internal error")
+                    )
         finally:
             self._serving.pop(request.id, None)
         try:
@@ -743,7 +818,9 @@ class Connection(Generic[PackageT]):
                     ) from None
             result = {}
         elif self.enforce_protocol and request.method in self.schema.REQUESTS:
-            result = self._typed(f"the {request.method} result", result, self.schema.REQUESTS[request.method].result)
+            result = self._typed(
+                f"the {request.method} result", result, self.schema.REQUESTS[request.method].result
+            )
         data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
         return data
 
@@ -751,9 +828,13 @@ class Connection(Generic[PackageT]):
         info = self.schema.REQUESTS.get(request.method)
         if serving.cancel_result is not None and not serving.cancelled_by_peer and info is not None:
             result = wire.build(self.schema, serving.cancel_result, info.result)
-            data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
+            data: bytes = self.schema.encode_message(
+                self.schema.Response(id=request.id, result=result)
+            )
             return data
-        return self._encode_error(request.id, self._error(rules.REQUEST_CANCELLED, "Request cancelled"))
+        return self._encode_error(
+            request.id, self._error(rules.REQUEST_CANCELLED, "Request cancelled")
+        )
 
     def _encode_error(self, request_id: RequestId, err: RpcException) -> bytes:
         """An error answer; one whose code is not an integer, whose message is not a string or whose
@@ -762,7 +843,9 @@ class Connection(Generic[PackageT]):
         try:
             if type(error["code"]) is not int or not isinstance(error["message"], str):
                 raise TypeError(f"error code {error['code']!r} / message {error['message']!r}")
-            data: bytes = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=error))
+            data: bytes = self.schema.encode_message(
+                self.schema.ErrorResponse(id=request_id, error=error)
+            )
         except Exception as exc:
             log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
             error = {"code": INTERNAL_ERROR, "message": "Internal error"}
@@ -813,7 +896,9 @@ class Connection(Generic[PackageT]):
         if self._cancel_request_info is None or self._closed.done():
             return
         try:
-            params = wire.build(self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params)
+            params = wire.build(
+                self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
+            )
             note = self.schema.Notification(method=rules.CANCEL_REQUEST, params=params)
             self._out.write_nowait(self.schema.encode_message(note))
         except Exception as exc:
@@ -901,8 +986,15 @@ def _classify(line: bytes) -> tuple[str, RequestId]:
         raw = msgspec.json.decode(line)
     except Exception:
         return _sniff(line[:_SNIFF])
-    if isinstance(raw, list) and raw and all(isinstance(m, dict) and "method" in m and "id" not in m for m in raw):
-        return "notification", None  # a JSON-RPC batch (not an ACP message) of notifications: never answered
+    if (
+        isinstance(raw, list)
+        and raw
+        and all(isinstance(m, dict) and "method" in m and "id" not in m for m in raw)
+    ):
+        return (
+            "notification",
+            None,
+        )  # a JSON-RPC batch (not an ACP message) of notifications: never answered
     if not isinstance(raw, dict):
         return "unknown", None
     request_id = raw.get("id")

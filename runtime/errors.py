@@ -60,4 +60,6 @@ class RequestTimeoutError(AcpRuntimeError, TimeoutError):
     def __init__(self, method: str, timeout: float) -> None:
         self.method = method
         self.timeout = timeout
-        super().__init__(f"{method}: no answer within {timeout:g} s; the request was cancelled ($/cancel_request)")
+        super().__init__(
+            f"{method}: no answer within {timeout:g} s; the request was cancelled ($/cancel_request)"
+        )

@@ -151,7 +151,9 @@ class MemoryWriter:
         return None
 
 
-def memory_pipe() -> tuple[tuple[asyncio.StreamReader, MemoryWriter], tuple[asyncio.StreamReader, MemoryWriter]]:
+def memory_pipe() -> (
+    tuple[tuple[asyncio.StreamReader, MemoryWriter], tuple[asyncio.StreamReader, MemoryWriter]]
+):
     """Two connected ends `(reader, writer)`: what one end writes, the other reads."""
     a_in, b_in = asyncio.StreamReader(), asyncio.StreamReader()
     return (a_in, MemoryWriter(b_in)), (b_in, MemoryWriter(a_in))

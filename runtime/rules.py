@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from . import wire
+
 if TYPE_CHECKING:
     from .package import Package, Wire
 
@@ -35,15 +36,21 @@ CANCEL_REQUEST = "$/cancel_request"  # 127-131: either side, either direction
 CANCEL_REQUEST_ID = "requestId"
 REQUEST_CANCELLED = -32800
 ALLOWED_BEFORE_INITIALIZE = frozenset({INITIALIZE, CANCEL_REQUEST})
-EXTENSION_PREFIX = "_"  # 165-168, 217: the only methods outside the schema that are routed (to ext_*)
+EXTENSION_PREFIX = (
+    "_"  # 165-168, 217: the only methods outside the schema that are routed (to ext_*)
+)
 
 SESSION_ID = "sessionId"
 SESSION_CANCEL = "session/cancel"
-TURN_ENDED_BY = frozenset({SESSION_CANCEL, "session/close"})  # 38: close cancels as session/cancel does
+TURN_ENDED_BY = frozenset(
+    {SESSION_CANCEL, "session/close"}
+)  # 38: close cancels as session/cancel does
 
 # 68: a client prompts only sessions set up on this connection
 SESSION_CREATED_BY = frozenset({"session/new", "session/fork"})  # the result's sessionId
-SESSION_OPENED_BY = frozenset({"session/load", "session/resume"})  # the params' sessionId, once answered
+SESSION_OPENED_BY = frozenset(
+    {"session/load", "session/resume"}
+)  # the params' sessionId, once answered
 SESSION_CLOSED_BY = frozenset({"session/close", "session/delete"})
 SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 
@@ -52,7 +59,9 @@ SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 # session/fork (the session forked) it served, none it listed. Uniqueness is checked per connection:
 # sessions outlive connections, and ids handed out on another connection or by an earlier process are
 # the application's to keep apart (the runtime sees one connection).
-SESSION_NAMED_BY = SESSION_OPENED_BY | {"session/fork"}  # the params' sessionId is an existing session
+SESSION_NAMED_BY = SESSION_OPENED_BY | {
+    "session/fork"
+}  # the params' sessionId is an existing session
 SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
 
 
@@ -81,11 +90,19 @@ def sessions_known_after(method: str, params: Wire, result: Wire) -> list[Wire]:
 SESSION_UPDATE = "session/update"
 UPDATE_KIND = ("update", "sessionUpdate")
 HISTORY = frozenset(
-    {"user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update"}
+    {
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "tool_call",
+        "tool_call_update",
+    }
 )
 NO_HISTORY_DURING = "session/resume"
 
-PAGINATED = {"session/list": ("cursor", "nextCursor")}  # 60, 61: the params' cursor, the result's next one
+PAGINATED = {
+    "session/list": ("cursor", "nextCursor")
+}  # 60, 61: the params' cursor, the result's next one
 
 # 238, 239: a client sets only a mode or config value the agent offers for the session, as last
 # reported (these fields of setup and set_config_option results, and of config_option_update)
@@ -110,8 +127,13 @@ def _value_offered(params: Wire, offers: dict[str, Wire]) -> str | None:
     if option is None:
         return f"config option {config_id!r} is not among the session's configOptions"
     kind = wire.get(option, "type")
-    values = [*wire.values(option, "options.*.value"), *wire.values(option, "options.*.options.*.value")]
-    if (kind == "boolean" and not isinstance(value, bool)) or (kind == "select" and value not in values):
+    values = [
+        *wire.values(option, "options.*.value"),
+        *wire.values(option, "options.*.options.*.value"),
+    ]
+    if (kind == "boolean" and not isinstance(value, bool)) or (
+        kind == "select" and value not in values
+    ):
         return f"{value!r} is not a value of the {kind} config option {config_id!r}"
     return None
 
@@ -155,7 +177,11 @@ class Check:
 
 def needs(capability: str) -> Check:
     def check(params: Wire, initialize: Wire) -> str | None:
-        return None if supported(wire.get(initialize, *capability.split("."))) else f"{capability} was not advertised"
+        return (
+            None
+            if supported(wire.get(initialize, *capability.split(".")))
+            else f"{capability} was not advertised"
+        )
 
     return Check(check, (capability,))
 
@@ -167,8 +193,12 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
     def check(params: Wire, initialize: Wire) -> str | None:
         for entry in wire.values(params, entries) if entries else [params]:
             capability = required.get(wire.get(entry, tag))
-            if capability is not None and not supported(wire.get(initialize, *capability.split("."))):
-                return f"{tag} {wire.get(entry, tag)!r} needs {capability}, which was not advertised"
+            if capability is not None and not supported(
+                wire.get(initialize, *capability.split("."))
+            ):
+                return (
+                    f"{tag} {wire.get(entry, tag)!r} needs {capability}, which was not advertised"
+                )
         return None
 
     return Check(check, tuple(required.values()))
@@ -176,7 +206,9 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
 
 def nonempty_needs(field: str, capability: str) -> Check:
     def check(params: Wire, initialize: Wire) -> str | None:
-        if wire.items(params, field) and not supported(wire.get(initialize, *capability.split("."))):
+        if wire.items(params, field) and not supported(
+            wire.get(initialize, *capability.split("."))
+        ):
             return f"{field} may be sent only when {capability} is advertised"
         return None
 
@@ -221,21 +253,62 @@ class Guard:
 
 _SETUP = ("session/new", "session/load", "session/resume", "session/fork")
 _WITH_CONFIG = (*_SETUP, "session/set_config_option")
-_TERMINAL = ("terminal/create", "terminal/output", "terminal/release", "terminal/wait_for_exit", "terminal/kill")
+_TERMINAL = (
+    "terminal/create",
+    "terminal/output",
+    "terminal/release",
+    "terminal/wait_for_exit",
+    "terminal/kill",
+)
 _TOOL_PATHS = ("locations.*.path", "content.*.path")
 _BOOLEAN = {"boolean": "clientCapabilities.session.configOptions.boolean"}
-_ELICITATION = {"form": "clientCapabilities.elicitation.form", "url": "clientCapabilities.elicitation.url"}
+_ELICITATION = {
+    "form": "clientCapabilities.elicitation.form",
+    "url": "clientCapabilities.elicitation.url",
+}
 
 GUARDS: tuple[Guard, ...] = (
     # the client, against the agent's initialize result
     Guard("client", "send", ("session/load",), needs("agentCapabilities.loadSession"), "25, 26"),
-    Guard("client", "send", ("session/list",), needs("agentCapabilities.sessionCapabilities.list"), "54, 55"),
-    Guard("client", "send", ("session/resume",), needs("agentCapabilities.sessionCapabilities.resume"), "30, 31"),
-    Guard("client", "send", ("session/close",), needs("agentCapabilities.sessionCapabilities.close"), "35, 36"),
-    Guard("client", "send", ("session/delete",), needs("agentCapabilities.sessionCapabilities.delete"), "64-66"),
-    Guard("client", "send", ("session/fork",), needs("agentCapabilities.sessionCapabilities.fork"), "setup"),
+    Guard(
+        "client",
+        "send",
+        ("session/list",),
+        needs("agentCapabilities.sessionCapabilities.list"),
+        "54, 55",
+    ),
+    Guard(
+        "client",
+        "send",
+        ("session/resume",),
+        needs("agentCapabilities.sessionCapabilities.resume"),
+        "30, 31",
+    ),
+    Guard(
+        "client",
+        "send",
+        ("session/close",),
+        needs("agentCapabilities.sessionCapabilities.close"),
+        "35, 36",
+    ),
+    Guard(
+        "client",
+        "send",
+        ("session/delete",),
+        needs("agentCapabilities.sessionCapabilities.delete"),
+        "64-66",
+    ),
+    Guard(
+        "client",
+        "send",
+        ("session/fork",),
+        needs("agentCapabilities.sessionCapabilities.fork"),
+        "setup",
+    ),
     Guard("client", "send", ("logout",), needs("agentCapabilities.auth.logout"), "19"),
-    Guard("client", "send", ("authenticate",), Check(_no_terminal_auth_method, ("authMethods",)), "20"),
+    Guard(
+        "client", "send", ("authenticate",), Check(_no_terminal_auth_method, ("authMethods",)), "20"
+    ),
     Guard(
         "client",
         "send",
@@ -258,7 +331,10 @@ GUARDS: tuple[Guard, ...] = (
         by_kind(
             "mcpServers.*",
             "type",
-            {"http": "agentCapabilities.mcpCapabilities.http", "sse": "agentCapabilities.mcpCapabilities.sse"},
+            {
+                "http": "agentCapabilities.mcpCapabilities.http",
+                "sse": "agentCapabilities.mcpCapabilities.sse",
+            },
         ),
         "48, 50",
     ),
@@ -266,23 +342,67 @@ GUARDS: tuple[Guard, ...] = (
         "client",
         "send",
         (*_SETUP, "session/list"),
-        nonempty_needs("additionalDirectories", "agentCapabilities.sessionCapabilities.additionalDirectories"),
+        nonempty_needs(
+            "additionalDirectories", "agentCapabilities.sessionCapabilities.additionalDirectories"
+        ),
         "41",
     ),
-    Guard("client", "send", (*_SETUP, "session/list"), absolute("cwd", "additionalDirectories.*"), "40, 42"),
-    Guard("client", "send", _SETUP, absolute("mcpServers.*.command"), "1"),  # a stdio server's executable
+    Guard(
+        "client",
+        "send",
+        (*_SETUP, "session/list"),
+        absolute("cwd", "additionalDirectories.*"),
+        "40, 42",
+    ),
+    Guard(
+        "client", "send", _SETUP, absolute("mcpServers.*.command"), "1"
+    ),  # a stdio server's executable
     # the agent, against the client's initialize request
-    Guard("agent", "send", ("fs/read_text_file",), needs("clientCapabilities.fs.readTextFile"), "124, 125"),
-    Guard("agent", "send", ("fs/write_text_file",), needs("clientCapabilities.fs.writeTextFile"), "124, 125"),
+    Guard(
+        "agent",
+        "send",
+        ("fs/read_text_file",),
+        needs("clientCapabilities.fs.readTextFile"),
+        "124, 125",
+    ),
+    Guard(
+        "agent",
+        "send",
+        ("fs/write_text_file",),
+        needs("clientCapabilities.fs.writeTextFile"),
+        "124, 125",
+    ),
     Guard("agent", "send", _TERMINAL, needs("clientCapabilities.terminal"), "132, 133"),
     Guard("agent", "send", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "97"),
     Guard("agent", "send", ("fs/read_text_file", "fs/write_text_file"), absolute("path"), "1"),
     Guard("agent", "send", ("terminal/create",), absolute("cwd"), "1"),
-    Guard("agent", "result", ("session/list",), absolute("sessions.*.cwd", "sessions.*.additionalDirectories.*"), "1"),
-    Guard("agent", "send", ("session/update",), absolute(*(f"update.{p}" for p in _TOOL_PATHS)), "1"),
-    Guard("agent", "send", ("session/request_permission",), absolute(*(f"toolCall.{p}" for p in _TOOL_PATHS)), "1"),
-    Guard("agent", "send", ("session/update",), by_kind("update.configOptions.*", "type", _BOOLEAN), "146, 147"),
-    Guard("agent", "result", _WITH_CONFIG, by_kind("configOptions.*", "type", _BOOLEAN), "146, 147"),
+    Guard(
+        "agent",
+        "result",
+        ("session/list",),
+        absolute("sessions.*.cwd", "sessions.*.additionalDirectories.*"),
+        "1",
+    ),
+    Guard(
+        "agent", "send", ("session/update",), absolute(*(f"update.{p}" for p in _TOOL_PATHS)), "1"
+    ),
+    Guard(
+        "agent",
+        "send",
+        ("session/request_permission",),
+        absolute(*(f"toolCall.{p}" for p in _TOOL_PATHS)),
+        "1",
+    ),
+    Guard(
+        "agent",
+        "send",
+        ("session/update",),
+        by_kind("update.configOptions.*", "type", _BOOLEAN),
+        "146, 147",
+    ),
+    Guard(
+        "agent", "result", _WITH_CONFIG, by_kind("configOptions.*", "type", _BOOLEAN), "146, 147"
+    ),
     Guard(
         "agent",
         "result",
@@ -327,7 +447,13 @@ def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Wire]]:
 
 # --- elicitation: answers that must fit their request, interactions completed later ----------------
 
-_JSON_TYPES = {"string": (str,), "number": (int, float), "integer": (int,), "boolean": (bool,), "array": (list,)}
+_JSON_TYPES = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "array": (list,),
+}
 _BOUNDS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems")}
 
 
@@ -351,11 +477,15 @@ def _value_breaks(prop: Wire, value: Wire) -> str | None:
     if kind == "array" and not all(isinstance(item, str) for item in value):
         return "is not an array of strings"
     choices = _choices(wire.get(prop, "items") if kind == "array" else prop)
-    if choices is not None and any(item not in choices for item in (value if kind == "array" else [value])):
+    if choices is not None and any(
+        item not in choices for item in (value if kind == "array" else [value])
+    ):
         return f"is not among {choices}"
     low, high = (wire.get(prop, bound) for bound in _BOUNDS.get(kind, ("minimum", "maximum")))
     size = len(value) if kind in _BOUNDS else value
-    if kind != "boolean" and ((low is not None and size < low) or (high is not None and size > high)):
+    if kind != "boolean" and (
+        (low is not None and size < low) or (high is not None and size > high)
+    ):
         return f"is outside its bounds ({low}..{high})"
     return None
 
@@ -381,7 +511,9 @@ def form_content_breaks(params: Wire, result: Wire) -> str | None:
 # A result checked against the params of its request, (params, result) -> why it breaks the rule: the
 # answering side refuses to send it (answered -32603), the asking side refuses to take it (the call
 # fails with -32603). 100, 101, 107
-ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {"elicitation/create": form_content_breaks}
+ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {
+    "elicitation/create": form_content_breaks
+}
 
 
 @dataclass(frozen=True)
@@ -398,7 +530,9 @@ class Completion:
     key: str
 
 
-COMPLETIONS = (Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),)
+COMPLETIONS = (
+    Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),
+)
 
 
 def answer_checks_for(schema: Package) -> dict[str, Callable[[Wire, Wire], "str | None"]]:
@@ -406,4 +540,6 @@ def answer_checks_for(schema: Package) -> dict[str, Callable[[Wire, Wire], "str 
 
 
 def completions_for(schema: Package) -> tuple[Completion, ...]:
-    return tuple(c for c in COMPLETIONS if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS)
+    return tuple(
+        c for c in COMPLETIONS if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS
+    )

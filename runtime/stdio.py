@@ -54,7 +54,9 @@ class _FileReader:
         self._fd = fd
 
     async def read(self, n: int = -1) -> bytes:
-        return await asyncio.get_running_loop().run_in_executor(None, os.read, self._fd, n if n > 0 else 1 << 16)
+        return await asyncio.get_running_loop().run_in_executor(
+            None, os.read, self._fd, n if n > 0 else 1 << 16
+        )
 
 
 class _FileWriter:
@@ -78,7 +80,8 @@ async def _reader_for(fd: int) -> ByteReader:
     reader = asyncio.StreamReader(limit=1 << 20)
     try:
         await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0, closefd=False)
+            lambda: asyncio.StreamReaderProtocol(reader),
+            os.fdopen(fd, "rb", buffering=0, closefd=False),
         )
     except (ValueError, OSError):
         return _FileReader(fd)
@@ -139,7 +142,10 @@ async def serve_agent(
     **options: Unpack[ConnectionOptions],
 ) -> None: ...
 async def serve_agent(
-    handler: object, *, schema: AgentPackage[Any, Any] | None = None, **options: Unpack[ConnectionOptions]
+    handler: object,
+    *,
+    schema: AgentPackage[Any, Any] | None = None,
+    **options: Unpack[ConnectionOptions],
 ) -> None:
     """Serve `handler` as an agent on this process's stdin/stdout until the client goes away."""
     async with stdio_streams() as (reader, writer):
@@ -151,7 +157,9 @@ _serve_agent: Callable[..., Coroutine[Any, Any, None]] = serve_agent
 
 
 @overload
-def run_agent(handler: AgentHandlerArg, *, schema: None = None, **options: Unpack[ConnectionOptions]) -> None: ...
+def run_agent(
+    handler: AgentHandlerArg, *, schema: None = None, **options: Unpack[ConnectionOptions]
+) -> None: ...
 @overload
 def run_agent(
     handler: HandlerT | Callable[[AgentSideConnection[ProxyT]], HandlerT],
@@ -160,7 +168,10 @@ def run_agent(
     **options: Unpack[ConnectionOptions],
 ) -> None: ...
 def run_agent(
-    handler: object, *, schema: AgentPackage[Any, Any] | None = None, **options: Unpack[ConnectionOptions]
+    handler: object,
+    *,
+    schema: AgentPackage[Any, Any] | None = None,
+    **options: Unpack[ConnectionOptions],
 ) -> None:
     """`asyncio.run(serve_agent(handler, **options))`: the whole `main` of a stdio agent."""
     asyncio.run(_serve_agent(handler, schema=schema, **options))
@@ -284,7 +295,9 @@ async def _watch(process: asyncio.subprocess.Process, conn: ClientSideConnection
     code = await _exit_code(process)
     await asyncio.sleep(0.5)  # time for its last output to be read
     if not conn.closed:
-        await conn.close(ConnectionClosedError(f"connection closed: the agent process exited with code {code}"))
+        await conn.close(
+            ConnectionClosedError(f"connection closed: the agent process exited with code {code}")
+        )
 
 
 async def _drain_stderr(stream: asyncio.StreamReader, conn: ClientSideConnection[Any]) -> None:
@@ -328,7 +341,13 @@ async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> Non
     if os.name == "nt":  # pragma: no cover - untested: no Windows here
         if process.returncode is None:
             killer = await asyncio.create_subprocess_exec(
-                "taskkill", "/T", "/F", "/PID", str(process.pid), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                "taskkill",
+                "/T",
+                "/F",
+                "/PID",
+                str(process.pid),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
             await killer.wait()
         return

@@ -88,7 +88,11 @@ def values(obj: Wire, path: str) -> list[Wire]:
     for i, key in enumerate(keys):
         step: list[Wire] = []
         for value in found:
-            if key != "*" and isinstance(value, msgspec.Struct) and not _may_hold(type(value), keys[i:]):
+            if (
+                key != "*"
+                and isinstance(value, msgspec.Struct)
+                and not _may_hold(type(value), keys[i:])
+            ):
                 continue  # this type cannot hold the rest of the path: skip it without walking
             if key == "*":
                 step.extend(v for v in items(value) if v is not None)
@@ -191,7 +195,11 @@ def build(schema: Package, data: Wire, cls: TypeForm) -> Wire:
 
 def structured(value: Wire) -> bool:
     """Whether a params value is absent or a JSON-RPC "structured value" (an object or an array)."""
-    if value is None or value is msgspec.UNSET or isinstance(value, (msgspec.Struct, dict, list, tuple)):
+    if (
+        value is None
+        or value is msgspec.UNSET
+        or isinstance(value, (msgspec.Struct, dict, list, tuple))
+    ):
         return True
     return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
 
@@ -201,4 +209,6 @@ def undeclared(data: dict[str, Wire], typed: Wire) -> list[str]:
     if not isinstance(typed, msgspec.Struct):
         return []
     config = type(typed).__struct_config__
-    return sorted(key for key in data if key not in _fields(type(typed)) and key != config.tag_field)
+    return sorted(
+        key for key in data if key not in _fields(type(typed)) and key != config.tag_field
+    )

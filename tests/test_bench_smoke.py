@@ -25,7 +25,16 @@ from bench import report  # noqa: E402
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     out = tmp_path_factory.mktemp("bench") / "results.json"
     run = subprocess.run(
-        [sys.executable, "-m", "bench", "--quick", "--skip", "generation,imports", "--json", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--quick",
+            "--skip",
+            "generation,imports",
+            "--json",
+            str(out),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -45,7 +54,11 @@ def test_corpus_has_every_message_kind_the_issue_lists() -> None:
     assert {s.get("type", "stdio") for s in servers} >= {"stdio", "http"}
     prompt = bodies["session/prompt request (text, link, resources, image)"]["params"]["prompt"]
     kinds = {
-        b["type"] if b["type"] != "resource" else ("text" in b["resource"] and "resource/text" or "resource/blob")
+        (
+            b["type"]
+            if b["type"] != "resource"
+            else ("text" in b["resource"] and "resource/text" or "resource/blob")
+        )
         for b in prompt
     }
     assert kinds == {"text", "resource_link", "resource/text", "resource/blob", "image"}
@@ -63,7 +76,9 @@ def test_corpus_has_every_message_kind_the_issue_lists() -> None:
 
 def test_every_session_update_variant_of_the_schema_is_in_the_corpus() -> None:
     schema = bench_corpus.schema()
-    variants = {b["properties"]["sessionUpdate"]["const"] for b in schema["$defs"]["SessionUpdate"]["oneOf"]}
+    variants = {
+        b["properties"]["sessionUpdate"]["const"] for b in schema["$defs"]["SessionUpdate"]["oneOf"]
+    }
     seen = {
         json.loads(m.data)["params"]["update"]["sessionUpdate"]
         for m in bench_corpus.corpus()
@@ -78,7 +93,9 @@ def test_corpus_validation_rejects_a_message_its_def_forbids() -> None:
     good = next(m for m in bench_corpus.corpus() if m.name == "update plan")
     body = json.loads(good.data)
     body["params"]["update"]["entries"][0]["priority"] = "urgent"
-    bad = bench_corpus.Message(good.name, bench_corpus.dumps(body), good.side, good.kind, good.method, good.def_name)
+    bad = bench_corpus.Message(
+        good.name, bench_corpus.dumps(body), good.side, good.kind, good.method, good.def_name
+    )
     with pytest.raises(ValidationError):
         bench_corpus.validate(bad)
 
@@ -92,7 +109,9 @@ def test_quick_run_times_every_message_with_every_contender(quick_run: tuple[dic
             assert m[op]["acpgen"]["median_ns"] > 0
             # the official SDK (an older schema revision) measured it, or says it cannot read it
             sdk = m[op]["sdk"]
-            assert sdk.get("median_ns", 0) > 0 or sdk["error"].startswith("SDK model rejects it"), sdk
+            assert sdk.get("median_ns", 0) > 0 or sdk["error"].startswith(
+                "SDK model rejects it"
+            ), sdk
             assert m[f"{op}_floor_ns"] > 0
             assert m[f"{op}_vs_floor"] > 0
         assert m["decode"]["jsonschema"]["median_ns"] > 0
@@ -127,11 +146,16 @@ def test_quick_run_measures_the_pipe_and_memory(quick_run: tuple[dict, str]) -> 
             assert pipe[name]["round_trips_per_s"] > 0
             assert pipe[name]["maxrss_kb_after_stream"] > 0
         ours = pipe["acpgen"]
-        assert ours.get("notifications_per_s", 0) > 0 or ours["error"].startswith("not measured: runtime not ready")
+        assert ours.get("notifications_per_s", 0) > 0 or ours["error"].startswith(
+            "not measured: runtime not ready"
+        )
     decode = results["memory"]["decode"]
     for name in ("acpgen", "sdk", "msgspec", "orjson"):
         assert decode[name]["peak_increase_kb"] >= 0
-    assert results["memory"]["pipe"]["floor"]["big_chars"] == results["meta"]["plan"]["huge_line_bytes"]
+    assert (
+        results["memory"]["pipe"]["floor"]["big_chars"]
+        == results["meta"]["plan"]["huge_line_bytes"]
+    )
 
 
 def test_benchmarks_md_keeps_what_is_written_outside_the_markers(tmp_path: Path) -> None:

@@ -28,14 +28,33 @@ _ANY = "schema with no constraint: any JSON value"
 _ANY_UNION = "anyOf whose ExtMethod/ExtNotification branch is `{}`: any JSON value"
 ACCEPTS_ANYTHING = {
     "v1-stable-2025-10-28.json": {
-        "AgentNotification": _ANY_UNION, "AgentRequest": _ANY_UNION, "AgentResponse": _ANY_UNION,
-        "ClientNotification": _ANY_UNION, "ClientRequest": _ANY_UNION, "ClientResponse": _ANY_UNION,
+        "AgentNotification": _ANY_UNION,
+        "AgentRequest": _ANY_UNION,
+        "AgentResponse": _ANY_UNION,
+        "ClientNotification": _ANY_UNION,
+        "ClientRequest": _ANY_UNION,
+        "ClientResponse": _ANY_UNION,
     },
-    **{name: {"ExtNotification": _ANY, "ExtRequest": _ANY, "ExtResponse": _ANY}
-       for name in ["v1-stable-2026-01-15.json", "v1-stable-2026-04-23.json", "v1-stable-2026-08-20.json",
-                    "v1-unstable-2026-01-15.json", "v1-unstable-2026-04-23.json", "v2-stable-2026-08-20.json"]},
-    **{name: {"ExtNotification": _ANY, "ExtRequest": _ANY, "ExtResponse": _ANY, "MessageMcpResponse": _ANY}
-       for name in ["v1-unstable-2026-08-21.json", "v2-unstable-2026-08-21.json"]},
+    **{
+        name: {"ExtNotification": _ANY, "ExtRequest": _ANY, "ExtResponse": _ANY}
+        for name in [
+            "v1-stable-2026-01-15.json",
+            "v1-stable-2026-04-23.json",
+            "v1-stable-2026-08-20.json",
+            "v1-unstable-2026-01-15.json",
+            "v1-unstable-2026-04-23.json",
+            "v2-stable-2026-08-20.json",
+        ]
+    },
+    **{
+        name: {
+            "ExtNotification": _ANY,
+            "ExtRequest": _ANY,
+            "ExtResponse": _ANY,
+            "MessageMcpResponse": _ANY,
+        }
+        for name in ["v1-unstable-2026-08-21.json", "v2-unstable-2026-08-21.json"]
+    },
 }
 # Defs for which no valid instance can be made: none so far. Name one here with the reason.
 NO_VALID_INSTANCE: dict[str, dict[str, str]] = {}
@@ -114,8 +133,14 @@ def test_deterministic_across_hash_seeds() -> None:
         " mutated_instances(s, 'SessionUpdate', count=5, seed=1)]))"
     )
     outs = {
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
         for seed in ("1", "2")
     }
     assert len(outs) == 1
@@ -132,7 +157,12 @@ def test_integer_formats_and_bounds() -> None:
         U64={"type": ["integer", "null"], "format": "uint64", "minimum": 0},
         Small={"type": "integer", "format": "int64", "minimum": 3, "maximum": 5},
     )
-    ranges = {"I32": (-(2**31), 2**31 - 1), "U16": (0, 65535), "U64": (0, 2**64 - 1), "Small": (3, 5)}
+    ranges = {
+        "I32": (-(2**31), 2**31 - 1),
+        "U16": (0, 65535),
+        "U64": (0, 2**64 - 1),
+        "Small": (3, 5),
+    }
     for name, (lo, hi) in ranges.items():
         values = [v for v in valid_instances(schema, name, count=60, seed=1) if v is not None]
         assert values and all(type(v) is int and lo <= v <= hi for v in values), name
@@ -159,12 +189,21 @@ def test_one_of_needs_exactly_one_branch() -> None:
 
 def test_not_and_open_union() -> None:
     schema = defs(
-        Tagged={"anyOf": [
-            {"type": "object", "properties": {"type": {"const": "a"}, "n": {"type": "integer"}},
-             "required": ["type", "n"]},
-            {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"],
-             "not": {"properties": {"type": {"const": "a"}}, "required": ["type"]}},
-        ]}
+        Tagged={
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {"type": {"const": "a"}, "n": {"type": "integer"}},
+                    "required": ["type", "n"],
+                },
+                {
+                    "type": "object",
+                    "properties": {"type": {"type": "string"}},
+                    "required": ["type"],
+                    "not": {"properties": {"type": {"const": "a"}}, "required": ["type"]},
+                },
+            ]
+        }
     )
     values = valid_instances(schema, "Tagged", count=30, seed=1)
     assert any(v["type"] == "a" for v in values) and any(v["type"] != "a" for v in values)
@@ -178,11 +217,15 @@ def test_not_and_open_union() -> None:
 
 def test_recursive_defs_terminate() -> None:
     schema = defs(
-        Tree={"type": "object", "required": ["children", "label"], "properties": {
-            "label": {"type": "string"},
-            "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
-            "parent": {"anyOf": [{"$ref": "#/$defs/Tree"}, {"type": "null"}]},
-        }}
+        Tree={
+            "type": "object",
+            "required": ["children", "label"],
+            "properties": {
+                "label": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}},
+                "parent": {"anyOf": [{"$ref": "#/$defs/Tree"}, {"type": "null"}]},
+            },
+        }
     )
     values = valid_instances(schema, "Tree", count=20, seed=9)
     assert len(values) == 20
@@ -195,26 +238,42 @@ def test_recursive_defs_terminate() -> None:
 
 
 def test_every_mutation_kind_is_made() -> None:
-    schema = defs(O={"type": "object", "required": ["kind", "level", "tags", "n", "code", "cur"], "properties": {
-        "kind": {"const": "k"},
-        "level": {"enum": ["low", "high"]},
-        "tags": {"type": "array", "items": {"type": "string"}},
-        "n": {"type": "integer", "minimum": 0, "maximum": 9},
-        "code": {"type": "string", "minLength": 1},
-        "cur": {"type": "string", "pattern": "^[A-Z]{3}$"},
-    }})
-    kinds = {d.split(" (")[0].split(" at ")[0].split(" instead")[0]
-             for _, d in mutated_instances(schema, "O", count=200, seed=1)}
+    schema = defs(
+        O={
+            "type": "object",
+            "required": ["kind", "level", "tags", "n", "code", "cur"],
+            "properties": {
+                "kind": {"const": "k"},
+                "level": {"enum": ["low", "high"]},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "n": {"type": "integer", "minimum": 0, "maximum": 9},
+                "code": {"type": "string", "minLength": 1},
+                "cur": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            },
+        }
+    )
+    kinds = {
+        d.split(" (")[0].split(" at ")[0].split(" instead")[0]
+        for _, d in mutated_instances(schema, "O", count=200, seed=1)
+    }
     assert kinds >= {
-        "drop required field", "wrong JSON type", "null where not nullable", "unknown const/tag value",
-        "value outside the enum", "out-of-range integer", "array item of wrong type",
-        "string shorter than minLength", "string not matching '^[A-Z]{3}$'",
+        "drop required field",
+        "wrong JSON type",
+        "null where not nullable",
+        "unknown const/tag value",
+        "value outside the enum",
+        "out-of-range integer",
+        "array item of wrong type",
+        "string shorter than minLength",
+        "string not matching '^[A-Z]{3}$'",
     }
 
 
 def test_impossible_def_gives_nothing_and_counts_drops() -> None:
-    schema = defs(Never={"allOf": [{"type": "string"}, {"type": "integer"}]},
-                  TooShort={"type": "string", "minLength": 2, "maxLength": 1})
+    schema = defs(
+        Never={"allOf": [{"type": "string"}, {"type": "integer"}]},
+        TooShort={"type": "string", "minLength": 2, "maxLength": 1},
+    )
     stats: dict = {}
     assert valid_instances(schema, "Never", count=3, seed=0, stats=stats) == []
     assert stats["dropped"] == 3 * ATTEMPTS

@@ -77,7 +77,12 @@ async def run_scenario(
         seconds = clock() - start
         if got != big_bytes:
             raise SystemExit(f"the client got {got} characters of {big_bytes}")
-        return {"big_chars": big_bytes, "seconds": seconds, "maxrss_kb_before": before, "maxrss_kb_after": maxrss_kb()}
+        return {
+            "big_chars": big_bytes,
+            "seconds": seconds,
+            "maxrss_kb_before": before,
+            "maxrss_kb_after": maxrss_kb(),
+        }
     assert await stream(max(1, stream_n // 10)) == max(1, stream_n // 10)
     for _ in range(max(1, pings // 10)):
         await ping()

@@ -44,7 +44,16 @@ def main(which: str, path: str) -> None:
     seconds = time.perf_counter() - start
     after = maxrss_kb()
     assert value is not None
-    print(json.dumps({"bytes": len(data), "maxrss_kb_before": before, "maxrss_kb_after": after, "seconds": seconds}))
+    print(
+        json.dumps(
+            {
+                "bytes": len(data),
+                "maxrss_kb_before": before,
+                "maxrss_kb_after": after,
+                "seconds": seconds,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 
 import msgspec
-
 from common import big_text, pin
 
 
@@ -24,7 +23,10 @@ def main() -> None:
             "method": "session/update",
             "params": {
                 "sessionId": session_id,
-                "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}},
+                "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": text},
+                },
             },
         }
         return encode(note) + b"\n"
@@ -38,7 +40,10 @@ def main() -> None:
                 out.write(chunk(session_id, f"token {i} of the answer, "))
         elif command.startswith("big "):
             out.write(chunk(session_id, big_text(int(command[4:]))))
-        out.write(encode({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": "end_turn"}}) + b"\n")
+        out.write(
+            encode({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": "end_turn"}})
+            + b"\n"
+        )
         out.flush()
 
 

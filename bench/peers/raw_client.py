@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 import msgspec
-
 from common import pin, report, run_scenario
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw_agent.py")

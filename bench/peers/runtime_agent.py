@@ -3,10 +3,10 @@ end_turn; `big N`: one chunk of N characters; anything else (`ping`): end_turn a
 
 from __future__ import annotations
 
+from common import big_text, pin
+
 import acp_schema as acp
 from acp_runtime import run_agent
-
-from common import big_text, pin
 
 
 class BenchAgent(acp.AgentHandler):
@@ -26,10 +26,14 @@ class BenchAgent(acp.AgentHandler):
         session_id, notify = params.session_id, self.client.session_update
         if command.startswith("stream "):
             for i in range(int(command[7:])):
-                chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=f"token {i} of the answer, "))
+                chunk = acp.SessionUpdateAgentMessageChunk(
+                    content=acp.TextContent(text=f"token {i} of the answer, ")
+                )
                 await notify(acp.SessionNotification(session_id=session_id, update=chunk))
         elif command.startswith("big "):
-            chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=big_text(int(command[4:]))))
+            chunk = acp.SessionUpdateAgentMessageChunk(
+                content=acp.TextContent(text=big_text(int(command[4:])))
+            )
             await notify(acp.SessionNotification(session_id=session_id, update=chunk))
         return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
 

@@ -9,10 +9,10 @@ import asyncio
 import os
 import sys
 
+from common import pin, report, run_scenario
+
 import acp_schema as acp
 from acp_runtime import spawn_agent
-
-from common import pin, report, run_scenario
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtime_agent.py")
 
@@ -36,7 +36,9 @@ async def main(argv: list[str]) -> None:
         sid = session.session_id
 
         async def prompt(text: str) -> None:
-            await agent.session_prompt(acp.PromptRequest(session_id=sid, prompt=[acp.TextContent(text=text)]))
+            await agent.session_prompt(
+                acp.PromptRequest(session_id=sid, prompt=[acp.TextContent(text=text)])
+            )
 
         async def stream(n: int) -> int:
             client.count = 0

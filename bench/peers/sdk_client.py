@@ -11,7 +11,6 @@ import sys
 from typing import Any
 
 import acp
-
 from common import pin, report, run_scenario
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sdk_agent.py")

@@ -48,7 +48,9 @@ def load_accepts(path: str | Path) -> tuple[Entry, ...]:
         raise AcceptError(f"{path}: not TOML: {exc}") from None
     extra = sorted(set(data) - {"accept"})
     if extra:
-        raise AcceptError(f"{path}: unknown top-level key {extra[0]!r}; entries go in [[accept]] tables")
+        raise AcceptError(
+            f"{path}: unknown top-level key {extra[0]!r}; entries go in [[accept]] tables"
+        )
     tables = data.get("accept", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise AcceptError(f"{path}: 'accept' must be a list of [[accept]] tables")
@@ -81,5 +83,7 @@ def apply(
             reasons.setdefault(i, entry.reason)
         if not hits:
             stale.append(StaleAccept(entry.rule, entry.subject, entry.reason))
-    marked = tuple(replace(c, accepted=reasons[i]) if i in reasons else c for i, c in enumerate(changes))
+    marked = tuple(
+        replace(c, accepted=reasons[i]) if i in reasons else c for i, c in enumerate(changes)
+    )
     return marked, tuple(stale)

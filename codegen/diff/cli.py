@@ -53,7 +53,9 @@ def main(argv: list[str]) -> int:
     elif args.format == "markdown":
         sys.stdout.write(render_markdown(report, gate))
     else:
-        sys.stdout.write(render_text(report, gate, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
+        sys.stdout.write(
+            render_text(report, gate, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+        )
     return 1 if gate.failing(report.changes) else 0
 
 
@@ -72,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("old", nargs="?", help="the older schema.json")
     parser.add_argument("new", nargs="?", help="the newer schema.json")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
     parser.add_argument(
         "--fail-on",
         choices=FAIL_ON,
@@ -86,9 +90,13 @@ def _parser() -> argparse.ArgumentParser:
         help="count toward --fail-on only what this side must fix (default: both)",
     )
     parser.add_argument(
-        "--accept", metavar="FILE", help="TOML file of reviewed changes that do not count toward --fail-on"
+        "--accept",
+        metavar="FILE",
+        help="TOML file of reviewed changes that do not count toward --fail-on",
     )
     parser.add_argument(
-        "--list-rules", action="store_true", help="print every rule with its explanation and migration hint"
+        "--list-rules",
+        action="store_true",
+        help="print every rule with its explanation and migration hint",
     )
     return parser

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import is_unstable
-from ..ir import Method
+from ..ir import Method, is_unstable
 from .match import Pairs
 from .model import Change
 from .reach import Flow, method_flows
@@ -33,7 +32,9 @@ class Emitter:
         self.changes: list[Change] = []
         self.descriptions = 0
 
-    def emit(self, rule: str, subject: str, detail: str, place: Place, old_subject: str | None = None) -> None:
+    def emit(
+        self, rule: str, subject: str, detail: str, place: Place, old_subject: str | None = None
+    ) -> None:
         self.changes.append(
             Change(
                 rule=rule,
@@ -55,7 +56,9 @@ class Emitter:
         if old_doc != new_doc and is_unstable(old_doc) == is_unstable(new_doc):
             self.descriptions += 1
 
-    def stability(self, old_doc: str, new_doc: str, subject: str, place: Place, old_subject: str) -> None:
+    def stability(
+        self, old_doc: str, new_doc: str, subject: str, place: Place, old_subject: str
+    ) -> None:
         was, now = is_unstable(old_doc), is_unstable(new_doc)
         if was and not now:
             self.emit("became-stable", subject, "no longer marked UNSTABLE", place, old_subject)

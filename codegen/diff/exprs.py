@@ -68,11 +68,15 @@ class Exprs:
         if ea != a or eb != b:
             return self.same(ea, eb)
         if isinstance(a, ListOf) and isinstance(b, ListOf):
-            return (a.min_items, a.max_items) == (b.min_items, b.max_items) and self.same(a.item, b.item)
+            return (a.min_items, a.max_items) == (b.min_items, b.max_items) and self.same(
+                a.item, b.item
+            )
         if isinstance(a, MapOf) and isinstance(b, MapOf):
             return self.same(a.value, b.value)
         if isinstance(a, UnionOf) and isinstance(b, UnionOf):
-            return self._within(a.options, b.options, self.same) and self._within(b.options, a.options, self._same_back)
+            return self._within(a.options, b.options, self.same) and self._within(
+                b.options, a.options, self._same_back
+            )
         if isinstance(a, Checked) and isinstance(b, Checked):  # general forms: their schema nodes
             return bool(self.old.node(a.pointer) == self.new.node(b.pointer))
         if isinstance(a, Ref) != isinstance(b, Ref):  # an enum def against an inline enum
@@ -87,14 +91,21 @@ class Exprs:
         """Every value of `narrow` is a value of `wide`."""
         if wide == ANY or (self.same(narrow, wide) if wide_is_new else self.same(wide, narrow)):
             return True
-        if isinstance(wide, Prim) and wide.kind == "float" and isinstance(narrow, Prim) and narrow.kind == "int":
+        if (
+            isinstance(wide, Prim)
+            and wide.kind == "float"
+            and isinstance(narrow, Prim)
+            and narrow.kind == "int"
+        ):
             return True
         if isinstance(wide, Prim) and isinstance(narrow, Const):
             return _JSON_KIND.get(type(narrow.value)) == wide.kind and wide == Prim(wide.kind)
         return False
 
     @staticmethod
-    def _within(xs: tuple[TypeExpr, ...], ys: tuple[TypeExpr, ...], eq: Callable[[TypeExpr, TypeExpr], bool]) -> bool:
+    def _within(
+        xs: tuple[TypeExpr, ...], ys: tuple[TypeExpr, ...], eq: Callable[[TypeExpr, TypeExpr], bool]
+    ) -> bool:
         return all(any(eq(x, y) for y in ys) for x in xs)
 
     # ------------------------------------------------------------ comparison
@@ -113,12 +124,19 @@ class Exprs:
         if self.same(a, b):
             return
         ea, eb = _enum_of(a, self.old), _enum_of(b, self.new)
-        if ea is not None and eb is not None and (ea.values or eb.values) and not _two_consts(ea, eb):
+        if (
+            ea is not None
+            and eb is not None
+            and (ea.values or eb.values)
+            and not _two_consts(ea, eb)
+        ):
             yield from _enum_values(ea, eb, where)
         elif isinstance(a, Prim) and isinstance(b, Prim) and a.kind == b.kind:
             yield from _constraints(a, b, where)
         elif isinstance(a, ListOf) and isinstance(b, ListOf):
-            yield from _span_change("item count", (a.min_items, a.max_items), (b.min_items, b.max_items), where)
+            yield from _span_change(
+                "item count", (a.min_items, a.max_items), (b.min_items, b.max_items), where
+            )
             yield from self.compare(a.item, b.item, _join(where, "items"))
         elif isinstance(a, MapOf) and isinstance(b, MapOf):
             yield from self.compare(a.value, b.value, _join(where, "values"))
@@ -130,11 +148,17 @@ class Exprs:
         gained = [y for y in news if not any(self._covers(x, y, wide_is_new=False) for x in olds)]
         lost = [x for x in olds if not any(self._covers(y, x, wide_is_new=True) for y in news)]
         if not lost and gained:
-            text = f"now any JSON value (was {shown[0]})" if ANY in gained else f"now also accepts {_show_all(gained)}"
+            text = (
+                f"now any JSON value (was {shown[0]})"
+                if ANY in gained
+                else f"now also accepts {_show_all(gained)}"
+            )
             return Finding("type-widened", _say(where, text))
         if not gained and lost:
             text = (
-                f"now only {shown[1]} (was any JSON value)" if ANY in lost else f"no longer accepts {_show_all(lost)}"
+                f"now only {shown[1]} (was any JSON value)"
+                if ANY in lost
+                else f"no longer accepts {_show_all(lost)}"
             )
             return Finding("type-narrowed", _say(where, text))
         return Finding("type-changed", _say(where, f"{shown[0]} → {shown[1]}"))
@@ -176,7 +200,8 @@ def _nullable(t: TypeExpr) -> bool:
 
 def _enum_of(t: TypeExpr, rev: Revision) -> _Enum | None:
     """The values of an enum def, of a const or a union of consts (with at most one plain string or
-    integer catch-all, which makes it open); a plain string or integer is an open enum of no values."""
+    integer catch-all, which makes it open); a plain string or integer is an open enum of no values.
+    """
     d = rev.defs.get(t.name) if isinstance(t, Ref) else None
     if isinstance(d, EnumDef):
         return _Enum(frozenset(m.value for m in d.members), d.open)
@@ -217,7 +242,9 @@ def _constraints(a: Prim, b: Prim, where: str) -> Iterator[Finding]:
         if a.kind == "float" or (a.format not in INT_FORMATS and b.format not in INT_FORMATS):
             yield from _text_change("format", a.format, b.format, where)
     if a.kind == "str":
-        yield from _span_change("length", (a.min_length, a.max_length), (b.min_length, b.max_length), where)
+        yield from _span_change(
+            "length", (a.min_length, a.max_length), (b.min_length, b.max_length), where
+        )
         yield from _text_change("pattern", a.pattern, b.pattern, where)
         yield from _text_change("format", a.format, b.format, where)
 

@@ -22,7 +22,10 @@ def list_rules(fmt: str) -> str:
         ]
         return json.dumps(rows, indent=2) + "\n"
     if fmt == "markdown":
-        lines = ["| rule | category | sender | receiver | why | what to do |", "|---|---|---|---|---|---|"]
+        lines = [
+            "| rule | category | sender | receiver | why | what to do |",
+            "|---|---|---|---|---|---|",
+        ]
         lines += [
             f"| `{r.id}` | {r.category} | {r.sender.value} | {r.receiver.value} | {_cell(r.explanation)} | {_cell(r.hint)} |"
             for r in RULES.values()
@@ -31,7 +34,9 @@ def list_rules(fmt: str) -> str:
     width = max(len(r.id) for r in RULES.values())
     lines = []
     for r in RULES.values():
-        lines.append(f"{r.id:<{width}}  {r.category:<9}  sender {r.sender.value:<10}  receiver {r.receiver.value}")
+        lines.append(
+            f"{r.id:<{width}}  {r.category:<9}  sender {r.sender.value:<10}  receiver {r.receiver.value}"
+        )
         lines.append(f"{'':<{width}}  {r.explanation}")
         lines.append(f"{'':<{width}}  what to do: {r.hint}")
     return "\n".join(lines) + "\n"

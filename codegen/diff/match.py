@@ -115,7 +115,9 @@ def _members(d: Def) -> set[str]:
     return set()
 
 
-def method_pairs(old: tuple[Method, ...], new: tuple[Method, ...]) -> Iterator[tuple[Method, Method]]:
+def method_pairs(
+    old: tuple[Method, ...], new: tuple[Method, ...]
+) -> Iterator[tuple[Method, Method]]:
     """Methods of both revisions with the same wire name and kind, or the same wire name when each
     revision has only one method of that name (a request that became a notification)."""
     olds, news = _by_wire(old), _by_wire(new)
@@ -145,7 +147,12 @@ def _by_body(old: Revision, new: Revision, pairs: Pairs) -> Pairs:
     found: Pairs = {}
     for body, names_a in old_bodies.items():
         names_b = new_bodies.get(body, [])
-        if len(names_a) == 1 and len(names_b) == 1 and names_a[0] not in pairs and names_b[0] not in taken:
+        if (
+            len(names_a) == 1
+            and len(names_b) == 1
+            and names_a[0] not in pairs
+            and names_b[0] not in taken
+        ):
             found[names_a[0]] = names_b[0]
     return found
 
@@ -165,7 +172,14 @@ def _body(rev: Revision, d: Def, name_of: NameOf) -> Hashable:
             "object",
             name_of(d.base) if d.base else None,
             frozenset(
-                (f.wire, f.required, _expr(f.type, name_of), _json(f.default), f.default_on_error, f.skip_invalid_items)
+                (
+                    f.wire,
+                    f.required,
+                    _expr(f.type, name_of),
+                    _json(f.default),
+                    f.default_on_error,
+                    f.skip_invalid_items,
+                )
                 for f in d.fields
             ),
         )
@@ -173,7 +187,14 @@ def _body(rev: Revision, d: Def, name_of: NameOf) -> Hashable:
         return ("enum", d.kind, d.open, frozenset(m.value for m in d.members))
     if isinstance(d, UnionDef):
         variants = frozenset(
-            (key, _body(rev, rev.defs[v.type], name_of) if rev.is_synthetic(v.type) else name_of(v.type))
+            (
+                key,
+                (
+                    _body(rev, rev.defs[v.type], name_of)
+                    if rev.is_synthetic(v.type)
+                    else name_of(v.type)
+                ),
+            )
             for key, v in variant_keys(d).items()
         )
         return ("union", d.tag_field, d.open, variants)

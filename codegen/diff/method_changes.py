@@ -24,9 +24,19 @@ def compare_methods(out: Emitter) -> None:
             return f"{wire} ({kind})" if both_kinds else wire
 
         for kind in sorted(a.keys() - b.keys()):
-            out.emit("method-removed", subject(kind), _describe(a[kind], "removed"), out.at_method(a[kind], None))
+            out.emit(
+                "method-removed",
+                subject(kind),
+                _describe(a[kind], "removed"),
+                out.at_method(a[kind], None),
+            )
         for kind in sorted(b.keys() - a.keys()):
-            out.emit("method-added", subject(kind), _describe(b[kind], "new"), out.at_method(None, b[kind]))
+            out.emit(
+                "method-added",
+                subject(kind),
+                _describe(b[kind], "new"),
+                out.at_method(None, b[kind]),
+            )
         for kind in sorted(a.keys() & b.keys()):
             _compare(out, a[kind], b[kind], subject(kind))
 
@@ -34,7 +44,12 @@ def compare_methods(out: Emitter) -> None:
 def _compare(out: Emitter, a: Method, b: Method, subject: str) -> None:
     place = out.at_method(a, b)
     if a.side != b.side:
-        out.emit("method-side-changed", subject, f"received by {_receiver(a.side)} → by {_receiver(b.side)}", place)
+        out.emit(
+            "method-side-changed",
+            subject,
+            f"received by {_receiver(a.side)} → by {_receiver(b.side)}",
+            place,
+        )
     if out.pairs.get(a.params) != b.params:
         out.emit("method-params-changed", subject, f"params {a.params} → {b.params}", place)
     if a.result and b.result and out.pairs.get(a.result) != b.result:

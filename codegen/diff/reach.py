@@ -14,7 +14,19 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..ir import AliasDef, Def, ListOf, MapOf, Method, ObjectDef, Package, Ref, TypeExpr, UnionDef, UnionOf
+from ..ir import (
+    AliasDef,
+    Def,
+    ListOf,
+    MapOf,
+    Method,
+    ObjectDef,
+    Package,
+    Ref,
+    TypeExpr,
+    UnionDef,
+    UnionOf,
+)
 from ..schema import Schema, ref_target
 from .model import ROLES
 

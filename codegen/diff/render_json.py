@@ -28,7 +28,9 @@ def render_json(report: Report, gate: Gate) -> str:
             "descriptions_changed": report.descriptions_changed,
             **{role: {level.value: n for level, n in table[role].items()} for role in ROLES},
             "accepted": sum(c.accepted is not None for c in report.changes),
-            "stale_accepts": [{"rule": s.rule, "subject": s.subject, "reason": s.reason} for s in report.stale],
+            "stale_accepts": [
+                {"rule": s.rule, "subject": s.subject, "reason": s.reason} for s in report.stale
+            ],
             "fail_on": gate.fail_on,
             "role": gate.role,
             "failing": len(gate.failing(report.changes)),

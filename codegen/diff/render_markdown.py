@@ -14,16 +14,26 @@ def render_markdown(report: Report, gate: Gate) -> str:
     lines = [f"### ACP schema changes: `{report.old}` → `{report.new}`", ""]
     if not report.changes:
         described = report.descriptions_changed
-        lines.append(f"No changes listed; {described} changes only to descriptions." if described else "No changes.")
+        lines.append(
+            f"No changes listed; {described} changes only to descriptions."
+            if described
+            else "No changes."
+        )
         return "\n".join(lines) + "\n"
     lines += _counts(report)
     if gate.fail_on != "none":
         failing = len(gate.failing(report.changes))
-        lines += [f"**{failing} change(s) fail the check** (`--fail-on {gate.fail_on} --role {gate.role}`).", ""]
+        lines += [
+            f"**{failing} change(s) fail the check** (`--fail-on {gate.fail_on} --role {gate.role}`).",
+            "",
+        ]
     for role in ROLES:
         lines += _to_fix(report.changes, role)
     lines += python_api_section(report)
-    lines += [f"<details><summary>All {len(report.changes)} changes, by method and type</summary>", ""]
+    lines += [
+        f"<details><summary>All {len(report.changes)} changes, by method and type</summary>",
+        "",
+    ]
     for scope, title in (("method", "Methods"), ("type", "Types")):
         section = [g for g in groups(report.changes) if g.scope == scope]
         if section:
@@ -32,7 +42,12 @@ def render_markdown(report: Report, gate: Gate) -> str:
                 lines += _group(group)
     lines += ["</details>", ""]
     if report.stale:
-        lines += ["#### Stale accept entries", "", "These entries of the accept file match no change:", ""]
+        lines += [
+            "#### Stale accept entries",
+            "",
+            "These entries of the accept file match no change:",
+            "",
+        ]
         lines += [f"- `{s.rule}` `{s.subject}`: {_cell(s.reason)}" for s in report.stale]
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -54,8 +69,14 @@ def python_api_section(report: Report) -> list[str]:
 
 def _counts(report: Report) -> list[str]:
     table = counts(report.changes)
-    lines = ["| | " + " | ".join(level.value for level in LEVELS) + " |", "|---|" + "---:|" * len(LEVELS)]
-    lines += [f"| **{role}s** | " + " | ".join(str(table[role][level]) for level in LEVELS) + " |" for role in ROLES]
+    lines = [
+        "| | " + " | ".join(level.value for level in LEVELS) + " |",
+        "|---|" + "---:|" * len(LEVELS),
+    ]
+    lines += [
+        f"| **{role}s** | " + " | ".join(str(table[role][level]) for level in LEVELS) + " |"
+        for role in ROLES
+    ]
     accepted = sum(c.accepted is not None for c in report.changes)
     note = f", {accepted} of them accepted" if accepted else ""
     lines += [
@@ -74,11 +95,15 @@ def _to_fix(changes: tuple[Change, ...], role: str) -> list[str]:
     for b in batches:
         if len(b.changes) == 1:
             c = b.changes[0]
-            lines.append(f"- {_level(b.level)} `{c.subject}`: {_cell(c.detail)} (`{c.rule}`){_affects(c)}")
+            lines.append(
+                f"- {_level(b.level)} `{c.subject}`: {_cell(c.detail)} (`{c.rule}`){_affects(c)}"
+            )
         else:
             shown = ", ".join(f"`{c.subject}`" for c in b.changes[:_SHOWN])
             more = f" and {len(b.changes) - _SHOWN} more" if len(b.changes) > _SHOWN else ""
-            lines.append(f"- {_level(b.level)} {len(b.changes)} × `{b.rule}`: {_cell(b.detail)} — {shown}{more}")
+            lines.append(
+                f"- {_level(b.level)} {len(b.changes)} × `{b.rule}`: {_cell(b.detail)} — {shown}{more}"
+            )
     return lines + [""]
 
 

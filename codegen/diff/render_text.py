@@ -6,7 +6,12 @@ from .model import LEVELS, ROLES, Change, Level, Report
 from .severity import Gate
 from .summary import counts, groups
 
-_COLOURS = {Level.BREAKING: "1;31", Level.WARNING: "33", Level.PYTHON_API: "36", Level.COMPATIBLE: "2"}
+_COLOURS = {
+    Level.BREAKING: "1;31",
+    Level.WARNING: "33",
+    Level.PYTHON_API: "36",
+    Level.COMPATIBLE: "2",
+}
 _WIDTH = max(len(level.value) for level in LEVELS)
 
 
@@ -30,7 +35,11 @@ def render_text(report: Report, gate: Gate, colour: bool = False) -> str:
         if group.scope != section:
             section = group.scope
             lines += ["", paint("Methods" if section == "method" else "Types", "1")]
-        affects = f"  (affects {', '.join(group.affects)})" if group.affects and group.scope == "type" else ""
+        affects = (
+            f"  (affects {', '.join(group.affects)})"
+            if group.affects and group.scope == "type"
+            else ""
+        )
         lines.append(f"  {paint(group.name, '1')}{affects}")
         lines += [f"    {_line(c, paint)}" for c in group.changes]
     if report.python_api:
@@ -45,18 +54,27 @@ def render_text(report: Report, gate: Gate, colour: bool = False) -> str:
 def _summary(report: Report, gate: Gate) -> list[str]:
     if not report.changes:
         described = (
-            f" ({report.descriptions_changed} description changes not listed)" if report.descriptions_changed else ""
+            f" ({report.descriptions_changed} description changes not listed)"
+            if report.descriptions_changed
+            else ""
         )
         return [f"no changes{described}"]
     table = counts(report.changes)
-    lines = [f"{len(report.changes)} changes, {report.descriptions_changed} description changes not listed"]
+    lines = [
+        f"{len(report.changes)} changes, {report.descriptions_changed} description changes not listed"
+    ]
     lines.append("          " + "".join(level.value.rjust(12) for level in LEVELS))
-    lines += [f"  {role:<8}" + "".join(str(table[role][level]).rjust(12) for level in LEVELS) for role in ROLES]
+    lines += [
+        f"  {role:<8}" + "".join(str(table[role][level]).rjust(12) for level in LEVELS)
+        for role in ROLES
+    ]
     accepted = sum(c.accepted is not None for c in report.changes)
     if accepted:
         lines.append(f"{accepted} accepted")
     if gate.fail_on != "none":
-        lines.append(f"{len(gate.failing(report.changes))} failing (--fail-on {gate.fail_on}, --role {gate.role})")
+        lines.append(
+            f"{len(gate.failing(report.changes))} failing (--fail-on {gate.fail_on}, --role {gate.role})"
+        )
     return lines
 
 

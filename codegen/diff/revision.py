@@ -72,7 +72,9 @@ def from_schema(schema: Schema, label: str) -> Revision:
     try:
         package = build(schema)
     except RecursionError:
-        raise SchemaError("", "the schema nests or refers to itself more deeply than the generator can follow") from None
+        raise SchemaError(
+            "", "the schema nests or refers to itself more deeply than the generator can follow"
+        ) from None
     defs = {d.name: d for d in package.defs}
     unions = [d for d in package.defs if isinstance(d, UnionDef)]
     variant_of = {v.type: u.name for u in unions for v in u.variants if _synthetic(defs[v.type])}
@@ -117,7 +119,9 @@ def pair_variants(
     added = {k: v for k, v in news.items() if k not in olds}
     paired = defs or {}
     _pair_untagged(pairs, removed, added, lambda va, vb: paired.get(va.type) == vb.type)
-    _pair_untagged(pairs, removed, added, lambda va, vb: va.title.casefold() == vb.title.casefold() != "")
+    _pair_untagged(
+        pairs, removed, added, lambda va, vb: va.title.casefold() == vb.title.casefold() != ""
+    )
     _pair_untagged(pairs, removed, added, lambda va, vb: True)
     return pairs, removed, added
 
@@ -161,7 +165,11 @@ def _branch_docs(schema: Schema, union: UnionDef) -> dict[str, str]:
             continue
         doc = annotation(branch, "description")
         prop = shape(unwrap(branch)).get("properties", {}).get(union.tag_field or "")
-        key = _text(prop["const"]) if isinstance(prop, dict) and "const" in prop else branch.get("title", "")
+        key = (
+            _text(prop["const"])
+            if isinstance(prop, dict) and "const" in prop
+            else branch.get("title", "")
+        )
         if isinstance(doc, str) and key:
             docs.setdefault(key, doc.strip())
     return docs

@@ -208,8 +208,16 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
 
 RULES: dict[str, Rule] = {
     row[0]: Rule(
-        id=row[0], category=row[1], sender=row[2], receiver=row[3], explanation=row[4], hint=row[5], mirror=row[6]
+        id=row[0],
+        category=row[1],
+        sender=row[2],
+        receiver=row[3],
+        explanation=row[4],
+        hint=row[5],
+        mirror=row[6],
     )
     for row in _TABLE
 }
-ORDER = {rule_id: i for i, rule_id in enumerate(RULES)}  # the order changes of one subject are listed in
+ORDER = {
+    rule_id: i for i, rule_id in enumerate(RULES)
+}  # the order changes of one subject are listed in

@@ -50,7 +50,11 @@ def counts(changes: Iterable[Change]) -> dict[str, dict[Level, int]]:
 
 def to_fix(changes: Iterable[Change], role: str) -> list[Change]:
     """The changes that are breaking or a warning for a role and not accepted, worst first."""
-    hits = [c for c in changes if c.accepted is None and c.severity.of(role) in (Level.BREAKING, Level.WARNING)]
+    hits = [
+        c
+        for c in changes
+        if c.accepted is None and c.severity.of(role) in (Level.BREAKING, Level.WARNING)
+    ]
     return sorted(hits, key=lambda c: -c.severity.of(role).rank)  # stable: keeps the listing order
 
 

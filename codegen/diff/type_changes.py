@@ -10,8 +10,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..ir import is_unstable
-from ..ir import NO_DEFAULT, AliasDef, Def, EnumDef, Field, ObjectDef, UnionDef, Variant
+from ..ir import (
+    NO_DEFAULT,
+    AliasDef,
+    Def,
+    EnumDef,
+    Field,
+    ObjectDef,
+    UnionDef,
+    Variant,
+    is_unstable,
+)
 from .emitter import Emitter, Place
 from .exprs import Exprs, show
 from .revision import Revision, pair_variants, variant_keys
@@ -55,10 +64,30 @@ class _Types:
         if a.name not in self.method_defs and b.name not in self.method_defs:
             out.stability(a.doc, b.doc, b.name, place, a.name)  # a method's own defs: on the method
         out.described(a.doc, b.doc)
-        if isinstance(a, ObjectDef) and isinstance(b, UnionDef) and (kept := self.kept_shape(a, b, a_is_old=True)):
-            out.emit("object-became-union", b.name, f"object → union; the old shape is variant {kept}", place, a.name)
-        elif isinstance(a, UnionDef) and isinstance(b, ObjectDef) and (kept := self.kept_shape(b, a, a_is_old=False)):
-            out.emit("union-became-object", b.name, f"union → object with the shape of variant {kept}", place, a.name)
+        if (
+            isinstance(a, ObjectDef)
+            and isinstance(b, UnionDef)
+            and (kept := self.kept_shape(a, b, a_is_old=True))
+        ):
+            out.emit(
+                "object-became-union",
+                b.name,
+                f"object → union; the old shape is variant {kept}",
+                place,
+                a.name,
+            )
+        elif (
+            isinstance(a, UnionDef)
+            and isinstance(b, ObjectDef)
+            and (kept := self.kept_shape(b, a, a_is_old=False))
+        ):
+            out.emit(
+                "union-became-object",
+                b.name,
+                f"union → object with the shape of variant {kept}",
+                place,
+                a.name,
+            )
         elif type(a) is not type(b):
             out.emit("type-kind-changed", b.name, f"{_kind(a)} → {_kind(b)}", place, a.name)
         elif isinstance(a, ObjectDef) and isinstance(b, ObjectDef):
@@ -73,17 +102,39 @@ class _Types:
 
     # ------------------------------------------------------------ objects
 
-    def fields(self, a: Sequence[Field], b: Sequence[Field], subject: str, old_subject: str, place: Place) -> None:
+    def fields(
+        self, a: Sequence[Field], b: Sequence[Field], subject: str, old_subject: str, place: Place
+    ) -> None:
         olds, news = {f.wire: f for f in a}, {f.wire: f for f in b}
         for wire in olds.keys() - news.keys():
             f = olds[wire]
-            rule, how = ("field-removed-required", "required") if f.required else ("field-removed-optional", "optional")
-            self.out.emit(rule, f"{subject}.{wire}", f"{how} {show(f.type)} removed", place, f"{old_subject}.{wire}")
+            rule, how = (
+                ("field-removed-required", "required")
+                if f.required
+                else ("field-removed-optional", "optional")
+            )
+            self.out.emit(
+                rule,
+                f"{subject}.{wire}",
+                f"{how} {show(f.type)} removed",
+                place,
+                f"{old_subject}.{wire}",
+            )
         for wire in news.keys() - olds.keys():
             f = news[wire]
-            rule, how = ("field-added-required", "required") if f.required else ("field-added-optional", "optional")
+            rule, how = (
+                ("field-added-required", "required")
+                if f.required
+                else ("field-added-optional", "optional")
+            )
             note = " (UNSTABLE)" if is_unstable(f.doc) else ""
-            self.out.emit(rule, f"{subject}.{wire}", f"new {how} {show(f.type)}{note}", place, f"{old_subject}.{wire}")
+            self.out.emit(
+                rule,
+                f"{subject}.{wire}",
+                f"new {how} {show(f.type)}{note}",
+                place,
+                f"{old_subject}.{wire}",
+            )
         for wire in olds.keys() & news.keys():
             self.field(olds[wire], news[wire], f"{subject}.{wire}", f"{old_subject}.{wire}", place)
 
@@ -91,19 +142,33 @@ class _Types:
         out = self.out
         if a.required != b.required:
             rule, how = (
-                ("field-became-required", "now required") if b.required else ("field-became-optional", "now optional")
+                ("field-became-required", "now required")
+                if b.required
+                else ("field-became-optional", "now optional")
             )
             out.emit(rule, subject, how, place, old_subject)
         for f in self.exprs.compare(a.type, b.type):
             out.emit(f.rule, subject + f.member, f.detail, place, old_subject + f.member)
         if not a.required and not b.required and not _same_default(a.default, b.default):
             if a.default is NO_DEFAULT:
-                out.emit("default-added", subject, f"default {_json(b.default)}", place, old_subject)
+                out.emit(
+                    "default-added", subject, f"default {_json(b.default)}", place, old_subject
+                )
             elif b.default is NO_DEFAULT:
-                out.emit("default-removed", subject, f"default {_json(a.default)} removed", place, old_subject)
+                out.emit(
+                    "default-removed",
+                    subject,
+                    f"default {_json(a.default)} removed",
+                    place,
+                    old_subject,
+                )
             else:
                 out.emit(
-                    "default-changed", subject, f"default {_json(a.default)} → {_json(b.default)}", place, old_subject
+                    "default-changed",
+                    subject,
+                    f"default {_json(a.default)} → {_json(b.default)}",
+                    place,
+                    old_subject,
                 )
         for keyword, attribute in _LENIENCY:
             was, now = getattr(a, attribute), getattr(b, attribute)
@@ -124,15 +189,33 @@ class _Types:
         for value in news.keys() - olds.keys():
             rule = "open-enum-value-added" if a.open else "enum-value-added"
             note = " (UNSTABLE)" if is_unstable(news[value].doc) else ""
-            out.emit(rule, f"{b.name}[{value}]", f"new value {_json(value)}{note}", place, f"{a.name}[{value}]")
+            out.emit(
+                rule,
+                f"{b.name}[{value}]",
+                f"new value {_json(value)}{note}",
+                place,
+                f"{a.name}[{value}]",
+            )
         for value in olds.keys() - news.keys():
             rule = "open-enum-value-removed" if b.open else "enum-value-removed"
-            out.emit(rule, f"{b.name}[{value}]", f"value {_json(value)} removed", place, f"{a.name}[{value}]")
+            out.emit(
+                rule,
+                f"{b.name}[{value}]",
+                f"value {_json(value)} removed",
+                place,
+                f"{a.name}[{value}]",
+            )
         for value in olds.keys() & news.keys():
             ma, mb = olds[value], news[value]
             subject, old_subject = f"{b.name}[{value}]", f"{a.name}[{value}]"
             if ma.name != mb.name:
-                out.emit("enum-member-renamed", subject, f"member {ma.name} → {mb.name}", place, old_subject)
+                out.emit(
+                    "enum-member-renamed",
+                    subject,
+                    f"member {ma.name} → {mb.name}",
+                    place,
+                    old_subject,
+                )
             out.stability(ma.doc, mb.doc, subject, place, old_subject)
             out.described(ma.doc, mb.doc)
         if a.open != b.open:
@@ -148,7 +231,9 @@ class _Types:
     def union(self, a: UnionDef, b: UnionDef, place: Place) -> None:
         out = self.out
         if a.tag_field and b.tag_field and a.tag_field != b.tag_field:
-            out.emit("union-tag-changed", b.name, f"tag {a.tag_field!r} → {b.tag_field!r}", place, a.name)
+            out.emit(
+                "union-tag-changed", b.name, f"tag {a.tag_field!r} → {b.tag_field!r}", place, a.name
+            )
         if a.open != b.open:
             rule, how = (
                 ("union-opened", "now accepts unknown variants")
@@ -160,15 +245,32 @@ class _Types:
         for key, v in added.items():
             rule = "open-union-variant-added" if a.open else "union-variant-added"
             note = " (UNSTABLE)" if is_unstable(self.new.branch_doc(b, v)) else ""
-            out.emit(rule, f"{b.name}[{key}]", f"new variant {_payload(self.new, v)}{note}", place, f"{a.name}[{key}]")
+            out.emit(
+                rule,
+                f"{b.name}[{key}]",
+                f"new variant {_payload(self.new, v)}{note}",
+                place,
+                f"{a.name}[{key}]",
+            )
         for key, v in removed.items():
             rule = "open-union-variant-removed" if b.open else "union-variant-removed"
-            out.emit(rule, f"{b.name}[{key}]", f"variant {_payload(self.old, v)} removed", place, f"{a.name}[{key}]")
+            out.emit(
+                rule,
+                f"{b.name}[{key}]",
+                f"variant {_payload(self.old, v)} removed",
+                place,
+                f"{a.name}[{key}]",
+            )
         for old_key, key, va, vb in pairs:
             self.variant((a, va), (b, vb), f"{b.name}[{key}]", f"{a.name}[{old_key}]", place)
 
     def variant(
-        self, old: tuple[UnionDef, Variant], new: tuple[UnionDef, Variant], subject: str, old_subject: str, place: Place
+        self,
+        old: tuple[UnionDef, Variant],
+        new: tuple[UnionDef, Variant],
+        subject: str,
+        old_subject: str,
+        place: Place,
     ) -> None:
         """A variant's fields; a variant built on a paired payload def only by its own fields."""
         doc_a, doc_b = self.old.branch_doc(*old), self.new.branch_doc(*new)
@@ -179,14 +281,22 @@ class _Types:
             return
         if not da.synthetic and not db.synthetic:  # payload defs: compared as defs
             if self.pairs.get(da.name) != db.name:
-                self.out.emit("type-changed", subject, f"payload {da.name} → {db.name}", place, old_subject)
+                self.out.emit(
+                    "type-changed", subject, f"payload {da.name} → {db.name}", place, old_subject
+                )
             return
         (base_a, own_a), (base_b, own_b) = _parts(da), _parts(db)
-        same_base = base_a == base_b if base_a is None or base_b is None else self.pairs.get(base_a) == base_b
+        same_base = (
+            base_a == base_b
+            if base_a is None or base_b is None
+            else self.pairs.get(base_a) == base_b
+        )
         if same_base:
             self.fields(own_a, own_b, subject, old_subject, place)
         else:
-            self.fields(_all_fields(self.old, da), _all_fields(self.new, db), subject, old_subject, place)
+            self.fields(
+                _all_fields(self.old, da), _all_fields(self.new, db), subject, old_subject, place
+            )
 
     def kept_shape(self, obj: ObjectDef, union: UnionDef, a_is_old: bool) -> str | None:
         """The key of an untagged variant of `union` whose fields are exactly those of `obj`."""

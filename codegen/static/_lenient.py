@@ -22,7 +22,6 @@ import msgspec
 from ._schema import DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS
 from ._support import Checked, HookUnion, UnknownVariant, choose, dec_hook, reaches
 
-
 _ARRAYS = (list, collections.abc.Sequence)  # fields are Sequences (they decode as lists)
 
 
@@ -34,7 +33,8 @@ def forgiving(tp: Any) -> bool:
         marked = {owner for owner, _ in DEFAULT_ON_ERROR | SKIP_INVALID_ITEMS}
         found = _FORGIVING[tp] = bool(marked) and reaches(
             msgspec.inspect.type_info(tp),
-            lambda info: isinstance(info, msgspec.inspect.StructType) and any(k.__name__ in marked for k in info.cls.__mro__),
+            lambda info: isinstance(info, msgspec.inspect.StructType)
+            and any(k.__name__ in marked for k in info.cls.__mro__),
         )
     return found
 
@@ -75,7 +75,9 @@ def _forgive_at(value: Any, tp: Any, where: str) -> bool:
         if unknown_key or t is None:
             return False
         if name:
-            if not (isinstance(t, type) and issubclass(t, msgspec.Struct) and isinstance(node, dict)):
+            if not (
+                isinstance(t, type) and issubclass(t, msgspec.Struct) and isinstance(node, dict)
+            ):
                 return False
             field = _field_map(t).get(name)
             if field is None or name not in node:
@@ -207,7 +209,9 @@ def locate(value: Any, tp: Any) -> msgspec.ValidationError | None:
     return None
 
 
-def _union(value: Any, options: tuple[Any, ...], unknown: bool, error: msgspec.ValidationError) -> Any:
+def _union(
+    value: Any, options: tuple[Any, ...], unknown: bool, error: msgspec.ValidationError
+) -> Any:
     structs = [o for o in options if isinstance(o, type) and issubclass(o, msgspec.Struct)]
     tag_field = structs[0].__struct_config__.tag_field if structs else None
     if tag_field is not None and isinstance(value, dict):
@@ -231,7 +235,9 @@ def _union(value: Any, options: tuple[Any, ...], unknown: bool, error: msgspec.V
 
 
 @lru_cache(maxsize=None)
-def _fields(cls: type[msgspec.Struct]) -> tuple[tuple[msgspec.structs.FieldInfo, Any, bool, bool], ...]:
+def _fields(
+    cls: type[msgspec.Struct],
+) -> tuple[tuple[msgspec.structs.FieldInfo, Any, bool, bool], ...]:
     hints = typing.get_type_hints(cls, include_extras=True)
     out = []
     for f in msgspec.structs.fields(cls):
@@ -243,7 +249,9 @@ def _fields(cls: type[msgspec.Struct]) -> tuple[tuple[msgspec.structs.FieldInfo,
 
 
 @lru_cache(maxsize=None)
-def _field_map(cls: type[msgspec.Struct]) -> dict[str, tuple[msgspec.structs.FieldInfo, Any, bool, bool]]:
+def _field_map(
+    cls: type[msgspec.Struct],
+) -> dict[str, tuple[msgspec.structs.FieldInfo, Any, bool, bool]]:
     return {f[0].encode_name: f for f in _fields(cls)}
 
 
@@ -253,7 +261,9 @@ def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> 
         # A tagged variant decoded on its own still insists on its tag.
         if config.tag_field not in value:
             raise msgspec.ValidationError(f"Object missing required field `{config.tag_field}`")
-        raise msgspec.ValidationError(f"Invalid value {value[config.tag_field]!r} - at `$.{config.tag_field}`")
+        raise msgspec.ValidationError(
+            f"Invalid value {value[config.tag_field]!r} - at `$.{config.tag_field}`"
+        )
     if config.forbid_unknown_fields:
         known = {f.encode_name for f in msgspec.structs.fields(cls)} | {config.tag_field}
         for key in value:
@@ -282,7 +292,11 @@ def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> 
 
 def _skip_invalid(items: list[Any], hint: Any, unknown: bool) -> list[Any]:
     while typing.get_origin(hint) in (typing.Annotated, Union, types.UnionType):
-        hint = next(a for a in typing.get_args(hint) if typing.get_origin(a) in _ARRAYS or a is not type(None))
+        hint = next(
+            a
+            for a in typing.get_args(hint)
+            if typing.get_origin(a) in _ARRAYS or a is not type(None)
+        )
     (item,) = typing.get_args(hint) or (Any,)
     kept = []
     for v in items:

@@ -41,7 +41,7 @@ class _EnumBase(enum.Enum):
 
     @classmethod
     def _unknown(cls, value: Any) -> Any:
-        data_type: Any = getattr(cls, "_member_type_")
+        data_type: Any = cls._member_type_
         if not isinstance(value, data_type) or isinstance(value, bool):
             return None
         member: Any = data_type.__new__(cls, value)
@@ -233,7 +233,11 @@ def choose(marker: type[HookUnion], value: Any, convert: Convert | None = None) 
     candidates = marker.__acp_untagged__
     if tag_field is not None and isinstance(value, dict) and tag_field in value:
         tag = value[tag_field]
-        tagged = marker.__acp_tagged__.get(tag) if isinstance(tag, (str, int)) and not isinstance(tag, bool) else None
+        tagged = (
+            marker.__acp_tagged__.get(tag)
+            if isinstance(tag, (str, int)) and not isinstance(tag, bool)
+            else None
+        )
         if tagged is None:
             if marker.__acp_open__:
                 return _unknown(marker, value)
@@ -262,7 +266,9 @@ def choose(marker: type[HookUnion], value: Any, convert: Convert | None = None) 
     raise msgspec.ValidationError(f"Expected a {marker.__acp_name__}, got `{type(value).__name__}`")
 
 
-def _unknown(marker: type[HookUnion], value: Any, error: msgspec.ValidationError | None = None) -> UnknownVariant:
+def _unknown(
+    marker: type[HookUnion], value: Any, error: msgspec.ValidationError | None = None
+) -> UnknownVariant:
     """An unknown variant of an open union, once the union's schema accepts it."""
     pointer = marker.__acp_schema__
     if pointer is not None:
@@ -316,7 +322,9 @@ def needs_hook(tp: Any) -> bool:
     """Whether converting into `tp` can meet a hook union (msgspec converts faster without a hook)."""
     needs = _HOOKED.get(tp)
     if needs is None:
-        needs = _HOOKED[tp] = reaches(msgspec.inspect.type_info(tp), lambda info: isinstance(info, msgspec.inspect.CustomType))
+        needs = _HOOKED[tp] = reaches(
+            msgspec.inspect.type_info(tp), lambda info: isinstance(info, msgspec.inspect.CustomType)
+        )
     return needs
 
 

@@ -193,7 +193,9 @@ class SchemaValidator:
             compiled = self._patterns[pattern] = re.compile(pattern)
         return compiled
 
-    def _object(self, node: Mapping[str, Any], value: dict[str, Any], path: str, seen: set[str]) -> set[str]:
+    def _object(
+        self, node: Mapping[str, Any], value: dict[str, Any], path: str, seen: set[str]
+    ) -> set[str]:
         for key in node.get("required", ()):
             if key not in value:
                 raise Invalid(f"Object missing required field `{key}`", path)
@@ -239,7 +241,9 @@ class SchemaValidator:
             evaluated |= set(value)
         return evaluated
 
-    def _array(self, node: Mapping[str, Any], value: list[Any], path: str, seen: set[int]) -> set[int]:
+    def _array(
+        self, node: Mapping[str, Any], value: list[Any], path: str, seen: set[int]
+    ) -> set[int]:
         if "minItems" in node and len(value) < node["minItems"]:
             raise Invalid(f"Expected `array` of length >= {node['minItems']}", path)
         if "maxItems" in node and len(value) > node["maxItems"]:

@@ -130,7 +130,9 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
 def _envelope(info: MethodInfo) -> type[msgspec.Struct]:
     """A request or notification of one method as a Struct tagged by `method`: a union of these
     decodes every call a side receives in one pass."""
-    id_field: tuple[str, Any] | tuple[str, Any, Any] = ("id", RequestId) if info.kind == "request" else ("id", RequestId | UnsetType, UNSET)
+    id_field: tuple[str, Any] | tuple[str, Any, Any] = (
+        ("id", RequestId) if info.kind == "request" else ("id", RequestId | UnsetType, UNSET)
+    )
     cls = msgspec.defstruct(
         f"{info.handler}_envelope",
         [("jsonrpc", Literal["2.0"]), id_field, ("params", info.params)],
@@ -155,7 +157,15 @@ def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
                 taken.add(info.method)
                 members.append(_envelope(info))
         if not members:  # a schema without methods: nothing takes the one-pass path
-            members.append(msgspec.defstruct("no_envelope", [("params", Literal["never"])], tag_field="method", tag="", kw_only=True))
+            members.append(
+                msgspec.defstruct(
+                    "no_envelope",
+                    [("params", Literal["never"])],
+                    tag_field="method",
+                    tag="",
+                    kw_only=True,
+                )
+            )
         dec = _decoders[key] = msgspec.json.Decoder(Union[tuple(members)], dec_hook=dec_hook)
     return dec
 
@@ -179,7 +189,14 @@ _NULL = b"null"
 _EMPTY_OBJECT = b"{}"
 
 
-def _error(code: int, message: str, data: Any = UNSET, id: Any = None, method: Any = None, notification: bool = False) -> errors.RpcError:
+def _error(
+    code: int,
+    message: str,
+    data: Any = UNSET,
+    id: Any = None,
+    method: Any = None,
+    notification: bool = False,
+) -> errors.RpcError:
     exc = errors.error_for(code, message, data)
     exc.id = id
     exc.method = method if isinstance(method, str) else None
@@ -249,7 +266,16 @@ class MessageDecoder:
     and anything those passes reject takes the careful path, which says exactly what is wrong.
     """
 
-    __slots__ = ("side", "result_type", "lenient", "_calls", "_replies", "_results", "_pending", "_calls_first")
+    __slots__ = (
+        "side",
+        "result_type",
+        "lenient",
+        "_calls",
+        "_replies",
+        "_results",
+        "_pending",
+        "_calls_first",
+    )
 
     def __init__(
         self,
@@ -261,8 +287,12 @@ class MessageDecoder:
         if side not in SIDES:
             raise ValueError(f"side must be one of {SIDES}, not {side!r}")
         self.side = side
-        self._pending: Mapping[Any, Any] | None = result_type if isinstance(result_type, Mapping) else None
-        self.result_type: Callable[[RequestId], Any] = result_type.get if isinstance(result_type, Mapping) else result_type
+        self._pending: Mapping[Any, Any] | None = (
+            result_type if isinstance(result_type, Mapping) else None
+        )
+        self.result_type: Callable[[RequestId], Any] = (
+            result_type.get if isinstance(result_type, Mapping) else result_type
+        )
         self.lenient = lenient
         self._calls = _side_decoder(side)
         self._replies: dict[Any, msgspec.json.Decoder[Any]] = {}
@@ -331,8 +361,16 @@ class MessageDecoder:
         if reply.id != id:
             return None
         if isinstance(reply.error, UnsetType):
-            return None if isinstance(reply.result, UnsetType) else Response(id=reply.id, result=reply.result)
-        return ErrorResponse(id=reply.id, error=reply.error) if isinstance(reply.result, UnsetType) else None
+            return (
+                None
+                if isinstance(reply.result, UnsetType)
+                else Response(id=reply.id, result=reply.result)
+            )
+        return (
+            ErrorResponse(id=reply.id, error=reply.error)
+            if isinstance(reply.result, UnsetType)
+            else None
+        )
 
     def _small_answer(self, data: bytes) -> Response | ErrorResponse | None:
         """A short answer: the envelope with its result left raw, then the result typed."""
@@ -341,7 +379,11 @@ class MessageDecoder:
         except _FAST_FAILURES:
             return None
         if not isinstance(ans.error, UnsetType):
-            return ErrorResponse(id=ans.id, error=ans.error) if isinstance(ans.result, UnsetType) else None
+            return (
+                ErrorResponse(id=ans.id, error=ans.error)
+                if isinstance(ans.result, UnsetType)
+                else None
+            )
         tp = self.result_type(ans.id)
         if tp is None or isinstance(ans.result, UnsetType):
             return None
@@ -379,24 +421,37 @@ def decode_message(
     return MessageDecoder(side, result_type, lenient=lenient).decode(data)
 
 
-def _decode_carefully(data: bytes, side: str, result_type: Callable[[RequestId], Any], lenient: bool) -> Message:
+def _decode_carefully(
+    data: bytes, side: str, result_type: Callable[[RequestId], Any], lenient: bool
+) -> Message:
     try:
         env = _raw_envelope.decode(data)
     except msgspec.ValidationError as exc:
-        raise _error(INVALID_REQUEST, f"Invalid request: not a JSON-RPC message object ({exc})") from None
+        raise _error(
+            INVALID_REQUEST, f"Invalid request: not a JSON-RPC message object ({exc})"
+        ) from None
     except msgspec.DecodeError as exc:
         raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     has_id = not isinstance(env.id, UnsetType)
     id_ok = env.id is None or isinstance(env.id, (str, int, float)) and not isinstance(env.id, bool)
     id: RequestId = env.id if id_ok else None
     if env.jsonrpc != "2.0":
-        raise _error(INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method)
+        raise _error(
+            INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"', id=id, method=env.method
+        )
     if has_id and not id_ok:
-        raise _error(INVALID_REQUEST, "Invalid request: an id must be a string, a number or null", method=env.method)
+        raise _error(
+            INVALID_REQUEST,
+            "Invalid request: an id must be a string, a number or null",
+            method=env.method,
+        )
     if env.method is not UNSET:
         return _decode_call(env, id, not has_id, side, lenient)
     if not has_id:
-        raise _error(INVALID_REQUEST, "Invalid request: a message needs a method, or an id with a result or an error")
+        raise _error(
+            INVALID_REQUEST,
+            "Invalid request: a message needs a method, or an id with a result or an error",
+        )
     if not isinstance(env.result, UnsetType) and env.error is UNSET:
         result = bytes(env.result)
         tp = result_type(id)
@@ -408,21 +463,34 @@ def _decode_carefully(data: bytes, side: str, result_type: Callable[[RequestId],
             return Response(id=id, result=decode(result, tp, lenient=lenient))
         except msgspec.ValidationError as exc:
             message, detail = _invalid_params(exc, "$.result")
-            raise _error(INTERNAL_ERROR, message.replace("params", "result"), detail, id=id) from None
+            raise _error(
+                INTERNAL_ERROR, message.replace("params", "result"), detail, id=id
+            ) from None
         except msgspec.DecodeError as exc:
             raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if env.error is not UNSET and env.result is UNSET:
         try:
             return ErrorResponse(id=id, error=msgspec.convert(env.error, ErrorObject))
         except msgspec.ValidationError as exc:
-            raise _error(INVALID_REQUEST, f"Invalid response: malformed error object ({exc})", id=id) from None
-    raise _error(INVALID_REQUEST, "Invalid response: it must carry exactly one of result and error", id=id)
+            raise _error(
+                INVALID_REQUEST, f"Invalid response: malformed error object ({exc})", id=id
+            ) from None
+    raise _error(
+        INVALID_REQUEST, "Invalid response: it must carry exactly one of result and error", id=id
+    )
 
 
-def _decode_call(env: _Envelope, id: RequestId, notification: bool, side: str, lenient: bool) -> Message:
+def _decode_call(
+    env: _Envelope, id: RequestId, notification: bool, side: str, lenient: bool
+) -> Message:
     method = env.method
     if not isinstance(method, str):
-        raise _error(INVALID_REQUEST, "Invalid request: method must be a string", id=id, notification=notification)
+        raise _error(
+            INVALID_REQUEST,
+            "Invalid request: method must be a string",
+            id=id,
+            notification=notification,
+        )
     table = NOTIFICATIONS if notification else REQUESTS
     info = table.get(method)
     if info is not None and info.side != side and info.side in SIDES:
@@ -433,12 +501,20 @@ def _decode_call(env: _Envelope, id: RequestId, notification: bool, side: str, l
             return Notification(method=method, params=params)
         if method.startswith("_"):
             return Request(id=id, method=method, params=params)
-        raise _error(METHOD_NOT_FOUND, f"Method not found: {method}", {"method": method}, id=id, method=method)
+        raise _error(
+            METHOD_NOT_FOUND,
+            f"Method not found: {method}",
+            {"method": method},
+            id=id,
+            method=method,
+        )
     try:
         params = _typed(env.params, info.params, lenient)
     except msgspec.ValidationError as exc:
         message, detail = _invalid_params(exc, "$.params")
-        raise _error(INVALID_PARAMS, message, detail, id=id, method=method, notification=notification) from None
+        raise _error(
+            INVALID_PARAMS, message, detail, id=id, method=method, notification=notification
+        ) from None
     except msgspec.DecodeError as exc:  # bytes that are not UTF-8 inside a string: Raw let them by
         raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if notification:
@@ -448,7 +524,11 @@ def _decode_call(env: _Envelope, id: RequestId, notification: bool, side: str, l
 
 def _empty_result(tp: Any) -> bool:
     """A result type with no required field: a peer's `"result": null` stands for an empty one."""
-    return isinstance(tp, type) and issubclass(tp, msgspec.Struct) and not any(f.required for f in msgspec.structs.fields(tp))
+    return (
+        isinstance(tp, type)
+        and issubclass(tp, msgspec.Struct)
+        and not any(f.required for f in msgspec.structs.fields(tp))
+    )
 
 
 _EMPTY_RESULTS = frozenset(info.result for info in REQUESTS.values() if _empty_result(info.result))

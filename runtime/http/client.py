@@ -50,7 +50,6 @@ from .messages import (
     JSON_TYPE,
     SESSION_ID_HEADER,
     Peek,
-    id_key,
     peek,
 )
 

@@ -58,7 +58,9 @@ async def serve(
         # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
         asgi_app: Any = app
         await hypercorn_serve(
-            asgi_app, config(app, bind, certfile=certfile, keyfile=keyfile), shutdown_trigger=trigger
+            asgi_app,
+            config(app, bind, certfile=certfile, keyfile=keyfile),
+            shutdown_trigger=trigger,
         )
     finally:
         await app.close()

@@ -53,7 +53,6 @@ from .messages import (
     SESSION_ID_HEADER,
     SESSION_SETUP,
     Peek,
-    id_key,
     peek,
 )
 

@@ -21,7 +21,17 @@ from .conftest import SCHEMAS
 
 SCHEMA = next(s for s in SCHEMAS if s.stem == "v1-stable-2025-10-28")
 LARGE = next(s for s in SCHEMAS if s.stem == "v2-unstable-2026-08-21")
-REPLACEMENTS: list[Any] = [None, 1, "x", [], {}, True, {"type": "object"}, {"$ref": "#/$defs/Nowhere"}, [1, 2]]
+REPLACEMENTS: list[Any] = [
+    None,
+    1,
+    "x",
+    [],
+    {},
+    True,
+    {"type": "object"},
+    {"$ref": "#/$defs/Nowhere"},
+    [1, 2],
+]
 
 
 def _paths(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -25,10 +25,25 @@ def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_committed_package_is_up_to_date() -> None:
-    assert main(["generate", str(DEFAULT_SCHEMA), "--out", str(REPO / "generated"), "--package", "acp_schema", "--check"]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                str(DEFAULT_SCHEMA),
+                "--out",
+                str(REPO / "generated"),
+                "--package",
+                "acp_schema",
+                "--check",
+            ]
+        )
+        == 0
+    )
 
 
-def test_check_names_files_that_differ_are_missing_or_extra(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_names_files_that_differ_are_missing_or_extra(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     args = ["generate", str(SMALL), "--out", str(tmp_path), "--package", "pkg"]
     assert main(args) == 0
     pkg = tmp_path / "pkg"
@@ -53,7 +68,9 @@ def test_generation_replaces_an_old_package_whole(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]  # no staging folders left behind
 
 
-def test_a_folder_acpgen_did_not_write_is_never_replaced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_folder_acpgen_did_not_write_is_never_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     user = tmp_path / "pkg"
     user.mkdir()
     (user / "precious.py").write_text("important = True\n")
@@ -97,7 +114,9 @@ def test_not_a_json_schema_is_a_clear_error(
     assert says in _generate_bad(tmp_path, _bad(tmp_path, document), capsys)
 
 
-def test_an_unresolved_ref_names_its_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unresolved_ref_names_its_pointer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = json.loads(SMALL.read_text())
     schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {"$ref": "#/$defs/Nowhere"}
     err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys)
@@ -108,7 +127,10 @@ def test_a_construct_without_a_typed_form_is_generated_with_one_warning_naming_i
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     schema = json.loads(SMALL.read_text())
-    schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {"type": "string", "patternProperties": {}}
+    schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {
+        "type": "string",
+        "patternProperties": {},
+    }
     path = _bad(tmp_path, json.dumps(schema))
     assert main(["generate", str(path), "--out", str(tmp_path / "out"), "--package", "pkg"]) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
@@ -117,19 +139,37 @@ def test_a_construct_without_a_typed_form_is_generated_with_one_warning_naming_i
     assert "any JSON value, checked against the schema" in warnings[0]
 
 
-def test_strict_refuses_a_general_form_and_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_strict_refuses_a_general_form_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = json.loads(SMALL.read_text())
-    schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {"type": "string", "patternProperties": {}}
+    schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {
+        "type": "string",
+        "patternProperties": {},
+    }
     path = _bad(tmp_path, json.dumps(schema))
-    assert main(["generate", str(path), "--out", str(tmp_path / "out"), "--package", "pkg", "--strict"]) == 2
+    assert (
+        main(
+            ["generate", str(path), "--out", str(tmp_path / "out"), "--package", "pkg", "--strict"]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
-    assert "error" in err and "/$defs/SessionNotification/properties/sessionId/patternProperties" in err
+    assert (
+        "error" in err
+        and "/$defs/SessionNotification/properties/sessionId/patternProperties" in err
+    )
     assert not (tmp_path / "out").exists()
 
 
 def test_generation_is_deterministic(tmp_path: Path) -> None:
     for name in ("a", "b"):
-        assert main(["generate", str(DEFAULT_SCHEMA), "--out", str(tmp_path / name), "--package", "pkg"]) == 0
+        assert (
+            main(
+                ["generate", str(DEFAULT_SCHEMA), "--out", str(tmp_path / name), "--package", "pkg"]
+            )
+            == 0
+        )
     a, b = tmp_path / "a" / "pkg", tmp_path / "b" / "pkg"
     assert sorted(p.name for p in a.iterdir()) == sorted(p.name for p in b.iterdir())
     for path in a.iterdir():
@@ -146,14 +186,29 @@ def test_every_file_names_its_schema_and_sha256() -> None:
 
 
 def test_module_entry_point_runs() -> None:
-    out = subprocess.run([sys.executable, "-m", "acpgen", "--version"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "acpgen", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.startswith("acpgen ")
 
 
 def test_generated_package_type_checks_under_mypy_strict(tmp_path: Path) -> None:
-    shutil.copytree(REPO / "generated" / "acp_schema", tmp_path / "acp_schema", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "generated" / "acp_schema",
+        tmp_path / "acp_schema",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"), "acp_schema"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / ".mypy"),
+            "acp_schema",
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -173,7 +228,9 @@ def test_missing_generator_dependencies_say_what_to_install(tmp_path: Path) -> N
     assert not (tmp_path / "pkg").exists()
 
 
-def test_a_keyword_of_the_wrong_json_type_names_its_pointer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_keyword_of_the_wrong_json_type_names_its_pointer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     schema = json.loads(SMALL.read_text())
     schema["$defs"]["SessionNotification"]["properties"] = 5
     err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys)
@@ -185,7 +242,17 @@ def test_output_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     for seed in ("1", "2"):
         env = {**__import__("os").environ, "PYTHONHASHSEED": seed}
         subprocess.run(
-            [sys.executable, "-m", "acpgen", "generate", str(schema), "--out", str(tmp_path / seed), "--package", "pkg"],
+            [
+                sys.executable,
+                "-m",
+                "acpgen",
+                "generate",
+                str(schema),
+                "--out",
+                str(tmp_path / seed),
+                "--package",
+                "pkg",
+            ],
             check=True,
             env=env,
             capture_output=True,
@@ -194,7 +261,9 @@ def test_output_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
         assert path.read_bytes() == (tmp_path / "2" / "pkg" / path.name).read_bytes(), path.name
 
 
-def test_a_package_that_would_not_import_is_never_written(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_package_that_would_not_import_is_never_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The last guard: the staged package is imported (and every type given a decoder) before it
     replaces anything. A broken one (here: a render bug simulated) leaves the old package whole."""
     import acpgen.pipeline as pipeline

@@ -65,8 +65,13 @@ def test_unknown_variant_is_preserved_raw_in_lenient_mode() -> None:
 
 
 def test_tagged_union_decodes_to_the_variant_of_its_tag() -> None:
-    value = acp.decode(b'{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hm"}}', acp.SessionUpdate)
-    assert isinstance(value, acp.SessionUpdateAgentThoughtChunk) and isinstance(value, acp.ContentChunk)
+    value = acp.decode(
+        b'{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hm"}}',
+        acp.SessionUpdate,
+    )
+    assert isinstance(value, acp.SessionUpdateAgentThoughtChunk) and isinstance(
+        value, acp.ContentChunk
+    )
     assert isinstance(value.content, acp.TextContent)
 
 
@@ -87,7 +92,10 @@ def test_union_told_apart_by_required_keys() -> None:
 
 def test_union_of_two_list_types_takes_the_one_that_fits() -> None:
     ungrouped = acp.decode(b'[{"value":"a","name":"A"}]', acp.SessionConfigSelectOptions)
-    grouped = acp.decode(b'[{"group":"g","name":"G","options":[{"value":"a","name":"A"}]}]', acp.SessionConfigSelectOptions)
+    grouped = acp.decode(
+        b'[{"group":"g","name":"G","options":[{"value":"a","name":"A"}]}]',
+        acp.SessionConfigSelectOptions,
+    )
     assert isinstance(ungrouped[0], acp.SessionConfigSelectOption)
     assert isinstance(grouped[0], acp.SessionConfigSelectGroup)
 
@@ -124,14 +132,19 @@ def test_absent_and_null_stay_apart() -> None:
 def test_meta_passes_through_untouched_under_its_wire_name() -> None:
     data = b'{"sessionId":"real","prompt":[],"_meta":{"sessionId":"other","x":[1,{"y":null}]}}'
     value, again = roundtrip(data, acp.PromptRequest)
-    assert value.session_id == "real" and value.meta == {"sessionId": "other", "x": [1, {"y": None}]}
+    assert value.session_id == "real" and value.meta == {
+        "sessionId": "other",
+        "x": [1, {"y": None}],
+    }
     assert msgspec.json.decode(again) == msgspec.json.decode(data)
 
 
 def test_schema_defaults_fill_absent_fields_and_are_always_encoded() -> None:
     value = acp.decode(b'{"protocolVersion":1}', acp.InitializeRequest)
     assert value.client_capabilities.fs.read_text_file is False
-    assert acp.encode(value.client_capabilities.fs) == b'{"readTextFile":false,"writeTextFile":false}'
+    assert (
+        acp.encode(value.client_capabilities.fs) == b'{"readTextFile":false,"writeTextFile":false}'
+    )
 
 
 def test_a_value_equal_to_its_default_survives_a_round_trip() -> None:
@@ -180,17 +193,24 @@ def test_unknown_method_answers_method_not_found_with_the_request_id() -> None:
 
 
 def test_a_method_of_the_other_side_is_not_found() -> None:
-    err = rpc_error(b'{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/a"}}', "agent")
+    err = rpc_error(
+        b'{"jsonrpc":"2.0","id":1,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/a"}}',
+        "agent",
+    )
     assert err.code == -32601
 
 
 def test_bad_params_answer_invalid_params_with_the_failing_path() -> None:
-    err = rpc_error(b'{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text"}]}}')
+    err = rpc_error(
+        b'{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text"}]}}'
+    )
     assert err.code == -32602 and err.id == 7 and err.data["path"] == "$.params.prompt[0]"
 
 
 def test_extension_methods_keep_their_name_and_untyped_params() -> None:
-    request = msg(b'{"jsonrpc":"2.0","id":1,"method":"_zed.dev/workspace","params":{"_meta":{"a":1},"x":2}}')
+    request = msg(
+        b'{"jsonrpc":"2.0","id":1,"method":"_zed.dev/workspace","params":{"_meta":{"a":1},"x":2}}'
+    )
     assert isinstance(request, acp.Request) and request.method == "_zed.dev/workspace"
     assert request.params == {"_meta": {"a": 1}, "x": 2}
 
@@ -201,8 +221,13 @@ def test_unknown_notification_decodes_untyped_so_it_can_be_ignored() -> None:
 
 
 def test_response_decodes_its_result_with_the_pending_requests_type() -> None:
-    response = msg(b'{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}', "client", acp.PromptResponse)
-    assert isinstance(response.result, acp.PromptResponse) and response.result.stop_reason is acp.StopReason.END_TURN
+    response = msg(
+        b'{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}', "client", acp.PromptResponse
+    )
+    assert (
+        isinstance(response.result, acp.PromptResponse)
+        and response.result.stop_reason is acp.StopReason.END_TURN
+    )
 
 
 def test_null_result_of_a_result_type_without_required_fields_is_empty() -> None:
@@ -216,12 +241,23 @@ def test_null_result_of_a_result_type_with_required_fields_is_rejected() -> None
 
 
 def test_error_answer_decodes_as_error_response() -> None:
-    answer = msg(b'{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"auth","data":{"k":1}}}', "client")
-    assert isinstance(answer, acp.ErrorResponse) and answer.error.code == -32000 and answer.error.data == {"k": 1}
+    answer = msg(
+        b'{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"auth","data":{"k":1}}}',
+        "client",
+    )
+    assert (
+        isinstance(answer, acp.ErrorResponse)
+        and answer.error.code == -32000
+        and answer.error.data == {"k": 1}
+    )
 
 
 def test_encode_message_round_trips_and_never_holds_a_newline() -> None:
-    request = acp.Request(id=1, method="session/prompt", params=acp.PromptRequest(session_id="s", prompt=[acp.TextContent(text="a\nb")]))
+    request = acp.Request(
+        id=1,
+        method="session/prompt",
+        params=acp.PromptRequest(session_id="s", prompt=[acp.TextContent(text="a\nb")]),
+    )
     data = acp.encode_message(request)
     assert b"\n" not in data
     assert msg(data) == request
@@ -230,7 +266,11 @@ def test_encode_message_round_trips_and_never_holds_a_newline() -> None:
 def test_errors_have_a_class_per_schema_code() -> None:
     assert acp.error_for(-32000).__class__.__name__ == "AuthenticationRequiredError"
     assert type(acp.error_for(-1)) is acp.RpcError and acp.error_for(-1).code == -1
-    assert acp.error_for(-32602, "bad", {"path": "$"}).to_error_object() == {"code": -32602, "message": "bad", "data": {"path": "$"}}
+    assert acp.error_for(-32602, "bad", {"path": "$"}).to_error_object() == {
+        "code": -32602,
+        "message": "bad",
+        "data": {"path": "$"},
+    }
 
 
 # ---------------------------------------------------------------- v2: open unions and forgiving fields
@@ -239,7 +279,10 @@ def test_errors_have_a_class_per_schema_code() -> None:
 def test_open_union_keeps_an_unknown_variant_in_strict_mode(generate: Any) -> None:
     v2 = generate(V2)
     value = v2.decode(b'{"type":"hologram","depth":3}', v2.ContentBlock)
-    assert isinstance(value, v2.UnknownVariant) and v2.encode(value) == b'{"type":"hologram","depth":3}'
+    assert (
+        isinstance(value, v2.UnknownVariant)
+        and v2.encode(value) == b'{"type":"hologram","depth":3}'
+    )
 
 
 def test_default_on_error_field_takes_its_default_when_bad(generate: Any) -> None:
@@ -263,13 +306,17 @@ def test_skip_invalid_items_drops_only_the_bad_items(generate: Any) -> None:
         b'{"toolCallId":"t","title":42,"kind":7,"status":[],"locations":[{"path":"/a","line":"x"}]}',
     ],
 )
-def test_repairing_the_failing_places_gives_what_the_full_walk_gives(generate: Any, data: bytes) -> None:
+def test_repairing_the_failing_places_gives_what_the_full_walk_gives(
+    generate: Any, data: bytes
+) -> None:
     v2 = generate(V2)
     walked = v2._lenient.convert(msgspec.json.decode(data), v2.ToolCallUpdate, unknown=False)
     assert v2.decode(data, v2.ToolCallUpdate) == walked
 
 
-def test_a_union_tag_of_the_wrong_json_type_is_a_validation_error_on_the_repair_path(generate: Any) -> None:
+def test_a_union_tag_of_the_wrong_json_type_is_a_validation_error_on_the_repair_path(
+    generate: Any,
+) -> None:
     v1 = generate(V2.parent / "v1-stable-2026-08-20.json")
     with pytest.raises(msgspec.ValidationError):
         v1.decode(b'{"outcome":{"outcome":["selected"]}}', v1.RequestPermissionResponse)

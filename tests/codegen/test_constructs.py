@@ -86,7 +86,12 @@ OPEN_UNTAGGED = document(
             "anyOf": [
                 {"allOf": [{"$ref": "#/$defs/Text"}]},
                 {"allOf": [{"$ref": "#/$defs/Image"}]},
-                {"type": "object", "required": ["type"], "properties": {"type": STR}, "additionalProperties": True},
+                {
+                    "type": "object",
+                    "required": ["type"],
+                    "properties": {"type": STR},
+                    "additionalProperties": True,
+                },
             ]
         },
     }
@@ -103,7 +108,15 @@ def test_unknown_payload_of_an_open_untagged_union_is_kept_raw(root: Path) -> No
 
 @pytest.mark.parametrize(
     "instance",
-    [{"text": "t"}, {"data": "d", "mimeType": "m"}, {"type": "x", "more": [1]}, {"type": 5}, {"other": 1}, [], "t"],
+    [
+        {"text": "t"},
+        {"data": "d", "mimeType": "m"},
+        {"type": "x", "more": [1]},
+        {"type": 5},
+        {"other": 1},
+        [],
+        "t",
+    ],
 )
 def test_open_untagged_union_agrees_with_jsonschema(root: Path, instance: Any) -> None:
     agrees(package_from(OPEN_UNTAGGED, root), OPEN_UNTAGGED, "Content", instance)
@@ -121,7 +134,9 @@ NULL_BRANCH = document(
 )
 
 
-@pytest.mark.parametrize("instance", [None, {"type": "a", "x": 1}, {"type": "b"}, {"type": "c"}, {}, 3])
+@pytest.mark.parametrize(
+    "instance", [None, {"type": "a", "x": 1}, {"type": "b"}, {"type": "c"}, {}, 3]
+)
 def test_null_branch_in_a_union_of_objects(root: Path, instance: Any) -> None:
     agrees(package_from(NULL_BRANCH, root), NULL_BRANCH, "Either", instance)
 
@@ -161,7 +176,11 @@ def test_a_method_whose_result_is_null(root: Path) -> None:
             "PingRequest": {**obj({"n": INT}, ["n"]), "x-method": "ping", "x-side": "agent"},
             "PingResponse": {"type": "null", "x-method": "ping", "x-side": "agent"},
             "OtherRequest": {**obj({}), "x-method": "other", "x-side": "agent"},
-            "OtherResponse": {**obj({"ok": {"type": "boolean"}}), "x-method": "other", "x-side": "agent"},
+            "OtherResponse": {
+                **obj({"ok": {"type": "boolean"}}),
+                "x-method": "other",
+                "x-side": "agent",
+            },
         }
     )
     pkg = package_from(schema, root)
@@ -177,7 +196,10 @@ def test_a_method_whose_result_is_null(root: Path) -> None:
 
 
 def test_a_request_without_a_response_def_has_an_any_result(root: Path) -> None:
-    schema = _rpc({"FireRequest": {**obj({"n": INT}, ["n"]), "x-method": "fire", "x-side": "client"}}, {"type": "object"})
+    schema = _rpc(
+        {"FireRequest": {**obj({"n": INT}, ["n"]), "x-method": "fire", "x-side": "client"}},
+        {"type": "object"},
+    )
     warnings: list[str] = []
     pkg = package_from(schema, root, warnings)
     info = pkg.REQUESTS["fire"]
@@ -236,10 +258,17 @@ def test_branches_with_more_keywords_are_read_for_what_they_mean(root: Path, ins
 
 
 def test_not_outside_an_open_union_takes_the_general_form_with_a_notice(root: Path) -> None:
-    schema = document({"NotEmpty": {"type": "string", "not": {"const": ""}}, "Holder": obj({"s": {"$ref": "#/$defs/NotEmpty"}}, ["s"])})
+    schema = document(
+        {
+            "NotEmpty": {"type": "string", "not": {"const": ""}},
+            "Holder": obj({"s": {"$ref": "#/$defs/NotEmpty"}}, ["s"]),
+        }
+    )
     warnings: list[str] = []
     pkg = package_from(schema, root, warnings)
-    assert warnings == ["/$defs/NotEmpty/not: 'not' outside an open union has no typed form: NotEmpty is any JSON value, checked against the schema"]
+    assert warnings == [
+        "/$defs/NotEmpty/not: 'not' outside an open union has no typed form: NotEmpty is any JSON value, checked against the schema"
+    ]
     for instance in ({"s": "x"}, {"s": ""}, {"s": 1}, {}):
         agrees(pkg, schema, "Holder", instance)
 
@@ -255,10 +284,30 @@ GENERAL = document(
             "if": {"properties": {"kind": {"const": "big"}}},
             "then": {"properties": {"size": {"minimum": 100}}},
         },
-        "Patterned": {"type": "object", "patternProperties": {"^x-": INT}, "additionalProperties": False},
+        "Patterned": {
+            "type": "object",
+            "patternProperties": {"^x-": INT},
+            "additionalProperties": False,
+        },
         "Pair": {"type": "array", "prefixItems": [STR, INT], "items": False},
-        "Json": {"anyOf": [STR, NUM, {"type": "boolean"}, {"type": "null"}, {"type": "array", "items": {"$ref": "#/$defs/Json"}}, {"type": "object", "additionalProperties": {"$ref": "#/$defs/Json"}}]},
-        "Holder": obj({"c": {"$ref": "#/$defs/Conditional"}, "p": {"$ref": "#/$defs/Patterned"}, "pair": {"$ref": "#/$defs/Pair"}, "j": {"$ref": "#/$defs/Json"}}),
+        "Json": {
+            "anyOf": [
+                STR,
+                NUM,
+                {"type": "boolean"},
+                {"type": "null"},
+                {"type": "array", "items": {"$ref": "#/$defs/Json"}},
+                {"type": "object", "additionalProperties": {"$ref": "#/$defs/Json"}},
+            ]
+        },
+        "Holder": obj(
+            {
+                "c": {"$ref": "#/$defs/Conditional"},
+                "p": {"$ref": "#/$defs/Patterned"},
+                "pair": {"$ref": "#/$defs/Pair"},
+                "j": {"$ref": "#/$defs/Json"},
+            }
+        ),
     }
 )
 
@@ -277,17 +326,27 @@ GENERAL = document(
         ("Pair", [1, "a"]),
         ("Json", {"a": [1, "x", None, {"b": True}]}),
         ("Holder", {"c": {"kind": "big", "size": 1}}),
-        ("Holder", {"c": {"kind": "big", "size": 100}, "p": {"x-y": 2}, "pair": ["q", 3], "j": [[{}]]}),
+        (
+            "Holder",
+            {"c": {"kind": "big", "size": 100}, "p": {"x-y": 2}, "pair": ["q", 3], "j": [[{}]]},
+        ),
     ],
 )
-def test_constructs_without_a_typed_form_validate_and_round_trip(root: Path, name: str, instance: Any) -> None:
+def test_constructs_without_a_typed_form_validate_and_round_trip(
+    root: Path, name: str, instance: Any
+) -> None:
     agrees(package_from(GENERAL, root), GENERAL, name, instance)
 
 
 def test_every_general_form_is_announced_once_with_its_pointer(root: Path) -> None:
     warnings: list[str] = []
     package_from(GENERAL, root, warnings)
-    assert sorted(w.split(":")[0] for w in warnings) == ["/$defs/Conditional/if", "/$defs/Json", "/$defs/Pair/prefixItems", "/$defs/Patterned/patternProperties"]
+    assert sorted(w.split(":")[0] for w in warnings) == [
+        "/$defs/Conditional/if",
+        "/$defs/Json",
+        "/$defs/Pair/prefixItems",
+        "/$defs/Patterned/patternProperties",
+    ]
 
 
 # ---------------------------------------------------------------- found by generated instances
@@ -297,7 +356,10 @@ NESTED_OPEN = document(
         "State": {"anyOf": [{"const": "idle"}, {"const": "running"}, STR]},
         "Update": {
             "oneOf": [
-                obj({"kind": {"const": "state"}, "state": {"$ref": "#/$defs/State"}}, ["kind", "state"]),
+                obj(
+                    {"kind": {"const": "state"}, "state": {"$ref": "#/$defs/State"}},
+                    ["kind", "state"],
+                ),
                 obj({"kind": {"const": "text"}, "text": STR}, ["kind", "text"]),
             ]
         },
@@ -305,8 +367,17 @@ NESTED_OPEN = document(
 )
 
 
-@pytest.mark.parametrize("instance", [{"kind": "state", "state": "paused"}, {"kind": "state", "state": 3}, {"kind": "text", "text": "t"}])
-def test_an_unknown_value_of_an_open_set_in_a_tagged_variant_is_accepted(root: Path, instance: Any) -> None:
+@pytest.mark.parametrize(
+    "instance",
+    [
+        {"kind": "state", "state": "paused"},
+        {"kind": "state", "state": 3},
+        {"kind": "text", "text": "t"},
+    ],
+)
+def test_an_unknown_value_of_an_open_set_in_a_tagged_variant_is_accepted(
+    root: Path, instance: Any
+) -> None:
     agrees(package_from(NESTED_OPEN, root), NESTED_OPEN, "Update", instance)
 
 
@@ -322,8 +393,13 @@ PARTIAL = document(
 )
 
 
-@pytest.mark.parametrize("instance", [{"type": "a", "x": 1}, {"y": 1}, {"type": "b", "y": 1}, {"x": 1}, {"type": "a", "y": 1}])
-def test_a_union_of_a_tagged_and_an_untagged_variant_insists_on_required_keys(root: Path, instance: Any) -> None:
+@pytest.mark.parametrize(
+    "instance",
+    [{"type": "a", "x": 1}, {"y": 1}, {"type": "b", "y": 1}, {"x": 1}, {"type": "a", "y": 1}],
+)
+def test_a_union_of_a_tagged_and_an_untagged_variant_insists_on_required_keys(
+    root: Path, instance: Any
+) -> None:
     agrees(package_from(PARTIAL, root), PARTIAL, "U", instance)
 
 
@@ -335,7 +411,12 @@ OPEN_WITH_BASE = document(
             "required": ["id", "name"],
             "anyOf": [
                 obj({"type": {"const": "select"}, "value": STR}, ["type", "value"]),
-                {"type": "object", "properties": {"type": STR}, "required": ["type"], "not": {"properties": {"type": {"const": "select"}}, "required": ["type"]}},
+                {
+                    "type": "object",
+                    "properties": {"type": STR},
+                    "required": ["type"],
+                    "not": {"properties": {"type": {"const": "select"}}, "required": ["type"]},
+                },
             ],
         }
     }
@@ -352,15 +433,24 @@ OPEN_WITH_BASE = document(
         {"type": "select", "id": "i", "name": "n"},
     ],
 )
-def test_an_unknown_variant_still_has_the_fields_every_variant_requires(root: Path, instance: Any) -> None:
+def test_an_unknown_variant_still_has_the_fields_every_variant_requires(
+    root: Path, instance: Any
+) -> None:
     agrees(package_from(OPEN_WITH_BASE, root), OPEN_WITH_BASE, "Option", instance)
 
 
 LENIENCY = document(
     {
         "Kind": {"oneOf": [{"const": "a"}, {"const": "b"}]},
-        "Forgiving": obj({"kind": {"$ref": "#/$defs/Kind", "x-deserialize-default-on-error": True}}),
-        "Strict": {"oneOf": [obj({"t": {"const": "x"}, "v": INT}, ["t"]), obj({"t": {"const": "y"}}, ["t"])]},
+        "Forgiving": obj(
+            {"kind": {"$ref": "#/$defs/Kind", "x-deserialize-default-on-error": True}}
+        ),
+        "Strict": {
+            "oneOf": [
+                obj({"t": {"const": "x"}, "v": INT}, ["t"]),
+                obj({"t": {"const": "y"}}, ["t"]),
+            ]
+        },
         "Holder": obj({"strict": {"$ref": "#/$defs/Strict"}}, ["strict"]),
     }
 )
@@ -368,8 +458,14 @@ LENIENCY = document(
 
 def test_leniency_stays_where_the_mark_is(root: Path) -> None:
     pkg = package_from(LENIENCY, root)
-    assert pkg.decode(b'{"kind":"zzz"}', pkg.Forgiving).kind is msgspec.UNSET  # forgiven where marked
-    for instance in ({"strict": {"t": "z"}}, {"strict": {"t": "x", "v": "no"}}, {"strict": {"t": "y"}}):
+    assert (
+        pkg.decode(b'{"kind":"zzz"}', pkg.Forgiving).kind is msgspec.UNSET
+    )  # forgiven where marked
+    for instance in (
+        {"strict": {"t": "z"}},
+        {"strict": {"t": "x", "v": "no"}},
+        {"strict": {"t": "y"}},
+    ):
         agrees(pkg, LENIENCY, "Holder", instance)
 
 
@@ -381,7 +477,15 @@ CLOSED = document(
 )
 
 
-@pytest.mark.parametrize(("name", "instance"), [("Closed", {"a": 1}), ("Closed", {"a": 1, "b": 2}), ("Tags", {"tags": ["a", "b"]}), ("Tags", {"tags": ["a", "a"]})])
+@pytest.mark.parametrize(
+    ("name", "instance"),
+    [
+        ("Closed", {"a": 1}),
+        ("Closed", {"a": 1, "b": 2}),
+        ("Tags", {"tags": ["a", "b"]}),
+        ("Tags", {"tags": ["a", "a"]}),
+    ],
+)
 def test_closed_objects_and_unique_items_are_enforced(root: Path, name: str, instance: Any) -> None:
     agrees(package_from(CLOSED, root), CLOSED, name, instance)
 
@@ -403,14 +507,49 @@ def test_an_inline_tagged_union_in_a_new_field(root: Path) -> None:
         }
     )
     pkg = package_from(schema, root)
-    assert type(pkg.decode(b'{"pick":{"kind":"two","b":"x"}}', pkg.Holder).pick).__name__ == "HolderPickTwo"
-    for instance in ({"pick": {"kind": "one", "a": 1}}, {"pick": {"kind": "three"}}, {"pick": {"a": 1}}):
+    assert (
+        type(pkg.decode(b'{"pick":{"kind":"two","b":"x"}}', pkg.Holder).pick).__name__
+        == "HolderPickTwo"
+    )
+    for instance in (
+        {"pick": {"kind": "one", "a": 1}},
+        {"pick": {"kind": "three"}},
+        {"pick": {"a": 1}},
+    ):
         agrees(pkg, schema, "Holder", instance)
 
 
-@pytest.mark.parametrize("name", ["Meta", "Any", "Annotated", "Literal", "TypeAlias", "UNSET", "UnsetType", "msgspec", "Request", "UnknownVariant", "UNSTABLE", "t", "types"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Meta",
+        "Any",
+        "Annotated",
+        "Literal",
+        "TypeAlias",
+        "UNSET",
+        "UnsetType",
+        "msgspec",
+        "Request",
+        "UnknownVariant",
+        "UNSTABLE",
+        "t",
+        "types",
+    ],
+)
 def test_a_def_named_like_what_generated_code_uses_never_shadows_it(root: Path, name: str) -> None:
-    schema = document({name: obj({"x": INT}, ["x"]), "Holder": obj({"it": {"$ref": f"#/$defs/{name}"}, "n": {"type": ["integer", "null"], "minimum": 0}}, ["it"])})
+    schema = document(
+        {
+            name: obj({"x": INT}, ["x"]),
+            "Holder": obj(
+                {
+                    "it": {"$ref": f"#/$defs/{name}"},
+                    "n": {"type": ["integer", "null"], "minimum": 0},
+                },
+                ["it"],
+            ),
+        }
+    )
     pkg = package_from(schema, root)
     holder = pkg.decode(b'{"it":{"x":1},"n":null}', pkg.types.Holder)
     assert holder.it.x == 1 and holder.n is None
@@ -424,13 +563,21 @@ def test_a_def_named_like_what_generated_code_uses_never_shadows_it(root: Path, 
 def test_a_field_equal_to_its_default_is_never_dropped(root: Path) -> None:
     schema = document(
         {
-            "Caps": obj({"read": {"type": "boolean", "default": False}, "kind": {"type": "string", "default": "object"}}),
+            "Caps": obj(
+                {
+                    "read": {"type": "boolean", "default": False},
+                    "kind": {"type": "string", "default": "object"},
+                }
+            ),
             "Patch": obj({"title": {"type": ["string", "null"]}}),
         }
     )
     pkg = package_from(schema, root)
     for data in (b'{"read":false}', b'{"kind":"object"}', b'{"read":false,"kind":"object"}'):
-        assert msgspec.json.decode(pkg.encode(pkg.decode(data, pkg.Caps))).items() >= msgspec.json.decode(data).items()
+        assert (
+            msgspec.json.decode(pkg.encode(pkg.decode(data, pkg.Caps))).items()
+            >= msgspec.json.decode(data).items()
+        )
     # absent, null and a value stay three different things
     assert pkg.encode(pkg.decode(b"{}", pkg.Patch)) == b"{}"
     assert pkg.encode(pkg.decode(b'{"title":null}', pkg.Patch)) == b'{"title":null}'
@@ -445,9 +592,33 @@ def test_bad_instance_is_rejected_with_its_path(root: Path) -> None:
 
 CONSTS_ON_DIFFERENT_PROPERTIES = document(
     {
-        "U": {"anyOf": [obj({"c": {"type": "string", "const": "1"}}, ["c"]), obj({"d": {"type": "string", "const": "1"}}, ["d"])]},
-        "A": obj({"f": {"oneOf": [obj({"t": {"type": "string", "const": "image"}, "c": {"type": "string", "const": "end_turn"}}, ["t", "c"])]}}),
-        "O": {"anyOf": [obj({"a": {}, "n": {"oneOf": [{"type": "string", "const": "image"}]}}), obj({"b": {"type": ["string", "null"]}})]},
+        "U": {
+            "anyOf": [
+                obj({"c": {"type": "string", "const": "1"}}, ["c"]),
+                obj({"d": {"type": "string", "const": "1"}}, ["d"]),
+            ]
+        },
+        "A": obj(
+            {
+                "f": {
+                    "oneOf": [
+                        obj(
+                            {
+                                "t": {"type": "string", "const": "image"},
+                                "c": {"type": "string", "const": "end_turn"},
+                            },
+                            ["t", "c"],
+                        )
+                    ]
+                }
+            }
+        ),
+        "O": {
+            "anyOf": [
+                obj({"a": {}, "n": {"oneOf": [{"type": "string", "const": "image"}]}}),
+                obj({"b": {"type": ["string", "null"]}}),
+            ]
+        },
     }
 )
 
@@ -464,7 +635,14 @@ CONSTS_ON_DIFFERENT_PROPERTIES = document(
         ("O", {"a": 1, "n": "image"}),
     ],
 )
-def test_consts_that_tell_no_common_tag_and_overlapping_untagged_branches(root: Path, name: str, instance: Any) -> None:
+def test_consts_that_tell_no_common_tag_and_overlapping_untagged_branches(
+    root: Path, name: str, instance: Any
+) -> None:
     """Found by the property test: branches pinning different properties are untagged variants;
     of the untagged variants a value fits, the one declaring its keys takes it (nothing dropped)."""
-    agrees(package_from(CONSTS_ON_DIFFERENT_PROPERTIES, root), CONSTS_ON_DIFFERENT_PROPERTIES, name, instance)
+    agrees(
+        package_from(CONSTS_ON_DIFFERENT_PROPERTIES, root),
+        CONSTS_ON_DIFFERENT_PROPERTIES,
+        name,
+        instance,
+    )

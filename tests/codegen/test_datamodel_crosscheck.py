@@ -21,9 +21,9 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -34,8 +34,11 @@ import acp_schema
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = REPO / "schema" / "schema.json"
 DEFS: dict = json.loads(SCHEMA_PATH.read_text())["$defs"]
-OBJECT_DEFS = sorted(name for name, node in DEFS.items()
-                     if "properties" in node and node.get("x-docs-ignore") is not True)
+OBJECT_DEFS = sorted(
+    name
+    for name, node in DEFS.items()
+    if "properties" in node and node.get("x-docs-ignore") is not True
+)
 
 pytest.importorskip("datamodel_code_generator")
 
@@ -54,9 +57,21 @@ def _codegen_command() -> list[str]:
 def dm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     out = tmp_path_factory.mktemp("datamodel") / "dm.py"
     subprocess.run(
-        [*_codegen_command(), "--input", str(SCHEMA_PATH), "--input-file-type", "jsonschema",
-         "--output-model-type", "msgspec.Struct", "--output", str(out)],
-        check=True, capture_output=True, text=True, timeout=120,
+        [
+            *_codegen_command(),
+            "--input",
+            str(SCHEMA_PATH),
+            "--input-file-type",
+            "jsonschema",
+            "--output-model-type",
+            "msgspec.Struct",
+            "--output",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     name = "_datamodel_acp_crosscheck"
     spec = importlib.util.spec_from_file_location(name, out)
@@ -85,7 +100,9 @@ def _structs(module: Any) -> set[str]:
 def test_same_object_defs_are_structs(dm: ModuleType) -> None:
     theirs, ours = _structs(dm), _structs(acp_schema.types)
     assert {"only datamodel": sorted(theirs - ours), "only acp_schema": sorted(ours - theirs)} == {
-        "only datamodel": [], "only acp_schema": []}
+        "only datamodel": [],
+        "only acp_schema": [],
+    }
     assert len(ours) > 150  # the comparison below covers most of the schema
 
 
@@ -93,7 +110,9 @@ def test_object_defs_that_are_not_structs_are_unions_in_both(dm: ModuleType) -> 
     """A def with properties that is no Struct is a union (oneOf/anyOf next to its properties)."""
     for name in sorted(set(OBJECT_DEFS) - _structs(acp_schema.types)):
         node = DEFS[name]
-        assert "oneOf" in node or "anyOf" in node, f"{name} has properties, no union, and is no Struct"
+        assert (
+            "oneOf" in node or "anyOf" in node
+        ), f"{name} has properties, no union, and is no Struct"
         assert hasattr(acp_schema.types, name) and hasattr(dm, name), name
 
 
@@ -103,6 +122,8 @@ def test_required_fields_agree(dm: ModuleType) -> None:
     for name in common:
         ours, theirs = _required(getattr(acp_schema.types, name)), _required(getattr(dm, name))
         if ours != theirs:
-            disagreements[name] = {"only acp_schema": sorted(ours - theirs),
-                                   "only datamodel": sorted(theirs - ours)}
+            disagreements[name] = {
+                "only acp_schema": sorted(ours - theirs),
+                "only datamodel": sorted(theirs - ours),
+            }
     assert disagreements == {}

@@ -60,7 +60,12 @@ SEED = 20251129
 
 def _format_range(validator: Any, fmt: Any, instance: Any, schema: dict):
     """`format` as msgspec reads it: an integer format is a range."""
-    if isinstance(fmt, str) and fmt in INT_RANGES and isinstance(instance, int) and not isinstance(instance, bool):
+    if (
+        isinstance(fmt, str)
+        and fmt in INT_RANGES
+        and isinstance(instance, int)
+        and not isinstance(instance, bool)
+    ):
         lo, hi = INT_RANGES[fmt]
         if not lo <= instance <= hi:
             yield ValidationError(f"{instance} is outside {fmt}")
@@ -122,10 +127,14 @@ def test_valid_instances_decode_and_reencode(def_name: str) -> None:
             failures.append(f"valid instance rejected: {exc}\n  {data[:400]!r}")
             continue
         out = acp_schema.encode(decoded)
-        errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
-                  for e in plain.iter_errors(json.loads(out))]
+        errors = [
+            f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+            for e in plain.iter_errors(json.loads(out))
+        ]
         if errors:
-            failures.append(f"re-encoded value is invalid: {errors[:3]}\n  in:  {data[:400]!r}\n  out: {out[:400]!r}")
+            failures.append(
+                f"re-encoded value is invalid: {errors[:3]}\n  in:  {data[:400]!r}\n  out: {out[:400]!r}"
+            )
     assert not failures, "\n".join(failures)
 
 

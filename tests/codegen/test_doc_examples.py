@@ -8,7 +8,6 @@ rejected by the strict decoder, not forced through.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -51,14 +50,21 @@ def _lost(original: Any, again: Any, path: str = "$") -> list[str]:
                 lost.append(f"{path}.{key}")
         return lost
     if isinstance(original, list) and isinstance(again, list) and len(original) == len(again):
-        return [p for i, (a, b) in enumerate(zip(original, again)) for p in _lost(a, b, f"{path}[{i}]")]
+        return [
+            p for i, (a, b) in enumerate(zip(original, again)) for p in _lost(a, b, f"{path}[{i}]")
+        ]
     return [] if original == again else [path]
 
 
 def _schema_defaults(node: Any) -> list[Any]:
     found = []
     if isinstance(node, dict):
-        if "default" in node and not isinstance(node.get("properties"), dict) or "type" in node and "default" in node:
+        if (
+            "default" in node
+            and not isinstance(node.get("properties"), dict)
+            or "type" in node
+            and "default" in node
+        ):
             found.append(node.get("default"))
         for value in node.values():
             found += _schema_defaults(value)
@@ -74,7 +80,9 @@ DEFAULTS = _schema_defaults(json.loads(SCHEMA.read_text()))
 def _is_default(value: Any) -> bool:
     if value in DEFAULTS:
         return True
-    return isinstance(value, dict) and all(v in (False, [], {}, None) or _is_default(v) for v in value.values())
+    return isinstance(value, dict) and all(
+        v in (False, [], {}, None) or _is_default(v) for v in value.values()
+    )
 
 
 def test_the_corpus_has_the_documented_examples() -> None:
@@ -85,7 +93,12 @@ def test_the_corpus_has_the_documented_examples() -> None:
 @pytest.mark.parametrize("example", VALID, ids=_id)
 def test_doc_example_decodes_with_its_methods_types(pkg: Any, example: dict[str, Any]) -> None:
     msg = _decode(pkg, example, json.dumps(example["message"]).encode())
-    kind = {"request": pkg.Request, "notification": pkg.Notification, "response": pkg.Response, "error": pkg.ErrorResponse}
+    kind = {
+        "request": pkg.Request,
+        "notification": pkg.Notification,
+        "response": pkg.Response,
+        "error": pkg.ErrorResponse,
+    }
     assert isinstance(msg, kind[example["kind"]])
     info = pkg.METHODS.get(example["method"])
     if info is not None and example["kind"] in ("request", "notification"):
@@ -122,7 +135,9 @@ def _declared(example: dict[str, Any]) -> Any:
 
 
 @pytest.mark.parametrize("example", INVALID, ids=_id)
-def test_invalid_doc_example_is_rejected_not_forced_through(pkg: Any, example: dict[str, Any]) -> None:
+def test_invalid_doc_example_is_rejected_not_forced_through(
+    pkg: Any, example: dict[str, Any]
+) -> None:
     """Strict decoding rejects it, or repairs it only as the schema's x-deserialize marks allow:
     whatever it decodes to must then be valid against the def."""
     import jsonschema
@@ -137,5 +152,7 @@ def test_invalid_doc_example_is_rejected_not_forced_through(pkg: Any, example: d
     except msgspec.ValidationError:
         return
     def_name = next(n for n in document["$defs"] if getattr(pkg.types, n, None) is tp)
-    validator = jsonschema.Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": document["$defs"]})
+    validator = jsonschema.Draft202012Validator(
+        {"$ref": f"#/$defs/{def_name}", "$defs": document["$defs"]}
+    )
     validator.validate(msgspec.json.decode(pkg.encode(value)))

@@ -51,7 +51,11 @@ def test_methods_agree_with_the_envelope_unions(generate, schema: Path) -> None:
     """Every def the Client/Agent Request and Notification envelopes name is in the right table."""
     pkg = generate(schema)
     defs = load_schema(schema)["$defs"]
-    text = {name: msgspec.json.encode(body).decode() for name, body in defs.items() if body.get("x-docs-ignore")}
+    text = {
+        name: msgspec.json.encode(body).decode()
+        for name, body in defs.items()
+        if body.get("x-docs-ignore")
+    }
     # Protocol-level notifications ($/cancel_request) are named by the root union itself.
     text["root Notification"] = msgspec.json.encode(load_schema(schema).get("anyOf", [])).decode()
     for info in pkg.REQUESTS.values():
@@ -76,7 +80,9 @@ def test_a_name_that_is_both_request_and_notification_keeps_both_forms(generate)
 
 
 @pytest.mark.parametrize("schema", SCHEMAS, ids=lambda p: p.stem)
-def test_generated_package_imports_only_msgspec_and_the_standard_library(generate, schema: Path) -> None:
+def test_generated_package_imports_only_msgspec_and_the_standard_library(
+    generate, schema: Path
+) -> None:
     import ast
     import sys
 
@@ -93,13 +99,25 @@ def test_generated_package_imports_only_msgspec_and_the_standard_library(generat
             else:
                 continue
             for root in roots:
-                assert root == "msgspec" or root in sys.stdlib_module_names or root == "__future__", (path.name, root)
+                assert (
+                    root == "msgspec" or root in sys.stdlib_module_names or root == "__future__"
+                ), (path.name, root)
 
 
-def test_every_revision_type_checks_under_mypy_strict(generate, generated_root: Path, tmp_path: Path) -> None:
+def test_every_revision_type_checks_under_mypy_strict(
+    generate, generated_root: Path, tmp_path: Path
+) -> None:
     """One mypy run over the packages of every fixture revision (as users vendor them)."""
     names = [generate(schema).__name__ for schema in SCHEMAS]
-    args = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy")]
+    args = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--strict",
+        "--no-incremental",
+        "--cache-dir",
+        str(tmp_path / ".mypy"),
+    ]
     for name in names:
         args += ["-p", name]
     result = subprocess.run(args, cwd=generated_root, capture_output=True, text=True)

@@ -6,7 +6,23 @@ import json
 from typing import Any
 
 from acpgen.build import build
-from acpgen.ir import ANY, NULL, AliasDef, Checked, Const, EnumDef, ListOf, MapOf, ObjectDef, Package, Prim, Ref, Tag, UnionDef, UnionOf
+from acpgen.ir import (
+    ANY,
+    NULL,
+    AliasDef,
+    Checked,
+    Const,
+    EnumDef,
+    ListOf,
+    MapOf,
+    ObjectDef,
+    Package,
+    Prim,
+    Ref,
+    Tag,
+    UnionDef,
+    UnionOf,
+)
 from acpgen.schema import parse
 
 STR = {"type": "string"}
@@ -35,7 +51,9 @@ def test_additional_properties_false_closes_the_struct() -> None:
 
 
 def test_an_object_without_properties_is_a_map() -> None:
-    assert ir({"A": {"type": "object", "properties": {}, "additionalProperties": True}}).get("A") == AliasDef("A", MapOf(ANY), pointer="/$defs/A")
+    assert ir({"A": {"type": "object", "properties": {}, "additionalProperties": True}}).get(
+        "A"
+    ) == AliasDef("A", MapOf(ANY), pointer="/$defs/A")
 
 
 def test_consts_make_an_enum_and_a_plain_branch_opens_it() -> None:
@@ -50,7 +68,10 @@ def test_shared_properties_go_to_every_variant_and_the_tag_is_never_a_field() ->
                 "type": "object",
                 "properties": {"kind": STR, "name": STR},
                 "required": ["kind"],
-                "oneOf": [obj({"kind": {"const": "c"}, "r": STR}, ("r",)), obj({"kind": {"const": "q"}})],
+                "oneOf": [
+                    obj({"kind": {"const": "c"}, "r": STR}, ("r",)),
+                    obj({"kind": {"const": "q"}}),
+                ],
             }
         }
     )
@@ -59,19 +80,51 @@ def test_shared_properties_go_to_every_variant_and_the_tag_is_never_a_field() ->
     for v in union.variants:
         variant = pkg.get(v.type)
         assert isinstance(variant, ObjectDef) and variant.tag == v.tag
-        assert "kind" not in [f.wire for f in variant.fields] and "name" in [f.wire for f in variant.fields]
+        assert "kind" not in [f.wire for f in variant.fields] and "name" in [
+            f.wire for f in variant.fields
+        ]
     assert [v.tag for v in union.variants] == [Tag("kind", "c"), Tag("kind", "q")]
 
 
 def test_a_null_branch_makes_the_union_nullable() -> None:
-    union = ir({"A": obj({"t": {"const": "a"}}, ("t",)), "B": obj({"t": {"const": "b"}}, ("t",)), "U": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}, {"type": "null"}]}}).get("U")
-    assert isinstance(union, UnionDef) and union.nullable and [v.type for v in union.variants] == ["A", "B"]
+    union = ir(
+        {
+            "A": obj({"t": {"const": "a"}}, ("t",)),
+            "B": obj({"t": {"const": "b"}}, ("t",)),
+            "U": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}, {"type": "null"}]},
+        }
+    ).get("U")
+    assert (
+        isinstance(union, UnionDef)
+        and union.nullable
+        and [v.type for v in union.variants] == ["A", "B"]
+    )
 
 
 def test_a_catch_all_that_keeps_extra_keys_opens_an_untagged_union() -> None:
-    pkg = ir({"T": obj({"text": STR}, ("text",)), "U": {"anyOf": [{"allOf": [{"$ref": "#/$defs/T"}]}, {"type": "object", "required": ["type"], "properties": {"type": STR}, "additionalProperties": True}]}})
+    pkg = ir(
+        {
+            "T": obj({"text": STR}, ("text",)),
+            "U": {
+                "anyOf": [
+                    {"allOf": [{"$ref": "#/$defs/T"}]},
+                    {
+                        "type": "object",
+                        "required": ["type"],
+                        "properties": {"type": STR},
+                        "additionalProperties": True,
+                    },
+                ]
+            },
+        }
+    )
     union = pkg.get("U")
-    assert isinstance(union, UnionDef) and union.open and not union.native and [v.type for v in union.variants] == ["T"]
+    assert (
+        isinstance(union, UnionDef)
+        and union.open
+        and not union.native
+        and [v.type for v in union.variants] == ["T"]
+    )
     assert dict(pkg.checked)["/$defs/U"]["anyOf"][1]["additionalProperties"] is True
 
 
@@ -84,19 +137,30 @@ def test_a_request_without_a_response_def_has_no_result_def() -> None:
     pkg = ir(
         {
             "PingRequest": {**obj({}), "x-method": "ping", "x-side": "agent"},
-            "AgentRequest": obj({"id": {"type": "integer"}, "method": STR, "params": {"anyOf": [{"$ref": "#/$defs/PingRequest"}]}}, ("id", "method")),
+            "AgentRequest": obj(
+                {
+                    "id": {"type": "integer"},
+                    "method": STR,
+                    "params": {"anyOf": [{"$ref": "#/$defs/PingRequest"}]},
+                },
+                ("id", "method"),
+            ),
         }
     )
     (method,) = pkg.methods
     assert (method.wire, method.kind, method.result) == ("ping", "request", None)
-    assert [n.message for n in pkg.notices] == ["request 'ping' has no response def: its result is any JSON value"]
+    assert [n.message for n in pkg.notices] == [
+        "request 'ping' has no response def: its result is any JSON value"
+    ]
 
 
 def test_a_construct_without_a_typed_form_is_checked_with_a_notice() -> None:
     pkg = ir({"A": obj({"p": {"type": "array", "prefixItems": [STR]}})})
     field = pkg.get("A").fields[0]  # type: ignore[union-attr]
     assert field.type == Ref("AP")
-    assert pkg.get("AP") == AliasDef("AP", Checked("/$defs/A/properties/p"), pointer="/$defs/A/properties/p")
+    assert pkg.get("AP") == AliasDef(
+        "AP", Checked("/$defs/A/properties/p"), pointer="/$defs/A/properties/p"
+    )
     assert [n.pointer for n in pkg.notices] == ["/$defs/A/properties/p/prefixItems"]
 
 
@@ -111,9 +175,18 @@ def test_unique_items_on_a_property_stay_typed() -> None:
 
 
 def test_a_default_that_is_not_a_value_of_its_type_is_not_applied() -> None:
-    pkg = ir({"A": obj({"n": {"type": "integer", "default": "three"}, "ok": {"type": "boolean", "default": False}})})
+    pkg = ir(
+        {
+            "A": obj(
+                {
+                    "n": {"type": "integer", "default": "three"},
+                    "ok": {"type": "boolean", "default": False},
+                }
+            )
+        }
+    )
     fields = {f.wire: f for f in pkg.get("A").fields}  # type: ignore[union-attr]
-    assert fields["ok"].default is False and fields["n"].default is not "three"
+    assert fields["ok"].default is False and fields["n"].default != "three"
     assert [n.pointer for n in pkg.notices] == ["/$defs/A/properties/n/default"]
 
 

@@ -29,7 +29,9 @@ def rename_defs(document: dict[str, Any]) -> dict[str, Any]:
     for old, new in mapping.items():
         text = text.replace(f'"#/$defs/{old}"', f'"#/$defs/{new}"')
     out = json.loads(text)
-    out["$defs"] = {mapping[k]: v for k, v in reversed(list(out["$defs"].items()))}  # and shuffle the order
+    out["$defs"] = {
+        mapping[k]: v for k, v in reversed(list(out["$defs"].items()))
+    }  # and shuffle the order
     return out
 
 
@@ -40,14 +42,23 @@ def test_renamed_and_reordered_defs_give_the_same_methods_and_kinds(schema: Path
     scrambled = build(parse(json.dumps(document).encode(), schema.name))
 
     def methods(pkg: Any, name: Any) -> set[tuple[str, str, str, str, str | None]]:
-        return {(m.wire, m.side, m.kind, name(m.params), name(m.result) if m.result else None) for m in pkg.methods}
+        return {
+            (m.wire, m.side, m.kind, name(m.params), name(m.result) if m.result else None)
+            for m in pkg.methods
+        }
 
-    assert methods(scrambled, lambda n: n) == methods(original, lambda n: renamed(n) if n in json.loads(schema.read_text())["$defs"] else n)
+    assert methods(scrambled, lambda n: n) == methods(
+        original, lambda n: renamed(n) if n in json.loads(schema.read_text())["$defs"] else n
+    )
 
     def shapes(pkg: Any) -> dict[str, int]:
         counts: dict[str, int] = {}
         for d in pkg.defs:
-            key = type(d).__name__ + ("-native" if getattr(d, "native", True) else "-hook") + ("-open" if getattr(d, "open", False) else "")
+            key = (
+                type(d).__name__
+                + ("-native" if getattr(d, "native", True) else "-hook")
+                + ("-open" if getattr(d, "open", False) else "")
+            )
             counts[key] = counts.get(key, 0) + 1
         return counts
 

@@ -70,7 +70,9 @@ def acp_default() -> Any:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--conformance-report", default=None, help="write the conformance table here (markdown)")
+    parser.addoption(
+        "--conformance-report", default=None, help="write the conformance table here (markdown)"
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -95,17 +97,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     outcome = yield
     report = outcome.get_result()
     marks = [
-        (rid, tuple(sorted(mark.kwargs.items()))) for mark in item.iter_markers("requirement") for rid in mark.args
+        (rid, tuple(sorted(mark.kwargs.items())))
+        for mark in item.iter_markers("requirement")
+        for rid in mark.args
     ]
     if not marks:
         return
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
         xfail = hasattr(report, "wasxfail")
-        status = "xfail" if xfail else "pass" if report.passed else "skip" if report.skipped else "fail"
+        status = (
+            "xfail" if xfail else "pass" if report.passed else "skip" if report.skipped else "fail"
+        )
         reason = report.wasxfail if xfail else ""
         if report.failed:
             reason = str(
-                getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message or report.longrepr
+                getattr(report.longrepr, "reprcrash", None)
+                and report.longrepr.reprcrash.message
+                or report.longrepr
             ).splitlines()[0][:160]
         test = item.nodeid.split("::", 1)[-1].split("[")[0]
         module = Path(item.nodeid.split("::", 1)[0]).name
@@ -195,5 +203,9 @@ def _document(totals: dict[str, dict[str, int]], rows: list[str]) -> str:
     ]
     for k in KEYWORDS:
         head.append(f"| {k} | " + " | ".join(str(totals[k].get(s, 0)) for s in STATUSES) + " |")
-    head += ["", "| # | ID | Keyword | Role | Responsibility | Status | Tests |", "|---|---|---|---|---|---|---|"]
+    head += [
+        "",
+        "| # | ID | Keyword | Role | Responsibility | Status | Tests |",
+        "|---|---|---|---|---|---|---|",
+    ]
     return "\n".join(head + rows) + "\n"

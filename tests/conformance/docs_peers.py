@@ -15,7 +15,14 @@ from typing import Any, Awaitable, Callable
 
 import msgspec
 import pytest
-from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe, wire
+
+from acp_runtime import (
+    AgentSideConnection,
+    CapabilityError,
+    ClientSideConnection,
+    memory_pipe,
+    wire,
+)
 
 from ..runtime.helpers import RawPeer
 
@@ -90,7 +97,8 @@ class Handler:
 
 def agent_serving(pkg: Any, capabilities: Any = None, **serves: Any) -> Callable[[Any], Handler]:
     """An agent handler factory: initialize advertises `capabilities` (wire JSON), session/new
-    answers s1, s2, ...; `serves` adds or replaces methods (keys use `_` for `/`: `session_prompt`)."""
+    answers s1, s2, ...; `serves` adds or replaces methods (keys use `_` for `/`: `session_prompt`).
+    """
     ids = itertools.count(1)
 
     async def new_session(params: Any) -> Any:
@@ -150,14 +158,18 @@ async def connect(
     )
     await client_conn.agent.initialize(initialize_params(pkg, client_capabilities))
     if session:
-        await client_conn.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
+        await client_conn.agent.session_new(
+            typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []})
+        )
     return agent_conn, client_conn
 
 
 def raw_agent(pkg: Any, client: Any = None, **options: Any) -> tuple[ClientSideConnection, RawPeer]:
     """A client connection (nothing sent yet) and the byte-level agent on its far side."""
     (client_in, client_out), (peer_in, peer_out) = memory_pipe()
-    conn = ClientSideConnection(client or client_serving(pkg), client_in, client_out, schema=pkg, **options)
+    conn = ClientSideConnection(
+        client or client_serving(pkg), client_in, client_out, schema=pkg, **options
+    )
     return conn, RawPeer(peer_in, peer_out)
 
 
@@ -197,12 +209,19 @@ async def answered(peer: RawPeer, call: Awaitable[Any], result: Any) -> Any:
 
 
 async def raw_client(
-    pkg: Any, agent: Any = None, client_capabilities: Any = None, *, initialize: bool = True, **options: Any
+    pkg: Any,
+    agent: Any = None,
+    client_capabilities: Any = None,
+    *,
+    initialize: bool = True,
+    **options: Any,
 ) -> tuple[AgentSideConnection, RawPeer]:
     """An agent connection and the byte-level client on its far side, which has initialized it
     advertising `client_capabilities` (unless told not to)."""
     (agent_in, agent_out), (peer_in, peer_out) = memory_pipe()
-    conn = AgentSideConnection(agent or agent_serving(pkg), agent_in, agent_out, schema=pkg, **options)
+    conn = AgentSideConnection(
+        agent or agent_serving(pkg), agent_in, agent_out, schema=pkg, **options
+    )
     peer = RawPeer(peer_in, peer_out)
     if initialize:
         params = {"protocolVersion": 1, "clientCapabilities": client_capabilities or {}}
@@ -228,7 +247,9 @@ async def goes_out(conn: Any, peer: RawPeer, method: str, params: Any) -> bool:
         return False
     request = await peer.recv()
     assert (request["id"], request["method"]) == (call.id, method), request
-    peer.send({"jsonrpc": "2.0", "id": call.id, "error": {"code": -32603, "message": "not in this test"}})
+    peer.send(
+        {"jsonrpc": "2.0", "id": call.id, "error": {"code": -32603, "message": "not in this test"}}
+    )
     with pytest.raises(conn.schema.RpcError):
         await call
     return True

@@ -47,8 +47,21 @@ def parse(text: str) -> list[Requirement]:
         keyword, role, responsibility, kind, rest = (c.strip() for c in body[:-1].split("|", 4))
         requirement, _, source = rest.rpartition("|")
         if keyword not in KEYWORDS or role not in ROLES or responsibility not in RESPONSIBILITIES:
-            raise ValueError(f"requirement {number} ({rid}): unexpected cells {keyword!r} {role!r} {responsibility!r}")
-        out.append(Requirement(number, rid, keyword, role, responsibility, kind, requirement.strip(), source.strip()))
+            raise ValueError(
+                f"requirement {number} ({rid}): unexpected cells {keyword!r} {role!r} {responsibility!r}"
+            )
+        out.append(
+            Requirement(
+                number,
+                rid,
+                keyword,
+                role,
+                responsibility,
+                kind,
+                requirement.strip(),
+                source.strip(),
+            )
+        )
     return out
 
 

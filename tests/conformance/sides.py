@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, wire
-
 from tests.runtime.helpers import RawPeer
 
 CWD = "/work/project"
@@ -56,7 +55,9 @@ class Agent:
     """An agent for any package: answers initialize with `capabilities` (wire JSON), creates sessions
     "s1", "s2" ..., answers `_ping`, and records what it receives in `seen` as (method, params)."""
 
-    def __init__(self, conn: AgentSideConnection, capabilities: Any = None, **initialize: Any) -> None:
+    def __init__(
+        self, conn: AgentSideConnection, capabilities: Any = None, **initialize: Any
+    ) -> None:
         self.conn = conn
         self.pkg = conn.schema
         self.capabilities = capabilities or {}
@@ -64,7 +65,11 @@ class Agent:
         self.seen: list[tuple[str, Any]] = []
 
     async def initialize(self, params: Any) -> Any:
-        answer = {"protocolVersion": 1, "agentCapabilities": self.capabilities, **self.initialize_fields}
+        answer = {
+            "protocolVersion": 1,
+            "agentCapabilities": self.capabilities,
+            **self.initialize_fields,
+        }
         answer.setdefault("agentInfo", {"name": "conformance-agent", "version": "1.0"})
         return typed(self.pkg, "initialize", answer, result=True)
 
@@ -144,18 +149,31 @@ async def pair(
     and the taps of what each wrote (agent's, client's)."""
     (agent_in, agent_out), (client_in, client_out) = memory_pipe()
     agent_tap, client_tap = Tap(agent_out), Tap(client_out)
-    agent_conn = AgentSideConnection(agent, agent_in, agent_tap, schema=pkg, **(agent_options or {}))
+    agent_conn = AgentSideConnection(
+        agent, agent_in, agent_tap, schema=pkg, **(agent_options or {})
+    )
     client_conn = ClientSideConnection(
-        client if client is not None else Client(), client_in, client_tap, schema=pkg, **(client_options or {})
+        client if client is not None else Client(),
+        client_in,
+        client_tap,
+        schema=pkg,
+        **(client_options or {}),
     )
     await client_conn.agent.initialize(initialize_params(pkg, client_capabilities))
     if session:
-        await client_conn.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
+        await client_conn.agent.session_new(
+            typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []})
+        )
     return agent_conn, client_conn, agent_tap, client_tap
 
 
 async def raw_client(
-    pkg: Any, handler: Any = Agent, *, client_capabilities: Any = None, initialize: bool = True, **options: Any
+    pkg: Any,
+    handler: Any = Agent,
+    *,
+    client_capabilities: Any = None,
+    initialize: bool = True,
+    **options: Any,
 ) -> tuple[AgentSideConnection, RawPeer]:
     """A runtime agent, and a raw client peer (initialized with these capabilities unless told not to)."""
     (agent_in, agent_out), (peer_in, peer_out) = memory_pipe()
@@ -184,7 +202,9 @@ async def raw_agent(
     )
     peer = RawPeer(peer_in, peer_out)
     if initialize:
-        call = asyncio.ensure_future(conn.agent.initialize(initialize_params(pkg, client_capabilities)))
+        call = asyncio.ensure_future(
+            conn.agent.initialize(initialize_params(pkg, client_capabilities))
+        )
         request = await peer.recv()
         result = {"protocolVersion": 1, "agentCapabilities": agent_capabilities or {}}
         peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
@@ -197,7 +217,9 @@ async def silent(peer: RawPeer) -> bool:
     for a message (an answer, an error) is written before it reads the next, so nothing skipped."""
     peer.send({"jsonrpc": "2.0", "id": "silent-probe", "method": "_probe", "params": {}})
     message = await peer.recv()
-    assert message.get("id") == "silent-probe" and "method" not in message, f"unexpected message: {message}"
+    assert (
+        message.get("id") == "silent-probe" and "method" not in message
+    ), f"unexpected message: {message}"
     return True
 
 

@@ -23,7 +23,10 @@ requirement = pytest.mark.requirement
 def plan(*entries: tuple[str, str]) -> dict[str, Any]:
     return {
         "sessionUpdate": "plan",
-        "entries": [{"content": content, "priority": "medium", "status": status} for content, status in entries],
+        "entries": [
+            {"content": content, "priority": "medium", "status": status}
+            for content, status in entries
+        ],
     }
 
 
@@ -77,7 +80,13 @@ async def test_a_plan_update_cannot_leave_out_the_entry_list(pkg: Any) -> None:
             "params": {"sessionId": "s1", "update": {"sessionUpdate": "plan"}},
         }
     )
-    peer.send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": plan()}})
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s1", "update": plan()},
+        }
+    )
     await eventually(lambda: client.handler.of("session/update"))
     assert client.handler.updates() == [plan()]
 
@@ -89,7 +98,10 @@ async def test_a_plan_update_cannot_leave_out_the_entry_list(pkg: Any) -> None:
 async def test_each_plan_reaches_the_client_whole_never_merged(pkg: Any) -> None:
     """The runtime keeps no plan state: every update reaches the client handler exactly as sent,
     so replacing the shown plan with it is all the client application has to do."""
-    plans = [plan(("A", "completed"), ("B", "pending"), ("C", "pending")), plan(("B", "in_progress"))]
+    plans = [
+        plan(("A", "completed"), ("B", "pending"), ("C", "pending")),
+        plan(("B", "in_progress")),
+    ]
     seen = await report(pkg, plans)
     assert [[e["content"] for e in p["entries"]] for p in seen] == [["A", "B", "C"], ["B"]]
 
@@ -98,7 +110,11 @@ async def test_each_plan_reaches_the_client_whole_never_merged(pkg: Any) -> None
 async def test_agent_may_add_remove_and_change_plan_entries(pkg: Any) -> None:
     plans = [
         plan(("Read the code", "in_progress"), ("Fix the bug", "pending")),
-        plan(("Read the code", "completed"), ("Reproduce it", "in_progress"), ("Fix the bug", "pending")),
+        plan(
+            ("Read the code", "completed"),
+            ("Reproduce it", "in_progress"),
+            ("Fix the bug", "pending"),
+        ),
         plan(("Fix the off-by-one", "completed")),
     ]
     assert await report(pkg, plans) == plans

@@ -6,16 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from acp_runtime import CapabilityError
 
 from .docs_peers import (
+    answered,
     client_against_raw_agent,
     goes_out,
+    initialize_params,
     nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_agent,
-    answered,
-    initialize_params,
     typed,
 )
 
@@ -26,7 +27,9 @@ requirement = pytest.mark.requirement
 
 @requirement("ACP-V1-AUTH-CLIENT-NO-LOGOUT-WITHOUT-CAPABILITY")
 @pytest.mark.parametrize("advertised", ["omitted", None])
-async def test_client_never_logs_out_without_the_logout_capability(pkg: Any, advertised: Any) -> None:
+async def test_client_never_logs_out_without_the_logout_capability(
+    pkg: Any, advertised: Any
+) -> None:
     capabilities = {"auth": {}} if advertised == "omitted" else {"auth": {"logout": advertised}}
     client, peer = await client_against_raw_agent(pkg, capabilities)
     with pytest.raises(CapabilityError, match="auth.logout"):
@@ -49,7 +52,11 @@ AUTH_METHODS = [
 async def client_with_auth_methods(pkg: Any) -> Any:
     client, peer = raw_agent(pkg)
     initialize = initialize_params(pkg, {"auth": {"terminal": True}})
-    await answered(peer, client.agent.initialize(initialize), {"protocolVersion": 1, "authMethods": AUTH_METHODS})
+    await answered(
+        peer,
+        client.agent.initialize(initialize),
+        {"protocolVersion": 1, "authMethods": AUTH_METHODS},
+    )
     return client, peer
 
 
@@ -64,4 +71,6 @@ async def test_client_never_authenticates_with_a_terminal_method(pkg: Any) -> No
 @requirement("ACP-V1-AUTH-CLIENT-NO-TERMINAL-METHOD-ID")
 async def test_client_authenticates_with_an_agent_method(pkg: Any) -> None:
     client, peer = await client_with_auth_methods(pkg)
-    assert await goes_out(client, peer, "authenticate", typed(pkg, "authenticate", {"methodId": "browser"}))
+    assert await goes_out(
+        client, peer, "authenticate", typed(pkg, "authenticate", {"methodId": "browser"})
+    )

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from .docs_peers import (
-    HANG_GUARD,
     CWD,
+    HANG_GUARD,
     SESSION,
     agent_serving,
     chunk,
@@ -73,14 +73,20 @@ async def test_agent_cancels_a_request_and_the_calls_it_made_to_the_client(pkg: 
     with pytest.raises(pkg.RpcError) as raised:
         await call
     assert raised.value.code == -32800
-    await asyncio.wait_for(nested.cancelled.wait(), HANG_GUARD)  # the nested fs read was cancelled too
+    await asyncio.wait_for(
+        nested.cancelled.wait(), HANG_GUARD
+    )  # the nested fs read was cancelled too
 
 
 @requirement("ACP-V1-CANCEL-REQUEST-MAY-CANCEL-ACTIVITY")
 async def test_client_cancels_a_request_the_agent_cancelled(pkg: Any) -> None:
     asking = Hanging()
-    agent, client = await connect(pkg, client=client_serving(pkg, session_request_permission=asking))
-    call = await agent.send_request("session/request_permission", typed(pkg, "session/request_permission", PERMISSION))
+    agent, client = await connect(
+        pkg, client=client_serving(pkg, session_request_permission=asking)
+    )
+    call = await agent.send_request(
+        "session/request_permission", typed(pkg, "session/request_permission", PERMISSION)
+    )
     await asking.started.wait()
     await call.cancel()
     with pytest.raises(pkg.RpcError) as raised:
@@ -117,7 +123,12 @@ async def test_a_cancelled_request_is_answered_once_with_minus_32800(pkg: Any) -
     hanging = Hanging()
     agent, peer = await raw_client(pkg, agent_serving(pkg, session_set_mode=hanging))
     peer.send(
-        {"jsonrpc": "2.0", "id": 7, "method": "session/set_mode", "params": {"sessionId": SESSION, "modeId": "ask"}}
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "session/set_mode",
+            "params": {"sessionId": SESSION, "modeId": "ask"},
+        }
     )
     await hanging.started.wait()
     for _ in range(2):  # a repeated cancel gets no second answer
@@ -139,7 +150,9 @@ async def test_a_cancelled_request_may_be_answered_with_a_partial_result(pkg: An
             return {"sessions": [{"sessionId": "s1", "cwd": CWD}], "_meta": {"partial": True}}
 
     capabilities = {"sessionCapabilities": {"list": {}}}
-    agent, peer = await raw_client(pkg, agent_serving(pkg, capabilities, session_list=list_sessions))
+    agent, peer = await raw_client(
+        pkg, agent_serving(pkg, capabilities, session_list=list_sessions)
+    )
     peer.send({"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}})
     await started.wait()
     peer.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 3}})
@@ -163,10 +176,13 @@ async def test_the_caller_may_wait_for_the_answer_to_its_cancel(pkg: Any) -> Non
             return {"content": "partial"}
 
     agent, client = await connect(
-        pkg, client=client_serving(pkg, fs_read_text_file=read), client_capabilities={"fs": {"readTextFile": True}}
+        pkg,
+        client=client_serving(pkg, fs_read_text_file=read),
+        client_capabilities={"fs": {"readTextFile": True}},
     )
     call = await agent.send_request(
-        "fs/read_text_file", typed(pkg, "fs/read_text_file", {"sessionId": SESSION, "path": f"{CWD}/x"})
+        "fs/read_text_file",
+        typed(pkg, "fs/read_text_file", {"sessionId": SESSION, "path": f"{CWD}/x"}),
     )
     await started.wait()
     await call.cancel()

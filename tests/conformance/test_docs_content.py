@@ -28,10 +28,18 @@ async def end_turn(params: Any) -> Any:
 async def test_text_blocks_reach_an_agent_that_advertised_nothing(pkg: Any) -> None:
     blocks = [
         {"type": "text", "text": "What does this do?"},
-        {"type": "text", "text": "def f(): ...", "annotations": {"audience": ["assistant"], "priority": 0.5}},
+        {
+            "type": "text",
+            "text": "def f(): ...",
+            "annotations": {"audience": ["assistant"], "priority": 0.5},
+        },
     ]
-    agent, client = await connect(pkg, agent_serving(pkg, {"promptCapabilities": {}}, session_prompt=end_turn))
-    await client.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": blocks}))
+    agent, client = await connect(
+        pkg, agent_serving(pkg, {"promptCapabilities": {}}, session_prompt=end_turn)
+    )
+    await client.agent.session_prompt(
+        typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": blocks})
+    )
     (prompt,) = agent.handler.of("session/prompt")
     assert [block.text for block in prompt.prompt] == ["What does this do?", "def f(): ..."]
     assert as_wire(pkg, prompt)["prompt"] == blocks

@@ -7,7 +7,13 @@ import itertools
 from typing import Any
 
 import pytest
-from acp_runtime import CapabilityError, ConnectionClosedError, NotInitializedError, ProtocolVersionError
+
+from acp_runtime import (
+    CapabilityError,
+    ConnectionClosedError,
+    NotInitializedError,
+    ProtocolVersionError,
+)
 
 from .docs_peers import (
     CWD,
@@ -82,7 +88,9 @@ async def test_agent_answers_with_the_chosen_version_and_its_capabilities(pkg: A
 
 
 @requirement("ACP-V1-INIT-AGENT-RESPONSE")
-async def test_agent_without_an_initialize_handler_still_answers_version_and_capabilities(pkg: Any) -> None:
+async def test_agent_without_an_initialize_handler_still_answers_version_and_capabilities(
+    pkg: Any,
+) -> None:
     agent, peer = await raw_client(pkg, object(), initialize=False)  # a handler serving nothing
     reply = await peer.call(0, "initialize", {"protocolVersion": 1})
     assert reply["result"]["protocolVersion"] == 1
@@ -110,7 +118,9 @@ async def test_client_refuses_a_version_it_does_not_speak_and_closes(pkg: Any) -
 @requirement("ACP-V1-INIT-REQUEST-LATEST-VERSION")
 async def test_initialize_request_carries_the_clients_latest_version(pkg: Any) -> None:
     conn, peer = raw_agent(pkg, protocol_versions=(1, 2))
-    call = asyncio.ensure_future(conn.agent.initialize(typed(pkg, "initialize", {"protocolVersion": 1})))
+    call = asyncio.ensure_future(
+        conn.agent.initialize(typed(pkg, "initialize", {"protocolVersion": 1}))
+    )
     request = await peer.recv()
     assert request["params"]["protocolVersion"] == 2
     call.cancel()
@@ -118,7 +128,9 @@ async def test_initialize_request_carries_the_clients_latest_version(pkg: Any) -
 
 @requirement("ACP-V1-INIT-AGENT-SAME-VERSION")
 @pytest.mark.parametrize("requested", [1, 2])
-async def test_agent_answers_the_requested_version_when_it_speaks_it(pkg: Any, requested: int) -> None:
+async def test_agent_answers_the_requested_version_when_it_speaks_it(
+    pkg: Any, requested: int
+) -> None:
     async def wrong_version(params: Any) -> Any:
         return {"protocolVersion": 7}  # the runtime writes the negotiated version in
 
@@ -163,11 +175,16 @@ async def test_agent_works_with_every_combination_of_client_capabilities(pkg: An
         agent, peer = await raw_client(pkg, client_capabilities=capabilities)
         calls = {
             "fs/read_text_file": (read is True, {"sessionId": SESSION, "path": "/a"}),
-            "fs/write_text_file": (write is True, {"sessionId": SESSION, "path": "/a", "content": ""}),
+            "fs/write_text_file": (
+                write is True,
+                {"sessionId": SESSION, "path": "/a", "content": ""},
+            ),
             "terminal/create": (terminal is True, {"sessionId": SESSION, "command": "ls"}),
         }
         for method, (allowed, params) in calls.items():
-            assert await goes_out(agent, peer, method, typed(pkg, method, params)) is allowed, method
+            assert (
+                await goes_out(agent, peer, method, typed(pkg, method, params)) is allowed
+            ), method
         await agent.close()
 
 
@@ -189,7 +206,9 @@ async def test_client_works_with_every_combination_of_agent_capabilities(pkg: An
             "session/list": (listing is True, {}),
         }
         for method, (allowed, params) in calls.items():
-            assert await goes_out(client, peer, method, typed(pkg, method, params)) is allowed, method
+            assert (
+                await goes_out(client, peer, method, typed(pkg, method, params)) is allowed
+            ), method
         await client.close()
 
 
@@ -274,7 +293,11 @@ async def test_client_capabilities_reach_the_agent_as_specified(pkg: Any, value:
     sent = {"fs": {"readTextFile": value, "writeTextFile": not value}, "terminal": value}
     agent, peer = await raw_client(pkg, client_capabilities=sent)
     seen = agent.peer_capabilities
-    assert (seen.fs.read_text_file, seen.fs.write_text_file, seen.terminal) == (value, not value, value)
+    assert (seen.fs.read_text_file, seen.fs.write_text_file, seen.terminal) == (
+        value,
+        not value,
+        value,
+    )
 
 
 @requirement("ACP-V1-INIT-AGENT-SPECIFY-CAPABILITIES")
@@ -324,11 +347,17 @@ RICHER = {
 
 @requirement("ACP-V1-INIT-PROMPT-RICHER-MAY")
 @pytest.mark.parametrize("capability", list(RICHER))
-async def test_agent_may_accept_richer_prompt_content_by_advertising_it(pkg: Any, capability: str) -> None:
+async def test_agent_may_accept_richer_prompt_content_by_advertising_it(
+    pkg: Any, capability: str
+) -> None:
     capabilities = {"promptCapabilities": {capability: True}}
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_prompt=prompt_end_turn))
+    agent, client = await connect(
+        pkg, agent_serving(pkg, capabilities, session_prompt=prompt_end_turn)
+    )
     block = RICHER[capability]
-    await client.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": [block]}))
+    await client.agent.session_prompt(
+        typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": [block]})
+    )
     (prompt,) = agent.handler.of("session/prompt")
     assert as_wire(pkg, prompt)["prompt"] == [block]
 
@@ -381,4 +410,10 @@ async def test_agent_may_offer_more_session_methods_by_advertising_them(acp_v1: 
     await client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION}))
     await client.agent.session_delete(typed(pkg, "session/delete", {"sessionId": SESSION}))
     served = [m for m, _ in agent.handler.received]
-    assert served[-5:] == ["session/load", "session/list", "session/resume", "session/close", "session/delete"]
+    assert served[-5:] == [
+        "session/load",
+        "session/list",
+        "session/resume",
+        "session/close",
+        "session/delete",
+    ]

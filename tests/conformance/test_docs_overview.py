@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from acp_runtime import CapabilityError
 
 from .docs_peers import (
@@ -41,7 +42,10 @@ def tool_call(**fields: Any) -> dict[str, Any]:
 # (method, params with a relative path); the client sends the first ones, the agent the others
 CLIENT_PATHS = {
     "new cwd": ("session/new", {"cwd": "project", "mcpServers": []}),
-    "new additionalDirectories": ("session/new", {"cwd": CWD, "mcpServers": [], "additionalDirectories": ["lib"]}),
+    "new additionalDirectories": (
+        "session/new",
+        {"cwd": CWD, "mcpServers": [], "additionalDirectories": ["lib"]},
+    ),
     "MCP server command": ("session/new", {"cwd": CWD, "mcpServers": [stdio_server("bin/mcp")]}),
     "load cwd": ("session/load", {"sessionId": SESSION, "cwd": ".", "mcpServers": []}),
     "resume cwd": ("session/resume", {"sessionId": SESSION, "cwd": "../project"}),
@@ -57,7 +61,10 @@ AGENT_PATHS = {
     ),
     "diff path": (
         "session/update",
-        {"sessionId": SESSION, "update": tool_call(content=[{"type": "diff", "path": "a.py", "newText": "x"}])},
+        {
+            "sessionId": SESSION,
+            "update": tool_call(content=[{"type": "diff", "path": "a.py", "newText": "x"}]),
+        },
     ),
     "permission location": (
         "session/request_permission",
@@ -94,14 +101,22 @@ async def test_agent_never_sends_a_relative_path(pkg: Any, field: str) -> None:
 @requirement("ACP-V1-OVERVIEW-ABSOLUTE-PATHS")
 async def test_agent_never_lists_a_session_with_a_relative_path(pkg: Any) -> None:
     listing = {"sessions": [{"sessionId": SESSION, "cwd": CWD, "additionalDirectories": ["lib"]}]}
-    agent, peer = await raw_client(pkg, agent_serving(pkg, AGENT_CAN_DO_EVERYTHING, session_list=listing))
+    agent, peer = await raw_client(
+        pkg, agent_serving(pkg, AGENT_CAN_DO_EVERYTHING, session_list=listing)
+    )
     reply = await peer.call(1, "session/list", {})
     assert reply["error"]["code"] == -32603
 
 
 @requirement("ACP-V1-OVERVIEW-ABSOLUTE-PATHS")
-@pytest.mark.parametrize("path", ["/work/project", "C:\\Users\\me\\project", "\\\\server\\share\\project"])
+@pytest.mark.parametrize(
+    "path", ["/work/project", "C:\\Users\\me\\project", "\\\\server\\share\\project"]
+)
 async def test_absolute_posix_and_windows_paths_go_out(pkg: Any, path: str) -> None:
     client, peer = await client_against_raw_agent(pkg, AGENT_CAN_DO_EVERYTHING)
-    params = {"cwd": path, "mcpServers": [stdio_server(path + "/mcp")], "additionalDirectories": [path]}
+    params = {
+        "cwd": path,
+        "mcpServers": [stdio_server(path + "/mcp")],
+        "additionalDirectories": [path],
+    }
     assert await goes_out(client, peer, "session/new", typed(pkg, "session/new", params))

@@ -6,11 +6,12 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from acp_runtime import NotInitializedError, ProtocolError
 
 from .docs_peers import (
-    HANG_GUARD,
     CWD,
+    HANG_GUARD,
     SESSION,
     agent_serving,
     as_wire,
@@ -55,7 +56,11 @@ def permission(pkg: Any) -> Any:
     return typed(
         pkg,
         "session/request_permission",
-        {"sessionId": SESSION, "toolCall": {"toolCallId": "t1", "title": "Run tests"}, "options": PERMISSION_OPTIONS},
+        {
+            "sessionId": SESSION,
+            "toolCall": {"toolCallId": "t1", "title": "Run tests"},
+            "options": PERMISSION_OPTIONS,
+        },
     )
 
 
@@ -97,7 +102,9 @@ class Turn:
         return {"stopReason": self.stop_reason}
 
 
-async def turn_pair(pkg: Any, turn: Turn, client: Any = None, **capabilities: Any) -> tuple[Any, Any]:
+async def turn_pair(
+    pkg: Any, turn: Turn, client: Any = None, **capabilities: Any
+) -> tuple[Any, Any]:
     agent, conn = await connect(pkg, agent_serving(pkg, capabilities, session_prompt=turn), client)
     turn.agent = agent
     return agent, conn
@@ -135,13 +142,18 @@ async def test_client_prompts_once_the_session_is_set_up(pkg: Any) -> None:
 BLOCKS = {
     "image": ({"type": "image", "data": "aGk=", "mimeType": "image/png"}, "image"),
     "audio": ({"type": "audio", "data": "aGk=", "mimeType": "audio/wav"}, "audio"),
-    "resource": ({"type": "resource", "resource": {"uri": "file:///a", "text": "x"}}, "embeddedContext"),
+    "resource": (
+        {"type": "resource", "resource": {"uri": "file:///a", "text": "x"}},
+        "embeddedContext",
+    ),
 }
 
 
 @requirement("ACP-V1-PROMPT-CLIENT-RESTRICT-CONTENT")
 @pytest.mark.parametrize("kind", list(BLOCKS))
-async def test_client_sends_prompt_content_only_within_the_prompt_capabilities(pkg: Any, kind: str) -> None:
+async def test_client_sends_prompt_content_only_within_the_prompt_capabilities(
+    pkg: Any, kind: str
+) -> None:
     block, capability = BLOCKS[kind]
     params = prompt_params(pkg, {"sessionId": SESSION, "prompt": [text("look"), block]})
     client, peer = await client_against_raw_agent(pkg, {"promptCapabilities": {capability: False}})
@@ -155,7 +167,11 @@ async def test_client_sends_prompt_content_only_within_the_prompt_capabilities(p
 
 @requirement("ACP-V1-PROMPT-MESSAGE-ID-MAY")
 async def test_agent_may_tag_message_chunks_with_a_message_id(pkg: Any) -> None:
-    chunks = [chunk("Hel", messageId="m1"), chunk("lo", messageId="m1"), chunk("Next", messageId="m2")]
+    chunks = [
+        chunk("Hel", messageId="m1"),
+        chunk("lo", messageId="m1"),
+        chunk("Next", messageId="m2"),
+    ]
     agent, client = await turn_pair(pkg, Turn(pkg, chunks, wait=False))
     await client.agent.session_prompt(prompt_params(pkg))
     assert [u["messageId"] for u in client.handler.updates()] == ["m1", "m1", "m2"]
@@ -192,7 +208,9 @@ async def test_agent_never_answers_a_prompt_without_a_stop_reason(pkg: Any) -> N
 
 
 @requirement("ACP-V1-PROMPT-AGENT-MAY-STOP")
-@pytest.mark.parametrize("reason", ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"])
+@pytest.mark.parametrize(
+    "reason", ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+)
 async def test_agent_may_end_the_turn_with_any_stop_reason(pkg: Any, reason: str) -> None:
     agent, client = await turn_pair(pkg, Turn(pkg, wait=False, stop_reason=reason))
     answer = await client.agent.session_prompt(prompt_params(pkg))
@@ -250,7 +268,9 @@ async def test_agent_may_read_client_files_while_a_tool_runs(pkg: Any) -> None:
     async def prompt(params: Any) -> Any:
         read = typed(pkg, "fs/read_text_file", {"sessionId": SESSION, "path": f"{CWD}/a.py"})
         content = (await agent.client.fs_read_text_file(read)).content
-        await agent.client.session_update(update(pkg, chunk(f"a.py has {len(content.splitlines())} lines")))
+        await agent.client.session_update(
+            update(pkg, chunk(f"a.py has {len(content.splitlines())} lines"))
+        )
         return {"stopReason": "end_turn"}
 
     async def read_file(params: Any) -> Any:
@@ -332,12 +352,17 @@ async def test_cancel_answers_the_pending_permission_requests_cancelled(pkg: Any
     seen = [await peer.recv() for _ in range(3)]
     assert seen[0]["method"] == "session/cancel"
     cancelled = {"outcome": {"outcome": "cancelled"}}
-    assert sorted((m["id"], m["result"]) for m in seen[1:]) == [("p1", cancelled), ("p2", cancelled)]
+    assert sorted((m["id"], m["result"]) for m in seen[1:]) == [
+        ("p1", cancelled),
+        ("p2", cancelled),
+    ]
     running.cancel()
 
 
 @requirement("ACP-V1-PROMPT-CLIENT-RESPOND-PENDING-PERMISSIONS")
-async def test_closing_the_session_also_answers_its_pending_permission_requests_cancelled(pkg: Any) -> None:
+async def test_closing_the_session_also_answers_its_pending_permission_requests_cancelled(
+    pkg: Any,
+) -> None:
     asked = asyncio.Event()
 
     async def ask_the_user(params: Any) -> Any:
@@ -345,13 +370,22 @@ async def test_closing_the_session_also_answers_its_pending_permission_requests_
         await asyncio.Event().wait()
 
     client, peer = await client_against_raw_agent(
-        pkg, {"sessionCapabilities": {"close": {}}}, client=client_serving(pkg, session_request_permission=ask_the_user)
+        pkg,
+        {"sessionCapabilities": {"close": {}}},
+        client=client_serving(pkg, session_request_permission=ask_the_user),
     )
     peer.send(
-        {"jsonrpc": "2.0", "id": "p1", "method": "session/request_permission", "params": as_wire(pkg, permission(pkg))}
+        {
+            "jsonrpc": "2.0",
+            "id": "p1",
+            "method": "session/request_permission",
+            "params": as_wire(pkg, permission(pkg)),
+        }
     )
     await asked.wait()
-    closing = asyncio.ensure_future(client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION})))
+    closing = asyncio.ensure_future(
+        client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION}))
+    )
     close, answer = await peer.recv(), await peer.recv()
     assert close["method"] == "session/close"
     assert answer == {"jsonrpc": "2.0", "id": "p1", "result": {"outcome": {"outcome": "cancelled"}}}

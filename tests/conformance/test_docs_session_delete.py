@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from acp_runtime import CapabilityError, NotInitializedError
 
 from .docs_peers import SESSION, client_against_raw_agent, goes_out, nothing_sent, raw_agent, typed
@@ -24,10 +25,16 @@ async def test_client_cannot_delete_a_session_before_initialize(acp_v1: Any) -> 
     assert await nothing_sent(peer)
 
 
-@requirement("ACP-V1-DELETE-CLIENT-CHECK-CAPABILITY", "ACP-V1-DELETE-CLIENT-NO-DELETE-WITHOUT-CAPABILITY")
+@requirement(
+    "ACP-V1-DELETE-CLIENT-CHECK-CAPABILITY", "ACP-V1-DELETE-CLIENT-NO-DELETE-WITHOUT-CAPABILITY"
+)
 @pytest.mark.parametrize("advertised", ["omitted", None])
-async def test_client_never_deletes_a_session_without_the_delete_capability(acp_v1: Any, advertised: Any) -> None:
-    capabilities = {} if advertised == "omitted" else {"sessionCapabilities": {"delete": advertised}}
+async def test_client_never_deletes_a_session_without_the_delete_capability(
+    acp_v1: Any, advertised: Any
+) -> None:
+    capabilities = (
+        {} if advertised == "omitted" else {"sessionCapabilities": {"delete": advertised}}
+    )
     client, peer = await client_against_raw_agent(acp_v1, capabilities)
     with pytest.raises(CapabilityError, match="sessionCapabilities.delete"):
         await client.agent.session_delete(typed(acp_v1, "session/delete", {"sessionId": SESSION}))
@@ -35,7 +42,9 @@ async def test_client_never_deletes_a_session_without_the_delete_capability(acp_
 
 
 @requirement("ACP-V1-DELETE-INIT-FIRST", "ACP-V1-DELETE-CLIENT-CHECK-CAPABILITY")
-async def test_client_deletes_a_session_once_delete_is_advertised_as_an_empty_object(acp_v1: Any) -> None:
+async def test_client_deletes_a_session_once_delete_is_advertised_as_an_empty_object(
+    acp_v1: Any,
+) -> None:
     client, peer = await client_against_raw_agent(acp_v1, {"sessionCapabilities": {"delete": {}}})
     params = typed(acp_v1, "session/delete", {"sessionId": SESSION})
     assert await goes_out(client, peer, "session/delete", params)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-
 import pytest
+
 from acp_runtime import CapabilityError, NotInitializedError
 
 from .docs_peers import (
@@ -53,7 +53,9 @@ async def test_client_cannot_list_sessions_before_initialize(pkg: Any) -> None:
 
 @requirement("ACP-V1-LIST-CLIENT-CHECK-CAPABILITY", "ACP-V1-LIST-CLIENT-NO-LIST-WITHOUT-CAPABILITY")
 @pytest.mark.parametrize("advertised", ["omitted", None])
-async def test_client_never_lists_sessions_without_the_list_capability(pkg: Any, advertised: Any) -> None:
+async def test_client_never_lists_sessions_without_the_list_capability(
+    pkg: Any, advertised: Any
+) -> None:
     capabilities = {} if advertised == "omitted" else {"sessionCapabilities": {"list": advertised}}
     client, peer = await client_against_raw_agent(pkg, capabilities)
     with pytest.raises(CapabilityError, match="sessionCapabilities.list"):
@@ -69,7 +71,10 @@ async def test_client_lists_sessions_once_list_is_advertised(pkg: Any) -> None:
 
 @requirement("ACP-V1-LIST-AGENT-RESPONSE")
 async def test_agent_answers_a_list_of_sessions_with_pagination_metadata(pkg: Any) -> None:
-    page = {"sessions": [info("s1", title="Fix the build", updatedAt="2026-08-20T10:00:00Z")], "nextCursor": "c2"}
+    page = {
+        "sessions": [info("s1", title="Fix the build", updatedAt="2026-08-20T10:00:00Z")],
+        "nextCursor": "c2",
+    }
     agent, client = await connect(pkg, agent_serving(pkg, LISTS, session_list=page), session=False)
     answer = await client.agent.session_list(typed(pkg, "session/list", {}))
     assert as_wire(pkg, answer) == page
@@ -89,9 +94,14 @@ async def test_agent_never_answers_a_list_without_sessions(pkg: Any) -> None:
 async def test_agent_may_report_each_sessions_additional_roots(pkg: Any) -> None:
     capabilities = {"sessionCapabilities": {"list": {}, "additionalDirectories": {}}}
     page = {"sessions": [info("s1", additionalDirectories=["/work/lib", "/work/docs"]), info("s2")]}
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_list=page), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, capabilities, session_list=page), session=False
+    )
     answer = await client.agent.session_list(typed(pkg, "session/list", {}))
-    assert [s.additional_directories or [] for s in answer.sessions] == [["/work/lib", "/work/docs"], []]
+    assert [s.additional_directories or [] for s in answer.sessions] == [
+        ["/work/lib", "/work/docs"],
+        [],
+    ]
 
 
 @requirement("ACP-V1-LIST-CLIENT-NO-MERGE-ADDITIONAL-DIRS")
@@ -110,7 +120,9 @@ async def test_each_listing_reports_only_its_own_additional_roots(pkg: Any) -> N
     async def listing(params: Any) -> Any:
         return next(listings)
 
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_list=listing), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, capabilities, session_list=listing), session=False
+    )
     seen = []
     for _ in range(3):
         answer = await client.agent.session_list(typed(pkg, "session/list", {}))
@@ -135,7 +147,9 @@ async def test_pages_end_at_the_first_page_without_a_next_cursor(pkg: Any) -> No
         "p3": {"sessions": [info("s3")]},
         "p4": {"sessions": [info("never")]},
     }
-    agent, client = await connect(pkg, agent_serving(pkg, LISTS, session_list=paged(pages)), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, LISTS, session_list=paged(pages)), session=False
+    )
     listed = [s.session_id async for page in client.pages("session/list") for s in page.sessions]
     assert listed == ["s1", "s2", "s3"]
     assert [p.cursor for p in agent.handler.of("session/list")] == [msgspec.UNSET, "p2", "p3"]
@@ -145,9 +159,17 @@ async def test_pages_end_at_the_first_page_without_a_next_cursor(pkg: Any) -> No
 async def test_cursors_go_back_untouched_and_are_not_kept(pkg: Any) -> None:
     opaque = " eyJvZmZzZXQiOjUwfQ==/+ ünï\n "
     pages = {None: {"sessions": [], "nextCursor": opaque}, opaque: {"sessions": [info("s9")]}}
-    agent, client = await connect(pkg, agent_serving(pkg, LISTS, session_list=paged(pages)), session=False)
-    first = [page async for page in client.pages("session/list", typed(pkg, "session/list", {"cwd": CWD}))]
-    again = [page async for page in client.pages("session/list", typed(pkg, "session/list", {"cwd": CWD}))]
+    agent, client = await connect(
+        pkg, agent_serving(pkg, LISTS, session_list=paged(pages)), session=False
+    )
+    first = [
+        page
+        async for page in client.pages("session/list", typed(pkg, "session/list", {"cwd": CWD}))
+    ]
+    again = [
+        page
+        async for page in client.pages("session/list", typed(pkg, "session/list", {"cwd": CWD}))
+    ]
     assert len(first) == len(again) == 2
     sent = [(p.cwd, p.cursor) for p in agent.handler.of("session/list")]
     assert sent == [(CWD, msgspec.UNSET), (CWD, opaque)] * 2
@@ -163,10 +185,14 @@ async def test_agent_can_fail_a_listing_with_an_invalid_cursor(pkg: Any) -> None
 
     async def listing(params: Any) -> Any:
         if params.cursor is not msgspec.UNSET:
-            raise pkg.error_for(-32602, "Invalid params", {"message": f"unknown cursor {params.cursor!r}"})
+            raise pkg.error_for(
+                -32602, "Invalid params", {"message": f"unknown cursor {params.cursor!r}"}
+            )
         return {"sessions": [info("s1")], "nextCursor": "stale"}
 
-    agent, client = await connect(pkg, agent_serving(pkg, LISTS, session_list=listing), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, LISTS, session_list=listing), session=False
+    )
     pages = client.pages("session/list")
     assert [s.session_id for s in (await anext(pages)).sessions] == ["s1"]
     with pytest.raises(pkg.RpcError) as raised:

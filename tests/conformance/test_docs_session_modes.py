@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from acp_runtime import ProtocolError
 
 from .docs_peers import (
@@ -25,7 +26,11 @@ MODES = {
     "currentModeId": "ask",
     "availableModes": [
         {"id": "ask", "name": "Ask", "description": "Request permission before making any changes"},
-        {"id": "code", "name": "Code", "description": "Write and modify code with full tool access"},
+        {
+            "id": "code",
+            "name": "Code",
+            "description": "Write and modify code with full tool access",
+        },
     ],
 }
 
@@ -34,7 +39,9 @@ async def with_modes(pkg: Any, session: bool = True) -> tuple[Any, Any]:
     async def new_session(params: Any) -> Any:
         return {"sessionId": SESSION, "modes": MODES}
 
-    return await connect(pkg, agent_serving(pkg, session_new=new_session, session_set_mode={}), session=session)
+    return await connect(
+        pkg, agent_serving(pkg, session_new=new_session, session_set_mode={}), session=session
+    )
 
 
 def set_mode(pkg: Any, mode: str) -> Any:
@@ -44,7 +51,9 @@ def set_mode(pkg: Any, mode: str) -> Any:
 @requirement("ACP-V1-MODES-INITIAL-STATE-MAY")
 async def test_agent_may_return_its_modes_when_a_session_is_set_up(pkg: Any) -> None:
     agent, client = await with_modes(pkg, session=False)
-    answer = await client.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
+    answer = await client.agent.session_new(
+        typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []})
+    )
     assert as_wire(pkg, answer.modes) == MODES
 
 

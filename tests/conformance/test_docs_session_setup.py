@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from acp_runtime import CapabilityError, NotInitializedError, ProtocolError, spawn_agent
 
 from .docs_peers import (
@@ -40,7 +41,9 @@ HTTP = {"type": "http", "name": "web", "url": "https://mcp.example/web", "header
 SSE = {"type": "sse", "name": "feed", "url": "https://mcp.example/feed", "headers": []}
 LOAD = {"sessionId": SESSION, "cwd": CWD, "mcpServers": []}
 RESUME = {"sessionId": SESSION, "cwd": CWD}
-ONE_CONNECTION = "unique among the sessions this connection knows; across connections the application's"
+ONE_CONNECTION = (
+    "unique among the sessions this connection knows; across connections the application's"
+)
 
 
 async def next_request(peer: Any) -> dict[str, Any]:
@@ -78,7 +81,9 @@ async def test_new_session_answer_always_carries_a_session_id(pkg: Any) -> None:
     reply = await peer.call(1, "session/new", {"cwd": CWD, "mcpServers": []})
     assert reply["error"]["code"] == -32603  # never a session/new answer without a sessionId
     agent, client = await connect(pkg, session=False)
-    answer = await client.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
+    answer = await client.agent.session_new(
+        typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []})
+    )
     assert answer.session_id == "s1"
 
 
@@ -114,10 +119,15 @@ async def fork_answering(pkg: Any, fork_id: str) -> Any:
         return {"sessions": [{"sessionId": "x7", "cwd": CWD}]}
 
     agent, peer = await raw_client(
-        pkg, agent_serving(pkg, FORKS, session_fork=fork, session_load=lambda p: _empty(), session_list=listed)
+        pkg,
+        agent_serving(
+            pkg, FORKS, session_fork=fork, session_load=lambda p: _empty(), session_list=listed
+        ),
     )
     assert "result" in await peer.call(1, "session/new", {"cwd": CWD, "mcpServers": []})
-    assert "result" in await peer.call(2, "session/load", {"sessionId": "x9", "cwd": CWD, "mcpServers": []})
+    assert "result" in await peer.call(
+        2, "session/load", {"sessionId": "x9", "cwd": CWD, "mcpServers": []}
+    )
     assert "result" in await peer.call(3, "session/list", {})
     return agent, peer
 
@@ -131,14 +141,20 @@ async def test_a_forked_session_gets_an_id_of_its_own(forking: Any) -> None:
     agent, peer = await fork_answering(forking, "f1")
     reply = await peer.call(4, "session/fork", {"sessionId": "s1", "cwd": CWD})
     assert reply["result"] == {"sessionId": "f1"}
-    assert "error" in await peer.call(5, "session/fork", {"sessionId": "f1", "cwd": CWD})  # f1 again
+    assert "error" in await peer.call(
+        5, "session/fork", {"sessionId": "f1", "cwd": CWD}
+    )  # f1 again
 
 
 @requirement("ACP-V1-SETUP-NEW-SESSION-ID", note=ONE_CONNECTION)
 @pytest.mark.parametrize("reused", ["s1", "x9", "x7"], ids=["created", "loaded", "listed"])
-async def test_agent_refuses_a_fork_answering_the_id_of_a_known_session(forking: Any, reused: str) -> None:
+async def test_agent_refuses_a_fork_answering_the_id_of_a_known_session(
+    forking: Any, reused: str
+) -> None:
     agent, peer = await fork_answering(forking, reused)
-    for n, source in enumerate(["s1", "x9"]):  # reused is then the forked session itself, or another
+    for n, source in enumerate(
+        ["s1", "x9"]
+    ):  # reused is then the forked session itself, or another
         reply = await peer.call(10 + n, "session/fork", {"sessionId": source, "cwd": CWD})
         assert reply["error"]["code"] == -32603, reply
 
@@ -161,7 +177,9 @@ async def _answer(session_id: str) -> Any:
 # --- session/load ---------------------------------------------------------------------------------
 
 
-@requirement("ACP-V1-SETUP-CLIENT-CHECK-LOADSESSION", "ACP-V1-SETUP-CLIENT-NO-LOAD-WITHOUT-CAPABILITY")
+@requirement(
+    "ACP-V1-SETUP-CLIENT-CHECK-LOADSESSION", "ACP-V1-SETUP-CLIENT-NO-LOAD-WITHOUT-CAPABILITY"
+)
 @pytest.mark.parametrize("advertised", ["omitted", False])
 async def test_client_never_loads_a_session_without_load_session(pkg: Any, advertised: Any) -> None:
     capabilities = {} if advertised == "omitted" else {"loadSession": advertised}
@@ -199,7 +217,12 @@ async def test_agent_replays_the_conversation_as_session_updates_during_load(pkg
     history = [
         chunk("what is in a.py?", "user_message_chunk"),
         chunk("a.py defines main()", "agent_message_chunk"),
-        {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Read a.py", "status": "completed"},
+        {
+            "sessionUpdate": "tool_call",
+            "toolCallId": "t1",
+            "title": "Read a.py",
+            "status": "completed",
+        },
     ]
 
     async def load(params: Any) -> Any:
@@ -207,9 +230,13 @@ async def test_agent_replays_the_conversation_as_session_updates_during_load(pkg
             await agent.client.session_update(update(pkg, entry, params.session_id))
         return {}
 
-    agent, client = await connect(pkg, agent_serving(pkg, {"loadSession": True}, session_load=load), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, {"loadSession": True}, session_load=load), session=False
+    )
     await client.agent.session_load(typed(pkg, "session/load", LOAD))
-    assert [u["sessionUpdate"] for u in client.handler.updates()] == [e["sessionUpdate"] for e in history]
+    assert [u["sessionUpdate"] for u in client.handler.updates()] == [
+        e["sessionUpdate"] for e in history
+    ]
     assert client.handler.updates()[1]["content"]["text"] == "a.py defines main()"
 
 
@@ -223,7 +250,9 @@ async def test_load_answer_goes_out_after_every_replayed_update(pkg: Any) -> Non
             await agent.client.session_update(update(pkg, chunk(f"entry {n}"), params.session_id))
         return {}
 
-    agent, peer = await raw_client(pkg, agent_serving(pkg, {"loadSession": True}, session_load=load))
+    agent, peer = await raw_client(
+        pkg, agent_serving(pkg, {"loadSession": True}, session_load=load)
+    )
     peer.send({"jsonrpc": "2.0", "id": 1, "method": "session/load", "params": LOAD})
     seen = [await next_request(peer) for _ in range(4)]
     assert [m.get("method") for m in seen] == ["session/update"] * 3 + [None]
@@ -244,7 +273,10 @@ async def test_load_returns_only_after_the_client_handled_every_update_sent_befo
         handled.append(as_wire(pkg, params)["update"]["content"]["text"])
 
     client, peer = await client_against_raw_agent(
-        pkg, {"loadSession": True}, session=False, client=client_serving(pkg, session_update=slow_update)
+        pkg,
+        {"loadSession": True},
+        session=False,
+        client=client_serving(pkg, session_update=slow_update),
     )
     call = asyncio.ensure_future(client.agent.session_load(typed(pkg, "session/load", LOAD)))
     request = await next_request(peer)
@@ -266,8 +298,12 @@ async def test_load_returns_only_after_the_client_handled_every_update_sent_befo
 
 @requirement("ACP-V1-SETUP-CLIENT-CHECK-RESUME", "ACP-V1-SETUP-CLIENT-NO-RESUME-WITHOUT-CAPABILITY")
 @pytest.mark.parametrize("advertised", ["omitted", None])
-async def test_client_never_resumes_a_session_without_the_resume_capability(pkg: Any, advertised: Any) -> None:
-    capabilities = {} if advertised == "omitted" else {"sessionCapabilities": {"resume": advertised}}
+async def test_client_never_resumes_a_session_without_the_resume_capability(
+    pkg: Any, advertised: Any
+) -> None:
+    capabilities = (
+        {} if advertised == "omitted" else {"sessionCapabilities": {"resume": advertised}}
+    )
     client, peer = await client_against_raw_agent(pkg, capabilities)
     with pytest.raises(CapabilityError, match="sessionCapabilities.resume"):
         await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
@@ -306,7 +342,9 @@ async def test_agent_cannot_replay_history_while_resuming(pkg: Any) -> None:
         return {}
 
     capabilities = {"sessionCapabilities": {"resume": {}}}
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_resume=resume), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, capabilities, session_resume=resume), session=False
+    )
     await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
     assert len(refused) == 1 and "resumed" in str(refused[0])
     assert client.handler.updates() == []
@@ -315,7 +353,9 @@ async def test_agent_cannot_replay_history_while_resuming(pkg: Any) -> None:
 @requirement("ACP-V1-SETUP-RESUME-NO-REPLAY")
 async def test_agent_streams_history_again_once_the_resume_is_answered(pkg: Any) -> None:
     capabilities = {"sessionCapabilities": {"resume": {}}}
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_resume={}), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, capabilities, session_resume={}), session=False
+    )
     await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
     await agent.client.session_update(update(pkg, chunk("new answer")))
     await client.request("session/resume", typed(pkg, "session/resume", RESUME))  # a round trip
@@ -337,7 +377,9 @@ async def test_resume_answer_may_carry_modes_and_config_options(pkg: Any) -> Non
         ],
     }
     capabilities = {"sessionCapabilities": {"resume": {}}}
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_resume=state), session=False)
+    agent, client = await connect(
+        pkg, agent_serving(pkg, capabilities, session_resume=state), session=False
+    )
     answer = await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
     assert as_wire(pkg, answer) == state
 
@@ -347,7 +389,9 @@ async def test_resume_answer_may_carry_modes_and_config_options(pkg: Any) -> Non
 
 @requirement("ACP-V1-SETUP-CLIENT-CHECK-CLOSE", "ACP-V1-SETUP-CLIENT-NO-CLOSE-WITHOUT-CAPABILITY")
 @pytest.mark.parametrize("advertised", ["omitted", None])
-async def test_client_never_closes_a_session_without_the_close_capability(pkg: Any, advertised: Any) -> None:
+async def test_client_never_closes_a_session_without_the_close_capability(
+    pkg: Any, advertised: Any
+) -> None:
     capabilities = {} if advertised == "omitted" else {"sessionCapabilities": {"close": advertised}}
     client, peer = await client_against_raw_agent(pkg, capabilities)
     with pytest.raises(CapabilityError, match="sessionCapabilities.close"):
@@ -358,19 +402,25 @@ async def test_client_never_closes_a_session_without_the_close_capability(pkg: A
 @requirement("ACP-V1-SETUP-CLIENT-CHECK-CLOSE")
 async def test_client_closes_a_session_once_close_is_advertised(pkg: Any) -> None:
     client, peer = await client_against_raw_agent(pkg, {"sessionCapabilities": {"close": {}}})
-    assert await goes_out(client, peer, "session/close", typed(pkg, "session/close", {"sessionId": SESSION}))
+    assert await goes_out(
+        client, peer, "session/close", typed(pkg, "session/close", {"sessionId": SESSION})
+    )
 
 
 @requirement("ACP-V1-SETUP-CLOSE-REQUEST")
 async def test_close_request_names_the_session_which_then_takes_no_prompt(pkg: Any) -> None:
     client, peer = await client_against_raw_agent(pkg, {"sessionCapabilities": {"close": {}}})
-    call = asyncio.ensure_future(client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION})))
+    call = asyncio.ensure_future(
+        client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION}))
+    )
     request = await next_request(peer)
     assert (request["method"], request["params"]) == ("session/close", {"sessionId": SESSION})
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
     await call
     with pytest.raises(ProtocolError, match="not set up"):
-        await client.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": []}))
+        await client.agent.session_prompt(
+            typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": []})
+        )
 
 
 @requirement("ACP-V1-SETUP-CLOSE-CANCELS-AND-FREES")
@@ -395,9 +445,13 @@ async def test_closing_a_session_cancels_its_running_prompt(pkg: Any) -> None:
         return {}
 
     capabilities = {"sessionCapabilities": {"close": {}}}
-    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_prompt=prompt, session_close=close))
+    agent, client = await connect(
+        pkg, agent_serving(pkg, capabilities, session_prompt=prompt, session_close=close)
+    )
     turn = asyncio.ensure_future(
-        client.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": []}))
+        client.agent.session_prompt(
+            typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": []})
+        )
     )
     await started.wait()
     await client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION}))
@@ -408,7 +462,9 @@ async def test_closing_a_session_cancels_its_running_prompt(pkg: Any) -> None:
 @requirement("ACP-V1-SETUP-CLOSE-MAY-ERROR")
 async def test_agent_may_answer_close_of_an_unknown_session_with_an_error(pkg: Any) -> None:
     async def close(params: Any) -> Any:
-        raise pkg.error_for(-32602, "Invalid params", {"message": f"no active session {params.session_id}"})
+        raise pkg.error_for(
+            -32602, "Invalid params", {"message": f"no active session {params.session_id}"}
+        )
 
     capabilities = {"sessionCapabilities": {"close": {}}}
     agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_close=close))
@@ -436,7 +492,9 @@ async def test_client_refuses_a_relative_additional_directory(pkg: Any, method: 
 
 @requirement("ACP-V1-SETUP-CLIENT-ADDITIONAL-DIRS-ONLY-WITH-CAPABILITY")
 async def test_client_sends_additional_directories_only_when_advertised(pkg: Any) -> None:
-    params = typed(pkg, "session/new", {"cwd": CWD, "mcpServers": [], "additionalDirectories": ["/work/lib"]})
+    params = typed(
+        pkg, "session/new", {"cwd": CWD, "mcpServers": [], "additionalDirectories": ["/work/lib"]}
+    )
     client, peer = await client_against_raw_agent(pkg, {})
     assert not await goes_out(client, peer, "session/new", params)
     client, peer = await client_against_raw_agent(pkg, ROOTS)
@@ -444,13 +502,16 @@ async def test_client_sends_additional_directories_only_when_advertised(pkg: Any
 
 
 @requirement("ACP-V1-SETUP-CWD-ABSOLUTE")
-@pytest.mark.parametrize("method", ["session/new", "session/load", "session/resume", "session/list"])
+@pytest.mark.parametrize(
+    "method", ["session/new", "session/load", "session/resume", "session/list"]
+)
 async def test_client_refuses_a_relative_cwd(pkg: Any, method: str) -> None:
     capabilities = {**ROOTS, "sessionCapabilities": {"resume": {}, "list": {}}}
     client, peer = await client_against_raw_agent(pkg, capabilities)
-    params = {"session/new": {"cwd": "project", "mcpServers": []}, "session/list": {"cwd": "./project"}}.get(
-        method, {**LOAD, "cwd": "project"}
-    )
+    params = {
+        "session/new": {"cwd": "project", "mcpServers": []},
+        "session/list": {"cwd": "./project"},
+    }.get(method, {**LOAD, "cwd": "project"})
     with pytest.raises(CapabilityError, match="absolute"):
         await client.request(method, typed(pkg, method, params))
     assert await nothing_sent(peer)
@@ -477,23 +538,37 @@ run_agent(Agent, schema=acp)
     "ACP-V1-SETUP-CWD-USED-REGARDLESS-OF-SPAWN",
     carried="cwd reaches the handler untouched and the runtime never changes directory; using it is the application's",
 )
-async def test_agent_process_gets_the_session_cwd_wherever_it_was_spawned(acp_v1: Any, tmp_path: Path) -> None:
+async def test_agent_process_gets_the_session_cwd_wherever_it_was_spawned(
+    acp_v1: Any, tmp_path: Path
+) -> None:
     """Over real pipes to a child process started in another directory, the session/new handler
     gets the client's cwd untouched and the runtime never changes the process's directory; using
     it for the session is the agent application's part."""
     script = tmp_path / "agent.py"
     script.write_text(textwrap.dedent(AGENT_IN_OTHER_DIR.format(package=acp_v1.__name__)))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(acp_v1.__file__).parents[1]), *sys.path])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(Path(acp_v1.__file__).parents[1]), *sys.path]),
+    }
     async with spawn_agent(
-        client_serving(acp_v1), sys.executable, str(script), env=env, cwd=str(tmp_path), schema=acp_v1
+        client_serving(acp_v1),
+        sys.executable,
+        str(script),
+        env=env,
+        cwd=str(tmp_path),
+        schema=acp_v1,
     ) as client:
         await client.agent.initialize(typed(acp_v1, "initialize", {"protocolVersion": 1}))
-        answer = await client.agent.session_new(typed(acp_v1, "session/new", {"cwd": CWD, "mcpServers": []}))
+        answer = await client.agent.session_new(
+            typed(acp_v1, "session/new", {"cwd": CWD, "mcpServers": []})
+        )
     assert answer.meta == {"cwd": CWD, "process": str(tmp_path)}
 
 
 @requirement("ACP-V1-SETUP-CWD-RELATIVE-BASE")
-async def test_agent_resolves_relative_paths_against_the_session_cwd_before_calling(pkg: Any) -> None:
+async def test_agent_resolves_relative_paths_against_the_session_cwd_before_calling(
+    pkg: Any,
+) -> None:
     """A relative path never crosses the wire (the runtime refuses it, so it cannot be resolved
     against the wrong directory); joining it to the session's cwd is the agent application's
     part, shown here."""
@@ -525,12 +600,22 @@ async def test_agent_gets_the_cwd_and_every_additional_root_in_order(pkg: Any) -
 
 @requirement("ACP-V1-SETUP-ADDITIONAL-DIRS-FULL-LIST-ON-LOAD")
 @pytest.mark.parametrize("method", ["session/load", "session/resume"])
-async def test_load_and_resume_send_exactly_the_roots_given_never_stored_ones(pkg: Any, method: str) -> None:
-    agent, client = await connect(pkg, agent_serving(pkg, ROOTS, session_load={}, session_resume={}), session=False)
+async def test_load_and_resume_send_exactly_the_roots_given_never_stored_ones(
+    pkg: Any, method: str
+) -> None:
+    agent, client = await connect(
+        pkg, agent_serving(pkg, ROOTS, session_load={}, session_resume={}), session=False
+    )
     params = {"cwd": CWD, "mcpServers": []}
-    await client.agent.session_new(typed(pkg, "session/new", {**params, "additionalDirectories": ["/a", "/b"]}))
+    await client.agent.session_new(
+        typed(pkg, "session/new", {**params, "additionalDirectories": ["/a", "/b"]})
+    )
     for roots in (["/c"], [], None):
-        sent = {**params, "sessionId": "s1", **({} if roots is None else {"additionalDirectories": roots})}
+        sent = {
+            **params,
+            "sessionId": "s1",
+            **({} if roots is None else {"additionalDirectories": roots}),
+        }
         await client.request(method, typed(pkg, method, sent))
         assert (agent.handler.of(method)[-1].additional_directories or []) == (roots or [])
 
@@ -560,12 +645,18 @@ async def test_stdio_mcp_servers_pass_without_any_mcp_capability(pkg: Any) -> No
     await client.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": [server]}))
     (params,) = agent.handler.of("session/new")
     (stdio,) = params.mcp_servers
-    assert (stdio.command, stdio.args, stdio.env[0].name) == (STDIO["command"], STDIO["args"], "TOKEN")
+    assert (stdio.command, stdio.args, stdio.env[0].name) == (
+        STDIO["command"],
+        STDIO["args"],
+        "TOKEN",
+    )
 
 
 @requirement("ACP-V1-SETUP-CLIENT-CHECK-MCP-TRANSPORT")
 @pytest.mark.parametrize("server", [HTTP, SSE], ids=["http", "sse"])
-async def test_client_uses_http_and_sse_mcp_servers_only_when_advertised(pkg: Any, server: dict[str, Any]) -> None:
+async def test_client_uses_http_and_sse_mcp_servers_only_when_advertised(
+    pkg: Any, server: dict[str, Any]
+) -> None:
     params = typed(pkg, "session/new", {"cwd": CWD, "mcpServers": [server]})
     client, peer = await client_against_raw_agent(pkg, {"mcpCapabilities": {server["type"]: False}})
     assert not await goes_out(client, peer, "session/new", params)

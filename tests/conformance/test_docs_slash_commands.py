@@ -23,7 +23,11 @@ async def test_agent_may_advertise_commands_after_creating_a_session(pkg: Any) -
     commands = {
         "sessionUpdate": "available_commands_update",
         "availableCommands": [
-            {"name": "web", "description": "Search the web", "input": {"hint": "query to search for"}},
+            {
+                "name": "web",
+                "description": "Search the web",
+                "input": {"hint": "query to search for"},
+            },
             {"name": "test", "description": "Run tests for the current project"},
         ],
     }
@@ -31,4 +35,7 @@ async def test_agent_may_advertise_commands_after_creating_a_session(pkg: Any) -
     await agent.client.session_update(update(pkg, commands))
     await eventually(lambda: client.handler.of("session/update"))
     assert client.handler.updates() == [commands]
-    assert [c.name for c in client.handler.of("session/update")[0].update.available_commands] == ["web", "test"]
+    assert [c.name for c in client.handler.of("session/update")[0].update.available_commands] == [
+        "web",
+        "test",
+    ]

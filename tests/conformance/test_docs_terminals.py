@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from acp_runtime import CapabilityError
 
 from .docs_peers import (
@@ -25,7 +26,12 @@ requirement = pytest.mark.requirement
 
 TERMINAL = {"sessionId": SESSION, "terminalId": "term_1"}
 CALLS = {
-    "terminal/create": {"sessionId": SESSION, "command": "npm", "args": ["test"], "cwd": "/work/project"},
+    "terminal/create": {
+        "sessionId": SESSION,
+        "command": "npm",
+        "args": ["test"],
+        "cwd": "/work/project",
+    },
     "terminal/output": TERMINAL,
     "terminal/wait_for_exit": TERMINAL,
     "terminal/kill": TERMINAL,
@@ -35,7 +41,9 @@ CALLS = {
 
 @requirement("ACP-V1-TERM-AGENT-CHECK-CAPABILITY")
 @pytest.mark.parametrize("method", list(CALLS))
-async def test_agent_uses_terminal_methods_once_the_client_advertises_terminal(pkg: Any, method: str) -> None:
+async def test_agent_uses_terminal_methods_once_the_client_advertises_terminal(
+    pkg: Any, method: str
+) -> None:
     agent, peer = await raw_client(pkg, client_capabilities={"terminal": True})
     assert await goes_out(agent, peer, method, typed(pkg, method, CALLS[method]))
 
@@ -43,7 +51,9 @@ async def test_agent_uses_terminal_methods_once_the_client_advertises_terminal(p
 @requirement("ACP-V1-TERM-AGENT-NO-CALL-WITHOUT-CAPABILITY")
 @pytest.mark.parametrize("advertised", ["omitted", False])
 @pytest.mark.parametrize("method", list(CALLS))
-async def test_agent_never_uses_terminal_methods_without_the_capability(pkg: Any, method: str, advertised: Any) -> None:
+async def test_agent_never_uses_terminal_methods_without_the_capability(
+    pkg: Any, method: str, advertised: Any
+) -> None:
     capabilities = {} if advertised == "omitted" else {"terminal": advertised}
     agent, peer = await raw_client(pkg, client_capabilities=capabilities)
     with pytest.raises(CapabilityError, match="terminal"):
@@ -62,7 +72,9 @@ async def output_pair(pkg: Any, output: str) -> Any:
         return pkg.REQUESTS["terminal/output"].result(output=output, truncated=True)
 
     agent, client = await connect(
-        pkg, client=client_serving(pkg, terminal_output=terminal_output), client_capabilities={"terminal": True}
+        pkg,
+        client=client_serving(pkg, terminal_output=terminal_output),
+        client_capabilities={"terminal": True},
     )
     return agent
 
@@ -112,7 +124,9 @@ async def test_agent_releases_the_terminal_it_created(pkg: Any) -> None:
         client=client_serving(pkg, terminal_create=create, terminal_release=release),
         client_capabilities={"terminal": True},
     )
-    created = await agent.client.terminal_create(typed(pkg, "terminal/create", CALLS["terminal/create"]))
+    created = await agent.client.terminal_create(
+        typed(pkg, "terminal/create", CALLS["terminal/create"])
+    )
     await agent.client.terminal_release(
         typed(pkg, "terminal/release", {"sessionId": SESSION, "terminalId": created.terminal_id})
     )

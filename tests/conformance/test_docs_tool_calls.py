@@ -68,14 +68,20 @@ async def test_agent_can_name_the_tool_in_its_first_report(acp_v1_unstable: Any)
     "ACP-V1-TOOLS-NAME-STABLE",
     carried="an update without a name sends none; keeping the name stable is the application's",
 )
-async def test_tool_call_updates_leave_the_name_unchanged_by_omitting_it(acp_v1_unstable: Any) -> None:
+async def test_tool_call_updates_leave_the_name_unchanged_by_omitting_it(
+    acp_v1_unstable: Any,
+) -> None:
     """An update built without a name sends none, which the protocol reads as "unchanged", so the
     agent never has to repeat (or risk changing) it; not changing it later except to correct it
     is the agent application's part."""
     pkg = acp_v1_unstable
     agent, peer = await raw_client(pkg)
     await agent.client.session_update(update(pkg, {**TOOL_CALL, "name": "read_file"}))
-    progress = {"sessionUpdate": "tool_call_update", "toolCallId": "call_001", "status": "in_progress"}
+    progress = {
+        "sessionUpdate": "tool_call_update",
+        "toolCallId": "call_001",
+        "status": "in_progress",
+    }
     await agent.client.session_update(update(pkg, progress))
     first, second = await peer.recv(), await peer.recv()
     assert first["params"]["update"]["name"] == "read_file"
@@ -87,7 +93,9 @@ async def test_agent_may_ask_permission_before_running_a_tool_call(pkg: Any) -> 
     async def ask_user(params: Any) -> Any:
         return {"outcome": {"outcome": "selected", "optionId": "allow-once"}}
 
-    agent, client = await connect(pkg, client=client_serving(pkg, session_request_permission=ask_user))
+    agent, client = await connect(
+        pkg, client=client_serving(pkg, session_request_permission=ask_user)
+    )
     request = {
         "sessionId": SESSION,
         "toolCall": {"toolCallId": "call_001"},
@@ -96,7 +104,9 @@ async def test_agent_may_ask_permission_before_running_a_tool_call(pkg: Any) -> 
             {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
         ],
     }
-    answer = await agent.client.session_request_permission(typed(pkg, "session/request_permission", request))
+    answer = await agent.client.session_request_permission(
+        typed(pkg, "session/request_permission", request)
+    )
     assert answer.outcome.option_id == "allow-once"
     (asked,) = client.handler.of("session/request_permission")
     assert [option.option_id for option in asked.options] == ["allow-once", "reject-once"]

@@ -13,9 +13,10 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from acp_runtime import CapabilityError, ProtocolError
 
-from .sides import Agent, Client, pair, raw_agent, raw_client, silent, typed
+from .sides import Client, pair, raw_agent, raw_client, silent, typed
 
 pytest_plugins = ("tests.runtime.aio",)
 requirement = pytest.mark.requirement
@@ -33,7 +34,11 @@ FORM = {
             "ratio": {"type": "number", "maximum": 1},
             "confirm": {"type": "boolean"},
             "name": {"type": "string", "minLength": 2, "maxLength": 10},
-            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 2},
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["a", "b"]},
+                "maxItems": 2,
+            },
             "level": {
                 "type": "string",
                 "oneOf": [{"const": "low", "title": "Low"}, {"const": "high", "title": "High"}],
@@ -98,7 +103,9 @@ async def answer_next(peer: Any, result: Any) -> Any:
 
 @requirement("ACP-V1-ELIC-AGENT-NO-UNADVERTISED-MODE")
 async def test_an_agent_never_requests_a_mode_the_client_did_not_advertise(acp_v1: Any) -> None:
-    form, url = typed(acp_v1, "elicitation/create", FORM), typed(acp_v1, "elicitation/create", url_elicitation("e1"))
+    form, url = typed(acp_v1, "elicitation/create", FORM), typed(
+        acp_v1, "elicitation/create", url_elicitation("e1")
+    )
     for capabilities, refused in [
         ({}, (form, url)),
         ({"elicitation": None}, (form, url)),
@@ -137,10 +144,17 @@ async def test_a_client_answers_invalid_params_to_a_mode_it_did_not_advertise(ac
 
 
 @requirement("ACP-V1-ELIC-CLIENT-UNKNOWN-MODE-NOT-RENDERED-AS-KNOWN")
-async def test_an_unknown_mode_reaches_the_client_raw_and_never_as_a_known_mode(acp_v1: Any) -> None:
+async def test_an_unknown_mode_reaches_the_client_raw_and_never_as_a_known_mode(
+    acp_v1: Any,
+) -> None:
     client = Client()
     conn, peer = await raw_agent(acp_v1, client, client_capabilities=BOTH_MODES)
-    wizard = {"sessionId": "s1", "mode": "wizard", "message": "Step through", "steps": [{"id": 1, "ask": "name"}]}
+    wizard = {
+        "sessionId": "s1",
+        "mode": "wizard",
+        "message": "Step through",
+        "steps": [{"id": 1, "ask": "name"}],
+    }
     answer = await peer.call(1, "elicitation/create", wizard)
     assert answer["result"] == {"action": "decline"}
     ((method, params),) = client.seen
@@ -152,7 +166,13 @@ async def test_an_unknown_mode_reaches_the_client_raw_and_never_as_a_known_mode(
 async def test_an_unknown_mode_is_forwarded_unchanged(acp_v1: Any) -> None:
     """A proxy between a client and an agent passes an elicitation of a mode it does not know on
     as it came: the raw payload, not a rendering of it as form or url."""
-    wizard = {"sessionId": "s1", "mode": "wizard", "message": "Step through", "steps": [{"id": 1}], "_meta": {"k": [1]}}
+    wizard = {
+        "sessionId": "s1",
+        "mode": "wizard",
+        "message": "Step through",
+        "steps": [{"id": 1}],
+        "_meta": {"k": [1]},
+    }
     upstream, upstream_peer = await raw_agent(acp_v1, Client(), client_capabilities=BOTH_MODES)
     downstream, downstream_peer = await raw_client(acp_v1, client_capabilities=BOTH_MODES)
 
@@ -161,20 +181,38 @@ async def test_an_unknown_mode_is_forwarded_unchanged(acp_v1: Any) -> None:
             return await downstream.client.elicitation_create(params)
 
     upstream.handler = Proxy()
-    upstream_peer.send({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": wizard})
-    forwarded = await answer_next(downstream_peer, {"action": "accept", "content": {"step": "done"}})
+    upstream_peer.send(
+        {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": wizard}
+    )
+    forwarded = await answer_next(
+        downstream_peer, {"action": "accept", "content": {"step": "done"}}
+    )
     assert forwarded["params"] == wizard
-    assert (await upstream_peer.recv())["result"] == {"action": "accept", "content": {"step": "done"}}
+    assert (await upstream_peer.recv())["result"] == {
+        "action": "accept",
+        "content": {"step": "done"},
+    }
 
 
 @requirement("ACP-V1-ELIC-CLIENT-UNKNOWN-PROPERTY-SCHEMA-NOT-RENDERED-AS-KNOWN")
-async def test_an_unknown_property_schema_reaches_the_client_raw_and_never_as_a_known_control(acp_v1: Any) -> None:
+async def test_an_unknown_property_schema_reaches_the_client_raw_and_never_as_a_known_control(
+    acp_v1: Any,
+) -> None:
     client = Client({"action": "accept", "content": {"name": "Ada", "when": "2026-09-01"}})
     conn, peer = await raw_agent(acp_v1, client, client_capabilities=BOTH_MODES)
     when = {"type": "date", "title": "When", "after": "2026-01-01"}
-    form = {**FORM, "requestedSchema": {"type": "object", "properties": {"when": when, "name": {"type": "string"}}}}
+    form = {
+        **FORM,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"when": when, "name": {"type": "string"}},
+        },
+    }
     answer = await peer.call(1, "elicitation/create", form)
-    assert answer["result"] == {"action": "accept", "content": {"name": "Ada", "when": "2026-09-01"}}
+    assert answer["result"] == {
+        "action": "accept",
+        "content": {"name": "Ada", "when": "2026-09-01"},
+    }
     ((method, params),) = client.seen
     properties = params.requested_schema.properties
     assert isinstance(properties["name"], acp_v1.StringPropertySchema)
@@ -185,7 +223,9 @@ async def test_an_unknown_property_schema_reaches_the_client_raw_and_never_as_a_
         acp_v1.BooleanPropertySchema,
         acp_v1.MultiSelectPropertySchema,
     )
-    assert isinstance(properties["when"], acp_v1.UnknownVariant) and not isinstance(properties["when"], known)
+    assert isinstance(properties["when"], acp_v1.UnknownVariant) and not isinstance(
+        properties["when"], known
+    )
     assert properties["when"].raw == when
     assert (
         msgspec.json.decode(acp_v1.encode(params))["requestedSchema"]["properties"]
@@ -194,9 +234,13 @@ async def test_an_unknown_property_schema_reaches_the_client_raw_and_never_as_a_
 
 
 @requirement("ACP-V1-ELIC-AGENT-UNKNOWN-ACTION-NOT-TREATED-AS-KNOWN")
-async def test_an_unknown_action_reaches_the_agent_raw_and_never_as_a_known_action(acp_v1: Any) -> None:
+async def test_an_unknown_action_reaches_the_agent_raw_and_never_as_a_known_action(
+    acp_v1: Any,
+) -> None:
     conn, peer = await raw_client(acp_v1, client_capabilities=BOTH_MODES)
-    call = asyncio.ensure_future(conn.client.elicitation_create(typed(acp_v1, "elicitation/create", FORM)))
+    call = asyncio.ensure_future(
+        conn.client.elicitation_create(typed(acp_v1, "elicitation/create", FORM))
+    )
     defer = {"action": "defer", "until": "tomorrow", "content": {"strategy": 5}}
     await answer_next(peer, defer)
     answer = await call
@@ -213,7 +257,9 @@ async def test_an_unknown_action_reaches_the_agent_raw_and_never_as_a_known_acti
 
 
 @requirement("ACP-V1-ELIC-CLIENT-VALIDATE", "ACP-V1-ELIC-ACCEPT-CONTENT-SCHEMA")
-async def test_a_client_does_not_send_form_content_that_breaks_the_requested_schema(acp_v1: Any) -> None:
+async def test_a_client_does_not_send_form_content_that_breaks_the_requested_schema(
+    acp_v1: Any,
+) -> None:
     """The application still owes: letting the user correct what they entered, and any check the
     runtime does not make (`pattern`, `format`, property schema types it does not know)."""
     for n, content in enumerate(BAD_CONTENTS):
@@ -221,7 +267,9 @@ async def test_a_client_does_not_send_form_content_that_breaks_the_requested_sch
         conn, peer = await raw_agent(acp_v1, client, client_capabilities=BOTH_MODES)
         answer = await peer.call(n, "elicitation/create", FORM)
         error = answer["error"]
-        assert error["code"] == -32603 and "does not fit the request" in error["data"]["message"], answer
+        assert (
+            error["code"] == -32603 and "does not fit the request" in error["data"]["message"]
+        ), answer
 
 
 @requirement("ACP-V1-ELIC-ACCEPT-CONTENT-SCHEMA")
@@ -230,10 +278,15 @@ async def test_accepted_form_content_that_fits_reaches_the_agent_unchanged(acp_v
     client = Client({"action": "accept", "content": GOOD_CONTENT})
     agent_conn, client_conn, *_ = await pair(acp_v1, client=client, client_capabilities=BOTH_MODES)
     answer = await agent_conn.client.elicitation_create(typed(acp_v1, "elicitation/create", FORM))
-    assert isinstance(answer, acp_v1.CreateElicitationResponseAccept) and answer.content == GOOD_CONTENT
+    assert (
+        isinstance(answer, acp_v1.CreateElicitationResponseAccept)
+        and answer.content == GOOD_CONTENT
+    )
     for action in ({"action": "decline"}, {"action": "cancel"}):  # no content to check
         client.elicitation_answer = action
-        answer = await agent_conn.client.elicitation_create(typed(acp_v1, "elicitation/create", FORM))
+        answer = await agent_conn.client.elicitation_create(
+            typed(acp_v1, "elicitation/create", FORM)
+        )
         assert msgspec.json.decode(acp_v1.encode(answer)) == action
 
 
@@ -243,7 +296,9 @@ async def test_an_agent_refuses_form_content_that_breaks_the_requested_schema(ac
     the call fails."""
     conn, peer = await raw_client(acp_v1, client_capabilities=BOTH_MODES)
     for content in BAD_CONTENTS:
-        call = asyncio.ensure_future(conn.client.elicitation_create(typed(acp_v1, "elicitation/create", FORM)))
+        call = asyncio.ensure_future(
+            conn.client.elicitation_create(typed(acp_v1, "elicitation/create", FORM))
+        )
         await answer_next(peer, {"action": "accept", "content": content})
         with pytest.raises(acp_v1.RpcError, match="Invalid result") as failed:
             await call
@@ -260,10 +315,27 @@ async def test_a_client_keeps_elicitation_ids_exactly_as_given(acp_v1: Any) -> N
     conn, peer = await raw_agent(acp_v1, client, client_capabilities=BOTH_MODES)
     for n, elicitation_id in enumerate(ids):
         assert "result" in await peer.call(n, "elicitation/create", url_elicitation(elicitation_id))
-    for elicitation_id in ["GITHUB-OAUTH-001", "spaced", "7", " 007"]:  # no normalizing: unknown ids
-        peer.send({"jsonrpc": "2.0", "method": "elicitation/complete", "params": {"elicitationId": elicitation_id}})
+    for elicitation_id in [
+        "GITHUB-OAUTH-001",
+        "spaced",
+        "7",
+        " 007",
+    ]:  # no normalizing: unknown ids
+        peer.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "elicitation/complete",
+                "params": {"elicitationId": elicitation_id},
+            }
+        )
     for elicitation_id in ids:
-        peer.send({"jsonrpc": "2.0", "method": "elicitation/complete", "params": {"elicitationId": elicitation_id}})
+        peer.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "elicitation/complete",
+                "params": {"elicitationId": elicitation_id},
+            }
+        )
     await peer.call("barrier", "_ping", {})
     assert [p.elicitation_id for m, p in client.seen if m == "elicitation/create"] == ids
     assert [p.elicitation_id for m, p in client.seen if m == "elicitation/complete"] == ids
@@ -273,11 +345,18 @@ async def test_a_client_keeps_elicitation_ids_exactly_as_given(acp_v1: Any) -> N
 async def test_an_agent_may_complete_a_url_elicitation(acp_v1: Any) -> None:
     client = Client({"action": "accept"})
     agent_conn, client_conn, *_ = await pair(acp_v1, client=client, client_capabilities=BOTH_MODES)
-    answer = await agent_conn.client.elicitation_create(typed(acp_v1, "elicitation/create", url_elicitation("oauth-1")))
+    answer = await agent_conn.client.elicitation_create(
+        typed(acp_v1, "elicitation/create", url_elicitation("oauth-1"))
+    )
     assert isinstance(answer, acp_v1.CreateElicitationResponseAccept)
-    await agent_conn.client.elicitation_complete(typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"}))
+    await agent_conn.client.elicitation_complete(
+        typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"})
+    )
     await agent_conn.request("_ping", {})
-    assert client.seen[-2][0] == "elicitation/complete" and client.seen[-2][1].elicitation_id == "oauth-1"
+    assert (
+        client.seen[-2][0] == "elicitation/complete"
+        and client.seen[-2][1].elicitation_id == "oauth-1"
+    )
 
 
 @requirement("ACP-V1-ELIC-AGENT-COMPLETE-SAME-CLIENT")
@@ -285,7 +364,9 @@ async def test_an_agent_completes_only_elicitations_opened_on_that_connection(ac
     conn_a, peer_a = await raw_client(acp_v1, client_capabilities=BOTH_MODES)
     conn_b, peer_b = await raw_client(acp_v1, client_capabilities=BOTH_MODES)
     call = asyncio.ensure_future(
-        conn_a.client.elicitation_create(typed(acp_v1, "elicitation/create", url_elicitation("oauth-1")))
+        conn_a.client.elicitation_create(
+            typed(acp_v1, "elicitation/create", url_elicitation("oauth-1"))
+        )
     )
     await answer_next(peer_a, {"action": "accept"})
     await call
@@ -295,7 +376,9 @@ async def test_an_agent_completes_only_elicitations_opened_on_that_connection(ac
                 typed(acp_v1, "elicitation/complete", {"elicitationId": elicitation_id})
             )
     assert await silent(peer_a) and await silent(peer_b)
-    await conn_a.client.elicitation_complete(typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"}))
+    await conn_a.client.elicitation_complete(
+        typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"})
+    )
     assert (await peer_a.recv())["params"] == {"elicitationId": "oauth-1"}
 
 
@@ -303,7 +386,11 @@ async def test_an_agent_completes_only_elicitations_opened_on_that_connection(ac
 async def test_a_client_ignores_completions_of_unknown_or_completed_ids(acp_v1: Any) -> None:
     client = Client({"action": "accept"})
     conn, peer = await raw_agent(acp_v1, client, client_capabilities=BOTH_MODES)
-    complete = {"jsonrpc": "2.0", "method": "elicitation/complete", "params": {"elicitationId": "oauth-1"}}
+    complete = {
+        "jsonrpc": "2.0",
+        "method": "elicitation/complete",
+        "params": {"elicitationId": "oauth-1"},
+    }
     peer.send(complete)  # unknown: never opened
     assert "result" in await peer.call(1, "elicitation/create", url_elicitation("oauth-1"))
     peer.send(complete)  # completes it
@@ -321,13 +408,19 @@ async def test_an_elicitation_is_bound_to_the_connection_it_was_sent_on(acp_v1: 
     conn_a, peer_a = await raw_client(acp_v1, client_capabilities=BOTH_MODES)
     conn_b, peer_b = await raw_client(acp_v1, client_capabilities=BOTH_MODES)
     call = asyncio.ensure_future(
-        conn_a.client.elicitation_create(typed(acp_v1, "elicitation/create", url_elicitation("oauth-1")))
+        conn_a.client.elicitation_create(
+            typed(acp_v1, "elicitation/create", url_elicitation("oauth-1"))
+        )
     )
     request = await peer_a.recv()
-    peer_b.send({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept"}})  # another client answers
+    peer_b.send(
+        {"jsonrpc": "2.0", "id": request["id"], "result": {"action": "accept"}}
+    )  # another client answers
     await peer_b.barrier()
     assert not call.done()
     peer_a.send({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "decline"}})
     assert isinstance(await call, acp_v1.CreateElicitationResponseDecline)
     with pytest.raises(ProtocolError):
-        await conn_b.client.elicitation_complete(typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"}))
+        await conn_b.client.elicitation_complete(
+            typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"})
+        )

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
+
 from acp_runtime import ProtocolError
 
 from .sides import Agent, Client, agent_with, pair, raw_agent, raw_client, silent, typed
@@ -60,7 +61,8 @@ async def test_trace_context_keys_in_meta_pass_through_untouched(pkg: Any) -> No
 @requirement("ACP-V1-EXT-META-TRACE-KEYS-RESERVED")
 async def test_the_library_writes_no_meta_of_its_own(pkg: Any) -> None:
     """Everything the runtime composes itself (the initialize answer's version, cancellations,
-    cancelled stop reasons, error answers) carries no `_meta`: no trace key is ever used otherwise."""
+    cancelled stop reasons, error answers) carries no `_meta`: no trace key is ever used otherwise.
+    """
 
     prompting = asyncio.Event()
 
@@ -76,7 +78,9 @@ async def test_the_library_writes_no_meta_of_its_own(pkg: Any) -> None:
 
     agent_conn, client_conn, agent_tap, client_tap = await pair(pkg, Slow)
     turn = asyncio.ensure_future(
-        client_conn.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": "s1", "prompt": []}))
+        client_conn.agent.session_prompt(
+            typed(pkg, "session/prompt", {"sessionId": "s1", "prompt": []})
+        )
     )
     await prompting.wait()
     await client_conn.notify("session/cancel", typed(pkg, "session/cancel", {"sessionId": "s1"}))
@@ -100,7 +104,11 @@ async def test_meta_values_of_any_json_pass_through_untouched(pkg: Any) -> None:
     assert wire_params["_meta"] == ODD_META and wire_params["prompt"][0]["_meta"] == ODD_META
     received = agent_conn.handler.seen[-1][1]
     assert received.meta == ODD_META and received.prompt[0].meta == ODD_META
-    assert msgspec.json.decode(pkg.encode(received)) == {"sessionId": "s1", "prompt": [block], "_meta": ODD_META}
+    assert msgspec.json.decode(pkg.encode(received)) == {
+        "sessionId": "s1",
+        "prompt": [block],
+        "_meta": ODD_META,
+    }
 
 
 @requirement("ACP-V1-EXT-META-NO-ASSUMPTIONS")
@@ -128,7 +136,9 @@ async def test_meta_in_capability_objects_reaches_the_peer_untouched(pkg: Any) -
     agent_meta = {"zed.dev": {"workspace": True, "fileNotifications": True}}
     client_meta = {"example.com/ext": {"methods": ["_example.com/ping"]}}
     agent_conn, client_conn, agent_tap, client_tap = await pair(
-        pkg, agent_with({"loadSession": True, "_meta": agent_meta}), client_capabilities={"_meta": client_meta}
+        pkg,
+        agent_with({"loadSession": True, "_meta": agent_meta}),
+        client_capabilities={"_meta": client_meta},
     )
     assert client_conn.peer_capabilities.meta == agent_meta
     assert agent_conn.peer_capabilities.meta == client_meta
@@ -152,7 +162,9 @@ async def test_custom_root_fields_in_untyped_params_are_refused_before_sending(p
     with pytest.raises(ProtocolError, match="not declared"):
         await conn.notify("session/cancel", {"sessionId": "s1", "reason": "user"})
     assert await silent(peer)
-    await conn.notify("session/cancel", {"sessionId": "s1", "_meta": {"reason": "user"}})  # where it belongs
+    await conn.notify(
+        "session/cancel", {"sessionId": "s1", "_meta": {"reason": "user"}}
+    )  # where it belongs
     assert (await peer.recv())["params"] == {"sessionId": "s1", "_meta": {"reason": "user"}}
 
 
@@ -164,7 +176,9 @@ async def test_a_handler_result_with_a_custom_root_field_is_not_sent(pkg: Any) -
 
     conn, peer = await raw_client(pkg, Custom)
     answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": []})
-    assert answer["error"]["code"] == -32603 and "custom" in answer["error"]["data"]["message"], answer
+    assert (
+        answer["error"]["code"] == -32603 and "custom" in answer["error"]["data"]["message"]
+    ), answer
 
 
 @requirement("ACP-V1-EXT-NO-ROOT-CUSTOM-FIELDS")
@@ -183,7 +197,10 @@ async def test_custom_root_fields_received_are_not_passed_on(pkg: Any) -> None:
 async def test_custom_requests_may_be_called_and_served_both_ways(pkg: Any) -> None:
     class Workspace(Agent):
         async def ext_method(self, method: str, params: Any) -> Any:
-            return {"buffers": [{"id": 0, "path": "/home/user/project/src/main.rs"}], "asked": [method, params]}
+            return {
+                "buffers": [{"id": 0, "path": "/home/user/project/src/main.rs"}],
+                "asked": [method, params],
+            }
 
     class Editor(Client):
         async def ext_method(self, method: str, params: Any) -> Any:
@@ -236,7 +253,9 @@ async def test_an_unrecognized_custom_request_is_answered_method_not_found(pkg: 
 
 
 @requirement("ACP-V1-SCHEMA-EXTENSION-METHOD-NAMES")
-async def test_only_underscore_methods_outside_the_schema_reach_the_extension_handlers(pkg: Any) -> None:
+async def test_only_underscore_methods_outside_the_schema_reach_the_extension_handlers(
+    pkg: Any,
+) -> None:
     conn, peer = await raw_client(pkg)
     answer = await peer.call(1, "zed.dev/workspace/buffers", {})
     assert answer["error"]["code"] == -32601

@@ -11,11 +11,11 @@ import json
 from typing import Any
 
 import msgspec
-
 import pytest
+
 from acp_runtime import ConnectionClosedError, ProtocolError
 
-from .sides import Agent, Client, pair, raw_agent, raw_client, silent, typed
+from .sides import Agent, pair, raw_agent, raw_client, silent, typed
 
 pytest_plugins = ("tests.runtime.aio",)
 requirement = pytest.mark.requirement
@@ -53,7 +53,9 @@ async def exchange(pkg: Any) -> tuple[list[Any], list[Any]]:
     """A little of everything between a runtime agent and client: calls both ways, a notification,
     an extension call, error answers. Returns what (agent, client) wrote, as JSON."""
     agent_conn, client_conn, agent_tap, client_tap = await pair(pkg, Failing)
-    await client_conn.agent.session_prompt(typed(pkg, "session/prompt", {"sessionId": "s1", "prompt": []}))
+    await client_conn.agent.session_prompt(
+        typed(pkg, "session/prompt", {"sessionId": "s1", "prompt": []})
+    )
     await client_conn.request("_ping", {"a": [1, 2]})
     await client_conn.notify("_note", {"b": None})
     with pytest.raises(pkg.RpcError):
@@ -67,7 +69,10 @@ async def exchange(pkg: Any) -> tuple[list[Any], list[Any]]:
             "session/update",
             {
                 "sessionId": "s1",
-                "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}},
+                "update": {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": "hi"},
+                },
             },
         )
     )
@@ -190,7 +195,9 @@ async def test_request_ids_the_library_sends_have_no_fractional_part(pkg: Any) -
     for _ in range(20):
         await client_conn.request("_ping", {})
     raw_ids = [json.loads(line)["id"] for line in client_tap.lines if b'"method"' in line]
-    assert raw_ids == list(range(len(raw_ids))) and all(type(i) is int for i in raw_ids)  # JSON 1.0 reads as float
+    assert raw_ids == list(range(len(raw_ids))) and all(
+        type(i) is int for i in raw_ids
+    )  # JSON 1.0 reads as float
 
 
 # --- 224, 231: the answer's id ---------------------------------------------------------------------
@@ -214,7 +221,9 @@ async def test_a_request_with_a_fractional_id_is_answered_with_that_id(acp_v1: A
 @requirement("ACP-V1-JSONRPC-RESPONSE-ID-ECHO")
 async def test_an_error_answer_carries_the_request_id(pkg: Any) -> None:
     conn, peer = await raw_client(pkg)
-    for n, (method, params) in enumerate([("_unknown", {}), ("session/new", {"cwd": 5}), ("session/nope", {})]):
+    for n, (method, params) in enumerate(
+        [("_unknown", {}), ("session/new", {"cwd": 5}), ("session/nope", {})]
+    ):
         answer = await peer.call(f"id-{n}", method, params)
         assert answer["id"] == f"id-{n}" and "error" in answer
 
@@ -222,16 +231,28 @@ async def test_an_error_answer_carries_the_request_id(pkg: Any) -> None:
 @requirement("ACP-V1-JSONRPC-RESPONSE-ID-ECHO")
 async def test_a_parse_error_is_answered_with_a_null_id(pkg: Any) -> None:
     conn, peer = await raw_client(pkg)
-    for line in [b'{"jsonrpc": "2.0", "id": 5, "method": "_ping", "params": {', b'{"id": 6 "method"}', b"\xff\xfe{}"]:
+    for line in [
+        b'{"jsonrpc": "2.0", "id": 5, "method": "_ping", "params": {',
+        b'{"id": 6 "method"}',
+        b"\xff\xfe{}",
+    ]:
         peer.send_bytes(line + b"\n")
         answer = await peer.recv()
         assert answer["id"] is None and answer["error"]["code"] == -32700, answer
 
 
 @requirement("ACP-V1-JSONRPC-RESPONSE-ID-ECHO")
-async def test_an_invalid_request_whose_id_cannot_be_read_is_answered_with_a_null_id(pkg: Any) -> None:
+async def test_an_invalid_request_whose_id_cannot_be_read_is_answered_with_a_null_id(
+    pkg: Any,
+) -> None:
     conn, peer = await raw_client(pkg)
-    for message in ["hello", 42, [], {"jsonrpc": "2.0", "id": False, "method": "_ping"}, {"jsonrpc": "2.0"}]:
+    for message in [
+        "hello",
+        42,
+        [],
+        {"jsonrpc": "2.0", "id": False, "method": "_ping"},
+        {"jsonrpc": "2.0"},
+    ]:
         peer.send(message)
         answer = await peer.recv()
         assert answer["id"] is None and answer["error"]["code"] == -32600, (message, answer)
@@ -249,13 +270,21 @@ async def test_no_notification_is_ever_answered(pkg: Any) -> None:
     conn, peer = await raw_client(pkg, Raising)
     for message in [
         {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s1"}},  # known
-        {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": 5}},  # invalid params
+        {
+            "jsonrpc": "2.0",
+            "method": "session/cancel",
+            "params": {"sessionId": 5},
+        },  # invalid params
         {"jsonrpc": "2.0", "method": "session/cancel"},  # params missing
         {"jsonrpc": "2.0", "method": "nobody/knows", "params": {}},  # unknown method
         {"jsonrpc": "2.0", "method": "_ext/note", "params": {}},  # handler raises
         {"jsonrpc": "2.0", "method": "_ext/note", "params": 7},  # unstructured params
         {"jsonrpc": "1.0", "method": "_ext/note", "params": {}},  # wrong version
-        {"jsonrpc": "2.0", "method": "initialize", "params": {}},  # a request method, as notification
+        {
+            "jsonrpc": "2.0",
+            "method": "initialize",
+            "params": {},
+        },  # a request method, as notification
     ]:
         peer.send(message)
     await peer.barrier()
@@ -295,7 +324,9 @@ async def test_unstructured_params_are_refused_before_anything_is_sent(pkg: Any)
 @requirement("ACP-V1-JSONRPC-PARAMS-STRUCTURED")
 async def test_a_request_with_unstructured_params_is_refused(pkg: Any) -> None:
     conn, peer = await raw_client(pkg, Failing)
-    for n, (method, params) in enumerate([("_ping", 5), ("_ping", "x"), ("logout", 5), ("session/new", "x")]):
+    for n, (method, params) in enumerate(
+        [("_ping", 5), ("_ping", "x"), ("logout", 5), ("session/new", "x")]
+    ):
         answer = await peer.call(n, method, params)
         assert answer["error"]["code"] in (-32600, -32602), answer
     assert conn.handler.seen == []
@@ -309,13 +340,19 @@ async def test_params_are_sent_under_their_exact_wire_names(pkg: Any) -> None:
     await client_conn.agent.session_new(params)
     sent = [m for m in client_tap.messages() if m.get("method") == "session/new"][-1]
     assert sorted(sent["params"]) == ["_meta", "cwd", "mcpServers"]
-    assert [m for m in agent_tap.messages() if m.get("id") == sent["id"]][0]["result"] == {"sessionId": "s2"}
+    assert [m for m in agent_tap.messages() if m.get("id") == sent["id"]][0]["result"] == {
+        "sessionId": "s2"
+    }
 
 
 @requirement("ACP-V1-JSONRPC-PARAM-NAMES-EXACT")
 async def test_params_named_in_another_case_are_refused_as_invalid(pkg: Any) -> None:
     conn, peer = await raw_client(pkg)
-    for params in [{"CWD": "/w", "mcpServers": []}, {"cwd": "/w", "mcpservers": []}, {"Cwd": "/w", "McpServers": []}]:
+    for params in [
+        {"CWD": "/w", "mcpServers": []},
+        {"cwd": "/w", "mcpservers": []},
+        {"Cwd": "/w", "McpServers": []},
+    ]:
         answer = await peer.call(1, "session/new", params)
         assert answer["error"]["code"] == -32602, answer
     assert conn.handler.seen == []
@@ -324,7 +361,9 @@ async def test_params_named_in_another_case_are_refused_as_invalid(pkg: Any) -> 
 @requirement("ACP-V1-JSONRPC-PARAM-NAMES-EXACT")
 async def test_an_optional_param_named_in_another_case_is_not_taken_for_it(pkg: Any) -> None:
     conn, peer = await raw_client(pkg)
-    answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": [], "_Meta": {"k": 1}, "META": 2})
+    answer = await peer.call(
+        1, "session/new", {"cwd": "/w", "mcpServers": [], "_Meta": {"k": 1}, "META": 2}
+    )
     assert "result" in answer
     ((method, params),) = conn.handler.seen
     assert params.meta is msgspec.UNSET  # absent, not taken from `_Meta` or `META`
@@ -344,13 +383,18 @@ async def test_every_request_is_answered_whatever_becomes_of_it(pkg: Any) -> Non
         "error not encodable": ("_bad_data", {}),
         "unknown extension": ("_nobody", {}),
         "unknown method": ("nobody/knows", {}),
-        "known method, no handler": ("session/load", {"sessionId": "s", "cwd": "/w", "mcpServers": []}),
+        "known method, no handler": (
+            "session/load",
+            {"sessionId": "s", "cwd": "/w", "mcpServers": []},
+        ),
         "invalid params": ("session/new", {"cwd": 1}),
         "cancelled": ("_slow", {}),
     }
     for request_id, (method, params) in requests.items():
         peer.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-    peer.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "cancelled"}})
+    peer.send(
+        {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "cancelled"}}
+    )
     answers = [await peer.recv() for _ in requests]
     assert sorted(a["id"] for a in answers) == sorted(requests)
     assert all(("result" in a) != ("error" in a) for a in answers)
@@ -404,12 +448,16 @@ async def test_an_error_answer_carries_an_error_object_and_a_success_answer_none
     answers = answers_in(agent_wrote + client_wrote)
     errors = [a for a in answers if "error" in a]
     assert len(errors) == 2 and len(answers) > len(errors)
-    assert all(isinstance(a["error"], dict) and {"code", "message"} <= set(a["error"]) for a in errors)
+    assert all(
+        isinstance(a["error"], dict) and {"code", "message"} <= set(a["error"]) for a in errors
+    )
     assert all("error" not in a for a in answers if "result" in a)
 
 
 @requirement("ACP-V1-JSONRPC-RESULT-XOR-ERROR")
-async def test_every_answer_the_library_writes_has_exactly_one_of_result_and_error(pkg: Any) -> None:
+async def test_every_answer_the_library_writes_has_exactly_one_of_result_and_error(
+    pkg: Any,
+) -> None:
     agent_wrote, client_wrote = await exchange(pkg)
     answers = answers_in(agent_wrote + client_wrote)
     assert len(answers) >= 8 and all(("result" in a) != ("error" in a) for a in answers)
@@ -420,7 +468,14 @@ async def test_an_answer_with_both_result_and_error_fails_its_call(pkg: Any) -> 
     conn, peer = await raw_agent(pkg)
     call = asyncio.ensure_future(conn.request("_ext/call", {}))
     request = await peer.recv()
-    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"ok": True}, "error": {"code": 1, "message": "m"}})
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"ok": True},
+            "error": {"code": 1, "message": "m"},
+        }
+    )
     with pytest.raises(pkg.RpcError) as failed:
         await call
     assert failed.value.code == -32600
@@ -444,7 +499,9 @@ async def test_error_codes_the_library_writes_are_integers(pkg: Any) -> None:
 
 
 @requirement("ACP-V1-JSONRPC-ERROR-CODE-INTEGER")
-async def test_an_error_raised_with_a_code_that_is_not_an_integer_is_answered_internal_error(pkg: Any) -> None:
+async def test_an_error_raised_with_a_code_that_is_not_an_integer_is_answered_internal_error(
+    pkg: Any,
+) -> None:
     conn, peer = await raw_client(pkg, Failing)
     for n, code in enumerate([1.5, "-32000", True]):
         answer = await peer.call(n, "_bad_code", {"code": code})
@@ -452,7 +509,9 @@ async def test_an_error_raised_with_a_code_that_is_not_an_integer_is_answered_in
 
 
 @requirement("ACP-V1-JSONRPC-ERROR-CODE-INTEGER")
-async def test_an_error_answer_whose_code_is_not_an_integer_fails_its_call_as_invalid(pkg: Any) -> None:
+async def test_an_error_answer_whose_code_is_not_an_integer_fails_its_call_as_invalid(
+    pkg: Any,
+) -> None:
     conn, peer = await raw_agent(pkg)
     for code in ["-32000", 1.5]:
         call = asyncio.ensure_future(conn.request("_ext/call", {}))
@@ -474,7 +533,9 @@ async def test_error_messages_the_library_writes_are_one_short_sentence(pkg: Any
         b'{"jsonrpc": "2.0", "id": 3, "method": "nobody/knows"}',
         b'{"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"text": 5}]}}',
         b'{"jsonrpc": "2.0", "id": 5, "method": "_crash", "params": {}}',
-        b'{"jsonrpc": "2.0", "id": 6, "method": "_ping", "params": {"pad": "' + b"x" * 5000 + b'"}}',
+        b'{"jsonrpc": "2.0", "id": 6, "method": "_ping", "params": {"pad": "'
+        + b"x" * 5000
+        + b'"}}',
         b'{"jsonrpc": "2.0", "id": 7, "method": "_slow", "params": {}}',
         b'{"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}}',
     ]
@@ -492,6 +553,10 @@ async def test_an_error_answer_holds_code_message_and_data(pkg: Any) -> None:
     agent_conn, client_conn, agent_tap, client_tap = await pair(pkg, Failing)
     with pytest.raises(pkg.InvalidParamsError) as failed:
         await client_conn.request("_refuse", {})
-    assert (failed.value.code, failed.value.message, failed.value.data) == (-32602, "bad", {"field": "x"})
+    assert (failed.value.code, failed.value.message, failed.value.data) == (
+        -32602,
+        "bad",
+        {"field": "x"},
+    )
     answer = [m for m in agent_tap.messages() if "error" in m][-1]
     assert answer["error"] == {"code": -32602, "message": "bad", "data": {"field": "x"}}

@@ -15,16 +15,23 @@ def outcome(
 
 
 def test_a_row_whose_tests_prove_the_library_is_tested() -> None:
-    assert status_of(ROW, [outcome("a", "pass"), outcome("b", "pass", carried="passes it on")])[0] == "tested"
+    assert (
+        status_of(ROW, [outcome("a", "pass"), outcome("b", "pass", carried="passes it on")])[0]
+        == "tested"
+    )
 
 
 def test_a_row_whose_every_test_only_carries_is_carried_and_says_what_is_carried() -> None:
-    status, _, why = status_of(ROW, [outcome("a", "pass", carried="passes cwd on"), outcome("b", "pass", carried="x")])
+    status, _, why = status_of(
+        ROW, [outcome("a", "pass", carried="passes cwd on"), outcome("b", "pass", carried="x")]
+    )
     assert (status, why) == ("carried", "passes cwd on; x")
 
 
 def test_an_expected_failure_makes_the_row_a_gap_with_its_reason_never_a_pass() -> None:
-    status, _, why = status_of(ROW, [outcome("a", "pass"), outcome("b", "xfail", "false is dropped")])
+    status, _, why = status_of(
+        ROW, [outcome("a", "pass"), outcome("b", "xfail", "false is dropped")]
+    )
     assert (status, why) == ("gap", "false is dropped")
     assert status_of(ROW, [outcome("b", "xfail", "only this")])[0] == "gap"
 
@@ -44,7 +51,10 @@ def test_a_failing_test_fails_the_row_and_a_skipped_one_proves_nothing() -> None
 
 
 def test_notes_say_how_a_tested_row_is_read() -> None:
-    assert status_of(ROW, [outcome("a", "pass", note="per connection")])[::2] == ("tested", "per connection")
+    assert status_of(ROW, [outcome("a", "pass", note="per connection")])[::2] == (
+        "tested",
+        "per connection",
+    )
 
 
 def test_an_application_row_without_tests_is_not_the_librarys() -> None:

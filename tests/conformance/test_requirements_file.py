@@ -16,12 +16,18 @@ def test_all_240_rows_are_read_in_order() -> None:
 
 def test_keyword_counts_match_the_files_own_summary() -> None:
     header = FILE.read_text().splitlines()[1]
-    expected = {k: int(n) for k, n in re.findall(r"(MUST NOT|SHOULD NOT|MUST|SHOULD|MAY): (\d+)", header)}
+    expected = {
+        k: int(n) for k, n in re.findall(r"(MUST NOT|SHOULD NOT|MUST|SHOULD|MAY): (\d+)", header)
+    }
     assert Counter(r.keyword for r in load()) == expected
 
 
 def test_responsibility_counts() -> None:
-    assert Counter(r.responsibility for r in load()) == {"sdk": 157, "shared": 39, "application": 44}
+    assert Counter(r.responsibility for r in load()) == {
+        "sdk": 157,
+        "shared": 39,
+        "application": 44,
+    }
 
 
 def test_text_with_unescaped_pipes_stays_in_the_requirement() -> None:

@@ -18,9 +18,9 @@ from typing import Any
 
 import msgspec
 import pytest
-from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe
 from jsonschema import Draft202012Validator
 
+from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe
 from tests.runtime.helpers import RawPeer
 from tests.support.instances import mutated_instances, valid_instances
 
@@ -76,15 +76,23 @@ def derived_objects(row_id: str) -> list[tuple[str, set[str], set[str]]]:
     """(def, required, declared) of each object def in the row's "Derived structure" text."""
     out = []
     for name, required, declared in _OBJECT.findall(BY_ID[row_id].text):
-        as_set = lambda text: set() if text == "none" else set(re.findall(r"'([^']*)'", text))  # noqa: E731
+        as_set = lambda text: (
+            set() if text == "none" else set(re.findall(r"'([^']*)'", text))
+        )  # noqa: E731
         out.append((name, as_set(required), as_set(declared)))
     return out
 
 
 def rows(ids: Any, xfail: dict[str, str] | None = None) -> list[Any]:
-    marks = {rid: [pytest.mark.xfail(strict=True, reason=why)] for rid, why in (xfail or {}).items()}
+    marks = {
+        rid: [pytest.mark.xfail(strict=True, reason=why)] for rid, why in (xfail or {}).items()
+    }
     return [
-        pytest.param(rid, id=rid.removeprefix("ACP-V1-SCHEMA-").lower(), marks=[requirement(rid), *marks.get(rid, [])])
+        pytest.param(
+            rid,
+            id=rid.removeprefix("ACP-V1-SCHEMA-").lower(),
+            marks=[requirement(rid), *marks.get(rid, [])],
+        )
         for rid in ids
     ]
 
@@ -144,7 +152,9 @@ def receiver_of(pkg: Any, method: str) -> str:
 
 
 def result_instance(method: str, value: Any) -> Any:
-    return {**value, "protocolVersion": 1} if method == "initialize" else value  # the version this side speaks
+    return (
+        {**value, "protocolVersion": 1} if method == "initialize" else value
+    )  # the version this side speaks
 
 
 async def until_seen(handler: Answering, count: int) -> None:
@@ -173,8 +183,15 @@ def test_the_generated_types_declare_the_members_the_schema_lists(acp_v1: Any, r
     for name, required, declared in objects:
         shapes = struct_shapes(getattr(acp_v1, name))
         assert shapes, name
-        for shape_required, shape_declared in shapes:  # a union's variants each carry the listed members
-            assert declared <= shape_declared and required <= shape_required, (name, shape_required, shape_declared)
+        for (
+            shape_required,
+            shape_declared,
+        ) in shapes:  # a union's variants each carry the listed members
+            assert declared <= shape_declared and required <= shape_required, (
+                name,
+                shape_required,
+                shape_declared,
+            )
             if len(shapes) == 1:
                 assert shape_declared == declared and shape_required == required, name
 
@@ -183,7 +200,9 @@ def test_the_generated_types_declare_the_members_the_schema_lists(acp_v1: Any, r
 
 
 @pytest.mark.parametrize("row_id", rows(METHOD_ROWS))
-async def test_valid_messages_are_received_typed_and_answered_as_the_schema_says(acp_v1: Any, row_id: str) -> None:
+async def test_valid_messages_are_received_typed_and_answered_as_the_schema_says(
+    acp_v1: Any, row_id: str
+) -> None:
     method = METHOD_ROWS[row_id]
     info = acp_v1.METHODS[method]
     handler = Answering()
@@ -194,7 +213,9 @@ async def test_valid_messages_are_received_typed_and_answered_as_the_schema_says
             peer.send({"jsonrpc": "2.0", "method": method, "params": params})
             await until_seen(handler, n + 1)
         else:
-            handler.result = acp_v1.decode(json.dumps(result_instance(method, results[n % len(results)])), info.result)
+            handler.result = acp_v1.decode(
+                json.dumps(result_instance(method, results[n % len(results)])), info.result
+            )
             answer = await peer.call(n, method, params)
             assert "result" in answer, (params, answer)
             validate(info.result.__name__, answer["result"])
@@ -204,7 +225,9 @@ async def test_valid_messages_are_received_typed_and_answered_as_the_schema_says
 
 
 @pytest.mark.parametrize("row_id", rows(METHOD_ROWS))
-async def test_messages_the_library_sends_validate_against_the_schema(acp_v1: Any, row_id: str) -> None:
+async def test_messages_the_library_sends_validate_against_the_schema(
+    acp_v1: Any, row_id: str
+) -> None:
     method = METHOD_ROWS[row_id]
     info = acp_v1.METHODS[method]
     sender = "agent" if receiver_of(acp_v1, method) == "client" else "client"
@@ -219,14 +242,22 @@ async def test_messages_the_library_sends_validate_against_the_schema(acp_v1: An
         call = asyncio.ensure_future(conn.request(method, typed_params))
         request = await peer.recv()
         validate(info.params.__name__, request["params"])
-        peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result_instance(method, results[n % len(results)])})
+        peer.send(
+            {
+                "jsonrpc": "2.0",
+                "id": request["id"],
+                "result": result_instance(method, results[n % len(results)]),
+            }
+        )
         result = await call
         assert isinstance(result, info.result)
         validate(info.result.__name__, as_json(acp_v1, result))
 
 
 @pytest.mark.parametrize("row_id", rows(METHOD_ROWS))
-async def test_params_missing_a_required_member_never_reach_a_handler(acp_v1: Any, row_id: str) -> None:
+async def test_params_missing_a_required_member_never_reach_a_handler(
+    acp_v1: Any, row_id: str
+) -> None:
     method = METHOD_ROWS[row_id]
     info = acp_v1.METHODS[method]
     handler = Answering()
@@ -239,14 +270,18 @@ async def test_params_missing_a_required_member_never_reach_a_handler(acp_v1: An
             peer.send({"jsonrpc": "2.0", "method": method, "params": broken})
         else:
             answer = await peer.call(n, method, broken)
-            assert answer["error"]["code"] == -32602 and answer["error"]["data"]["path"].startswith("$.params"), answer
+            assert answer["error"]["code"] == -32602 and answer["error"]["data"]["path"].startswith(
+                "$.params"
+            ), answer
     if info.kind == "request":
         answer = await peer.call("not an object", method, [params])
         assert answer["error"]["code"] == -32602
     await refused_all(peer, handler, method, info, params)
 
 
-async def refused_all(peer: RawPeer, handler: Answering, method: str, info: Any, valid: Any) -> None:
+async def refused_all(
+    peer: RawPeer, handler: Answering, method: str, info: Any, valid: Any
+) -> None:
     """Nothing sent so far reached the handler: for a notification, the valid one sent after them
     is the first the handler sees (notifications are handled in arrival order); and nothing but
     the answers already read was written."""
@@ -285,12 +320,17 @@ def _branches(node: Any) -> list[dict[str, Any]]:
 
 def forgiven(def_name: str, path: tuple[Any, ...]) -> bool:
     """Whether the schema lets a receiver forgive a bad value at `path` of a `def_name` value: a
-    member on the way is marked x-deserialize-default-on-error or x-deserialize-skip-invalid-items."""
+    member on the way is marked x-deserialize-default-on-error or x-deserialize-skip-invalid-items.
+    """
     nodes: list[Any] = [DEFS[def_name]]
     for step in path:
         found = []
         for branch in (b for node in nodes for b in _branches(node)):
-            member = branch.get("properties", {}).get(step) if isinstance(step, str) else branch.get("items")
+            member = (
+                branch.get("properties", {}).get(step)
+                if isinstance(step, str)
+                else branch.get("items")
+            )
             if member is None:
                 continue
             if any(b.get(mark) for b in _branches(member) for mark in FORGIVING_MARKS):
@@ -303,7 +343,9 @@ def forgiven(def_name: str, path: tuple[Any, ...]) -> bool:
 def all_forgiven(def_name: str) -> bool:
     """Whether a def requires nothing and forgives a bad value in every member it declares."""
     node = DEFS[def_name]
-    return not node.get("required") and all(forgiven(def_name, (name,)) for name in node.get("properties", {}))
+    return not node.get("required") and all(
+        forgiven(def_name, (name,)) for name in node.get("properties", {})
+    )
 
 
 def _path(description: str) -> tuple[Any, ...]:
@@ -324,7 +366,9 @@ def broken_instances(def_name: str, seed: int) -> list[tuple[Any, str]]:
 
 
 @pytest.mark.parametrize("row_id", rows(METHOD_ROWS))
-async def test_params_broken_where_the_schema_forgives_nothing_never_reach_a_handler(acp_v1: Any, row_id: str) -> None:
+async def test_params_broken_where_the_schema_forgives_nothing_never_reach_a_handler(
+    acp_v1: Any, row_id: str
+) -> None:
     method = METHOD_ROWS[row_id]
     info = acp_v1.METHODS[method]
     handler = Answering()
@@ -341,18 +385,24 @@ async def test_params_broken_where_the_schema_forgives_nothing_never_reach_a_han
     await refused_all(peer, handler, method, info, instances(info.params.__name__, seed=5)[-1])
 
 
-REQUEST_ROWS = [rid for rid in METHOD_ROWS if not derived_objects(rid)[0][0].endswith("Notification")]
+REQUEST_ROWS = [
+    rid for rid in METHOD_ROWS if not derived_objects(rid)[0][0].endswith("Notification")
+]
 
 
 @pytest.mark.parametrize("row_id", rows(REQUEST_ROWS))
-async def test_results_broken_where_the_schema_forgives_nothing_fail_the_call(acp_v1: Any, row_id: str) -> None:
+async def test_results_broken_where_the_schema_forgives_nothing_fail_the_call(
+    acp_v1: Any, row_id: str
+) -> None:
     method = METHOD_ROWS[row_id]
     info = acp_v1.METHODS[method]
     sender = "agent" if receiver_of(acp_v1, method) == "client" else "client"
     conn, peer = plain_end(acp_v1, sender, Answering())
     params = acp_v1.decode(json.dumps(instances(info.params.__name__, seed=3)[-1]), info.params)
     bad = [(result, what) for result, what in broken_instances(info.result.__name__, seed=8)]
-    bad += [(value, f"a result that is no object at $: {value!r}") for value in ([], "done", 7, True)]
+    bad += [
+        (value, f"a result that is no object at $: {value!r}") for value in ([], "done", 7, True)
+    ]
     for result, description in bad:
         call = asyncio.ensure_future(conn.request(method, params))
         request = await peer.recv()
@@ -365,10 +415,14 @@ async def test_results_broken_where_the_schema_forgives_nothing_fail_the_call(ac
 
 
 @requirement("ACP-V1-SCHEMA-REQUEST-PERMISSION-SHAPE")
-async def test_a_result_with_a_union_tag_of_the_wrong_type_fails_the_call_naming_it(acp_v1: Any) -> None:
+async def test_a_result_with_a_union_tag_of_the_wrong_type_fails_the_call_naming_it(
+    acp_v1: Any,
+) -> None:
     params = instances("RequestPermissionRequest", seed=3)[-1]
     with pytest.raises(acp_v1.RpcError, match="Invalid result"):
-        await called(acp_v1, "session/request_permission", params, {"outcome": {"outcome": ["selected"]}})
+        await called(
+            acp_v1, "session/request_permission", params, {"outcome": {"outcome": ["selected"]}}
+        )
 
 
 # --- unions and values the rows name -----------------------------------------------------------------------
@@ -381,17 +435,27 @@ CONTENT_BLOCKS = [
     {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "a"}},
     {"type": "resource_link", "name": "a", "uri": "file:///a.txt"},
 ]
-PROMPT_CAPABILITIES = {"promptCapabilities": {"image": True, "audio": True, "embeddedContext": True}}
+PROMPT_CAPABILITIES = {
+    "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True}
+}
 
 
 @requirement("ACP-V1-SCHEMA-CONTENT-BLOCK-VARIANTS")
 async def test_each_content_block_variant_arrives_as_its_own_type(acp_v1: Any) -> None:
-    agent_conn, client_conn, agent_tap, client_tap = await pair(acp_v1, agent_with(PROMPT_CAPABILITIES))
+    agent_conn, client_conn, agent_tap, client_tap = await pair(
+        acp_v1, agent_with(PROMPT_CAPABILITIES)
+    )
     await client_conn.agent.session_prompt(
         typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": CONTENT_BLOCKS})
     )
     received = agent_conn.handler.seen[-1][1].prompt
-    kinds = [acp_v1.TextContent, acp_v1.ImageContent, acp_v1.AudioContent, acp_v1.EmbeddedResource, acp_v1.ResourceLink]
+    kinds = [
+        acp_v1.TextContent,
+        acp_v1.ImageContent,
+        acp_v1.AudioContent,
+        acp_v1.EmbeddedResource,
+        acp_v1.ResourceLink,
+    ]
     assert [type(block) for block in received] == kinds
     assert as_json(acp_v1, received) == CONTENT_BLOCKS
 
@@ -399,7 +463,9 @@ async def test_each_content_block_variant_arrives_as_its_own_type(acp_v1: Any) -
 @requirement("ACP-V1-SCHEMA-CONTENT-BLOCK-VARIANTS")
 async def test_a_content_block_of_no_stable_variant_is_refused(acp_v1: Any) -> None:
     conn, peer = await raw_client(acp_v1)
-    for n, block in enumerate([{"type": "video", "data": "x"}, {"type": "image", "data": "x"}, {"type": "text"}]):
+    for n, block in enumerate(
+        [{"type": "video", "data": "x"}, {"type": "image", "data": "x"}, {"type": "text"}]
+    ):
         answer = await peer.call(n, "session/prompt", {"sessionId": "s1", "prompt": [block]})
         assert answer["error"]["code"] == -32602, answer
     assert conn.handler.seen == []
@@ -408,7 +474,9 @@ async def test_a_content_block_of_no_stable_variant_is_refused(acp_v1: Any) -> N
 @requirement("ACP-V1-SCHEMA-CONTENT-BLOCK-VARIANTS")
 async def test_a_content_block_without_a_type_is_refused(acp_v1: Any) -> None:
     conn, peer = await raw_client(acp_v1)
-    answer = await peer.call(1, "session/prompt", {"sessionId": "s1", "prompt": [{"text": "no type"}]})
+    answer = await peer.call(
+        1, "session/prompt", {"sessionId": "s1", "prompt": [{"text": "no type"}]}
+    )
     assert answer["error"]["code"] == -32602, answer
 
 
@@ -422,7 +490,9 @@ async def test_each_tool_call_content_variant_arrives_as_its_own_type(acp_v1: An
     client = Client()
     agent_conn, client_conn, *_ = await pair(acp_v1, client=client)
     update = {"sessionUpdate": "tool_call", "toolCallId": "c1", "title": "Edit", "content": content}
-    await agent_conn.client.session_update(typed(acp_v1, "session/update", {"sessionId": "s1", "update": update}))
+    await agent_conn.client.session_update(
+        typed(acp_v1, "session/update", {"sessionId": "s1", "update": update})
+    )
     await agent_conn.request("_ping", {})
     received = client.seen[0][1].update.content
     assert [type(c) for c in received] == [acp_v1.Content, acp_v1.Diff, acp_v1.Terminal]
@@ -437,7 +507,9 @@ async def test_every_stable_stop_reason_and_no_other_ends_a_turn(acp_v1: Any) ->
     conn.sessions["s1"] = {}  # as if set up: this test is about the answer
     for reason in [*reasons, "paused"]:
         call = asyncio.ensure_future(
-            conn.agent.session_prompt(typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": []}))
+            conn.agent.session_prompt(
+                typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": []})
+            )
         )
         request = await peer.recv()
         peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": reason}})
@@ -468,17 +540,34 @@ async def test_the_predefined_error_codes_keep_their_meaning_both_ways(acp_v1: A
 
     agent_conn, client_conn, agent_tap, client_tap = await pair(acp_v1, Raising)
     for code, name in PREDEFINED.items():
-        assert acp_v1.error_for(code, "m").__class__ is getattr(acp_v1, name) and getattr(acp_v1, name).code == code
+        assert (
+            acp_v1.error_for(code, "m").__class__ is getattr(acp_v1, name)
+            and getattr(acp_v1, name).code == code
+        )
         with pytest.raises(getattr(acp_v1, name)) as failed:
             await client_conn.request("_fail", {"raise": name})
-        assert (failed.value.code, failed.value.message, failed.value.data) == (code, "it failed", {"why": "test"})
+        assert (failed.value.code, failed.value.message, failed.value.data) == (
+            code,
+            "it failed",
+            {"why": "test"},
+        )
     for answer in (m for m in agent_tap.messages() if "error" in m):
         validate("Error", answer["error"])
 
 
 MCP_SERVERS = [
-    {"name": "local", "command": "/usr/bin/mcp", "args": ["--stdio"], "env": [{"name": "K", "value": "v"}]},
-    {"type": "http", "name": "remote", "url": "https://mcp.example.com", "headers": [{"name": "A", "value": "b"}]},
+    {
+        "name": "local",
+        "command": "/usr/bin/mcp",
+        "args": ["--stdio"],
+        "env": [{"name": "K", "value": "v"}],
+    },
+    {
+        "type": "http",
+        "name": "remote",
+        "url": "https://mcp.example.com",
+        "headers": [{"name": "A", "value": "b"}],
+    },
     {"type": "sse", "name": "events", "url": "https://mcp.example.com/sse", "headers": []},
 ]
 
@@ -488,27 +577,39 @@ async def test_each_mcp_server_variant_arrives_as_its_own_type(acp_v1: Any) -> N
     agent_conn, client_conn, *_ = await pair(
         acp_v1, agent_with({"mcpCapabilities": {"http": True, "sse": True}}), session=False
     )
-    await client_conn.agent.session_new(typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": MCP_SERVERS}))
+    await client_conn.agent.session_new(
+        typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": MCP_SERVERS})
+    )
     received = agent_conn.handler.seen[-1][1].mcp_servers
-    assert [type(s) for s in received] == [acp_v1.McpServerStdio, acp_v1.McpServerHttp, acp_v1.McpServerSse]
+    assert [type(s) for s in received] == [
+        acp_v1.McpServerStdio,
+        acp_v1.McpServerHttp,
+        acp_v1.McpServerSse,
+    ]
     assert as_json(acp_v1, received) == MCP_SERVERS
 
 
 @requirement("ACP-V1-SCHEMA-MCP-SERVER-VARIANTS")
-async def test_an_mcp_server_entry_missing_its_variants_members_is_never_delivered(acp_v1: Any) -> None:
+async def test_an_mcp_server_entry_missing_its_variants_members_is_never_delivered(
+    acp_v1: Any,
+) -> None:
     """The schema marks `mcpServers` x-deserialize-skip-invalid-items: such an entry is skipped."""
     conn, peer = await raw_client(acp_v1)
     broken = [
         {"type": "http", "name": "no url", "headers": []},
         {"name": "stdio without args", "command": "/bin/m", "env": []},
     ]
-    answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": [*broken, MCP_SERVERS[0]]})
+    answer = await peer.call(
+        1, "session/new", {"cwd": "/w", "mcpServers": [*broken, MCP_SERVERS[0]]}
+    )
     assert "result" in answer
     assert [type(s) for s in conn.handler.seen[-1][1].mcp_servers] == [acp_v1.McpServerStdio]
 
 
 @requirement("ACP-V1-SCHEMA-MCP-SERVER-VARIANTS")
-async def test_an_mcp_server_of_an_unknown_type_is_never_taken_for_a_stable_one(acp_v1: Any) -> None:
+async def test_an_mcp_server_of_an_unknown_type_is_never_taken_for_a_stable_one(
+    acp_v1: Any,
+) -> None:
     conn, peer = await raw_client(acp_v1)
     websocket = {"type": "websocket", "name": "ws", "url": "wss://mcp.example.com", "headers": []}
     answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": [websocket]})
@@ -518,28 +619,51 @@ async def test_an_mcp_server_of_an_unknown_type_is_never_taken_for_a_stable_one(
 AUTH_METHODS = [
     {"id": "agent-login", "name": "Log in"},
     {"type": "agent", "id": "agent-typed", "name": "Log in, typed"},
-    {"type": "terminal", "id": "tui", "name": "Log in in a terminal", "args": ["--login"], "env": {"MODE": "login"}},
+    {
+        "type": "terminal",
+        "id": "tui",
+        "name": "Log in in a terminal",
+        "args": ["--login"],
+        "env": {"MODE": "login"},
+    },
 ]
 
 
 @requirement("ACP-V1-SCHEMA-AUTH-METHOD-VARIANTS")
 async def test_each_auth_method_variant_arrives_as_its_own_type(acp_v1: Any) -> None:
     agent_conn, client_conn, *_ = await pair(
-        acp_v1, agent_with(authMethods=AUTH_METHODS), client_capabilities={"auth": {"terminal": True}}, session=False
+        acp_v1,
+        agent_with(authMethods=AUTH_METHODS),
+        client_capabilities={"auth": {"terminal": True}},
+        session=False,
     )
     methods = client_conn.peer_initialize.auth_methods
-    assert [type(m) for m in methods] == [acp_v1.AuthMethodAgent, acp_v1.AuthMethodAgent, acp_v1.AuthMethodTerminal]
+    assert [type(m) for m in methods] == [
+        acp_v1.AuthMethodAgent,
+        acp_v1.AuthMethodAgent,
+        acp_v1.AuthMethodTerminal,
+    ]
     assert [m.id for m in methods] == ["agent-login", "agent-typed", "tui"]
     assert as_json(acp_v1, methods[2]) == AUTH_METHODS[2]
 
 
 @requirement("ACP-V1-SCHEMA-AUTH-METHOD-VARIANTS")
-async def test_an_auth_method_of_an_unknown_type_is_never_taken_for_a_stable_one(acp_v1: Any) -> None:
+async def test_an_auth_method_of_an_unknown_type_is_never_taken_for_a_stable_one(
+    acp_v1: Any,
+) -> None:
     conn, peer = await raw_agent(acp_v1, initialize=False)
-    call = asyncio.ensure_future(conn.agent.initialize(typed(acp_v1, "initialize", {"protocolVersion": 1})))
+    call = asyncio.ensure_future(
+        conn.agent.initialize(typed(acp_v1, "initialize", {"protocolVersion": 1}))
+    )
     request = await peer.recv()
     oauth = {"type": "oauth", "id": "o", "name": "OAuth", "authorizationUrl": "https://x"}
-    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1, "authMethods": [oauth]}})
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"protocolVersion": 1, "authMethods": [oauth]},
+        }
+    )
     assert (await call).auth_methods == []
 
 
@@ -547,11 +671,15 @@ async def test_an_auth_method_of_an_unknown_type_is_never_taken_for_a_stable_one
 
 
 @requirement("ACP-V1-AUTH-AGENT-TERMINAL-METHOD-ONLY-WITH-CAPABILITY")
-async def test_an_agent_offers_a_terminal_auth_method_only_to_a_client_that_enabled_it(acp_v1: Any) -> None:
+async def test_an_agent_offers_a_terminal_auth_method_only_to_a_client_that_enabled_it(
+    acp_v1: Any,
+) -> None:
     terminal = [{"type": "terminal", "id": "tui", "name": "Log in in a terminal"}]
     for capabilities in ({}, {"auth": {}}, {"auth": {"terminal": False}}):
         conn, peer = await raw_client(acp_v1, agent_with(authMethods=terminal), initialize=False)
-        answer = await peer.call(0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities})
+        answer = await peer.call(
+            0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities}
+        )
         assert answer["error"]["code"] == -32603 and "tui" not in json.dumps(answer), answer
     conn, peer = await raw_client(acp_v1, agent_with(authMethods=terminal), initialize=False)
     answer = await peer.call(
@@ -561,29 +689,43 @@ async def test_an_agent_offers_a_terminal_auth_method_only_to_a_client_that_enab
 
 
 @requirement("ACP-V1-PROMPT-CLIENT-CONTEXT-BLOCKS-MAY")
-async def test_a_client_may_give_context_as_resource_links_or_embedded_resources(acp_v1: Any) -> None:
+async def test_a_client_may_give_context_as_resource_links_or_embedded_resources(
+    acp_v1: Any,
+) -> None:
     link = {"type": "resource_link", "name": "main.rs", "uri": "file:///w/src/main.rs"}
     embedded = {
         "type": "resource",
-        "resource": {"uri": "file:///w/src/lib.rs", "text": "fn main() {}", "mimeType": "text/x-rust"},
+        "resource": {
+            "uri": "file:///w/src/lib.rs",
+            "text": "fn main() {}",
+            "mimeType": "text/x-rust",
+        },
     }
     agent_conn, client_conn, *_ = await pair(acp_v1)  # no embeddedContext: links only
-    await client_conn.agent.session_prompt(typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": [link]}))
+    await client_conn.agent.session_prompt(
+        typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": [link]})
+    )
     with pytest.raises(CapabilityError, match="embeddedContext"):
         await client_conn.agent.session_prompt(
             typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": [embedded]})
         )
-    agent_conn, client_conn, *_ = await pair(acp_v1, agent_with({"promptCapabilities": {"embeddedContext": True}}))
+    agent_conn, client_conn, *_ = await pair(
+        acp_v1, agent_with({"promptCapabilities": {"embeddedContext": True}})
+    )
     prompt = {"sessionId": "s1", "prompt": [{"type": "text", "text": "look"}, link, embedded]}
     await client_conn.agent.session_prompt(typed(acp_v1, "session/prompt", prompt))
     assert as_json(acp_v1, agent_conn.handler.seen[-1][1].prompt) == prompt["prompt"]
 
 
 @requirement("ACP-V1-SCHEMA-ELICITATION-CREATE-SHAPE")
-async def test_an_elicitation_of_an_unknown_mode_still_needs_the_members_every_mode_has(acp_v1: Any) -> None:
+async def test_an_elicitation_of_an_unknown_mode_still_needs_the_members_every_mode_has(
+    acp_v1: Any,
+) -> None:
     handler = Answering()
     conn, peer = plain_end(acp_v1, "client", handler)
-    for n, params in enumerate([{"mode": "_custom", "sessionId": "s1"}, {"mode": "_custom", "message": "m"}]):
+    for n, params in enumerate(
+        [{"mode": "_custom", "sessionId": "s1"}, {"mode": "_custom", "message": "m"}]
+    ):
         answer = await peer.call(n, "elicitation/create", params)
         assert answer.get("error", {}).get("code") == -32602, (params, answer)
     assert handler.seen == []
@@ -607,7 +749,9 @@ async def called(pkg: Any, method: str, params: Any, result: Any) -> Any:
     """What a runtime caller's call of `method` gives when the peer answers `result`."""
     sender = "agent" if receiver_of(pkg, method) == "client" else "client"
     conn, peer = plain_end(pkg, sender, Answering())
-    call = asyncio.ensure_future(conn.request(method, pkg.decode(json.dumps(params), pkg.METHODS[method].params)))
+    call = asyncio.ensure_future(
+        conn.request(method, pkg.decode(json.dumps(params), pkg.METHODS[method].params))
+    )
     request = await peer.recv()
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
     return await call
@@ -615,7 +759,12 @@ async def called(pkg: Any, method: str, params: Any, result: Any) -> Any:
 
 INITIALIZE = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True}}}
 TERMINAL = {"sessionId": "s1", "terminalId": "t1"}
-CREATE = {"sessionId": "s1", "command": "make", "args": ["test"], "env": [{"name": "CI", "value": "1"}]}
+CREATE = {
+    "sessionId": "s1",
+    "command": "make",
+    "args": ["test"],
+    "env": [{"name": "CI", "value": "1"}],
+}
 
 
 @requirement("ACP-V1-SCHEMA-INITIALIZE-SHAPE")
@@ -630,13 +779,17 @@ CREATE = {"sessionId": "s1", "command": "make", "args": ["test"], "env": [{"name
     ],
     ids=["version-string", "version-fraction", "version-null", "version-missing", "not-an-object"],
 )
-async def test_an_initialize_request_of_the_wrong_shape_is_refused(acp_v1: Any, params: Any) -> None:
+async def test_an_initialize_request_of_the_wrong_shape_is_refused(
+    acp_v1: Any, params: Any
+) -> None:
     answer, handler = await served(acp_v1, "initialize", params)
     assert answer["error"]["code"] == -32602 and handler.seen == [], answer
 
 
 @requirement("ACP-V1-SCHEMA-INITIALIZE-SHAPE")
-async def test_nested_capabilities_of_the_wrong_type_mean_not_advertised_as_the_schema_says(acp_v1: Any) -> None:
+async def test_nested_capabilities_of_the_wrong_type_mean_not_advertised_as_the_schema_says(
+    acp_v1: Any,
+) -> None:
     """The schema marks capability members x-deserialize-default-on-error: a bad nested value is
     read as not advertised, never passed on, and the rest of the object is kept."""
     params = {
@@ -656,7 +809,9 @@ async def test_nested_capabilities_of_the_wrong_type_mean_not_advertised_as_the_
     [{}, {"protocolVersion": "1"}, {"protocolVersion": None}, [], "ok"],
     ids=["version-missing", "version-string", "version-null", "array", "string"],
 )
-async def test_an_initialize_answer_of_the_wrong_shape_fails_the_call(acp_v1: Any, result: Any) -> None:
+async def test_an_initialize_answer_of_the_wrong_shape_fails_the_call(
+    acp_v1: Any, result: Any
+) -> None:
     with pytest.raises(acp_v1.RpcError, match="Invalid result"):
         await called(acp_v1, "initialize", INITIALIZE, result)
 
@@ -665,12 +820,18 @@ async def test_an_initialize_answer_of_the_wrong_shape_fails_the_call(acp_v1: An
 async def test_nested_agent_capabilities_of_the_wrong_type_mean_not_advertised(acp_v1: Any) -> None:
     result = {
         "protocolVersion": 1,
-        "agentCapabilities": {"loadSession": "yes", "promptCapabilities": {"image": True, "audio": []}},
+        "agentCapabilities": {
+            "loadSession": "yes",
+            "promptCapabilities": {"image": True, "audio": []},
+        },
     }
     answer = await called(acp_v1, "initialize", INITIALIZE, result)
     capabilities = answer.agent_capabilities
     assert capabilities.load_session is False
-    assert (capabilities.prompt_capabilities.image, capabilities.prompt_capabilities.audio) == (True, False)
+    assert (capabilities.prompt_capabilities.image, capabilities.prompt_capabilities.audio) == (
+        True,
+        False,
+    )
 
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-CREATE-SHAPE")
@@ -684,7 +845,9 @@ async def test_nested_agent_capabilities_of_the_wrong_type_mean_not_advertised(a
     ],
     ids=["command-array", "command-null", "session-number", "command-missing"],
 )
-async def test_a_terminal_create_request_of_the_wrong_shape_is_refused(acp_v1: Any, params: Any) -> None:
+async def test_a_terminal_create_request_of_the_wrong_shape_is_refused(
+    acp_v1: Any, params: Any
+) -> None:
     answer, handler = await served(acp_v1, "terminal/create", params)
     assert answer["error"]["code"] == -32602 and handler.seen == [], answer
 
@@ -693,8 +856,15 @@ async def test_a_terminal_create_request_of_the_wrong_shape_is_refused(acp_v1: A
 async def test_bad_env_entries_and_args_are_dropped_as_the_schema_says(acp_v1: Any) -> None:
     """`env` and `args` are x-deserialize-skip-invalid-items: a bad entry (nested: an env variable
     without its value, or of the wrong type) is dropped, the good ones kept in order."""
-    env = [{"name": "A", "value": "1"}, {"name": "B"}, {"name": "C", "value": 3}, {"name": "D", "value": "4"}]
-    answer, handler = await served(acp_v1, "terminal/create", {**CREATE, "env": env, "args": ["-j", 2, "all"]})
+    env = [
+        {"name": "A", "value": "1"},
+        {"name": "B"},
+        {"name": "C", "value": 3},
+        {"name": "D", "value": "4"},
+    ]
+    answer, handler = await served(
+        acp_v1, "terminal/create", {**CREATE, "env": env, "args": ["-j", 2, "all"]}
+    )
     assert "result" in answer, answer
     received = handler.seen[0][1]
     assert [(v.name, v.value) for v in received.env] == [("A", "1"), ("D", "4")]
@@ -703,9 +873,13 @@ async def test_bad_env_entries_and_args_are_dropped_as_the_schema_says(acp_v1: A
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-CREATE-SHAPE")
 @pytest.mark.parametrize(
-    "result", [{}, {"terminalId": 7}, {"terminalId": None}, ["t1"]], ids=["missing", "number", "null", "array"]
+    "result",
+    [{}, {"terminalId": 7}, {"terminalId": None}, ["t1"]],
+    ids=["missing", "number", "null", "array"],
 )
-async def test_a_terminal_create_answer_without_a_terminal_id_string_fails_the_call(acp_v1: Any, result: Any) -> None:
+async def test_a_terminal_create_answer_without_a_terminal_id_string_fails_the_call(
+    acp_v1: Any, result: Any
+) -> None:
     with pytest.raises(acp_v1.RpcError, match="Invalid result"):
         await called(acp_v1, "terminal/create", CREATE, result)
 
@@ -716,7 +890,9 @@ async def test_a_terminal_create_answer_without_a_terminal_id_string_fails_the_c
     [{"sessionId": "s1"}, {**TERMINAL, "terminalId": 1}, {**TERMINAL, "sessionId": None}],
     ids=["terminal-missing", "terminal-number", "session-null"],
 )
-async def test_a_terminal_output_request_of_the_wrong_shape_is_refused(acp_v1: Any, params: Any) -> None:
+async def test_a_terminal_output_request_of_the_wrong_shape_is_refused(
+    acp_v1: Any, params: Any
+) -> None:
     answer, handler = await served(acp_v1, "terminal/output", params)
     assert answer["error"]["code"] == -32602 and handler.seen == [], answer
 
@@ -724,23 +900,39 @@ async def test_a_terminal_output_request_of_the_wrong_shape_is_refused(acp_v1: A
 @requirement("ACP-V1-SCHEMA-TERMINAL-OUTPUT-SHAPE")
 @pytest.mark.parametrize(
     "result",
-    [{"output": "ok"}, {"output": "ok", "truncated": "no"}, {"output": 5, "truncated": False}, {"truncated": True}],
+    [
+        {"output": "ok"},
+        {"output": "ok", "truncated": "no"},
+        {"output": 5, "truncated": False},
+        {"truncated": True},
+    ],
     ids=["truncated-missing", "truncated-string", "output-number", "output-missing"],
 )
-async def test_a_terminal_output_answer_of_the_wrong_shape_fails_the_call(acp_v1: Any, result: Any) -> None:
+async def test_a_terminal_output_answer_of_the_wrong_shape_fails_the_call(
+    acp_v1: Any, result: Any
+) -> None:
     with pytest.raises(acp_v1.RpcError, match="Invalid result"):
         await called(acp_v1, "terminal/output", TERMINAL, result)
 
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-OUTPUT-SHAPE")
-async def test_an_exit_status_is_typed_and_a_bad_one_read_as_absent_as_the_schema_says(acp_v1: Any) -> None:
+async def test_an_exit_status_is_typed_and_a_bad_one_read_as_absent_as_the_schema_says(
+    acp_v1: Any,
+) -> None:
     """exitStatus (and its members) are x-deserialize-default-on-error: a bad nested value is read
     as absent, never passed on as a wrong type, and the rest of the answer is kept."""
     ok = {"output": "ok", "truncated": False}
-    good = await called(acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": {"exitCode": 2, "signal": None}})
+    good = await called(
+        acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": {"exitCode": 2, "signal": None}}
+    )
     assert (good.exit_status.exit_code, good.exit_status.signal) == (2, None)
-    bad = await called(acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": {"exitCode": "two", "signal": 9}})
-    assert bad.output == "ok" and (bad.exit_status.exit_code, bad.exit_status.signal) == (msgspec.UNSET, msgspec.UNSET)
+    bad = await called(
+        acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": {"exitCode": "two", "signal": 9}}
+    )
+    assert bad.output == "ok" and (bad.exit_status.exit_code, bad.exit_status.signal) == (
+        msgspec.UNSET,
+        msgspec.UNSET,
+    )
     worse = await called(acp_v1, "terminal/output", TERMINAL, {**ok, "exitStatus": "exited"})
     assert worse.output == "ok" and worse.exit_status is msgspec.UNSET
 
@@ -751,13 +943,19 @@ async def test_an_exit_status_is_typed_and_a_bad_one_read_as_absent_as_the_schem
     [{"terminalId": "t1"}, {**TERMINAL, "terminalId": ["t1"]}, {**TERMINAL, "sessionId": 1}],
     ids=["session-missing", "terminal-array", "session-number"],
 )
-async def test_a_terminal_release_request_of_the_wrong_shape_is_refused(acp_v1: Any, params: Any) -> None:
+async def test_a_terminal_release_request_of_the_wrong_shape_is_refused(
+    acp_v1: Any, params: Any
+) -> None:
     answer, handler = await served(acp_v1, "terminal/release", params)
     assert answer["error"]["code"] == -32602 and handler.seen == [], answer
 
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-RELEASE-SHAPE")
-@pytest.mark.parametrize("result", [[], "released", 1, True], ids=["array", "string", "number", "boolean"])
-async def test_a_terminal_release_answer_that_is_no_object_fails_the_call(acp_v1: Any, result: Any) -> None:
+@pytest.mark.parametrize(
+    "result", [[], "released", 1, True], ids=["array", "string", "number", "boolean"]
+)
+async def test_a_terminal_release_answer_that_is_no_object_fails_the_call(
+    acp_v1: Any, result: Any
+) -> None:
     with pytest.raises(acp_v1.RpcError, match="Invalid result"):
         await called(acp_v1, "terminal/release", TERMINAL, result)

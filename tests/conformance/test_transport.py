@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from acp_runtime import AgentSideConnection, ClientSideConnection, ProtocolError, spawn_agent
 
-from .sides import PYTHON, ROOT, Agent, Client, initialize_params, package_path, typed
 from .docs_peers import eventually
+from .sides import PYTHON, ROOT, Agent, Client, initialize_params, package_path, typed
 
 pytest_plugins = ("tests.runtime.aio",)
 requirement = pytest.mark.requirement
@@ -81,7 +82,11 @@ with open(sys.argv[1], "wb") as record:
             sys.stdout.flush()
 """
 
-TEXTS = ["first line\nsecond line\r\nthird", "é中😀 \u2028 \u2029 \x00 tab\t", '{"looks": "like json"}\n']
+TEXTS = [
+    "first line\nsecond line\r\nthird",
+    "é中😀 \u2028 \u2029 \x00 tab\t",
+    '{"looks": "like json"}\n',
+]
 
 
 def env_for(pkg: Any) -> dict[str, str]:
@@ -136,14 +141,20 @@ async def test_an_agent_writes_its_messages_in_utf8(acp_v1: Any) -> None:
     assert code == 0
     out.decode("utf-8", errors="strict")
     assert "é中😀".encode() in out  # as UTF-8 bytes
-    texts = [json.loads(x)["params"]["update"]["content"]["text"] for x in out.splitlines() if b"session/update" in x]
+    texts = [
+        json.loads(x)["params"]["update"]["content"]["text"]
+        for x in out.splitlines()
+        if b"session/update" in x
+    ]
     assert texts == TEXTS
 
 
 @requirement("ACP-V1-TRANSPORT-UTF8")
 async def test_a_message_that_is_not_utf8_is_refused_as_a_parse_error(acp_v1: Any) -> None:
     bad = b'{"jsonrpc": "2.0", "id": 7, "method": "_echo", "params": {"t": "\xff\xfe latin-1: \xe9"}}\n'
-    latin1 = '{"jsonrpc": "2.0", "id": 8, "method": "_echo", "params": {"t": "é"}}\n'.encode("latin-1")
+    latin1 = '{"jsonrpc": "2.0", "id": 8, "method": "_echo", "params": {"t": "é"}}\n'.encode(
+        "latin-1"
+    )
     out, err, code = await run_echo_agent(acp_v1, conversation(acp_v1) + bad + latin1)
     errors = [json.loads(x) for x in out.splitlines() if b'"error"' in x]
     assert [(e["id"], e["error"]["code"]) for e in errors] == [(None, -32700), (None, -32700)]
@@ -168,7 +179,9 @@ async def test_a_client_and_an_agent_speak_acp_over_stdio(acp_v1: Any) -> None:
         await conn.agent.initialize(initialize_params(acp_v1))
         await conn.agent.session_new(typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []}))
         prompt = typed(
-            acp_v1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": t} for t in TEXTS]}
+            acp_v1,
+            "session/prompt",
+            {"sessionId": "s1", "prompt": [{"type": "text", "text": t} for t in TEXTS]},
         )
         answer = await conn.agent.session_prompt(prompt)
         assert answer.stop_reason.value == "end_turn"
@@ -181,7 +194,12 @@ async def test_messages_are_written_one_per_line_with_no_newline_inside(acp_v1: 
     out, err, code = await run_echo_agent(acp_v1, conversation(acp_v1))
     assert out.endswith(b"\n") and b"\r" not in out
     messages = [json.loads(x) for x in out.split(b"\n")[:-1]]  # each line is a whole message
-    assert [m.get("id", m.get("method")) for m in messages] == [0, 1, *["session/update"] * len(TEXTS), 2]
+    assert [m.get("id", m.get("method")) for m in messages] == [
+        0,
+        1,
+        *["session/update"] * len(TEXTS),
+        2,
+    ]
 
 
 @requirement("ACP-V1-TRANSPORT-STDIO-NEWLINE-DELIMITED")
@@ -195,7 +213,9 @@ async def test_messages_are_read_by_newline_whatever_the_pipe_chunks(acp_v1: Any
         stderr=asyncio.subprocess.DEVNULL,
         env=env_for(acp_v1),
     )
-    data = conversation(acp_v1) + line({"jsonrpc": "2.0", "id": 3, "method": "_echo", "params": {"x": "a\nb"}})
+    data = conversation(acp_v1) + line(
+        {"jsonrpc": "2.0", "id": 3, "method": "_echo", "params": {"x": "a\nb"}}
+    )
     for start in range(0, len(data), 7):  # in pieces that cut through messages
         process.stdin.write(data[start : start + 7])
         await process.stdin.drain()
@@ -218,13 +238,23 @@ async def test_an_agent_may_log_to_its_stderr(acp_v1: Any) -> None:
 
 
 @requirement("ACP-V1-TRANSPORT-CLIENT-STDERR-MAY")
-async def test_a_client_may_capture_forward_or_ignore_the_agents_stderr(acp_v1: Any, capfd: Any) -> None:
+async def test_a_client_may_capture_forward_or_ignore_the_agents_stderr(
+    acp_v1: Any, capfd: Any
+) -> None:
     for stderr in (asyncio.subprocess.PIPE, None, asyncio.subprocess.DEVNULL):
         async with spawn_agent(
-            Client(), PYTHON, "-c", script(ECHO_AGENT, acp_v1), env=env_for(acp_v1), stderr=stderr, schema=acp_v1
+            Client(),
+            PYTHON,
+            "-c",
+            script(ECHO_AGENT, acp_v1),
+            env=env_for(acp_v1),
+            stderr=stderr,
+            schema=acp_v1,
         ) as conn:
             await conn.agent.initialize(initialize_params(acp_v1))
-            await conn.agent.session_new(typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []}))
+            await conn.agent.session_new(
+                typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []})
+            )
             if stderr == asyncio.subprocess.PIPE:  # the stderr pipe is read by a task of its own
                 await eventually(lambda: b"log: session/new" in conn.stderr_tail)
             captured = getattr(conn, "stderr_tail", b"")
@@ -254,15 +284,25 @@ async def test_nothing_but_acp_messages_reaches_the_agents_stdout(acp_v1: Any) -
 
 
 @requirement("ACP-V1-TRANSPORT-CLIENT-STDIN-ONLY-ACP")
-async def test_nothing_but_acp_messages_reaches_the_agents_stdin(acp_v1: Any, tmp_path: Path) -> None:
+async def test_nothing_but_acp_messages_reaches_the_agents_stdin(
+    acp_v1: Any, tmp_path: Path
+) -> None:
     record = tmp_path / "stdin.jsonl"
     async with spawn_agent(
-        Client(), PYTHON, "-c", script(RECORDING_AGENT, acp_v1), str(record), env=env_for(acp_v1), schema=acp_v1
+        Client(),
+        PYTHON,
+        "-c",
+        script(RECORDING_AGENT, acp_v1),
+        str(record),
+        env=env_for(acp_v1),
+        schema=acp_v1,
     ) as conn:
         await conn.agent.initialize(initialize_params(acp_v1))
         await conn.agent.session_new(typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []}))
         prompt = typed(
-            acp_v1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": t} for t in TEXTS]}
+            acp_v1,
+            "session/prompt",
+            {"sessionId": "s1", "prompt": [{"type": "text", "text": t} for t in TEXTS]},
         )
         await conn.agent.session_prompt(prompt)
         await conn.request("_ext/call", {"t": TEXTS})
@@ -271,8 +311,12 @@ async def test_nothing_but_acp_messages_reaches_the_agents_stdin(acp_v1: Any, tm
         refused = [
             conn.request("rpc.discover", {}),  # reserved name
             conn.request("_ext/call", "not structured"),  # params neither object nor array
-            conn.request("session/new", {"cwd": "/w", "mcpServers": [], "custom": 1}),  # not the schema's shape
-            conn.agent.session_load(typed(acp_v1, "session/load", {"sessionId": "s1", "cwd": "/w", "mcpServers": []})),
+            conn.request(
+                "session/new", {"cwd": "/w", "mcpServers": [], "custom": 1}
+            ),  # not the schema's shape
+            conn.agent.session_load(
+                typed(acp_v1, "session/load", {"sessionId": "s1", "cwd": "/w", "mcpServers": []})
+            ),
         ]
         for call in refused:
             with pytest.raises(ProtocolError):
@@ -313,8 +357,12 @@ async def test_the_library_runs_over_a_custom_transport(acp_v1: Any) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         client = ClientSideConnection(Client(), reader, writer, schema=acp_v1)
         await client.agent.initialize(initialize_params(acp_v1))
-        await client.agent.session_new(typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []}))
-        answer = await client.agent.session_prompt(typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": []}))
+        await client.agent.session_new(
+            typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []})
+        )
+        answer = await client.agent.session_prompt(
+            typed(acp_v1, "session/prompt", {"sessionId": "s1", "prompt": []})
+        )
         assert answer.stop_reason.value == "end_turn"
         assert await agents[0].request("_ping", {}) == {"pong": True}
         await client.close()
@@ -326,7 +374,16 @@ async def test_a_custom_transport_keeps_the_json_rpc_format(acp_v1: Any) -> None
     server, port, agents = await tcp_agent(acp_v1)
     async with server:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}))
+        writer.write(
+            line(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {"protocolVersion": 1},
+                }
+            )
+        )
         writer.write(line({"jsonrpc": "2.0", "id": "x", "method": "_ping", "params": {}}))
         answers = [json.loads(await reader.readline()) for _ in range(2)]
         assert answers[0]["id"] == 0 and answers[0]["result"]["protocolVersion"] == 1
@@ -340,13 +397,38 @@ async def test_a_custom_transport_keeps_the_acp_lifecycle(acp_v1: Any) -> None:
     async with server:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(
-            line({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}})
+            line(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "session/new",
+                    "params": {"cwd": "/w", "mcpServers": []},
+                }
+            )
         )
-        assert json.loads(await reader.readline())["error"]["code"] == -32600  # initialize comes first
-        writer.write(line({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": 1}}))
+        assert (
+            json.loads(await reader.readline())["error"]["code"] == -32600
+        )  # initialize comes first
+        writer.write(
+            line(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "initialize",
+                    "params": {"protocolVersion": 1},
+                }
+            )
+        )
         assert json.loads(await reader.readline())["result"]["protocolVersion"] == 1
         writer.write(
-            line({"jsonrpc": "2.0", "id": 3, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}})
+            line(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "session/new",
+                    "params": {"cwd": "/w", "mcpServers": []},
+                }
+            )
         )
         assert json.loads(await reader.readline())["result"] == {"sessionId": "s1"}
         writer.close()  # the client goes away: the agent's connection closes
@@ -359,5 +441,14 @@ def test_the_runtime_documents_how_to_carry_acp_over_a_custom_transport() -> Non
     owes documenting how its own custom transport establishes connections."""
     text = (ROOT / "docs" / "runtime.md").read_text(encoding="utf-8")
     section = text.split("## Custom transports", 1)[1].split("\n## ", 1)[0]
-    for needed in ("async read(n)", "write", "drain", "newline", "UTF-8", "initialize", "end of input", "TCP"):
+    for needed in (
+        "async read(n)",
+        "write",
+        "drain",
+        "newline",
+        "UTF-8",
+        "initialize",
+        "end of input",
+        "TCP",
+    ):
         assert needed in section, needed

@@ -12,7 +12,6 @@ from pathlib import Path
 from acpgen.diff.listing import list_rules
 from acpgen.diff.render_markdown import render_markdown
 from acpgen.diff.severity import Gate
-
 from tests.diff.helpers import fixture_diff
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "diff.md"
@@ -20,7 +19,10 @@ EXAMPLE = ("v1-stable-2025-10-28", "v1-stable-2026-01-15")
 
 
 def sections() -> dict[str, str]:
-    return {"rules": list_rules("markdown"), "example": render_markdown(fixture_diff(*EXAMPLE), Gate())}
+    return {
+        "rules": list_rules("markdown"),
+        "example": render_markdown(fixture_diff(*EXAMPLE), Gate()),
+    }
 
 
 def _pattern(name: str) -> re.Pattern[str]:

@@ -13,7 +13,6 @@ import pytest
 
 from acpgen.diff.cli import main
 from acpgen.diff.rules import RULES
-
 from tests.diff.helpers import SCHEMAS
 
 WriteCase = Callable[[str], tuple[Path, Path]]
@@ -55,11 +54,24 @@ def test_fail_on_any_ignores_changes_only_to_descriptions(write_case: WriteCase)
 def test_role_counts_only_what_that_side_must_fix(write_case: WriteCase) -> None:
     # A new required field in what the client sends: the client must fix it, the agent need not.
     assert diff(write_case, "field-added-required", "--fail-on", "breaking", "--role", "agent") == 0
-    assert diff(write_case, "field-added-required", "--fail-on", "breaking", "--role", "client") == 1
+    assert (
+        diff(write_case, "field-added-required", "--fail-on", "breaking", "--role", "client") == 1
+    )
 
 
-def test_the_json_summary_says_how_many_changes_fail(write_case: WriteCase, capsys: pytest.CaptureFixture[str]) -> None:
-    diff(write_case, "field-added-required", "--fail-on", "breaking", "--role", "client", "--format", "json")
+def test_the_json_summary_says_how_many_changes_fail(
+    write_case: WriteCase, capsys: pytest.CaptureFixture[str]
+) -> None:
+    diff(
+        write_case,
+        "field-added-required",
+        "--fail-on",
+        "breaking",
+        "--role",
+        "client",
+        "--format",
+        "json",
+    )
     summary = json.loads(capsys.readouterr().out)["summary"]
     assert (summary["fail_on"], summary["role"], summary["failing"]) == ("breaking", "client", 1)
 
@@ -96,14 +108,18 @@ def test_an_unknown_option_value_is_a_usage_error(capsys: pytest.CaptureFixture[
     assert "invalid choice" in capsys.readouterr().err
 
 
-def test_list_rules_prints_every_rule_with_its_hint_and_needs_no_files(capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_rules_prints_every_rule_with_its_hint_and_needs_no_files(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["--list-rules"]) == 0
     out = capsys.readouterr().out
     for rule in RULES.values():
         assert rule.id in out and rule.hint in out
 
 
-def test_list_rules_as_json_gives_both_levels_of_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_rules_as_json_gives_both_levels_of_every_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     main(["--list-rules", "--format", "json"])
     rows = json.loads(capsys.readouterr().out)
     assert [(r["rule"], r["sender"], r["receiver"]) for r in rows] == [
@@ -116,21 +132,27 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_text_is_coloured_on_a_terminal(write_case: WriteCase, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_is_coloured_on_a_terminal(
+    write_case: WriteCase, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setattr(sys, "stdout", terminal := _Terminal())
     diff(write_case, "field-added-required")
     assert "\033[" in terminal.getvalue()
 
 
-def test_no_color_turns_colour_off_on_a_terminal(write_case: WriteCase, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_color_turns_colour_off_on_a_terminal(
+    write_case: WriteCase, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setattr(sys, "stdout", terminal := _Terminal())
     diff(write_case, "field-added-required")
     assert "\033[" not in terminal.getvalue()
 
 
-def test_text_is_plain_when_not_a_terminal(write_case: WriteCase, capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_is_plain_when_not_a_terminal(
+    write_case: WriteCase, capsys: pytest.CaptureFixture[str]
+) -> None:
     diff(write_case, "field-added-required")
     assert "\033[" not in capsys.readouterr().out
 
@@ -145,7 +167,9 @@ def test_the_acpgen_command_runs_the_diff() -> None:
     assert json.loads(done.stdout)["summary"]["failing"] > 0
 
 
-def test_diff_and_generate_tell_a_bad_schema_the_same_way(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_diff_and_generate_tell_a_bad_schema_the_same_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from acpgen.cli import main as acpgen
 
     bad = tmp_path / "bad.json"
@@ -160,8 +184,19 @@ def test_diff_and_generate_tell_a_bad_schema_the_same_way(tmp_path: Path, capsys
 
 def test_diff_reads_what_generate_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A schema with constructs in their general form still diffs: what changed is reported."""
-    old = {"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string", "not": {"const": ""}}}}}}
-    new = {"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string", "not": {"const": ""}}, "y": {"if": {}}}}}}
+    old = {
+        "$defs": {
+            "A": {"type": "object", "properties": {"x": {"type": "string", "not": {"const": ""}}}}
+        }
+    }
+    new = {
+        "$defs": {
+            "A": {
+                "type": "object",
+                "properties": {"x": {"type": "string", "not": {"const": ""}}, "y": {"if": {}}},
+            }
+        }
+    }
     (tmp_path / "old.json").write_text(json.dumps(old))
     (tmp_path / "new.json").write_text(json.dumps(new))
     assert main([str(tmp_path / "old.json"), str(tmp_path / "new.json"), "--format", "json"]) == 0
@@ -184,7 +219,9 @@ def _construct_schemas() -> dict[str, dict]:
 
 
 @pytest.mark.parametrize("name", sorted(_construct_schemas()))
-def test_diff_reads_every_construct_generate_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+def test_diff_reads_every_construct_generate_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
     schema = _construct_schemas()[name]
     (tmp_path / "a.json").write_text(json.dumps(schema))
     assert main([str(tmp_path / "a.json"), str(tmp_path / "a.json"), "--fail-on", "any"]) == 0
@@ -197,4 +234,3 @@ def test_diff_reads_every_construct_generate_reads(tmp_path: Path, capsys: pytes
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert first in captured.out  # the def that became nullable is reported
-

@@ -7,7 +7,6 @@ them); `authenticate`, `session/*` requests and `initialize` are received by the
 from __future__ import annotations
 
 from acpgen.diff.model import Change
-
 from tests.diff.helpers import fixture_diff, fixture_revision
 
 OCT, JAN = "v1-stable-2025-10-28", "v1-stable-2026-01-15"
@@ -41,7 +40,9 @@ def test_jan_names_the_inline_tool_call_of_permission_requests_ToolCallUpdate() 
 
 def test_jan_types_error_codes_as_an_open_enum_which_breaks_nobody() -> None:
     added = changes(OCT, JAN, "open-enum-value-added")
-    assert set(added) == {f"Error.code[{code}]" for code in (-32700, -32600, -32601, -32602, -32603, -32000, -32002)}
+    assert set(added) == {
+        f"Error.code[{code}]" for code in (-32700, -32600, -32601, -32602, -32603, -32000, -32002)
+    }
     assert {levels(c) for c in added.values()} == {("compatible", "compatible")}
     assert not changes(OCT, JAN, "type-changed")
 
@@ -54,8 +55,14 @@ def test_jan_removes_the_unstable_models_of_session_responses_which_the_agent_se
 
 def test_jan_narrows_meta_from_any_value_to_an_object_which_breaks_its_senders() -> None:
     narrowed = changes(OCT, JAN, "type-narrowed")
-    assert levels(narrowed["AgentCapabilities._meta"]) == ("breaking", "compatible")  # initialize result
-    assert levels(narrowed["ClientCapabilities._meta"]) == ("compatible", "breaking")  # initialize params
+    assert levels(narrowed["AgentCapabilities._meta"]) == (
+        "breaking",
+        "compatible",
+    )  # initialize result
+    assert levels(narrowed["ClientCapabilities._meta"]) == (
+        "compatible",
+        "breaking",
+    )  # initialize params
     assert all(subject.endswith("._meta") for subject in narrowed)
 
 
@@ -84,9 +91,14 @@ def test_unstable_adds_these_methods() -> None:
 
 
 def test_unstable_turns_set_config_option_params_into_a_union_that_keeps_the_stable_shape() -> None:
-    change = changes(STABLE_APR, UNSTABLE_APR, "object-became-union")["SetSessionConfigOptionRequest"]
+    change = changes(STABLE_APR, UNSTABLE_APR, "object-became-union")[
+        "SetSessionConfigOptionRequest"
+    ]
     assert "value_id" in change.detail
-    assert levels(change) == ("breaking", "python-api")  # the agent receives the new boolean variant
+    assert levels(change) == (
+        "breaking",
+        "python-api",
+    )  # the agent receives the new boolean variant
 
 
 def test_unstable_variants_warn_only_the_client_which_receives_them() -> None:

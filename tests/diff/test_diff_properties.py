@@ -15,7 +15,6 @@ from acpgen.diff.render_markdown import render_markdown
 from acpgen.diff.render_text import render_text
 from acpgen.diff.rules import RULES
 from acpgen.diff.severity import Gate
-
 from tests.diff.helpers import SCHEMAS, fixture_diff, fixture_revision
 
 TEXT_ROW = re.compile(r"^    agent \S+\s+client \S+\s+(?P<rule>\S+)\s+(?P<subject>.+?): ")
@@ -45,7 +44,9 @@ def test_swapping_the_revisions_mirrors_every_change(old: str, new: str) -> None
 
 def test_the_same_inputs_give_the_same_output() -> None:
     old, new = fixture_revision("v1-stable-2026-08-20"), fixture_revision("v2-stable-2026-08-20")
-    assert render_json(diff_revisions(old, new), Gate()) == render_json(diff_revisions(old, new), Gate())
+    assert render_json(diff_revisions(old, new), Gate()) == render_json(
+        diff_revisions(old, new), Gate()
+    )
 
 
 def test_changes_are_listed_methods_first_then_types_by_name() -> None:
@@ -63,7 +64,9 @@ def test_every_format_carries_the_same_changes(old: str, new: str) -> None:
     as_json = json.loads(render_json(report, Gate()))
     assert Counter((c["rule"], c["subject"]) for c in as_json["changes"]) == listed
     markdown_rows = [
-        line.split(" | ") for line in render_markdown(report, Gate()).splitlines() if line.startswith("| `")
+        line.split(" | ")
+        for line in render_markdown(report, Gate()).splitlines()
+        if line.startswith("| `")
     ]
     assert Counter((row[1].strip("`"), row[0].strip("| `")) for row in markdown_rows) == listed
     text_rows = [TEXT_ROW.match(line) for line in render_text(report, Gate()).splitlines()]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from acpgen.diff.reach import BOTH_WAYS
-
 from tests.diff.helpers import fixture_revision
 
 
@@ -15,12 +14,17 @@ def test_the_params_of_a_method_the_agent_receives_flow_from_client_to_agent() -
 
 def test_a_type_reached_from_both_directions_flows_both_ways() -> None:
     reach = fixture_revision("v2-stable-2026-08-20").reach
-    assert reach.flows_of("ContentBlock") == BOTH_WAYS  # prompts go to the agent, updates to the client
+    assert (
+        reach.flows_of("ContentBlock") == BOTH_WAYS
+    )  # prompts go to the agent, updates to the client
     assert {"session/prompt", "session/update"} <= reach.methods_of("ContentBlock")
 
 
 def test_a_method_either_side_receives_flows_both_ways() -> None:
-    assert fixture_revision("v2-stable-2026-08-20").reach.flows_of("CancelRequestNotification") == BOTH_WAYS
+    assert (
+        fixture_revision("v2-stable-2026-08-20").reach.flows_of("CancelRequestNotification")
+        == BOTH_WAYS
+    )
 
 
 def test_a_type_only_the_json_rpc_envelopes_use_flows_both_ways_and_belongs_to_no_method() -> None:

@@ -12,14 +12,15 @@ import pytest
 
 from acpgen.diff import diff_revisions
 from acpgen.diff.rules import RULES
-
 from tests.diff.helpers import case, case_names, case_revisions
 
 
 @pytest.mark.parametrize("name", case_names())
 def test_case_reports_exactly_its_expected_changes(name: str) -> None:
     report = diff_revisions(*case_revisions(name))
-    got = sorted((c.rule, c.subject, c.severity.agent.value, c.severity.client.value) for c in report.changes)
+    got = sorted(
+        (c.rule, c.subject, c.severity.agent.value, c.severity.client.value) for c in report.changes
+    )
     want = sorted((e["rule"], e["subject"], e["agent"], e["client"]) for e in case(name)["expect"])
     assert got == want, case(name)["about"]
     assert report.descriptions_changed == case(name)["descriptions_changed"]

@@ -18,9 +18,13 @@ class ScenarioAgent:
         self.conn = conn
 
     async def chunk(self, session_id: str, text: str) -> None:
-        await self.conn.session_update(session_id=session_id, update=acp.update_agent_message_text(text))
+        await self.conn.session_update(
+            session_id=session_id, update=acp.update_agent_message_text(text)
+        )
 
-    async def initialize(self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs: Any):
+    async def initialize(
+        self, protocol_version: int, client_capabilities=None, client_info=None, **kwargs: Any
+    ):
         return acp.InitializeResponse(
             protocol_version=1,
             agent_capabilities=AgentCapabilities(),
@@ -46,7 +50,9 @@ class ScenarioAgent:
                     ],
                 )
                 outcome = answer.outcome
-                await self.chunk(session_id, f"outcome: {getattr(outcome, 'option_id', 'cancelled')}")
+                await self.chunk(
+                    session_id, f"outcome: {getattr(outcome, 'option_id', 'cancelled')}"
+                )
             elif text == "ext":
                 answer = await self.conn.ext_method("interop/echo", {"n": 1})
                 await self.chunk(session_id, f"ext: {answer['echo']['n']}")

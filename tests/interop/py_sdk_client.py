@@ -14,7 +14,13 @@ import sys
 from typing import Any
 
 import acp
-from acp.schema import AllowedOutcome, ClientCapabilities, DeniedOutcome, FileSystemCapabilities, Implementation
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    Implementation,
+)
 
 
 class ScenarioClient:
@@ -27,10 +33,14 @@ class ScenarioClient:
             self.chunks.append(update.content.text)
             self.first_chunk.set()
 
-    async def read_text_file(self, session_id: str, path: str, line=None, limit=None, **kwargs: Any):
+    async def read_text_file(
+        self, session_id: str, path: str, line=None, limit=None, **kwargs: Any
+    ):
         return acp.ReadTextFileResponse(content=f"contents of {path}")
 
-    async def request_permission(self, session_id: str, tool_call: Any, options: list, **kwargs: Any):
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list, **kwargs: Any
+    ):
         for option in options:
             if option.kind == "allow_once":
                 return acp.RequestPermissionResponse(
@@ -53,7 +63,11 @@ async def turn(conn: Any, client: ScenarioClient, session_id: str, text: str, **
         answer = await conn.prompt(session_id=session_id, prompt=[acp.text_block(text)], **meta)
     except acp.RequestError as err:
         return {"error": err.code, "chunks": list(client.chunks)}
-    return {"stopReason": answer.stop_reason, "chunks": list(client.chunks), "meta": answer.field_meta}
+    return {
+        "stopReason": answer.stop_reason,
+        "chunks": list(client.chunks),
+        "meta": answer.field_meta,
+    }
 
 
 @contextlib.asynccontextmanager

@@ -15,7 +15,9 @@ class ScenarioAgent(acp.AgentHandler):
 
     async def chunk(self, session_id: str, text: str) -> None:
         update = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=text))
-        await self.client.session_update(acp.SessionNotification(session_id=session_id, update=update))
+        await self.client.session_update(
+            acp.SessionNotification(session_id=session_id, update=update)
+        )
 
     async def initialize(self, params):
         return acp.InitializeResponse(
@@ -32,16 +34,24 @@ class ScenarioAgent(acp.AgentHandler):
         for block in params.prompt:
             text = block.text if isinstance(block, acp.TextContent) else f"[{type(block).__name__}]"
             if text.startswith("read:"):
-                file = await self.client.fs_read_text_file(acp.ReadTextFileRequest(session_id=sid, path=text[5:]))
+                file = await self.client.fs_read_text_file(
+                    acp.ReadTextFileRequest(session_id=sid, path=text[5:])
+                )
                 await self.chunk(sid, file.content)
             elif text == "permission":
                 options = [
-                    acp.PermissionOption(option_id="deny", name="Deny", kind=acp.PermissionOptionKind.REJECT_ONCE),
-                    acp.PermissionOption(option_id="allow", name="Allow", kind=acp.PermissionOptionKind.ALLOW_ONCE),
+                    acp.PermissionOption(
+                        option_id="deny", name="Deny", kind=acp.PermissionOptionKind.REJECT_ONCE
+                    ),
+                    acp.PermissionOption(
+                        option_id="allow", name="Allow", kind=acp.PermissionOptionKind.ALLOW_ONCE
+                    ),
                 ]
                 tool_call = acp.ToolCallUpdate(tool_call_id="call-1", title="Write /tmp/x")
                 answer = await self.client.session_request_permission(
-                    acp.RequestPermissionRequest(session_id=sid, tool_call=tool_call, options=options)
+                    acp.RequestPermissionRequest(
+                        session_id=sid, tool_call=tool_call, options=options
+                    )
                 )
                 outcome = answer.outcome
                 await self.chunk(sid, f"outcome: {getattr(outcome, 'option_id', 'cancelled')}")
@@ -52,7 +62,9 @@ class ScenarioAgent(acp.AgentHandler):
                 raise acp.AuthenticationRequiredError("Authentication required")
             elif text == "meta":
                 await self.chunk(sid, f"meta: {(params.meta or {}).get('trace')}")
-                return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN, meta={"echo": params.meta})
+                return acp.PromptResponse(
+                    stop_reason=acp.StopReason.END_TURN, meta={"echo": params.meta}
+                )
             elif text == "wait":
                 await self.chunk(sid, "waiting")
                 await asyncio.Event().wait()  # the runtime cancels this on session/cancel

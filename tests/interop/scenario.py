@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import acp_schema as acp
 import msgspec
 import pytest
+
+import acp_schema as acp
 from acp_runtime import spawn_agent
 
 HERE = Path(__file__).parent
@@ -25,17 +26,23 @@ class ScenarioClient(acp.ClientHandler):
 
     async def session_update(self, params: acp.SessionNotification) -> None:
         update = params.update
-        if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(update.content, acp.TextContent):
+        if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(
+            update.content, acp.TextContent
+        ):
             self.chunks.append(update.content.text)
             self.first_chunk.set()
 
     async def fs_read_text_file(self, params: acp.ReadTextFileRequest) -> acp.ReadTextFileResponse:
         return acp.ReadTextFileResponse(content=f"contents of {params.path}")
 
-    async def session_request_permission(self, params: acp.RequestPermissionRequest) -> acp.RequestPermissionResponse:
+    async def session_request_permission(
+        self, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
         for option in params.options:
             if option.kind == acp.PermissionOptionKind.ALLOW_ONCE:
-                return acp.RequestPermissionResponse(outcome=acp.SelectedPermissionOutcome(option_id=option.option_id))
+                return acp.RequestPermissionResponse(
+                    outcome=acp.SelectedPermissionOutcome(option_id=option.option_id)
+                )
         return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
 
     async def ext_method(self, method: str, params: Any) -> Any:
@@ -51,12 +58,16 @@ async def run_scenario(
     context manager yielding a connection) reaches."""
     client = ScenarioClient()
     report: dict[str, Any] = {}
-    opened = connect(client) if connect is not None else spawn_agent(client, command[0], *command[1:])
+    opened = (
+        connect(client) if connect is not None else spawn_agent(client, command[0], *command[1:])
+    )
     async with opened as conn:
         init = await conn.agent.initialize(
             acp.InitializeRequest(
                 protocol_version=1,
-                client_capabilities=acp.ClientCapabilities(fs=acp.FileSystemCapabilities(read_text_file=True)),
+                client_capabilities=acp.ClientCapabilities(
+                    fs=acp.FileSystemCapabilities(read_text_file=True)
+                ),
                 client_info=acp.Implementation(name="acp-runtime-interop-client", version="0.1.0"),
             )
         )
@@ -67,14 +78,20 @@ async def run_scenario(
         async def turn(text: str, meta: dict[str, Any] | None = None) -> dict[str, Any]:
             client.chunks.clear()
             request = acp.PromptRequest(
-                session_id=session.session_id, prompt=[acp.TextContent(text=text)], meta=msgspec.UNSET if meta is None else meta
+                session_id=session.session_id,
+                prompt=[acp.TextContent(text=text)],
+                meta=msgspec.UNSET if meta is None else meta,
             )
             try:
                 answer = await conn.agent.session_prompt(request)
             except acp.RpcError as err:
                 return {"error": err.code, "chunks": list(client.chunks)}
             meta_back = None if answer.meta is msgspec.UNSET else answer.meta
-            return {"stopReason": answer.stop_reason.value, "chunks": list(client.chunks), "meta": meta_back}
+            return {
+                "stopReason": answer.stop_reason.value,
+                "chunks": list(client.chunks),
+                "meta": meta_back,
+            }
 
         report["echo"] = await turn("hello")
         report["read"] = await turn(f"read:{path}")

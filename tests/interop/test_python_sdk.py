@@ -27,7 +27,9 @@ def test_the_python_sdk_client_drives_our_agent(tmp_path) -> None:
     command = [PYTHON, str(HERE / "py_sdk_client.py"), path, PYTHON, str(HERE / "runtime_agent.py")]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == expected("acp-runtime-interop-agent", path, cancel_request=False)
+    assert json.loads(result.stdout) == expected(
+        "acp-runtime-interop-agent", path, cancel_request=False
+    )
 
 
 async def test_our_client_drives_our_agent(tmp_path) -> None:

@@ -54,7 +54,9 @@ MUTANTS = (
         "rules.py",
         "capability = required.get(wire.get(entry, tag))",
         "capability = None",
-        (f"{CONF}/test_docs_prompt_turn.py::test_client_sends_prompt_content_only_within_the_prompt_capabilities",),
+        (
+            f"{CONF}/test_docs_prompt_turn.py::test_client_sends_prompt_content_only_within_the_prompt_capabilities",
+        ),
     ),
     Mutant(
         "relative paths allowed",
@@ -85,7 +87,9 @@ MUTANTS = (
         "rules.py",
         'TurnCancel("agent", "session/prompt", {"stopReason": "cancelled"})',
         'TurnCancel("agent", "session/prompt", {"stopReason": "end_turn"})',
-        (f"{CONF}/test_docs_prompt_turn.py::test_a_cancelled_turn_is_answered_with_stop_reason_cancelled",),
+        (
+            f"{CONF}/test_docs_prompt_turn.py::test_a_cancelled_turn_is_answered_with_stop_reason_cancelled",
+        ),
     ),
     Mutant(
         "session/close does not cancel the running turn",
@@ -113,7 +117,9 @@ MUTANTS = (
         "rules.py",
         'SESSION_CREATED_BY = frozenset({"session/new", "session/fork"})',
         'SESSION_CREATED_BY = frozenset({"session/new"})',
-        (f"{CONF}/test_docs_session_setup.py::test_agent_refuses_a_fork_answering_the_id_of_a_known_session",),
+        (
+            f"{CONF}/test_docs_session_setup.py::test_agent_refuses_a_fork_answering_the_id_of_a_known_session",
+        ),
     ),
     Mutant(
         "a response resolves ahead of notifications that arrived before it",
@@ -130,35 +136,45 @@ MUTANTS = (
         "rules.py",
         'SESSION_REQUIRED_BY = frozenset({"session/prompt"})',
         "SESSION_REQUIRED_BY = frozenset()",
-        (f"{CONF}/test_docs_prompt_turn.py::test_client_cannot_prompt_a_session_it_has_not_set_up",),
+        (
+            f"{CONF}/test_docs_prompt_turn.py::test_client_cannot_prompt_a_session_it_has_not_set_up",
+        ),
     ),
     Mutant(
         "a cancelled request is answered with another code",
         "rules.py",
         "REQUEST_CANCELLED = -32800",
         "REQUEST_CANCELLED = -32603",
-        (f"{CONF}/test_docs_cancellation.py::test_a_cancelled_request_is_answered_once_with_minus_32800",),
+        (
+            f"{CONF}/test_docs_cancellation.py::test_a_cancelled_request_is_answered_once_with_minus_32800",
+        ),
     ),
     Mutant(
         "form elicitation content is not checked against the requested schema",
         "rules.py",
         'ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {"elicitation/create": form_content_breaks}',
         'ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {}',
-        (f"{CONF}/test_elicitation.py::test_an_agent_refuses_form_content_that_breaks_the_requested_schema",),
+        (
+            f"{CONF}/test_elicitation.py::test_an_agent_refuses_form_content_that_breaks_the_requested_schema",
+        ),
     ),
     Mutant(
         "url elicitations are not bound to their connection",
         "rules.py",
         'COMPLETIONS = (Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),)',
         "COMPLETIONS = ()",
-        (f"{CONF}/test_elicitation.py::test_an_agent_completes_only_elicitations_opened_on_that_connection",),
+        (
+            f"{CONF}/test_elicitation.py::test_an_agent_completes_only_elicitations_opened_on_that_connection",
+        ),
     ),
     Mutant(
         "a mode or config value the session does not offer may be set",
         "rules.py",
         'OFFER_CHECKS = {"session/set_mode": _mode_offered, "session/set_config_option": _value_offered}',
         "OFFER_CHECKS = {}",
-        (f"{CONF}/test_docs_session_modes.py::test_client_switches_only_to_a_mode_the_session_offers",),
+        (
+            f"{CONF}/test_docs_session_modes.py::test_client_switches_only_to_a_mode_the_session_offers",
+        ),
     ),
     Mutant(
         "rpc. method names may be sent",
@@ -179,21 +195,27 @@ MUTANTS = (
         "connection.py",
         "if method in self.schema.METHODS:  # 164",
         "if False:  # 164",
-        (f"{CONF}/test_extensibility.py::test_custom_root_fields_in_untyped_params_are_refused_before_sending",),
+        (
+            f"{CONF}/test_extensibility.py::test_custom_root_fields_in_untyped_params_are_refused_before_sending",
+        ),
     ),
     Mutant(
         "a terminal auth method may be used with authenticate",
         "rules.py",
         'if wire.get(method, "type") == "terminal" and wire.get(method, "id") == chosen:',
         "if False:",
-        (f"{CONF}/test_docs_authentication.py::test_client_never_authenticates_with_a_terminal_method",),
+        (
+            f"{CONF}/test_docs_authentication.py::test_client_never_authenticates_with_a_terminal_method",
+        ),
     ),
     Mutant(
         "additional directories sent without the capability",
         "rules.py",
         "if wire.items(params, field) and not supported(",
         "if False and not supported(",
-        (f"{CONF}/test_docs_session_setup.py::test_client_sends_additional_directories_only_when_advertised",),
+        (
+            f"{CONF}/test_docs_session_setup.py::test_client_sends_additional_directories_only_when_advertised",
+        ),
     ),
 )
 
@@ -217,17 +239,31 @@ def plant(package: Path, mutant: Mutant) -> str | None:
     return None
 
 
-def run_tests(shadow: Path, packages: Path, tests: tuple[str, ...], *, stop_at_first: bool) -> tuple[int, str]:
+def run_tests(
+    shadow: Path, packages: Path, tests: tuple[str, ...], *, stop_at_first: bool
+) -> tuple[int, str]:
     """Run pytest on `tests` with the copy in `shadow` first on PYTHONPATH: (exit code, first failure)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(shadow), *filter(None, [env.get("PYTHONPATH")])])
     env["ACPGEN_TEST_PACKAGES"] = str(packages)
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=-rf", *tests]
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=-rf",
+        *tests,
+    ]
     if stop_at_first:
         args.append("-x")
     done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
     failed = re.findall(r"^FAILED (\S+)", done.stdout, re.M)
-    return done.returncode, failed[0] if failed else done.stdout.strip().splitlines()[-1:][0] if done.stdout else ""
+    return done.returncode, (
+        failed[0] if failed else done.stdout.strip().splitlines()[-1:][0] if done.stdout else ""
+    )
 
 
 def main(names: list[str]) -> int:

@@ -6,15 +6,15 @@ import asyncio
 import contextlib
 import functools
 import os
-from typing import Any, AsyncIterator
+from typing import Any
+
+import pytest
 
 import acp_schema as acp
-import pytest
 from acp_runtime import ConnectionClosedError
 from acp_runtime.http import AcpApp, connect_agent, reattach_session
-
 from tests.interop.runtime_agent import ScenarioAgent
-from tests.interop.scenario import ScenarioClient, expected, run_scenario
+from tests.interop.scenario import expected, run_scenario
 
 from .agents import HistoryAgent, Store
 from .helpers import ServerProcess, served, ws

@@ -9,8 +9,8 @@ import json
 import sys
 
 import pytest
-from acp_runtime.http import AcpApp, connect_agent
 
+from acp_runtime.http import AcpApp, connect_agent
 from tests.interop.runtime_agent import ScenarioAgent
 from tests.interop.scenario import HERE, expected, run_scenario
 

@@ -8,8 +8,8 @@ import asyncio
 import json
 
 import pytest
-from acp_runtime.http import AcpApp, connect_agent
 
+from acp_runtime.http import AcpApp, connect_agent
 from tests.interop.runtime_agent import ScenarioAgent
 from tests.interop.scenario import expected, node_peer, run_scenario
 

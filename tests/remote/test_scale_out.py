@@ -9,10 +9,10 @@ import contextlib
 import shutil
 from typing import AsyncIterator
 
-import acp_schema as acp
 import pytest
-from acp_runtime.http import connect_agent, reattach_session
 
+import acp_schema as acp
+from acp_runtime.http import connect_agent, reattach_session
 from tests.interop.scenario import require
 
 from .helpers import ServerProcess, listening_socket, ws

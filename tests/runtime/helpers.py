@@ -50,7 +50,9 @@ class RawPeer:
 class Agent(acp.AgentHandler):
     """A small agent: configurable capabilities, one session, and a `_ping` extension."""
 
-    def __init__(self, conn: AgentSideConnection, capabilities: Any = None, **initialize: Any) -> None:
+    def __init__(
+        self, conn: AgentSideConnection, capabilities: Any = None, **initialize: Any
+    ) -> None:
         self.conn = conn
         self.capabilities = capabilities if capabilities is not None else acp.AgentCapabilities()
         self.initialize_fields = initialize
@@ -114,7 +116,9 @@ async def raw_client(
 async def raw_agent(handler: Any = None, **options: Any) -> tuple[ClientSideConnection, RawPeer]:
     """A client connection, and a raw agent peer (nothing sent yet)."""
     (client_in, client_out), (peer_in, peer_out) = memory_pipe()
-    conn = ClientSideConnection(handler if handler is not None else Client(), client_in, client_out, **options)
+    conn = ClientSideConnection(
+        handler if handler is not None else Client(), client_in, client_out, **options
+    )
     return conn, RawPeer(peer_in, peer_out)
 
 

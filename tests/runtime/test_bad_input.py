@@ -7,7 +7,7 @@ import json
 import logging
 
 import acp_schema as acp
-from acp_runtime import memory_pipe, AgentSideConnection
+from acp_runtime import AgentSideConnection, memory_pipe
 
 from .helpers import Agent, RawPeer, raw_client
 
@@ -22,7 +22,13 @@ async def test_invalid_json_answers_parse_error_with_null_id() -> None:
 
 async def test_json_that_is_no_message_answers_invalid_request() -> None:
     conn, peer = await raw_client()
-    for junk in (b"[1, 2]", b'"text"', b"42", b'{"jsonrpc": "2.0"}', b'{"id": 3, "method": "session/new"}'):
+    for junk in (
+        b"[1, 2]",
+        b'"text"',
+        b"42",
+        b'{"jsonrpc": "2.0"}',
+        b'{"id": 3, "method": "session/new"}',
+    ):
         peer.send_bytes(junk + b"\n")
         answer = await peer.recv()
         assert answer["error"]["code"] == -32600, (junk, answer)
@@ -92,7 +98,9 @@ async def test_response_to_unknown_id_is_logged_and_dropped(caplog) -> None:
 
 async def test_invalid_utf8_answers_parse_error() -> None:
     conn, peer = await raw_client()
-    peer.send_bytes(b'{"jsonrpc": "2.0", "id": 1, "method": "_ping", "params": {"a": "\xff\xfe"}}\n')
+    peer.send_bytes(
+        b'{"jsonrpc": "2.0", "id": 1, "method": "_ping", "params": {"a": "\xff\xfe"}}\n'
+    )
     answer = await peer.recv()
     assert answer["error"]["code"] == -32700 and answer["id"] is None
     await peer.barrier()
@@ -163,18 +171,24 @@ async def test_a_50_mb_prompt_decodes_typed() -> None:
 
     conn, peer = await raw_client(Big)
     text = "y" * (50 * 1024 * 1024)
-    answer = await peer.call(1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": text}]})
+    answer = await peer.call(
+        1, "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": text}]}
+    )
     assert answer["result"] == {"stopReason": "end_turn"} and sizes == [len(text)]
 
 
-async def test_a_line_over_the_limit_is_answered_with_an_error_and_the_connection_lives_on() -> None:
+async def test_a_line_over_the_limit_is_answered_with_an_error_and_the_connection_lives_on() -> (
+    None
+):
     conn, peer = await raw_client(max_line_bytes=1000)
     peer.send({"jsonrpc": "2.0", "id": 41, "method": "_ping", "params": {"pad": "z" * 5000}})
     answer = await peer.recv()
     assert answer["id"] == 41 and answer["error"]["code"] == -32600
     assert answer["error"]["data"]["limit"] == 1000
     await peer.barrier()
-    peer.send({"jsonrpc": "2.0", "method": "_note", "params": {"pad": "z" * 5000}})  # notification: no answer
+    peer.send(
+        {"jsonrpc": "2.0", "method": "_note", "params": {"pad": "z" * 5000}}
+    )  # notification: no answer
     await peer.barrier("after")
 
 

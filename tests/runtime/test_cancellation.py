@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import acp_schema as acp
 import pytest
+
+import acp_schema as acp
 
 from .helpers import Agent, Client, pair, raw_agent, raw_client, text_update
 
@@ -36,7 +37,9 @@ class Blocking(Agent):
 async def test_session_cancel_ends_the_running_prompt_with_stop_reason_cancelled() -> None:
     client_handler = Client()
     agent, client = await pair(Blocking, client_handler)
-    prompt = asyncio.ensure_future(client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[])))
+    prompt = asyncio.ensure_future(
+        client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
+    )
     await agent.handler.started.wait()
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
     answer = await prompt
@@ -55,7 +58,9 @@ async def test_session_cancel_still_reaches_the_handler() -> None:
 
 async def test_session_cancel_only_touches_its_own_session() -> None:
     agent, client = await pair(Blocking)
-    prompt = asyncio.ensure_future(client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[])))
+    prompt = asyncio.ensure_future(
+        client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
+    )
     await agent.handler.started.wait()
     await client.agent.session_cancel(acp.CancelNotification(session_id="other"))
     await client.request("_ping", {})
@@ -74,7 +79,9 @@ async def test_an_error_raised_by_a_cancelled_prompt_still_answers_cancelled() -
                 raise RuntimeError("the model request was aborted")
 
     agent, client = await pair(Failing)
-    prompt = asyncio.ensure_future(client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[])))
+    prompt = asyncio.ensure_future(
+        client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
+    )
     await agent.handler.started.wait()
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
     assert (await prompt).stop_reason == acp.StopReason.CANCELLED
@@ -87,10 +94,14 @@ async def test_a_prompt_handler_may_answer_the_cancel_itself() -> None:
             try:
                 await asyncio.Event().wait()
             except asyncio.CancelledError:
-                return acp.PromptResponse(stop_reason=acp.StopReason.CANCELLED, meta={"partial": True})
+                return acp.PromptResponse(
+                    stop_reason=acp.StopReason.CANCELLED, meta={"partial": True}
+                )
 
     agent, client = await pair(Own)
-    prompt = asyncio.ensure_future(client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[])))
+    prompt = asyncio.ensure_future(
+        client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
+    )
     await agent.handler.started.wait()
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
     answer = await prompt
@@ -119,12 +130,16 @@ async def test_sending_session_cancel_answers_pending_permission_requests_cancel
 
     conn, peer = await raw_agent(Undecided())
     init = asyncio.ensure_future(
-        conn.agent.initialize(acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities()))
+        conn.agent.initialize(
+            acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities())
+        )
     )
     request = await peer.recv()
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
     await init
-    peer.send({"jsonrpc": "2.0", "id": 10, "method": "session/request_permission", "params": PERMISSION})
+    peer.send(
+        {"jsonrpc": "2.0", "id": 10, "method": "session/request_permission", "params": PERMISSION}
+    )
     peer.send(
         {
             "jsonrpc": "2.0",
@@ -136,7 +151,11 @@ async def test_sending_session_cancel_answers_pending_permission_requests_cancel
     await asked.wait()
     await conn.agent.session_cancel(acp.CancelNotification(session_id="s1"))
     assert (await peer.recv())["method"] == "session/cancel"
-    assert await peer.recv() == {"jsonrpc": "2.0", "id": 10, "result": {"outcome": {"outcome": "cancelled"}}}
+    assert await peer.recv() == {
+        "jsonrpc": "2.0",
+        "id": 10,
+        "result": {"outcome": {"outcome": "cancelled"}},
+    }
     assert cancelled.is_set()
     await peer.barrier()  # the other session's request is still pending: nothing else was sent
 
@@ -211,7 +230,9 @@ async def test_the_caller_of_a_cancelled_request_gets_the_typed_cancelled_error(
     assert info.value.code == -32800
 
 
-async def test_cancelling_the_awaiting_task_sends_cancel_request_and_drops_the_late_answer(caplog) -> None:
+async def test_cancelling_the_awaiting_task_sends_cancel_request_and_drops_the_late_answer(
+    caplog,
+) -> None:
     conn, peer = await raw_agent(enforce_protocol=False)
     task = asyncio.ensure_future(conn.request("_slow", {}))
     request = await peer.recv()
@@ -219,9 +240,19 @@ async def test_cancelling_the_awaiting_task_sends_cancel_request_and_drops_the_l
     with pytest.raises(asyncio.CancelledError):
         await task
     note = await peer.recv()
-    assert note == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": request["id"]}}
+    assert note == {
+        "jsonrpc": "2.0",
+        "method": "$/cancel_request",
+        "params": {"requestId": request["id"]},
+    }
     with caplog.at_level(logging.WARNING, logger="acp_runtime"):
-        peer.send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32800, "message": "Request cancelled"}})
+        peer.send(
+            {
+                "jsonrpc": "2.0",
+                "id": request["id"],
+                "error": {"code": -32800, "message": "Request cancelled"},
+            }
+        )
         await peer.barrier()
     assert "unknown id" not in caplog.text
 
@@ -249,7 +280,9 @@ async def test_cancelling_a_prompt_cascades_to_the_agents_own_pending_calls() ->
                 raise
 
     agent, client = await pair(Asking, Waiting())
-    prompt = asyncio.ensure_future(client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[])))
+    prompt = asyncio.ensure_future(
+        client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
+    )
     await asked.wait()
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
     assert (await prompt).stop_reason == acp.StopReason.CANCELLED

@@ -8,8 +8,9 @@ import logging
 import types
 from typing import Any
 
-import acp_schema as acp
 import pytest
+
+import acp_schema as acp
 from acp_runtime import CapabilityError, ProtocolError, rules
 
 from .helpers import CWD, Agent, RawPeer, raw_agent, raw_client
@@ -23,7 +24,9 @@ async def client_facing(agent_capabilities: dict[str, Any], **options: Any) -> t
     """A client connection initialized against a raw agent advertising `agent_capabilities`."""
     conn, peer = await raw_agent(**options)
     call = asyncio.ensure_future(
-        conn.agent.initialize(acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities()))
+        conn.agent.initialize(
+            acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities())
+        )
     )
     request = await peer.recv()
     peer.send(
@@ -34,7 +37,9 @@ async def client_facing(agent_capabilities: dict[str, Any], **options: Any) -> t
         }
     )
     await call
-    call = asyncio.ensure_future(conn.agent.session_new(acp.NewSessionRequest(cwd=CWD, mcp_servers=[])))
+    call = asyncio.ensure_future(
+        conn.agent.session_new(acp.NewSessionRequest(cwd=CWD, mcp_servers=[]))
+    )
     request = await peer.recv()
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"sessionId": "s1"}})
     await call
@@ -62,12 +67,28 @@ CLIENT_GUARDED = [
     ("session/close", {"sessionId": "s1"}, {"sessionCapabilities": {"close": {}}}),
     ("session/fork", SESSION, {"sessionCapabilities": {"fork": {}}}),
     ("logout", {}, {"auth": {"logout": {}}}),
-    ("session/prompt", {"sessionId": "s1", "prompt": [IMAGE]}, {"promptCapabilities": {"image": True}}),
-    ("session/prompt", {"sessionId": "s1", "prompt": [AUDIO]}, {"promptCapabilities": {"audio": True}}),
-    ("session/prompt", {"sessionId": "s1", "prompt": [RESOURCE]}, {"promptCapabilities": {"embeddedContext": True}}),
+    (
+        "session/prompt",
+        {"sessionId": "s1", "prompt": [IMAGE]},
+        {"promptCapabilities": {"image": True}},
+    ),
+    (
+        "session/prompt",
+        {"sessionId": "s1", "prompt": [AUDIO]},
+        {"promptCapabilities": {"audio": True}},
+    ),
+    (
+        "session/prompt",
+        {"sessionId": "s1", "prompt": [RESOURCE]},
+        {"promptCapabilities": {"embeddedContext": True}},
+    ),
     ("session/new", {"cwd": CWD, "mcpServers": [HTTP]}, {"mcpCapabilities": {"http": True}}),
     ("session/new", {"cwd": CWD, "mcpServers": [SSE]}, {"mcpCapabilities": {"sse": True}}),
-    ("session/load", {**SESSION, "mcpServers": [HTTP]}, {"loadSession": True, "mcpCapabilities": {"http": True}}),
+    (
+        "session/load",
+        {**SESSION, "mcpServers": [HTTP]},
+        {"loadSession": True, "mcpCapabilities": {"http": True}},
+    ),
     (
         "session/new",
         {"cwd": CWD, "mcpServers": [], "additionalDirectories": ["/other"]},
@@ -104,10 +125,14 @@ async def test_enforce_protocol_false_sends_unadvertised_calls(method, params, a
 async def test_false_and_omitted_capabilities_mean_unsupported(capabilities) -> None:
     conn, peer = await client_facing(capabilities)
     with pytest.raises(CapabilityError, match="loadSession"):
-        await conn.agent.session_load(acp.LoadSessionRequest(session_id="s1", cwd=CWD, mcp_servers=[]))
+        await conn.agent.session_load(
+            acp.LoadSessionRequest(session_id="s1", cwd=CWD, mcp_servers=[])
+        )
 
 
-@pytest.mark.parametrize("capabilities", [{"sessionCapabilities": {"list": None}}, {"sessionCapabilities": {}}])
+@pytest.mark.parametrize(
+    "capabilities", [{"sessionCapabilities": {"list": None}}, {"sessionCapabilities": {}}]
+)
 async def test_null_and_omitted_capability_objects_mean_unsupported(capabilities) -> None:
     conn, peer = await client_facing(capabilities)
     with pytest.raises(CapabilityError, match="sessionCapabilities.list"):
@@ -127,11 +152,16 @@ async def test_baseline_prompt_content_and_stdio_mcp_servers_need_no_capability(
     conn, peer = await client_facing({})
     link = {"type": "resource_link", "name": "a", "uri": "file:///a"}
     await conn.send_request(
-        "session/prompt", typed("session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "x"}, link]})
+        "session/prompt",
+        typed(
+            "session/prompt", {"sessionId": "s1", "prompt": [{"type": "text", "text": "x"}, link]}
+        ),
     )
     assert (await peer.recv())["method"] == "session/prompt"
     stdio = {"name": "local", "command": "/bin/mcp", "args": [], "env": []}
-    await conn.send_request("session/new", typed("session/new", {"cwd": CWD, "mcpServers": [stdio]}))
+    await conn.send_request(
+        "session/new", typed("session/new", {"cwd": CWD, "mcpServers": [stdio]})
+    )
     assert (await peer.recv())["method"] == "session/new"
 
 
@@ -153,7 +183,9 @@ async def test_client_refuses_relative_paths(method, params) -> None:
 
 async def agent_facing(client_capabilities: dict[str, Any], **options: Any) -> tuple[Any, RawPeer]:
     conn, peer = await raw_client(initialize=False, **options)
-    answer = await peer.call(0, "initialize", {"protocolVersion": 1, "clientCapabilities": client_capabilities})
+    answer = await peer.call(
+        0, "initialize", {"protocolVersion": 1, "clientCapabilities": client_capabilities}
+    )
     assert "result" in answer
     return conn, peer
 
@@ -164,10 +196,20 @@ ELICIT_FORM = {
     "sessionId": "s1",
     "requestedSchema": {"type": "object", "properties": {}},
 }
-ELICIT_URL = {"mode": "url", "message": "?", "sessionId": "s1", "elicitationId": "e1", "url": "https://x"}
+ELICIT_URL = {
+    "mode": "url",
+    "message": "?",
+    "sessionId": "s1",
+    "elicitationId": "e1",
+    "url": "https://x",
+}
 AGENT_GUARDED = [
     ("fs/read_text_file", {"sessionId": "s1", "path": "/a"}, {"fs": {"readTextFile": True}}),
-    ("fs/write_text_file", {"sessionId": "s1", "path": "/a", "content": "x"}, {"fs": {"writeTextFile": True}}),
+    (
+        "fs/write_text_file",
+        {"sessionId": "s1", "path": "/a", "content": "x"},
+        {"fs": {"writeTextFile": True}},
+    ),
     ("terminal/create", {"sessionId": "s1", "command": "ls"}, {"terminal": True}),
     ("terminal/output", {"sessionId": "s1", "terminalId": "t"}, {"terminal": True}),
     ("terminal/release", {"sessionId": "s1", "terminalId": "t"}, {"terminal": True}),
@@ -196,7 +238,9 @@ async def test_agent_sends_the_call_once_the_client_advertises_it(method, params
 
 async def test_agent_with_enforce_protocol_false_sends_anyway() -> None:
     conn, peer = await agent_facing({}, enforce_protocol=False)
-    await conn.send_request("fs/read_text_file", acp.ReadTextFileRequest(session_id="s1", path="/a"))
+    await conn.send_request(
+        "fs/read_text_file", acp.ReadTextFileRequest(session_id="s1", path="/a")
+    )
     assert (await peer.recv())["method"] == "fs/read_text_file"
 
 
@@ -209,7 +253,9 @@ async def test_agent_with_enforce_protocol_false_sends_anyway() -> None:
     ],
 )
 async def test_agent_refuses_relative_paths(method, params) -> None:
-    conn, peer = await agent_facing({"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True})
+    conn, peer = await agent_facing(
+        {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
+    )
     with pytest.raises(CapabilityError, match="absolute"):
         await conn.request(method, typed(method, params))
     await peer.barrier()
@@ -217,9 +263,15 @@ async def test_agent_refuses_relative_paths(method, params) -> None:
 
 def test_windows_paths_count_as_absolute() -> None:
     assert (
-        rules.is_absolute("C:\\work\\a.txt") and rules.is_absolute("/work/a") and rules.is_absolute("\\\\srv\\share\\a")
+        rules.is_absolute("C:\\work\\a.txt")
+        and rules.is_absolute("/work/a")
+        and rules.is_absolute("\\\\srv\\share\\a")
     )
-    assert not rules.is_absolute("a/b") and not rules.is_absolute("C:a") and not rules.is_absolute("\\a")
+    assert (
+        not rules.is_absolute("a/b")
+        and not rules.is_absolute("C:a")
+        and not rules.is_absolute("\\a")
+    )
 
 
 async def test_client_answers_invalid_params_to_an_elicitation_mode_it_did_not_advertise() -> None:
@@ -242,7 +294,10 @@ async def test_client_answers_invalid_params_to_an_elicitation_mode_it_did_not_a
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
     await call
     answer = await peer.call(1, "elicitation/create", ELICIT_FORM)
-    assert answer["error"]["code"] == -32602 and "elicitation.form" in answer["error"]["data"]["message"]
+    assert (
+        answer["error"]["code"] == -32602
+        and "elicitation.form" in answer["error"]["data"]["message"]
+    )
     answer = await peer.call(2, "elicitation/create", ELICIT_URL)
     assert answer["result"] == {"action": "cancel"}
 
@@ -266,7 +321,9 @@ async def test_agent_may_not_offer_terminal_auth_to_a_client_without_it(caplog) 
 
 def package_without(*methods: str) -> types.SimpleNamespace:
     """The default package, minus some methods (as an older or newer schema would be)."""
-    namespace = types.SimpleNamespace(**{k: getattr(acp, k) for k in dir(acp) if not k.startswith("__")})
+    namespace = types.SimpleNamespace(
+        **{k: getattr(acp, k) for k in dir(acp) if not k.startswith("__")}
+    )
     namespace.METHODS = {k: v for k, v in acp.METHODS.items() if k not in methods}
     namespace.REQUESTS = {k: v for k, v in acp.REQUESTS.items() if k not in methods}
     namespace.NOTIFICATIONS = {k: v for k, v in acp.NOTIFICATIONS.items() if k not in methods}
@@ -283,7 +340,9 @@ def test_rules_whose_method_the_package_lacks_are_skipped() -> None:
 async def test_a_package_without_the_method_imposes_no_guard_on_it() -> None:
     conn, peer = await raw_agent(schema=package_without("session/list"))
     call = asyncio.ensure_future(
-        conn.agent.initialize(acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities()))
+        conn.agent.initialize(
+            acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities())
+        )
     )
     request = await peer.recv()
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
@@ -305,14 +364,18 @@ async def test_client_prompts_only_sessions_set_up_on_this_connection() -> None:
         await conn.agent.session_prompt(prompt)
     await assert_nothing_sent(peer)
     load = asyncio.ensure_future(
-        conn.agent.session_load(acp.LoadSessionRequest(session_id="elsewhere", cwd=CWD, mcp_servers=[]))
+        conn.agent.session_load(
+            acp.LoadSessionRequest(session_id="elsewhere", cwd=CWD, mcp_servers=[])
+        )
     )
     request = await peer.recv()
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
     await load
     await conn.send_request("session/prompt", prompt)
     assert (await peer.recv())["method"] == "session/prompt"
-    close = asyncio.ensure_future(conn.agent.session_close(acp.CloseSessionRequest(session_id="elsewhere")))
+    close = asyncio.ensure_future(
+        conn.agent.session_close(acp.CloseSessionRequest(session_id="elsewhere"))
+    )
     request = await peer.recv()
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
     await close
@@ -323,11 +386,22 @@ async def test_client_prompts_only_sessions_set_up_on_this_connection() -> None:
 async def test_client_never_authenticates_with_a_terminal_auth_method() -> None:
     conn, peer = await raw_agent()
     init = asyncio.ensure_future(
-        conn.agent.initialize(acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities()))
+        conn.agent.initialize(
+            acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities())
+        )
     )
     request = await peer.recv()
-    methods = [{"id": "tui", "name": "Terminal", "type": "terminal"}, {"id": "oauth", "name": "Browser"}]
-    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1, "authMethods": methods}})
+    methods = [
+        {"id": "tui", "name": "Terminal", "type": "terminal"},
+        {"id": "oauth", "name": "Browser"},
+    ]
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"protocolVersion": 1, "authMethods": methods},
+        }
+    )
     await init
     with pytest.raises(CapabilityError, match="terminal auth method"):
         await conn.agent.authenticate(acp.AuthenticateRequest(method_id="tui"))
@@ -379,7 +453,11 @@ async def test_calls_without_params_omit_the_member() -> None:
         ),
         (
             "session/request_permission",
-            {"sessionId": "s1", "options": [], "toolCall": {"toolCallId": "t", "locations": [{"path": "./x"}]}},
+            {
+                "sessionId": "s1",
+                "options": [],
+                "toolCall": {"toolCallId": "t", "locations": [{"path": "./x"}]},
+            },
         ),
     ],
 )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 
-import acp_schema as acp
 import msgspec
 import pytest
+
+import acp_schema as acp
 
 from .helpers import Agent, Client, pair, raw_agent, raw_client
 
@@ -63,10 +64,16 @@ async def test_handler_raising_a_typed_error_sends_it_with_its_data() -> None:
 
     conn, peer = await raw_client(Locked)
     answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": []})
-    assert answer["error"] == {"code": -32000, "message": "Log in first", "data": {"methods": ["token"]}}
+    assert answer["error"] == {
+        "code": -32000,
+        "message": "Log in first",
+        "data": {"methods": ["token"]},
+    }
 
 
-async def test_unexpected_exception_answers_internal_error_without_internals_and_the_connection_lives() -> None:
+async def test_unexpected_exception_answers_internal_error_without_internals_and_the_connection_lives() -> (
+    None
+):
     class Broken(Agent):
         async def session_new(self, params):
             raise RuntimeError("secret path /etc/shadow")
@@ -96,7 +103,11 @@ async def test_unknown_error_codes_raise_the_generic_rpc_error() -> None:
     peer.send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -31999, "message": "odd"}})
     with pytest.raises(acp.RpcError) as info:
         await call
-    assert type(info.value) is acp.RpcError and info.value.code == -31999 and info.value.data is msgspec.UNSET
+    assert (
+        type(info.value) is acp.RpcError
+        and info.value.code == -31999
+        and info.value.data is msgspec.UNSET
+    )
 
 
 async def test_extension_request_reaches_the_handler_with_its_name_intact() -> None:
@@ -108,7 +119,9 @@ async def test_extension_request_reaches_the_handler_with_its_name_intact() -> N
             return {"ok": True}
 
     conn, peer = await raw_client(Ext)
-    answer = await peer.call(1, "_zed.dev/workspace/buffers", {"language": "rust", "_meta": {"a": 1}})
+    answer = await peer.call(
+        1, "_zed.dev/workspace/buffers", {"language": "rust", "_meta": {"a": 1}}
+    )
     assert answer["result"] == {"ok": True}
     assert seen == [("_zed.dev/workspace/buffers", {"language": "rust", "_meta": {"a": 1}})]
 
@@ -129,7 +142,9 @@ async def test_extension_notification_reaches_the_handler() -> None:
 async def test_unknown_extension_request_answers_method_not_found() -> None:
     class NoExt:
         async def initialize(self, params):
-            return acp.InitializeResponse(protocol_version=1, agent_capabilities=acp.AgentCapabilities())
+            return acp.InitializeResponse(
+                protocol_version=1, agent_capabilities=acp.AgentCapabilities()
+            )
 
     conn, peer = await raw_client(NoExt())
     answer = await peer.call(1, "_unknown/thing", {})
@@ -152,12 +167,16 @@ async def test_meta_stays_on_the_params_object_and_never_replaces_fields() -> No
     class Meta(Agent):
         async def session_prompt(self, params):
             seen.append(params)
-            return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN, meta={"echo": params.meta})
+            return acp.PromptResponse(
+                stop_reason=acp.StopReason.END_TURN, meta={"echo": params.meta}
+            )
 
     conn, peer = await raw_client(Meta)
     meta = {"session_id": "evil", "sessionId": "evil", "traceparent": "00-abc-01"}
     answer = await peer.call(
-        1, "session/prompt", {"sessionId": "real", "prompt": [{"type": "text", "text": "hi"}], "_meta": meta}
+        1,
+        "session/prompt",
+        {"sessionId": "real", "prompt": [{"type": "text", "text": "hi"}], "_meta": meta},
     )
     assert seen[0].session_id == "real" and seen[0].meta == meta
     assert answer["result"] == {"stopReason": "end_turn", "_meta": {"echo": meta}}
@@ -171,8 +190,12 @@ async def test_meta_on_nested_objects_passes_through_untouched() -> None:
             got.append(params)
 
     agent, client = await pair(client=Seen())
-    chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text="x", meta={"k": [1, {"v": None}]}))
-    await agent.client.session_update(acp.SessionNotification(session_id="s1", update=chunk, meta={"top": 1}))
+    chunk = acp.SessionUpdateAgentMessageChunk(
+        content=acp.TextContent(text="x", meta={"k": [1, {"v": None}]})
+    )
+    await agent.client.session_update(
+        acp.SessionNotification(session_id="s1", update=chunk, meta={"top": 1})
+    )
     await client.request("_ping", {})  # a response after the notification: it has been handled
     assert got[0].meta == {"top": 1} and got[0].update.content.meta == {"k": [1, {"v": None}]}
 

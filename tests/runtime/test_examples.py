@@ -49,7 +49,10 @@ def test_client_answers_a_permission_request_with_the_first_allow_once_option() 
 def test_client_cancels_a_permission_request_without_allow_once() -> None:
     result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "reject-only")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-3:-1] == ["  -> no allow_once option: cancelled", "outcome: cancelled"]
+    assert result.stdout.splitlines()[-3:-1] == [
+        "  -> no allow_once option: cancelled",
+        "outcome: cancelled",
+    ]
 
 
 def test_an_error_answer_is_one_clear_line_and_exit_1() -> None:
@@ -78,7 +81,9 @@ def test_a_cancelled_turn_prints_its_stop_reason_and_exits_3() -> None:
 
 def test_piped_into_head_it_stops_quietly() -> None:
     command = f"{PYTHON} {CLIENT} --prompt go -- {PYTHON} {SCRIPTED} flood | head -n 3"
-    result = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=30
+    )
     assert result.stdout.splitlines() == ["agent: scripted-flood 9.9", "line 0", "line 1"]
     assert result.stderr == "" and result.returncode == 0
 
@@ -90,14 +95,20 @@ def test_an_agent_speaking_another_version_is_one_clear_line_and_exit_1() -> Non
 
 
 def test_a_dying_agent_is_one_clear_line_and_exit_1() -> None:
-    result = run_client("--prompt", "go", "--", PYTHON, str(Path(__file__).parent / "peers" / "dying_agent.py"))
+    result = run_client(
+        "--prompt", "go", "--", PYTHON, str(Path(__file__).parent / "peers" / "dying_agent.py")
+    )
     assert result.returncode == 1
     assert result.stderr == "error: connection closed: the agent process exited with code 3\n"
 
 
 def test_a_missing_agent_command_is_one_clear_line_and_exit_1() -> None:
     result = run_client("--", "/nonexistent/agent")
-    assert result.returncode == 1 and result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert (
+        result.returncode == 1
+        and result.stderr.startswith("error: ")
+        and result.stderr.count("\n") == 1
+    )
 
 
 async def test_session_cancel_over_pipes_ends_the_echo_turn_cancelled() -> None:
@@ -116,7 +127,9 @@ async def test_session_cancel_over_pipes_ends_the_echo_turn_cancelled() -> None:
         session = await conn.agent.session_new(acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[]))
         blocks = [acp.TextContent(text=str(i)) for i in range(50)]
         prompt = asyncio.ensure_future(
-            conn.agent.session_prompt(acp.PromptRequest(session_id=session.session_id, prompt=blocks))
+            conn.agent.session_prompt(
+                acp.PromptRequest(session_id=session.session_id, prompt=blocks)
+            )
         )
         await client.first.wait()  # the turn is running
         await conn.agent.session_cancel(acp.CancelNotification(session_id=session.session_id))
@@ -132,10 +145,14 @@ WATCH = str(ROOT / "examples" / "watch_client.py")
 def watch(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     (tmp_path / "x.py").write_text("a = 1   \nb = 2\t\n")
     command = [PYTHON, WATCH, *args, "--prompt", "x.py", "--", PYTHON, TIDY]
-    return subprocess.run(command, cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        command, cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=30
+    )
 
 
-def test_the_tidy_agent_reads_asks_writes_runs_and_the_watch_client_shows_each_step(tmp_path: Path) -> None:
+def test_the_tidy_agent_reads_asks_writes_runs_and_the_watch_client_shows_each_step(
+    tmp_path: Path,
+) -> None:
     result = watch(tmp_path, "--yes")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "x.py").read_text() == "a = 1\nb = 2\n"
@@ -155,7 +172,10 @@ def test_the_tidy_agent_leaves_the_file_when_permission_is_refused(tmp_path: Pat
     result = watch(tmp_path, stdin="n\n")
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "x.py").read_text() == "a = 1   \nb = 2\t\n"
-    assert "   tool: Tidy x.py [failed] diff" in result.stdout and "Left x.py as it was." in result.stdout
+    assert (
+        "   tool: Tidy x.py [failed] diff" in result.stdout
+        and "Left x.py as it was." in result.stdout
+    )
 
 
 def test_the_tidy_agent_refuses_a_client_without_files_and_terminals() -> None:

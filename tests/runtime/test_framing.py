@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import acp_schema as acp
 from acp_runtime.connection import _sniff
 from acp_runtime.framing import LineReader, OversizedLine, memory_pipe
 
@@ -50,8 +49,14 @@ async def test_a_line_exactly_at_the_limit_is_accepted() -> None:
 
 
 def test_sniff_finds_the_kind_and_top_level_id_of_a_message_head() -> None:
-    assert _sniff(b'{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"id":99,') == ("request", 12)
-    assert _sniff(b'{"jsonrpc":"2.0","method":"session/update","params":{"id":5') == ("notification", None)
+    assert _sniff(b'{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"id":99,') == (
+        "request",
+        12,
+    )
+    assert _sniff(b'{"jsonrpc":"2.0","method":"session/update","params":{"id":5') == (
+        "notification",
+        None,
+    )
     assert _sniff(b'{"jsonrpc":"2.0","id":"a\\"b","result":{"text":"') == ("response", 'a\\"b')
     assert _sniff(b'{"params":{"id":7},"method":"x","id":-3}') == ("request", -3)
     assert _sniff(b"\xff\xfe garbage") == ("unknown", None)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable
 
-import acp_schema as acp
 import pytest
+
+import acp_schema as acp
 from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe
 from acp_runtime.helpers import AgentSession
 from acp_runtime.session import Session

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import acp_schema as acp
 import pytest
+
+import acp_schema as acp
 from acp_runtime import AgentSideConnection, ClientSideConnection, ProtocolError, memory_pipe
 from acp_runtime.helpers import AgentSession
 from acp_runtime.session import Session

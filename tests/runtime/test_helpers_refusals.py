@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 
-import acp_schema as acp
 import pytest
+
+import acp_schema as acp
 
 from .helpers import CWD, pair, raw_client
 

@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from acp_runtime import AgentSideConnection, ClientSideConnection, RequestTimeoutError, memory_pipe
 
 from .helpers import Agent, Client, RawPeer, initialize_request

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-import acp_schema as acp
 import pytest
+
+import acp_schema as acp
 from acp_runtime import (
     AgentSideConnection,
     ClientSideConnection,
@@ -51,7 +52,9 @@ async def test_agent_answers_its_latest_version_otherwise() -> None:
 async def test_the_runtime_overrides_a_wrong_version_from_the_handler() -> None:
     class Confused(Agent):
         async def initialize(self, params):
-            return acp.InitializeResponse(protocol_version=99, agent_capabilities=acp.AgentCapabilities())
+            return acp.InitializeResponse(
+                protocol_version=99, agent_capabilities=acp.AgentCapabilities()
+            )
 
     conn, peer = await raw_client(Confused, initialize=False)
     answer = await peer.call(0, "initialize", {"protocolVersion": 1})
@@ -61,7 +64,9 @@ async def test_the_runtime_overrides_a_wrong_version_from_the_handler() -> None:
 async def test_client_sends_its_latest_version() -> None:
     conn, peer = await raw_agent(protocol_versions=(1, 3, 2))
     call = asyncio.ensure_future(
-        conn.agent.initialize(acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities()))
+        conn.agent.initialize(
+            acp.InitializeRequest(protocol_version=1, client_capabilities=acp.ClientCapabilities())
+        )
     )
     request = await peer.recv()
     assert request["method"] == "initialize" and request["params"]["protocolVersion"] == 3
@@ -150,7 +155,8 @@ async def test_close_fails_pending_calls_and_cancels_running_handlers() -> None:
     with pytest.raises(ConnectionClosedError):
         await agent.client.session_update(
             acp.SessionNotification(
-                session_id="s", update=acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text="x"))
+                session_id="s",
+                update=acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text="x")),
             )
         )
 

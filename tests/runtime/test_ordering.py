@@ -25,7 +25,10 @@ async def test_notifications_reach_the_handler_in_arrival_order() -> None:
                 "method": "session/update",
                 "params": {
                     "sessionId": "s1",
-                    "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": str(i)}},
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": str(i)},
+                    },
                 },
             }
         )
@@ -69,7 +72,14 @@ async def test_updates_are_written_before_the_response_on_the_wire() -> None:
     from .helpers import raw_client
 
     conn, peer = await raw_client(Streaming)
-    peer.send({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "s1", "prompt": []}})
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "session/prompt",
+            "params": {"sessionId": "s1", "prompt": []},
+        }
+    )
     kinds = [("result" in m) or m["method"] for m in [await peer.recv() for _ in range(4)]]
     assert kinds == ["session/update", "session/update", "session/update", True]
 
@@ -84,7 +94,9 @@ async def test_requests_run_concurrently_and_answers_come_back_in_any_order() ->
             return {"n": params["n"]}
 
     agent, client = await pair(Concurrent)
-    results = await asyncio.gather(*(client.request("_work", {"n": n, "delay": 5 - n}) for n in range(5)))
+    results = await asyncio.gather(
+        *(client.request("_work", {"n": n, "delay": 5 - n}) for n in range(5))
+    )
     assert [r["n"] for r in results] == list(range(5))
     assert order == [4, 3, 2, 1, 0]
 
@@ -101,7 +113,9 @@ async def test_both_sides_call_each_other_at_the_same_time() -> None:
             return {"agent": params["n"]}
 
     agent, client = await pair(EchoAgent, Echo())
-    calls = [agent.request("_c", {"n": n}) for n in range(20)] + [client.request("_a", {"n": n}) for n in range(20)]
+    calls = [agent.request("_c", {"n": n}) for n in range(20)] + [
+        client.request("_a", {"n": n}) for n in range(20)
+    ]
     results = await asyncio.gather(*calls)
     assert results[:20] == [{"client": n} for n in range(20)]
     assert results[20:] == [{"agent": n} for n in range(20)]
@@ -126,7 +140,9 @@ async def test_a_handler_that_calls_back_into_the_peer_does_not_deadlock() -> No
         client_handler,
         initialize=acp.InitializeRequest(
             protocol_version=1,
-            client_capabilities=acp.ClientCapabilities(fs=acp.FileSystemCapabilities(read_text_file=True)),
+            client_capabilities=acp.ClientCapabilities(
+                fs=acp.FileSystemCapabilities(read_text_file=True)
+            ),
         ),
     )
     answer = await client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))

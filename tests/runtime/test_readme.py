@@ -21,6 +21,8 @@ def section_code(heading: str) -> str:
 def test_the_readme_agent_and_client_run_as_shown(tmp_path) -> None:
     (tmp_path / "agent.py").write_text(section_code("Write an agent"))
     (tmp_path / "client.py").write_text(section_code("Write a client"))
-    result = subprocess.run([sys.executable, "client.py"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [sys.executable, "client.py"], cwd=tmp_path, capture_output=True, text=True, timeout=30
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "HELLO\nend_turn\n"

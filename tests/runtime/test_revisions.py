@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe, rules, wire
+
+from acp_runtime import (
+    AgentSideConnection,
+    CapabilityError,
+    ClientSideConnection,
+    memory_pipe,
+    rules,
+    wire,
+)
 
 SCHEMAS = Path(__file__).parents[1] / "fixtures" / "schemas"
 V1 = ["v1-stable-2025-10-28", "v1-stable-2026-08-20"]
@@ -44,7 +52,9 @@ def build(pkg: Any, method: str, data: dict[str, Any], part: str = "params") -> 
 class WireAgent:
     """An agent written against wire names only, so it serves any revision."""
 
-    def __init__(self, conn: AgentSideConnection, new_session: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, conn: AgentSideConnection, new_session: dict[str, Any] | None = None
+    ) -> None:
         self.conn, self.pkg = conn, conn.schema
         self.new_session = new_session or {"sessionId": "s1"}
 
@@ -57,7 +67,10 @@ class WireAgent:
     async def session_prompt(self, params: Any) -> Any:
         for block in wire.items(params, "prompt"):
             text = wire.get(block, "text")
-            update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+            update = {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
             note = wire.build(
                 self.pkg,
                 {"sessionId": wire.get(params, "sessionId"), "update": update},
@@ -77,13 +90,18 @@ class WireClient:
         self.texts.append(wire.get(params, "update", "content", "text"))
 
 
-async def connect(pkg: Any, client_capabilities: dict[str, Any], **agent_kwargs: Any) -> tuple[Any, Any, WireClient]:
+async def connect(
+    pkg: Any, client_capabilities: dict[str, Any], **agent_kwargs: Any
+) -> tuple[Any, Any, WireClient]:
     (a_in, a_out), (c_in, c_out) = memory_pipe()
-    agent = AgentSideConnection(lambda conn: WireAgent(conn, **agent_kwargs), a_in, a_out, schema=pkg)
+    agent = AgentSideConnection(
+        lambda conn: WireAgent(conn, **agent_kwargs), a_in, a_out, schema=pkg
+    )
     handler = WireClient()
     client = ClientSideConnection(handler, c_in, c_out, schema=pkg)
     await client.request(
-        "initialize", build(pkg, "initialize", {"protocolVersion": 1, "clientCapabilities": client_capabilities})
+        "initialize",
+        build(pkg, "initialize", {"protocolVersion": 1, "clientCapabilities": client_capabilities}),
     )
     return agent, client, handler
 
@@ -92,16 +110,25 @@ async def connect(pkg: Any, client_capabilities: dict[str, Any], **agent_kwargs:
 async def test_a_prompt_turn_and_its_cancel_work_on_other_revisions(package, revision) -> None:
     pkg = package(revision)
     agent, client, handler = await connect(pkg, {})
-    session = await client.request("session/new", build(pkg, "session/new", {"cwd": "/w", "mcpServers": []}))
+    session = await client.request(
+        "session/new", build(pkg, "session/new", {"cwd": "/w", "mcpServers": []})
+    )
     sid = wire.get(session, "sessionId")
     answer = await client.request(
-        "session/prompt", build(pkg, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
+        "session/prompt",
+        build(
+            pkg, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}
+        ),
     )
     assert wire.get(answer, "stopReason") == "end_turn" and handler.texts == ["hi"]
     turn = asyncio.ensure_future(
         client.request(
             "session/prompt",
-            build(pkg, "session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "wait"}]}),
+            build(
+                pkg,
+                "session/prompt",
+                {"sessionId": sid, "prompt": [{"type": "text", "text": "wait"}]},
+            ),
         )
     )
     while len(handler.texts) < 2:
@@ -118,7 +145,8 @@ async def test_the_oldest_revision_has_no_guards_for_methods_it_lacks(package) -
     agent, client, handler = await connect(pkg, {})
     with pytest.raises(CapabilityError, match="loadSession"):
         await client.request(
-            "session/load", build(pkg, "session/load", {"sessionId": "s", "cwd": "/w", "mcpServers": []})
+            "session/load",
+            build(pkg, "session/load", {"sessionId": "s", "cwd": "/w", "mcpServers": []}),
         )
 
 
@@ -132,23 +160,33 @@ async def test_session_delete_is_guarded_where_it_exists(package) -> None:
 BOOLEAN_OPTION = {"type": "boolean", "id": "fast", "name": "Fast mode", "currentValue": False}
 
 
-async def test_boolean_config_options_need_the_clients_capability_where_it_exists(package, caplog) -> None:
+async def test_boolean_config_options_need_the_clients_capability_where_it_exists(
+    package, caplog
+) -> None:
     pkg = package("v1-stable-2026-08-20")
-    agent, client, handler = await connect(pkg, {}, new_session={"sessionId": "s1", "configOptions": [BOOLEAN_OPTION]})
+    agent, client, handler = await connect(
+        pkg, {}, new_session={"sessionId": "s1", "configOptions": [BOOLEAN_OPTION]}
+    )
     with pytest.raises(pkg.RpcError) as info:
-        await client.request("session/new", build(pkg, "session/new", {"cwd": "/w", "mcpServers": []}))
+        await client.request(
+            "session/new", build(pkg, "session/new", {"cwd": "/w", "mcpServers": []})
+        )
     assert info.value.code == -32603 and "configOptions.boolean" in caplog.text
     capability = {"session": {"configOptions": {"boolean": {}}}}
     agent, client, handler = await connect(
         pkg, capability, new_session={"sessionId": "s1", "configOptions": [BOOLEAN_OPTION]}
     )
-    session = await client.request("session/new", build(pkg, "session/new", {"cwd": "/w", "mcpServers": []}))
+    session = await client.request(
+        "session/new", build(pkg, "session/new", {"cwd": "/w", "mcpServers": []})
+    )
     assert wire.get(session, "sessionId") == "s1"
 
 
 def test_without_that_capability_in_the_schema_boolean_options_are_not_limited(package) -> None:
     pkg = package("v1-stable-2025-10-28")
-    assert not wire.declares(pkg.InitializeRequest, "clientCapabilities", "session", "configOptions", "boolean")
+    assert not wire.declares(
+        pkg.InitializeRequest, "clientCapabilities", "session", "configOptions", "boolean"
+    )
     assert "session/new" not in rules.guards_for(pkg, "agent", "result")
 
 
@@ -159,7 +197,10 @@ async def test_a_v2_package_negotiates_version_2(package) -> None:
     class V2Agent:
         async def initialize(self, params: Any) -> Any:
             return build(
-                pkg, "initialize", {"protocolVersion": 2, "info": {"name": "v2-agent", "version": "1"}}, "result"
+                pkg,
+                "initialize",
+                {"protocolVersion": 2, "info": {"name": "v2-agent", "version": "1"}},
+                "result",
             )
 
         async def session_new(self, params: Any) -> Any:
@@ -168,8 +209,15 @@ async def test_a_v2_package_negotiates_version_2(package) -> None:
     AgentSideConnection(V2Agent(), a_in, a_out, schema=pkg, protocol_versions=(2,))
     client = ClientSideConnection(WireClient(), c_in, c_out, schema=pkg, protocol_versions=(2,))
     init = await client.request(
-        "initialize", build(pkg, "initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"}})
+        "initialize",
+        build(pkg, "initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"}}),
     )
     assert client.protocol_version == 2 and wire.get(init, "info", "name") == "v2-agent"
-    assert wire.get(await client.request("session/new", build(pkg, "session/new", {"cwd": "/w"})), "sessionId") == "v2"
+    assert (
+        wire.get(
+            await client.request("session/new", build(pkg, "session/new", {"cwd": "/w"})),
+            "sessionId",
+        )
+        == "v2"
+    )
     assert rules.turn_cancels_for(pkg, "agent") == {}  # a v2 PromptResponse has no stopReason

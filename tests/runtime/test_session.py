@@ -178,9 +178,13 @@ async def test_a_loaded_session_holds_the_history_the_agent_replayed() -> None:
 
 async def test_set_config_option_keeps_the_agents_answer() -> None:
     boolean_options = acp.ClientSessionCapabilities(
-        config_options=acp.SessionConfigOptionsCapabilities(boolean=acp.BooleanConfigOptionCapabilities())
+        config_options=acp.SessionConfigOptionsCapabilities(
+            boolean=acp.BooleanConfigOptionCapabilities()
+        )
     )
-    _, conn = await connect(initialize=initialize_request(session=boolean_options))  # boolean options offered
+    _, conn = await connect(
+        initialize=initialize_request(session=boolean_options)
+    )  # boolean options offered
     session = await Session.new(conn, CWD)
     await session.set_config_option("brave", False)  # first offered by this answer
     await session.set_config_option("brave", True)  # now known to be a boolean option

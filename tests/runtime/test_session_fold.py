@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import acp_schema as acp
 import msgspec
+
+import acp_schema as acp
 from acp_runtime.session import SessionState, patch
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "turn_v1.json").read_text())["updates"]

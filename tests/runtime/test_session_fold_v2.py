@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from acp_runtime.session import SessionState
 
 SCHEMA = Path(__file__).parents[1] / "fixtures" / "schemas" / "v2-stable-2026-08-20.json"

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import acp_schema as acp
 import msgspec
+
+import acp_schema as acp
 from acp_runtime import spawn_agent
 from acp_runtime.session import Session
 
@@ -87,7 +88,9 @@ async def test_the_official_sdk_client_reads_the_helpers_and_folds_what_a_sessio
     ]
     for mine, official in zip(our_calls, official_calls):
         assert mine.title == official["title"] and mine.status.value == official["status"]
-        assert mine.kind.value == official["kind"] and given(mine.raw_input) == official.get("raw_input")
+        assert mine.kind.value == official["kind"] and given(mine.raw_input) == official.get(
+            "raw_input"
+        )
         assert as_json(mine.locations or []) == official.get("locations", [])
         assert as_json(mine.content or []) == official.get("content", [])
         assert given(mine.raw_output) == official.get("raw_output")

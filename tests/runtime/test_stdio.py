@@ -8,8 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-import acp_schema as acp
 import pytest
+
+import acp_schema as acp
 from acp_runtime import ConnectionClosedError, spawn_agent
 
 from .helpers import Client, initialize_request
@@ -24,11 +25,18 @@ def lines_of(*messages: dict) -> bytes:
 
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
-NEW = {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}}
+NEW = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "session/new",
+    "params": {"cwd": "/tmp", "mcpServers": []},
+}
 
 
 async def test_nothing_but_protocol_messages_reaches_an_agents_stdout() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # else the print at import is gone
+    env = {
+        k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"
+    }  # else the print at import is gone
     process = await asyncio.create_subprocess_exec(
         PYTHON,
         str(PEERS / "noisy_agent.py"),
@@ -85,7 +93,9 @@ async def test_pending_calls_fail_at_once_when_the_agent_process_dies() -> None:
     assert conn.process.returncode == 3
 
 
-async def test_a_dead_agent_whose_stdout_stays_open_still_fails_pending_calls(tmp_path: Path) -> None:
+async def test_a_dead_agent_whose_stdout_stays_open_still_fails_pending_calls(
+    tmp_path: Path,
+) -> None:
     """A child of the agent keeps its stdout open until the test lets it go, so no end of input
     can fail the call: only the runtime watching the agent process can."""
     hold = tmp_path / "hold"
@@ -106,21 +116,27 @@ async def test_a_dead_agent_whose_stdout_stays_open_still_fails_pending_calls(tm
 
 
 async def test_an_agent_that_ignores_eof_and_sigterm_is_killed_and_reaped() -> None:
-    async with spawn_agent(Client(), PYTHON, str(PEERS / "stubborn_agent.py"), shutdown_timeout=0.3) as conn:
+    async with spawn_agent(
+        Client(), PYTHON, str(PEERS / "stubborn_agent.py"), shutdown_timeout=0.3
+    ) as conn:
         await conn.agent.initialize(initialize_request())
         process = conn.process
     assert process.returncode == -9
 
 
 async def test_a_well_behaved_agent_exits_by_itself_on_eof() -> None:
-    async with spawn_agent(Client(), PYTHON, str(EXAMPLES / "echo_agent.py"), shutdown_timeout=5) as conn:
+    async with spawn_agent(
+        Client(), PYTHON, str(EXAMPLES / "echo_agent.py"), shutdown_timeout=5
+    ) as conn:
         await conn.agent.initialize(initialize_request())
         process = conn.process
     assert process.returncode == 0
 
 
 async def test_agent_stderr_can_be_captured() -> None:
-    async with spawn_agent(Client(), PYTHON, str(PEERS / "noisy_agent.py"), stderr=asyncio.subprocess.PIPE) as conn:
+    async with spawn_agent(
+        Client(), PYTHON, str(PEERS / "noisy_agent.py"), stderr=asyncio.subprocess.PIPE
+    ) as conn:
         await conn.agent.initialize(initialize_request())
         await conn.agent.session_new(acp.NewSessionRequest(cwd="/tmp", mcp_servers=[]))
     assert b"noise: print in a handler" in conn.stderr_tail

@@ -36,17 +36,17 @@ the disagreements of one schema (N picks the instances; the property test uses P
 
 from __future__ import annotations
 
-import contextlib
 import asyncio
+import contextlib
 import dataclasses
-import io
 import hashlib
 import importlib
+import io
 import json
 import re
 import sys
-import traceback
 import tempfile
+import traceback
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator

@@ -37,17 +37,45 @@ MAX_DEPTH = 5  # past it: no optional properties, minimal arrays, null where all
 HARD_DEPTH = 40  # past it: give the instance up (a required cycle without a way out)
 ATTEMPTS = 8  # tries per node to satisfy oneOf / not, per instance to satisfy the validator
 
-INT_RANGES = {f"{u}int{bits}": (0, 2**bits - 1) if u else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-              for u in ("", "u") for bits in (8, 16, 32, 64)}
+INT_RANGES = {
+    f"{u}int{bits}": (0, 2**bits - 1) if u else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    for u in ("", "u")
+    for bits in (8, 16, 32, 64)
+}
 DEFAULT_INT_RANGE = (-(2**53), 2**53)  # integers without format: exact in any JSON reader
 CHARS = string.ascii_letters + string.digits + " _-./:" + '"\\\n\t\x00' + "éßΩ中文😀\U0010fffd"
-SAMPLES: dict[str, Any] = {"null": None, "boolean": True, "integer": 7, "number": 1.5,
-                           "string": "x", "array": [], "object": {}}
+SAMPLES: dict[str, Any] = {
+    "null": None,
+    "boolean": True,
+    "integer": 7,
+    "number": 1.5,
+    "string": "x",
+    "array": [],
+    "object": {},
+}
 LENIENT_DEFAULT = "x-deserialize-default-on-error"  # a bad value here may become the default
 LENIENT_ITEMS = "x-deserialize-skip-invalid-items"  # bad items of this array may be dropped
-OWN_KEYWORDS = {"type", "const", "enum", "properties", "required", "additionalProperties", "items",
-                "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern",
-                "format", "contentEncoding", "uniqueItems", LENIENT_DEFAULT, LENIENT_ITEMS}
+OWN_KEYWORDS = {
+    "type",
+    "const",
+    "enum",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "contentEncoding",
+    "uniqueItems",
+    LENIENT_DEFAULT,
+    LENIENT_ITEMS,
+}
 # ^ kept by flatten; the combinators are resolved
 
 
@@ -80,8 +108,11 @@ def _merge(a: dict, b: dict) -> dict:
             out[key] = w + v
         elif key == "type":  # an integer is a number too
             ta, tb = _types(out), _types(b)
-            both = [t for t in dict.fromkeys(ta + tb) if all(t in ts or t == "integer" and "number" in ts
-                                                             for ts in (ta, tb))]
+            both = [
+                t
+                for t in dict.fromkeys(ta + tb)
+                if all(t in ts or t == "integer" and "number" in ts for ts in (ta, tb))
+            ]
             out[key] = both or _raise(GiveUp(f"types {ta} and {tb}"))
         elif key == "const" and w != v:
             raise GiveUp(f"consts {w!r} and {v!r}")
@@ -151,9 +182,14 @@ class _Generator:
             mark = len(self.sites)
             flat = self.flatten(node, depth)
             value = self.value(flat, depth, path)
-            if all(not self.matches(sub, value) if kind == "not"
-                   else sum(self.matches(branch, value) for branch in sub) == 1  # oneOf
-                   for kind, sub in flat.get("checks", [])):
+            if all(
+                (
+                    not self.matches(sub, value)
+                    if kind == "not"
+                    else sum(self.matches(branch, value) for branch in sub) == 1
+                )  # oneOf
+                for kind, sub in flat.get("checks", [])
+            ):
                 break
             del self.sites[mark:]
         self.sites.append((path, flat))
@@ -192,8 +228,11 @@ class _Generator:
             for _ in range(self.rng.choice([0, 0, 1, 2])):
                 key = self.text(1, 8)
                 if key not in props and key not in out:
-                    out[key] = (self.any_json(depth + 1) if extra is True
-                                else self.gen(extra, depth + 1, path + (key,)))
+                    out[key] = (
+                        self.any_json(depth + 1)
+                        if extra is True
+                        else self.gen(extra, depth + 1, path + (key,))
+                    )
         return out
 
     def gen_array(self, flat: dict, depth: int, path: tuple) -> list:
@@ -226,8 +265,14 @@ class _Generator:
             scheme = r.choice(["https://example.com/", "file:///home/user/", "urn:x:"])
             return scheme + self.text(0, 8, string.ascii_lowercase)
         if fmt == "date-time":
-            y, mo, d, h, mi, sec = (r.randint(2000, 2099), r.randint(1, 12), r.randint(1, 28),
-                                    r.randint(0, 23), r.randint(0, 59), r.randint(0, 59))
+            y, mo, d, h, mi, sec = (
+                r.randint(2000, 2099),
+                r.randint(1, 12),
+                r.randint(1, 28),
+                r.randint(0, 23),
+                r.randint(0, 59),
+                r.randint(0, 59),
+            )
             return f"{y}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}Z"
         if fmt == "regex":
             return r.choice(["^a+$", ".*", "[0-9]{2,4}", "foo|bar"])
@@ -252,12 +297,16 @@ class _Generator:
 
     def any_json(self, depth: int) -> Any:
         """Any JSON value (for `{}` / `true` schemas), smaller the deeper."""
-        kind = self.rng.choice(["null", "boolean", "integer", "number", "string"]
-                               + (["array", "object"] if depth < MAX_DEPTH else []))
+        kind = self.rng.choice(
+            ["null", "boolean", "integer", "number", "string"]
+            + (["array", "object"] if depth < MAX_DEPTH else [])
+        )
         if kind == "array":
             return [self.any_json(depth + 1) for _ in range(self.rng.randint(0, 2))]
         if kind == "object":
-            return {self.text(1, 6): self.any_json(depth + 1) for _ in range(self.rng.randint(0, 2))}
+            return {
+                self.text(1, 6): self.any_json(depth + 1) for _ in range(self.rng.randint(0, 2))
+            }
         return self.value({"type": kind}, depth, ())
 
 
@@ -303,8 +352,9 @@ def _instances(schema: dict, def_name: str, rng: random.Random, count: int, stat
             stats["dropped"] += 1
 
 
-def valid_instances(schema: dict, def_name: str, *, count: int, seed: int,
-                    stats: dict | None = None) -> list[Any]:
+def valid_instances(
+    schema: dict, def_name: str, *, count: int, seed: int, stats: dict | None = None
+) -> list[Any]:
     """Up to `count` JSON values that the validator accepts for `#/$defs/def_name`.
 
     Fewer only when too many of the `count * ATTEMPTS` tries fail; pass a dict as `stats` to
@@ -314,8 +364,9 @@ def valid_instances(schema: dict, def_name: str, *, count: int, seed: int,
     return [value for value, _ in itertools.islice(tries, count)]
 
 
-def valid_instances_with_defaults(schema: dict, def_name: str, *, count: int, seed: int
-                                  ) -> list[tuple[Any, dict[tuple, dict[str, Any]]]]:
+def valid_instances_with_defaults(
+    schema: dict, def_name: str, *, count: int, seed: int
+) -> list[tuple[Any, dict[tuple, dict[str, Any]]]]:
     """`valid_instances` (the same values for the same seed), each with the schema defaults of its
     objects' properties: {path of an object in the instance: {property name: default}}."""
     tries = _instances(schema, def_name, random.Random(seed), count, {})
@@ -323,14 +374,27 @@ def valid_instances_with_defaults(schema: dict, def_name: str, *, count: int, se
 
 
 def _defaults(sites: list[tuple[tuple, dict]]) -> dict[tuple, dict[str, Any]]:
-    return {path: {name: sub["default"] for name, sub in flat["properties"].items()
-                   if isinstance(sub, dict) and "default" in sub}
-            for path, flat in sites if isinstance(flat.get("properties"), dict)}
+    return {
+        path: {
+            name: sub["default"]
+            for name, sub in flat["properties"].items()
+            if isinstance(sub, dict) and "default" in sub
+        }
+        for path, flat in sites
+        if isinstance(flat.get("properties"), dict)
+    }
 
 
 _DELETE = object()  # mutation "change" that removes the key at the path
-_TYPE_NAMES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
-               list: "array", dict: "object"}
+_TYPE_NAMES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
 
 
 def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tuple, Any]]:
@@ -338,8 +402,11 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
     out = []
     types = _types(flat) or ([_TYPE_NAMES[type(flat["const"])]] if "const" in flat else [])
     if isinstance(value, dict):
-        out += [("drop", "drop required field", path + (k,), _DELETE)
-                for k in flat.get("required", []) if k in value]
+        out += [
+            ("drop", "drop required field", path + (k,), _DELETE)
+            for k in flat.get("required", [])
+            if k in value
+        ]
     if isinstance(value, dict) and flat.get("additionalProperties") is False:
         declared = flat.get("properties", {})
         extra = next(k for k in ("extra", "extra_", "extra__") if k not in declared)
@@ -348,16 +415,27 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
     if isinstance(value, list) and value and flat.get("uniqueItems"):
         out.append(("unique", "duplicate item where uniqueItems", path, value + [value[0]]))
     if isinstance(value, list):
-        out += [("item", f"array item of wrong type ({_TYPE_NAMES[type(x)]})", path, value + [x])
-                for x in (None, 12345, "x", {"k": 1})]
+        out += [
+            ("item", f"array item of wrong type ({_TYPE_NAMES[type(x)]})", path, value + [x])
+            for x in (None, 12345, "x", {"k": 1})
+        ]
     for t, sample in SAMPLES.items():
         if types and t not in types and not (t == "integer" and "number" in types):
-            out.append(("null", "null where not nullable", path, None) if t == "null" else
-                       ("type", f"wrong JSON type ({t} for {'/'.join(types)})", path, sample))
+            out.append(
+                ("null", "null where not nullable", path, None)
+                if t == "null"
+                else ("type", f"wrong JSON type ({t} for {'/'.join(types)})", path, sample)
+            )
     if "const" in flat:
         c = flat["const"]
-        out.append(("const", f"unknown const/tag value instead of {c!r}", path,
-                    f"{c}_unknown" if isinstance(c, str) else "unknown"))
+        out.append(
+            (
+                "const",
+                f"unknown const/tag value instead of {c!r}",
+                path,
+                f"{c}_unknown" if isinstance(c, str) else "unknown",
+            )
+        )
     if "enum" in flat:
         out.append(("enum", "value outside the enum", path, "__not_in_enum__"))
     number = "integer" if "integer" in types else "number"
@@ -401,16 +479,18 @@ class Mutation:
     defaults: dict = dataclasses.field(default_factory=dict)  # as in valid_instances_with_defaults
 
 
-def mutated_instances(schema: dict, def_name: str, *, count: int, seed: int
-                      ) -> list[tuple[Any, str]]:
+def mutated_instances(
+    schema: dict, def_name: str, *, count: int, seed: int
+) -> list[tuple[Any, str]]:
     """Up to `count` distinct (instance, description) pairs that the validator rejects: see
     `mutations`."""
     found = mutations(schema, def_name, count=count, seed=seed)
     return [(m.instance, m.description) for m in found]
 
 
-def mutations(schema: dict, def_name: str, *, count: int, seed: int,
-              per_base: int | None = None) -> list[Mutation]:
+def mutations(
+    schema: dict, def_name: str, *, count: int, seed: int, per_base: int | None = None
+) -> list[Mutation]:
     """Up to `count` distinct mutations of valid instances that the validator rejects.
 
     Each is a valid instance with one mutation at one place: drop a required field, wrong JSON
@@ -429,14 +509,22 @@ def mutations(schema: dict, def_name: str, *, count: int, seed: int,
     bases = max(2, count // 2) if per_base is None else max(2, -(-count // per_base))
     for base, sites in _instances(schema, def_name, rng, bases, {}):
         taken = 0
-        marked = tuple((path, mark) for path, flat in sites
-                       for mark in (LENIENT_DEFAULT, LENIENT_ITEMS) if flat.get(mark) is True)
+        marked = tuple(
+            (path, mark)
+            for path, flat in sites
+            for mark in (LENIENT_DEFAULT, LENIENT_ITEMS)
+            if flat.get(mark) is True
+        )
         by_kind: dict[str, list] = {}
         for path, flat in sites:
-            for kind, *rest in _mutations(functools.reduce(operator.getitem, path, base), flat, path):
+            for kind, *rest in _mutations(
+                functools.reduce(operator.getitem, path, base), flat, path
+            ):
                 by_kind.setdefault(kind, []).append(rest)
         groups = [rng.sample(g, len(g)) for g in rng.sample(list(by_kind.values()), len(by_kind))]
-        in_turn = [g[i] for i in range(max(map(len, groups), default=0)) for g in groups if i < len(g)]
+        in_turn = [
+            g[i] for i in range(max(map(len, groups), default=0)) for g in groups if i < len(g)
+        ]
         for desc, path, change in in_turn:
             mutated = _apply(base, path, change)
             key = json.dumps(mutated, sort_keys=True)

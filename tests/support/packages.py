@@ -24,5 +24,7 @@ def generated_package(schema: Path, root: Path) -> ModuleType:
         sys.path.insert(0, str(root))
     name = package_name(schema)
     if not (root / name).exists():
-        write_package(root / name, generate_files(schema, name), check_import=False)  # imported below
+        write_package(
+            root / name, generate_files(schema, name), check_import=False
+        )  # imported below
     return importlib.import_module(name)

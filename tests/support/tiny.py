@@ -1,7 +1,7 @@
 """Tiny schemas for one construct each: generate, import, and compare with jsonschema.
 
-    package_from(defs, tmp_path, **doc) -> module     generate and import a package for inline defs
-    agrees(pkg, document, def_name, instance)          jsonschema and the package agree on one value
+package_from(defs, tmp_path, **doc) -> module     generate and import a package for inline defs
+agrees(pkg, document, def_name, instance)          jsonschema and the package agree on one value
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ def package_from(doc: dict[str, Any], root: Path, warnings: list[str] | None = N
         Draft202012Validator.check_schema(doc)
         name = f"tiny_{next(_counter)}"
         package = build(parse(key.encode(), f"{name}.json"))
-        write_package(root / name, render(package, name), check_import=False)  # imported right below
+        write_package(
+            root / name, render(package, name), check_import=False
+        )  # imported right below
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
         importlib.invalidate_caches()
@@ -63,7 +65,9 @@ def agrees(pkg: ModuleType, doc: dict[str, Any], def_name: str, instance: Any) -
     validator = Draft202012Validator({**doc, "$ref": f"#/$defs/{def_name}"})
     valid = validator.is_valid(instance)
     ok, value = accepts(pkg, def_name, instance)
-    assert ok == valid, f"jsonschema says {'valid' if valid else 'invalid'}, the package {'accepted' if ok else 'rejected'} {instance!r}: {value!r}"
+    assert (
+        ok == valid
+    ), f"jsonschema says {'valid' if valid else 'invalid'}, the package {'accepted' if ok else 'rejected'} {instance!r}: {value!r}"
     if ok:
         again = json.loads(pkg.encode(value))
         assert again == instance, f"{instance!r} re-encodes as {again!r}"

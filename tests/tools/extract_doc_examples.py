@@ -169,12 +169,16 @@ def extract(docs: Path, methods: set[str]) -> tuple[list[dict[str, Any]], list[s
             try:
                 values = parse_block(m.group(1))
             except json.JSONDecodeError as exc:
-                why = "uses the `[...]` shorthand for elided content" if "..." in m.group(1) else exc
+                why = (
+                    "uses the `[...]` shorthand for elided content" if "..." in m.group(1) else exc
+                )
                 skipped.append(f"{path.name}:{line}: not JSON: {why}")
                 continue
             for value in values:
                 if not (isinstance(value, dict) and value.get("jsonrpc") == "2.0"):
-                    skipped.append(f"{path.name}:{line}: not a JSON-RPC message: {json.dumps(value)[:70]}")
+                    skipped.append(
+                        f"{path.name}:{line}: not a JSON-RPC message: {json.dumps(value)[:70]}"
+                    )
                     continue
                 rec: dict[str, Any] = {"file": path.name, "index": len(file_msgs), "line": line}
                 if "method" in value:
@@ -182,7 +186,9 @@ def extract(docs: Path, methods: set[str]) -> tuple[list[dict[str, Any]], list[s
                     rec["method"] = value["method"]
                 elif "error" in value or "result" in value:
                     rec["kind"] = "error" if "error" in value else "response"
-                    rec["method"] = answered_method(path.name, line, value, file_msgs, prose, methods, rec)
+                    rec["method"] = answered_method(
+                        path.name, line, value, file_msgs, prose, methods, rec
+                    )
                 else:
                     skipped.append(f"{path.name}:{line}: JSON-RPC object that is no message kind")
                     continue
@@ -193,7 +199,13 @@ def extract(docs: Path, methods: set[str]) -> tuple[list[dict[str, Any]], list[s
 
 
 def answered_method(
-    file: str, line: int, response: dict, earlier: list[dict], prose: str, methods: set[str], rec: dict
+    file: str,
+    line: int,
+    response: dict,
+    earlier: list[dict],
+    prose: str,
+    methods: set[str],
+    rec: dict,
 ) -> str | None:
     """The method a response answers: the nearest earlier request of the file with its id, else
     the "`METHOD` response" named in the prose just before the block, else an override."""
@@ -217,9 +229,13 @@ def annotate(rec: dict[str, Any], defs: dict, by_method: dict[tuple[str, str], s
     if method is not None and method.startswith("_"):
         receiver, rec["note"] = EXTENSION_RECEIVERS[method]
     elif method is not None:
-        receiver = defs[by_method[("notification" if kind == "notification" else "request", method)]]["x-side"]
+        receiver = defs[
+            by_method[("notification" if kind == "notification" else "request", method)]
+        ]["x-side"]
     if kind in ("response", "error") and receiver is not None:
-        receiver = {"agent": "client", "client": "agent"}[receiver]  # the side that sent the request
+        receiver = {"agent": "client", "client": "agent"}[
+            receiver
+        ]  # the side that sent the request
     rec["receiver"] = receiver
     # The def to check the payload against: the method's, else the envelope's generic one.
     def_name: str | None
@@ -229,7 +245,11 @@ def annotate(rec: dict[str, Any], defs: dict, by_method: dict[tuple[str, str], s
         def_name, payload = None, None
     else:
         payload = msg.get("result" if kind == "response" else "params")
-        generic = {"request": "ExtRequest", "notification": "ExtNotification", "response": "ExtResponse"}
+        generic = {
+            "request": "ExtRequest",
+            "notification": "ExtNotification",
+            "response": "ExtResponse",
+        }
         def_name = by_method.get((kind, method), generic[kind])
     reason = "method unknown" if def_name is None else validate(defs, def_name, payload)
     rec["valid"], rec["invalid_reason"] = reason is None, reason
@@ -254,7 +274,18 @@ def main() -> None:
     for rec in records:
         annotate(rec, schema["$defs"], by_method)
 
-    keys = ["file", "index", "line", "kind", "method", "receiver", "valid", "invalid_reason", "note", "message"]
+    keys = [
+        "file",
+        "index",
+        "line",
+        "kind",
+        "method",
+        "receiver",
+        "valid",
+        "invalid_reason",
+        "note",
+        "message",
+    ]
     records = [{k: r[k] for k in keys if k in r} for r in records]
     OUT_PATH.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n")
 
@@ -264,7 +295,10 @@ def main() -> None:
     print(f"{len(records)} messages: {counts}", file=sys.stderr)
     for r in records:
         if not r["valid"]:
-            print(f"INVALID {r['file']}:{r['line']} {r['method']}: {r['invalid_reason']}", file=sys.stderr)
+            print(
+                f"INVALID {r['file']}:{r['line']} {r['method']}: {r['invalid_reason']}",
+                file=sys.stderr,
+            )
     print(f"skipped {len(skipped)} blocks/values:", *skipped, sep="\n  ", file=sys.stderr)
 
 

@@ -8,7 +8,9 @@ from acp_runtime import run_agent
 
 class Dying(acp.AgentHandler):
     async def initialize(self, params):
-        return acp.InitializeResponse(protocol_version=1, agent_capabilities=acp.AgentCapabilities())
+        return acp.InitializeResponse(
+            protocol_version=1, agent_capabilities=acp.AgentCapabilities()
+        )
 
     async def session_new(self, params):
         os._exit(3)

@@ -14,7 +14,9 @@ class HelpersAgent(acp.AgentHandler):
 
     async def initialize(self, params):
         info = acp.Implementation(name="helpers-agent", version="1.0")
-        return acp.InitializeResponse(protocol_version=1, agent_capabilities=acp.AgentCapabilities(), agent_info=info)
+        return acp.InitializeResponse(
+            protocol_version=1, agent_capabilities=acp.AgentCapabilities(), agent_info=info
+        )
 
     async def session_new(self, params):
         return acp.NewSessionResponse(session_id=uuid.uuid4().hex)

@@ -22,7 +22,9 @@ class Noisy(acp.AgentHandler):
         os.write(1, b"noise: os.write to fd 1\n")
         subprocess.run(["echo", "noise: a child process writing to its stdout"], check=True)
         sys.stdout.write("noise: sys.stdout.write without newline")
-        return acp.InitializeResponse(protocol_version=1, agent_capabilities=acp.AgentCapabilities())
+        return acp.InitializeResponse(
+            protocol_version=1, agent_capabilities=acp.AgentCapabilities()
+        )
 
     async def session_new(self, params):
         print("noise: session/new")

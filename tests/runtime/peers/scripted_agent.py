@@ -36,24 +36,39 @@ class Scripted(acp.AgentHandler):
 
     async def session_prompt(self, params):
         if MODE == "broken":
-            raise acp.error_for(-32603, "Internal error", {"message": "missing dependency: ripgrep"})
+            raise acp.error_for(
+                -32603, "Internal error", {"message": "missing dependency: ripgrep"}
+            )
         if MODE in ("refuse", "cancelled"):
             return acp.PromptResponse(
                 stop_reason=acp.StopReason.REFUSAL if MODE == "refuse" else acp.StopReason.CANCELLED
             )
         if MODE == "flood":
             for n in range(20000):
-                chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=f"line {n}\n"))
-                await self.client.session_update(acp.SessionNotification(session_id=params.session_id, update=chunk))
+                chunk = acp.SessionUpdateAgentMessageChunk(
+                    content=acp.TextContent(text=f"line {n}\n")
+                )
+                await self.client.session_update(
+                    acp.SessionNotification(session_id=params.session_id, update=chunk)
+                )
             return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
-        options = [acp.PermissionOption(option_id="no", name="Reject", kind=acp.PermissionOptionKind.REJECT_ONCE)]
+        options = [
+            acp.PermissionOption(
+                option_id="no", name="Reject", kind=acp.PermissionOptionKind.REJECT_ONCE
+            )
+        ]
         if MODE == "permission":
             options.insert(
-                0, acp.PermissionOption(option_id="yes", name="Allow", kind=acp.PermissionOptionKind.ALLOW_ONCE)
+                0,
+                acp.PermissionOption(
+                    option_id="yes", name="Allow", kind=acp.PermissionOptionKind.ALLOW_ONCE
+                ),
             )
         tool_call = acp.ToolCallUpdate(tool_call_id="call-1", title="Write /tmp/x")
         answer = await self.client.session_request_permission(
-            acp.RequestPermissionRequest(session_id=params.session_id, tool_call=tool_call, options=options)
+            acp.RequestPermissionRequest(
+                session_id=params.session_id, tool_call=tool_call, options=options
+            )
         )
         outcome = answer.outcome
         text = (
@@ -62,7 +77,9 @@ class Scripted(acp.AgentHandler):
             else "outcome: cancelled"
         )
         chunk = acp.SessionUpdateAgentMessageChunk(content=acp.TextContent(text=text))
-        await self.client.session_update(acp.SessionNotification(session_id=params.session_id, update=chunk))
+        await self.client.session_update(
+            acp.SessionNotification(session_id=params.session_id, update=chunk)
+        )
         return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
 
 

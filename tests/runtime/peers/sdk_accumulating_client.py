@@ -22,7 +22,9 @@ class AccumulatingClient:
 
     async def request_permission(self, session_id, tool_call, options, **kwargs):
         allow = next(o for o in options if o.kind == "allow_once")
-        return acp.RequestPermissionResponse(outcome=AllowedOutcome(option_id=allow.option_id, outcome="selected"))
+        return acp.RequestPermissionResponse(
+            outcome=AllowedOutcome(option_id=allow.option_id, outcome="selected")
+        )
 
 
 async def main(command):
@@ -31,7 +33,9 @@ async def main(command):
         await conn.initialize(protocol_version=1, client_capabilities=ClientCapabilities())
         session = await conn.new_session(cwd="/tmp", mcp_servers=[])
         answer = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
-    snapshot = client.accumulator.snapshot().model_dump(mode="json", by_alias=True, exclude_none=True)
+    snapshot = client.accumulator.snapshot().model_dump(
+        mode="json", by_alias=True, exclude_none=True
+    )
     return {"stopReason": answer.stop_reason, "snapshot": snapshot}
 
 

@@ -9,7 +9,9 @@ from acp_runtime import serve_agent
 
 class Stubborn(acp.AgentHandler):
     async def initialize(self, params):
-        return acp.InitializeResponse(protocol_version=1, agent_capabilities=acp.AgentCapabilities())
+        return acp.InitializeResponse(
+            protocol_version=1, agent_capabilities=acp.AgentCapabilities()
+        )
 
 
 async def main():
