@@ -43,7 +43,7 @@ class _EnumBase(enum.Enum):
 
     @classmethod
     def _unknown(cls, value: Any) -> Any:
-        data_type: Any = getattr(cls, "_member_type_")
+        data_type: Any = cls._member_type_
         if not isinstance(value, data_type) or isinstance(value, bool):
             return None
         member: Any = data_type.__new__(cls, value)
