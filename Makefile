@@ -40,10 +40,13 @@ peers:
 test: $(STAMP) $(NODE_STAMP) peers
 	$(PY) -m pytest -q
 
-# mypy --strict and pyright over the runtime and the examples (configured in pyproject.toml).
+# mypy --strict and pyright over the runtime, the examples, the generator and the generated package
+# (configured in pyproject.toml). codegen/static is checked where it runs: as part of the package
+# it is copied into (its modules import the package's generated ones).
+TYPECHECKED := runtime examples codegen generated/acp_schema
 typecheck: $(STAMP)
-	$(PY) -m mypy runtime examples
-	$(PY) -m pyright runtime examples
+	$(PY) -m mypy $(TYPECHECKED)
+	$(PY) -m pyright $(TYPECHECKED)
 
 # The linters (ruff, black) over the hand-written code, then the type checkers.
 lint: typecheck

@@ -74,11 +74,9 @@ def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
     if isinstance(d, UnionDef):
         if not d.native:
             return None
-        kinds = (
-            ["tagged-object"] * len(d.variants)
-            if len(d.variants) > 1
-            else ["tagged-object" if d.variants[0].tag else "object"]
-        )
+        # several variants are told apart by their tag; a lone one is tagged if it has a tag
+        several = len(d.variants) > 1
+        kinds = ["tagged-object" if several or v.tag else "object" for v in d.variants]
         return kinds + (["null"] if d.nullable else [])
     if isinstance(d, AliasDef):
         return json_kinds(d.type, get) if d.native else None

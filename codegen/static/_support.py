@@ -41,7 +41,8 @@ class _EnumBase(enum.Enum):
 
     @classmethod
     def _unknown(cls, value: Any) -> Any:
-        data_type: Any = cls._member_type_
+        # read by name: typeshed's enum stubs do not declare `_member_type_` (str or int here)
+        data_type: Any = getattr(cls, "_member_type_")  # noqa: B009
         if not isinstance(value, data_type) or isinstance(value, bool):
             return None
         member: Any = data_type.__new__(cls, value)

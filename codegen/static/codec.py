@@ -9,6 +9,7 @@ through a union of per-method envelopes tagged by `method`; the rest take a care
 
 from __future__ import annotations
 
+from types import GenericAlias
 from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, Union
 
 import msgspec
@@ -353,7 +354,9 @@ class MessageDecoder:
             return None
         dec = self._replies.get(tp)
         if dec is None:
-            dec = self._replies[tp] = msgspec.json.Decoder(_Reply[tp], dec_hook=dec_hook)
+            # `_Reply[tp]` spelled as the alias it builds: `tp` is a value, not a type expression
+            reply_type = GenericAlias(_Reply, (tp,))
+            dec = self._replies[tp] = msgspec.json.Decoder(reply_type, dec_hook=dec_hook)
         try:
             reply = dec.decode(data)
         except _FAST_FAILURES:
