@@ -265,7 +265,7 @@ def keeps(sent: Any, again: Any) -> bool:
         return (
             isinstance(again, list)
             and len(sent) == len(again)
-            and all(keeps(a, b) for a, b in zip(sent, again))
+            and all(keeps(a, b) for a, b in zip(sent, again, strict=True))
         )
     return (
         bool(sent == again)

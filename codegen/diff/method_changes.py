@@ -3,6 +3,7 @@ notification, params or result replaced by an unrelated type, UNSTABLE <-> stabl
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from ..ir import Method
@@ -19,10 +20,7 @@ def compare_methods(out: Emitter) -> None:
             _compare(out, ma, mb, wire)
             continue
         both_kinds = len(a) > 1 or len(b) > 1  # mcp/message is a request and a notification
-
-        def subject(kind: str) -> str:
-            return f"{wire} ({kind})" if both_kinds else wire
-
+        subject = functools.partial(_subject, wire, both_kinds)
         for kind in sorted(a.keys() - b.keys()):
             out.emit(
                 "method-removed",
@@ -39,6 +37,11 @@ def compare_methods(out: Emitter) -> None:
             )
         for kind in sorted(a.keys() & b.keys()):
             _compare(out, a[kind], b[kind], subject(kind))
+
+
+def _subject(wire: str, both_kinds: bool, kind: str) -> str:
+    """A method named in a finding: by its kind too where the wire name has both kinds."""
+    return f"{wire} ({kind})" if both_kinds else wire
 
 
 def _compare(out: Emitter, a: Method, b: Method, subject: str) -> None:

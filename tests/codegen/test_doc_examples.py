@@ -51,7 +51,9 @@ def _lost(original: Any, again: Any, path: str = "$") -> list[str]:
         return lost
     if isinstance(original, list) and isinstance(again, list) and len(original) == len(again):
         return [
-            p for i, (a, b) in enumerate(zip(original, again)) for p in _lost(a, b, f"{path}[{i}]")
+            p
+            for i, (a, b) in enumerate(zip(original, again, strict=True))
+            for p in _lost(a, b, f"{path}[{i}]")
         ]
     return [] if original == again else [path]
 

@@ -72,14 +72,16 @@ VARIANT_ROWS = (
 _OBJECT = re.compile(r"/\$defs/(\w+): required (none|\[[^\]]*\]); declared properties (\[[^\]]*\])")
 
 
+def _quoted_names(text: str) -> set[str]:
+    """The names in a row's `['a', 'b']` list (`none` is the empty set)."""
+    return set() if text == "none" else set(re.findall(r"'([^']*)'", text))
+
+
 def derived_objects(row_id: str) -> list[tuple[str, set[str], set[str]]]:
     """(def, required, declared) of each object def in the row's "Derived structure" text."""
     out = []
     for name, required, declared in _OBJECT.findall(BY_ID[row_id].text):
-        as_set = lambda text: (
-            set() if text == "none" else set(re.findall(r"'([^']*)'", text))
-        )  # noqa: E731
-        out.append((name, as_set(required), as_set(declared)))
+        out.append((name, _quoted_names(required), _quoted_names(declared)))
     return out
 
 

@@ -34,10 +34,15 @@ def section_in_doc(text: str, name: str) -> str | None:
     return found.group(2) if found else None
 
 
+def _replace_section(text: str, name: str, body: str) -> str:
+    """`text` with the section `name` holding `body` (taken as it is: no regex escapes)."""
+    return _pattern(name).sub(lambda m: m.group(1) + body + m.group(3), text)
+
+
 def main() -> None:
     text = DOC.read_text()
     for name, body in sections().items():
-        text = _pattern(name).sub(lambda m: m.group(1) + body + m.group(3), text)
+        text = _replace_section(text, name, body)
     DOC.write_text(text)
 
 

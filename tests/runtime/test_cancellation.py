@@ -76,7 +76,7 @@ async def test_an_error_raised_by_a_cancelled_prompt_still_answers_cancelled() -
             try:
                 await asyncio.Event().wait()
             except asyncio.CancelledError:
-                raise RuntimeError("the model request was aborted")
+                raise RuntimeError("the model request was aborted") from None
 
     agent, client = await pair(Failing)
     prompt = asyncio.ensure_future(

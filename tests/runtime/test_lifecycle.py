@@ -16,7 +16,7 @@ from acp_runtime import (
     memory_pipe,
 )
 
-from .helpers import Agent, Client, RawPeer, initialize_request, pair, raw_agent, raw_client
+from .helpers import Agent, Client, initialize_request, pair, raw_agent, raw_client
 
 
 async def test_agent_refuses_requests_before_initialize() -> None:
@@ -172,7 +172,6 @@ async def test_connection_works_as_an_async_context_manager() -> None:
 async def test_writing_to_a_closed_stream_closes_the_connection() -> None:
     (a_in, a_out), (c_in, c_out) = memory_pipe()
     agent = AgentSideConnection(Agent, a_in, a_out, enforce_protocol=False)
-    peer = RawPeer(c_in, c_out)
     a_out.close()  # the agent's output is gone, its input is still open
     with pytest.raises(ConnectionClosedError):
         await agent.request("_x", {})

@@ -46,7 +46,7 @@ async def test_a_session_drives_the_official_sdk_agent() -> None:
         assert outcome.stop_reason == "end_turn"
         assert session.state.text() == "hellooutcome: allow"
         turn = asyncio.ensure_future(session.prompt("wait"))
-        async for update in session.updates():  # "waiting" came: the agent waits for the cancel
+        async for _update in session.updates():  # "waiting" came: the agent waits for the cancel
             await session.cancel()
         assert (await turn).cancelled
 
@@ -86,7 +86,7 @@ async def test_the_official_sdk_client_reads_the_helpers_and_folds_what_a_sessio
         ("Compile", "failed"),
         ("Edit /tmp/a.txt", "completed"),
     ]
-    for mine, official in zip(our_calls, official_calls):
+    for mine, official in zip(our_calls, official_calls, strict=True):
         assert mine.title == official["title"] and mine.status.value == official["status"]
         assert mine.kind.value == official["kind"] and given(mine.raw_input) == official.get(
             "raw_input"

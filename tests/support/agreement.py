@@ -175,7 +175,11 @@ def diff_paths(a: Any, b: Any, path: tuple = ()) -> list[tuple]:
             )
         ]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [p for i, (x, y) in enumerate(zip(a, b)) for p in diff_paths(x, y, path + (i,))]
+        return [
+            p
+            for i, (x, y) in enumerate(zip(a, b, strict=True))
+            for p in diff_paths(x, y, path + (i,))
+        ]
     return [] if same_json(a, b) else [path]
 
 
@@ -195,7 +199,7 @@ def without_added_defaults(out: Any, instance: Any, defaults: Defaults, path: tu
     if isinstance(out, list) and isinstance(instance, list) and len(out) == len(instance):
         return [
             without_added_defaults(x, y, defaults, path + (i,))
-            for i, (x, y) in enumerate(zip(out, instance))
+            for i, (x, y) in enumerate(zip(out, instance, strict=True))
         ]
     return out
 

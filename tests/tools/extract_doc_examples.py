@@ -77,7 +77,7 @@ def parse_block(body: str) -> list[Any]:
     `[...]` shorthand for elided content, raises JSONDecodeError: such a block is skipped
     rather than guessed at.
     """
-    body = "\n".join(l for l in body.splitlines() if not l.lstrip().startswith("//"))
+    body = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("//"))
     decoder, pos = json.JSONDecoder(), 0
     values: list[Any] = []
     while True:
