@@ -95,9 +95,10 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
         messages.append(entry)
         d = entry["decode"]
         log(
-            f"  {msg.name}: decode {d['acpgen']['median_ns']:,.0f} ns "
-            f"(sdk {d['sdk'].get('median_ns', float('nan')):,.0f}, floor {entry['decode_floor_ns']:,.0f}); "
-            f"encode {entry['encode']['acpgen']['median_ns']:,.0f} ns"
+            f"  {msg.name}: decode {d['acpgen']['median_ns']:,.0f} ns (sdk"
+            f" {d['sdk'].get('median_ns', float('nan')):,.0f}, floor"
+            f" {entry['decode_floor_ns']:,.0f}); encode"
+            f" {entry['encode']['acpgen']['median_ns']:,.0f} ns"
         )
     out: dict[str, Any] = {"messages": messages, "summary": codec_summary(messages)}
     out["jsonschema_geomean_vs_acpgen"] = geomean(
@@ -108,14 +109,30 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
     )
     out["dcg_error"] = dcg_error
     out["definitions"] = {
-        "acpgen decode": "acp_schema.MessageDecoder(receiving side, result_type=the pending request's result type).decode(bytes)",
+        "acpgen decode": (
+            "acp_schema.MessageDecoder(receiving side, result_type=the pending request's result"
+            " type).decode(bytes)"
+        ),
         "acpgen encode": "acp_schema.encode_message(the decoded message)",
-        "sdk decode": "json.loads + <Model>.model_validate(params | result), as the SDK's stdio connection does",
-        "sdk encode": "model_dump(mode='json', by_alias=True, exclude_none=True, exclude_defaults=True | exclude_unset=True) + envelope + json.dumps(separators) + newline, as the SDK sends",
-        "dcg decode": "msgspec.json.Decoder(envelope Struct with the generated params/result type).decode(bytes)",
-        "jsonschema decode": "json.loads + Draft202012Validator(the def).validate(params | result | error)",
+        "sdk decode": (
+            "json.loads + <Model>.model_validate(params | result), as the SDK's stdio connection"
+            " does"
+        ),
+        "sdk encode": (
+            "model_dump(mode='json', by_alias=True, exclude_none=True, exclude_defaults=True |"
+            " exclude_unset=True) + envelope + json.dumps(separators) + newline, as the SDK sends"
+        ),
+        "dcg decode": (
+            "msgspec.json.Decoder(envelope Struct with the generated params/result"
+            " type).decode(bytes)"
+        ),
+        "jsonschema decode": (
+            "json.loads + Draft202012Validator(the def).validate(params | result | error)"
+        ),
         "decode floor": "min(msgspec.json.decode, orjson.loads) of the same bytes, untyped",
-        "encode floor": "orjson.dumps of the same untyped dict (msgspec.json.encode of it is also recorded)",
+        "encode floor": (
+            "orjson.dumps of the same untyped dict (msgspec.json.encode of it is also recorded)"
+        ),
     }
     return out
 
@@ -141,7 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-pin",
         action="store_true",
-        help="run the pipe benchmark only as the scheduler places its processes (by default also pinned to two CPUs)",
+        help=(
+            "run the pipe benchmark only as the scheduler places its processes (by default also"
+            " pinned to two CPUs)"
+        ),
     )
     args = parser.parse_args(argv)
 
@@ -168,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     meta["sections"] = sections
     if meta["loadavg_start"] and meta["loadavg_start"][0] > 0.5 * max(meta["nproc"], 1):
         log(
-            f"warning: the machine is busy (load average {meta['loadavg_start']}): figures will be noisy"
+            f"warning: the machine is busy (load average {meta['loadavg_start']}): figures will be"
+            " noisy"
         )
     results: dict[str, Any] = {"meta": meta}
 
@@ -187,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         dcg_path: Path | None = None
         if "generation" in sections:
             log(
-                f"generation: acpgen generate and datamodel-codegen, {plan.generation_repeats} run(s) each"
+                f"generation: acpgen generate and datamodel-codegen, {plan.generation_repeats}"
+                " run(s) each"
             )
             results["generation"], dcg_path = processes.generation_times(
                 plan.generation_repeats, workdir, env
@@ -204,8 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             results["pipe"] = {}
             for placement in processes.placements(pin=not args.no_pin):
                 log(
-                    f"pipe ({placement}): {plan.stream_n:,} notifications and {plan.pings:,} round trips, "
-                    f"{plan.pipe_repeats} round(s)"
+                    f"pipe ({placement}): {plan.stream_n:,} notifications and {plan.pings:,} round"
+                    f" trips, {plan.pipe_repeats} round(s)"
                 )
                 results["pipe"][placement] = processes.pipe_throughput(
                     plan.stream_n,

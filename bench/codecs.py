@@ -3,8 +3,8 @@ validated objects (decode) and a decoded message back into wire bytes (encode).
 
 - `acpgen`: the generated `acp_schema`. Decode: one `MessageDecoder` per receiving side, as a
   connection keeps it, given the pending request and its result type as acp_runtime gives them (so
-  responses and error answers take the path a real connection takes). Encode: `encode_message` of the
-  decoded message.
+  responses and error answers take the path a real connection takes). Encode: `encode_message`
+  of the decoded message.
 - `sdk`: the official Python SDK (`agent-client-protocol`, pydantic). Decode is what its stdio
   connection does on receipt: `json.loads` of the line (`NdjsonTransport.receive`), then the
   method's model `.model_validate(params)` (`MessageRouter`) or, for a response, the result model

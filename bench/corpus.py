@@ -91,7 +91,10 @@ def _source_text(min_bytes: int, wide: bool = True) -> str:
     words = "alpha beta gamma delta value result request session update payload chunk token".split()
     dash = "\u2014" if wide else "-"
     lines: list[str] = [
-        f'"""Generated module for the benchmark: escapes and non-ASCII (é, ü{", 中文" if wide else ""})."""',
+        (
+            '"""Generated module for the benchmark: escapes and non-ASCII (é,'
+            f' ü{", 中文" if wide else ""})."""'
+        ),
         "",
     ]
     size = 0
@@ -379,7 +382,8 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "sessionId": SESSION,
                     "prompt": [
                         _text(
-                            "The /users/:id route crashes when the user does not exist. Fix it and add a test."
+                            "The /users/:id route crashes when the user does not exist. Fix it and"
+                            " add a test."
                         ),
                         {
                             "type": "resource_link",
@@ -470,7 +474,8 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                 {
                     "sessionUpdate": "agent_thought_chunk",
                     "content": _text(
-                        "The handler passes a possibly-null user to res.json; Express then sends `null` with 200."
+                        "The handler passes a possibly-null user to res.json; Express then sends"
+                        " `null` with 200."
                     ),
                 }
             ),
@@ -621,7 +626,10 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "plan": {
                         "type": "markdown",
                         "planId": "plan-1",
-                        "content": "1. Reproduce the 500\n2. Add the `NotFound` check\n3. Update the OpenAPI spec",
+                        "content": (
+                            "1. Reproduce the 500\n2. Add the `NotFound` check\n3. Update the"
+                            " OpenAPI spec"
+                        ),
                     },
                 }
             ),
@@ -838,7 +846,7 @@ def def_validator(def_name: str) -> Any:
 
 
 def validate(msg: Message) -> None:
-    """Raise jsonschema.ValidationError unless the message passes the root schema and its own def."""
+    """Raise jsonschema.ValidationError unless the message passes the root schema and its def."""
     from jsonschema import Draft202012Validator
 
     whole = json.loads(msg.data)
@@ -878,7 +886,7 @@ def corpus() -> tuple[Message, ...]:
 
 
 def streaming_chunk(i: int = 0) -> dict[str, Any]:
-    """The agent_message_chunk notification the pipe benchmarks stream (a typical token-sized chunk)."""
+    """The agent_message_chunk the pipe benchmarks stream (a typical token-sized chunk)."""
     return _update(
         {"sessionUpdate": "agent_message_chunk", "content": _text(f"token {i} of the answer, ")}
     )

@@ -57,7 +57,7 @@ def versions() -> dict[str, str]:
 
 
 def git_state(root: str) -> dict[str, Any]:
-    """The commit measured, and the tracked files (outside the bench's own) that differed from it."""
+    """The commit measured, and the tracked files (outside the bench's own) that differ from it."""
 
     def git(*args: str) -> str:
         return subprocess.run(
@@ -92,8 +92,9 @@ def describe() -> dict[str, Any]:
 def summary_line(info: dict[str, Any]) -> str:
     p = info["packages"]
     return (
-        f"{info['cpu']}, nproc {info['nproc']}, Linux {info['kernel']}; Python {info['python']}; "
-        f"msgspec {p['msgspec']}, orjson {p['orjson']}, agent-client-protocol {p['agent-client-protocol']} "
-        f"(pydantic {p['pydantic']}, pydantic-core {p['pydantic-core']}), "
-        f"datamodel-code-generator {p['datamodel-code-generator']}, jsonschema {p['jsonschema']}"
+        f"{info['cpu']}, nproc {info['nproc']}, Linux {info['kernel']}; Python {info['python']};"
+        f" msgspec {p['msgspec']}, orjson {p['orjson']}, agent-client-protocol"
+        f" {p['agent-client-protocol']} (pydantic {p['pydantic']}, pydantic-core"
+        f" {p['pydantic-core']}), datamodel-code-generator {p['datamodel-code-generator']},"
+        f" jsonschema {p['jsonschema']}"
     )

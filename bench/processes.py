@@ -136,7 +136,10 @@ def runtime_ready(env: dict[str, str]) -> str | None:
         [
             PY,
             "-c",
-            "from acp_runtime import spawn_agent, run_agent, AgentSideConnection, ClientSideConnection",
+            (
+                "from acp_runtime import spawn_agent, run_agent, AgentSideConnection,"
+                " ClientSideConnection"
+            ),
         ],
         capture_output=True,
         text=True,

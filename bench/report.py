@@ -28,7 +28,10 @@ PLACEMENTS = {
 """How the two processes of the pipe benchmark were placed on CPUs."""
 
 HEADER = (
-    "| measure | acpgen | official SDK | datamodel-codegen | jsonschema | floor | SDK ÷ acpgen | acpgen ÷ floor | target |",
+    (
+        "| measure | acpgen | official SDK | datamodel-codegen | jsonschema | floor | SDK ÷ acpgen"
+        " | acpgen ÷ floor | target |"
+    ),
     "|---|--:|--:|--:|--:|--:|--:|--:|---|",
 )
 
@@ -105,7 +108,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             f"≤ {DECODE_WORST_VS_FLOOR:g}× the floor",
             d["worst_vs_floor"],
             d["worst_vs_floor"] <= DECODE_WORST_VS_FLOOR,
-            f"{d['worst_vs_floor']:.2f}× ({d['worst_message']}); {len(d['over_2x_floor'])} of {d['messages']} over 2×",
+            f"{d['worst_vs_floor']:.2f}× ({d['worst_message']}); {len(d['over_2x_floor'])} of"
+            f" {d['messages']} over 2×",
         )
         add(
             "encode vs official SDK (geomean)",
@@ -217,10 +221,11 @@ def table(results: dict[str, Any]) -> str:
                 if limit is not None:
                     target = f"≤ {limit:g}× floor: {_status(vs_floor <= limit)}"
                 lines.append(
-                    f"| {op} · {m['name']} ({_size(m['bytes'])}) | {_cell(t.get('acpgen'))} | {_cell(t.get('sdk'))} "
-                    f"| {_cell(t.get('dcg'))} | {_cell(t.get('jsonschema')) if op == 'decode' else '—'} "
-                    f"| {_ns(m[f'{op}_floor_ns'])} ({floor_name}) | {_x(m.get(f'{op}_vs_sdk'))} "
-                    f"| {_x(vs_floor, 2)} | {target} |"
+                    f"| {op} · {m['name']} ({_size(m['bytes'])}) | {_cell(t.get('acpgen'))} |"
+                    f" {_cell(t.get('sdk'))} | {_cell(t.get('dcg'))} |"
+                    f" {_cell(t.get('jsonschema')) if op == 'decode' else '—'} |"
+                    f" {_ns(m[f'{op}_floor_ns'])} ({floor_name}) | {_x(m.get(f'{op}_vs_sdk'))} |"
+                    f" {_x(vs_floor, 2)} | {target} |"
                 )
             s = codecs["summary"][op]
             wanted_sdk = DECODE_VS_SDK if op == "decode" else ENCODE_VS_SDK
@@ -239,9 +244,11 @@ def table(results: dict[str, Any]) -> str:
             )
             if op == "decode":
                 lines.append(
-                    f"| **decode · worst message** ({s['worst_message']}) | | | | | | "
-                    f"| **{_x(s['worst_vs_floor'], 2)}** | no message over {DECODE_WORST_VS_FLOOR:g}× floor: "
-                    f"**{_status(s['worst_vs_floor'] <= DECODE_WORST_VS_FLOOR)}** ({len(s['over_2x_floor'])} over) |"
+                    f"| **decode · worst message** ({s['worst_message']}) | | | | | | |"
+                    f" **{_x(s['worst_vs_floor'], 2)}** | no message over"
+                    f" {DECODE_WORST_VS_FLOOR:g}× floor:"
+                    f" **{_status(s['worst_vs_floor'] <= DECODE_WORST_VS_FLOOR)}**"
+                    f" ({len(s['over_2x_floor'])} over) |"
                 )
     imports = results.get("imports")
     if imports:
@@ -253,13 +260,14 @@ def table(results: dict[str, Any]) -> str:
         with_rt = imports["acp_schema + acp_runtime"]["median_ns"]
         reps = imports["acp_schema"]["repeats"]
         lines.append(
-            f"| import, fresh process, median of {reps} (floor: `import msgspec`; bare interpreter {_ns(bare)}) "
-            f"| {_ns(ours)} | {_ns(sdk)} | — | — | {_ns(msgspec)} | {_x(sdk / ours)} | {_x(ours / msgspec, 2)} "
-            f"| own share < {IMPORT_OWN_MS:g} ms: **{_status(own / 1e6 < IMPORT_OWN_MS)}** ({own / 1e6:.1f} ms) |"
+            f"| import, fresh process, median of {reps} (floor: `import msgspec`; bare interpreter"
+            f" {_ns(bare)}) | {_ns(ours)} | {_ns(sdk)} | — | — | {_ns(msgspec)} | {_x(sdk / ours)}"
+            f" | {_x(ours / msgspec, 2)} | own share < {IMPORT_OWN_MS:g} ms:"
+            f" **{_status(own / 1e6 < IMPORT_OWN_MS)}** ({own / 1e6:.1f} ms) |"
         )
         lines.append(
-            f"| import `acp_schema, acp_runtime` | {_ns(with_rt)} | {_ns(sdk)} | — | — | {_ns(msgspec)} "
-            f"| {_x(sdk / with_rt)} | {_x(with_rt / msgspec, 2)} | |"
+            f"| import `acp_schema, acp_runtime` | {_ns(with_rt)} | {_ns(sdk)} | — | — |"
+            f" {_ns(msgspec)} | {_x(sdk / with_rt)} | {_x(with_rt / msgspec, 2)} | |"
         )
     gen = results.get("generation")
     if gen:
@@ -267,8 +275,8 @@ def table(results: dict[str, Any]) -> str:
         dcg = gen["datamodel-codegen"]["median_s"]
         n = len(gen["acpgen generate"]["samples_s"])
         lines.append(
-            f"| generate from schema/schema.json, median of {n} (whole process) | {ours:.2f} s | — | {dcg:.2f} s "
-            f"| — | — | — | — | datamodel-codegen ÷ acpgen: {dcg / ours:.2f}× |"
+            f"| generate from schema/schema.json, median of {n} (whole process) | {ours:.2f} s | —"
+            f" | {dcg:.2f} s | — | — | — | — | datamodel-codegen ÷ acpgen: {dcg / ours:.2f}× |"
         )
     for placement, pipe in results.get("pipe", {}).items():
         where = PLACEMENTS.get(placement, placement)
@@ -278,7 +286,10 @@ def table(results: dict[str, Any]) -> str:
         rows: tuple[tuple[str, str, float | None, float], ...] = (
             (
                 "notifications_per_s",
-                f"streaming {stream_n:,} agent_message_chunk over a pipe, {where} (notifications/s)",
+                (
+                    f"streaming {stream_n:,} agent_message_chunk over a pipe, {where}"
+                    " (notifications/s)"
+                ),
                 STREAM_VS_SDK,
                 STREAM_SHARE_OF_FLOOR,
             ),
@@ -296,21 +307,24 @@ def table(results: dict[str, Any]) -> str:
             parts = []
             if sdk_target is not None:
                 parts.append(
-                    f"≥ {sdk_target:g}× SDK: **{'NOT MEASURED' if vs_sdk is None else _status(vs_sdk >= sdk_target)}**"
+                    f"≥ {sdk_target:g}× SDK:"
+                    f" **{'NOT MEASURED' if vs_sdk is None else _status(vs_sdk >= sdk_target)}**"
                 )
             parts.append(
-                f"≥ {_fraction(share)} of floor: **{'NOT MEASURED' if vs_floor is None else _status(1 / vs_floor >= share)}**"
+                f"≥ {_fraction(share)} of floor:"
+                f" **{'NOT MEASURED' if vs_floor is None else _status(1 / vs_floor >= share)}**"
                 + ("" if vs_floor is None else f" ({1 / vs_floor:.2f})")
             )
             lines.append(
-                f"| {label} | {_rate(a, ours)} | {_rate(s, sdk)} | — | — | {_rate(f, floor)} | {_x(vs_sdk)} "
-                f"| {_x(vs_floor, 2)} | {'; '.join(parts)} |"
+                f"| {label} | {_rate(a, ours)} | {_rate(s, sdk)} | — | — | {_rate(f, floor)} |"
+                f" {_x(vs_sdk)} | {_x(vs_floor, 2)} | {'; '.join(parts)} |"
             )
         mem = [p.get("maxrss_kb_after_stream") for p in (ours, sdk, floor)]
         lines.append(
-            f"| client peak RSS while streaming, {where} (MiB) | {_mib(mem[0], ours)} | {_mib(mem[1], sdk)} | — | — "
-            f"| {_mib(mem[2], floor)} | {_x(mem[1] / mem[0] if mem[0] and mem[1] else None)} "
-            f"| {_x(mem[0] / mem[2] if mem[0] and mem[2] else None, 2)} | |"
+            f"| client peak RSS while streaming, {where} (MiB) | {_mib(mem[0], ours)} |"
+            f" {_mib(mem[1], sdk)} | — | — | {_mib(mem[2], floor)} |"
+            f" {_x(mem[1] / mem[0] if mem[0] and mem[1] else None)} |"
+            f" {_x(mem[0] / mem[2] if mem[0] and mem[2] else None, 2)} | |"
         )
     memory = results.get("memory")
     if memory:
@@ -333,8 +347,8 @@ def table(results: dict[str, Any]) -> str:
         inc = {k: pipe_mem[k].get("peak_increase_kb") for k in ("acpgen", "sdk", "floor")}
         lines.append(
             _memory_row(
-                f"client receiving one agent_message_chunk of {pipe_mem['chars'] / (1 << 20):,.0f} Mi characters over a pipe: "
-                "peak RSS increase (MiB)",
+                f"client receiving one agent_message_chunk of {pipe_mem['chars'] / (1 << 20):,.0f}"
+                " Mi characters over a pipe: peak RSS increase (MiB)",
                 inc["acpgen"],
                 inc["sdk"],
                 inc["floor"],
@@ -354,8 +368,9 @@ def _memory_row(
     sdk_report: dict[str, Any],
 ) -> str:
     return (
-        f"| {label} | {_mib(ours, ours_report)} | {_mib(sdk, sdk_report)} | — | — | {_mib(floor, {})} "
-        f"| {_x(sdk / ours if ours and sdk else None)} | {_x(ours / floor if ours and floor else None, 2)} | |"
+        f"| {label} | {_mib(ours, ours_report)} | {_mib(sdk, sdk_report)} | — | — |"
+        f" {_mib(floor, {})} | {_x(sdk / ours if ours and sdk else None)} |"
+        f" {_x(ours / floor if ours and floor else None, 2)} | |"
     )
 
 
@@ -417,9 +432,15 @@ def generated_block(results: dict[str, Any]) -> str:
     return "\n".join(
         [
             BEGIN,
-            f"Latest full run: {meta['date']}{state}, `make bench` took {results['elapsed_s']:.0f} s.",
+            (
+                f"Latest full run: {meta['date']}{state}, `make bench` took"
+                f" {results['elapsed_s']:.0f} s."
+            ),
             "",
-            f"Machine: {summary_line(meta)}. Load average (1, 5, 15 min) at start {load[0]}, at end {load[1]}.",
+            (
+                f"Machine: {summary_line(meta)}. Load average (1, 5, 15 min) at start {load[0]}, at"
+                f" end {load[1]}."
+            ),
             "",
             results["table"],
             "",

@@ -259,7 +259,7 @@ class Builder:
     # ------------------------------------------------------------ finishing
 
     def _finished(self, d: Def) -> Def:
-        """A def with what was learned after it was built: its tag, and defaults that can be spelled."""
+        """A def with what was learned after building it: its tag, and the defaults it can spell."""
         if isinstance(d, ObjectDef):
             if d.name in self.tags:
                 d = ObjectDef(**{**d.__dict__, "tag": self.tags[d.name]})
@@ -302,7 +302,8 @@ class Builder:
                 node = _resolve(self.schema.document, d.pointer)
                 self.notice(
                     d.pointer,
-                    f"a type that contains itself through no object has no typed form: {name} is any JSON value, checked against the schema",
+                    f"a type that contains itself through no object has no typed form: {name} is"
+                    " any JSON value, checked against the schema",
                 )
                 self.built[name] = aliases[name] = AliasDef(
                     **{**d.__dict__, "type": Checked(self.check(d.pointer, node)), "native": True}

@@ -36,7 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     commands.add_parser(
         "diff",
-        help="what changed between two schema revisions, and whom it breaks (see acpgen diff --help)",
+        help=(
+            "what changed between two schema revisions, and whom it breaks (see acpgen diff --help)"
+        ),
     )
     commands.add_parser(
         "bump", help="move to a new schema revision: diff, check, regenerate, log it (bump --help)"
@@ -84,7 +86,8 @@ def _generate(args: argparse.Namespace) -> int:
         print(f"acpgen: {level}: {args.schema}: {notice}", file=sys.stderr)
     if args.strict and package.notices:
         print(
-            f"acpgen: --strict: {len(package.notices)} construct(s) have no typed form; nothing written",
+            f"acpgen: --strict: {len(package.notices)} construct(s) have no typed form; nothing"
+            " written",
             file=sys.stderr,
         )
         return 2
@@ -96,7 +99,8 @@ def _generate(args: argparse.Namespace) -> int:
             print(f"{target}: {line}")
         if problems:
             print(
-                "acpgen: the package is stale: run `make generate` (or acpgen generate without --check)",
+                "acpgen: the package is stale: run `make generate` (or acpgen generate without"
+                " --check)",
                 file=sys.stderr,
             )
             return 1

@@ -89,14 +89,15 @@ def _kinds(defs: dict[str, Any], notices: list[Notice]) -> dict[str, str]:
         notices.append(
             Notice(
                 pointer_of(name),
-                "no envelope says whether this def is a request, a response or a notification: it is a type, not a method",
+                "no envelope says whether this def is a request, a response or a notification: it"
+                " is a type, not a method",
             )
         )
     return kinds
 
 
 def collect_methods(schema: Schema) -> tuple[tuple[Method, ...], list[Notice]]:
-    """Every method of the schema, in the order its params defs appear, and what to tell the user."""
+    """Every method of the schema, in the order of its params defs, and what to tell the user."""
     defs = schema.defs
     notices: list[Notice] = []
     kinds = _kinds(defs, notices)

@@ -1,4 +1,4 @@
-"""Mechanical naming rules: every Python name the package uses comes from the schema through here."""
+"""Mechanical naming rules: every Python name of the package comes from the schema through here."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ def words(text: str) -> list[str]:
 
 
 def snake(text: str) -> str:
-    """A Python attribute or method name: `sessionId` -> `session_id`, `session/new` -> `session_new`."""
+    """An attribute or method name: `sessionId` -> `session_id`, `session/new` -> `session_new`."""
     name = "_".join(w.lower() for w in words(text))
     return safe_identifier(name or "value")
 
 
 def pascal(text: str, default: str | None = None) -> str:
-    """A class name part: `agent_message_chunk` -> `AgentMessageChunk`, `resource_link` -> `ResourceLink`.
+    """A class name part: `agent_message_chunk` -> `AgentMessageChunk`.
 
     Text without a letter or digit gives `default`, or a ValueError when there is none.
     """

@@ -26,7 +26,7 @@ from .ir import (
 
 
 def json_kinds(t: TypeExpr, get: Callable[[str], Def]) -> list[str] | None:
-    """The JSON kinds a type takes, one entry per msgspec union member; None when it needs the hook."""
+    """The JSON kinds a type takes, one per msgspec union member; None when it needs the hook."""
     if isinstance(t, Prim):
         return [
             {

@@ -7,7 +7,7 @@ from .ir import Def, EnumDef, ErrorCode, ObjectDef, Ref
 
 
 def error_codes(defs: tuple[Def, ...]) -> tuple[ErrorCode, ...]:
-    """The members of the integer enum that types the `code` of an error object (`code` + `message`)."""
+    """The members of the integer enum typing the `code` of an error object (`code` + `message`)."""
     by_name = {d.name: d for d in defs}
     codes: list[ErrorCode] = []
     for d in defs:

@@ -161,7 +161,8 @@ def test_quick_run_measures_the_pipe_and_memory(quick_run: tuple[dict, str]) -> 
 def test_benchmarks_md_keeps_what_is_written_outside_the_markers(tmp_path: Path) -> None:
     path = tmp_path / "BENCHMARKS.md"
     path.write_text(
-        f"# Benchmarks\n\nhand-written intro\n\n{report.BEGIN}\nold table\n{report.END}\n\nhand-written notes\n"
+        f"# Benchmarks\n\nhand-written intro\n\n{report.BEGIN}\nold"
+        f" table\n{report.END}\n\nhand-written notes\n"
     )
     results = {
         "meta": {

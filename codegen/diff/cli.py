@@ -69,7 +69,9 @@ def _load(path: str, which: str) -> Revision:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acpgen diff",
-        description="What changed between two ACP schema revisions, and for which side it is breaking.",
+        description=(
+            "What changed between two ACP schema revisions, and for which side it is breaking."
+        ),
         epilog="Exit status: 0 nothing reaches --fail-on, 1 something does, 2 bad input.",
     )
     parser.add_argument("old", nargs="?", help="the older schema.json")
@@ -81,7 +83,9 @@ def _parser() -> argparse.ArgumentParser:
         "--fail-on",
         choices=FAIL_ON,
         default="none",
-        help="exit 1 when a change is at least this severe (any: every listed change; default: none)",
+        help=(
+            "exit 1 when a change is at least this severe (any: every listed change; default: none)"
+        ),
     )
     parser.add_argument(
         "--role",

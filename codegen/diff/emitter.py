@@ -19,7 +19,7 @@ from .severity import assess
 
 @dataclass(frozen=True)
 class Place:
-    """Which way a changed thing flows, which methods carry it, and whether it is a method or a type."""
+    """How a changed thing flows, the methods carrying it, and whether it is a method or a type."""
 
     flows: frozenset[Flow]
     affects: frozenset[str]
@@ -48,11 +48,11 @@ class Emitter:
         )
 
     def sorted_changes(self) -> tuple[Change, ...]:
-        """Methods first, then types; by method or type, subject, rule (in rules.py order), detail."""
+        """Methods first, then types; by method or type, subject, rule (rules.py order), detail."""
         return tuple(sorted(self.changes, key=_order))
 
     def described(self, old_doc: str, new_doc: str) -> None:
-        """Count a description change (a change of the UNSTABLE mark is reported as such instead)."""
+        """Count a description change (a change of the UNSTABLE mark is reported as such)."""
         if old_doc != new_doc and is_unstable(old_doc) == is_unstable(new_doc):
             self.descriptions += 1
 
@@ -66,7 +66,7 @@ class Emitter:
             self.emit("became-unstable", subject, "marked UNSTABLE", place, old_subject)
 
     def at_defs(self, old_name: str | None, new_name: str | None) -> Place:
-        """A def of either revision (or a pair): every way it flows, every method that carries it."""
+        """A def of either revision (or a pair): every way it flows, every method carrying it."""
         flows: set[Flow] = set()
         affects: set[str] = set()
         for rev, name in ((self.old, old_name), (self.new, new_name)):

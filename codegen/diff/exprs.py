@@ -1,4 +1,4 @@
-"""Type expressions compared: what values a field, an alias or a list item accepts, before and after.
+"""Type expressions compared: the values a field, an alias or a list item accepts, before/after.
 
 References to paired defs are equal (what changed inside them is reported on them); aliases are
 seen through (`SessionId` and `str` are the same on the wire); a union of consts is an enum.
@@ -41,7 +41,7 @@ _JSON_KIND = {str: "str", int: "int", float: "float", bool: "bool"}
 
 @dataclass(frozen=True)
 class Finding:
-    """One change of a type expression; `member` is added to the subject (`[value]` of an inline enum)."""
+    """A change of a type expression; `member` extends the subject (`[value]` of an inline enum)."""
 
     rule: str
     detail: str
@@ -178,7 +178,7 @@ def _expand(t: TypeExpr, rev: Revision) -> TypeExpr:
 
 
 def _normal(t: TypeExpr) -> TypeExpr:
-    """Null is null: `type: [string, null]` beside a `format` gives the IR a null that carries it."""
+    """Null is null: `type: [string, null]` beside a `format` gives the IR a null carrying it."""
     if isinstance(t, Prim) and t.kind == "null":
         return NULL
     if isinstance(t, UnionOf):

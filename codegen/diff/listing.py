@@ -1,4 +1,4 @@
-"""`acpgen diff --list-rules`: every rule with its effect on sender and receiver, why, and what to do."""
+"""`acpgen diff --list-rules`: each rule, its effect on sender and receiver, why, and what to do."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def list_rules(fmt: str) -> str:
             "|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| `{r.id}` | {r.category} | {r.sender.value} | {r.receiver.value} | {_cell(r.explanation)} | {_cell(r.hint)} |"
+            f"| `{r.id}` | {r.category} | {r.sender.value} | {r.receiver.value} |"
+            f" {_cell(r.explanation)} | {_cell(r.hint)} |"
             for r in RULES.values()
         ]
         return "\n".join(lines) + "\n"
@@ -35,7 +36,8 @@ def list_rules(fmt: str) -> str:
     lines = []
     for r in RULES.values():
         lines.append(
-            f"{r.id:<{width}}  {r.category:<9}  sender {r.sender.value:<10}  receiver {r.receiver.value}"
+            f"{r.id:<{width}}  {r.category:<9}  sender {r.sender.value:<10}  receiver"
+            f" {r.receiver.value}"
         )
         lines.append(f"{'':<{width}}  {r.explanation}")
         lines.append(f"{'':<{width}}  what to do: {r.hint}")

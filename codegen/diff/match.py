@@ -7,7 +7,7 @@ A rename is recognised by structure, never by a resemblance of names, in two way
   share at least half of their members;
 - by body: an unpaired def whose body (with references to paired defs read as their pair) equals
   the body of exactly one def of the other revision, and no other def of its own revision has that
-  body. Many defs share a body (a dozen results are just `{_meta}`): those are never paired that way.
+  body. Many defs share a body (a dozen results are just `{_meta}`): those never pair that way.
 Both are repeated until nothing new pairs up, so a rename found in one place helps find the next.
 """
 

@@ -24,7 +24,10 @@ def render_markdown(report: Report, gate: Gate) -> str:
     if gate.fail_on != "none":
         failing = len(gate.failing(report.changes))
         lines += [
-            f"**{failing} change(s) fail the check** (`--fail-on {gate.fail_on} --role {gate.role}`).",
+            (
+                f"**{failing} change(s) fail the check** (`--fail-on {gate.fail_on} --role"
+                f" {gate.role}`)."
+            ),
             "",
         ]
     for role in ROLES:
@@ -81,7 +84,10 @@ def _counts(report: Report) -> list[str]:
     note = f", {accepted} of them accepted" if accepted else ""
     lines += [
         "",
-        f"{len(report.changes)} changes{note}; {report.descriptions_changed} changes only to descriptions are not listed.",
+        (
+            f"{len(report.changes)} changes{note}; {report.descriptions_changed} changes only to"
+            " descriptions are not listed."
+        ),
         "",
     ]
     return lines
@@ -102,7 +108,8 @@ def _to_fix(changes: tuple[Change, ...], role: str) -> list[str]:
             shown = ", ".join(f"`{c.subject}`" for c in b.changes[:_SHOWN])
             more = f" and {len(b.changes) - _SHOWN} more" if len(b.changes) > _SHOWN else ""
             lines.append(
-                f"- {_level(b.level)} {len(b.changes)} × `{b.rule}`: {_cell(b.detail)} — {shown}{more}"
+                f"- {_level(b.level)} {len(b.changes)} × `{b.rule}`: {_cell(b.detail)} —"
+                f" {shown}{more}"
             )
     return lines + [""]
 
@@ -116,7 +123,8 @@ def _group(group: Group) -> list[str]:
     for c in group.changes:
         accepted = f" _(accepted: {_cell(c.accepted)})_" if c.accepted is not None else ""
         lines.append(
-            f"| `{c.subject}` | `{c.rule}` | {_level(c.severity.agent)} | {_level(c.severity.client)} | {_cell(c.detail)}{accepted} |"
+            f"| `{c.subject}` | `{c.rule}` | {_level(c.severity.agent)} |"
+            f" {_level(c.severity.client)} | {_cell(c.detail)}{accepted} |"
         )
     return lines + [""]
 

@@ -61,7 +61,8 @@ def _summary(report: Report, gate: Gate) -> list[str]:
         return [f"no changes{described}"]
     table = counts(report.changes)
     lines = [
-        f"{len(report.changes)} changes, {report.descriptions_changed} description changes not listed"
+        f"{len(report.changes)} changes, {report.descriptions_changed} description changes not"
+        " listed"
     ]
     lines.append("          " + "".join(level.value.rjust(12) for level in LEVELS))
     lines += [
@@ -73,11 +74,15 @@ def _summary(report: Report, gate: Gate) -> list[str]:
         lines.append(f"{accepted} accepted")
     if gate.fail_on != "none":
         lines.append(
-            f"{len(gate.failing(report.changes))} failing (--fail-on {gate.fail_on}, --role {gate.role})"
+            f"{len(gate.failing(report.changes))} failing (--fail-on {gate.fail_on}, --role"
+            f" {gate.role})"
         )
     return lines
 
 
 def _line(c: Change, paint: _Paint) -> str:
     accepted = paint(f"  [accepted: {c.accepted}]", "2") if c.accepted is not None else ""
-    return f"agent {paint.level(c.severity.agent)}  client {paint.level(c.severity.client)}  {c.rule:<26} {c.subject}: {c.detail}{accepted}"
+    return (
+        f"agent {paint.level(c.severity.agent)}  client {paint.level(c.severity.client)} "
+        f" {c.rule:<26} {c.subject}: {c.detail}{accepted}"
+    )

@@ -96,7 +96,8 @@ def variant_keys(union: UnionDef) -> dict[str, Variant]:
         elif counts[v.tag.value] == 1:
             key = _text(v.tag.value)
         else:
-            key = f"{_text(v.tag.value)}/{v.title or _after(v.type, union.name + naming.pascal(str(v.tag.value)))}"
+            tag = _text(v.tag.value)
+            key = f"{tag}/{v.title or _after(v.type, union.name + naming.pascal(str(v.tag.value)))}"
         keys[key if key not in keys else f"{key}/{v.type}"] = v
     return keys
 

@@ -21,14 +21,18 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "method-removed"),
     ("method-removed", "method", B, C,
      "A method is gone: calls to it now fail; its old handler is simply never called.",
-     "Callers: stop calling it (look for a replacement among the added methods). Receivers: drop the handler.",
+     "Callers: stop calling it (look for a replacement "
+     "among the added methods). Receivers: drop the handler.",
      "method-added"),
     ("method-side-changed", "method", B, B,
-     "The method is now received by the other side: old callers send it the wrong way, old handlers never see it.",
-     "Move the handler to the side that now receives it, and the call to the side that now sends it.",
+     "The method is now received by the other side: old "
+     "callers send it the wrong way, old handlers never see it.",
+     "Move the handler to the side that now receives "
+     "it, and the call to the side that now sends it.",
      "method-side-changed"),
     ("method-kind-changed", "method", B, B,
-     "A request became a notification or the other way round: one side waits for an answer the other never gives.",
+     "A request became a notification or the other way round: "
+     "one side waits for an answer the other never gives.",
      "Callers: stop (or start) waiting for a result. Receivers: stop (or start) answering.",
      "method-kind-changed"),
     ("method-params-changed", "method", B, B,
@@ -48,23 +52,28 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Replace uses of the generated class.",
      "type-added"),
     ("type-renamed", "type", P, P,
-     "The same structure under a new name (recognised by structure, not by name): the wire is unchanged.",
+     "The same structure under a new name (recognised by "
+     "structure, not by name): the wire is unchanged.",
      "Rename uses of the generated class; an alias in your code can bridge both revisions.",
      "type-renamed"),
     ("type-kind-changed", "type", B, B,
      "An object became a union, an enum or an alias, or the other way round.",
-     "Rewrite the code that builds and reads it; check whether the old shape is one of the new variants.",
+     "Rewrite the code that builds and reads it; check "
+     "whether the old shape is one of the new variants.",
      "type-kind-changed"),
     ("object-became-union", "type", P, B,
-     "An object became a union that keeps the old shape as an untagged variant: old senders' messages stay valid, but new senders may send variants old receivers cannot read.",
+     "An object became a union that keeps the old shape as an untagged variant: old senders' "
+     "messages stay valid, but new senders may send variants old receivers cannot read.",
      "Receivers: handle the new variants. Senders: build the variant class that has the old shape.",
      "union-became-object"),
     ("union-became-object", "type", B, P,
-     "A union became an object with the shape of one of its untagged variants: old senders of the other variants are rejected.",
+     "A union became an object with the shape of one of its untagged "
+     "variants: old senders of the other variants are rejected.",
      "Senders: send only the remaining shape. Receivers: drop the code for the other variants.",
      "object-became-union"),
     ("field-added-required", "field", B, C,
-     "A new required field: old senders leave it out and new receivers reject the message; old receivers ignore it.",
+     "A new required field: old senders leave it out and new "
+     "receivers reject the message; old receivers ignore it.",
      "Senders: fill it in. Receivers: nothing to do until you read it.",
      "field-removed-required"),
     ("field-added-optional", "field", C, C,
@@ -72,11 +81,13 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Nothing to do; read or send it when you want the feature.",
      "field-removed-optional"),
     ("field-removed-required", "field", W, B,
-     "A required field is gone: new senders leave it out and old receivers reject that; what old senders still send is ignored.",
+     "A required field is gone: new senders leave it out and old "
+     "receivers reject that; what old senders still send is ignored.",
      "Receivers: stop requiring it. Senders: what you put there is no longer read.",
      "field-added-required"),
     ("field-removed-optional", "field", W, P,
-     "An optional field is gone: what old senders still send is ignored; the generated attribute disappears.",
+     "An optional field is gone: what old senders still "
+     "send is ignored; the generated attribute disappears.",
      "Senders: what you put there is no longer read. Receivers: stop reading the attribute.",
      "field-added-optional"),
     ("field-became-required", "field", B, C,
@@ -100,7 +111,8 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Senders and receivers: convert to the new type.",
      "type-changed"),
     ("type-widened", "value", C, B,
-     "The value accepts more types than before (new union options, any JSON, integer to number): old receivers reject the new ones.",
+     "The value accepts more types than before (new union options, "
+     "any JSON, integer to number): old receivers reject the new ones.",
      "Receivers: handle the new types.",
      "type-narrowed"),
     ("type-narrowed", "value", B, C,
@@ -108,27 +120,34 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Senders: stop sending the dropped types.",
      "type-widened"),
     ("constraint-tightened", "value", B, C,
-     "A range, length, item count, pattern or format became stricter: some values old senders may send are now invalid.",
+     "A range, length, item count, pattern or format became "
+     "stricter: some values old senders may send are now invalid.",
      "Senders: keep values inside the new limits.",
      "constraint-loosened"),
     ("constraint-loosened", "value", C, W,
-     "A range, length, item count, pattern or format became looser: receivers that validate it may reject new values.",
+     "A range, length, item count, pattern or format became "
+     "looser: receivers that validate it may reject new values.",
      "Receivers that validate the constraint: relax it.",
      "constraint-tightened"),
     ("constraint-changed", "value", B, W,
-     "A pattern or format was replaced by one that neither contains nor is contained in the old one.",
+     "A pattern or format was replaced by one that "
+     "neither contains nor is contained in the old one.",
      "Senders: produce values of the new form. Validating receivers: check the new form.",
      "constraint-changed"),
     ("default-changed", "value", W, W,
-     "An optional field's default changed: an absent field now means something else to one of the sides.",
-     "Senders that rely on the default: send the value explicitly. Receivers: check what absence means now.",
+     "An optional field's default changed: an absent "
+     "field now means something else to one of the sides.",
+     "Senders that rely on the default: send the value "
+     "explicitly. Receivers: check what absence means now.",
      "default-changed"),
     ("default-added", "value", C, P,
-     "An optional field gained a default: the wire is unchanged, the generated attribute's default changes.",
+     "An optional field gained a default: the wire is "
+     "unchanged, the generated attribute's default changes.",
      "Receivers: code that tests the attribute for None now sees the default.",
      "default-removed"),
     ("default-removed", "value", C, P,
-     "An optional field lost its default: the wire is unchanged, the generated attribute's default changes.",
+     "An optional field lost its default: the wire is "
+     "unchanged, the generated attribute's default changes.",
      "Receivers: the attribute is None (or unset) when the field is absent.",
      "default-added"),
     ("enum-value-added", "enum", C, W,
@@ -136,7 +155,8 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Receivers: handle the value, or treat unknown values leniently.",
      "enum-value-removed"),
     ("enum-value-removed", "enum", B, P,
-     "A closed enum lost a value: old senders that use it are rejected; the generated member disappears.",
+     "A closed enum lost a value: old senders that use "
+     "it are rejected; the generated member disappears.",
      "Senders: stop sending it. Receivers: drop the code that handles it.",
      "enum-value-added"),
     ("open-enum-value-added", "enum", C, C,
@@ -148,7 +168,8 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Senders: check whether the value still means anything to receivers.",
      "open-enum-value-added"),
     ("enum-opened", "enum", C, W,
-     "A closed enum now accepts any other value: strict receivers of the old schema reject the new ones.",
+     "A closed enum now accepts any other value: strict "
+     "receivers of the old schema reject the new ones.",
      "Receivers: keep unknown values instead of failing.",
      "enum-closed"),
     ("enum-closed", "enum", B, C,
@@ -164,7 +185,8 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Receivers: handle the variant, or treat unknown variants leniently.",
      "union-variant-removed"),
     ("union-variant-removed", "union", B, P,
-     "A closed union lost a variant: old senders that use it are rejected; its generated class may disappear.",
+     "A closed union lost a variant: old senders that use "
+     "it are rejected; its generated class may disappear.",
      "Senders: stop sending it. Receivers: drop the code that handles it.",
      "union-variant-added"),
     ("open-union-variant-added", "union", C, C,
@@ -180,7 +202,8 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Receivers: keep unknown variants instead of failing.",
      "union-closed"),
     ("union-closed", "union", B, C,
-     "An open union no longer accepts unknown variants: old senders of other variants are rejected.",
+     "An open union no longer accepts unknown variants: "
+     "old senders of other variants are rejected.",
      "Senders: send only the listed variants.",
      "union-opened"),
     ("union-tag-changed", "union", B, B,
@@ -188,11 +211,14 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Senders and receivers: use the new tag property.",
      "union-tag-changed"),
     ("leniency-added", "leniency", C, W,
-     "Receivers are now asked to be lenient (x-deserialize-default-on-error / -skip-invalid-items): a strict old receiver fails where the new schema says to carry on.",
-     "Receivers: replace a bad value by its default, or skip a bad list item, instead of rejecting the message.",
+     "Receivers are now asked to be lenient (x-deserialize-default-on-error / "
+     "-skip-invalid-items): a strict old receiver fails where the new schema says to carry on.",
+     "Receivers: replace a bad value by its default, or skip "
+     "a bad list item, instead of rejecting the message.",
      "leniency-removed"),
     ("leniency-removed", "leniency", W, C,
-     "Receivers are no longer asked to be lenient: a sender that relied on it to get away with bad values is now rejected.",
+     "Receivers are no longer asked to be lenient: a sender that "
+     "relied on it to get away with bad values is now rejected.",
      "Senders: make sure the value is always valid.",
      "leniency-added"),
     ("became-unstable", "stability", W, W,

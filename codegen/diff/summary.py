@@ -60,7 +60,7 @@ def to_fix(changes: Iterable[Change], role: str) -> list[Change]:
 
 @dataclass(frozen=True)
 class Batch:
-    """Changes of one role's to-fix list that share a level, a rule and a detail (`_meta` of every type)."""
+    """Changes of a role's to-fix list with one level, rule and detail (`_meta` of every type)."""
 
     level: Level
     rule: str

@@ -218,9 +218,9 @@ def test_generated_package_type_checks_under_mypy_strict(tmp_path: Path) -> None
 
 def test_missing_generator_dependencies_say_what_to_install(tmp_path: Path) -> None:
     code = (
-        "import sys; sys.modules['jinja2'] = None\n"
-        "from acpgen.cli import main\n"
-        f"raise SystemExit(main(['generate', {str(SMALL)!r}, '--out', {str(tmp_path)!r}, '--package', 'pkg']))\n"
+        "import sys; sys.modules['jinja2'] = None\nfrom acpgen.cli import main\nraise"
+        f" SystemExit(main(['generate', {str(SMALL)!r}, '--out', {str(tmp_path)!r}, '--package',"
+        " 'pkg']))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 2

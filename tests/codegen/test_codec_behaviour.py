@@ -108,7 +108,7 @@ def test_union_with_its_own_properties_keeps_them_on_every_variant() -> None:
 
 
 def test_error_inside_a_hook_decoded_union_names_its_full_path() -> None:
-    # A list of them, not NewSessionRequest.mcpServers: the schema asks receivers to skip bad items there.
+    # A list of them, not NewSessionRequest.mcpServers: there the schema asks to skip bad items.
     data = b'[{"type":"http","name":"x","url":"u","headers":[{"name":1,"value":"v"}]}]'
     with pytest.raises(msgspec.ValidationError, match=r"at `\$\[0\]\.headers\[0\]\.name`"):
         acp.decode(data, list[acp.McpServer])
@@ -273,7 +273,7 @@ def test_errors_have_a_class_per_schema_code() -> None:
     }
 
 
-# ---------------------------------------------------------------- v2: open unions and forgiving fields
+# ---------------------------------------------------------------- v2: open unions, forgiving fields
 
 
 def test_open_union_keeps_an_unknown_variant_in_strict_mode(generate: Any) -> None:

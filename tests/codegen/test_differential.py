@@ -133,7 +133,8 @@ def test_valid_instances_decode_and_reencode(def_name: str) -> None:
         ]
         if errors:
             failures.append(
-                f"re-encoded value is invalid: {errors[:3]}\n  in:  {data[:400]!r}\n  out: {out[:400]!r}"
+                f"re-encoded value is invalid: {errors[:3]}\n  in:  {data[:400]!r}\n  out:"
+                f" {out[:400]!r}"
             )
     assert not failures, "\n".join(failures)
 

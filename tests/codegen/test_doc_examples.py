@@ -1,8 +1,8 @@
 """The JSON-RPC examples of the protocol's v1 docs decode with their method's types and round-trip.
 
-The examples come from `tests/fixtures/doc_examples.json` (extracted from the v1 docs, which describe
-v1-stable-2026-08-20). Four of them fail their own def: they are listed as invalid and must be
-rejected by the strict decoder, not forced through.
+The examples come from `tests/fixtures/doc_examples.json` (extracted from the v1 docs, which
+describe v1-stable-2026-08-20). Four of them fail their own def: they are listed as invalid and must
+be rejected by the strict decoder, not forced through.
 """
 
 from __future__ import annotations

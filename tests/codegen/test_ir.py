@@ -170,7 +170,8 @@ def test_a_recursive_alias_is_checked() -> None:
 
 
 def test_unique_items_on_a_property_stay_typed() -> None:
-    field = ir({"A": obj({"tags": {"type": "array", "items": STR, "uniqueItems": True}})}).get("A").fields[0]  # type: ignore[union-attr]
+    a = ir({"A": obj({"tags": {"type": "array", "items": STR, "uniqueItems": True}})}).get("A")
+    field = a.fields[0]  # type: ignore[union-attr]
     assert field.type == ListOf(Prim("str"), unique=True)
 
 

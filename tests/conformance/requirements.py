@@ -48,7 +48,8 @@ def parse(text: str) -> list[Requirement]:
         requirement, _, source = rest.rpartition("|")
         if keyword not in KEYWORDS or role not in ROLES or responsibility not in RESPONSIBILITIES:
             raise ValueError(
-                f"requirement {number} ({rid}): unexpected cells {keyword!r} {role!r} {responsibility!r}"
+                f"requirement {number} ({rid}): unexpected cells {keyword!r} {role!r}"
+                f" {responsibility!r}"
             )
         out.append(
             Requirement(

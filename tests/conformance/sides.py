@@ -52,8 +52,9 @@ class Tap:
 
 
 class Agent:
-    """An agent for any package: answers initialize with `capabilities` (wire JSON), creates sessions
-    "s1", "s2" ..., answers `_ping`, and records what it receives in `seen` as (method, params)."""
+    """An agent for any package: answers initialize with `capabilities` (wire JSON), creates
+    sessions "s1", "s2" ..., answers `_ping`, and records what it receives in `seen` as (method,
+    params)."""
 
     def __init__(
         self, conn: AgentSideConnection, capabilities: Any = None, **initialize: Any
@@ -175,7 +176,7 @@ async def raw_client(
     initialize: bool = True,
     **options: Any,
 ) -> tuple[AgentSideConnection, RawPeer]:
-    """A runtime agent, and a raw client peer (initialized with these capabilities unless told not to)."""
+    """A runtime agent, and a raw client peer (initialized with these capabilities by default)."""
     (agent_in, agent_out), (peer_in, peer_out) = memory_pipe()
     conn = AgentSideConnection(handler, agent_in, agent_out, schema=pkg, **options)
     peer = RawPeer(peer_in, peer_out)

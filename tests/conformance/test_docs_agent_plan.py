@@ -52,7 +52,9 @@ async def test_agent_reports_its_plan_to_the_client(pkg: Any) -> None:
 
 @requirement(
     "ACP-V1-PLAN-REPORT-UPDATES",
-    carried="plan updates are carried in order; sending them as work progresses is the application's",
+    carried=(
+        "plan updates are carried in order; sending them as work progresses is the application's"
+    ),
 )
 async def test_agent_reports_progress_as_more_plan_updates(pkg: Any) -> None:
     """Each further plan update arrives in order with the same structure; sending them as the
@@ -93,7 +95,10 @@ async def test_a_plan_update_cannot_leave_out_the_entry_list(pkg: Any) -> None:
 
 @requirement(
     "ACP-V1-PLAN-CLIENT-REPLACE",
-    carried="each plan reaches the client handler as sent, with no plan state kept; replacing the shown plan is the application's",
+    carried=(
+        "each plan reaches the client handler as sent, with no plan state kept; replacing the shown"
+        " plan is the application's"
+    ),
 )
 async def test_each_plan_reaches_the_client_whole_never_merged(pkg: Any) -> None:
     """The runtime keeps no plan state: every update reaches the client handler exactly as sent,

@@ -64,7 +64,9 @@ async def test_agent_never_calls_a_filesystem_method_the_client_did_not_advertis
 
 @requirement(
     "ACP-V1-FS-CLIENT-CREATE-FILE",
-    carried="path and content reach the client handler intact; creating the file is the application's",
+    carried=(
+        "path and content reach the client handler intact; creating the file is the application's"
+    ),
 )
 async def test_a_write_to_a_missing_file_reaches_the_client_handler_intact(
     pkg: Any, tmp_path: Path

@@ -304,7 +304,10 @@ async def test_client_may_cancel_during_a_turn_or_when_idle(pkg: Any) -> None:
 
 @requirement(
     "ACP-V1-PROMPT-CLIENT-MARK-CANCELLED",
-    carried="session_cancel returns while the turn runs; marking tool calls cancelled is the application's",
+    carried=(
+        "session_cancel returns while the turn runs; marking tool calls cancelled is the"
+        " application's"
+    ),
 )
 async def test_the_client_learns_of_its_cancel_before_the_turn_ends(pkg: Any) -> None:
     """`session_cancel` returns as soon as the notification is written, while the turn is still

@@ -209,7 +209,10 @@ async def test_load_request_carries_session_id_mcp_servers_and_cwd(pkg: Any) -> 
 
 @requirement(
     "ACP-V1-SETUP-LOAD-REPLAY",
-    carried="a session/load handler can stream session/update; keeping and replaying history is the application's",
+    carried=(
+        "a session/load handler can stream session/update; keeping and replaying history is the"
+        " application's"
+    ),
 )
 async def test_agent_replays_the_conversation_as_session_updates_during_load(pkg: Any) -> None:
     """The library lets a session/load handler stream the history as session/update
@@ -527,8 +530,8 @@ class Agent:
         pass
 
     async def session_new(self, params):
-        return acp.decode(acp.encode({{"sessionId": "s1", "_meta": {{"cwd": params.cwd, "process": os.getcwd()}}}}),
-                          acp.NewSessionResponse)
+        meta = {{"cwd": params.cwd, "process": os.getcwd()}}
+        return acp.decode(acp.encode({{"sessionId": "s1", "_meta": meta}}), acp.NewSessionResponse)
 
 run_agent(Agent, schema=acp)
 """
@@ -536,7 +539,10 @@ run_agent(Agent, schema=acp)
 
 @requirement(
     "ACP-V1-SETUP-CWD-USED-REGARDLESS-OF-SPAWN",
-    carried="cwd reaches the handler untouched and the runtime never changes directory; using it is the application's",
+    carried=(
+        "cwd reaches the handler untouched and the runtime never changes directory; using it is the"
+        " application's"
+    ),
 )
 async def test_agent_process_gets_the_session_cwd_wherever_it_was_spawned(
     acp_v1: Any, tmp_path: Path
@@ -584,7 +590,10 @@ async def test_agent_resolves_relative_paths_against_the_session_cwd_before_call
 
 @requirement(
     "ACP-V1-SETUP-CWD-IN-ROOT-SET",
-    carried="cwd and additionalDirectories reach the agent exactly, in order; the runtime has no root-set concept, building it is the application's",
+    carried=(
+        "cwd and additionalDirectories reach the agent exactly, in order; the runtime has no"
+        " root-set concept, building it is the application's"
+    ),
 )
 async def test_agent_gets_the_cwd_and_every_additional_root_in_order(pkg: Any) -> None:
     """The runtime delivers cwd and additionalDirectories exactly, in order, for the agent to
@@ -635,7 +644,10 @@ async def test_client_may_pass_mcp_servers_to_a_new_session(pkg: Any) -> None:
 
 @requirement(
     "ACP-V1-SETUP-AGENT-MCP-STDIO",
-    carried="stdio MCP servers are accepted without any capability and delivered typed; connecting to them is the application's",
+    carried=(
+        "stdio MCP servers are accepted without any capability and delivered typed; connecting to"
+        " them is the application's"
+    ),
 )
 async def test_stdio_mcp_servers_pass_without_any_mcp_capability(pkg: Any) -> None:
     """The runtime accepts and exposes stdio MCP server configurations unconditionally (typed,

@@ -104,7 +104,10 @@ async def test_output_cut_inside_a_character_is_never_sent(pkg: Any) -> None:
 
 @requirement(
     "ACP-V1-TERM-AGENT-RELEASE",
-    carried="terminal/release reaches the client handler; the runtime manages no terminal lifetimes, releasing is the application's",
+    carried=(
+        "terminal/release reaches the client handler; the runtime manages no terminal lifetimes,"
+        " releasing is the application's"
+    ),
 )
 async def test_agent_releases_the_terminal_it_created(pkg: Any) -> None:
     """terminal/release is always callable for a terminal the agent created (with the terminal

@@ -98,7 +98,7 @@ async def answer_next(peer: Any, result: Any) -> Any:
     return request
 
 
-# --- 97, 237: modes the client advertised --------------------------------------------------------------
+# --- 97, 237: modes the client advertised ---------------------------------------------------------
 
 
 @requirement("ACP-V1-ELIC-AGENT-NO-UNADVERTISED-MODE")
@@ -140,7 +140,7 @@ async def test_a_client_answers_invalid_params_to_a_mode_it_did_not_advertise(ac
         assert client.seen == []
 
 
-# --- 181, 182, 186: what the package does not know is kept raw --------------------------------------------
+# --- 181, 182, 186: what the package does not know is kept raw ------------------------------------
 
 
 @requirement("ACP-V1-ELIC-CLIENT-UNKNOWN-MODE-NOT-RENDERED-AS-KNOWN")
@@ -253,7 +253,7 @@ async def test_an_unknown_action_reaches_the_agent_raw_and_never_as_a_known_acti
     assert answer.raw == defer and msgspec.json.decode(acp_v1.encode(answer)) == defer
 
 
-# --- 100, 101, 107: accepted form content fits the requested schema ----------------------------------------
+# --- 100, 101, 107: accepted form content fits the requested schema -------------------------------
 
 
 @requirement("ACP-V1-ELIC-CLIENT-VALIDATE", "ACP-V1-ELIC-ACCEPT-CONTENT-SCHEMA")
@@ -305,7 +305,7 @@ async def test_an_agent_refuses_form_content_that_breaks_the_requested_schema(ac
         assert failed.value.code == -32603
 
 
-# --- 111-114, 99: URL elicitation ids and completion ---------------------------------------------------
+# --- 111-114, 99: URL elicitation ids and completion ----------------------------------------------
 
 
 @requirement("ACP-V1-ELIC-CLIENT-OPAQUE-ELICITATION-ID")

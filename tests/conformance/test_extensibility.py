@@ -45,12 +45,12 @@ def sent(tap: Any, method: str) -> list[Any]:
     return [m for m in tap.messages() if m.get("method") == method]
 
 
-# --- _meta -----------------------------------------------------------------------------------------
+# --- _meta ----------------------------------------------------------------------------------------
 
 
 @requirement("ACP-V1-EXT-META-TRACE-KEYS-RESERVED")
 async def test_trace_context_keys_in_meta_pass_through_untouched(pkg: Any) -> None:
-    """The application still owes: using traceparent / tracestate / baggage for W3C trace context only."""
+    """The application owes: using traceparent / tracestate / baggage for W3C trace context only."""
     agent_conn, client_conn, agent_tap, client_tap = await pair(pkg)
     prompt = typed(pkg, "session/prompt", {"sessionId": "s1", "prompt": [], "_meta": TRACE})
     await client_conn.agent.session_prompt(prompt)
@@ -129,7 +129,10 @@ async def test_meta_never_changes_what_the_runtime_does(pkg: Any) -> None:
 
 @requirement(
     "ACP-V1-EXT-META-FOR-CUSTOM-CAPABILITIES",
-    carried="`_meta` in capabilities is carried both ways; advertising extensions there is the application's",
+    carried=(
+        "`_meta` in capabilities is carried both ways; advertising extensions there is the"
+        " application's"
+    ),
 )
 async def test_meta_in_capability_objects_reaches_the_peer_untouched(pkg: Any) -> None:
     """The application still owes: advertising its extensions there and reading the peer's."""
@@ -145,7 +148,7 @@ async def test_meta_in_capability_objects_reaches_the_peer_untouched(pkg: Any) -
     assert agent_tap.messages()[0]["result"]["agentCapabilities"]["_meta"] == agent_meta
 
 
-# --- no custom fields at the root of a protocol type ---------------------------------------------------
+# --- no custom fields at the root of a protocol type ----------------------------------------------
 
 
 @requirement("ACP-V1-EXT-NO-ROOT-CUSTOM-FIELDS")
@@ -190,7 +193,7 @@ async def test_custom_root_fields_received_are_not_passed_on(pkg: Any) -> None:
     assert msgspec.json.decode(pkg.encode(params)) == {"cwd": "/w", "mcpServers": []}
 
 
-# --- extension methods -----------------------------------------------------------------------------
+# --- extension methods ----------------------------------------------------------------------------
 
 
 @requirement("ACP-V1-EXT-CUSTOM-REQUESTS-MAY")

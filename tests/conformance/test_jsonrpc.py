@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 rules (requirements 218-235), over connections of the v1 package and the default one.
+"""JSON-RPC 2.0 rules (requirements 218-235), over connections of the v1 and the default package.
 
 The runtime connection is one end; the other is a runtime peer (what the library writes is tapped)
 or a raw peer that writes exactly the bytes a test needs.
@@ -111,7 +111,7 @@ async def test_a_request_that_does_not_say_jsonrpc_2_0_is_refused_as_invalid(pkg
     assert conn.handler.seen == []
 
 
-# --- 219: rpc.* is reserved ------------------------------------------------------------------------
+# --- 219: rpc.* is reserved -----------------------------------------------------------------------
 
 
 @requirement("ACP-V1-JSONRPC-RPC-PREFIX-RESERVED")
@@ -134,7 +134,7 @@ async def test_a_received_rpc_method_is_never_routed_to_a_handler(pkg: Any) -> N
     assert conn.handler.seen == [("_ping", {})]
 
 
-# --- 220: params may be omitted --------------------------------------------------------------------
+# --- 220: params may be omitted -------------------------------------------------------------------
 
 
 @requirement("ACP-V1-JSONRPC-PARAMS-MAY-BE-OMITTED")
@@ -155,7 +155,7 @@ async def test_a_request_without_params_is_served(pkg: Any) -> None:
     assert conn.handler.seen == [("logout", pkg.LogoutRequest())]
 
 
-# --- 221-223: ids ----------------------------------------------------------------------------------
+# --- 221-223: ids ---------------------------------------------------------------------------------
 
 
 @requirement("ACP-V1-JSONRPC-ID-TYPE")
@@ -200,7 +200,7 @@ async def test_request_ids_the_library_sends_have_no_fractional_part(pkg: Any) -
     )  # JSON 1.0 reads as float
 
 
-# --- 224, 231: the answer's id ---------------------------------------------------------------------
+# --- 224, 231: the answer's id --------------------------------------------------------------------
 
 
 @requirement("ACP-V1-JSONRPC-RESPONSE-SAME-ID")
@@ -258,7 +258,7 @@ async def test_an_invalid_request_whose_id_cannot_be_read_is_answered_with_a_nul
         assert answer["id"] is None and answer["error"]["code"] == -32600, (message, answer)
 
 
-# --- 225: notifications are never answered ---------------------------------------------------------
+# --- 225: notifications are never answered --------------------------------------------------------
 
 
 @requirement("ACP-V1-JSONRPC-NO-REPLY-TO-NOTIFICATION")
@@ -298,7 +298,7 @@ async def test_a_batch_of_notifications_is_not_answered(pkg: Any) -> None:
     await peer.barrier()
 
 
-# --- 226-227: params ---------------------------------------------------------------------------------
+# --- 226-227: params ------------------------------------------------------------------------------
 
 
 @requirement("ACP-V1-JSONRPC-PARAMS-STRUCTURED")
@@ -369,7 +369,7 @@ async def test_an_optional_param_named_in_another_case_is_not_taken_for_it(pkg: 
     assert params.meta is msgspec.UNSET  # absent, not taken from `_Meta` or `META`
 
 
-# --- 228-235: answers --------------------------------------------------------------------------------
+# --- 228-235: answers -----------------------------------------------------------------------------
 
 
 @requirement("ACP-V1-JSONRPC-RESPONSE-REQUIRED")
@@ -526,12 +526,18 @@ async def test_an_error_answer_whose_code_is_not_an_integer_fails_its_call_as_in
 async def test_error_messages_the_library_writes_are_one_short_sentence(pkg: Any) -> None:
     conn, peer = await raw_client(pkg, Failing, initialize=False, max_line_bytes=4096)
     lines = [
-        b'{"jsonrpc": "2.0", "id": 0, "method": "session/new", "params": {"cwd": "/w", "mcpServers": []}}',
+        (
+            b'{"jsonrpc": "2.0", "id": 0, "method": "session/new", "params": {"cwd": "/w",'
+            b' "mcpServers": []}}'
+        ),
         b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}',
         b'{"jsonrpc": "2.0", "id": 2, "method": "_ping", "para',
         b"[1, 2]",
         b'{"jsonrpc": "2.0", "id": 3, "method": "nobody/knows"}',
-        b'{"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"text": 5}]}}',
+        (
+            b'{"jsonrpc": "2.0", "id": 4, "method": "session/prompt", "params": {"sessionId": "s",'
+            b' "prompt": [{"text": 5}]}}'
+        ),
         b'{"jsonrpc": "2.0", "id": 5, "method": "_crash", "params": {}}',
         b'{"jsonrpc": "2.0", "id": 6, "method": "_ping", "params": {"pad": "'
         + b"x" * 5000

@@ -1,4 +1,4 @@
-"""The conformance report tells tested, carried and gap rows apart, and never counts a gap as met."""
+"""The conformance report tells tested, carried and gap rows apart, and counts no gap as met."""
 
 from __future__ import annotations
 

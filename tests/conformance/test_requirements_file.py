@@ -1,4 +1,4 @@
-"""The requirements parser reads all 240 rows of the requirements file, as its header counts them."""
+"""The requirements parser reads all 240 rows of the requirements file, as its header says."""
 
 from __future__ import annotations
 

@@ -101,11 +101,14 @@ def rows(ids: Any, xfail: dict[str, str] | None = None) -> list[Any]:
 
 # The requirements were derived from the stable schema of sha256 3c17bd63...; the fixture the v1
 # package is generated from (v1-stable-2026-08-20.json, sha256 caf62ff9...) differs from it in one
-# place only: ToolCall and ToolCallUpdate lack the optional `name`. The pinned schema is not among the fixtures we have.
+# place only: ToolCall and ToolCallUpdate lack the optional `name`. The pinned schema is not among
+# the fixtures we have.
 FIXTURE_DRIFT = {
-    "ACP-V1-SCHEMA-SESSION-UPDATE-VARIANTS": "not proven: the v1 package is generated from the fixture schema "
-    "v1-stable-2026-08-20, which lacks the optional ToolCall.name / ToolCallUpdate.name that the requirement's "
-    "pinned schema declares (that schema is not among the fixtures)"
+    "ACP-V1-SCHEMA-SESSION-UPDATE-VARIANTS": (
+        "not proven: the v1 package is generated from the fixture schema v1-stable-2026-08-20,"
+        " which lacks the optional ToolCall.name / ToolCallUpdate.name that the requirement's"
+        " pinned schema declares (that schema is not among the fixtures)"
+    )
 }
 
 
@@ -164,7 +167,7 @@ async def until_seen(handler: Answering, count: int) -> None:
     await eventually(lambda: len(handler.seen) >= count)
 
 
-# --- every object the row names is declared as the schema says -----------------------------------------
+# --- every object the row names is declared as the schema says ------------------------------------
 
 
 def struct_shapes(tp: Any) -> list[tuple[set[str], set[str]]]:
@@ -198,7 +201,7 @@ def test_the_generated_types_declare_the_members_the_schema_lists(acp_v1: Any, r
                 assert shape_declared == declared and shape_required == required, name
 
 
-# --- over a connection: what arrives is typed, what leaves validates ------------------------------------
+# --- over a connection: what arrives is typed, what leaves validates ------------------------------
 
 
 @pytest.mark.parametrize("row_id", rows(METHOD_ROWS))
@@ -296,7 +299,7 @@ async def refused_all(
     assert await silent(peer)
 
 
-# --- wrong types, nested members, bad results: refused wherever the schema forgives nothing ----------
+# --- wrong types, nested members, bad results: refused wherever the schema forgives nothing -------
 
 REFUSED_KINDS = ("drop required field", "wrong JSON type", "null where not nullable")
 FORGIVING_MARKS = ("x-deserialize-default-on-error", "x-deserialize-skip-invalid-items")
@@ -427,7 +430,7 @@ async def test_a_result_with_a_union_tag_of_the_wrong_type_fails_the_call_naming
         )
 
 
-# --- unions and values the rows name -----------------------------------------------------------------------
+# --- unions and values the rows name --------------------------------------------------------------
 
 
 CONTENT_BLOCKS = [
@@ -669,7 +672,7 @@ async def test_an_auth_method_of_an_unknown_type_is_never_taken_for_a_stable_one
     assert (await call).auth_methods == []
 
 
-# --- capability-gated shapes ---------------------------------------------------------------------------
+# --- capability-gated shapes ----------------------------------------------------------------------
 
 
 @requirement("ACP-V1-AUTH-AGENT-TERMINAL-METHOD-ONLY-WITH-CAPABILITY")
@@ -733,7 +736,7 @@ async def test_an_elicitation_of_an_unknown_mode_still_needs_the_members_every_m
     assert handler.seen == []
 
 
-# --- the rows the audit named: initialize (187) and terminal/create, output, release (205-207) --------
+# --- the rows the audit named: initialize (187) and terminal/create, output, release (205-207) ----
 
 
 async def served(pkg: Any, method: str, params: Any) -> tuple[Any, Answering]:

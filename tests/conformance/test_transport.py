@@ -1,4 +1,4 @@
-"""Transports (requirements 170-179): stdio over real subprocess pipes, and a custom transport (TCP).
+"""Transports (requirements 170-179): stdio over real subprocess pipes, and a custom one (TCP).
 
 The agents here are small scripts run with `python -c` against the v1 package (`PYTHONPATH` points
 at where the test run generated it): `ECHO_AGENT` is a runtime agent that also makes noise on its
@@ -54,7 +54,8 @@ class Echo:
 
     async def session_prompt(self, params):
         for block in params.prompt:
-            update = {{"sessionUpdate": "agent_message_chunk", "content": {{"type": "text", "text": block.text}}}}
+            content = {{"type": "text", "text": block.text}}
+            update = {{"sessionUpdate": "agent_message_chunk", "content": content}}
             note = build("session/update", {{"sessionId": params.session_id, "update": update}})
             await self.conn.client.session_update(note)
         return build("session/prompt", {{"stopReason": "end_turn"}}, True)
@@ -69,15 +70,19 @@ RECORDING_AGENT = """
 import json, sys
 import {package} as acp
 
-RESULTS = {{"initialize": {{"protocolVersion": 1, "agentCapabilities": {{}}}}, "session/new": {{"sessionId": "s1"}},
-           "session/prompt": {{"stopReason": "end_turn"}}}}
+RESULTS = {{
+    "initialize": {{"protocolVersion": 1, "agentCapabilities": {{}}}},
+    "session/new": {{"sessionId": "s1"}},
+    "session/prompt": {{"stopReason": "end_turn"}},
+}}
 with open(sys.argv[1], "wb") as record:
     for line in sys.stdin.buffer:
         record.write(line)
         record.flush()
         message = acp.decode_message(line.rstrip(b"\\n"), "agent")
         if isinstance(message, acp.Request):
-            answer = {{"jsonrpc": "2.0", "id": message.id, "result": RESULTS.get(message.method, {{}})}}
+            result = RESULTS.get(message.method, {{}})
+            answer = {{"jsonrpc": "2.0", "id": message.id, "result": result}}
             sys.stdout.write(json.dumps(answer) + "\\n")
             sys.stdout.flush()
 """
@@ -104,7 +109,7 @@ def line(message: Any) -> bytes:
 
 
 def conversation(pkg: Any) -> bytes:
-    """What a client would send to ECHO_AGENT: initialize, session/new, a prompt with awkward text."""
+    """What a client sends ECHO_AGENT: initialize, session/new, a prompt with awkward text."""
     prompt = {"sessionId": "s1", "prompt": [{"type": "text", "text": t} for t in TEXTS]}
     return b"".join(
         line({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
@@ -132,7 +137,7 @@ async def run_echo_agent(pkg: Any, stdin: bytes) -> tuple[bytes, bytes, int]:
     return out, err, process.returncode or 0
 
 
-# --- 170: UTF-8 -----------------------------------------------------------------------------------------
+# --- 170: UTF-8 -----------------------------------------------------------------------------------
 
 
 @requirement("ACP-V1-TRANSPORT-UTF8")
@@ -151,7 +156,10 @@ async def test_an_agent_writes_its_messages_in_utf8(acp_v1: Any) -> None:
 
 @requirement("ACP-V1-TRANSPORT-UTF8")
 async def test_a_message_that_is_not_utf8_is_refused_as_a_parse_error(acp_v1: Any) -> None:
-    bad = b'{"jsonrpc": "2.0", "id": 7, "method": "_echo", "params": {"t": "\xff\xfe latin-1: \xe9"}}\n'
+    bad = (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "_echo", "params": {"t": "\xff\xfe latin-1:'
+        b' \xe9"}}\n'
+    )
     latin1 = '{"jsonrpc": "2.0", "id": 8, "method": "_echo", "params": {"t": "é"}}\n'.encode(
         "latin-1"
     )
@@ -161,7 +169,7 @@ async def test_a_message_that_is_not_utf8_is_refused_as_a_parse_error(acp_v1: An
     assert [json.loads(x)["id"] for x in out.splitlines() if b'"result"' in x] == [0, 1, 2]
 
 
-# --- 171, 172: stdio, one message per line -----------------------------------------------------------
+# --- 171, 172: stdio, one message per line --------------------------------------------------------
 
 
 @requirement("ACP-V1-TRANSPORT-STDIO-SHOULD")
@@ -226,7 +234,7 @@ async def test_messages_are_read_by_newline_whatever_the_pipe_chunks(acp_v1: Any
     assert answers[-1] == {"jsonrpc": "2.0", "id": 3, "result": {"x": "a\nb"}}
 
 
-# --- 173-176: stderr, stdout and stdin -----------------------------------------------------------------
+# --- 173-176: stderr, stdout and stdin ------------------------------------------------------------
 
 
 @requirement("ACP-V1-TRANSPORT-AGENT-STDERR-MAY")
@@ -336,7 +344,7 @@ async def test_nothing_but_acp_messages_reaches_the_agents_stdin(
     ]
 
 
-# --- 177-179: custom transports -----------------------------------------------------------------------------
+# --- 177-179: custom transports -------------------------------------------------------------------
 
 
 async def tcp_agent(pkg: Any) -> tuple[asyncio.AbstractServer, int, list[AgentSideConnection]]:

@@ -1,4 +1,4 @@
-"""Shared helpers for the diff tests: fixture revisions built once per session, and the rule cases."""
+"""Helpers of the diff tests: fixture revisions built once per session, and the rule cases."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ CASES = Path(__file__).resolve().parent / "cases"
 
 @functools.cache
 def fixture_revision(name: str) -> Revision:
-    """A real schema revision from tests/fixtures/schemas, e.g. `v1-stable-2026-01-15` (built once)."""
+    """A schema revision from tests/fixtures/schemas, e.g. `v1-stable-2026-01-15` (built once)."""
     return load_revision(SCHEMAS / f"{name}.json", label=f"{name}.json")
 
 

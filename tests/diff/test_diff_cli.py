@@ -1,4 +1,4 @@
-"""The `acpgen diff` command: exit codes, `--fail-on` and `--role`, bad input, `--list-rules`, colour."""
+"""`acpgen diff`: exit codes, `--fail-on` and `--role`, bad input, `--list-rules`, colour."""
 
 from __future__ import annotations
 

@@ -83,10 +83,10 @@ def test_unstable_only_adds_to_stable() -> None:
 
 def test_unstable_adds_these_methods() -> None:
     assert set(changes(STABLE_APR, UNSTABLE_APR, "method-added")) == {
-        "$/cancel_request", "document/didChange", "document/didClose", "document/didFocus", "document/didOpen",
-        "document/didSave", "elicitation/complete", "elicitation/create", "logout", "nes/accept", "nes/close",
-        "nes/reject", "nes/start", "nes/suggest", "providers/disable", "providers/list", "providers/set",
-        "session/fork", "session/set_model",
+        "$/cancel_request", "document/didChange", "document/didClose", "document/didFocus",
+        "document/didOpen", "document/didSave", "elicitation/complete", "elicitation/create",
+        "logout", "nes/accept", "nes/close", "nes/reject", "nes/start", "nes/suggest",
+        "providers/disable", "providers/list", "providers/set", "session/fork", "session/set_model",
     }  # fmt: skip
 
 
@@ -104,7 +104,8 @@ def test_unstable_turns_set_config_option_params_into_a_union_that_keeps_the_sta
 def test_unstable_variants_warn_only_the_client_which_receives_them() -> None:
     added = changes(STABLE_APR, UNSTABLE_APR, "union-variant-added")
     assert set(added) == {
-        "AuthMethod[env_var]", "AuthMethod[terminal]", "SessionConfigOption[boolean]", "SessionUpdate[usage_update]",
+        "AuthMethod[env_var]", "AuthMethod[terminal]", "SessionConfigOption[boolean]",
+        "SessionUpdate[usage_update]",
     }  # fmt: skip
     assert {levels(c) for c in added.values()} == {("compatible", "warning")}
 
@@ -114,8 +115,9 @@ def test_unstable_variants_warn_only_the_client_which_receives_them() -> None:
 
 def test_v2_removes_eleven_methods_and_adds_auth_login_and_logout() -> None:
     assert set(changes(V1_AUG, V2_AUG, "method-removed")) == {
-        "authenticate", "logout", "session/load", "session/set_mode", "fs/read_text_file", "fs/write_text_file",
-        "terminal/create", "terminal/kill", "terminal/output", "terminal/release", "terminal/wait_for_exit",
+        "authenticate", "logout", "session/load", "session/set_mode", "fs/read_text_file",
+        "fs/write_text_file", "terminal/create", "terminal/kill", "terminal/output",
+        "terminal/release", "terminal/wait_for_exit",
     }  # fmt: skip
     assert set(changes(V1_AUG, V2_AUG, "method-added")) == {"auth/login", "auth/logout"}
 

@@ -72,7 +72,7 @@ async def turn(conn: Any, client: ScenarioClient, session_id: str, text: str, **
 
 @contextlib.asynccontextmanager
 async def connected(client: ScenarioClient, command: list[str]) -> Any:
-    """A connection to the agent `command` starts, or to the remote agent at the URL `command[0]`."""
+    """A connection to the agent `command` starts, or to the remote agent at URL `command[0]`."""
     if command[0].startswith(("http://", "ws://")):
         if command[0].startswith("ws://"):
             from acp.ws import create_websocket_stream

@@ -76,7 +76,8 @@ MUTANTS = (
     Mutant(
         "agent echoes a protocol version it does not speak",
         "agent.py",
-        "version = requested if requested in self.protocol_versions else self.protocol_versions[-1]",
+        "version = requested if requested in self.protocol_versions else"
+        " self.protocol_versions[-1]",
         "version = requested",
         (
             f"{CONF}/test_docs_initialization.py::test_agent_answers_its_latest_version_when_the_requested_one_is_unknown",
@@ -127,8 +128,10 @@ MUTANTS = (
         "if outgoing.direct or (self._inbox.empty() and not self._busy):",
         "if True:",
         (
-            f"{CONF}/test_docs_session_setup.py"
-            "::test_load_returns_only_after_the_client_handled_every_update_sent_before_the_answer",
+            (
+                f"{CONF}/test_docs_session_setup.py"
+                "::test_load_returns_only_after_the_client_handled_every_update_sent_before_the_answer"
+            ),
         ),
     ),
     Mutant(
@@ -152,7 +155,8 @@ MUTANTS = (
     Mutant(
         "form elicitation content is not checked against the requested schema",
         "rules.py",
-        'ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {"elicitation/create": form_content_breaks}',
+        'ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {"elicitation/create":'
+        " form_content_breaks}",
         'ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {}',
         (
             f"{CONF}/test_elicitation.py::test_an_agent_refuses_form_content_that_breaks_the_requested_schema",
@@ -161,7 +165,8 @@ MUTANTS = (
     Mutant(
         "url elicitations are not bound to their connection",
         "rules.py",
-        'COMPLETIONS = (Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),)',
+        'COMPLETIONS = (Completion("elicitation/create", "mode", "url", "elicitation/complete",'
+        ' "elicitationId"),)',
         "COMPLETIONS = ()",
         (
             f"{CONF}/test_elicitation.py::test_an_agent_completes_only_elicitations_opened_on_that_connection",
@@ -170,7 +175,8 @@ MUTANTS = (
     Mutant(
         "a mode or config value the session does not offer may be set",
         "rules.py",
-        'OFFER_CHECKS = {"session/set_mode": _mode_offered, "session/set_config_option": _value_offered}',
+        'OFFER_CHECKS = {"session/set_mode": _mode_offered, "session/set_config_option":'
+        " _value_offered}",
         "OFFER_CHECKS = {}",
         (
             f"{CONF}/test_docs_session_modes.py::test_client_switches_only_to_a_mode_the_session_offers",
@@ -234,7 +240,10 @@ def plant(package: Path, mutant: Mutant) -> str | None:
     text = path.read_text(encoding="utf-8")
     found = text.count(mutant.old)
     if found != mutant.count:
-        return f"its anchor occurs {found} times in runtime/{mutant.file}, not {mutant.count}: update {__file__}"
+        return (
+            f"its anchor occurs {found} times in runtime/{mutant.file}, not {mutant.count}: update"
+            f" {__file__}"
+        )
     path.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
     return None
 
@@ -242,7 +251,7 @@ def plant(package: Path, mutant: Mutant) -> str | None:
 def run_tests(
     shadow: Path, packages: Path, tests: tuple[str, ...], *, stop_at_first: bool
 ) -> tuple[int, str]:
-    """Run pytest on `tests` with the copy in `shadow` first on PYTHONPATH: (exit code, first failure)."""
+    """Run pytest on `tests`, `shadow` first on PYTHONPATH: (exit code, first failure)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(shadow), *filter(None, [env.get("PYTHONPATH")])])
     env["ACPGEN_TEST_PACKAGES"] = str(packages)
@@ -287,7 +296,8 @@ def main(names: list[str]) -> int:
                 problem = None if code == 1 else f"not caught (pytest exit {code}: {detail})"
             missed += problem is not None
             print(
-                f"{'caught' if problem is None else 'MISSED'}  {mutant.name}: {detail if problem is None else problem}"
+                f"{'caught' if problem is None else 'MISSED'}  {mutant.name}:"
+                f" {detail if problem is None else problem}"
             )
         print(f"{len(chosen) - missed} of {len(chosen)} planted breaks caught")
         return 1 if missed else 0

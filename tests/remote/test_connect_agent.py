@@ -119,7 +119,9 @@ async def test_every_session_post_carries_acp_session_id_permission_answers_incl
         for method, headers, body in recorder.requests
         if method == "POST"
     ]
-    answer = b'"result":{"outcome"'  # the permission answer names no session: it answers a request that did
+    answer = (  # the permission answer names no session: it answers a request that did
+        b'"result":{"outcome"'
+    )
     kinds = [b'"method":"session/prompt"', answer, b'"method":"session/cancel"']
     about_session = [
         (header, body) for header, body in posts if session.encode() in body or answer in body

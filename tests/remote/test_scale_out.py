@@ -41,7 +41,7 @@ backend servers
 
 @contextlib.asynccontextmanager
 async def balanced(tmp_path) -> AsyncIterator[str]:
-    """Servers "a" and "b" (each setting cookie acp_node=<name>) behind HAProxy; yields its base URL."""
+    """Servers "a" and "b" (each sets cookie acp_node=<name>) behind HAProxy; yields its URL."""
     haproxy = shutil.which("haproxy")
     require(haproxy is not None, "haproxy (Debian package; `make test` installs it)")
     servers = [await ServerProcess(name, "--cookie", f"acp_node={name}").start() for name in "ab"]

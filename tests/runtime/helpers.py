@@ -1,4 +1,4 @@
-"""Peers for the runtime tests: connections over in-memory pipes, and a raw peer that speaks bytes."""
+"""Peers for the runtime tests: connections over in-memory pipes, and a raw peer speaking bytes."""
 
 from __future__ import annotations
 

@@ -71,9 +71,7 @@ async def test_handler_raising_a_typed_error_sends_it_with_its_data() -> None:
     }
 
 
-async def test_unexpected_exception_answers_internal_error_without_internals_and_the_connection_lives() -> (
-    None
-):
+async def test_a_crash_answers_internal_error_without_internals_and_the_connection_lives() -> None:
     class Broken(Agent):
         async def session_new(self, params):
             raise RuntimeError("secret path /etc/shadow")

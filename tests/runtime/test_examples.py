@@ -64,8 +64,10 @@ def test_an_error_answer_is_one_clear_line_and_exit_1() -> None:
 def test_the_error_data_the_agent_sends_is_printed() -> None:
     result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "broken")
     assert result.returncode == 1
-    assert result.stderr == (
-        'error: the agent answered -32603: Internal error (data: {"message": "missing dependency: ripgrep"})\n'
+    assert (
+        result.stderr
+        == 'error: the agent answered -32603: Internal error (data: {"message": "missing'
+        ' dependency: ripgrep"})\n'
     )
 
 

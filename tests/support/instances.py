@@ -162,7 +162,7 @@ class _Generator:
         return _merge(flat, {"checks": checks}) if checks else flat
 
     def pick(self, flat: dict, branches: list, depth: int) -> dict:
-        """Merge `flat` with a random branch that does not contradict it (null ones first when deep)."""
+        """Merge `flat` with a random branch not contradicting it (null ones first when deep)."""
         order = list(branches)
         self.rng.shuffle(order)
         if depth >= MAX_DEPTH:

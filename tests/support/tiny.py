@@ -61,13 +61,14 @@ def accepts(pkg: ModuleType, def_name: str, instance: Any) -> tuple[bool, Any]:
 
 
 def agrees(pkg: ModuleType, doc: dict[str, Any], def_name: str, instance: Any) -> None:
-    """The package accepts exactly what jsonschema accepts, and re-encodes what it accepts unchanged."""
+    """The package accepts exactly what jsonschema accepts, and re-encodes it unchanged."""
     validator = Draft202012Validator({**doc, "$ref": f"#/$defs/{def_name}"})
     valid = validator.is_valid(instance)
     ok, value = accepts(pkg, def_name, instance)
-    assert (
-        ok == valid
-    ), f"jsonschema says {'valid' if valid else 'invalid'}, the package {'accepted' if ok else 'rejected'} {instance!r}: {value!r}"
+    assert ok == valid, (
+        f"jsonschema says {'valid' if valid else 'invalid'}, the package"
+        f" {'accepted' if ok else 'rejected'} {instance!r}: {value!r}"
+    )
     if ok:
         again = json.loads(pkg.encode(value))
         assert again == instance, f"{instance!r} re-encodes as {again!r}"

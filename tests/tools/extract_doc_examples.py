@@ -256,7 +256,10 @@ def annotate(rec: dict[str, Any], defs: dict, by_method: dict[tuple[str, str], s
     declared = declared_fields(defs, def_name) if def_name else set()
     extra = sorted(set(payload) - declared) if declared and isinstance(payload, dict) else []
     if extra:
-        note = f"payload has fields that {def_name} does not declare (the schema allows them): {', '.join(extra)}"
+        note = (
+            f"payload has fields that {def_name} does not declare (the schema allows them):"
+            f" {', '.join(extra)}"
+        )
         rec["note"] = f"{rec['note']}; {note}" if "note" in rec else note
 
 
