@@ -299,7 +299,7 @@ class Builder:
             reach(aliases[name].type, seen)
             if name in seen:
                 d = aliases[name]
-                node = _resolve(self.schema.document, d.pointer)
+                node = self.schema.node(d.pointer)
                 self.notice(
                     d.pointer,
                     f"a type that contains itself through no object has no typed form: {name} is"
@@ -308,14 +308,6 @@ class Builder:
                 self.built[name] = aliases[name] = AliasDef(
                     **{**d.__dict__, "type": Checked(self.check(d.pointer, node)), "native": True}
                 )
-
-
-def _resolve(document: dict[str, Any], pointer: str) -> Any:
-    node: Any = document
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        node = node[int(token)] if isinstance(node, list) else node[token]
-    return node
 
 
 def _referenced(nodes: Any, defs: dict[str, Any]) -> set[str]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from . import naming
 from .errors import Untyped
 from .ir import ANY, NO_DEFAULT, Field, ObjectDef, is_unstable
+from .schema import escape
 from .types import annotation, bare_ref, check_keywords, description, shape, unwrap
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def merged_fields(
         if wire not in skip:
             fields.append(
                 field(
-                    b, owner, wire, prop, wire in required, f"{pointer}/properties/{_escape(wire)}"
+                    b, owner, wire, prop, wire in required, f"{pointer}/properties/{escape(wire)}"
                 )
             )
     declared = {f.wire for f in fields}
@@ -151,7 +152,3 @@ def unique_fields(fields: list[Field], pointer: str) -> list[Field]:
         names.add(name)
         out.append(f)
     return out
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")

@@ -25,6 +25,19 @@ class Schema:
     def defs(self) -> dict[str, Any]:
         return self.document["$defs"]  # type: ignore[no-any-return]
 
+    def node(self, pointer: str) -> Any:
+        """The schema node at a JSON pointer, or None where the pointer leads to nothing."""
+        node: Any = self.document
+        for token in pointer.split("/")[1:]:
+            token = unescape(token)
+            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            elif isinstance(node, dict) and token in node:
+                node = node[token]
+            else:
+                return None
+        return node
+
 
 def load(path: str | Path) -> Schema:
     """Read and check a schema file; raise SchemaError naming what is wrong."""
@@ -103,7 +116,7 @@ def _check_shapes(defs: dict[str, Any], pointer: str) -> None:
             for i, sub in enumerate(node.get(key, [])):
                 schema_node(sub, f"{where}/{key}/{i}")
         for name, sub in node.get("properties", {}).items():
-            schema_node(sub, f"{where}/properties/{_escape(name)}")
+            schema_node(sub, f"{where}/properties/{escape(name)}")
         for key in ("items", "additionalProperties", "not"):
             if isinstance(node.get(key), dict):
                 schema_node(node[key], f"{where}/{key}")
@@ -113,11 +126,17 @@ def _check_shapes(defs: dict[str, Any], pointer: str) -> None:
             raise SchemaError(f"{where}/type", "type must name JSON types")
 
     for name, body in defs.items():
-        schema_node(body, f"{pointer}/{_escape(name)}")
+        schema_node(body, f"{pointer}/{escape(name)}")
 
 
-def _escape(token: str) -> str:
+def escape(token: str) -> str:
+    """One reference token of a JSON pointer (RFC 6901): `~` as `~0`, `/` as `~1`."""
     return token.replace("~", "~0").replace("/", "~1")
+
+
+def unescape(token: str) -> str:
+    """The name one reference token of a JSON pointer stands for (the inverse of `escape`)."""
+    return token.replace("~1", "/").replace("~0", "~")
 
 
 def _json_name(t: type) -> str:
@@ -134,7 +153,7 @@ def _json_name(t: type) -> str:
 def pointer_of(def_name: str, *parts: str | int) -> str:
     """The JSON pointer of a def (and optional parts below it)."""
     tokens = ["$defs", def_name, *map(str, parts)]
-    return "/" + "/".join(t.replace("~", "~0").replace("/", "~1") for t in tokens)
+    return "/" + "/".join(escape(t) for t in tokens)
 
 
 def ref_target(ref: Any, pointer: str, defs: dict[str, Any] | None = None) -> str:
@@ -143,7 +162,7 @@ def ref_target(ref: Any, pointer: str, defs: dict[str, Any] | None = None) -> st
         raise SchemaError(
             pointer, f"unsupported $ref {ref!r}: only '#/$defs/NAME' refs are understood"
         )
-    name = ref[len(DEFS_PREFIX) :].replace("~1", "/").replace("~0", "~")
+    name = unescape(ref[len(DEFS_PREFIX) :])
     if defs is not None and name not in defs:
         raise SchemaError(pointer, f"$ref {ref!r} does not resolve: no def named {name!r}")
     return name
@@ -157,7 +176,7 @@ def _check_refs(node: Any, pointer: str, defs: dict[str, Any] | None = None) -> 
         if "$ref" in node:
             ref_target(node["$ref"], pointer + "/$ref", defs)
         for key, value in node.items():
-            _check_refs(value, f"{pointer}/{key.replace('~', '~0').replace('/', '~1')}", defs)
+            _check_refs(value, f"{pointer}/{escape(key)}", defs)
     elif isinstance(node, list):
         for index, value in enumerate(node):
             _check_refs(value, f"{pointer}/{index}", defs)

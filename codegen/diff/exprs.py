@@ -78,7 +78,7 @@ class Exprs:
                 b.options, a.options, self._same_back
             )
         if isinstance(a, Checked) and isinstance(b, Checked):  # general forms: their schema nodes
-            return bool(self.old.node(a.pointer) == self.new.node(b.pointer))
+            return bool(self.old.schema.node(a.pointer) == self.new.schema.node(b.pointer))
         if isinstance(a, Ref) != isinstance(b, Ref):  # an enum def against an inline enum
             values_a = _enum_of(a, self.old)
             return values_a is not None and values_a == _enum_of(b, self.new)

@@ -38,14 +38,6 @@ class Revision:
     def methods(self) -> tuple[Method, ...]:
         return self.package.methods
 
-    def node(self, pointer: str) -> Any:
-        """The schema node at a JSON pointer (what a general form is checked against)."""
-        node: Any = self.schema.document
-        for token in pointer.split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
-            node = node[int(token)] if isinstance(node, list) else node.get(token)
-        return node
-
     def is_variant(self, name: str) -> bool:
         return name in self.variant_of
 
@@ -156,7 +148,7 @@ def _text(value: Any) -> str:
 
 
 def _branch_docs(schema: Schema, union: UnionDef) -> dict[str, str]:
-    node = _resolve(schema.document, union.pointer)
+    node = schema.node(union.pointer)
     if not isinstance(node, dict):
         return {}
     s = shape(unwrap(node))
@@ -174,16 +166,3 @@ def _branch_docs(schema: Schema, union: UnionDef) -> dict[str, str]:
         if isinstance(doc, str) and key:
             docs.setdefault(key, doc.strip())
     return docs
-
-
-def _resolve(document: Any, pointer: str) -> Any:
-    node = document
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        elif isinstance(node, dict) and token in node:
-            node = node[token]
-        else:
-            return None
-    return node
