@@ -128,13 +128,6 @@ class Builder:
             name += "_"
         return name
 
-    def all_fields(self, d: ObjectDef) -> list[Field]:
-        """A Struct's fields, its bases' first."""
-        base = self.get(d.base) if d.base else None
-        inherited = self.all_fields(base) if isinstance(base, ObjectDef) else []
-        own = {f.wire for f in d.fields}
-        return [f for f in inherited if f.wire not in own] + list(d.fields)
-
     def check(self, pointer: str, node: Any) -> str:
         """Keep a schema node for the package to validate values against."""
         self.checked[pointer] = node

@@ -20,6 +20,7 @@ from .ir import (
     Ref,
     TypeExpr,
     UnionOf,
+    all_fields,
 )
 
 
@@ -35,7 +36,7 @@ def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str,
                     return f"{target.name}.{m.name}", False
             return None
         if isinstance(target, ObjectDef) and isinstance(value, dict):
-            fields = {f.wire: f for f in _all_fields(target, defs)}
+            fields = {f.wire: f for f in all_fields(target, defs.get)}
             args = []
             for key, v in value.items():
                 if key not in fields:
@@ -88,13 +89,6 @@ def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str,
             True,
         )
     return None
-
-
-def _all_fields(d: ObjectDef, defs: Mapping[str, Def]) -> list[Any]:
-    base = defs.get(d.base) if d.base else None
-    inherited = _all_fields(base, defs) if isinstance(base, ObjectDef) else []
-    own = {f.wire for f in d.fields}
-    return [f for f in inherited if f.wire not in own] + list(d.fields)
 
 
 def py_literal(value: Any) -> str:

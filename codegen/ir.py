@@ -7,6 +7,7 @@ named things the package declares.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -220,6 +221,17 @@ class AliasDef:
 
 
 Def = Union[ObjectDef, EnumDef, UnionDef, AliasDef]
+
+
+def all_fields(d: ObjectDef, lookup: Callable[[str], Def | None]) -> list[Field]:
+    """An object's fields, its bases' first; a field it declares again replaces the base's.
+
+    `lookup` finds a def by name (a mapping's `get`, or a builder that builds it on demand).
+    """
+    base = lookup(d.base) if d.base else None
+    inherited = all_fields(base, lookup) if isinstance(base, ObjectDef) else []
+    own = {f.wire for f in d.fields}
+    return [f for f in inherited if f.wire not in own] + list(d.fields)
 
 
 # ---------------------------------------------------------------- methods and errors

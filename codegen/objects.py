@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import naming
 from .errors import Untyped
-from .ir import ANY, NO_DEFAULT, Field, ObjectDef, is_unstable
+from .ir import ANY, NO_DEFAULT, Field, ObjectDef, all_fields, is_unstable
 from .schema import escape
 from .types import annotation, bare_ref, check_keywords, description, shape, unwrap
 
@@ -74,7 +74,7 @@ def merged_fields(
                 raise Untyped(
                     where, "allOf of something other than an open object def has no typed form"
                 )
-            fields.extend(f for f in b.all_fields(target) if f.wire not in skip)
+            fields.extend(f for f in all_fields(target, b.get) if f.wire not in skip)
         else:
             check_object(ms, where)
             if ms.get("additionalProperties") is False:

@@ -36,6 +36,7 @@ from .ir import (
     TypeExpr,
     UnionDef,
     UnionOf,
+    all_fields,
     is_nullable,
 )
 from .static import STATIC_MODULES
@@ -336,7 +337,9 @@ class _Context:
             t = t.item
         d = self.by_name.get(t.name) if isinstance(t, Ref) else None
         return (
-            [f.wire for f in self.all_fields(d) if f.required] if isinstance(d, ObjectDef) else []
+            [f.wire for f in all_fields(d, self.by_name.get) if f.required]
+            if isinstance(d, ObjectDef)
+            else []
         )
 
     # ---- structs
@@ -396,12 +399,6 @@ class _Context:
     def _is_any(self, t: TypeExpr) -> bool:
         d = self.by_name.get(t.name) if isinstance(t, Ref) else None
         return isinstance(d, AliasDef) and isinstance(d.type, Checked)
-
-    def all_fields(self, d: ObjectDef) -> list[Field]:
-        base = self.by_name.get(d.base) if d.base else None
-        inherited = self.all_fields(base) if isinstance(base, ObjectDef) else []
-        own = {f.wire for f in d.fields}
-        return [f for f in inherited if f.wire not in own] + list(d.fields)
 
     def received(self, side: str) -> list[Method]:
         """The methods a side receives: its own, and those whose x-side names neither side."""

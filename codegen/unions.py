@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from . import naming
 from .errors import SchemaError, Untyped
-from .ir import Const, Field, ObjectDef, Tag, UnionDef, Variant, is_unstable
+from .ir import Const, Field, ObjectDef, Tag, UnionDef, Variant, all_fields, is_unstable
 from .objects import check_object, merged_fields, unique_fields
 from .schema import ref_target
 from .types import check_keywords, description, shape, unwrap
@@ -145,7 +145,7 @@ def _exclusive(branch_tags: list[Any], is_open: bool) -> bool:
 
 def _with_declared(b: Builder, v: Variant) -> Variant:
     d = b.get(v.type)
-    declared = tuple(f.wire for f in b.all_fields(d)) if isinstance(d, ObjectDef) else ()
+    declared = tuple(f.wire for f in all_fields(d, b.get)) if isinstance(d, ObjectDef) else ()
     return Variant(v.type, v.tag, v.required, v.title, v.implied, declared)
 
 
@@ -220,8 +220,8 @@ def _variants(
     implied = title if tag is None and tag_field is not None and title else None
     if len(objects) == 1 and not own and not base and not closed and not objects[0].closed:
         payload = objects[0]
-        clashes = tag is not None and any(f.wire == tag.field for f in b.all_fields(payload))
-        required = tuple(f.wire for f in b.all_fields(payload) if f.required)
+        clashes = tag is not None and any(f.wire == tag.field for f in all_fields(payload, b.get))
+        required = tuple(f.wire for f in all_fields(payload, b.get) if f.required)
         if pinned_by_payload:
             # The payload pins the tag itself (a Literal field of its own): the hook selects by it.
             yield Variant(payload.name, pinned_by_payload, required, title, None)
@@ -237,20 +237,20 @@ def _variants(
     parent = None
     if (
         len(objects) == 1
-        and not any(f.wire in skip for f in b.all_fields(objects[0]))
+        and not any(f.wire in skip for f in all_fields(objects[0], b.get))
         and not objects[0].closed
     ):
         parent = objects[0].name
     else:
         for p in objects:
-            inherited += [f for f in b.all_fields(p) if f.wire not in skip]
+            inherited += [f for f in all_fields(p, b.get) if f.wire not in skip]
     fields = base + inherited + own
     name_part = label or (
         objects[0].name
         if objects
         else _name_part("_".join(sorted(f.wire for f in own)) or "object", pointer)
     )
-    parent_fields = b.all_fields(objects[0]) if parent else []
+    parent_fields = all_fields(objects[0], b.get) if parent else []
     yield _synthetic_variant(
         b,
         union,
@@ -307,7 +307,7 @@ def _flattened(
         fields = (
             shared
             + inner_tag
-            + [f for f in b.all_fields(inner_def) if not tag or f.wire != tag.field]
+            + [f for f in all_fields(inner_def, b.get) if not tag or f.wire != tag.field]
         )
         yield _synthetic_variant(
             b,

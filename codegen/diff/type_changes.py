@@ -19,6 +19,7 @@ from ..ir import (
     ObjectDef,
     UnionDef,
     Variant,
+    all_fields,
     is_unstable,
 )
 from .emitter import Emitter, Place
@@ -295,7 +296,11 @@ class _Types:
             self.fields(own_a, own_b, subject, old_subject, place)
         else:
             self.fields(
-                _all_fields(self.old, da), _all_fields(self.new, db), subject, old_subject, place
+                all_fields(da, self.old.defs.get),
+                all_fields(db, self.new.defs.get),
+                subject,
+                old_subject,
+                place,
             )
 
     def kept_shape(self, obj: ObjectDef, union: UnionDef, a_is_old: bool) -> str | None:
@@ -306,7 +311,7 @@ class _Types:
             d = union_rev.defs[v.type]
             if v.tag is not None or not isinstance(d, ObjectDef):
                 continue
-            theirs = {f.wire: f for f in _all_fields(union_rev, d)}
+            theirs = {f.wire: f for f in all_fields(d, union_rev.defs.get)}
             if theirs.keys() == fields.keys() and all(
                 fields[w].required == theirs[w].required
                 and (
@@ -326,14 +331,6 @@ class _Types:
 def _parts(d: ObjectDef) -> tuple[str | None, tuple[Field, ...]]:
     """A variant as (the def it builds on, its own fields): a plain payload def is all base."""
     return (d.base, d.fields) if d.synthetic else (d.name, ())
-
-
-def _all_fields(rev: Revision, d: ObjectDef) -> list[Field]:
-    """A variant's fields with those of the def it builds on."""
-    base = rev.defs.get(d.base) if d.base else None
-    inherited = _all_fields(rev, base) if isinstance(base, ObjectDef) else []
-    own = {f.wire for f in d.fields}
-    return [f for f in inherited if f.wire not in own] + list(d.fields)
 
 
 def _payload(rev: Revision, v: Variant) -> str:
