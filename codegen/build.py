@@ -39,8 +39,8 @@ from .native import alias_is_native
 from .objects import build_object
 from .protocol import error_codes
 from .schema import Schema, pointer_of, ref_target
-from .types import check_keywords, description, shape, type_of, unwrap
-from .unions import build_union, has_object_branch
+from .types import check_keywords, description, is_object_branch, shape, type_of, unwrap
+from .unions import build_union
 
 
 def build(schema: Schema) -> Package:
@@ -233,7 +233,7 @@ class Builder:
         if enum is not None:
             return enum
         key = "oneOf" if "oneOf" in s else "anyOf" if "anyOf" in s else None
-        if key and isinstance(s[key], list) and has_object_branch(self, s[key]):
+        if key and isinstance(s[key], list) and any(is_object_branch(x, self.defs) for x in s[key]):
             return build_union(self, name, node, key, pointer, doc)
         if "allOf" in s or s.get("properties") or s.get("required"):
             return build_object(self, name, node, pointer, doc)

@@ -214,7 +214,7 @@ def type_of(
         return _constants(s, pointer)
     for combinator in ("anyOf", "oneOf"):
         if combinator in s:
-            if any(isinstance(b, dict) and _inline_object(b) for b in s[combinator]):
+            if any(_inline_object(b, defs) for b in s[combinator]):
                 return hoist(node, pointer)  # a union of objects: one def, its variants named by it
             if set(s) - {combinator, "type"} or "type" in s and not isinstance(s["type"], str):
                 raise Untyped(pointer, f"{combinator} beside other keywords has no typed form")
@@ -226,7 +226,7 @@ def type_of(
             if "type" in s and any(not _within(o, s["type"], defs) for o in options):
                 raise Untyped(pointer, f"{combinator} with a type beside it has no typed form")
             if (
-                sum(1 for o in options if _is_object_expr(o, defs))
+                any(isinstance(o, Ref) and is_object_def(o.name, defs) for o in options)
                 and len(options) - options.count(NULL) > 1
             ):
                 return hoist(node, pointer)
@@ -300,9 +300,45 @@ def type_of(
     )
 
 
-def _inline_object(branch: dict[str, Any]) -> bool:
+def is_object_branch(branch: Any, defs: dict[str, Any], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a union branch is an object: inline (`properties`, `allOf`, or `type: object` with
+    `not` or `required`), or a `$ref` to a def that `is_object_def`."""
+    if not isinstance(branch, dict):
+        return False
     s = shape(unwrap(branch))
-    return "properties" in s or "allOf" in s
+    if "$ref" in s:
+        return is_object_def(ref_target(s["$ref"], "", defs), defs, seen)
+    return (
+        "properties" in s
+        or "allOf" in s
+        or s.get("type") == "object"
+        and ("not" in s or "required" in s)
+    )
+
+
+def is_object_def(name: str, defs: dict[str, Any], seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a def is an object (it has properties), or a union with an object branch (each def
+    followed once). A name the schema does not define was hoisted from an inline object."""
+    if name not in defs:
+        return True
+    if name in seen:
+        return False
+    body = defs[name]
+    s = shape(unwrap(body)) if isinstance(body, dict) else {}
+    branches = s.get("anyOf") or s.get("oneOf")
+    return "properties" in s or (
+        isinstance(branches, list)
+        and any(is_object_branch(b, defs, seen | {name}) for b in branches)
+    )
+
+
+def _inline_object(branch: Any, defs: dict[str, Any]) -> bool:
+    """An object branch written out in place (it needs a def of its own to be a variant)."""
+    return (
+        isinstance(branch, dict)
+        and "$ref" not in shape(unwrap(branch))
+        and is_object_branch(branch, defs)
+    )
 
 
 def _only(s: dict[str, Any], json_type: str) -> dict[str, Any]:
@@ -423,19 +459,6 @@ def _ref_kind(body: Any, name: str) -> str:
 
 def _constrained(p: Prim) -> bool:
     return any(v is not None for v in (p.minimum, p.maximum, p.min_length, p.max_length, p.pattern))
-
-
-def _is_object_expr(t: TypeExpr, defs: dict[str, Any]) -> bool:
-    """A ref to a def that is an object or a union of objects (hoisted defs are always objects)."""
-    if isinstance(t, Ref):
-        if t.name not in defs:
-            return True
-        body = shape(unwrap(defs[t.name]))
-        branches = [b for k in ("anyOf", "oneOf") for b in body.get(k, []) if isinstance(b, dict)]
-        return "properties" in body or any(
-            "properties" in b or "$ref" in b or "allOf" in b for b in branches
-        )
-    return False
 
 
 def union(options: list[TypeExpr]) -> TypeExpr:

@@ -25,33 +25,6 @@ UNION_KEYS = frozenset({"type", "properties", "required", "allOf", "anyOf", "one
 BRANCH_KEYS = frozenset({"$ref", "allOf", "properties", "required", "type", "additionalProperties"})
 
 
-def has_object_branch(b: Builder, branches: list[Any], seen: frozenset[str] = frozenset()) -> bool:
-    """Whether a union has a branch that is an object (inline, or through refs, followed once)."""
-    for branch in branches:
-        if not isinstance(branch, dict):
-            continue
-        s = shape(unwrap(branch))
-        if (
-            "properties" in s
-            or "allOf" in s
-            or s.get("type") == "object"
-            and ("not" in s or "required" in s)
-        ):
-            return True
-        if "$ref" in s:
-            name = ref_target(s["$ref"], "", b.defs)
-            target = b.defs[name]
-            ts = shape(unwrap(target)) if isinstance(target, dict) else {}
-            nested = ts.get("anyOf") or ts.get("oneOf")
-            if "properties" in ts or (
-                isinstance(nested, list)
-                and name not in seen
-                and has_object_branch(b, nested, seen | {name})
-            ):
-                return True
-    return False
-
-
 def build_union(
     b: Builder, name: str, node: dict[str, Any], key: str, pointer: str, doc: str
 ) -> UnionDef:
