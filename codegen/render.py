@@ -57,6 +57,30 @@ MARKER = ".acpgen"
 
 # The modules whose names the package's `__init__` re-exports, besides `types`.
 _VOCABULARY = ("codec.py", "errors.py", "methods.py", "stubs.py")
+# The names the templated modules export whatever the schema; errors.py adds a class per error code
+# and types.py a name per def (see `exports`). The templates write `__all__` from these lists.
+_FIXED_EXPORTS = {
+    "errors.py": (
+        "PARSE_ERROR",
+        "INVALID_REQUEST",
+        "METHOD_NOT_FOUND",
+        "INVALID_PARAMS",
+        "INTERNAL_ERROR",
+        "RpcError",
+        "ERROR_CLASSES",
+        "error_for",
+    ),
+    "methods.py": (
+        "MethodInfo",
+        "METHODS",
+        "REQUESTS",
+        "NOTIFICATIONS",
+        "RECEIVED_BY",
+        "SIDES",
+        "UNSTABLE",
+    ),
+    "stubs.py": ("Peer", "AgentHandler", "ClientHandler", "AgentProxy", "ClientProxy"),
+}
 _TOP_LEVEL = (
     "SCHEMA",
     "SCHEMA_SHA256",
@@ -104,11 +128,11 @@ def render(pkg: Package, package_name: str) -> dict[str, str]:
             + "\n"
             + resources.files("acpgen.static").joinpath(name).read_text(encoding="utf-8")
         )
-    # What the package's own modules export wins at its top level: read it off what was rendered.
-    own = set(_TOP_LEVEL).union(*(exported(files[name]) for name in _VOCABULARY))
+    # What the package's own modules export wins at its top level over the schema's names.
+    own = set(_TOP_LEVEL).union(*(ctx.exports[name] for name in _VOCABULARY))
     ctx.shadow(own)
     modules = {"codec", "errors", "methods", "stubs", "types"}
-    ctx.all_names = sorted((own - modules) | exported(files["types.py"]))
+    ctx.all_names = sorted((own - modules) | set(ctx.exports["types.py"]))
     files.update({name: env.get_template(name + ".j2").render(values) for name in _LAST})
     files["py.typed"] = ""
     files[MARKER] = (
@@ -120,14 +144,30 @@ def render(pkg: Package, package_name: str) -> dict[str, str]:
 _LAST = ("__init__.py", "README.md")  # they say which schema names the package's own names shadow
 
 
-def exported(source: str) -> set[str]:
-    """The names a rendered module lists in its `__all__` (a list of string literals)."""
+def exports(pkg: Package) -> dict[str, list[str]]:
+    """The `__all__` of each module of the package that the `__init__` re-exports, in order.
+
+    The templated modules' lists come from the IR (they are written from here); a static module's
+    is its own, read from the generator's copy of it.
+    """
+    out = {name: list(names) for name, names in _FIXED_EXPORTS.items()}
+    out["errors.py"] += [e.class_name for e in pkg.error_codes]
+    out["types.py"] = sorted(d.name for d in pkg.defs)
+    for name in _VOCABULARY:
+        if name in STATIC_MODULES:
+            out[name] = _static_exports(name)
+    return out
+
+
+def _static_exports(name: str) -> list[str]:
+    """The `__all__` of a static module (a list of string literals in the generator's source)."""
+    source = resources.files("acpgen.static").joinpath(name).read_text(encoding="utf-8")
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
         ):
-            return set(ast.literal_eval(node.value))
-    raise RuntimeError("internal error: a module of the package has no __all__")
+            return list(ast.literal_eval(node.value))
+    raise RuntimeError(f"internal error: acpgen.static/{name} has no __all__")
 
 
 def header(pkg: Package) -> str:
@@ -190,7 +230,7 @@ class _Context:
         self.aliases = _dependencies_first(
             [d for d in pkg.defs if isinstance(d, (UnionDef, AliasDef))], self.by_name
         )
-        self.public_names = sorted(d.name for d in pkg.defs)
+        self.exports = exports(pkg)  # each module's __all__
         self.shadowed: list[str] = []
         self.all_names: list[str] = []  # the package's __all__, written out for type checkers
         self.shadowed_modules: list[str] = []
@@ -198,7 +238,7 @@ class _Context:
 
     def shadow(self, own: set[str]) -> None:
         """Note which schema names the package's own top-level names shadow."""
-        self.shadowed = sorted(own & set(self.public_names))
+        self.shadowed = sorted(own & set(self.exports["types.py"]))
         modules = ["codec", "errors", "methods", "stubs", "types"]
         self.shadowed_modules = [m for m in modules if m in self.shadowed]
         self.modules_not_shadowed = [m for m in modules if m not in self.shadowed]
