@@ -10,7 +10,11 @@ from typing import Sequence
 from . import __version__
 from .errors import SchemaError, problem
 
-CODEGEN_EXTRA = "pip install 'acpgen[codegen]'"
+# acpgen is not on PyPI: the README's Install section installs it, with this extra, from a clone.
+CODEGEN_EXTRA = (
+    "in the acpgen clone's root, install the codegen extra: pip install -e '.[codegen]'"
+    " (acpgen is not on PyPI; see Install in its README)"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
