@@ -23,7 +23,7 @@ class Schema:
 
     @property
     def defs(self) -> dict[str, Any]:
-        return self.document["$defs"]  # type: ignore[no-any-return]
+        return self.document.get("$defs", {})  # type: ignore[no-any-return]
 
     def node(self, pointer: str) -> Any:
         """The schema node at a JSON pointer, or None where the pointer leads to nothing."""
@@ -56,9 +56,10 @@ def parse(raw: bytes, name: str) -> Schema:
         raise SchemaError("", f"{name} is not JSON: {exc}") from None
     if not isinstance(document, dict):
         raise SchemaError("", f"{name} is not a JSON Schema: the top level is not an object")
-    defs = document.get("$defs")
-    if not isinstance(defs, dict) or not defs:
-        raise SchemaError("/$defs", f"{name} is not an ACP JSON Schema: no $defs object")
+    # A schema without defs is still a schema: its package has no types and no methods.
+    defs = document.get("$defs", {})
+    if not isinstance(defs, dict):
+        raise SchemaError("/$defs", f"$defs must be an object, not {_json_name(type(defs))}")
     for def_name, body in defs.items():
         if not isinstance(body, dict):
             raise SchemaError(pointer_of(def_name), "a definition must be a JSON object")
@@ -147,6 +148,7 @@ def _json_name(t: type) -> str:
         bool: "a boolean",
         int: "an integer",
         float: "a number",
+        type(None): "null",
     }[t]
 
 
@@ -171,7 +173,7 @@ def ref_target(ref: Any, pointer: str, defs: dict[str, Any] | None = None) -> st
 def _check_refs(node: Any, pointer: str, defs: dict[str, Any] | None = None) -> None:
     """Every `$ref` in the document must resolve to a def."""
     if defs is None:
-        defs = node["$defs"]
+        defs = node.get("$defs", {})
     if isinstance(node, dict):
         if "$ref" in node:
             ref_target(node["$ref"], pointer + "/$ref", defs)

@@ -12,6 +12,8 @@ import pytest
 
 from acpgen.cli import main
 
+from ..support.packages import generated_package
+
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SCHEMA = REPO / "schema" / "schema.json"
 SMALL = REPO / "tests" / "fixtures" / "schemas" / "v1-stable-2025-10-28.json"
@@ -105,13 +107,33 @@ def test_not_json_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize(
     "document, says",
-    [('{"a": 1}', "no $defs"), ("[1, 2]", "not a JSON Schema: the top level is not an object")],
-    ids=["object-without-defs", "array"],
+    [
+        ('{"$defs": [1]}', "/$defs: $defs must be an object, not an array"),
+        ("[1, 2]", "not a JSON Schema: the top level is not an object"),
+    ],
+    ids=["defs-not-an-object", "array"],
 )
 def test_not_a_json_schema_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], document: str, says: str
 ) -> None:
     assert says in _generate_bad(tmp_path, _bad(tmp_path, document), capsys)
+
+
+def test_a_schema_without_defs_generates_a_package_that_has_no_types_and_no_methods(
+    tmp_path: Path,
+) -> None:
+    schema = tmp_path / "tiny.json"
+    schema.write_text('{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "T"}')
+    pkg = generated_package(schema, tmp_path / "out")
+    assert (pkg.types.__all__, dict(pkg.METHODS), dict(pkg.ERROR_CLASSES)) == ([], {}, {})
+    # it still speaks JSON-RPC: an extension request round-trips, a method it lacks is not found
+    line = b'{"jsonrpc":"2.0","id":1,"method":"_ping","params":{"a":1}}'
+    request = pkg.decode_message(line, "agent")
+    assert (request.method, request.params) == ("_ping", {"a": 1})
+    assert pkg.encode_message(request) == line
+    with pytest.raises(pkg.RpcError) as refused:
+        pkg.decode_message(line.replace(b"_ping", b"session/new"), "agent")
+    assert refused.value.code == pkg.METHOD_NOT_FOUND
 
 
 def test_an_unresolved_ref_names_its_pointer(

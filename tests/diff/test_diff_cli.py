@@ -81,7 +81,7 @@ def test_the_json_summary_says_how_many_changes_fail(
     [
         (None, "cannot read"),
         ("not json", "is not JSON"),
-        ('{"type": "object"}', "no $defs object"),
+        ('{"$defs": null}', "$defs must be an object, not null"),
         ('{"$defs": {"A": {"$ref": "#/$defs/B"}}}', "does not resolve"),
         ('{"$defs": {"A": {"oneOf": 3}}}', "/$defs/A/oneOf: oneOf must be an array"),
     ],
