@@ -119,12 +119,19 @@ async def test_pending_calls_fail_at_once_when_the_peer_goes_away() -> None:
 
 
 async def test_requests_already_received_are_still_answered_after_end_of_input() -> None:
+    end_of_input = asyncio.Event()
+
     class Slow(Agent):
         async def ext_method(self, method, params):
-            await asyncio.sleep(0.01)
+            await end_of_input.wait()  # it answers only after the connection has read the end
             return {"late": True}
 
+    async def reached_end_of_input() -> str:
+        end_of_input.set()
+        return "the peer closed the connection (end of input)"
+
     conn, peer = await raw_client(Slow)
+    conn.describe_eof = reached_end_of_input
     peer.send({"jsonrpc": "2.0", "id": 1, "method": "_slow", "params": {}})
     peer.close()
     assert await peer.recv() == {"jsonrpc": "2.0", "id": 1, "result": {"late": True}}

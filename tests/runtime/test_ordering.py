@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import acp_schema as acp
 
@@ -11,13 +12,22 @@ from .helpers import Agent, Client, pair, raw_agent, text_update
 
 async def test_notifications_reach_the_handler_in_arrival_order() -> None:
     seen: list[str] = []
+    arrived: list[str] = []
+    all_arrived = asyncio.Event()
 
-    class Slow(Client):
+    def watch(direction: str, line: bytes, message: Any) -> None:
+        if direction == "in" and isinstance(message, acp.Notification):
+            arrived.append(message.method)
+            if len(arrived) == 20:
+                all_arrived.set()
+
+    class FirstHeld(Client):
         async def session_update(self, params):
-            await asyncio.sleep(0.001 * (5 - len(seen) % 5))  # earlier ones are slower
+            if params.update.content.text == "0":
+                await all_arrived.wait()  # handled at once, the later ones would overtake it
             seen.append(params.update.content.text)
 
-    conn, peer = await raw_agent(Slow(), enforce_protocol=False)
+    conn, peer = await raw_agent(FirstHeld(), enforce_protocol=False, observer=watch)
     for i in range(20):
         peer.send(
             {
@@ -43,11 +53,17 @@ async def test_notifications_reach_the_handler_in_arrival_order() -> None:
 
 async def test_a_notification_sent_before_a_response_is_handled_before_the_call_returns() -> None:
     events: list[str] = []
+    watching = False
+    response_arrived = asyncio.Event()
+
+    def watch(direction: str, line: bytes, message: Any) -> None:
+        if watching and direction == "in" and isinstance(message, acp.Response):
+            response_arrived.set()
 
     class SlowUpdates(Client):
         async def session_update(self, params):
             events.append("update started")
-            await asyncio.sleep(0.02)
+            await response_arrived.wait()  # the prompt's answer is there: the call must still wait
             events.append("update handled")
 
     class Streaming(Agent):
@@ -55,7 +71,8 @@ async def test_a_notification_sent_before_a_response_is_handled_before_the_call_
             await self.conn.client.session_update(text_update(params.session_id, "chunk"))
             return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
 
-    agent, client = await pair(Streaming, SlowUpdates())
+    agent, client = await pair(Streaming, SlowUpdates(), client_options={"observer": watch})
+    watching = True
     answer = await client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
     events.append("prompt returned")
     assert answer.stop_reason == acp.StopReason.END_TURN
@@ -86,17 +103,21 @@ async def test_updates_are_written_before_the_response_on_the_wire() -> None:
 
 async def test_requests_run_concurrently_and_answers_come_back_in_any_order() -> None:
     order: list[int] = []
+    finished = [asyncio.Event() for _ in range(5)]
 
     class Concurrent(Agent):
         async def ext_method(self, method, params):
-            await asyncio.sleep(0.01 * params["delay"])
-            order.append(params["n"])
-            return {"n": params["n"]}
+            n = params["n"]
+            if n < 4:
+                await finished[n + 1].wait()  # each waits for the one sent after it
+            order.append(n)
+            finished[n].set()
+            return {"n": n}
 
     agent, client = await pair(Concurrent)
-    results = await asyncio.gather(
-        *(client.request("_work", {"n": n, "delay": 5 - n}) for n in range(5))
-    )
+    calls = asyncio.gather(*(client.request("_work", {"n": n}) for n in range(5)))
+    # a guard, not a bound: handled one at a time, the first request would wait forever
+    results = await asyncio.wait_for(calls, 30)
     assert [r["n"] for r in results] == list(range(5))
     assert order == [4, 3, 2, 1, 0]
 

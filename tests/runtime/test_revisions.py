@@ -85,9 +85,13 @@ class WireAgent:
 class WireClient:
     def __init__(self) -> None:
         self.texts: list[str] = []
+        self.holding = asyncio.Event()  # the agent streamed "wait": it holds that turn open
 
     async def session_update(self, params: Any) -> None:
-        self.texts.append(wire.get(params, "update", "content", "text"))
+        text = wire.get(params, "update", "content", "text")
+        self.texts.append(text)
+        if text == "wait":
+            self.holding.set()
 
 
 async def connect(
@@ -131,8 +135,7 @@ async def test_a_prompt_turn_and_its_cancel_work_on_other_revisions(package, rev
             ),
         )
     )
-    while len(handler.texts) < 2:
-        await asyncio.sleep(0.001)
+    await handler.holding.wait()
     await client.notify("session/cancel", build(pkg, "session/cancel", {"sessionId": sid}))
     assert wire.get(await turn, "stopReason") == "cancelled"
 
