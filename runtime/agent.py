@@ -102,7 +102,8 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             )
             if reason is not None:
                 raise ProtocolError(
-                    f"{request.method}: {reason}; each session gets a unique id (ACP v1 requirement 24)"
+                    f"{request.method}: {reason}; each session gets a unique id"
+                    " (ACP v1 requirement 24)"
                 )
             self._sessions_known.update(
                 rules.sessions_known_after(request.method, request.params, result)

@@ -2,7 +2,7 @@
 
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
-- One reader task reads lines and decodes each with the package's `MessageDecoder`; it never waits on a
+- One reader task reads lines, decodes each with the package's `MessageDecoder`; it never waits on a
   handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
@@ -437,7 +437,7 @@ class Connection(Generic[PackageT]):
         )
         await self.notify(rules.CANCEL_REQUEST, params)
 
-    # --- rules hooks, refined by the sides ---------------------------------------------------------
+    # --- rules hooks, refined by the sides --------------------------------------------------------
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
         """Check an outgoing call against the protocol rules; may return adjusted params."""
@@ -574,7 +574,7 @@ class Connection(Generic[PackageT]):
             return None
         return await fn(message.params)
 
-    # --- receiving ---------------------------------------------------------------------------------
+    # --- receiving --------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
         try:
@@ -749,7 +749,7 @@ class Connection(Generic[PackageT]):
         except TypeError:
             return None
 
-    # --- serving requests --------------------------------------------------------------------------
+    # --- serving requests -------------------------------------------------------------------------
 
     async def _serve(self, request: RequestMessage, serving: _Serving) -> None:
         schema = self.schema
@@ -766,7 +766,8 @@ class Connection(Generic[PackageT]):
                 data = self._encode_cancelled(request, serving)
             except Exception as exc:
                 if serving.cancel_result is not None or isinstance(exc, TimeoutError):
-                    # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as the peer would (131)
+                    # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
+                    # the peer would (131)
                     data = self._encode_cancelled(request, serving)
                 elif isinstance(exc, schema.RpcError):
                     data = self._encode_error(request.id, as_rpc_error(exc))
@@ -814,7 +815,8 @@ class Connection(Generic[PackageT]):
                     self.schema.decode(b"{}", info.result)
                 except Exception:
                     raise TypeError(
-                        f"the {request.method} handler returned None, but its result has required fields"
+                        f"the {request.method} handler returned None, but its result has required"
+                        " fields"
                     ) from None
             result = {}
         elif self.enforce_protocol and request.method in self.schema.REQUESTS:
@@ -870,7 +872,7 @@ class Connection(Generic[PackageT]):
                 if serving.task is not None:
                     serving.task.cancel()
 
-    # --- writing and closing -----------------------------------------------------------------------
+    # --- writing and closing ----------------------------------------------------------------------
 
     async def _write(self, data: bytes) -> None:
         if self._closed.done():

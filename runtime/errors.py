@@ -61,5 +61,6 @@ class RequestTimeoutError(AcpRuntimeError, TimeoutError):
         self.method = method
         self.timeout = timeout
         super().__init__(
-            f"{method}: no answer within {timeout:g} s; the request was cancelled ($/cancel_request)"
+            f"{method}: no answer within {timeout:g} s; the request was cancelled"
+            " ($/cancel_request)"
         )

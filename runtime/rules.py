@@ -57,8 +57,8 @@ SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 # 24: an agent answers session/new and session/fork with an id that names no session known on this
 # connection: none it created before, none the client named in a session/load, session/resume or
 # session/fork (the session forked) it served, none it listed. Uniqueness is checked per connection:
-# sessions outlive connections, and ids handed out on another connection or by an earlier process are
-# the application's to keep apart (the runtime sees one connection).
+# sessions outlive connections, and ids handed out on another connection or by an earlier process:
+# the application keeps those apart (the runtime sees one connection).
 SESSION_NAMED_BY = SESSION_OPENED_BY | {
     "session/fork"
 }  # the params' sessionId is an existing session
@@ -72,7 +72,10 @@ def reused_session_id(method: str, params: Wire, result: Wire, known: set[Wire])
     session_id = wire.get(result, SESSION_ID)
     source = wire.get(params, SESSION_ID) if method in SESSION_NAMED_BY else None
     if session_id in known or (source is not None and session_id == source):
-        return f"the handler answered the session id {session_id!r}, which names a session already known here"
+        return (
+            f"the handler answered the session id {session_id!r}, which names a session already"
+            " known here"
+        )
     return None
 
 
@@ -159,7 +162,7 @@ TURN_CANCELS = (
 # --- guards ---------------------------------------------------------------------------------------
 # A check sees the params of a call (or the result of a handler) and an initialize message: the
 # peer's for what this side sends or answers, its own for what it receives. It returns why the
-# message breaks the rule, or None. Omitted, null and false mean unsupported; `{}` is supported (12).
+# message breaks the rule, or None. Omitted, null, false mean unsupported; `{}` is supported (12).
 
 
 def supported(value: Wire) -> bool:
@@ -238,7 +241,10 @@ def _no_terminal_auth_method(params: Wire, initialize: Wire) -> str | None:
     chosen = wire.get(params, "methodId")
     for method in wire.items(initialize, "authMethods"):
         if wire.get(method, "type") == "terminal" and wire.get(method, "id") == chosen:
-            return f"{chosen!r} is a terminal auth method: run it in a terminal, never through authenticate"
+            return (
+                f"{chosen!r} is a terminal auth method: run it in a terminal, never through"
+                " authenticate"
+            )
     return None
 
 
@@ -445,7 +451,7 @@ def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Wire]]:
     }
 
 
-# --- elicitation: answers that must fit their request, interactions completed later ----------------
+# --- elicitation: answers that must fit their request, interactions completed later ---------------
 
 _JSON_TYPES = {
     "string": (str,),
@@ -508,9 +514,9 @@ def form_content_breaks(params: Wire, result: Wire) -> str | None:
     return None
 
 
-# A result checked against the params of its request, (params, result) -> why it breaks the rule: the
-# answering side refuses to send it (answered -32603), the asking side refuses to take it (the call
-# fails with -32603). 100, 101, 107
+# A result checked against the params of its request, (params, result) -> why it breaks the rule:
+# the answering side refuses to send it (answered -32603), the asking side refuses to take it (the
+# call fails with -32603). 100, 101, 107
 ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {
     "elicitation/create": form_content_breaks
 }
@@ -518,10 +524,10 @@ ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {
 
 @dataclass(frozen=True)
 class Completion:
-    """A request `opener` whose params have `tag` == `value` opens an interaction named by its `key`;
-    the notification `closer` with that `key` completes it. The opening side sends the closer only for
-    keys it opened on this connection (113); the other side hands it to its handler only for a key it
-    was given and has not seen completed (114)."""
+    """A request `opener` whose params have `tag` == `value` opens an interaction named by `key`;
+    the notification `closer` with that `key` completes it. The opening side sends the closer only
+    for keys it opened on this connection (113); the other side hands it to its handler only for a
+    key it was given and has not seen completed (114)."""
 
     opener: str
     tag: str

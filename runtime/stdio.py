@@ -361,7 +361,7 @@ async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> Non
 
 
 async def _wait_group_gone(process: asyncio.subprocess.Process, group: int, timeout: float) -> None:
-    """Wait up to `timeout` until no live process is left in `group` (polling: there is no event)."""
+    """Wait up to `timeout` until no live process is left in `group` (polling: no event says so)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while _group_alive(group) and loop.time() < deadline:

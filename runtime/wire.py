@@ -205,7 +205,7 @@ def structured(value: Wire) -> bool:
 
 
 def undeclared(data: dict[str, Wire], typed: Wire) -> list[str]:
-    """The keys of `data` that `typed` (what `data` decoded into) does not declare: custom fields."""
+    """The keys of `data` that `typed` (what `data` decoded into) does not declare: custom ones."""
     if not isinstance(typed, msgspec.Struct):
         return []
     config = type(typed).__struct_config__

@@ -114,7 +114,7 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
         return decoder(type).decode(data)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
         if not (lenient or forgiving(type)):
-            # msgspec cannot tell where inside a hook-decoded union the error is: find the full path.
+            # msgspec cannot tell where in a hook-decoded union the error is: find the full path.
             raise (locate(msgspec.json.decode(data), type) or exc) from None
         value = msgspec.json.decode(data)
         if not lenient:
@@ -230,11 +230,11 @@ def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
 _PEEK = 128
 """How far into a long answer the fast path looks for its `"id":`."""
 _SMALL = 1024
-"""Answers up to this size skim their envelope and then type their result; longer ones peek the id."""
+"""Answers up to this size skim their envelope, then type their result; longer ones peek the id."""
 
 
 class _Reply(msgspec.Struct, Generic[T], kw_only=True):
-    """An answer to a request whose result type is known before decoding: one pass over the bytes."""
+    """An answer to a request whose result type is known before decoding: one pass over bytes."""
 
     jsonrpc: Literal["2.0"]
     id: RequestId
@@ -539,4 +539,4 @@ _EMPTY_RESULTS = frozenset(info.result for info in REQUESTS.values() if _empty_r
 
 
 encode_message: Callable[[Message], bytes] = _encoder.encode
-"""encode_message(msg) -> bytes: one message as JSON (no newline; JSON never holds a raw newline)."""
+"""encode_message(msg) -> bytes: one message as JSON (no newline; JSON never holds a raw one)."""

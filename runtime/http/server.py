@@ -1,7 +1,7 @@
 """The agent side of ACP's Streamable HTTP and WebSocket transport: one ASGI application at `/acp`.
 
-    app = AcpApp(MyAgent)                       # any agent handler (class or factory: one per connection)
-    await serve(app, "127.0.0.1:8000")          # Hypercorn: HTTP/1.1, h2c, HTTP/2 over TLS, WebSocket
+    app = AcpApp(MyAgent)                # any agent handler (class or factory: one per connection)
+    await serve(app, "127.0.0.1:8000")   # Hypercorn: HTTP/1.1, h2c, HTTP/2 over TLS, WebSocket
 
 What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece maps onto a
 `Connection` with the guarantees of stdio:
@@ -38,7 +38,7 @@ import collections
 import contextlib
 import logging
 import uuid
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 import msgspec
 
@@ -594,7 +594,7 @@ async def _disconnected(receive: Receive) -> None:
 
 
 async def _plain(
-    send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] = []
+    send: Send, status: int, text: str, headers: Sequence[tuple[bytes, bytes]] = ()
 ) -> None:
     start = [(b"content-type", b"text/plain; charset=utf-8"), *headers]
     await send({"type": "http.response.start", "status": status, "headers": start})
