@@ -228,7 +228,7 @@ class _Context:
         self.enums = [d for d in pkg.defs if isinstance(d, EnumDef)]
         self.structs = _bases_first([d for d in pkg.defs if isinstance(d, ObjectDef)])
         self.aliases = _dependencies_first(
-            [d for d in pkg.defs if isinstance(d, (UnionDef, AliasDef))], self.by_name
+            [d for d in pkg.defs if isinstance(d, (UnionDef, AliasDef))]
         )
         self.exports = exports(pkg)  # each module's __all__
         self.shadowed: list[str] = []
@@ -516,11 +516,9 @@ def _default_structs(default: Any, t: TypeExpr, by_name: dict[str, ObjectDef]) -
     return None
 
 
-def _dependencies_first(
-    aliases: list[AliasDef | UnionDef], by_name: dict[str, Def]
-) -> list[AliasDef | UnionDef]:
+def _dependencies_first(aliases: list[AliasDef | UnionDef]) -> list[AliasDef | UnionDef]:
     """Aliases are evaluated at import time: each must come after the aliases its value names."""
-    names = {d.name for d in aliases}
+    among = {d.name: d for d in aliases}
     out: list[AliasDef | UnionDef] = []
     state: dict[str, str] = {}
 
@@ -530,7 +528,7 @@ def _dependencies_first(
         found: list[str] = []
 
         def walk(t: TypeExpr) -> None:
-            if isinstance(t, Ref) and t.name in names:
+            if isinstance(t, Ref) and t.name in among:
                 found.append(t.name)
             elif isinstance(t, ListOf):
                 walk(t.item)
@@ -550,7 +548,7 @@ def _dependencies_first(
             raise RuntimeError(f"internal error: the alias {d.name} refers to itself")
         state[d.name] = "busy"
         for r in refs(d):
-            place(by_name[r])  # type: ignore[arg-type]
+            place(among[r])
         state[d.name] = "done"
         out.append(d)
 

@@ -9,6 +9,7 @@ schema accepts them. Every union shape is decided here and nowhere else.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import naming
@@ -307,7 +308,7 @@ def _synthetic_variant(
     title: str,
     branch_doc: str,
     closed: bool,
-    parent_fields: list[Field] = (),  # type: ignore[assignment]
+    parent_fields: Sequence[Field] = (),
     implied: str | None = None,
 ) -> Variant:
     name = b.synthetic_name(union, label)
