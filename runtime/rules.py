@@ -42,9 +42,8 @@ EXTENSION_PREFIX = (
 
 SESSION_ID = "sessionId"
 SESSION_CANCEL = "session/cancel"
-TURN_ENDED_BY = frozenset(
-    {SESSION_CANCEL, "session/close"}
-)  # 38: close cancels as session/cancel does
+# 38: close cancels as session/cancel does
+TURN_ENDED_BY = frozenset({SESSION_CANCEL, "session/close"})
 
 # 68: a client prompts only sessions set up on this connection
 SESSION_CREATED_BY = frozenset({"session/new", "session/fork"})  # the result's sessionId
