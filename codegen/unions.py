@@ -260,11 +260,14 @@ def _flattened(
     for inner in payload.variants:
         inner_def = b.get(inner.type)
         assert isinstance(inner_def, ObjectDef)
-        inner_label = (
-            _name_part(str(inner.tag.value) if inner.tag else inner.title, pointer)
-            if inner.tag or inner.title
-            else inner.type
-        )
+        if inner_def.synthetic and inner.type.startswith(payload.name):
+            # a variant the inner union named itself (say `StateUpdateIdleEndTurn`, one of several
+            # sharing the tag `idle`): its name past the union's is what tells it apart
+            inner_label = inner.type[len(payload.name) :]
+        elif inner.tag or inner.title:
+            inner_label = _name_part(str(inner.tag.value) if inner.tag else inner.title, pointer)
+        else:
+            inner_label = inner.type
         inner_tag = (
             [
                 Field(

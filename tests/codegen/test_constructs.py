@@ -647,3 +647,41 @@ def test_consts_that_tell_no_common_tag_and_overlapping_untagged_branches(
         name,
         instance,
     )
+
+
+def tagged(field: str, value: str, ref: str) -> dict[str, Any]:
+    """A union branch pinning `field` to `value`, its payload the def `ref`."""
+    return {
+        "type": "object",
+        "properties": {field: {"type": "string", "const": value}},
+        "required": [field],
+        "allOf": [{"$ref": f"#/$defs/{ref}"}],
+    }
+
+
+THREE_LEVELS = document(
+    {
+        "Outer": {"anyOf": [tagged("kind", "state", "Middle"), tagged("kind", "note", "Note")]},
+        "Middle": {"anyOf": [tagged("state", "idle", "Inner"), tagged("state", "busy", "Note")]},
+        "Inner": {"anyOf": [tagged("reason", "done", "Note"), tagged("reason", "stopped", "Note")]},
+        "Note": obj({"text": STR}),
+    }
+)
+
+
+def test_variants_of_a_union_nested_two_deep_are_named_by_every_tag(root: Path) -> None:
+    """A union's branch whose payload is a union whose branch is a union again: each flattened
+    variant is named after the tags that pick it, never `...Variant_` for ones sharing a tag."""
+    pkg = package_from(THREE_LEVELS, root)
+    stopped = pkg.decode(b'{"kind":"state","state":"idle","reason":"stopped"}', pkg.Outer)
+    assert type(stopped).__name__ == "OuterStateIdleStopped"
+    done = pkg.decode(b'{"kind":"state","state":"idle","reason":"done"}', pkg.Outer)
+    assert type(done).__name__ == "OuterStateIdleDone"
+    assert not [name for name in vars(pkg.types) if name.endswith(("Variant", "Variant_"))]
+    for instance in (
+        {"kind": "state", "state": "idle", "reason": "done", "text": "t"},
+        {"kind": "state", "state": "busy"},
+        {"kind": "state", "state": "idle", "reason": "other"},
+        {"kind": "note", "text": "t"},
+    ):
+        agrees(pkg, THREE_LEVELS, "Outer", instance)
