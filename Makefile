@@ -15,7 +15,7 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 
 # The editable install is a tree of links (setuptools' strict mode) that type checkers can follow;
 # it is rebuilt when a package folder gains or loses a file (its mtime changes).
-PACKAGE_DIRS := $(shell find codegen templates runtime generated/acp_schema -type d -not -name __pycache__)
+PACKAGE_DIRS := $(shell find codegen templates runtime generated/acp_schema generated/acp_schema_v2 -type d -not -name __pycache__)
 
 $(STAMP): pyproject.toml $(PACKAGE_DIRS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,11 +23,14 @@ $(STAMP): pyproject.toml $(PACKAGE_DIRS)
 	$(PY) -m pip install --quiet -e '.[codegen,test]' --config-settings editable_mode=strict
 	touch $(STAMP)
 
+# The two default packages: acp_schema (ACP v1) and acp_schema_v2 (ACP v2), see schema/README.md.
 generate: $(STAMP)
 	$(VENV)/bin/acpgen generate schema/schema.json --out generated --package acp_schema
+	$(VENV)/bin/acpgen generate schema/v2/schema.json --out generated --package acp_schema_v2
 
 check: $(STAMP)
 	$(VENV)/bin/acpgen generate schema/schema.json --out generated --package acp_schema --check
+	$(VENV)/bin/acpgen generate schema/v2/schema.json --out generated --package acp_schema_v2 --check
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[bench]'

@@ -16,6 +16,11 @@ from ..support.packages import generated_package
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SCHEMA = REPO / "schema" / "schema.json"
+# the committed default packages and their schemas: ACP v1 and ACP v2
+DEFAULTS = [
+    (DEFAULT_SCHEMA, "acp_schema"),
+    (REPO / "schema" / "v2" / "schema.json", "acp_schema_v2"),
+]
 SMALL = REPO / "tests" / "fixtures" / "schemas" / "v1-stable-2025-10-28.json"
 
 
@@ -26,21 +31,10 @@ def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith("acpgen ")
 
 
-def test_committed_package_is_up_to_date() -> None:
-    assert (
-        main(
-            [
-                "generate",
-                str(DEFAULT_SCHEMA),
-                "--out",
-                str(REPO / "generated"),
-                "--package",
-                "acp_schema",
-                "--check",
-            ]
-        )
-        == 0
-    )
+@pytest.mark.parametrize(("schema", "package"), DEFAULTS)
+def test_committed_package_is_up_to_date(schema: Path, package: str) -> None:
+    args = ["generate", str(schema), "--out", str(REPO / "generated"), "--package", package]
+    assert main([*args, "--check"]) == 0
 
 
 def test_check_names_files_that_differ_are_missing_or_extra(
@@ -198,11 +192,12 @@ def test_generation_is_deterministic(tmp_path: Path) -> None:
         assert path.read_bytes() == (b / path.name).read_bytes(), path.name
 
 
-def test_every_file_names_its_schema_and_sha256() -> None:
+@pytest.mark.parametrize(("schema", "package"), DEFAULTS)
+def test_every_file_names_its_schema_and_sha256(schema: Path, package: str) -> None:
     import hashlib
 
-    digest = hashlib.sha256(DEFAULT_SCHEMA.read_bytes()).hexdigest()
-    for path in (REPO / "generated" / "acp_schema").glob("*.py"):
+    digest = hashlib.sha256(schema.read_bytes()).hexdigest()
+    for path in (REPO / "generated" / package).glob("*.py"):
         head = path.read_text().splitlines()[0]
         assert "schema.json" in head and digest in head, path.name
 
@@ -214,10 +209,11 @@ def test_module_entry_point_runs() -> None:
     assert out.stdout.startswith("acpgen ")
 
 
-def test_generated_package_type_checks_under_mypy_strict(tmp_path: Path) -> None:
+@pytest.mark.parametrize("package", [package for _, package in DEFAULTS])
+def test_generated_package_type_checks_under_mypy_strict(tmp_path: Path, package: str) -> None:
     shutil.copytree(
-        REPO / "generated" / "acp_schema",
-        tmp_path / "acp_schema",
+        REPO / "generated" / package,
+        tmp_path / package,
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     out = subprocess.run(
@@ -229,7 +225,7 @@ def test_generated_package_type_checks_under_mypy_strict(tmp_path: Path) -> None
             "--no-incremental",
             "--cache-dir",
             str(tmp_path / ".mypy"),
-            "acp_schema",
+            package,
         ],
         cwd=tmp_path,
         capture_output=True,

@@ -83,6 +83,7 @@ def test_a_wheel_ships_py_typed_for_the_runtime_and_the_generated_package(
 ) -> None:
     assert "acp_runtime/py.typed" in wheel_names
     assert "acp_schema/py.typed" in wheel_names
+    assert "acp_schema_v2/py.typed" in wheel_names
 
 
 def test_a_wheel_ships_every_module_of_every_package(wheel_names: list[str]) -> None:
