@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
-from . import rules, wire
+from . import rules, versions, wire
 from .connection import METHOD_NOT_FOUND, Connection, as_rpc_error
 from .errors import CapabilityError, ProtocolError
 from .framing import ByteReader, ByteWriter
@@ -92,6 +92,16 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         self.client_info: Wire = None
         self._sessions_known: set[Wire] = set()  # ids of the sessions created, named or listed here
 
+    def _bound(self) -> None:
+        self.client = self.schema.ClientProxy(self)
+
+    def _receive(self, line: bytes) -> None:
+        if not self._routed and isinstance(self.versions, versions.AgentVersions):  # by initialize
+            requested = versions.requested_version(line)
+            if type(requested) is int:
+                self._route(self.versions.choose(requested))
+        super()._receive(line)
+
     async def _dispatch_request(self, request: RequestMessage) -> Wire:
         if request.method == rules.INITIALIZE:
             return await self._initialize(request)
@@ -134,9 +144,11 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         params = request.params
         requested = wire.get(params, rules.PROTOCOL_VERSION)
         version = requested if requested in self.protocol_versions else self.protocol_versions[-1]
+        if not self._routed:  # not routed by the line (never for a valid initialize): as chosen
+            self._route(version)
         self.protocol_version = version
         self.peer_initialize = params
-        self.client_info = wire.get(params, rules.INFO["client"])
+        self.client_info = rules.info_of(params, "client")
         try:
             result = await self._call_handler(request, is_request=True)
         except self.schema.RpcError as err:

@@ -14,8 +14,10 @@ from typing import (
     overload,
 )
 
+import msgspec
+
 from . import rules, wire
-from .connection import Connection
+from .connection import _DEFAULT, Connection, PendingCall
 from .errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from .framing import ByteReader, ByteWriter
 
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
         NotificationMessage,
         ProxyT,
         RequestMessage,
+        TypeForm,
         Wire,
     )
 
@@ -117,6 +120,21 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         # session objects of `acp_runtime.session` fold their state here)
         self.on_session_update: Callable[[Wire], None] | None = None
 
+    def _bound(self) -> None:
+        self.agent = self.schema.AgentProxy(self)
+
+    async def send_request(
+        self,
+        method: str,
+        params: Wire = None,
+        result_type: TypeForm = _DEFAULT,
+        *,
+        timeout: Any = _DEFAULT,
+    ) -> PendingCall:
+        if method == rules.INITIALIZE and not self._routed:
+            result_type = None  # read as JSON: typed by the package of the version the agent picks
+        return await super().send_request(method, params, result_type, timeout=timeout)
+
     def _outgoing(self, method: str, params: Wire) -> Wire:
         if method == rules.INITIALIZE:
             params = wire.replace(params, rules.PROTOCOL_VERSION, self.protocol_versions[-1])
@@ -174,6 +192,16 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             self.on_session_update(message.params)
         return super()._call_handler(message, is_request=is_request)  # no extra frame per message
 
+    def _typed_answer(self, method: str, result: Wire) -> Wire:
+        """A result read as JSON, decoded into the bound package's result type of `method`."""
+        try:
+            return wire.build(self.schema, result, self.schema.REQUESTS[method].result)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            reason = f"the {method} result does not fit protocol version {self.protocol_version}"
+            error = ConnectionClosedError(f"connection closed: {reason}: {exc}")
+            self._shutdown(error)
+            raise ProtocolError(f"{reason}: {exc}") from None
+
     def _remember(self, session_id: Wire, source: Wire) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
         offers = self.sessions.get(session_id)
@@ -202,7 +230,10 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 self._shutdown(ConnectionClosedError(f"connection closed: {error}"))
                 raise error
             self.protocol_version = version
+            if not self._routed:
+                self._route(version)
+                result = self._typed_answer(method, result)
             self.peer_initialize = result
-            self.agent_info = wire.get(result, rules.INFO["agent"])
+            self.agent_info = rules.info_of(result, "agent")
             self.initialized = True
         return result

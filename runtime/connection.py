@@ -62,6 +62,7 @@ from .framing import (
     LineWriter,
     OversizedLine,
 )
+from .versions import _Versions
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -239,13 +240,21 @@ class Connection(Generic[PackageT]):
         tracer: Any = None,
         timeout: float | None = None,
     ) -> None:
+        # several versions (acp_runtime.versions): bound to one route's package until initialize
+        self.versions: _Versions | None = handler if isinstance(handler, _Versions) else None
+        self._routed = self.versions is None
+        if self.versions is not None:
+            if schema is not None:
+                raise TypeError("with several versions, each Route names its package (no schema=)")
+            first = self.versions.versions[0 if self.side == "agent" else -1]
+            schema = cast(PackageT, self.versions[first].schema)
+            protocol_versions = self.versions.versions
         # schema=None means `acp_schema`, which the sides' overloads give as the type's default
         self.schema: PackageT = schema if schema is not None else cast(PackageT, default_schema())
         self.observer = (
             observer  # observer("in" | "out", raw message bytes, decoded message or None)
         )
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
-        side = self.side
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.lenient = lenient
         self.enforce_protocol = enforce_protocol
@@ -257,28 +266,10 @@ class Connection(Generic[PackageT]):
         self.own_initialize: Wire = None  # this side's
         self.handler: object = None
 
-        self._requires_initialize = enforce_protocol and rules.INITIALIZE in self.schema.METHODS
-        self._send_guards = rules.guards_for(self.schema, side, "send") if enforce_protocol else {}
-        self._receive_guards = (
-            rules.guards_for(self.schema, side, "receive") if enforce_protocol else {}
-        )
-        self._result_guards = (
-            rules.guards_for(self.schema, side, "result") if enforce_protocol else {}
-        )
-        self._turn_cancels = rules.turn_cancels_for(self.schema, side)
-        self._answer_checks = rules.answer_checks_for(self.schema) if enforce_protocol else {}
-        self._completions = rules.completions_for(self.schema) if enforce_protocol else ()
-        self._open_keys: dict[str, OrderedDict[Wire, None]] = {
-            c.closer: OrderedDict() for c in self._completions
-        }
-        self._cancel_request_info = self.schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
-
         self._lines = LineReader(reader, max_line_bytes)
         self._out = LineWriter(_ObservedWriter(writer, self) if observer is not None else writer)
         self._pending: dict[RequestId, _Outgoing] = {}
-        self._decoder = self.schema.MessageDecoder(
-            side, _ResultTypes(self._pending), lenient=lenient
-        )
+        self._bind(self.schema)
         self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
         self._serving: dict[RequestId, _Serving] = {}
         self._inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()  # (kind, message | None)
@@ -294,22 +285,60 @@ class Connection(Generic[PackageT]):
         self._setup()
         self._start(handler)
 
+    def _bind(self, schema: PackageT) -> None:
+        """Drive this connection by `schema` from now on: its codec, tables and the rules that
+        apply to it (a connection serving several versions is bound again once `initialize` has
+        chosen one, see `acp_runtime.versions`)."""
+        self.schema = schema
+        side, enforce_protocol = self.side, self.enforce_protocol
+        self._requires_initialize = enforce_protocol and rules.INITIALIZE in schema.METHODS
+        self._send_guards = rules.guards_for(schema, side, "send") if enforce_protocol else {}
+        self._receive_guards = rules.guards_for(schema, side, "receive") if enforce_protocol else {}
+        self._result_guards = rules.guards_for(schema, side, "result") if enforce_protocol else {}
+        self._turn_cancels = rules.turn_cancels_for(schema, side)
+        self._answer_checks = rules.answer_checks_for(schema) if enforce_protocol else {}
+        self._completions = rules.completions_for(schema) if enforce_protocol else ()
+        self._open_keys: dict[str, OrderedDict[Wire, None]] = {
+            c.closer: OrderedDict() for c in self._completions
+        }
+        self._cancel_request_info = schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
+        self._decoder = schema.MessageDecoder(
+            side, _ResultTypes(self._pending), lenient=self.lenient
+        )
+
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
 
+    def _bound(self) -> None:
+        """The side's proxy for the package it is bound to (again after routing)."""
+
     def _start(self, handler: object) -> None:
+        if self.versions is None:
+            self._build_handler(handler)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
+
+    def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
+
+    def _route(self, version: int) -> None:
+        """Serve protocol `version` from now on: its route's package, rules and handler."""
+        assert self.versions is not None
+        route = self.versions[version]
+        self._routed = True
+        if route.schema is not self.schema:
+            self._bind(cast(PackageT, route.schema))
+            self._bound()
+        self._build_handler(route.handler)
 
     # --- public API ------------------------------------------------------------------------------
 
     @property
     def peer_capabilities(self) -> Wire:
         """The capabilities the peer advertised in initialize (None before)."""
-        return wire.get(self.peer_initialize, rules.CAPABILITIES[rules.PEER[self.side]])
+        return rules.capabilities_of(self.peer_initialize, rules.PEER[self.side])
 
     @property
     def closed(self) -> bool:

@@ -31,6 +31,21 @@ PROTOCOL_VERSION = "protocolVersion"  # 4-8: on the initialize request and its r
 CAPABILITIES = {"client": "clientCapabilities", "agent": "agentCapabilities"}
 INFO = {"client": "clientInfo", "agent": "agentInfo"}  # 3
 PEER = {"client": "agent", "agent": "client"}
+# v2: one name on both sides, `info` required (v2 migration guide, "Role-agnostic info")
+SHARED_INFO, SHARED_CAPABILITIES = "info", "capabilities"
+
+
+def info_of(initialize: Wire, side: str) -> Wire:
+    """The implementation info of `side` in its initialize message (v1 or v2 naming)."""
+    found = wire.get(initialize, INFO[side])
+    return found if found is not None else wire.get(initialize, SHARED_INFO)
+
+
+def capabilities_of(initialize: Wire, side: str) -> Wire:
+    """The capabilities of `side` in its initialize message (v1 or v2 naming)."""
+    found = wire.get(initialize, CAPABILITIES[side])
+    return found if found is not None else wire.get(initialize, SHARED_CAPABILITIES)
+
 
 CANCEL_REQUEST = "$/cancel_request"  # 127-131: either side, either direction
 CANCEL_REQUEST_ID = "requestId"

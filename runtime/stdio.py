@@ -29,10 +29,12 @@ if TYPE_CHECKING:
 
     from .connection import ConnectionOptions
     from .package import AgentPackage, ClientPackage, HandlerT, ProxyT
+    from .versions import AgentVersions
 
     AgentHandlerArg = (
         acp_schema.AgentHandler
         | Callable[[AgentSideConnection[acp_schema.ClientProxy]], acp_schema.AgentHandler]
+        | AgentVersions  # several protocol versions, each route with its package
     )
     ClientHandlerArg = (
         acp_schema.ClientHandler
