@@ -1,10 +1,13 @@
-"""An ACP agent that echoes every text block of a prompt back to the client.
+"""An ACP agent that echoes every text block of a prompt back to the client, in ACP v1 and v2.
 
     python examples/echo_agent.py [--delay SECONDS] [--listen HOST:PORT]
 
-Each text block of a prompt comes back as an agent message chunk, then the turn ends `end_turn`.
+Each connection speaks the version its client asks for (v2, else v1). Each text block of a prompt
+comes back as an agent message chunk; in v1 the prompt's answer ends the turn `end_turn`, in v2 the
+answer acknowledges the prompt and the turn runs `user_message`, `state_update` running, the chunks
+(with a messageId), then `state_update` idle `end_turn` (`AgentSession.turn` does either).
 `--delay` waits before each chunk, which gives a client time to send session/cancel: the runtime
-then cancels the running prompt and the turn ends `cancelled` (no code needed here).
+then cancels the turn and it ends `cancelled` (no code needed here).
 `--listen` serves remote clients at http://HOST:PORT/acp instead of stdio (Streamable HTTP over
 HTTP/1.1 or h2c, and WebSocket, on the one port; needs the `http` extra).
 """
@@ -14,34 +17,56 @@ from __future__ import annotations
 import argparse
 import asyncio
 import uuid
+from typing import Any
 
-import acp_schema as acp
-from acp_runtime import AgentSideConnection, run_agent
+import acp_schema as v1
+import acp_schema_v2 as v2
+from acp_runtime import AgentSideConnection, run_agent, wire
 from acp_runtime.helpers import AgentSession
+from acp_runtime.versions import AgentRoute, AgentVersions
 
 
-class EchoAgent(acp.AgentHandler):
-    def __init__(self, conn: AgentSideConnection, delay: float = 0.0) -> None:
+class Echo:
+    """The echo, written once for both versions."""
+
+    def __init__(self, conn: AgentSideConnection[Any], delay: float = 0.0) -> None:
         self.conn = conn
         self.delay = delay
 
-    async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
-        return acp.InitializeResponse(
-            protocol_version=1,  # the runtime negotiates the final value
-            agent_capabilities=acp.AgentCapabilities(),
-            agent_info=acp.Implementation(name="echo-agent", version="0.1.0"),
-        )
+    async def session_new(self, params: Any) -> Any:
+        return {"sessionId": f"echo-{uuid.uuid4().hex[:12]}"}
 
-    async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
-        return acp.NewSessionResponse(session_id=f"echo-{uuid.uuid4().hex[:12]}")
-
-    async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
+    async def session_prompt(self, params: Any) -> Any:
         session = AgentSession(self.conn, params.session_id)
-        for block in params.prompt:
-            if isinstance(block, acp.TextContent):
-                await asyncio.sleep(self.delay)
-                await session.say(block.text)
-        return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
+
+        async def echo() -> str:
+            for block in params.prompt:
+                if wire.get(block, "type") == "text":
+                    await asyncio.sleep(self.delay)
+                    await session.say(block.text)
+            return "end_turn"
+
+        return await session.turn(params.prompt, echo)
+
+
+class EchoV1(Echo, v1.AgentHandler):
+    async def initialize(self, params: v1.InitializeRequest) -> v1.InitializeResponse:
+        info = v1.Implementation(name="echo-agent", version="0.1.0")
+        return v1.InitializeResponse(protocol_version=1, agent_info=info)
+
+
+class EchoV2(Echo, v2.AgentHandler):
+    async def initialize(self, params: v2.InitializeRequest) -> v2.InitializeResponse:
+        info = v2.Implementation(name="echo-agent", version="0.1.0")
+        return v2.InitializeResponse(protocol_version=2, info=info)
+
+
+def echo_agent(delay: float = 0.0) -> AgentVersions:
+    """Both versions, each connection its own handler."""
+    return AgentVersions(
+        AgentRoute(1, v1, lambda conn: EchoV1(conn, delay)),
+        AgentRoute(2, v2, lambda conn: EchoV2(conn, delay)),
+    )
 
 
 def main() -> None:
@@ -59,9 +84,9 @@ def main() -> None:
         def listening(url: str) -> None:
             print(f"serving {url}", flush=True)
 
-        run(lambda conn: EchoAgent(conn, args.delay), args.listen, on_listening=listening)
+        run(echo_agent(args.delay), args.listen, on_listening=listening)
         return
-    run_agent(lambda conn: EchoAgent(conn, args.delay))
+    run_agent(echo_agent(args.delay))
 
 
 if __name__ == "__main__":

@@ -91,9 +91,56 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         self.client: ClientProxyT = self.schema.ClientProxy(self)
         self.client_info: Wire = None
         self._sessions_known: set[Wire] = set()  # ids of the sessions created, named or listed here
+        self._v2_setup()
 
     def _bound(self) -> None:
         self.client = self.schema.ClientProxy(self)
+
+    def _v2_setup(self) -> None:
+        # ACP v2 turns: session -> the user messageId its prompt answer acknowledged; the sessions
+        # whose turn is open (answered, no idle yet); those of them a session/cancel has reached
+        self._acknowledged: dict[Wire, Wire] = {}
+        self._open_turns: set[Wire] = set()
+        self._cancelling: set[Wire] = set()
+
+    def _cancel_turn(self, params: Wire) -> None:
+        session_id = wire.get(params, rules.SESSION_ID)
+        if session_id in self._open_turns:
+            self._cancelling.add(session_id)
+        super()._cancel_turn(params)
+
+    def _turn_breaks(self, params: Wire) -> str | None:
+        """Why a session/update breaks the v2 turn lifecycle (and, when it does not, its effect)."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+        kind = wire.get(update, rules.UPDATE_KIND[1])
+        if kind in rules.USER_MESSAGE_KINDS and session_id in self._acknowledged:
+            expected = self._acknowledged[session_id]
+            if wire.get(update, rules.MESSAGE_ID) != expected:
+                return rules.v2_rule(
+                    "user-message",
+                    f"the turn's user message is {expected!r}, as the prompt answer acknowledged",
+                )
+            del self._acknowledged[session_id]
+        if kind != rules.STATE_UPDATE or wire.get(update, rules.STATE) != rules.IDLE:
+            return None
+        if any(
+            s.method == rules.SESSION_PROMPT and s.session_id == session_id and not s.answered
+            for s in self._serving.values()
+        ):
+            return rules.v2_rule(
+                "prompt-acknowledges",
+                "the turn ends after the session/prompt answer, which only acknowledges it",
+            )
+        stop = wire.get(update, rules.STOP_REASON)
+        if session_id in self._cancelling and stop != rules.CANCELLED:
+            return rules.v2_rule(
+                "cancel-confirmed",
+                f"after session/cancel the turn ends idle with stopReason cancelled, not {stop!r}",
+            )
+        self._open_turns.discard(session_id)
+        self._cancelling.discard(session_id)
+        return None
 
     def _receive(self, line: bytes) -> None:
         if not self._routed and isinstance(self.versions, versions.AgentVersions):  # by initialize
@@ -118,10 +165,22 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             self._sessions_known.update(
                 rules.sessions_known_after(request.method, request.params, result)
             )
+            if self._v2 and request.method == rules.SESSION_PROMPT:  # the turn goes on after it
+                session_id = wire.get(request.params, rules.SESSION_ID)
+                self._acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
+                self._open_turns.add(session_id)
         return result
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
+        if method == rules.SESSION_UPDATE and self._message_kinds:
+            reason = rules.missing_message_id(params, self._message_kinds)
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
         params = super()._outgoing(method, params)
+        if method == rules.SESSION_UPDATE and self._v2 and self.enforce_protocol:
+            reason = self._turn_breaks(params)
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
         resuming = method == rules.SESSION_UPDATE and any(
             s.method == rules.NO_HISTORY_DURING for s in self._serving.values()
         )
@@ -156,6 +215,12 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
                 raise
             result = None
         info = self.schema.REQUESTS[rules.INITIALIZE]
+        if self._v2 and self.enforce_protocol:
+            reason = rules.initialize_breaks(result) or rules.promises_breaks(
+                result, self.handler, self.schema.AgentHandler, self.schema
+            )
+            if reason is not None:
+                raise ProtocolError(f"{rules.INITIALIZE}: the handler's answer breaks {reason}")
         if result is None:
             result = wire.build(self.schema, {rules.PROTOCOL_VERSION: version}, info.result)
         else:

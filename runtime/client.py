@@ -136,6 +136,10 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         return await super().send_request(method, params, result_type, timeout=timeout)
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
+        if method == rules.INITIALIZE and self._v2 and self.enforce_protocol:
+            reason = rules.initialize_breaks(params)
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
         if method == rules.INITIALIZE:
             params = wire.replace(params, rules.PROTOCOL_VERSION, self.protocol_versions[-1])
             self.own_initialize = params

@@ -282,6 +282,7 @@ class Connection(Generic[PackageT]):
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
         self._after_tasks: set[asyncio.Task[None]] = set()
+        self._turn_tasks: dict[Wire, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._setup()
         self._start(handler)
 
@@ -302,6 +303,13 @@ class Connection(Generic[PackageT]):
             c.closer: OrderedDict() for c in self._completions
         }
         self._cancel_request_info = schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
+        # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
+        self._v2 = rules.turn_ends_by_update(schema)
+        self._message_kinds = (
+            rules.kinds_requiring(schema, rules.MESSAGE_ID)
+            if self._v2 and enforce_protocol
+            else frozenset()
+        )
         self._decoder = schema.MessageDecoder(
             side, _ResultTypes(self._pending), lenient=self.lenient
         )
@@ -456,6 +464,17 @@ class Connection(Generic[PackageT]):
         except Exception:
             log.exception("work after the %s answer failed", method)
 
+    def track_turn(self, session_id: Wire, task: asyncio.Task[Any]) -> None:
+        """A v2 turn of `session_id` runs in `task` after its prompt was answered: `session/cancel`
+        (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
+        self._turn_tasks[session_id] = task
+
+        def done(task: asyncio.Task[Any]) -> None:
+            if self._turn_tasks.get(session_id) is task:
+                del self._turn_tasks[session_id]
+
+        task.add_done_callback(done)
+
     async def cancel_request(self, request_id: RequestId) -> None:
         """Send `$/cancel_request` for one of our pending requests; its call stays pending until
         the peer answers it (with -32800 or a result)."""
@@ -470,6 +489,10 @@ class Connection(Generic[PackageT]):
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
         """Check an outgoing call against the protocol rules; may return adjusted params."""
+        if self.enforce_protocol and self._v2:
+            reason = rules.removed_surface(self.schema, method)
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
         if self.enforce_protocol:
             if method.startswith("rpc."):
                 raise ProtocolError(
@@ -891,9 +914,12 @@ class Connection(Generic[PackageT]):
 
     def _cancel_turn(self, params: Wire) -> None:
         """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        turn = self._turn_tasks.get(session_id)
+        if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
+            turn.cancel()
         if not self._turn_cancels:
             return
-        session_id = wire.get(params, rules.SESSION_ID)
         for serving in list(self._serving.values()):
             result = self._turn_cancels.get(serving.method)
             if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:

@@ -17,14 +17,16 @@ first), and so do the path rules (absolute paths only).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import uuid
 from types import TracebackType
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable, Sequence
 
 from . import rules, wire
 from .agent import AgentSideConnection
-from .errors import ConnectionClosedError
+from .errors import ConnectionClosedError, ProtocolError
 
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"
@@ -36,6 +38,7 @@ TERMINAL_CREATE, TERMINAL_OUTPUT, TERMINAL_WAIT = (
 )
 TERMINAL_KILL, TERMINAL_RELEASE = "terminal/kill", "terminal/release"
 FINAL_STATUSES = ("completed", "failed")
+log = logging.getLogger("acp_runtime")
 
 DEFAULT_PERMISSION_OPTIONS = (
     {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
@@ -52,9 +55,77 @@ class AgentSession:
     """An agent's handle on one session of a connection: updates, tool calls, permission, files
     and terminals for that session."""
 
-    def __init__(self, conn: AgentSideConnection, session_id: str) -> None:
+    def __init__(self, conn: AgentSideConnection[Any], session_id: str) -> None:
         self.conn = conn
         self.id = session_id
+        # v2 (a package requiring `messageId` on messages): the agent message and thought that
+        # `say` / `think` append to: new ids with each AgentSession (one a prompt) or `new_message`
+        self.message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        self.thought_id = f"msg_{uuid.uuid4().hex[:12]}"
+
+    def new_message(self) -> None:
+        """Start a new agent message (and thought): later `say` / `think` chunks belong to it."""
+        self.message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        self.thought_id = f"msg_{uuid.uuid4().hex[:12]}"
+
+    # --- the prompt turn, as the connection's protocol version runs it ---
+
+    async def turn(self, prompt: Sequence[Any], work: Callable[[], Awaitable[Any]]) -> Any:
+        """Run a prompt turn: `work()` does the turn's work and returns its stop reason
+        (`"end_turn"` ...). Returns the `session/prompt` answer of the connection's version:
+
+        - v1 (the answer carries the stop reason): runs `work()` now and answers its stop reason;
+          `session/cancel` cancels it and the runtime answers `cancelled`.
+        - v2 (the answer only acknowledges): answers `{messageId}` (the user message's id) at
+          once; after the answer it sends `user_message` (that id, the prompt), `state_update`
+          `running`, runs `work()`, and ends the turn `state_update` `idle` with its stop reason.
+          `session/cancel` (or `session/close`) cancels `work()`, and the turn ends `idle`
+          `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
+          no details) where the schema has that stop reason.
+        """
+        prompt_method = rules.SESSION_PROMPT
+        result_type = self.conn.schema.METHODS[prompt_method].result
+        if not rules.turn_ends_by_update(self.conn.schema):
+            stop = await work()
+            return wire.build(self.conn.schema, {rules.STOP_REASON: stop}, result_type)
+        user_message_id = f"msg_{uuid.uuid4().hex[:12]}"
+
+        async def run() -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            self.conn.track_turn(self.id, task)
+            try:
+                await self.send(
+                    {
+                        "sessionUpdate": "user_message",
+                        rules.MESSAGE_ID: user_message_id,
+                        "content": list(prompt),
+                    }
+                )
+                await self.state(rules.RUNNING)
+                stop = await work()
+            except asyncio.CancelledError:
+                if self.conn.closed:
+                    raise
+                task.uncancel()
+                stop = rules.CANCELLED
+            except Exception:
+                log.exception("the turn of session %s failed", self.id)
+                error = {"code": -32603, "message": "Internal error"}
+                with contextlib.suppress(ProtocolError):  # a schema without the `error` reason
+                    await self.state(rules.IDLE, "error", error=error)
+                return
+            await self.state(rules.IDLE, stop)
+
+        self.conn.after_answer(run)
+        return wire.build(self.conn.schema, {rules.MESSAGE_ID: user_message_id}, result_type)
+
+    async def state(self, state: str, stop_reason: Any = None, **fields: Any) -> None:
+        """A v2 `state_update`: `running`, `requires_action`, or `idle` with its stop reason."""
+        update = {"sessionUpdate": rules.STATE_UPDATE, rules.STATE: state, **fields}
+        if stop_reason is not None:
+            update[rules.STOP_REASON] = stop_reason
+        await self.send(update)
 
     # --- session/update ---
 
@@ -65,12 +136,18 @@ class AgentSession:
         )
 
     async def say(self, message: str | Any) -> None:
-        """An `agent_message_chunk`: a string is one text block."""
-        await self.send({"sessionUpdate": "agent_message_chunk", "content": _block(message)})
+        """An `agent_message_chunk`: a string is one text block (v2: of `self.message_id`)."""
+        await self.send(self._message("agent_message_chunk", message, self.message_id))
 
     async def think(self, thought: str | Any) -> None:
-        """An `agent_thought_chunk`."""
-        await self.send({"sessionUpdate": "agent_thought_chunk", "content": _block(thought)})
+        """An `agent_thought_chunk` (v2: of `self.thought_id`)."""
+        await self.send(self._message("agent_thought_chunk", thought, self.thought_id))
+
+    def _message(self, kind: str, content: Any, message_id: str) -> dict[str, Any]:
+        update = {"sessionUpdate": kind, "content": _block(content)}
+        if kind in rules.kinds_requiring(self.conn.schema, rules.MESSAGE_ID):
+            update[rules.MESSAGE_ID] = message_id
+        return update
 
     async def plan(self, entries: Sequence[Any]) -> None:
         """The whole plan (`plan`): each entry a PlanEntry, wire JSON, or a `(content, status)` /

@@ -15,12 +15,14 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence, get_args
+
+from msgspec import Struct, structs
 
 from . import wire
 
 if TYPE_CHECKING:
-    from .package import Package, Wire
+    from .package import Package, TypeForm, Wire
 
 # --- lifecycle ------------------------------------------------------------------------------------
 
@@ -563,3 +565,175 @@ def completions_for(schema: Package) -> tuple[Completion, ...]:
     return tuple(
         c for c in COMPLETIONS if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS
     )
+
+
+# --- ACP v2 ---------------------------------------------------------------------------------------
+# The v2 rules apply to a package of v2's shape, read from its tables (never from its name or
+# version number): its session/prompt result carries no stop reason (the turn ends in
+# `state_update` notifications), its session/update union requires `messageId` on message kinds,
+# it defines `auth/login`. Every refusal names its rule: "ACP v2 rule <name>" (docs/runtime.md, v2
+# section; the v2 migration guide, docs-v2/migration.mdx, says each MUST / MUST NOT).
+
+SESSION_PROMPT = "session/prompt"
+STOP_REASON = "stopReason"
+MESSAGE_ID = "messageId"
+STATE_UPDATE, STATE, IDLE, RUNNING = "state_update", "state", "idle", "running"
+CANCELLED = "cancelled"
+USER_MESSAGE_KINDS = frozenset({"user_message", "user_message_chunk"})
+AUTH_LOGIN, AUTH_LOGOUT = "auth/login", "auth/logout"
+AUTH_METHODS = "authMethods"
+# advertising `capabilities.session` promises these requests (migration guide, "Capability
+# reorganization"); session/cancel and session/update are notifications the runtime carries
+SESSION_BASELINE = (
+    "session/new",
+    "session/list",
+    "session/resume",
+    "session/close",
+    SESSION_PROMPT,
+)
+SESSION_CAPABILITY = ("capabilities", "session")
+
+
+def v2_rule(name: str, reason: str) -> str:
+    """A refusal's text: what broke, and which v2 rule it breaks."""
+    return f"{reason} (ACP v2 rule {name})"
+
+
+# (id of a package, key) -> (the package, what it shows): the package kept, so its id stays its own
+_SHAPES: dict[tuple[int, str], tuple[object, frozenset[str]]] = {}
+
+
+def turn_ends_by_update(schema: Package) -> bool:
+    """Whether a prompt's answer only acknowledges it and the turn ends in a `state_update` (v2),
+    rather than the answer carrying the stop reason (v1)."""
+    info = schema.REQUESTS.get(SESSION_PROMPT)
+    return (
+        info is not None
+        and not wire.declares(info.result, STOP_REASON)
+        and STATE_UPDATE in kinds_requiring(schema, "")
+    )
+
+
+def _update_union(schema: Package) -> TypeForm:
+    info = schema.NOTIFICATIONS.get(SESSION_UPDATE)
+    if info is None or not isinstance(info.params, type) or not issubclass(info.params, Struct):
+        return None
+    for f in structs.fields(info.params):
+        if f.encode_name == SESSION_UPDATE_FIELD:
+            return f.type
+    return None
+
+
+def _kinds(schema: Package) -> dict[str, list[frozenset[str]]]:
+    """Each `sessionUpdate` kind of the package, with the wire keys each variant of it requires."""
+    union = _update_union(schema)
+    tagged = getattr(union, "__acp_tagged__", None)
+    if isinstance(tagged, dict):
+        return {str(tag): [frozenset(v.required) for v in vs] for tag, vs in tagged.items()}
+    kinds: dict[str, list[frozenset[str]]] = {}
+    for member in get_args(union) or (union,):
+        if isinstance(member, type) and issubclass(member, Struct):
+            tag = member.__struct_config__.tag
+            if isinstance(tag, str):
+                required = frozenset(f.encode_name for f in structs.fields(member) if f.required)
+                kinds.setdefault(tag, []).append(required)
+    return kinds
+
+
+def kinds_requiring(schema: Package, key: str) -> frozenset[str]:
+    """The update kinds every variant of which requires `key` (v2: `messageId` on messages); every
+    kind of the package for the key ""."""
+    cached = _SHAPES.get((id(schema), key))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    kinds = _kinds(schema)
+    found = frozenset(k for k, vs in kinds.items() if not key or all(key in v for v in vs))
+    _SHAPES[(id(schema), key)] = (schema, found)
+    return found
+
+
+def missing_message_id(params: Wire, kinds: frozenset[str]) -> str | None:
+    """A message chunk or update sent without its `messageId` (v2: every one carries it)."""
+    update = wire.get(params, SESSION_UPDATE_FIELD)
+    kind = wire.get(update, UPDATE_KIND[1])
+    if kind in kinds and wire.get(update, MESSAGE_ID) is None:
+        return v2_rule(
+            "message-id", f"a {kind} update needs the messageId of the message it belongs to"
+        )
+    return None
+
+
+def _booleans(value: Wire, path: str) -> list[str]:
+    """Dotted paths of the `true` / `false` markers in a capabilities value (wire JSON or typed)."""
+    if isinstance(value, bool):
+        return [path]
+    if isinstance(value, Struct):
+        value = {f.encode_name: getattr(value, f.name) for f in structs.fields(value)}
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _booleans(v, f"{path}.{k}")]
+    return []
+
+
+def initialize_breaks(message: Wire) -> str | None:
+    """Why an initialize message (request or result) breaks v2's shape: `info` is required, and
+    support markers are objects (`{}`), never booleans."""
+    if wire.get(message, SHARED_INFO) is None:
+        return v2_rule("info", "initialize needs `info` (name and version) on both sides")
+    found = _booleans(wire.get(message, SHARED_CAPABILITIES), SHARED_CAPABILITIES)
+    if found:
+        return v2_rule(
+            "object-markers", f"{found[0]} is a boolean; a v2 support marker is an object ({{}})"
+        )
+    return None
+
+
+def unimplemented(
+    handler: object, base: type, schema: Package, methods: Sequence[str]
+) -> list[str]:
+    """Which of these requests the handler leaves to its generated base (answering -32601)."""
+    missing = []
+    for method in methods:
+        info = schema.REQUESTS.get(method)
+        if info is None:
+            continue
+        own = getattr(type(handler), info.handler, None) or getattr(handler, info.handler, None)
+        if own is None or own is getattr(base, info.handler, None):
+            missing.append(method)
+    return missing
+
+
+def promises_breaks(result: Wire, handler: object, base: type, schema: Package) -> str | None:
+    """Why an agent's initialize answer promises what its handler does not serve: the session
+    baseline with `capabilities.session`, auth/login and auth/logout with `authMethods`."""
+    if wire.get(result, *SESSION_CAPABILITY) is not None:
+        missing = unimplemented(handler, base, schema, SESSION_BASELINE)
+        if missing:
+            return v2_rule(
+                "session-baseline",
+                f"capabilities.session promises {', '.join(missing)}, which the handler lacks",
+            )
+    if wire.items(result, AUTH_METHODS):
+        missing = unimplemented(handler, base, schema, (AUTH_LOGIN, AUTH_LOGOUT))
+        if missing:
+            return v2_rule(
+                "auth-methods",
+                f"non-empty authMethods promise {', '.join(missing)}, which the handler lacks",
+            )
+    return None
+
+
+def _auth_advertised(params: Wire, initialize: Wire) -> str | None:
+    if not wire.items(initialize, AUTH_METHODS):
+        return v2_rule("auth-methods", "the agent advertised no authMethods: never call it")
+    return None
+
+
+def removed_surface(schema: Package, method: str) -> str | None:
+    """A method neither this package defines nor an extension: on a v2 connection the v1 surfaces
+    v2 removed (fs/*, terminal/*, session/load, session/set_mode) are never called."""
+    if method in schema.METHODS or method.startswith(EXTENSION_PREFIX):
+        return None
+    return v2_rule("removed-surface", f"{method} is not a method of this protocol version")
+
+
+GUARDS += (Guard("client", "send", (AUTH_LOGIN, AUTH_LOGOUT), Check(_auth_advertised), "v2 auth"),)
