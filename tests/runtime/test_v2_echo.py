@@ -141,3 +141,38 @@ async def test_a_cancelled_v2_turn_ends_idle_cancelled_after_its_updates() -> No
             "state_update:idle",
         ]
         assert recorder.updates[-1].stop_reason == "cancelled"
+
+
+def doc_example(tmp_path: Path) -> str:
+    """The complete example of docs/runtime.md's v2 section, as a file."""
+    text = (Path(__file__).parents[2] / "docs" / "runtime.md").read_text(encoding="utf-8")
+    section = text[text.index("## ACP v1 and v2 on one agent or client") :]
+    start = section.index("```python\n") + 10
+    code = section[start : section.index("\n```", start)]
+    path = tmp_path / "shout_agent.py"
+    path.write_text(code, encoding="utf-8")
+    return str(path)
+
+
+async def test_the_docs_example_agent_serves_both_versions(tmp_path: Path) -> None:
+    agent = doc_example(tmp_path)
+    one = RecorderV1()
+    async with v1_client(one).spawn(sys.executable, agent) as conn:
+        await conn.agent.initialize(v1.InitializeRequest(protocol_version=1))
+        session = await conn.agent.session_new(v1.NewSessionRequest(cwd="/w", mcp_servers=[]))
+        prompt = [v1.TextContent(text="hi")]
+        answer = await conn.agent.session_prompt(
+            v1.PromptRequest(session_id=session.session_id, prompt=prompt)
+        )
+        assert answer.stop_reason == "end_turn" and one.updates[0].content.text == "HI"
+    two = RecorderV2()
+    async with both_clients(two).spawn(sys.executable, agent) as conn:
+        info = v2.Implementation(name="c", version="1")
+        await conn.agent.initialize(v2.InitializeRequest(protocol_version=2, info=info))
+        session = await conn.agent.session_new(v2.NewSessionRequest(cwd="/w"))
+        prompt = [v2.TextContent(text="hi")]
+        await conn.agent.session_prompt(
+            v2.PromptRequest(session_id=session.session_id, prompt=prompt)
+        )
+        await two.idle.wait()
+        assert two.updates[2].content.text == "HI" and two.updates[-1].stop_reason == "end_turn"
