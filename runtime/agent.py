@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from . import rules, versions, wire
@@ -105,12 +106,30 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
 
     def _cancel_turn(self, params: Wire) -> None:
         session_id = wire.get(params, rules.SESSION_ID)
-        if session_id in self._open_turns:
+        if self._v2 and (
+            session_id in self._open_turns
+            or any(  # a prompt being answered: the turn it opens is cancelled
+                s.method == rules.SESSION_PROMPT and s.session_id == session_id
+                for s in self._serving.values()
+            )
+        ):
             self._cancelling.add(session_id)
         super()._cancel_turn(params)
 
+    def _turn_update_sent(self, params: Wire) -> None:
+        """What a v2 session/update does to its session's turn: the acknowledged user message is
+        reported, an idle state ends the turn."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+        kind = wire.get(update, rules.UPDATE_KIND[1])
+        if kind in rules.USER_MESSAGE_KINDS:
+            self._acknowledged.pop(session_id, None)
+        elif kind == rules.STATE_UPDATE and wire.get(update, rules.STATE) == rules.IDLE:
+            self._open_turns.discard(session_id)
+            self._cancelling.discard(session_id)
+
     def _turn_breaks(self, params: Wire) -> str | None:
-        """Why a session/update breaks the v2 turn lifecycle (and, when it does not, its effect)."""
+        """Why a session/update breaks the v2 turn lifecycle, or None."""
         session_id = wire.get(params, rules.SESSION_ID)
         update = wire.get(params, rules.SESSION_UPDATE_FIELD)
         kind = wire.get(update, rules.UPDATE_KIND[1])
@@ -121,7 +140,6 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
                     "user-message",
                     f"the turn's user message is {expected!r}, as the prompt answer acknowledged",
                 )
-            del self._acknowledged[session_id]
         if kind != rules.STATE_UPDATE or wire.get(update, rules.STATE) != rules.IDLE:
             return None
         if any(
@@ -138,8 +156,6 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
                 "cancel-confirmed",
                 f"after session/cancel the turn ends idle with stopReason cancelled, not {stop!r}",
             )
-        self._open_turns.discard(session_id)
-        self._cancelling.discard(session_id)
         return None
 
     def _receive(self, line: bytes) -> None:
@@ -165,11 +181,20 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             self._sessions_known.update(
                 rules.sessions_known_after(request.method, request.params, result)
             )
-            if self._v2 and request.method == rules.SESSION_PROMPT:  # the turn goes on after it
-                session_id = wire.get(request.params, rules.SESSION_ID)
-                self._acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
-                self._open_turns.add(session_id)
+        if self._v2 and request.method == rules.SESSION_PROMPT:  # the turn goes on after it
+            session_id = wire.get(request.params, rules.SESSION_ID)
+            self._acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
+            self._open_turns.add(session_id)
         return result
+
+    def turn_cancelled(self, session_id: Wire) -> bool:
+        """Whether a `session/cancel` (or `session/close`) reached the open v2 turn of a session."""
+        return session_id in self._cancelling
+
+    def track_turn(self, session_id: Wire, task: asyncio.Task[Any]) -> None:
+        super().track_turn(session_id, task)
+        if session_id in self._cancelling:  # the cancel came before the turn's work started
+            task.cancel()
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
         if method == rules.SESSION_UPDATE and self._message_kinds:
@@ -177,10 +202,12 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             if reason is not None:
                 raise ProtocolError(f"{method}: {reason}")
         params = super()._outgoing(method, params)
-        if method == rules.SESSION_UPDATE and self._v2 and self.enforce_protocol:
+        if method == rules.SESSION_UPDATE and self._v2:
             reason = self._turn_breaks(params)
-            if reason is not None:
+            if reason is not None and self.enforce_protocol:
                 raise ProtocolError(f"{method}: {reason}")
+            if reason is None or not self.enforce_protocol:
+                self._turn_update_sent(params)
         resuming = method == rules.SESSION_UPDATE and any(
             s.method == rules.NO_HISTORY_DURING for s in self._serving.values()
         )

@@ -104,6 +104,8 @@ class AgentSession:
                 )
                 await self.state(rules.RUNNING)
                 stop = await work()
+                if self.conn.turn_cancelled(self.id):  # cancelled as the work was ending
+                    stop = rules.CANCELLED
             except asyncio.CancelledError:
                 if self.conn.closed:
                     raise

@@ -4,6 +4,7 @@ in memory and over real pipes, the same process for both."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,9 @@ from acp_runtime.versions import ClientRoute, ClientVersions
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "examples"))
 from echo_agent import echo_agent  # noqa: E402
+
+from .helpers import RawPeer  # noqa: E402
+from .v2peers import V2_INITIALIZE  # noqa: E402
 
 ECHO = str(Path(__file__).parents[2] / "examples" / "echo_agent.py")
 
@@ -176,3 +180,29 @@ async def test_the_docs_example_agent_serves_both_versions(tmp_path: Path) -> No
         )
         await two.idle.wait()
         assert two.updates[2].content.text == "HI" and two.updates[-1].stop_reason == "end_turn"
+
+
+async def test_a_cancel_sent_with_its_prompt_still_ends_the_turn_idle_cancelled() -> None:
+    (a_in, a_out), (c_in, c_out) = memory_pipe()
+    echo_agent(delay=30).connect(a_in, a_out)
+    peer = RawPeer(c_in, c_out)
+    assert "result" in await peer.call(0, "initialize", V2_INITIALIZE)
+    session = (await peer.call(1, "session/new", {"cwd": "/w"}))["result"]["sessionId"]
+    prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "never echoed"}]}
+    peer.send_bytes(
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": prompt}
+        ).encode()
+        + b"\n"
+        + json.dumps(
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}
+        ).encode()
+        + b"\n"
+    )  # both read before the prompt's handler runs
+    seen = []
+    while not seen or seen[-1].get("state") != "idle":
+        message = await peer.recv()
+        if "method" in message:
+            seen.append(message["params"]["update"])
+    assert seen[-1]["stopReason"] == "cancelled"
+    assert "agent_message_chunk" not in [u["sessionUpdate"] for u in seen]
