@@ -8,15 +8,17 @@
 
 Pass an `AgentVersions` (or `ClientVersions` of `ClientRoute`s) where a handler goes (no
 `schema=`: each route names its package), or call its typed `connect(reader, writer)` (and a
-client's `spawn(command, *args)`), which give `AgentSideConnection[Any]` / `ClientSideConnection[Any]`:
-which package's proxy `conn.client` / `conn.agent` is, is known only once `initialize` is done. The connection starts bound to
-one route's package (an agent: its lowest version's, which only has to read `initialize`; a client:
-its highest, which it asks for). The version is settled by `initialize`: an agent takes the one the
-client asks for when it has a route for it, else its latest (`rules`); a client takes the one the
-agent answers. From then on the connection is bound to that version's package (its codec, method
-tables, rules, proxy) and serves that version's handler, built then with the connection (a class or
-function taking it), so `conn.client` / `conn.agent` and `conn.schema` are already that version's.
-Nothing about a connection is re-routed after its first `initialize`.
+client's `spawn(command, *args)`), typed `AgentSideConnection[Any]` / `ClientSideConnection[Any]`:
+which package's proxy `conn.client` / `conn.agent` is, is known only once `initialize` is done.
+
+The connection starts bound to one route's package (an agent: its lowest version's, which only
+has to read `initialize`; a client: its highest, which it asks for). The version is settled by
+`initialize`: an agent takes the one the client asks for when it has a route for it, else its
+latest; a client takes the one the agent answers. From then on the connection is bound to that
+version's package (its codec, method tables, rules, proxy) and serves that version's handler,
+built then with the connection (a class or function taking it), so `conn.client` / `conn.agent`
+and `conn.schema` are already that version's. Nothing about a connection is re-routed after
+its first `initialize`.
 """
 
 from __future__ import annotations
