@@ -30,10 +30,12 @@ if TYPE_CHECKING:
     from .package import (
         AgentProxyT,
         ClientPackage,
+        ErrorResponseMessage,
         HandlerT,
         NotificationMessage,
         ProxyT,
         RequestMessage,
+        ResponseMessage,
         TypeForm,
         Wire,
     )
@@ -196,6 +198,20 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             self.on_session_update(message.params)
         return super()._call_handler(message, is_request=is_request)  # no extra frame per message
 
+    def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+        if not self._routed and isinstance(response, self.schema.Response):
+            # route as the answer to initialize is read, so what follows it is read by its package
+            try:
+                outgoing = self._pending.get(response.id)
+            except TypeError:
+                outgoing = None
+            version = wire.get(response.result, rules.PROTOCOL_VERSION)
+            routes = self.versions.routes if self.versions is not None else {}
+            if outgoing is not None and outgoing.method == rules.INITIALIZE and version in routes:
+                self._route(version)  # the answer in the envelope of its package, as read by it
+                response = self.schema.Response(id=response.id, result=response.result)
+        super()._on_response(response)
+
     def _typed_answer(self, method: str, result: Wire) -> Wire:
         """A result read as JSON, decoded into the bound package's result type of `method`."""
         try:
@@ -234,8 +250,9 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 self._shutdown(ConnectionClosedError(f"connection closed: {error}"))
                 raise error
             self.protocol_version = version
-            if not self._routed:
-                self._route(version)
+            if self.versions is not None and type(result) is dict:  # read as JSON to route
+                if not self._routed:
+                    self._route(version)
                 result = self._typed_answer(method, result)
             self.peer_initialize = result
             self.agent_info = rules.info_of(result, "agent")

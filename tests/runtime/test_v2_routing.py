@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import pytest
 
 import acp_schema as v1
 import acp_schema_v2 as v2
-from acp_runtime import ProtocolVersionError
+from acp_runtime import ProtocolVersionError, memory_pipe
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
 
+from .helpers import RawPeer
 from .v2peers import (
     V2_INITIALIZE,
     AgentV2,
@@ -103,3 +107,39 @@ def test_a_version_routed_twice_is_refused() -> None:
 async def test_routes_name_their_packages_so_schema_is_refused() -> None:
     with pytest.raises(TypeError, match="each Route names its package"):
         await connected(agent=both_agents(), client=both_clients(), schema=v1)
+
+
+async def test_what_a_v1_agent_sends_right_after_its_answer_is_read_as_v1() -> None:
+    class Recorder(v1.ClientHandler):
+        def __init__(self) -> None:
+            self.updates: list[v1.SessionNotification] = []
+
+        async def session_update(self, params: v1.SessionNotification) -> None:
+            self.updates.append(params)
+
+    recorder = Recorder()
+    (client_in, client_out), (peer_in, peer_out) = memory_pipe()
+    routes = ClientVersions(ClientRoute(1, v1, recorder), both_clients()[2])
+    conn = routes.connect(client_in, client_out)
+    peer = RawPeer(peer_in, peer_out)
+    call = asyncio.ensure_future(conn.agent.initialize(v2_initialize()))
+    request = await peer.recv()
+    assert request["params"]["protocolVersion"] == 2
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+    answer = {"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}}
+    note = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": chunk},
+    }
+    peer.send_bytes((json.dumps(answer) + "\n" + json.dumps(note) + "\n").encode())  # one read
+    assert isinstance(await call, v1.InitializeResponse)
+    # a barrier: an answer resolves its call once the notifications before it are handled
+    new = asyncio.ensure_future(
+        conn.agent.session_new(v1.NewSessionRequest(cwd="/w", mcp_servers=[]))
+    )
+    request = await peer.recv()
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"sessionId": "s"}})
+    await new
+    assert [u.update.content.text for u in recorder.updates] == ["hi"]
+    await conn.close()
