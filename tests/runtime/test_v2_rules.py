@@ -11,7 +11,7 @@ import pytest
 
 import acp_schema as v1
 import acp_schema_v2 as v2
-from acp_runtime import AgentSideConnection, ProtocolError
+from acp_runtime import AgentSideConnection, ProtocolError, memory_pipe
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
 
 from .helpers import RawPeer
@@ -280,3 +280,17 @@ async def test_removed_surface_rule_is_off_without_enforcement() -> None:
     assert (await peer.recv())["method"] == "fs/read_text_file"
     call.cancel()
     peer.close()
+
+
+async def test_v1_capabilities_are_never_offered_on_a_v2_connection() -> None:
+    (client_in, client_out), (peer_in, peer_out) = memory_pipe()
+    conn = ClientVersions(ClientRoute(2, v2, v2.ClientHandler())).connect(client_in, client_out)
+    peer = RawPeer(peer_in, peer_out)
+    v1_surface = {"fs": {"readTextFile": {}}, "terminal": {}}
+    call = asyncio.ensure_future(
+        conn.request("initialize", {**V2_INITIALIZE, "capabilities": {"auth": {}, **v1_surface}})
+    )
+    request = await peer.recv()
+    assert request["params"]["capabilities"] == {"auth": {}}  # typed by v2: fs, terminal gone
+    call.cancel()
+    await conn.close()
