@@ -46,7 +46,7 @@ test: $(STAMP) $(NODE_STAMP) peers
 # mypy --strict and pyright over the runtime, the examples, the generator and the generated package
 # (configured in pyproject.toml). codegen/static is checked where it runs: as part of the package
 # it is copied into (its modules import the package's generated ones).
-TYPECHECKED := runtime examples codegen generated/acp_schema
+TYPECHECKED := runtime examples codegen generated/acp_schema generated/acp_schema_v2
 typecheck: $(STAMP)
 	$(PY) -m mypy $(TYPECHECKED)
 	$(PY) -m pyright $(TYPECHECKED)

@@ -3,7 +3,7 @@
 """The slow, forgiving path of `decode`, taken only when the fast msgspec decoding fails.
 
 It walks the untyped JSON value along the type's annotations and applies what the schema allows a
-receiver to forgive: a field marked `x-deserialize-default-on-error` takes its default when its value
+receiver to forgive: a field marked `x-deserialize-default-on-error` takes its default if its value
 is bad, a list marked `x-deserialize-skip-invalid-items` drops the bad items. With `unknown=True`
 (the `lenient` option of the decoders) an unknown enum value or union variant of a closed set also
 decodes into its unknown form instead of failing, for receivers that must survive a newer peer.
@@ -203,7 +203,7 @@ def located(exc: msgspec.ValidationError, step: str) -> msgspec.ValidationError:
 
 
 def locate(value: Any, tp: Any) -> msgspec.ValidationError | None:
-    """The error strict decoding of `value` meets, with the path msgspec cannot give through hooks."""
+    """The error strict decoding of `value` meets, with the path msgspec cannot give via hooks."""
     try:
         convert(value, tp, unknown=False)
     except msgspec.ValidationError as exc:

@@ -43,7 +43,8 @@ class _EnumBase(enum.Enum):
 
     @classmethod
     def _unknown(cls, value: Any) -> Any:
-        data_type: Any = getattr(cls, "_member_type_")
+        # read by name: typeshed's enum stubs do not declare `_member_type_` (str or int here)
+        data_type: Any = getattr(cls, "_member_type_")  # noqa: B009
         if not isinstance(value, data_type) or isinstance(value, bool):
             return None
         member: Any = data_type.__new__(cls, value)
@@ -150,7 +151,7 @@ class _MarkerMeta(type):
 class HookUnion(metaclass=_MarkerMeta):
     """Base of the marker classes that stand for non-native unions at run time.
 
-    Type checkers see the union itself (a `TypeAlias`); msgspec sees the marker and calls `dec_hook`.
+    Type checkers see the union itself (a `TypeAlias`); msgspec sees the marker, calls `dec_hook`.
     """
 
     __acp_name__: ClassVar[str]
@@ -321,7 +322,7 @@ _HOOKED: dict[Any, bool] = {}
 
 
 def needs_hook(tp: Any) -> bool:
-    """Whether converting into `tp` can meet a hook union (msgspec converts faster without a hook)."""
+    """Whether converting into `tp` can meet a hook union (msgspec converts faster without)."""
     needs = _HOOKED.get(tp)
     if needs is None:
         needs = _HOOKED[tp] = reaches(
@@ -331,7 +332,7 @@ def needs_hook(tp: Any) -> bool:
 
 
 def reaches(info: Any, test: Callable[[Any], bool], seen: set[int] | None = None) -> bool:
-    """Whether a msgspec type (as `msgspec.inspect` describes it) holds a part that passes `test`."""
+    """Whether a msgspec type (as `msgspec.inspect` describes it) holds a part passing `test`."""
     seen = set() if seen is None else seen
     if id(info) in seen:
         return False

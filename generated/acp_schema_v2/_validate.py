@@ -57,7 +57,7 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and bool(a == b)
@@ -290,9 +290,10 @@ class LazySchema:
 
     def node(self, pointer: str) -> Any:
         if self._nodes is None:
-            document = msgspec.json.decode(self._data)
-            self._nodes = document["nodes"]
+            document: dict[str, Any] = msgspec.json.decode(self._data)
+            nodes: dict[str, Any] = document["nodes"]
             self._validator = SchemaValidator(document["defs"])
+            self._nodes = nodes
         return self._nodes[pointer]
 
     def validate(self, pointer: str, value: Any) -> None:

@@ -11,6 +11,7 @@ through a union of per-method envelopes tagged by `method`; the rest take a care
 
 from __future__ import annotations
 
+from types import GenericAlias
 from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, Union
 
 import msgspec
@@ -115,7 +116,7 @@ def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> 
         return decoder(type).decode(data)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
         if not (lenient or forgiving(type)):
-            # msgspec cannot tell where inside a hook-decoded union the error is: find the full path.
+            # msgspec cannot tell where in a hook-decoded union the error is: find the full path.
             raise (locate(msgspec.json.decode(data), type) or exc) from None
         value = msgspec.json.decode(data)
         if not lenient:
@@ -231,11 +232,11 @@ def _typed(raw: msgspec.Raw | UnsetType, tp: Any, lenient: bool) -> Any:
 _PEEK = 128
 """How far into a long answer the fast path looks for its `"id":`."""
 _SMALL = 1024
-"""Answers up to this size skim their envelope and then type their result; longer ones peek the id."""
+"""Answers up to this size skim their envelope, then type their result; longer ones peek the id."""
 
 
 class _Reply(msgspec.Struct, Generic[T], kw_only=True):
-    """An answer to a request whose result type is known before decoding: one pass over the bytes."""
+    """An answer to a request whose result type is known before decoding: one pass over bytes."""
 
     jsonrpc: Literal["2.0"]
     id: RequestId
@@ -355,7 +356,9 @@ class MessageDecoder:
             return None
         dec = self._replies.get(tp)
         if dec is None:
-            dec = self._replies[tp] = msgspec.json.Decoder(_Reply[tp], dec_hook=dec_hook)
+            # `_Reply[tp]` spelled as the alias it builds: `tp` is a value, not a type expression
+            reply_type = GenericAlias(_Reply, (tp,))
+            dec = self._replies[tp] = msgspec.json.Decoder(reply_type, dec_hook=dec_hook)
         try:
             reply = dec.decode(data)
         except _FAST_FAILURES:
@@ -538,4 +541,4 @@ _EMPTY_RESULTS = frozenset(info.result for info in REQUESTS.values() if _empty_r
 
 
 encode_message: Callable[[Message], bytes] = _encoder.encode
-"""encode_message(msg) -> bytes: one message as JSON (no newline; JSON never holds a raw newline)."""
+"""encode_message(msg) -> bytes: one message as JSON (no newline; JSON never holds a raw one)."""
