@@ -4,13 +4,20 @@
     outcome = await session.prompt("hello")            # a string, or a list of content blocks
     print(outcome.stop_reason, session.state.text())   # "end_turn", the agent's text so far
 
+`prompt` returns when the turn ends, in either protocol version: in ACP v1 the prompt's answer
+carries the stop reason; in v2 the answer only acknowledges the user message (its `messageId`),
+and the turn ends with the first `state_update` `idle` after that user message, whose
+`stopReason` it returns. Which one applies is read from the negotiated package: a prompt answer
+type without `stopReason` means the turn ends by state.
+
 A `Session` folds every `session/update` of its session, in arrival order and before the client
 handler sees it, into `session.state` (a `SessionState`): messages by message id, thoughts, tool
-calls by id, the plan, the current mode, config options, commands, usage and session info. The
-folding reads the generated types: a tool call patch applies each field its type declares, so a
-field the schema adds later is folded with no change here. What each kind of update *means* is the
-one hand-written table, `FOLDS`; a kind it does not list is kept as the last such update in
-`state.other`.
+calls, terminals and compactions by id, the plan(s), the session's activity state, the current
+mode, config options, commands, usage, notices and session info. The folding reads the generated
+types: a patch applies each field its type declares (omitted: unchanged, null: cleared, a value:
+replaced), so a field the schema adds later is folded with no change here. What each kind of update
+*means* is the one hand-written table, `FOLDS`; a kind it does not list is kept as the last such
+update in `state.other`.
 
 Everything is read and built by wire name through the package the connection was given (`wire`),
 so the same code serves any generated package whose session updates have these shapes.
@@ -19,6 +26,7 @@ so the same code serves any generated package whose session updates have these s
 from __future__ import annotations
 
 import asyncio
+import base64
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Sequence
@@ -28,14 +36,17 @@ import msgspec
 from . import rules, wire
 from .client import ClientSideConnection
 from .connection import _DEFAULT as DEFAULT
+from .errors import ConnectionClosedError, RequestTimeoutError
 
 # --- what each kind of session update means: the one hand-written table --------------------------
 
 CHUNK = "chunk"  # a content block appended to a message of `slot` (role), by messageId when given
 UPSERT = "upsert"  # a whole message of `slot` by messageId: its fields patch the message's
-TOOL_CALL = "tool_call"  # a tool call created: replaces any earlier state of that toolCallId
-TOOL_PATCH = "tool_patch"  # a tool call patched by toolCallId (created when not seen yet)
-TOOL_CHUNK = "tool_chunk"  # a content item appended to a tool call's content
+ENTITY = "entity"  # the value at `path` (the update for "") replaces state.`slot`[its `key`]
+ENTITY_PATCH = "entity_patch"  # the update patches state.`slot`[its `key`] (created when new)
+ENTITY_APPEND = "entity_append"  # the value at `path` is appended to the entity's list `into`
+BYTES = "bytes"  # base64 at `path` appended to state.`slot`[`key`] (or, with `into`, replacing it)
+APPEND = "append"  # the update is appended to the list state.`slot`
 SET = "set"  # the value at `path` of the update (the update itself for "") replaces state.`slot`
 PATCH = "patch"  # the update patches state.`slot` (the first one is kept as it is)
 
@@ -45,32 +56,47 @@ class Fold:
     action: str
     slot: str = ""
     path: str = ""
+    key: str = ""  # the wire name of the id of an entity (toolCallId ...)
+    into: str = ""  # ENTITY_APPEND: the entity's list field; BYTES: the update's replacing field
 
 
-FOLDS: dict[str, Fold] = {
+KIND = rules.UPDATE_KIND[1]  # "sessionUpdate"
+MESSAGE_ID = "messageId"
+CONTENT = "content"
+META = "_meta"  # on an upsert, patched by top-level key (a key set to null is removed)
+TEXT = ("type", "text")
+STATE, IDLE, STOP_REASON, USAGE = "state", "idle", "stopReason", "usage"  # v2's turn end
+
+
+FOLDS: dict[str, Fold | tuple[Fold, ...]] = {
     "user_message_chunk": Fold(CHUNK, "user"),
     "agent_message_chunk": Fold(CHUNK, "agent"),
     "agent_thought_chunk": Fold(CHUNK, "thought"),
     "user_message": Fold(UPSERT, "user"),  # v2 whole-message upserts
     "agent_message": Fold(UPSERT, "agent"),
     "agent_thought": Fold(UPSERT, "thought"),
-    "tool_call": Fold(TOOL_CALL),
-    "tool_call_update": Fold(TOOL_PATCH),
-    "tool_call_content_chunk": Fold(TOOL_CHUNK),  # v2
-    "plan": Fold(SET, "plan", "entries"),  # the agent always sends the complete plan
+    "tool_call": Fold(ENTITY, "tool_calls", key="toolCallId"),
+    "tool_call_update": Fold(ENTITY_PATCH, "tool_calls", key="toolCallId"),
+    "tool_call_content_chunk": Fold(ENTITY_APPEND, "tool_calls", CONTENT, "toolCallId", CONTENT),
+    "terminal_update": (  # v2 agent-owned terminals: output is a snapshot replacing the bytes
+        Fold(ENTITY_PATCH, "terminals", key="terminalId"),
+        Fold(BYTES, "terminal_output", "output.data", "terminalId", into="output"),
+    ),
+    "terminal_output_chunk": Fold(BYTES, "terminal_output", "data", "terminalId"),  # appended
+    "compaction_update": Fold(ENTITY_PATCH, "compactions", key="compactionId"),
+    "compaction_summary_chunk": Fold(
+        ENTITY_APPEND, "compactions", CONTENT, "compactionId", "summary"
+    ),
+    "plan": Fold(SET, "plan", "entries"),  # v1: the agent always sends the complete plan
+    "plan_update": Fold(ENTITY, "plans", "plan", "planId"),  # v2: each plan complete, by planId
+    "state_update": Fold(SET, "activity"),  # v2: running / requires_action / idle, a snapshot
+    "notice": Fold(APPEND, "notices"),  # v2: information for the user, not history
     "available_commands_update": Fold(SET, "commands", "availableCommands"),
     "current_mode_update": Fold(SET, "current_mode_id", "currentModeId"),
     "config_option_update": Fold(SET, "config_options", "configOptions"),
     "session_info_update": Fold(PATCH, "info"),
     "usage_update": Fold(SET, "usage"),
 }
-
-KIND = rules.UPDATE_KIND[1]  # "sessionUpdate"
-MESSAGE_ID = "messageId"
-CONTENT = "content"
-TOOL_CALL_ID = "toolCallId"
-TEXT = ("type", "text")
-
 
 # --- the folded state -----------------------------------------------------------------------------
 
@@ -82,6 +108,7 @@ class Message:
     role: str
     message_id: str | None = None
     content: list[Any] = field(default_factory=list)  # the package's content blocks, in order
+    meta: Any = None  # the message's `_meta`, patched by key by whole-message upserts (v2)
 
     def text(self) -> str:
         """The text of its text blocks, joined."""
@@ -96,14 +123,22 @@ class SessionState:
 
     `tool_calls[id]` is the first update that told of the call (a tool call, or a tool call update
     when none came first), patched by every later one: read `title`, `status`, `content` ... on it
-    (UNSET or None: not reported).
+    (UNSET or None: not reported). `terminals` and `compactions` (v2) are kept the same way, and a
+    terminal's output bytes in `terminal_output[id]`. `activity` is the last v2 `state_update`:
+    `status`, `stop_reason` and `background` read it.
     """
 
     messages: list[Message] = field(
         default_factory=list
     )  # user and agent messages and thoughts, in order
     tool_calls: dict[str, Any] = field(default_factory=dict)
-    plan: list[Any] = field(default_factory=list)
+    terminals: dict[str, Any] = field(default_factory=dict)  # v2 agent-owned terminals by id
+    terminal_output: dict[str, bytes] = field(default_factory=dict)  # their decoded output
+    compactions: dict[str, Any] = field(default_factory=dict)  # v2 context compactions by id
+    plan: list[Any] = field(default_factory=list)  # v1: the plan's entries
+    plans: dict[str, Any] = field(default_factory=dict)  # v2: each plan by planId
+    activity: Any = None  # v2: the last state_update (running / requires_action / idle)
+    notices: list[Any] = field(default_factory=list)  # v2: notices, in order
     current_mode_id: str | None = None
     config_options: list[Any] = field(default_factory=list)
     commands: list[Any] = field(default_factory=list)
@@ -121,6 +156,21 @@ class SessionState:
     @property
     def thoughts(self) -> list[Message]:
         return [m for m in self.messages if m.role == "thought"]
+
+    @property
+    def status(self) -> str | None:
+        """v2: "running", "requires_action" or "idle" as last reported (None: not reported)."""
+        return wire.get(self.activity, STATE)  # type: ignore[no-any-return]
+
+    @property
+    def stop_reason(self) -> str | None:
+        """v2: the stop reason of the last state update (None: not reported)."""
+        return wire.get(self.activity, STOP_REASON)  # type: ignore[no-any-return]
+
+    @property
+    def background(self) -> list[Any] | None:
+        """v2: the background work of the last state update (None: not reported)."""
+        return wire.get(self.activity, "background")  # type: ignore[no-any-return]
 
     def fold(self, update: Any) -> None:
         """Fold one session update (the `update` of a session/update notification) into state."""
@@ -141,7 +191,14 @@ class SessionState:
         how = FOLDS.get(kind)
         if how is None:
             self.other[kind] = update
-        elif how.action in (CHUNK, UPSERT):
+        elif isinstance(how, Fold):
+            self._apply(how, update)
+        else:
+            for one in how:
+                self._apply(one, update)
+
+    def _apply(self, how: Fold, update: Any) -> None:
+        if how.action in (CHUNK, UPSERT):
             if how.action == CHUNK and isinstance(update, msgspec.Struct):
                 _CHUNKS[type(update)] = (
                     how.slot,
@@ -150,14 +207,16 @@ class SessionState:
                 )
             self._fold_message(how, update)
         elif how.action == SET:
-            setattr(
-                self, how.slot, update if not how.path else wire.get(update, *how.path.split("."))
-            )
+            setattr(self, how.slot, _at(update, how.path))
         elif how.action == PATCH:
             current = getattr(self, how.slot)
             setattr(self, how.slot, _copy(update) if current is None else patch(current, update))
+        elif how.action == APPEND:
+            getattr(self, how.slot).append(update)
+        elif how.action == BYTES:
+            self._fold_bytes(how, update)
         else:
-            self._fold_tool_call(how, update)
+            self._fold_entity(how, update)
 
     def _fold_message(self, how: Fold, update: Any) -> None:
         message_id = wire.get(update, MESSAGE_ID)
@@ -177,20 +236,42 @@ class SessionState:
                 self._by_id[(how.slot, message_id)] = message
         if how.action == CHUNK:
             message.content.append(wire.get(update, CONTENT))
-        else:
-            changed, content = _change(update, CONTENT)
-            if changed:
-                message.content = list(content or ())
+            return
+        changed, content = _change(update, CONTENT)
+        if changed:
+            message.content = list(content or ())
+        changed, meta = _change(update, META)
+        if changed:
+            message.meta = patch_meta(message.meta, meta)
 
-    def _fold_tool_call(self, how: Fold, update: Any) -> None:
-        tool_call_id = wire.get(update, TOOL_CALL_ID)
-        current = self.tool_calls.get(tool_call_id)
-        if how.action == TOOL_CALL or current is None and how.action == TOOL_PATCH:
-            self.tool_calls[tool_call_id] = _copy(update)
-        elif how.action == TOOL_PATCH:
-            patch(current, update)
-        elif current is not None:  # TOOL_CHUNK
-            _set(current, CONTENT, [*(wire.get(current, CONTENT) or ()), wire.get(update, CONTENT)])
+    def _fold_entity(self, how: Fold, update: Any) -> None:
+        entities: dict[Any, Any] = getattr(self, how.slot)
+        if how.action == ENTITY:
+            value = _at(update, how.path)
+            entities[wire.get(value, how.key)] = _copy(value)
+            return
+        key = wire.get(update, how.key)
+        current = entities.get(key)
+        if how.action == ENTITY_PATCH:
+            entities[key] = _copy(update) if current is None else patch(current, update)
+        elif current is not None:  # ENTITY_APPEND to an entity seen before
+            listed = wire.get(current, how.into) or ()
+            _set(current, how.into, [*listed, _at(update, how.path)])
+
+    def _fold_bytes(self, how: Fold, update: Any) -> None:
+        store: dict[Any, bytes] = getattr(self, how.slot)
+        key = wire.get(update, how.key)
+        if how.into:  # a snapshot: replaces the bytes when the update sets it, clears them on null
+            changed, snapshot = _change(update, how.into)
+            if not changed:
+                return
+            if snapshot is None:
+                store.pop(key, None)
+                return
+            store[key] = b""
+        data = _at(update, how.path)
+        if data is not None:
+            store[key] = store.get(key, b"") + base64.b64decode(data)
 
 
 _CHUNKS: dict[type, tuple[str, str, str]] = (
@@ -201,6 +282,11 @@ _CHUNKS: dict[type, tuple[str, str, str]] = (
 def _attr(cls: type, key: str) -> str:
     """The attribute name of a Struct type's field of wire name `key` ("" when it has none)."""
     return next((f.name for f in msgspec.structs.fields(cls) if f.encode_name == key), "")
+
+
+def _at(update: Any, path: str) -> Any:
+    """The value at a dotted wire path of the update ("" for the update itself)."""
+    return update if not path else wire.get(update, *path.split("."))
 
 
 # --- patching, from the generated types -----------------------------------------------------------
@@ -225,12 +311,27 @@ def patch(target: Any, update: Any) -> Any:
             for f in msgspec.structs.fields(type(update))
             if f.encode_name in into
         )
+        _META_ATTRS[type(update)] = _attr(type(update), META)
     for name, target_name, none_is_omitted in plan:
         value = getattr(update, name)
         if value is msgspec.UNSET or (value is None and none_is_omitted):
             continue
+        if name == _META_ATTRS.get(type(update)):
+            value = patch_meta(getattr(target, target_name), value)
         setattr(target, target_name, value)
     return target
+
+
+_META_ATTRS: dict[type, str] = {}
+
+
+def patch_meta(current: Any, update: Any) -> Any:
+    """`_meta` of an upsert: null clears it; an object patches it by top-level key (a key set to
+    null is removed, any other value replaces that key whole); an empty object changes nothing."""
+    if not isinstance(update, dict) or not isinstance(current, dict):
+        return update
+    merged = {**current, **update}
+    return {k: v for k, v in merged.items() if v is not None}
 
 
 def _change(update: Any, key: str) -> tuple[bool, Any]:
@@ -263,16 +364,30 @@ _END = object()  # ends an `updates()` iteration: a turn ended, or the connectio
 
 @dataclass(frozen=True)
 class TurnOutcome:
-    """How a prompt turn ended: `stop_reason` ("end_turn", "cancelled" ...), the turn's `usage`
-    (None when the agent reports none) and the agent's whole `response`."""
+    """How a prompt turn ended: `stop_reason` ("end_turn", "cancelled" ...; in v2 None when the
+    idle state reports none), the turn's `usage` (None when the agent reports none), the agent's
+    whole `response` to the prompt and, in v2, the `idle` state update that ended the turn."""
 
-    stop_reason: str
+    stop_reason: str | None
     usage: Any
     response: Any
+    idle: Any = None
 
     @property
     def cancelled(self) -> bool:
         return self.stop_reason == "cancelled"
+
+
+class TurnTimeoutError(RequestTimeoutError):
+    """v2: a turn that did not end (no idle state) within the prompt's timeout. The prompt was
+    answered; the turn was cancelled with `session/cancel`."""
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__("session/prompt", timeout)
+        self.args = (
+            f"session/prompt: the turn did not end within {timeout:g} s (no idle state_update); "
+            "it was cancelled (session/cancel)",
+        )
 
 
 class _Router:
@@ -353,6 +468,13 @@ class Session:
         self.last_outcome: TurnOutcome | None = None
         self._listeners: list[asyncio.Queue[Any]] = []
         self._closed = False
+        # v2 turns end by state: while prompts wait, the user messages and idle states seen, by the
+        # number of the update that brought them
+        self._folded = 0
+        self._waiting = 0
+        self._user_messages: dict[Any, int] = {}
+        self._idles: list[tuple[int, Any]] = []
+        self._wakers: list[asyncio.Future[None]] = []
 
     # --- setting up ---
 
@@ -421,21 +543,75 @@ class Session:
     ) -> TurnOutcome:
         """Send one prompt (a string is one text block) and wait for the turn to end.
 
-        Every update of the turn has been folded into `state` when this returns. A cancelled turn
-        returns normally, with `stop_reason` "cancelled"; an agent's error raises it. `timeout`
-        is the call's (default: the connection's); `params` are further wire fields.
+        v1: the turn ends with the prompt's answer, which carries the stop reason. v2: the answer
+        only acknowledges the user message; the turn ends with the first `state_update` `idle`
+        after that user message (or, when the answer names none, after the session reported work),
+        and its stop reason and usage are returned. Every update of the turn has been folded into
+        `state` when this returns. A cancelled turn returns normally, with `stop_reason`
+        "cancelled"; an agent's error raises it. `timeout` is the call's (default: the
+        connection's; in v2 it bounds the whole turn, and on expiry the turn is cancelled with
+        `session/cancel`); `params` are further wire fields.
         """
         blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
         data = {rules.SESSION_ID: self.id, "prompt": blocks, **params}
+        by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
         try:
             params = _params(self.conn, "session/prompt", data)
-            response = await self.conn.request("session/prompt", params, timeout=timeout)
+            if not by_state:
+                response = await self.conn.request("session/prompt", params, timeout=timeout)
+                outcome = TurnOutcome(
+                    wire.get(response, STOP_REASON), wire.get(response, USAGE), response
+                )
+            else:
+                outcome = await self._turn_by_state(params, timeout)
         finally:
             self._end()
-        self.last_outcome = TurnOutcome(
-            wire.get(response, "stopReason"), wire.get(response, "usage"), response
-        )
-        return self.last_outcome
+        self.last_outcome = outcome
+        return outcome
+
+    async def _turn_by_state(self, params: Any, timeout: Any) -> TurnOutcome:
+        """v2: send the prompt, then wait for the idle state that ends its turn."""
+        limit = self.conn.timeout if timeout is DEFAULT else timeout
+        loop = asyncio.get_running_loop()
+        deadline = None if limit is None else loop.time() + limit
+        self._waiting += 1
+        start = self._folded
+        try:
+            response = await self.conn.request("session/prompt", params, timeout=limit)
+            message_id = wire.get(response, MESSAGE_ID)
+            while (idle := self._idle_after(start, message_id)) is None:
+                if self._closed:
+                    raise ConnectionClosedError(
+                        "connection closed before the turn ended (no idle state_update)"
+                    )
+                wake = loop.create_future()
+                self._wakers.append(wake)
+                left = None if deadline is None else max(deadline - loop.time(), 0.0)
+                try:
+                    await asyncio.wait_for(wake, left)
+                except asyncio.TimeoutError:
+                    assert limit is not None  # no limit: no deadline, no timeout
+                    await self.cancel()
+                    raise TurnTimeoutError(limit) from None
+        finally:
+            self._waiting -= 1
+            if not self._waiting:
+                self._user_messages.clear()
+                self._idles.clear()
+        return TurnOutcome(wire.get(idle, STOP_REASON), wire.get(idle, USAGE), response, idle)
+
+    def _idle_after(self, start: int, message_id: Any) -> Any:
+        """The idle state that ends the turn of the user message `message_id` (sent after update
+        number `start`): the first one after that message; without an id, the first one after a
+        state other than idle. None while it has not come."""
+        if message_id is not None:
+            seen = self._user_messages.get(message_id)
+            after = seen if seen is not None and seen > start else None
+        else:
+            after = next((n for n, state in self._idles if n > start and state is None), None)
+        if after is None:
+            return None
+        return next((state for n, state in self._idles if n > after and state is not None), None)
 
     async def cancel(self) -> None:
         """`session/cancel`: the running turn ends with stop reason "cancelled"; the runtime answers
@@ -491,12 +667,36 @@ class Session:
 
     def _fold(self, update: Any) -> None:
         self.state.fold(update)
+        if self._waiting:
+            self._watch(update)
         if self._listeners:
             for queue in self._listeners:
                 queue.put_nowait(update)
 
+    def _watch(self, update: Any) -> None:
+        """Note what a waiting v2 turn ends on: user messages by id, and each state update (the
+        update when idle, None for any other state), numbered in arrival order."""
+        self._folded += 1
+        how = FOLDS.get(wire.get(update, KIND))
+        if isinstance(how, Fold) and how.action in (CHUNK, UPSERT) and how.slot == "user":
+            self._user_messages.setdefault(wire.get(update, MESSAGE_ID), self._folded)
+        elif how is FOLDS["state_update"]:
+            idle = wire.get(update, STATE) == IDLE
+            self._idles.append((self._folded, update if idle else None))
+        else:
+            return
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        wakers, self._wakers = self._wakers, []
+        for wake in wakers:
+            if not wake.done():
+                wake.set_result(None)
+
     def _end(self, closed: bool = False) -> None:
         self._closed = self._closed or closed
+        if closed:
+            self._wake_all()
         listeners, self._listeners = self._listeners, []
         for queue in listeners:
             queue.put_nowait(_END)
