@@ -1,0 +1,235 @@
+"""`Session` on ACP v2: the prompt's answer only acknowledges the user message, and `prompt`
+returns when the session reports `idle` after that message, with its stop reason. The agent here
+is a raw peer speaking v2 JSON, so each test sets the exact order of answer and updates."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+from typing import Any, Iterator
+
+import acp_schema_v2 as acp2
+import pytest
+
+from acp_runtime import ClientSideConnection, ConnectionClosedError, memory_pipe, wire
+from acp_runtime.session import Session, TurnTimeoutError
+
+from ..support.packages import FIXTURES
+from .helpers import CWD, RawPeer
+
+INFO = {"name": "raw-v2-agent", "version": "2.0"}
+
+
+class V2Agent:
+    """A raw v2 agent: answers initialize and session/new, then lets the test play the turn."""
+
+    def __init__(self, peer: RawPeer) -> None:
+        self.peer = peer
+
+    def update(self, update: dict[str, Any]) -> None:
+        params = {"sessionId": "s1", "update": update}
+        self.peer.send({"jsonrpc": "2.0", "method": "session/update", "params": params})
+
+    def answer(self, request: dict[str, Any], result: dict[str, Any]) -> None:
+        self.peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+    def state(self, state: str, **fields: Any) -> None:
+        self.update({"sessionUpdate": "state_update", "state": state, **fields})
+
+    def user_message(self, message_id: str, text: str = "hello") -> None:
+        content = [{"type": "text", "text": text}]
+        self.update({"sessionUpdate": "user_message", "messageId": message_id, "content": content})
+
+    def chunk(self, text: str, message_id: str = "a1") -> None:
+        content = {"type": "text", "text": text}
+        self.update(
+            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": content}
+        )
+
+    async def barrier(self) -> None:
+        """Returns once the client has handled everything sent before: it answered a `_ping`."""
+        self.peer.send({"jsonrpc": "2.0", "id": "barrier", "method": "_ping", "params": {}})
+        assert await self.peer.recv() == {
+            "jsonrpc": "2.0",
+            "id": "barrier",
+            "result": {"pong": True},
+        }
+
+    async def recv(self, method: str) -> dict[str, Any]:
+        message: dict[str, Any] = await self.peer.recv()
+        assert message.get("method") == method, message
+        return message
+
+
+@pytest.fixture(scope="module")
+def v2_fixture_package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The package of the v2 fixture schema (2026-08-20), whose prompt answer is empty."""
+    from acpgen import pipeline
+    from acpgen.write import write_package
+
+    root = tmp_path_factory.mktemp("v2")
+    schema = FIXTURES / "schemas" / "v2-stable-2026-08-20.json"
+    # rendered but not run through black: the same code, in a fraction of the time
+    write_package(
+        root / "acp_v2_fixture",
+        pipeline.render(pipeline.build(pipeline.load(schema)), "acp_v2_fixture"),
+    )
+    sys.path.insert(0, str(root))
+    yield importlib.import_module("acp_v2_fixture")
+    sys.path.remove(str(root))
+
+
+async def v2_session(package: Any = acp2) -> tuple[Session, V2Agent, ClientSideConnection]:
+    """A client connection on a v2 package, initialized, with session "s1" set up."""
+    (client_in, client_out), (peer_in, peer_out) = memory_pipe()
+
+    class Client(package.ClientHandler):  # type: ignore[name-defined,misc]
+        async def ext_method(self, method: str, params: Any) -> Any:
+            return {"pong": True}
+
+    conn = ClientSideConnection(
+        Client(), client_in, client_out, schema=package, protocol_versions=(2,)
+    )
+    agent = V2Agent(RawPeer(peer_in, peer_out))
+
+    async def setup() -> None:
+        init = await agent.recv("initialize")
+        agent.answer(init, {"protocolVersion": 2, "info": INFO, "capabilities": {"session": {}}})
+        agent.answer(await agent.recv("session/new"), {"sessionId": "s1"})
+
+    serving = asyncio.ensure_future(setup())
+    init = {"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}
+    await conn.request("initialize", wire.build(package, init, package.InitializeRequest))
+    session = await Session.new(conn, CWD)
+    await serving
+    return session, agent, conn
+
+
+async def test_prompt_returns_at_the_idle_state_with_its_stop_reason() -> None:
+    session, agent, _ = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("hello"))
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1")
+    agent.answer(prompt, {"messageId": "u1"})
+    agent.state("running")
+    agent.chunk("hi there")
+    agent.state("idle", stopReason="end_turn")
+    outcome = await turn
+    assert outcome.stop_reason == "end_turn" and outcome.response.message_id == "u1"
+    assert session.state.text() == "hi there" and session.state.text("user") == "hello"
+    assert session.state.status == "idle" and outcome.idle is session.state.activity
+
+
+async def test_the_prompt_answer_alone_does_not_end_the_turn() -> None:
+    session, agent, _ = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("hello"))
+    prompt = await agent.recv("session/prompt")
+    agent.answer(prompt, {"messageId": "u1"})
+    agent.user_message("u1")
+    agent.state("running")
+    await agent.barrier()
+    assert not turn.done()
+    agent.state("idle", stopReason="max_tokens")
+    assert (await turn).stop_reason == "max_tokens"
+
+
+async def test_an_idle_that_arrives_before_the_answer_still_ends_the_turn() -> None:
+    session, agent, _ = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("hello"))
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1")
+    agent.state("running")
+    agent.chunk("done")
+    agent.state("idle", stopReason="end_turn")
+    agent.answer(prompt, {"messageId": "u1"})
+    assert (await turn).stop_reason == "end_turn" and session.state.text() == "done"
+
+
+async def test_an_idle_before_the_prompts_user_message_is_not_its_turn_end() -> None:
+    session, agent, _ = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("second"))
+    prompt = await agent.recv("session/prompt")
+    agent.state("idle", stopReason="end_turn")  # the earlier work ends; the prompt was held
+    agent.user_message("u2", "second")
+    agent.answer(prompt, {"messageId": "u2"})
+    agent.state("running")
+    agent.state("idle", stopReason="refusal")
+    assert (await turn).stop_reason == "refusal"
+
+
+async def test_without_a_message_id_the_turn_ends_at_the_first_idle_after_work(
+    v2_fixture_package: Any,
+) -> None:
+    session, agent, _ = await v2_session(v2_fixture_package)
+    turn = asyncio.ensure_future(session.prompt("hello"))
+    prompt = await agent.recv("session/prompt")
+    agent.state("idle")  # a snapshot of the earlier state: no work reported yet
+    agent.answer(prompt, {})
+    agent.state("running")
+    agent.state("idle", stopReason="end_turn")
+    assert (await turn).stop_reason == "end_turn"
+
+
+async def test_cancel_is_confirmed_by_idle_with_cancelled() -> None:
+    session, agent, _ = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("wait"))
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1", "wait")
+    agent.answer(prompt, {"messageId": "u1"})
+    agent.state("running")
+    await session.cancel()
+    assert (await agent.recv("session/cancel"))["params"] == {"sessionId": "s1"}
+    agent.chunk("stopping")  # pending updates go before the idle that confirms it
+    agent.state("idle", stopReason="cancelled")
+    outcome = await turn
+    assert outcome.cancelled and session.state.text() == "stopping"
+
+
+async def test_updates_yield_the_turn_up_to_its_idle_state_then_end() -> None:
+    session, agent, _ = await v2_session()
+    seen: list[Any] = []
+
+    async def read() -> None:
+        async for update in session.updates():
+            seen.append(update)
+
+    reader = asyncio.ensure_future(read())
+    turn = asyncio.ensure_future(session.prompt("hello"))
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1")
+    agent.answer(prompt, {"messageId": "u1"})
+    agent.chunk("hi")
+    agent.state("idle", stopReason="end_turn")
+    await turn
+    await reader
+    assert [wire.get(u, "sessionUpdate") for u in seen] == [
+        "user_message",
+        "agent_message_chunk",
+        "state_update",
+    ]
+    assert seen[-1] is session.state.activity
+
+
+async def test_a_turn_that_never_ends_times_out_and_is_cancelled() -> None:
+    session, agent, _ = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("hello", timeout=0.2))
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1")
+    agent.answer(prompt, {"messageId": "u1"})
+    agent.state("running")
+    assert (await agent.recv("session/cancel"))["params"] == {"sessionId": "s1"}
+    with pytest.raises(TurnTimeoutError, match="no idle state_update"):
+        await turn
+
+
+async def test_a_connection_closed_mid_turn_raises() -> None:
+    session, agent, conn = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("hello"))
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1")
+    agent.answer(prompt, {"messageId": "u1"})
+    agent.state("running")
+    agent.peer.close()
+    with pytest.raises(ConnectionClosedError):
+        await turn
