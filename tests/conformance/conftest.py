@@ -23,10 +23,11 @@ from typing import Any
 import pytest
 
 from ..support.packages import FIXTURES, generated_package
-from .requirements import KEYWORDS, Requirement, load
+from .requirements import FILE_V2, KEYWORDS, Requirement, load
 
 REQUIREMENTS = load()
-BY_ID = {r.id: r for r in REQUIREMENTS}
+REQUIREMENTS_V2 = load(FILE_V2)
+BY_ID = {r.id: r for r in REQUIREMENTS + REQUIREMENTS_V2}
 HARD = ("MUST", "MUST NOT")
 STATUSES = ("tested", "carried", "gap", "fail", "missing", "not the library's")
 MARK_KEYS = ("carried", "gap", "note")
@@ -78,8 +79,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "requirement(*ids, carried=None, gap=None, note=None): the ACP v1 requirements this test"
-        " proves",
+        "requirement(*ids, carried=None, gap=None, note=None): the ACP v1 / v2 requirements this"
+        " test proves",
     )
 
 
@@ -118,8 +119,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
             ).splitlines()[0][:160]
         test = item.nodeid.split("::", 1)[-1].split("[")[0]
         module = Path(item.nodeid.split("::", 1)[0]).name
+        # a test of another module run here again (test_docs_v2_core.traced): named where it is
+        name = getattr(getattr(item, "obj", None), "__traced_from__", f"{module}::{test}")
         for rid, kwargs in marks:
-            _results[rid].append((f"{module}::{test}", status, reason, kwargs))
+            _results[rid].append((name, status, reason, kwargs))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -127,20 +130,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not path:
         return
     problems = [f"unknown requirement id in {u}" for u in _unknown]
-    rows = []
-    totals: dict[str, dict[str, int]] = {k: defaultdict(int) for k in KEYWORDS}
-    for r in REQUIREMENTS:
-        status, tests, why = status_of(r, _results.get(r.id, []))
-        totals[r.keyword][status] += 1
-        if r.responsibility != "application" and not _results.get(r.id):
-            problems.append(f"{r.id} ({r.responsibility}) has no test")
-        if status == "fail" and r.keyword in HARD:
-            problems.append(f"{r.id} ({r.keyword}) fails: {why}")
-        rows.append(
-            f"| {r.number} | {r.id} | {r.keyword} | {r.role} | {r.responsibility} |"
-            f" {status}{(': ' + why) if why else ''} | {tests} |"
-        )
-    Path(path).write_text(_document(totals, rows), encoding="utf-8")
+    sections = []
+    for requirements in (REQUIREMENTS, REQUIREMENTS_V2):
+        rows = []
+        totals: dict[str, dict[str, int]] = {k: defaultdict(int) for k in KEYWORDS}
+        for r in requirements:
+            status, tests, why = status_of(r, _results.get(r.id, []))
+            totals[r.keyword][status] += 1
+            if r.responsibility != "application" and not _results.get(r.id):
+                problems.append(f"{r.id} ({r.responsibility}) has no test")
+            if status == "fail" and r.keyword in HARD:
+                problems.append(f"{r.id} ({r.keyword}) fails: {why}")
+            cells = (r.number, r.id, r.keyword, r.role, r.responsibility)
+            shown = f"{status}: {why}" if why else status
+            rows.append("| " + " | ".join(map(str, cells)) + f" | {shown} | {tests} |")
+        sections.append((totals, rows))
+    (v1_totals, v1_rows), (v2_totals, v2_rows) = sections
+    document = _document(v1_totals, v1_rows) + _document_v2(v2_totals, v2_rows)
+    Path(path).write_text(document, encoding="utf-8")
     if problems:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
@@ -209,11 +216,35 @@ def _document(totals: dict[str, dict[str, int]], rows: list[str]) -> str:
         "| keyword | " + " | ".join(STATUSES) + " |",
         "|---|" + "---|" * len(STATUSES),
     ]
+    return "\n".join(head + _table(totals, rows)) + "\n"
+
+
+def _table(totals: dict[str, dict[str, int]], rows: list[str]) -> list[str]:
+    lines = []
     for k in KEYWORDS:
-        head.append(f"| {k} | " + " | ".join(str(totals[k].get(s, 0)) for s in STATUSES) + " |")
-    head += [
+        if any(totals[k].values()) or k in HARD:
+            lines.append(
+                f"| {k} | " + " | ".join(str(totals[k].get(s, 0)) for s in STATUSES) + " |"
+            )
+    return lines + [
         "",
         "| # | ID | Keyword | Role | Responsibility | Status | Tests |",
         "|---|---|---|---|---|---|---|",
+        *rows,
     ]
-    return "\n".join(head + rows) + "\n"
+
+
+def _document_v2(totals: dict[str, dict[str, int]], rows: list[str]) -> str:
+    head = [
+        "",
+        "## ACP v2",
+        "",
+        "The MUST and MUST NOT statements of the ACP v2 docs (`docs/protocol/v2/`) that the",
+        "library carries, one row each in `tests/conformance/requirements-v2.md` (derived for",
+        "this table, in the v1 table's shape; only rows with a test are listed), with the tests",
+        "that prove them on a v2 connection. The statuses are the v1 table's.",
+        "",
+        "| keyword | " + " | ".join(STATUSES) + " |",
+        "|---|" + "---|" * len(STATUSES),
+    ]
+    return "\n".join(head + _table(totals, rows)) + "\n"

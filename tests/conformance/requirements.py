@@ -1,4 +1,6 @@
-"""The numbered ACP v1 requirements, parsed from requirements-v1.md (a copy of the shared file).
+"""The numbered ACP requirements: v1's parsed from requirements-v1.md (a copy of the shared file),
+v2's from requirements-v2.md (the v2 docs' MUST / MUST NOT statements the library carries, in the
+same table shape).
 
 The file is a markdown table whose rows span several lines and whose requirement text may hold
 unescaped `|`. A row is read by its shape: it opens with `| N | ID |` on a line of its own; the
@@ -13,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 FILE = Path(__file__).with_name("requirements-v1.md")
-_ROW_START = re.compile(r"^\| (\d+) \| (ACP-V1-[A-Z0-9-]+) \|\s*$")
+FILE_V2 = Path(__file__).with_name("requirements-v2.md")
+_ROW_START = re.compile(r"^\| (\d+) \| (ACP-V[12]-[A-Z0-9-]+) \|\s*$")
 KEYWORDS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 ROLES = ("agent", "client", "both")
 RESPONSIBILITIES = ("sdk", "shared", "application")
@@ -66,5 +69,5 @@ def parse(text: str) -> list[Requirement]:
     return out
 
 
-def load() -> list[Requirement]:
-    return parse(FILE.read_text(encoding="utf-8"))
+def load(file: Path = FILE) -> list[Requirement]:
+    return parse(file.read_text(encoding="utf-8"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .requirements import FILE, load, parse
+from .requirements import FILE, FILE_V2, load, parse
 
 
 def test_all_240_rows_are_read_in_order() -> None:
@@ -51,3 +51,31 @@ def test_a_row_that_does_not_close_is_an_error() -> None:
         assert "ACP-V1-X" in str(exc)
     else:
         raise AssertionError("an unterminated row must not parse")
+
+
+DOCS_V2 = FILE_V2.with_name("docs-v2")
+
+
+def _plain(markdown: str) -> str:
+    """The docs' text as the v2 rows quote it: no emphasis, code marks or link targets."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    return " ".join(text.replace("**", "").replace("`", "").split())
+
+
+def test_v2_rows_are_numbered_in_order_with_unique_ids_and_counted_by_the_header() -> None:
+    rows = load(FILE_V2)
+    assert [r.number for r in rows] == list(range(1, len(rows) + 1))
+    assert len({r.id for r in rows}) == len(rows) and all(r.id.startswith("ACP-V2-") for r in rows)
+    header = FILE_V2.read_text().splitlines()[1]
+    assert f"Requirements: {len(rows)} " in header
+    expected = {k: int(n) for k, n in re.findall(r"(MUST NOT|MUST): (\d+)", header)}
+    assert Counter(r.keyword for r in rows) == expected
+
+
+def test_every_v2_row_quotes_its_docs_page_at_the_lines_it_cites() -> None:
+    for r in load(FILE_V2):
+        found = re.match(r"^docs/protocol/v2/(\S+\.mdx) L(\d+)(?:-L(\d+))?$", r.source)
+        assert found, (r.id, r.source)
+        lines = (DOCS_V2 / found[1]).read_text(encoding="utf-8").splitlines()
+        first, last = int(found[2]), int(found[3] or found[2])
+        assert r.text in _plain(" ".join(lines[first - 1 : last])), r.id

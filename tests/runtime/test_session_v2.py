@@ -9,57 +9,13 @@ import importlib
 import sys
 from typing import Any, Iterator
 
-import acp_schema_v2 as acp2
 import pytest
 
-from acp_runtime import ClientSideConnection, ConnectionClosedError, memory_pipe, wire
-from acp_runtime.session import Session, TurnTimeoutError
+from acp_runtime import ConnectionClosedError, wire
+from acp_runtime.session import TurnTimeoutError
 
 from ..support.packages import FIXTURES
-from .helpers import CWD, RawPeer
-
-INFO = {"name": "raw-v2-agent", "version": "2.0"}
-
-
-class V2Agent:
-    """A raw v2 agent: answers initialize and session/new, then lets the test play the turn."""
-
-    def __init__(self, peer: RawPeer) -> None:
-        self.peer = peer
-
-    def update(self, update: dict[str, Any]) -> None:
-        params = {"sessionId": "s1", "update": update}
-        self.peer.send({"jsonrpc": "2.0", "method": "session/update", "params": params})
-
-    def answer(self, request: dict[str, Any], result: dict[str, Any]) -> None:
-        self.peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
-
-    def state(self, state: str, **fields: Any) -> None:
-        self.update({"sessionUpdate": "state_update", "state": state, **fields})
-
-    def user_message(self, message_id: str, text: str = "hello") -> None:
-        content = [{"type": "text", "text": text}]
-        self.update({"sessionUpdate": "user_message", "messageId": message_id, "content": content})
-
-    def chunk(self, text: str, message_id: str = "a1") -> None:
-        content = {"type": "text", "text": text}
-        self.update(
-            {"sessionUpdate": "agent_message_chunk", "messageId": message_id, "content": content}
-        )
-
-    async def barrier(self) -> None:
-        """Returns once the client has handled everything sent before: it answered a `_ping`."""
-        self.peer.send({"jsonrpc": "2.0", "id": "barrier", "method": "_ping", "params": {}})
-        assert await self.peer.recv() == {
-            "jsonrpc": "2.0",
-            "id": "barrier",
-            "result": {"pong": True},
-        }
-
-    async def recv(self, method: str) -> dict[str, Any]:
-        message: dict[str, Any] = await self.peer.recv()
-        assert message.get("method") == method, message
-        return message
+from .helpers_v2 import v2_session
 
 
 @pytest.fixture(scope="module")
@@ -78,32 +34,6 @@ def v2_fixture_package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any
     sys.path.insert(0, str(root))
     yield importlib.import_module("acp_v2_fixture")
     sys.path.remove(str(root))
-
-
-async def v2_session(package: Any = acp2) -> tuple[Session, V2Agent, ClientSideConnection]:
-    """A client connection on a v2 package, initialized, with session "s1" set up."""
-    (client_in, client_out), (peer_in, peer_out) = memory_pipe()
-
-    class Client(package.ClientHandler):  # type: ignore[name-defined,misc]
-        async def ext_method(self, method: str, params: Any) -> Any:
-            return {"pong": True}
-
-    conn = ClientSideConnection(
-        Client(), client_in, client_out, schema=package, protocol_versions=(2,)
-    )
-    agent = V2Agent(RawPeer(peer_in, peer_out))
-
-    async def setup() -> None:
-        init = await agent.recv("initialize")
-        agent.answer(init, {"protocolVersion": 2, "info": INFO, "capabilities": {"session": {}}})
-        agent.answer(await agent.recv("session/new"), {"sessionId": "s1"})
-
-    serving = asyncio.ensure_future(setup())
-    init = {"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}
-    await conn.request("initialize", wire.build(package, init, package.InitializeRequest))
-    session = await Session.new(conn, CWD)
-    await serving
-    return session, agent, conn
 
 
 async def test_prompt_returns_at_the_idle_state_with_its_stop_reason() -> None:
