@@ -51,6 +51,18 @@ async def test_prompt_returns_at_the_idle_state_with_its_stop_reason() -> None:
     assert session.state.status == "idle" and outcome.idle is session.state.activity
 
 
+async def test_the_turns_usage_comes_from_its_idle_state() -> None:
+    session, agent, _ = await v2_session()
+    turn = asyncio.ensure_future(session.prompt("hello"))
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1")
+    agent.answer(prompt, {"messageId": "u1"})
+    usage = {"totalTokens": 30, "inputTokens": 20, "outputTokens": 10}
+    agent.state("idle", stopReason="end_turn", usage=usage)
+    outcome = await turn
+    assert (outcome.usage.total_tokens, outcome.usage.output_tokens) == (30, 10)
+
+
 async def test_the_prompt_answer_alone_does_not_end_the_turn() -> None:
     session, agent, _ = await v2_session()
     turn = asyncio.ensure_future(session.prompt("hello"))
