@@ -1,10 +1,12 @@
 """An ACP client: spawn an agent, open a session, send one prompt, print the answer as it streams.
 
-    python examples/client.py [--prompt TEXT] -- AGENT_CMD [ARGS...]
-    python examples/client.py [--prompt TEXT] [--http2] --url URL
+    python examples/client.py [--protocol-version 1|2] [--prompt TEXT] -- AGENT_CMD [ARGS...]
+    python examples/client.py [--protocol-version 1|2] [--prompt TEXT] [--http2] --url URL
 
-Prints the agent's name, its text as it streams, then `stop: REASON`. A permission request is
-printed and answered with the first allow_once option (cancelled when there is none).
+Prints the agent's name, its text as it streams, then `stop: REASON`, the same in both protocol
+versions (in v1 the stop reason is the prompt's answer; in v2 the session's idle state_update). A
+permission request is printed and answered with the first allow_once option (cancelled when there
+is none).
 
 Exit status: 0 when the turn ended (or no prompt was given); 3 when it ended `cancelled` or
 `refusal`; 1 on an error, printed as one line on stderr with the agent's error data; 2 on bad
@@ -21,12 +23,15 @@ import json
 import os
 import sys
 from contextlib import AbstractAsyncContextManager
+from typing import Any, Sequence
 
 import acp_schema as acp
-from acp_runtime import AcpRuntimeError, ClientSideConnection, spawn_agent
+import acp_schema_v2 as acp2
+from acp_runtime import AcpRuntimeError, spawn_agent, wire
 from acp_runtime.session import Session
 
 NOT_DONE = {"cancelled", "refusal"}  # stop reasons that exit 3
+CLIENT_INFO = {"name": "acpgen-example-client", "version": "0.1.0"}
 
 
 class Output:
@@ -52,53 +57,67 @@ class Output:
 OUT = Output()
 
 
+def answer_permission(package: Any, title: str, options: Sequence[Any]) -> Any:
+    """Print the request and answer it with its first allow_once option (else cancelled)."""
+    OUT.write(f"permission requested: {title}")
+    allow = next((o for o in options if wire.get(o, "kind") == "allow_once"), None)
+    OUT.write(
+        f"  -> allowing once: {allow.name}" if allow else "  -> no allow_once option: cancelled"
+    )
+    outcome = (
+        {"outcome": "selected", "optionId": allow.option_id} if allow else {"outcome": "cancelled"}
+    )
+    return wire.build(package, {"outcome": outcome}, package.RequestPermissionResponse)
+
+
 class PermissionAsker(acp.ClientHandler):
     async def session_request_permission(
         self, params: acp.RequestPermissionRequest
     ) -> acp.RequestPermissionResponse:
-        OUT.write(
-            f"permission requested: {params.tool_call.title or params.tool_call.tool_call_id}"
-        )
-        for option in params.options:
-            if option.kind == acp.PermissionOptionKind.ALLOW_ONCE:
-                OUT.write(f"  -> allowing once: {option.name}")
-                return acp.RequestPermissionResponse(
-                    outcome=acp.SelectedPermissionOutcome(option_id=option.option_id)
-                )
-        OUT.write("  -> no allow_once option: cancelled")
-        return acp.RequestPermissionResponse(outcome=acp.RequestPermissionOutcomeCancelled())
+        title = params.tool_call.title or params.tool_call.tool_call_id
+        return answer_permission(acp, title, params.options)  # type: ignore[no-any-return]
 
 
-async def run(prompt: str | None, command: list[str], url: str | None, http2: bool) -> int:
-    opened: AbstractAsyncContextManager[ClientSideConnection]
+class PermissionAskerV2(acp2.ClientHandler):
+    async def session_request_permission(
+        self, params: acp2.RequestPermissionRequest
+    ) -> acp2.RequestPermissionResponse:
+        return answer_permission(acp2, params.title, params.options)  # type: ignore[no-any-return]
+
+
+async def run(
+    prompt: str | None, command: list[str], url: str | None, http2: bool, version: int
+) -> int:
+    package: Any = acp2 if version == 2 else acp
+    handler = PermissionAskerV2() if version == 2 else PermissionAsker()
+    opened: AbstractAsyncContextManager[Any]
     if url is not None:
         from acp_runtime.http import connect_agent
 
-        opened = connect_agent(url, PermissionAsker(), http2=http2 or None)
+        opened = connect_agent(
+            url, handler, http2=http2 or None, schema=package, protocol_versions=(version,)
+        )
     else:
-        opened = spawn_agent(PermissionAsker(), command[0], *command[1:])
+        opened = spawn_agent(
+            handler, command[0], *command[1:], schema=package, protocol_versions=(version,)
+        )
     async with opened as conn:
-        init = await conn.agent.initialize(
-            acp.InitializeRequest(
-                protocol_version=1,
-                client_capabilities=acp.ClientCapabilities(),  # no fs, no terminal
-                client_info=acp.Implementation(name="acpgen-example-client", version="0.1.0"),
-            )
+        if version == 2:  # v2: `info` and one `capabilities`; v1: clientInfo, clientCapabilities
+            init = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+        else:  # no fs, no terminal
+            init = {"protocolVersion": 1, "clientInfo": CLIENT_INFO, "clientCapabilities": {}}
+        answer = await conn.request(
+            "initialize", wire.build(package, init, package.InitializeRequest)
         )
-        OUT.write(
-            f"agent: {init.agent_info.name} {init.agent_info.version}"
-            if init.agent_info
-            else "agent: ?"
-        )
+        info = wire.get(answer, "info" if version == 2 else "agentInfo")
+        OUT.write(f"agent: {info.name} {info.version}" if info else "agent: ?")
         session = await Session.new(conn, os.getcwd())
         if prompt is None:
             return 0
         turn = asyncio.ensure_future(session.prompt(prompt))
         async for update in session.updates():
-            if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(
-                update.content, acp.TextContent
-            ):
-                OUT.write(update.content.text, end="")
+            if wire.get(update, "sessionUpdate") == "agent_message_chunk":
+                OUT.write(wire.get(update, "content", "text") or "", end="")
             if OUT.closed:
                 await session.cancel()
         outcome = await turn
@@ -111,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     split = argv.index("--") if "--" in argv else len(argv)
     parser = argparse.ArgumentParser(prog="client.py")
     parser.add_argument("--prompt", help="text to send as one prompt")
+    parser.add_argument("--protocol-version", type=int, choices=(1, 2), default=1)
     parser.add_argument("--url", help="a remote agent: http(s):// or ws(s)://")
     parser.add_argument("--http2", action="store_true", help="with an http:// --url: HTTP/2 (h2c)")
     args = parser.parse_args(argv[:split])
@@ -121,8 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     try:
-        return asyncio.run(run(args.prompt, command, args.url, args.http2))
-    except acp.RpcError as err:
+        return asyncio.run(run(args.prompt, command, args.url, args.http2, args.protocol_version))
+    except (acp.RpcError, acp2.RpcError) as err:
         error = err.to_error_object()
         data = f" (data: {json.dumps(error['data'])})" if "data" in error else ""
         print(f"error: the agent answered {err.code}: {err.message}{data}", file=sys.stderr)
