@@ -154,3 +154,20 @@ def test_terminal_output_chunks_are_decoded_one_by_one_then_appended() -> None:
         *({"sessionUpdate": "terminal_output_chunk", "terminalId": "t", "data": d} for d in chunks)
     )
     assert state.terminal_output["t"] == b"hi!"
+
+
+@requirement("ACP-V2-EXT-NO-ROOT-CUSTOM-FIELDS")
+async def test_custom_root_fields_are_refused_before_sending_on_a_v2_connection() -> None:
+    session, agent, conn = await v2_session()
+    with pytest.raises(TypeError, match="custom"):
+        acp2.NewSessionRequest(cwd="/w", custom=1)  # type: ignore[call-arg]
+    with pytest.raises(ProtocolError, match="not declared"):
+        await conn.request("session/new", {"cwd": "/w", "custom": 1})
+    with pytest.raises(ProtocolError, match="not declared"):
+        await conn.notify("session/cancel", {"sessionId": "s1", "reason": "user"})
+    await conn.notify("session/cancel", {"sessionId": "s1", "_meta": {"reason": "user"}})
+    # where it belongs, and the first thing the agent receives after session/new
+    assert (await agent.recv("session/cancel"))["params"] == {
+        "sessionId": "s1",
+        "_meta": {"reason": "user"},
+    }
