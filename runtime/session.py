@@ -505,12 +505,27 @@ class Session:
         **params: Any,
     ) -> Session:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
+        data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
+        return await cls._open(conn, "session/load", session_id, data)
+
+    @classmethod
+    async def resume(
+        cls, conn: ClientSideConnection, session_id: Any, cwd: str, **params: Any
+    ) -> Session:
+        """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
+        `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
+        return await cls._open(conn, "session/resume", session_id, {"cwd": cwd, **params})
+
+    @classmethod
+    async def _open(
+        cls, conn: ClientSideConnection, method: str, session_id: Any, data: dict[str, Any]
+    ) -> Session:
         session = cls(conn, session_id)
         router = _router(conn)
         router.sessions[session_id] = session
-        data = {rules.SESSION_ID: session_id, "cwd": cwd, "mcpServers": list(mcp_servers), **params}
+        data = {rules.SESSION_ID: session_id, **data}
         try:
-            result = await conn.request("session/load", _params(conn, "session/load", data))
+            result = await conn.request(method, _params(conn, method, data))
         except BaseException:
             router.sessions.pop(session_id, None)
             raise
@@ -521,6 +536,8 @@ class Session:
         self.modes = wire.get(result, "modes")
         self.state.current_mode_id = wire.get(result, "modes", "currentModeId")
         self.state.config_options = wire.items(result, "configOptions")
+        if wire.get(result, "availableCommands") is not None:  # v2 offers commands up front
+            self.state.commands = wire.items(result, "availableCommands")
 
     # --- what the agent offers ---
 

@@ -75,7 +75,7 @@ class Client(acp2.ClientHandler):
 
 
 async def v2_session(
-    package: Any = acp2, client: Any = None
+    package: Any = acp2, client: Any = None, new_session: dict[str, Any] | None = None
 ) -> tuple[Session, V2Agent, ClientSideConnection]:
     """A client connection on a v2 package, initialized, with session "s1" set up."""
     (client_in, client_out), (peer_in, peer_out) = memory_pipe()
@@ -88,7 +88,7 @@ async def v2_session(
     async def setup() -> None:
         init = await agent.recv("initialize")
         agent.answer(init, {"protocolVersion": 2, "info": INFO, "capabilities": {"session": {}}})
-        agent.answer(await agent.recv("session/new"), {"sessionId": "s1"})
+        agent.answer(await agent.recv("session/new"), new_session or {"sessionId": "s1"})
 
     serving = asyncio.ensure_future(setup())
     init = {"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}

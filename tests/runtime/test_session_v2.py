@@ -12,9 +12,10 @@ from typing import Any, Iterator
 import pytest
 
 from acp_runtime import ConnectionClosedError, wire
-from acp_runtime.session import TurnTimeoutError
+from acp_runtime.session import Session, TurnTimeoutError
 
 from ..support.packages import FIXTURES
+from .helpers import CWD
 from .helpers_v2 import v2_session
 
 
@@ -175,3 +176,32 @@ async def test_a_connection_closed_mid_turn_raises() -> None:
     agent.peer.close()
     with pytest.raises(ConnectionClosedError):
         await turn
+
+
+async def test_resume_folds_the_replay_and_the_state_snapshot_sent_before_its_answer() -> None:
+    _, agent, conn = await v2_session()
+    resuming = asyncio.ensure_future(Session.resume(conn, "s1", CWD, replayFrom={"type": "start"}))
+    request = await agent.recv("session/resume")
+    assert request["params"] == {"sessionId": "s1", "cwd": CWD, "replayFrom": {"type": "start"}}
+    agent.user_message("u0", "earlier")
+    agent.chunk("earlier answer", "a0")
+    agent.state("idle", stopReason="end_turn")  # the snapshot after the replay
+    agent.answer(request, {})
+    session = await resuming
+    assert session.state.text("user") == "earlier" and session.state.text() == "earlier answer"
+    assert session.state.status == "idle"
+    turn = asyncio.ensure_future(session.prompt("now"))  # the snapshot's idle is not its end
+    prompt = await agent.recv("session/prompt")
+    agent.user_message("u1", "now")
+    agent.answer(prompt, {"messageId": "u1"})
+    agent.state("running")
+    await agent.barrier()
+    assert not turn.done()
+    agent.state("idle", stopReason="max_turn_requests")
+    assert (await turn).stop_reason == "max_turn_requests"
+
+
+async def test_the_commands_offered_with_a_new_session_are_kept() -> None:
+    commands = [{"type": "command", "name": "test", "description": "Run the tests"}]
+    session, _, _ = await v2_session(new_session={"sessionId": "s1", "availableCommands": commands})
+    assert [c.name for c in session.commands] == ["test"]
