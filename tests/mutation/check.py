@@ -221,6 +221,31 @@ MUTANTS = (
             f"{CONF}/test_docs_session_setup.py::test_client_sends_additional_directories_only_when_advertised",
         ),
     ),
+    Mutant(
+        "a v2 turn ends at the prompt's answer",
+        "session.py",
+        "by_state = not wire.has_field(",
+        "by_state = False and not wire.has_field(",
+        (f"{RT}/test_session_v2.py::test_prompt_returns_at_the_idle_state_with_its_stop_reason",),
+    ),
+    Mutant(
+        "a v2 turn ends at an idle from before its user message",
+        "session.py",
+        "for n, state in self._idles if n > after and state is not None",
+        "for n, state in self._idles if n > start and state is not None",
+        (
+            f"{RT}/test_session_v2.py::test_an_idle_before_the_prompts_user_message_is_not_its_turn_end",
+        ),
+    ),
+    Mutant(
+        "v2 terminal output chunks joined before decoding",
+        "session.py",
+        'store[key] = store.get(key, b"") + base64.b64decode(data)',
+        'store[key] = base64.b64decode(base64.b64encode(store.get(key, b"")).decode() + data)',
+        (
+            f"{CONF}/test_docs_v2_client.py::test_terminal_output_chunks_are_decoded_one_by_one_then_appended",
+        ),
+    ),
 )
 
 
