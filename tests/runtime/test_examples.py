@@ -16,6 +16,7 @@ ROOT = Path(__file__).parents[2]
 CLIENT = str(ROOT / "examples" / "client.py")
 ECHO = str(ROOT / "examples" / "echo_agent.py")
 SCRIPTED = str(Path(__file__).parent / "peers" / "scripted_agent.py")
+SCRIPTED_V2 = str(Path(__file__).parent / "peers" / "scripted_agent_v2.py")
 PYTHON = sys.executable
 
 
@@ -79,6 +80,37 @@ def test_a_turn_that_ends_refused_prints_its_stop_reason_and_exits_3() -> None:
 def test_a_cancelled_turn_prints_its_stop_reason_and_exits_3() -> None:
     result = run_client("--prompt", "go", "--", PYTHON, SCRIPTED, "cancelled")
     assert result.returncode == 3 and result.stdout.splitlines()[-1] == "stop: cancelled"
+
+
+def run_v2(mode: str) -> subprocess.CompletedProcess[str]:
+    return run_client("--protocol-version", "2", "--prompt", "go", "--", PYTHON, SCRIPTED_V2, mode)
+
+
+def test_on_v2_the_client_prints_the_stop_reason_of_the_idle_state_and_exits_3_on_refusal() -> None:
+    result = run_v2("refuse")
+    assert result.returncode == 3, result.stderr
+    assert result.stdout == "agent: scripted-v2-refuse 9.9\nstop: refusal\n"
+    assert run_v2("cancelled").stdout.splitlines()[-1] == "stop: cancelled"
+
+
+def test_on_v2_a_permission_request_is_answered_with_the_first_allow_once_option() -> None:
+    result = run_v2("permission")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1:] == [
+        "permission requested: Write /tmp/x",
+        "  -> allowing once: Allow",
+        "outcome: yes",
+        "stop: end_turn",
+    ]
+    assert "  -> no allow_once option: cancelled" in run_v2("reject-only").stdout
+
+
+def test_on_v2_the_error_data_the_agent_sends_is_printed() -> None:
+    result = run_v2("broken")
+    assert result.returncode == 1
+    assert result.stderr == (
+        'error: the agent answered -32603: Internal error (data: {"message": "missing dependency: ripgrep"})\n'
+    )
 
 
 def test_piped_into_head_it_stops_quietly() -> None:
