@@ -109,7 +109,8 @@ def test_on_v2_the_error_data_the_agent_sends_is_printed() -> None:
     result = run_v2("broken")
     assert result.returncode == 1
     assert result.stderr == (
-        'error: the agent answered -32603: Internal error (data: {"message": "missing dependency: ripgrep"})\n'
+        "error: the agent answered -32603: Internal error"
+        ' (data: {"message": "missing dependency: ripgrep"})\n'
     )
 
 
