@@ -4,9 +4,9 @@
     python examples/client.py [--protocol-version 1|2] [--prompt TEXT] [--http2] --url URL
 
 Prints the agent's name, its text as it streams, then `stop: REASON`, the same in both protocol
-versions (in v1 the stop reason is the prompt's answer; in v2 the session's idle state_update). A
-permission request is printed and answered with the first allow_once option (cancelled when there
-is none).
+versions (in v1 the stop reason is the prompt's answer; in v2 the session's idle state_update);
+`--protocol-version 2` falls back to v1 with an agent that answers 1. A permission request is
+printed and answered with the first allow_once option (cancelled when there is none).
 
 Exit status: 0 when the turn ended (or no prompt was given); 3 when it ended `cancelled` or
 `refusal`; 1 on an error, printed as one line on stderr with the agent's error data; 2 on bad
@@ -27,8 +27,9 @@ from typing import Any, Sequence
 
 import acp_schema as acp
 import acp_schema_v2 as acp2
-from acp_runtime import AcpRuntimeError, spawn_agent, wire
+from acp_runtime import AcpRuntimeError, wire
 from acp_runtime.session import Session
+from acp_runtime.versions import ClientRoute, ClientVersions
 
 NOT_DONE = {"cancelled", "refusal"}  # stop reasons that exit 3
 CLIENT_INFO = {"name": "acpgen-example-client", "version": "0.1.0"}
@@ -88,28 +89,26 @@ class PermissionAskerV2(acp2.ClientHandler):
 async def run(
     prompt: str | None, command: list[str], url: str | None, http2: bool, version: int
 ) -> int:
-    package: Any = acp2 if version == 2 else acp
-    handler = PermissionAskerV2() if version == 2 else PermissionAsker()
+    routes: list[ClientRoute[Any, Any]] = [
+        ClientRoute(1, acp, PermissionAsker()),
+        ClientRoute(2, acp2, PermissionAskerV2()),
+    ]
+    versions = ClientVersions(*routes[:version])  # asks for `version`, takes what the agent answers
     opened: AbstractAsyncContextManager[Any]
     if url is not None:
         from acp_runtime.http import connect_agent
 
-        opened = connect_agent(
-            url, handler, http2=http2 or None, schema=package, protocol_versions=(version,)
-        )
+        opened = connect_agent(url, versions, http2=http2 or None)
     else:
-        opened = spawn_agent(
-            handler, command[0], *command[1:], schema=package, protocol_versions=(version,)
-        )
+        opened = versions.spawn(command[0], *command[1:])
     async with opened as conn:
-        if version == 2:  # v2: `info` and one `capabilities`; v1: clientInfo, clientCapabilities
-            init = {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
-        else:  # no fs, no terminal
-            init = {"protocolVersion": 1, "clientInfo": CLIENT_INFO, "clientCapabilities": {}}
-        answer = await conn.request(
-            "initialize", wire.build(package, init, package.InitializeRequest)
-        )
-        info = wire.get(answer, "info" if version == 2 else "agentInfo")
+        init = (  # written for the latest version asked (a v1 agent reads it as v1)
+            {"protocolVersion": 2, "info": CLIENT_INFO, "capabilities": {}}
+            if version == 2
+            else {"protocolVersion": 1, "clientInfo": CLIENT_INFO, "clientCapabilities": {}}
+        )  # no fs, no terminal
+        await conn.request("initialize", init)
+        info = conn.agent_info
         OUT.write(f"agent: {info.name} {info.version}" if info else "agent: ?")
         session = await Session.new(conn, os.getcwd())
         if prompt is None:

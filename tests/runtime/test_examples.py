@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import acp_schema as acp
 from acp_runtime import spawn_agent
 
@@ -28,6 +30,23 @@ def test_client_prompts_the_echo_agent_and_prints_the_echo() -> None:
     result = run_client("--prompt", "hello, agent", "--", PYTHON, ECHO)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "agent: echo-agent 0.1.0\nhello, agent\nstop: end_turn\n"
+
+
+@pytest.mark.parametrize("version", ["1", "2"])
+def test_client_prints_the_same_lines_from_the_echo_agent_in_both_versions(version: str) -> None:
+    result = run_client(
+        "--protocol-version", version, "--prompt", "hello, agent", "--", PYTHON, ECHO
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "agent: echo-agent 0.1.0\nhello, agent\nstop: end_turn\n"
+
+
+def test_client_asking_v2_takes_v1_from_an_agent_that_answers_1() -> None:
+    result = run_client(
+        "--protocol-version", "2", "--prompt", "go", "--", PYTHON, SCRIPTED, "refuse"
+    )
+    assert result.returncode == 3, result.stderr
+    assert result.stdout == "agent: scripted-refuse 9.9\nstop: refusal\n"
 
 
 def test_client_without_a_prompt_prints_the_agent_and_exits() -> None:
