@@ -15,7 +15,9 @@ import pytest
 
 import acp_schema as v1
 import acp_schema_v2 as v2
-from acp_runtime import memory_pipe
+from acp_runtime import memory_pipe, wire
+from acp_runtime.helpers import AgentSession
+from acp_runtime.session import Session
 from acp_runtime.versions import ClientRoute, ClientVersions
 
 from ..runtime import test_v2_batches as batches
@@ -23,6 +25,7 @@ from ..runtime import test_v2_echo as echo
 from ..runtime import test_v2_routing as routing
 from ..runtime import test_v2_rules as v2rules
 from ..runtime.helpers import RawPeer
+from ..runtime.v2peers import AgentV2, both_agents, connected, v2_initialize
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -160,3 +163,52 @@ test_batch_of_notifications_only = traced(
     "ACP-V2-TRANSPORT-BATCH-NO-NOTIFICATION-REPLY",
     "ACP-V2-TRANSPORT-BATCH-NO-EMPTY-ARRAY",
 )
+
+
+# --- a whole v2 turn, both sides of the library: AgentSession.turn and the client's Session ------
+
+
+class Stopping(AgentV2):
+    """A turn that says "working", waits, and when cancelled says "stopping" before it ends."""
+
+    async def session_prompt(self, params: v2.PromptRequest) -> v2.PromptResponse:
+        session = AgentSession(self.conn, params.session_id)
+
+        async def work() -> str:
+            await session.say("working")
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                await session.say("stopping")
+                raise
+            return "end_turn"
+
+        return await session.turn(list(params.prompt), work)  # type: ignore[no-any-return]
+
+
+@requirement(
+    "ACP-V2-CANCEL-AGENT-IDLE-CANCELLED",
+    "ACP-V2-CANCEL-AGENT-CATCH-ABORT",
+    "ACP-V2-CANCEL-AGENT-UPDATES-BEFORE-IDLE",
+)
+async def test_updates_sent_while_a_cancelled_turn_stops_go_before_its_idle_cancelled() -> None:
+    agent, client = await connected(agent=both_agents(Stopping))
+    await client.agent.initialize(v2_initialize())
+    session = await Session.new(client, "/w")
+    turn = asyncio.ensure_future(session.prompt("go"))
+    seen: list[tuple[str, Any]] = []
+    async for update in session.updates():
+        text = wire.get(update, "content", "text")
+        seen.append((wire.get(update, "sessionUpdate"), text or wire.get(update, "state")))
+        if text == "working":
+            await session.cancel()
+    outcome = await turn
+    assert outcome.stop_reason == "cancelled"
+    assert seen == [
+        ("user_message", None),
+        ("state_update", "running"),
+        ("agent_message_chunk", "working"),
+        ("agent_message_chunk", "stopping"),
+        ("state_update", "idle"),
+    ]
+    await client.close()
