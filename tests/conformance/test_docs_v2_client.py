@@ -8,10 +8,10 @@ import base64
 import json
 from typing import Any
 
-import acp_schema_v2 as acp2
 import msgspec
 import pytest
 
+import acp_schema_v2 as acp2
 from acp_runtime import ClientSideConnection, NotInitializedError, ProtocolError, memory_pipe, wire
 from acp_runtime.session import Session, SessionState
 

@@ -8,7 +8,6 @@ import asyncio
 from typing import Any
 
 import acp_schema_v2 as acp2
-
 from acp_runtime import ClientSideConnection, memory_pipe, wire
 from acp_runtime.session import Session
 

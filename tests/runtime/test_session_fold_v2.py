@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import acp_schema_v2 as acp2
-
 from acp_runtime import wire
 from acp_runtime.session import SessionState
 
