@@ -26,7 +26,7 @@ import functools
 import importlib
 import inspect
 import logging
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import (
@@ -268,12 +268,15 @@ class Connection(Generic[PackageT]):
         self.handler: object = None
 
         self._lines = LineReader(reader, max_line_bytes)
-        self._out = LineWriter(_ObservedWriter(writer, self) if observer is not None else writer)
+        self._out = LineWriter(
+            _ObservedWriter(writer, self) if observer is not None else writer,
+            on_error=self._on_write_error,
+        )
         self._pending: dict[RequestId, _Outgoing] = {}
         self._bind(self.schema)
         self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
         self._serving: dict[RequestId, _Serving] = {}
-        self._inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()  # (kind, message | None)
+        self._inbox = _Inbox()  # (kind, message | None), handled in order by _work
         self._busy = False
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
@@ -593,15 +596,31 @@ class Connection(Generic[PackageT]):
             )
         return result
 
-    async def _call_handler(
+    def _call_handler(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Awaitable[Wire]:
+        """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
+        if self.tracer is not None:
+            return self._call_handler_with_trace(message, is_request=is_request)
+        return self._call_handler_traced(message, is_request=is_request)
+
+    async def _call_handler_with_trace(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Wire:
-        if self.tracer is not None:
-            with tracing.extract(self.tracer, message.params):
-                return await self._call_handler_traced(message, is_request=is_request)
-        return await self._call_handler_traced(message, is_request=is_request)
+        with tracing.extract(self.tracer, message.params):
+            return await self._call_handler_traced(message, is_request=is_request)
 
-    async def _call_handler_traced(
+    def _call_handler_traced(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Awaitable[Wire]:
+        method = message.method
+        info = (self.schema.REQUESTS if is_request else self.schema.NOTIFICATIONS).get(method)
+        fn = getattr(self.handler, info.handler, None) if info is not None else None
+        if fn is not None and not method.startswith(rules.EXTENSION_PREFIX):
+            return cast("Awaitable[Wire]", fn(message.params))  # the common case: no frame of ours
+        return self._call_handler_slow(message, is_request=is_request)
+
+    async def _call_handler_slow(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Wire:
         method = message.method
@@ -632,14 +651,16 @@ class Connection(Generic[PackageT]):
 
     async def _read_loop(self) -> None:
         try:
+            readlines, receive = self._lines.readlines, self._receive
             while True:
-                line = await self._lines.readline()
-                if line is None:
+                lines = await readlines()  # every line that has arrived: one loop turn for all
+                if lines is None:
                     break
-                if isinstance(line, OversizedLine):
-                    self._on_oversized(line)
-                else:
-                    self._receive(line)
+                for line in lines:
+                    if type(line) is bytes:
+                        receive(line)
+                    else:
+                        self._on_oversized(line)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a broken stream; never a bad message
@@ -794,8 +815,10 @@ class Connection(Generic[PackageT]):
             self._inbox.put_nowait(("response", response))
 
     async def _work(self) -> None:
+        inbox = self._inbox
+        waiting = inbox.items
         while True:
-            kind, message = await self._inbox.get()
+            kind, message = waiting.popleft() if waiting else await inbox.get()
             if kind == "eof":
                 break
             self._busy = True
@@ -972,6 +995,10 @@ class Connection(Generic[PackageT]):
 
     # --- writing and closing ----------------------------------------------------------------------
 
+    def _on_write_error(self, exc: BaseException) -> None:
+        """Messages written in an earlier call could not be handed to the stream: close."""
+        self._shutdown(ConnectionClosedError(f"connection closed: writing failed ({exc!r})"))
+
     async def _write(self, data: bytes) -> None:
         if self._closed.done():
             raise self._close_error or ConnectionClosedError("connection closed")
@@ -1087,6 +1114,36 @@ class _Batch:
             return
         for method, works in self.after:
             conn._start_after(method, works)
+
+
+class _Inbox:
+    """The received notifications and answers, in arrival order, for the one worker task that
+    handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up future only
+    while the worker waits)."""
+
+    __slots__ = ("items", "_waiter")
+
+    def __init__(self) -> None:
+        self.items: deque[tuple[str, Any]] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: tuple[str, Any]) -> None:
+        self.items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self.items
+
+    async def get(self) -> tuple[str, Any]:
+        while not self.items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self.items.popleft()
 
 
 class _ObservedWriter:

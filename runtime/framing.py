@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024
 """Default limit of one incoming line (message). A longer line is answered with an error."""
@@ -37,13 +37,18 @@ class OversizedLine:
 
 
 class LineReader:
-    """Reads one line at a time, never holding more than the limit (plus one chunk) in memory."""
+    """Reads newline-delimited lines, never holding more than the limit (plus one chunk) in memory.
+
+    It reads large chunks and splits each with one `bytes.split` call: `readlines()` returns every
+    complete line that has arrived, so a connection handles a burst of messages in one loop turn.
+    """
 
     def __init__(self, stream: ByteReader, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self._stream = stream
         self._max = max_line_bytes
-        self._buf = bytearray()
-        self._scanned = 0  # bytes of _buf known to hold no newline
+        self._pieces: list[bytes] = []  # the start of a line whose newline has not come yet
+        self._size = 0  # bytes in _pieces
+        self._ready: list[bytes | OversizedLine] = []
         self._skipped = 0  # > 0 while skipping the rest of an oversized line
         self._head = b""
         self._eof = False
@@ -53,37 +58,71 @@ class LineReader:
 
         At EOF, unterminated trailing bytes are returned as a last line.
         """
-        while True:
-            i = self._buf.find(b"\n", self._scanned)
-            if i >= 0:
-                line = bytes(self._buf[:i])
-                del self._buf[: i + 1]
-                self._scanned = 0
-                if self._skipped:
-                    return self._end_skip(len(line))
-                if len(line) > self._max:
-                    return OversizedLine(len(line), line[:_SNIFF])
-                return line
-            if len(self._buf) > self._max or self._skipped:
-                if not self._skipped:
-                    self._head = bytes(self._buf[:_SNIFF])
-                self._skipped += len(self._buf)
-                self._buf.clear()
-            self._scanned = len(self._buf)
+        while not self._ready:
             if self._eof:
-                if self._skipped:
-                    return self._end_skip(0)
-                if self._buf:
-                    line = bytes(self._buf)
-                    self._buf.clear()
-                    self._scanned = 0
-                    return line
                 return None
-            chunk = await self._stream.read(_CHUNK)
-            if chunk:
-                self._buf += chunk
-            else:
-                self._eof = True
+            self._feed(await self._stream.read(_CHUNK))
+        return self._ready.pop(0)
+
+    async def readlines(self) -> list[bytes | OversizedLine] | None:
+        """Every complete line that has arrived (at least one), or None at end of stream."""
+        while not self._ready:
+            if self._eof:
+                return None
+            self._feed(await self._stream.read(_CHUNK))
+        lines, self._ready = self._ready, []
+        return lines
+
+    def _feed(self, chunk: bytes) -> None:
+        if not chunk:
+            self._eof = True
+            if self._skipped:
+                self._ready.append(self._end_skip(0))
+            elif self._pieces:
+                self._ready.append(self._line(b""))
+            return
+        if self._skipped:  # the rest of an oversized line: drop it up to its newline
+            i = chunk.find(b"\n")
+            if i < 0:
+                self._skipped += len(chunk)
+                return
+            self._ready.append(self._end_skip(i))
+            chunk = chunk[i + 1 :]
+        i = chunk.find(b"\n")
+        if i < 0:
+            self._keep(chunk)
+            return
+        if self._pieces:  # the line that was waiting for its newline
+            self._ready.append(self._line(chunk[:i]))
+            chunk = chunk[i + 1 :]
+        lines = chunk.split(b"\n")
+        tail = lines.pop()
+        if len(chunk) > self._max:
+            lines = [
+                OversizedLine(len(line), line[:_SNIFF]) if len(line) > self._max else line
+                for line in lines
+            ]
+        self._ready += lines
+        if tail:
+            self._keep(tail)
+
+    def _keep(self, part: bytes) -> None:
+        """Hold the start of a line; past the limit, keep only its head and count the rest."""
+        if not part:
+            return
+        self._pieces.append(part)
+        self._size += len(part)
+        if self._size > self._max:
+            head = b"".join(self._pieces)
+            self._head = head[:_SNIFF]
+            self._skipped = len(head)
+            self._pieces, self._size = [], 0
+
+    def _line(self, end: bytes) -> bytes | OversizedLine:
+        self._pieces.append(end)
+        line = b"".join(self._pieces)
+        self._pieces, self._size = [], 0
+        return OversizedLine(len(line), line[:_SNIFF]) if len(line) > self._max else line
 
     def _end_skip(self, tail: int) -> OversizedLine:
         out = OversizedLine(self._skipped + tail, self._head)
@@ -93,27 +132,80 @@ class LineReader:
 
 _DRAIN_ABOVE = 64 * 1024
 """Wait for the peer to read (drain) only once this many bytes wait in the transport's buffer."""
+_FLUSH_ABOVE = 64 * 1024
+"""Hand the messages written so far to the stream at once when they reach this many bytes."""
 
 
 class LineWriter:
-    """Writes one message per line; each message is a single `write` call, so lines never mix."""
+    """Writes one message per line. The first message of a turn of the event loop goes to the
+    stream at once; the ones written after it in the same turn are joined and handed over in one
+    `write` call (one system call) at the end of the turn, or as soon as they pass `_FLUSH_ABOVE`
+    bytes. Lines never mix, and their order is kept.
 
-    def __init__(self, stream: ByteWriter) -> None:
+    `on_error(exc)` is told when handing them over fails after the call that wrote them returned;
+    later writes then raise that error.
+    """
+
+    def __init__(
+        self, stream: ByteWriter, on_error: Callable[[BaseException], object] | None = None
+    ) -> None:
         self._stream = stream
+        self._on_error = on_error
         self._drain_lock = asyncio.Lock()
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._scheduled = False
+        self._failed: BaseException | None = None
 
     def write_nowait(self, message: bytes) -> None:
-        self._stream.write(message + b"\n")
+        if self._failed is not None:
+            raise self._failed
+        if not self._scheduled:  # the first message of a loop turn goes out at once
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush_soon)
+            self._stream.write(message + b"\n")
+            return
+        self._parts.append(message)
+        self._size += len(message)
+        if self._size >= _FLUSH_ABOVE:
+            self.flush()
 
     async def write(self, message: bytes) -> None:
         self.write_nowait(message)
         transport = getattr(self._stream, "transport", None)
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             return  # the bytes went out (or nearly): no back-pressure to wait for
+        self.flush()
         async with self._drain_lock:
             await self._stream.drain()
 
+    def flush(self) -> None:
+        """Hand every message written so far to the stream now."""
+        parts = self._parts
+        if not parts:
+            return
+        self._parts, self._size = [], 0
+        if len(parts) == 1:
+            data = parts[0] + b"\n"
+        else:
+            parts.append(b"")
+            data = b"\n".join(parts)
+        self._stream.write(data)
+
+    def _flush_soon(self) -> None:
+        self._scheduled = False
+        try:
+            self.flush()
+        except Exception as exc:  # a broken stream: later writes raise it, the owner is told
+            self._failed = exc
+            if self._on_error is not None:
+                self._on_error(exc)
+
     def close(self) -> None:
+        try:
+            self.flush()
+        except Exception:  # already closed, broken pipe: nothing left to do
+            pass
         close = getattr(self._stream, "close", None)
         if close is not None:
             try:
