@@ -7,8 +7,8 @@ from typing import (
     TYPE_CHECKING,
     Any,
     AsyncIterator,
+    Awaitable,
     Callable,
-    Coroutine,
     Generic,
     TypeVar,
     overload,
@@ -189,7 +189,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def _call_handler(  # pyright: ignore[reportIncompatibleMethodOverride]  # the same coroutine, no extra frame
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Coroutine[Any, Any, Wire]:
+    ) -> Awaitable[Wire]:
         if (
             self.on_session_update is not None
             and message.method == rules.SESSION_UPDATE

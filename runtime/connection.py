@@ -36,8 +36,6 @@ from typing import (
     Callable,
     Generator,
     Generic,
-    Iterator,
-    Mapping,
     TypedDict,
     TypeVar,
     cast,
@@ -79,11 +77,8 @@ if TYPE_CHECKING:
         Wire,
     )
     from .tracing import Tracer
-
-    _PendingTypes = Mapping[RequestId, TypeForm]
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
-    _PendingTypes = Mapping
 
 log = logging.getLogger("acp_runtime")
 
@@ -121,24 +116,6 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         timeout: float | None
 
 
-class _ResultTypes(_PendingTypes):
-    """Pending request id -> its result type: a live view of the pending calls for the decoder."""
-
-    __slots__ = ("_pending",)
-
-    def __init__(self, pending: dict[RequestId, _Outgoing]) -> None:
-        self._pending = pending
-
-    def __getitem__(self, request_id: RequestId) -> TypeForm:
-        return self._pending[request_id].result_type
-
-    def __len__(self) -> int:
-        return len(self._pending)
-
-    def __iter__(self) -> Iterator[RequestId]:
-        return iter(self._pending)
-
-
 @dataclass
 class _Outgoing:
     method: str
@@ -146,6 +123,27 @@ class _Outgoing:
     future: asyncio.Future[Wire]
     direct: bool  # made from inside a notification handler: resolve on arrival
     answered: bool = False
+
+
+class _PendingCalls(dict["RequestId", _Outgoing]):
+    """The calls awaiting an answer by request id, and beside them (`types`) each one's result
+    type: a plain dict, which the decoder reads on every answer without a Python call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.types: dict[RequestId, TypeForm] = {}
+
+    def __setitem__(self, request_id: RequestId, outgoing: _Outgoing) -> None:
+        super().__setitem__(request_id, outgoing)
+        self.types[request_id] = outgoing.result_type
+
+    def __delitem__(self, request_id: RequestId) -> None:
+        super().__delitem__(request_id)
+        del self.types[request_id]
+
+    def pop(self, request_id: RequestId, *default: Any) -> Any:
+        self.types.pop(request_id, None)
+        return super().pop(request_id, *default)
 
 
 @dataclass
@@ -272,7 +270,7 @@ class Connection(Generic[PackageT]):
             _ObservedWriter(writer, self) if observer is not None else writer,
             on_error=self._on_write_error,
         )
-        self._pending: dict[RequestId, _Outgoing] = {}
+        self._pending = _PendingCalls()
         self._bind(self.schema)
         self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
         self._serving: dict[RequestId, _Serving] = {}
@@ -315,9 +313,7 @@ class Connection(Generic[PackageT]):
             if self._v2 and enforce_protocol
             else frozenset()
         )
-        self._decoder = schema.MessageDecoder(
-            side, _ResultTypes(self._pending), lenient=self.lenient
-        )
+        self._decoder = schema.MessageDecoder(side, self._pending.types, lenient=self.lenient)
 
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
@@ -657,10 +653,10 @@ class Connection(Generic[PackageT]):
                 if lines is None:
                     break
                 for line in lines:
-                    if type(line) is bytes:
-                        receive(line)
-                    else:
+                    if isinstance(line, OversizedLine):
                         self._on_oversized(line)
+                    else:
+                        receive(line)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a broken stream; never a bad message
@@ -852,7 +848,8 @@ class Connection(Generic[PackageT]):
 
     def _pop_pending(self, request_id: RequestId) -> _Outgoing | None:
         try:
-            return self._pending.pop(request_id, None)
+            outgoing: _Outgoing | None = self._pending.pop(request_id, None)
+            return outgoing
         except TypeError:
             return None
 

@@ -98,11 +98,12 @@ class LineReader:
         lines = chunk.split(b"\n")
         tail = lines.pop()
         if len(chunk) > self._max:
-            lines = [
+            self._ready += [
                 OversizedLine(len(line), line[:_SNIFF]) if len(line) > self._max else line
                 for line in lines
             ]
-        self._ready += lines
+        else:
+            self._ready += lines
         if tail:
             self._keep(tail)
 

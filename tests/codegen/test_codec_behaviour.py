@@ -320,3 +320,45 @@ def test_a_union_tag_of_the_wrong_json_type_is_a_validation_error_on_the_repair_
     v1 = generate(V2.parent / "v1-stable-2026-08-20.json")
     with pytest.raises(msgspec.ValidationError):
         v1.decode(b'{"outcome":{"outcome":["selected"]}}', v1.RequestPermissionResponse)
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        b'{"sessionUpdate":"tool_call_update","toolCallId":"t",'
+        b'"locations":[{"path":"/a"},{"line":1},{"path":"/b"}]}',
+        b'{"sessionUpdate":"tool_call_update","toolCallId":"t","title":42,'
+        b'"locations":[{"path":1},{"path":"/b"}]}',
+    ],
+)
+def test_a_call_repaired_in_one_pass_equals_what_the_careful_path_decodes(update: bytes) -> None:
+    data = (
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":'
+        + update
+        + b"}}"
+    )
+    careful = acp.decode(
+        msgspec.json.encode(msgspec.json.decode(data)["params"]), acp.SessionNotification
+    )
+    decoded = acp.MessageDecoder("client").decode(data)
+    assert isinstance(decoded, acp.Notification) and decoded.method == "session/update"
+    assert decoded.params == careful
+
+
+def test_a_call_broken_outside_what_the_schema_forgives_still_names_the_place() -> None:
+    data = (
+        b'{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s",'
+        b'"prompt":[{"type":"text","text":1}]}}'
+    )
+    with pytest.raises(acp.RpcError) as info:
+        acp.MessageDecoder("agent").decode(data)
+    assert info.value.code == -32602 and info.value.data["path"] == "$.params.prompt[0].text"
+
+
+def test_a_hook_union_value_its_fast_path_refuses_gets_the_full_choice_and_error() -> None:
+    # stdio is the one untagged McpServer variant: a stdio server without its command fails there,
+    # with the error the full choice gives; a complete one decodes as that variant
+    with pytest.raises(msgspec.ValidationError, match="command"):
+        acp.decode(b'{"name":"x","args":[],"env":[]}', acp.McpServer)
+    good = acp.decode(b'{"name":"x","command":"c","args":[],"env":[]}', acp.McpServer)
+    assert isinstance(good, acp.McpServerStdio)

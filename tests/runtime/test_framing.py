@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from acp_runtime.connection import _sniff
-from acp_runtime.framing import LineReader, OversizedLine, memory_pipe
+from acp_runtime.framing import LineReader, LineWriter, OversizedLine, memory_pipe
 
 
 async def read_all(data: bytes, limit: int = 1 << 20, pieces: int = 1) -> list:
@@ -69,3 +71,58 @@ async def test_memory_pipe_connects_two_ends() -> None:
     assert await b_in.readline() == b"to b\n" and await a_in.readline() == b"to a\n"
     a_out.close()
     assert await b_in.read() == b""
+
+
+async def test_readlines_returns_every_line_that_has_arrived_at_once() -> None:
+    reader = asyncio.StreamReader()
+    reader.feed_data(b"one\ntwo\nthr")
+    lines = LineReader(reader, 1 << 20)
+    assert await lines.readlines() == [b"one", b"two"]
+    reader.feed_data(b"ee\n")
+    reader.feed_eof()
+    assert await lines.readlines() == [b"three"]
+    assert await lines.readlines() is None
+
+
+class _Recorder:
+    def __init__(self, fail: bool = False) -> None:
+        self.writes: list[bytes] = []
+        self.fail = fail
+
+    def write(self, data: bytes) -> None:
+        if self.fail and self.writes:
+            raise ConnectionResetError("gone")
+        self.writes.append(data)
+
+    async def drain(self) -> None:
+        return None
+
+
+async def test_messages_written_in_one_loop_turn_go_out_in_order_in_few_writes() -> None:
+    stream = _Recorder()
+    out = LineWriter(stream)
+    for i in range(5):
+        out.write_nowait(b"m%d" % i)
+    assert stream.writes == [b"m0\n"]  # the first at once, the rest at the end of the turn
+    await asyncio.sleep(0)
+    assert stream.writes == [b"m0\n", b"m1\nm2\nm3\nm4\n"]
+
+
+async def test_a_deferred_write_that_fails_is_reported_and_fails_the_next_write() -> None:
+    failures: list[BaseException] = []
+    out = LineWriter(_Recorder(fail=True), on_error=failures.append)
+    out.write_nowait(b"first")
+    out.write_nowait(b"second")
+    await asyncio.sleep(0)
+    assert [type(e) for e in failures] == [ConnectionResetError]
+    with pytest.raises(ConnectionResetError):
+        out.write_nowait(b"third")
+
+
+async def test_close_hands_over_what_is_still_buffered() -> None:
+    stream = _Recorder()
+    out = LineWriter(stream)
+    out.write_nowait(b"a")
+    out.write_nowait(b"b")
+    out.close()
+    assert b"".join(stream.writes) == b"a\nb\n"
