@@ -19,9 +19,20 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import msgspec
+import orjson
+
 from . import processes
-from .codecs import DECODE_FLOOR, ENCODE_FLOOR, contenders, generate_dcg, load_module, runnable
-from .corpus import ROOT, corpus
+from .codecs import (
+    DECODE_FLOOR,
+    ENCODE_FLOOR,
+    acpgen_decoder,
+    contenders,
+    generate_dcg,
+    load_module,
+    runnable,
+)
+from .corpus import ROOT, corpus, repair_message
 from .harness import FULL, QUICK, Settings, geomean, measure
 from .machine import describe, git_state, loadavg
 from .report import codec_summary, table, targets, targets_markdown, write_benchmarks_md
@@ -101,6 +112,7 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
             f" {entry['encode']['acpgen']['median_ns']:,.0f} ns"
         )
     out: dict[str, Any] = {"messages": messages, "summary": codec_summary(messages)}
+    out["repair"] = run_repair(plan)
     out["jsonschema_geomean_vs_acpgen"] = geomean(
         [
             m["decode"]["jsonschema"]["median_ns"] / m["decode"]["acpgen"]["median_ns"]
@@ -134,6 +146,36 @@ def run_codecs(plan: Plan, dcg_path: Path | None) -> dict[str, Any]:
             "orjson.dumps of the same untyped dict (msgspec.json.encode of it is also recorded)"
         ),
     }
+    return out
+
+
+def run_repair(plan: Plan) -> dict[str, Any]:
+    """Decode of the message that needs the schema's lenient repair, against the untyped floor."""
+    msg = repair_message()
+    decode = acpgen_decoder(msg)
+    sent = len(json.loads(msg.data)["params"]["update"]["locations"])
+    kept = len(decode(msg.data).params.update.locations)
+    cases = {
+        "acpgen": (decode, msg.data),
+        "msgspec": (msgspec.json.decode, msg.data),
+        "orjson": (orjson.loads, msg.data),
+    }
+    timed = measure(cases, plan.codec)
+    by = min(DECODE_FLOOR, key=lambda f: timed[f].median_ns)
+    out = {
+        "name": msg.name,
+        "bytes": len(msg.data),
+        "decode": {name: t.as_dict() for name, t in timed.items()},
+        "floor_ns": timed[by].median_ns,
+        "floor_by": by,
+        "vs_floor": timed["acpgen"].median_ns / timed[by].median_ns,
+        "locations_sent": sent,
+        "locations_kept": kept,
+    }
+    log(
+        f"  {msg.name}: decode {timed['acpgen'].median_ns:,.0f} ns "
+        f"(floor {timed[by].median_ns:,.0f}); {sent} locations sent, {kept} kept"
+    )
     return out
 
 

@@ -885,6 +885,36 @@ def corpus() -> tuple[Message, ...]:
     return tuple(out)
 
 
+REPAIR_NAME = "update tool_call_update, a location without its path skipped (lenient repair)"
+
+
+@functools.cache
+def repair_message() -> Message:
+    """A message the schema's own leniency must repair: a tool_call_update whose `locations` (a
+    list marked `x-deserialize-skip-invalid-items`) holds one item of the wrong shape. Its def
+    rejects it as sent (checked here); a receiver decodes it with that item dropped."""
+    from jsonschema import ValidationError
+
+    update = json.loads(
+        next(m for m in corpus() if m.name == "update tool_call_update (diff)").data
+    )
+    good = update["params"]["update"]["locations"][0]
+    update["params"]["update"]["locations"] = [good, {"line": 12}, good]
+    msg = Message(
+        REPAIR_NAME,
+        dumps(update),
+        "client",
+        "notification",
+        "session/update",
+        "SessionNotification",
+    )
+    try:
+        validate(msg)
+    except ValidationError:
+        return msg
+    raise AssertionError("the lenient-repair message should break its def")
+
+
 def streaming_chunk(i: int = 0) -> dict[str, Any]:
     """The agent_message_chunk the pipe benchmarks stream (a typical token-sized chunk)."""
     return _update(

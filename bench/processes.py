@@ -122,9 +122,22 @@ def _wall(argv: list[str], env: dict[str, str]) -> float:
 
 CLIENTS = {
     "acpgen": "runtime_client.py",
+    "acpgen+session": "runtime_client.py",
+    "acpgen (uvloop)": "runtime_client.py",
     "sdk": "sdk_client.py",
     "floor": "raw_client.py",
 }
+"""The pipe contenders. The three acpgen ones run the same client and agent: on asyncio's event
+loop; with the client's `Session` fold attached (on asyncio's loop too); on uvloop (when it is
+installed: the `fast` extra, which the `bench` extra includes)."""
+
+CLIENT_ENV = {
+    "acpgen": {"ACP_RUNTIME_LOOP": "asyncio"},
+    "acpgen+session": {"ACP_RUNTIME_LOOP": "asyncio", "BENCH_SESSION": "1"},
+    "acpgen (uvloop)": {"ACP_RUNTIME_LOOP": "uvloop"},
+}
+MEMORY_CLIENTS = ("acpgen", "sdk", "floor")
+"""The clients of the huge-line memory measure."""
 
 
 def runtime_ready(env: dict[str, str]) -> str | None:
@@ -150,6 +163,12 @@ def runtime_ready(env: dict[str, str]) -> str | None:
     return None
 
 
+def uvloop_ready(env: dict[str, str]) -> bool:
+    """Whether uvloop imports in the bench's interpreter."""
+    check = subprocess.run([PY, "-c", "import uvloop"], capture_output=True, env=env)
+    return check.returncode == 0
+
+
 def placements(pin: bool) -> list[str]:
     """The CPU placements the pipe benchmark runs under: pinned (when two CPUs allow it) and not."""
     can_pin = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
@@ -168,6 +187,7 @@ def _pin_env(base: dict[str, str], pin: bool) -> dict[str, str]:
 
 def _run_client(name: str, args: list[int], timeout: float, env: dict[str, str]) -> dict[str, Any]:
     argv = [PY, str(PEERS / CLIENTS[name]), *map(str, args)]
+    env = {**env, **CLIENT_ENV.get(name, {})}
     try:
         run = subprocess.run(
             argv,
@@ -204,7 +224,11 @@ def pipe_throughput(
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in CLIENTS}
     errors: dict[str, str] = {}
     if not_ready:
-        errors["acpgen"] = f"not measured: runtime not ready ({not_ready})"
+        for name in CLIENTS:
+            if name.startswith("acpgen"):
+                errors[name] = f"not measured: runtime not ready ({not_ready})"
+    if not uvloop_ready(env):
+        errors["acpgen (uvloop)"] = "not measured: uvloop is not installed"
     for _ in range(rounds):
         for name in CLIENTS:
             if name in errors:
@@ -212,7 +236,7 @@ def pipe_throughput(
             report = _run_client(name, [stream_n, pings, 1], timeout, env)
             if "error" in report:
                 errors[name] = report["error"]
-                if name == "acpgen":
+                if name.startswith("acpgen"):
                     errors[name] = f"not measured: runtime not ready ({report['error']})"
             else:
                 runs[name].append(report)
@@ -242,7 +266,7 @@ def huge_line_over_pipe(
     """Peak RSS increase of each client receiving one agent_message_chunk of `size` characters."""
     env = _pin_env(base_env, pin)
     out: dict[str, Any] = {"chars": size}
-    for name in CLIENTS:
+    for name in MEMORY_CLIENTS:
         report = _run_client(name, [0, 0, 0, size], timeout, env)
         if "error" in report and name == "acpgen":
             report = {"error": f"not measured: runtime not ready ({report['error']})"}

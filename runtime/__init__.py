@@ -22,7 +22,7 @@ from .errors import (
     RequestTimeoutError,
 )
 from .framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
-from .stdio import run_agent, serve_agent, spawn_agent, stdio_streams
+from .stdio import run, run_agent, serve_agent, spawn_agent, stdio_streams
 
 __all__ = [
     "AcpRuntimeError",
@@ -40,6 +40,7 @@ __all__ = [
     "default_schema",
     "memory_pipe",
     "rules",
+    "run",
     "run_agent",
     "serve_agent",
     "spawn_agent",

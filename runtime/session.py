@@ -178,6 +178,8 @@ class SessionState:
         if chunk is not None:  # the hot path: a message chunk of a type seen before
             role, id_attr, content_attr = chunk
             message_id = getattr(update, id_attr) if id_attr else None
+            if message_id is msgspec.UNSET:  # omitted: the same as no message id
+                message_id = None
             last = self.messages[-1] if self.messages else None
             if (
                 message_id is None
@@ -199,7 +201,11 @@ class SessionState:
 
     def _apply(self, how: Fold, update: Any) -> None:
         if how.action in (CHUNK, UPSERT):
-            if how.action == CHUNK and isinstance(update, msgspec.Struct):
+            if (
+                how.action == CHUNK
+                and isinstance(update, msgspec.Struct)
+                and type(update) not in _CHUNKS
+            ):
                 _CHUNKS[type(update)] = (
                     how.slot,
                     _attr(type(update), MESSAGE_ID),

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import signal
 import subprocess
 import sys
-from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, overload
+from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, TypeVar, overload
 
 from .agent import AgentSideConnection
 from .client import ClientSideConnection
@@ -78,24 +79,27 @@ class _FileWriter:
 
 
 async def _reader_for(fd: int) -> ByteReader:
+    """A reader of `fd`. An event-loop pipe gets a duplicate of it, which the transport owns and
+    closes (uvloop's transports close the descriptor they are given; asyncio's close the file)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 20)
+    pipe = os.fdopen(os.dup(fd), "rb", buffering=0)
     try:
-        await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader),
-            os.fdopen(fd, "rb", buffering=0, closefd=False),
-        )
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
     except (ValueError, OSError):
+        pipe.close()
         return _FileReader(fd)
     return reader
 
 
 async def _writer_for(fd: int) -> _FileWriter | asyncio.StreamWriter:
+    """A writer of `fd`; an event-loop pipe gets a duplicate of it, as in `_reader_for`."""
     loop = asyncio.get_running_loop()
-    pipe = os.fdopen(fd, "wb", buffering=0, closefd=False)
+    pipe = os.fdopen(os.dup(fd), "wb", buffering=0)
     try:
         transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
     except (ValueError, OSError):
+        pipe.close()
         return _FileWriter(fd)
     return asyncio.StreamWriter(transport, protocol, None, loop)
 
@@ -157,6 +161,35 @@ async def serve_agent(
 
 _serve_agent: Callable[..., Coroutine[Any, Any, None]] = serve_agent
 
+T = TypeVar("T")
+
+LOOP_ENV = "ACP_RUNTIME_LOOP"
+"""Which event loop `run` uses: "auto" (default: uvloop when installed), "uvloop" or "asyncio"."""
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(main)`, on uvloop's event loop when uvloop is installed (the `fast` extra).
+
+    `ACP_RUNTIME_LOOP=asyncio` keeps the standard loop; `ACP_RUNTIME_LOOP=uvloop` requires uvloop.
+    uvloop is imported here, on first use, never by importing acp_runtime.
+    """
+    choice = os.environ.get(LOOP_ENV, "auto")
+    if choice not in ("auto", "uvloop", "asyncio"):
+        raise ValueError(f'{LOOP_ENV} must be "auto", "uvloop" or "asyncio", not {choice!r}')
+    if choice != "asyncio":
+        try:
+            uvloop = importlib.import_module("uvloop")
+        except ImportError:
+            if choice == "uvloop":
+                main.close()
+                raise RuntimeError(
+                    f"{LOOP_ENV}=uvloop, but uvloop is not installed (pip install 'acpgen[fast]')"
+                ) from None
+        else:
+            result: T = uvloop.run(main)
+            return result
+    return asyncio.run(main)
+
 
 @overload
 def run_agent(
@@ -175,8 +208,9 @@ def run_agent(
     schema: AgentPackage[Any, Any] | None = None,
     **options: Unpack[ConnectionOptions],
 ) -> None:
-    """`asyncio.run(serve_agent(handler, **options))`: the whole `main` of a stdio agent."""
-    asyncio.run(_serve_agent(handler, schema=schema, **options))
+    """`run(serve_agent(handler, **options))`: the whole `main` of a stdio agent (on uvloop when
+    it is installed, see `run`)."""
+    run(_serve_agent(handler, schema=schema, **options))
 
 
 @overload

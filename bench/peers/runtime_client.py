@@ -1,18 +1,22 @@
 """The benchmark client on acp_runtime: spawns runtime_agent.py, prints one JSON report.
 
 python runtime_client.py STREAM_N PINGS REPEATS [BIG_BYTES]     (see common.py)
+
+BENCH_SESSION=1 sets the session up with `acp_runtime.session.Session` and prompts through it, so
+every update is also folded into the session's state (as a client showing the session does).
+ACP_RUNTIME_LOOP (see `acp_runtime.run`) picks the event loop of both processes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 
 from common import pin, report, run_scenario
 
 import acp_schema as acp
-from acp_runtime import spawn_agent
+from acp_runtime import run, spawn_agent
+from acp_runtime.session import Session
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runtime_agent.py")
 
@@ -32,13 +36,22 @@ async def main(argv: list[str]) -> None:
     async with spawn_agent(client, sys.executable, AGENT) as conn:
         agent = conn.agent
         await agent.initialize(acp.InitializeRequest(protocol_version=1))
-        session = await agent.session_new(acp.NewSessionRequest(cwd="/", mcp_servers=[]))
-        sid = session.session_id
+        if os.environ.get("BENCH_SESSION") == "1":
+            session = await Session.new(conn, "/")
 
-        async def prompt(text: str) -> None:
-            await agent.session_prompt(
-                acp.PromptRequest(session_id=sid, prompt=[acp.TextContent(text=text)])
-            )
+            async def prompt(text: str) -> None:
+                await session.prompt(text)
+                if len(session.state.messages) > 1:
+                    raise SystemExit("the session folded the chunks into more than one message")
+
+        else:
+            new = await agent.session_new(acp.NewSessionRequest(cwd="/", mcp_servers=[]))
+            sid = new.session_id
+
+            async def prompt(text: str) -> None:
+                await agent.session_prompt(
+                    acp.PromptRequest(session_id=sid, prompt=[acp.TextContent(text=text)])
+                )
 
         async def stream(n: int) -> int:
             client.count = 0
@@ -58,4 +71,4 @@ async def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     pin("client")
-    asyncio.run(main(sys.argv[1:]))
+    run(main(sys.argv[1:]))
