@@ -2,7 +2,8 @@
 
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
-- One reader task reads lines, decodes each with the package's `MessageDecoder`; it never waits on a
+- One reader task reads large chunks, splits them into lines in one call and decodes every line
+  that has arrived with the package's `MessageDecoder` in one loop turn; it never waits on a
   handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
@@ -10,8 +11,9 @@ Message flow, which is what makes the ordering and no-deadlock guarantees hold:
   notification handlers run one at a time in arrival order, and a response resolves its waiting
   call only after every notification that arrived before it has been handled. (A call made from
   inside a notification handler is answered directly, so that handler cannot deadlock itself.)
-- Every outgoing message is written with a single `write`, so the wire order is the order of the
-  sends: updates sent by a handler before it returns reach the peer before its response.
+- Outgoing messages keep the order of the sends (the `LineWriter` joins the ones of one loop turn
+  into one `write`): updates sent by a handler before it returns reach the peer before its
+  response.
 
 When the peer's output ends, calls still waiting for an answer fail at once with
 `ConnectionClosedError`; requests already received are still served and answered, then the
