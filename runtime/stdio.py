@@ -12,6 +12,7 @@ import contextlib
 import importlib
 import os
 import signal
+import stat
 import subprocess
 import sys
 from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, TypeVar, overload
@@ -78,11 +79,23 @@ class _FileWriter:
         return None
 
 
+def _pipe_like(fd: int) -> bool:
+    """Whether an event loop's pipe transport can take `fd` (a pipe, socket or character device).
+    asyncio refuses anything else; uvloop would abort the process on a regular file."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
 async def _reader_for(fd: int) -> ByteReader:
     """A reader of `fd`. An event-loop pipe gets a duplicate of it, which the transport owns and
     closes (uvloop's transports close the descriptor they are given; asyncio's close the file)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 20)
+    if not _pipe_like(fd):
+        return _FileReader(fd)
     pipe = os.fdopen(os.dup(fd), "rb", buffering=0)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
@@ -95,6 +108,8 @@ async def _reader_for(fd: int) -> ByteReader:
 async def _writer_for(fd: int) -> _FileWriter | asyncio.StreamWriter:
     """A writer of `fd`; an event-loop pipe gets a duplicate of it, as in `_reader_for`."""
     loop = asyncio.get_running_loop()
+    if not _pipe_like(fd):
+        return _FileWriter(fd)
     pipe = os.fdopen(os.dup(fd), "wb", buffering=0)
     try:
         transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)

@@ -140,6 +140,8 @@ class _MarkerMeta(type):
     """msgspec checks a dec_hook result with isinstance(result, annotated type): a value of any
     variant is an instance of its union's marker."""
 
+    __acp_exact__: frozenset[type]
+
     def __instancecheck__(cls, value: Any) -> bool:
         if type(value) in cls.__acp_exact__:  # a variant's own type: the common case
             return True
@@ -411,7 +413,7 @@ def dec_hook(tp: Any, value: Any) -> Any:
     return choose(tp, value)
 
 
-def _check(marker: type[Checked], value: Any) -> Any:
+def _check(marker: Any, value: Any) -> Any:
     try:
         SCHEMA.validate(marker.__acp_schema__, value)
     except Invalid as exc:

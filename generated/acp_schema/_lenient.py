@@ -121,20 +121,19 @@ def _steps(where: str) -> list[tuple[str | None, int]] | None:
     """A `$.a[1].b` path as (field name, None) and (None, index) steps; None for a path that
     does not start at `$` or goes through a dict key (`[...]`). Kept per path: the same bad field
     tends to come again."""
-    steps = _STEPS.get(where, _NO_STEPS)
-    if steps is _NO_STEPS:
-        steps = None
-        if where.startswith("$"):
-            found = _STEP.findall(where[1:])
-            if not any(unknown for _, _, unknown in found):
-                steps = [(name or None, int(index or 0)) for name, index, _ in found]
-        if len(_STEPS) < 1024:
-            _STEPS[where] = steps
+    if where in _STEPS:
+        return _STEPS[where]
+    steps: list[tuple[str | None, int]] | None = None
+    if where.startswith("$"):
+        found = _STEP.findall(where[1:])
+        if not any(unknown for _, _, unknown in found):
+            steps = [(name or None, int(index or 0)) for name, index, _ in found]
+    if len(_STEPS) < 1024:
+        _STEPS[where] = steps
     return steps
 
 
-_STEPS: dict[str, Any] = {}
-_NO_STEPS = object()
+_STEPS: dict[str, list[tuple[str | None, int]] | None] = {}
 
 
 def _struct_fields(tp: Any) -> dict[str, tuple[Any, bool, bool]] | None:

@@ -169,7 +169,7 @@ def _side_calls(side: str) -> tuple[Any, dict[str, MethodInfo], Any]:
                     kw_only=True,
                 )
             )
-        union = Union[tuple(members)]
+        union: Any = Union[tuple(members)]
         found = _SIDE_CALLS[side] = (union, infos, _box(union))
     return found
 
@@ -276,6 +276,14 @@ class _RawAnswer(msgspec.Struct, kw_only=True):
 
 
 _raw_answer = msgspec.json.Decoder(_RawAnswer)
+
+
+def _reply_decoder(tp: Any) -> msgspec.json.Decoder[Any]:
+    """The one-pass decoder of an answer whose result has type `tp`."""
+    # `_Reply[tp]` spelled as the alias it builds: `tp` is a value, not a type expression
+    return msgspec.json.Decoder(GenericAlias(_Reply, (tp,)), dec_hook=dec_hook)
+
+
 _FAST_FAILURES = (msgspec.ValidationError, msgspec.DecodeError)
 
 
@@ -357,7 +365,7 @@ class MessageDecoder:
                 tp = pending[id]
                 dec = self._replies.get(tp)
                 if dec is None and tp is not None:
-                    dec = self._replies[tp] = msgspec.json.Decoder(_Reply[tp], dec_hook=dec_hook)
+                    dec = self._replies[tp] = _reply_decoder(tp)
                 if dec is not None:
                     try:
                         reply = dec.decode(data)
@@ -407,8 +415,9 @@ class MessageDecoder:
             return None
         try:
             value = msgspec.json.decode(data)
-            info = self._infos.get(value.get("method")) if type(value) is dict else None
-        except (msgspec.DecodeError, TypeError):  # not JSON; a method that is not a string
+            method = value.get("method") if type(value) is dict else None
+            info = self._infos.get(method) if isinstance(method, str) else None
+        except msgspec.DecodeError:
             return None
         if info is None or not forgiving(info.params) or type(value.get("params")) is not dict:
             return None
@@ -445,9 +454,7 @@ class MessageDecoder:
             return None
         dec = self._replies.get(tp)
         if dec is None:
-            # `_Reply[tp]` spelled as the alias it builds: `tp` is a value, not a type expression
-            reply_type = GenericAlias(_Reply, (tp,))
-            dec = self._replies[tp] = msgspec.json.Decoder(reply_type, dec_hook=dec_hook)
+            dec = self._replies[tp] = _reply_decoder(tp)
         try:
             reply = dec.decode(data)
         except _FAST_FAILURES:
