@@ -278,7 +278,8 @@ def table(results: dict[str, Any]) -> str:
                 if r:
                     lines.append(
                         f"| decode · {r['name']} ({_size(r['bytes'])}; {r['locations_sent']} "
-                        f"locations sent, {r['locations_kept']} kept) | {_cell(r['decode']['acpgen'])} "
+                        f"locations sent, {r['locations_kept']} kept) "
+                        f"| {_cell(r['decode']['acpgen'])} "
                         f"| — | — | — | {_ns(r['floor_ns'])} ({r['floor_by']}) | — "
                         f"| {_x(r['vs_floor'], 2)} | ≤ {REPAIR_VS_FLOOR:g}× floor: "
                         f"**{_status(r['vs_floor'] <= REPAIR_VS_FLOOR)}** |"
@@ -419,8 +420,9 @@ def _variant_rows(pipe: dict[str, Any], where: str, stream_n: int, pings: int) -
     ):
         a, s, f, base = fast.get(key), sdk.get(key), floor.get(key), ours.get(key)
         note = f"{a / f:.2f} of floor; ÷ on asyncio: {a / base:.2f}" if a and f and base else "—"
+        unit = "notifications" if "stream" in label else "round trips"
         out.append(
-            f"| {label}, {where}, both on uvloop ({'notifications' if 'stream' in label else 'round trips'}/s) "
+            f"| {label}, {where}, both on uvloop ({unit}/s) "
             f"| {_rate(a, fast)} | {_rate(s, sdk)} | — | — | {_rate(f, floor)} "
             f"| {_x(a / s if a and s else None)} | {_x(f / a if a and f else None, 2)} | {note} |"
         )

@@ -311,8 +311,8 @@ def _converter(tp: Any) -> Callable[[Any], Any]:
     if type(tp) is types.GenericAlias and tp.__origin__ is list:
         # msgspec would rebuild the type information of `list[X]` on every call; a Struct keeps
         # it, so the whole list converts in one C call through a one-field wrapper.
-        wrapper = msgspec.defstruct("_Items", [("items", tp)], module=__name__)
-        convert = functools.partial(
+        wrapper: Any = msgspec.defstruct("_Items", [("items", tp)], module=__name__)
+        convert: Callable[[Any], Any] = functools.partial(
             msgspec.convert, type=wrapper, dec_hook=dec_hook if needs_hook(tp) else None
         )
 
