@@ -17,7 +17,7 @@ import re
 import types
 import typing
 from functools import lru_cache
-from typing import Any, Literal, Union
+from typing import Any, Callable, Literal, Union
 
 import msgspec
 
@@ -49,16 +49,33 @@ _REPAIRS = 8
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|(\[\.\.\.\])")
 
 
-def repair(value: Any, tp: Any, error: msgspec.ValidationError) -> Any:
+def repair(
+    value: Any,
+    tp: Any,
+    error: msgspec.ValidationError,
+    *,
+    root: Any = None,
+    prefixes: tuple[str, ...] = ("$",),
+    at: Callable[[Any], Any] | None = None,
+) -> Any:
     """Forgive the place msgspec's error names, where the schema marks it, and decode natively
     again; repeat for the next place. None when a place is not forgivable this way (a dict key, a
-    hook union on the path, an unmarked field): the full walk (`convert`) decides then."""
+    hook union on the path, an unmarked field): the full walk (`convert`) decides then.
+
+    With `root`, the part `at(value)` of `value` has type `tp`, the paths msgspec names reach it
+    through one of `prefixes`, and the converted value is `value` converted into `root`.
+    """
     for _ in range(_REPAIRS):
         message, sep, where = str(error).rpartition(" - at `")
-        if not sep or not _forgive_at(value, tp, where.rstrip("`")):
+        where = where.rstrip("`")
+        prefix = next((p for p in prefixes if where.startswith(p)), None) if sep else None
+        if prefix is None:
+            return None
+        part = value if at is None else at(value)
+        if not _forgive_at(part, tp, "$" + where[len(prefix) :]):
             return None
         try:
-            return msgspec.convert(value, tp, dec_hook=dec_hook)
+            return msgspec.convert(value, tp if root is None else root, dec_hook=dec_hook)
         except msgspec.ValidationError as exc:
             error = exc
     return None
@@ -68,31 +85,31 @@ def _forgive_at(value: Any, tp: Any, where: str) -> bool:
     """Remove the value at `where` (a `$.a[1].b` path) from its container, at the deepest place on
     the path that the schema forgives: an item of a skip-invalid-items list, or a default-on-error
     field (absent, it takes its default). False when there is none."""
-    if not where.startswith("$"):
+    steps = _steps(where)
+    if steps is None:
         return False
     places: list[tuple[Any, Any, bool]] = []  # (container, key or index, forgivable there)
     node, t, marked_list = value, tp, False
-    for name, index, unknown_key in _STEP.findall(where[1:]):
+    for name, index in steps:
         t = _plain(t, node)
-        if unknown_key or t is None:
+        if t is None:
             return False
-        if name:
-            if not (
-                isinstance(t, type) and issubclass(t, msgspec.Struct) and isinstance(node, dict)
-            ):
+        if name is not None:
+            fields = _struct_fields(t)
+            if fields is None or type(node) is not dict:
                 return False
-            field = _field_map(t).get(name)
+            field = fields.get(name)
             if field is None or name not in node:
                 return False
-            info, hint, forgive, skip = field
-            places.append((node, name, forgive and not info.required))
+            hint, forgivable, skip = field
+            places.append((node, name, forgivable))
             node, t, marked_list = node[name], hint, skip
         else:
-            i = int(index)
-            if not (typing.get_origin(t) in _ARRAYS and isinstance(node, list) and i < len(node)):
+            item = _item_type(t)
+            if item is None or type(node) is not list or index >= len(node):
                 return False
-            places.append((node, i, marked_list))
-            node, t, marked_list = node[i], typing.get_args(t)[0], False
+            places.append((node, index, marked_list))
+            node, t, marked_list = node[index], item, False
     for container, key, forgivable in reversed(places):
         if forgivable:
             del container[key]
@@ -100,12 +117,47 @@ def _forgive_at(value: Any, tp: Any, where: str) -> bool:
     return False
 
 
+def _steps(where: str) -> list[tuple[str | None, int]] | None:
+    """A `$.a[1].b` path as (field name, None) and (None, index) steps; None for a path that
+    does not start at `$` or goes through a dict key (`[...]`). Kept per path: the same bad field
+    tends to come again."""
+    if where in _STEPS:
+        return _STEPS[where]
+    steps: list[tuple[str | None, int]] | None = None
+    if where.startswith("$"):
+        found = _STEP.findall(where[1:])
+        if not any(unknown for _, _, unknown in found):
+            steps = [(name or None, int(index or 0)) for name, index, _ in found]
+    if len(_STEPS) < 1024:
+        _STEPS[where] = steps
+    return steps
+
+
+_STEPS: dict[str, list[tuple[str | None, int]] | None] = {}
+
+
+def _struct_fields(tp: Any) -> dict[str, tuple[Any, bool, bool]] | None:
+    """`_path_fields` of a Struct type, None for any other type (kept by id, see `_PLAIN`)."""
+    known = _STRUCT_FIELDS.get(id(tp))
+    if known is None or known[0] is not tp:
+        fields = (
+            _path_fields(tp) if isinstance(tp, type) and issubclass(tp, msgspec.Struct) else None
+        )
+        known = _STRUCT_FIELDS[id(tp)] = (tp, fields)
+    return known[1]
+
+
+_STRUCT_FIELDS: dict[int, tuple[Any, Any]] = {}
+
+
 def _plain(tp: Any, value: Any) -> Any:
     """The one type a value stands for on a path: Annotated and Optional unwrapped, a tagged union
     resolved by the value's tag. None where that takes a hook (the full walk decides there)."""
-    plain = _PLAIN.get(tp, _UNKNOWN)
-    if plain is _UNKNOWN:
-        plain = _PLAIN[tp] = _unwrap(tp)
+    # keyed by id: hashing a typing construct (Annotated, Union) runs Python code each time
+    known = _PLAIN.get(id(tp))
+    if known is None or known[0] is not tp:
+        known = _PLAIN[id(tp)] = (tp, _unwrap(tp))
+    plain = known[1]
     if type(plain) is tuple:  # a tagged union of Structs: (tag field, {tag: Struct})
         tag_field, by_tag = plain
         tag = value.get(tag_field) if isinstance(value, dict) else None
@@ -113,8 +165,20 @@ def _plain(tp: Any, value: Any) -> Any:
     return plain
 
 
-_PLAIN: dict[Any, Any] = {}
-_UNKNOWN = object()
+_PLAIN: dict[int, tuple[Any, Any]] = {}
+"""id(type) -> (type, what `_unwrap` makes of it); the type is kept, so its id stays its own."""
+
+
+def _item_type(tp: Any) -> Any:
+    """The item type of a list type (None for any other type)."""
+    known = _ITEMS.get(id(tp))
+    if known is None or known[0] is not tp:
+        item = typing.get_args(tp)[0] if typing.get_origin(tp) in _ARRAYS else None
+        known = _ITEMS[id(tp)] = (tp, item)
+    return known[1]
+
+
+_ITEMS: dict[int, tuple[Any, Any]] = {}
 
 
 def _unwrap(tp: Any) -> Any:
@@ -255,6 +319,16 @@ def _field_map(
     cls: type[msgspec.Struct],
 ) -> dict[str, tuple[msgspec.structs.FieldInfo, Any, bool, bool]]:
     return {f[0].encode_name: f for f in _fields(cls)}
+
+
+@lru_cache(maxsize=None)
+def _path_fields(cls: type[msgspec.Struct]) -> dict[str, tuple[Any, bool, bool]]:
+    """Wire name -> (type hint, whether an absent value is forgiven, whether its list skips bad
+    items): what `_forgive_at` needs of a field."""
+    return {
+        f.encode_name: (hint, forgive and not f.required, skip)
+        for f, hint, forgive, skip in _fields(cls)
+    }
 
 
 def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> Any:

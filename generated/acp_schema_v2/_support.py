@@ -13,6 +13,7 @@ type keeps the value as it came once the schema accepts it.
 from __future__ import annotations
 
 import enum
+import functools
 import types
 from typing import Any, Callable, ClassVar, NamedTuple
 
@@ -141,11 +142,15 @@ class _MarkerMeta(type):
     """msgspec checks a dec_hook result with isinstance(result, annotated type): a value of any
     variant is an instance of its union's marker."""
 
+    __acp_exact__: frozenset[type]
+
     def __instancecheck__(cls, value: Any) -> bool:
+        if type(value) in cls.__acp_exact__:  # a variant's own type: the common case
+            return True
         if getattr(cls, "__acp_any__", False):
             return True
         members = cls.__dict__.get("__acp_members__", ())
-        return type(value) in members or any(isinstance(value, member) for member in members)
+        return any(isinstance(value, member) for member in members)
 
 
 class HookUnion(metaclass=_MarkerMeta):
@@ -161,6 +166,7 @@ class HookUnion(metaclass=_MarkerMeta):
     __acp_open__: ClassVar[bool]
     __acp_schema__: ClassVar[str | None]
     __acp_members__: ClassVar[tuple[type, ...]]
+    __acp_exact__: ClassVar[frozenset[type]] = frozenset()
 
 
 class Checked(metaclass=_MarkerMeta):
@@ -170,6 +176,7 @@ class Checked(metaclass=_MarkerMeta):
     __acp_name__: ClassVar[str]
     __acp_schema__: ClassVar[str]
     __acp_any__: ClassVar[bool] = True
+    __acp_exact__: ClassVar[frozenset[type]] = frozenset()
 
 
 def hook_union(
@@ -197,6 +204,7 @@ def hook_union(
             "__acp_open__": open,
             "__acp_schema__": schema,
             "__acp_members__": members + ((UnknownVariant,) if open else ()),
+            "__acp_exact__": frozenset(members + ((UnknownVariant,) if open else ())),
         },
     )
 
@@ -303,18 +311,31 @@ def _convert(value: Any, tp: Any) -> Any:
 
 def _converter(tp: Any) -> Callable[[Any], Any]:
     if type(tp) is types.GenericAlias and tp.__origin__ is list:
-        (item,) = tp.__args__
-        one = _converter(item)
+        # msgspec would rebuild the type information of `list[X]` on every call; a Struct keeps
+        # it, so the whole list converts in one C call through a one-field wrapper.
+        wrapper: Any = msgspec.defstruct("_Items", [("items", tp)], module=__name__)
+        convert: Callable[[Any], Any] = functools.partial(
+            msgspec.convert, type=wrapper, dec_hook=dec_hook if needs_hook(tp) else None
+        )
 
-        def each(value: Any) -> Any:
+        def items(value: Any) -> Any:
             if not isinstance(value, list):
                 raise msgspec.ValidationError(f"Expected `array`, got `{type(value).__name__}`")
-            return [one(v) for v in value]
+            try:
+                return convert({"items": value}).items
+            except msgspec.ValidationError as exc:
+                raise _unwrapped(exc) from None
 
-        return each
+        return items
     if needs_hook(tp):
-        return lambda value: msgspec.convert(value, tp, dec_hook=dec_hook)
-    return lambda value: msgspec.convert(value, tp)
+        return functools.partial(msgspec.convert, type=tp, dec_hook=dec_hook)
+    return functools.partial(msgspec.convert, type=tp)
+
+
+def _unwrapped(exc: msgspec.ValidationError) -> msgspec.ValidationError:
+    """The error of converting `{"items": value}`, with its path as if the list stood alone."""
+    text = str(exc)
+    return msgspec.ValidationError(text.replace("`$.items", "`$", 1))
 
 
 _CONVERTERS: dict[Any, Callable[[Any], Any]] = {}
@@ -352,17 +373,89 @@ def reaches(info: Any, test: Callable[[Any], bool], seen: set[int] | None = None
 
 
 def dec_hook(tp: Any, value: Any) -> Any:
-    """msgspec's decoding hook for the package's non-native unions and checked types."""
-    kind = type(tp)
-    if kind is _MarkerMeta:  # a marker class (cheaper to test than issubclass)
-        if issubclass(tp, HookUnion):
-            return choose(tp, value)
-        try:
-            SCHEMA.validate(tp.__acp_schema__, value)
-        except Invalid as exc:
-            raise msgspec.ValidationError(str(exc)) from None
-        return value
-    raise NotImplementedError(f"no decoder for {tp!r}")
+    """msgspec's decoding hook for the package's non-native unions and checked types.
+
+    A hook union goes through its plan (`_Plan`, made on first use): where the tag (or its
+    absence) leaves one variant, or the required keys leave one candidate, that variant's
+    converter runs at once (msgspec, in C). Anything else, and any value the chosen variant
+    refuses, goes to `choose`, which decides as it always does: the variant chosen here is the one
+    `choose` would try alone.
+    """
+    plan = _PLANS.get(tp)
+    if plan is None:
+        if type(tp) is not _MarkerMeta:  # a marker class (cheaper to test than issubclass)
+            raise NotImplementedError(f"no decoder for {tp!r}")
+        if not issubclass(tp, HookUnion):
+            return _check(tp, value)
+        plan = _PLANS[tp] = _plan(tp)
+    # written out, not split into helpers: this runs once per value of every hook union
+    sample = value
+    if type(value) is dict:
+        step = plan.untagged
+        tag_field = plan.tag_field
+        if tag_field is not None and tag_field in value:
+            tag = value[tag_field]
+            step = plan.by_tag.get(tag) if type(tag) is str else None
+    elif type(value) is list and value and plan.tag_field is None:
+        step, sample = plan.untagged, value[0]
+    else:
+        step = None
+    if step is not None:
+        convert = step.convert
+        if convert is None and type(sample) is dict:
+            keys = sample.keys()
+            fitting = [c for required, c in step.keyed if required <= keys]
+            if len(fitting) == 1:
+                convert = fitting[0]
+        if convert is not None:
+            try:
+                return convert(value)
+            except msgspec.ValidationError:
+                pass
+    return choose(tp, value)
+
+
+def _check(marker: Any, value: Any) -> Any:
+    try:
+        SCHEMA.validate(marker.__acp_schema__, value)
+    except Invalid as exc:
+        raise msgspec.ValidationError(str(exc)) from None
+    return value
+
+
+class _Step(NamedTuple):
+    """The candidates of one tag (or of no tag): the one converter, or each candidate's converter
+    with the keys it requires."""
+
+    convert: Callable[[Any], Any] | None
+    keyed: tuple[tuple[frozenset[str], Callable[[Any], Any]], ...]
+
+
+class _Plan(NamedTuple):
+    tag_field: str | None
+    by_tag: dict[Any, _Step]
+    untagged: _Step | None
+
+
+def _step(candidates: tuple[Variant, ...]) -> _Step:
+    converters = [_converter(v.type) for v in candidates]
+    if len(candidates) == 1:
+        return _Step(converters[0], ())
+    return _Step(
+        None, tuple((frozenset(v.required), c) for v, c in zip(candidates, converters, strict=True))
+    )
+
+
+def _plan(marker: type[HookUnion]) -> _Plan:
+    untagged = marker.__acp_untagged__
+    return _Plan(
+        marker.__acp_tag__,
+        {tag: _step(variants) for tag, variants in marker.__acp_tagged__.items()},
+        _step(untagged) if untagged else None,
+    )
+
+
+_PLANS: dict[Any, _Plan] = {}
 
 
 def enc_hook(obj: Any) -> Any:

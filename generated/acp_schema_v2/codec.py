@@ -148,16 +148,16 @@ def _envelope(info: MethodInfo) -> type[msgspec.Struct]:
     return cls
 
 
-def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
-    """One decoder for every request and notification `side` receives, tagged by method."""
-    key = ("envelopes", side)
-    dec = _decoders.get(key)
-    if dec is None:
-        taken: set[str] = set()
+def _side_calls(side: str) -> tuple[Any, dict[str, MethodInfo], Any]:
+    """The union of the envelopes of every request and notification `side` receives (tagged by
+    method), the method of each, and the union in a box (`_box`)."""
+    found = _SIDE_CALLS.get(side)
+    if found is None:
+        infos: dict[str, MethodInfo] = {}
         members = []
         for info in (*REQUESTS.values(), *NOTIFICATIONS.values()):
-            if (info.side == side or info.side not in SIDES) and info.method not in taken:
-                taken.add(info.method)
+            if (info.side == side or info.side not in SIDES) and info.method not in infos:
+                infos[info.method] = info
                 members.append(_envelope(info))
         if not members:  # a schema without methods: nothing takes the one-pass path
             members.append(
@@ -169,8 +169,32 @@ def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
                     kw_only=True,
                 )
             )
-        dec = _decoders[key] = msgspec.json.Decoder(Union[tuple(members)], dec_hook=dec_hook)
+        union: Any = Union[tuple(members)]
+        found = _SIDE_CALLS[side] = (union, infos, _box(union))
+    return found
+
+
+_SIDE_CALLS: dict[str, tuple[Any, dict[str, MethodInfo], Any]] = {}
+
+
+def _side_decoder(side: str) -> msgspec.json.Decoder[Any]:
+    """One decoder for every request and notification `side` receives, tagged by method."""
+    key = ("envelopes", side)
+    dec = _decoders.get(key)
+    if dec is None:
+        dec = _decoders[key] = msgspec.json.Decoder(_side_calls(side)[0], dec_hook=dec_hook)
     return dec
+
+
+def _params_of(boxed: Any) -> Any:
+    return boxed["message"]["params"]
+
+
+def _box(union: Any) -> Any:
+    """A one-field Struct around a union: msgspec keeps a Struct's type information, so converting
+    into it does not rebuild that of the union on every call (as converting into the union would).
+    """
+    return msgspec.defstruct("_CallBox", [("message", union)], module=__name__)
 
 
 # ---------------------------------------------------------------- whole messages
@@ -252,6 +276,14 @@ class _RawAnswer(msgspec.Struct, kw_only=True):
 
 
 _raw_answer = msgspec.json.Decoder(_RawAnswer)
+
+
+def _reply_decoder(tp: Any) -> msgspec.json.Decoder[Any]:
+    """The one-pass decoder of an answer whose result has type `tp`."""
+    # `_Reply[tp]` spelled as the alias it builds: `tp` is a value, not a type expression
+    return msgspec.json.Decoder(GenericAlias(_Reply, (tp,)), dec_hook=dec_hook)
+
+
 _FAST_FAILURES = (msgspec.ValidationError, msgspec.DecodeError)
 
 
@@ -278,6 +310,8 @@ class MessageDecoder:
         "_results",
         "_pending",
         "_calls_first",
+        "_calls_box",
+        "_infos",
     )
 
     def __init__(
@@ -298,15 +332,21 @@ class MessageDecoder:
         )
         self.lenient = lenient
         self._calls = _side_decoder(side)
+        _, self._infos, self._calls_box = _side_calls(side)
         self._replies: dict[Any, msgspec.json.Decoder[Any]] = {}
         self._results: dict[Any, msgspec.json.Decoder[Any]] = {}
         self._calls_first = True
 
     def decode(self, data: bytes) -> Message:
+        # The two hot paths are written out here (a Python call costs as much as a short decode).
         if self._calls_first:
             try:  # _call, inlined: this is the path of every streamed notification
                 env = self._calls.decode(data)
-            except _FAST_FAILURES:
+            except msgspec.ValidationError as exc:
+                repaired = self._repair_call(data, exc)
+                if repaired is not None:
+                    return repaired
+            except msgspec.DecodeError:
                 pass
             else:
                 info = env.info
@@ -318,22 +358,80 @@ class MessageDecoder:
             if answer is not None:
                 self._calls_first = False
                 return answer
+            return _decode_carefully(data, self.side, self.result_type, self.lenient)
+        pending = self._pending
+        if pending is not None and len(pending) == 1:
+            for id in pending:  # _reply, inlined: the answer to the one pending request
+                tp = pending[id]
+                dec = self._replies.get(tp)
+                if dec is None and tp is not None:
+                    dec = self._replies[tp] = _reply_decoder(tp)
+                if dec is not None:
+                    try:
+                        reply = dec.decode(data)
+                    except _FAST_FAILURES:
+                        break
+                    if reply.id != id:
+                        break
+                    if reply.error is UNSET:
+                        if reply.result is not UNSET:
+                            return Response(id=reply.id, result=reply.result)
+                    elif reply.result is UNSET:
+                        return ErrorResponse(id=reply.id, error=reply.error)
+                break
         else:
             answer = self._answer(data)
             if answer is not None:
                 return answer
-            call = self._call(data)
-            if call is not None:
-                self._calls_first = True
-                return call
+        call = self._call(data)
+        if call is not None:
+            self._calls_first = True
+            return call
         return _decode_carefully(data, self.side, self.result_type, self.lenient)
 
     def _call(self, data: bytes) -> Request | Notification | None:
         try:
             env = self._calls.decode(data)
-        except _FAST_FAILURES:
+        except msgspec.ValidationError as exc:
+            return self._repair_call(data, exc)
+        except msgspec.DecodeError:
             return None
         info = env.info
+        if info.kind == "request":
+            return Request(id=env.id, method=info.method, params=env.params)
+        if env.id is UNSET:
+            return Notification(method=info.method, params=env.params)
+        return None
+
+    def _repair_call(
+        self, data: bytes, error: msgspec.ValidationError
+    ) -> Request | Notification | None:
+        """A call whose params break only where the schema forgives (a bad item of a
+        skip-invalid-items list, a bad default-on-error field): the places msgspec names are
+        dropped and the whole message converted natively again, without the careful path's
+        second pass. None when that does not do it (the careful path then decides, and says
+        what is wrong). The lenient option keeps the careful path, whose rules are wider."""
+        if self.lenient or "` - at `$.params" not in str(error):
+            return None
+        try:
+            value = msgspec.json.decode(data)
+            method = value.get("method") if type(value) is dict else None
+            info = self._infos.get(method) if isinstance(method, str) else None
+        except msgspec.DecodeError:
+            return None
+        if info is None or not forgiving(info.params) or type(value.get("params")) is not dict:
+            return None
+        boxed = repair(
+            {"message": value},
+            info.params,
+            error,
+            root=self._calls_box,
+            prefixes=("$.params", "$.message.params"),
+            at=_params_of,
+        )
+        if boxed is None:
+            return None
+        env = boxed.message
         if info.kind == "request":
             return Request(id=env.id, method=info.method, params=env.params)
         if env.id is UNSET:
@@ -356,9 +454,7 @@ class MessageDecoder:
             return None
         dec = self._replies.get(tp)
         if dec is None:
-            # `_Reply[tp]` spelled as the alias it builds: `tp` is a value, not a type expression
-            reply_type = GenericAlias(_Reply, (tp,))
-            dec = self._replies[tp] = msgspec.json.Decoder(reply_type, dec_hook=dec_hook)
+            dec = self._replies[tp] = _reply_decoder(tp)
         try:
             reply = dec.decode(data)
         except _FAST_FAILURES:
