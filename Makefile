@@ -33,7 +33,7 @@ check: $(STAMP)
 	$(VENV)/bin/acpgen generate schema/v2/schema.json --out generated --package acp_schema_v2 --check
 
 bench: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) -m pip install --quiet -e '.[codegen,test,bench]' --config-settings editable_mode=strict
 	$(PY) -m bench
 
 # HAProxy (Debian package), the load balancer of tests/remote/test_scale_out.py; apt-get needs root.

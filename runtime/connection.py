@@ -29,7 +29,6 @@ import importlib
 import inspect
 import logging
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import (
     TYPE_CHECKING,
@@ -118,8 +117,7 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         timeout: float | None
 
 
-@dataclass
-class _Outgoing:
+class _Outgoing(msgspec.Struct):
     method: str
     result_type: TypeForm
     future: asyncio.Future[Wire]
@@ -148,16 +146,16 @@ class _PendingCalls(dict["RequestId", _Outgoing]):
         return super().pop(request_id, *default)
 
 
-@dataclass
-class _Serving:
+class _Serving(msgspec.Struct):
     method: str
     params: Wire
     task: asyncio.Task[None] | None = None
     cancel_result: dict[str, Wire] | None = (
         None  # wire result to answer when a turn cancel ended it
     )
-    cancelled_by_peer: bool = field(default=False)
-    after: list[Callable[[], Awaitable[Any]]] = field(default_factory=list)  # `after_answer` work
+    cancelled_by_peer: bool = False
+    # `after_answer` work
+    after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
     answered: bool = False
     batch: _Batch | None = None  # v2: the JSON-RPC batch it came in, answered as one
 

@@ -8,8 +8,9 @@ writer side anything with `write(bytes)` and `async drain()` (an `asyncio.Stream
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Callable, Protocol
+
+import msgspec
 
 DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024
 """Default limit of one incoming line (message). A longer line is answered with an error."""
@@ -28,8 +29,7 @@ class ByteWriter(Protocol):
     async def drain(self) -> None: ...
 
 
-@dataclass(frozen=True)
-class OversizedLine:
+class OversizedLine(msgspec.Struct, frozen=True):
     """A line longer than the limit: it was skipped; `head` holds its first bytes."""
 
     size: int

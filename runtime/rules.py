@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ntpath
 import posixpath
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence, get_args
 
 from msgspec import Struct, structs
@@ -160,8 +159,7 @@ def _value_offered(params: Wire, offers: dict[str, Wire]) -> str | None:
 OFFER_CHECKS = {"session/set_mode": _mode_offered, "session/set_config_option": _value_offered}
 
 
-@dataclass(frozen=True)
-class TurnCancel:
+class TurnCancel(Struct, frozen=True):
     """When `session/cancel` for a session passes (sent or received), the side `side` cancels its
     running handlers of `method` in that session and answers each with `result` (wire JSON)."""
 
@@ -185,8 +183,7 @@ def supported(value: Wire) -> bool:
     return value is not None and value is not False
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Struct, frozen=True):
     fn: Callable[[Wire, Wire], "str | None"]
     reads: tuple[str, ...] = ()  # paths of the initialize message it reads
 
@@ -264,8 +261,7 @@ def _no_terminal_auth_method(params: Wire, initialize: Wire) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Guard:
+class Guard(Struct, frozen=True):
     side: str  # the side whose messages it restrains: "client" | "agent"
     when: str  # "send": calls it makes; "receive": requests it serves; "result": what it answers
     methods: tuple[str, ...]
@@ -538,8 +534,7 @@ ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {
 }
 
 
-@dataclass(frozen=True)
-class Completion:
+class Completion(Struct, frozen=True):
     """A request `opener` whose params have `tag` == `value` opens an interaction named by `key`;
     the notification `closer` with that `key` completes it. The opening side sends the closer only
     for keys it opened on this connection (113); the other side hands it to its handler only for a

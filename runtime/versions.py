@@ -23,7 +23,6 @@ its first `initialize`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, cast
 
 import msgspec
@@ -45,8 +44,7 @@ ProxyT = TypeVar("ProxyT")
 HandlerT = TypeVar("HandlerT")
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """Protocol version `version` is served by `handler` (an instance, or a class or function
     taking the connection) with the generated package `schema`."""
 
@@ -55,7 +53,7 @@ class Route:
     handler: Any
 
 
-class AgentRoute(Route, Generic[ProxyT, HandlerT]):
+class AgentRoute(Route, Generic[ProxyT, HandlerT], frozen=True):
     """An agent's route: `schema` an agent package, `handler` its `AgentHandler` or a factory taking
     an `AgentSideConnection` of that package (type checkers see the pair as for `schema=`)."""
 
@@ -69,7 +67,7 @@ class AgentRoute(Route, Generic[ProxyT, HandlerT]):
         ) -> None: ...
 
 
-class ClientRoute(Route, Generic[ProxyT, HandlerT]):
+class ClientRoute(Route, Generic[ProxyT, HandlerT], frozen=True):
     """A client's route: `schema` a client package, `handler` its `ClientHandler` or a factory
     taking a `ClientSideConnection` of that package."""
 
