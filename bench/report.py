@@ -303,6 +303,13 @@ def table(results: dict[str, Any]) -> str:
             f"| import `acp_schema, acp_runtime` | {_ns(with_rt)} | {_ns(sdk)} | — | — |"
             f" {_ns(msgspec)} | {_x(sdk / with_rt)} | {_x(with_rt / msgspec, 2)} | |"
         )
+        for name, own_import in imports.get("own import", {}).items():
+            preloaded = "`, `".join(own_import["after"].split(", "))
+            lines.append(
+                f"| import `{name}` alone, `-X importtime` cumulative, median of"
+                f" {own_import['repeats']} (after `{preloaded}`; min {_ns(own_import['min_ns'])})"
+                f" | {_ns(own_import['median_ns'])} | — | — | — | — | — | — | |"
+            )
     gen = results.get("generation")
     if gen:
         ours = gen["acpgen generate"]["median_s"]

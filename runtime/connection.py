@@ -240,7 +240,7 @@ class Connection(Generic[PackageT]):
         timeout: float | None = None,
     ) -> None:
         # several versions (acp_runtime.versions): bound to one route's package until initialize
-        self.versions: _Versions | None = handler if isinstance(handler, _Versions) else None
+        self.versions: _Versions[Any] | None = handler if isinstance(handler, _Versions) else None
         self._routed = self.versions is None
         if self.versions is not None:
             if schema is not None:
@@ -305,6 +305,7 @@ class Connection(Generic[PackageT]):
         self._open_keys: dict[str, OrderedDict[Wire, None]] = {
             c.closer: OrderedDict() for c in self._completions
         }
+        self._completing = frozenset(m for c in self._completions for m in (c.opener, c.closer))
         self._cancel_request_info = schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
         # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
         self._v2 = rules.turn_ends_by_update(schema)
@@ -551,6 +552,8 @@ class Connection(Generic[PackageT]):
         """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
         of one not open here (sent: refused; received: ignored, and a received one completes once).
         """
+        if method not in self._completing:
+            return True
         for c in self._completions:
             keys = self._open_keys[c.closer]
             if method == c.opener and wire.get(params, c.tag) == c.value:
@@ -598,50 +601,48 @@ class Connection(Generic[PackageT]):
         """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
         if self.tracer is not None:
             return self._call_handler_with_trace(message, is_request=is_request)
-        return self._call_handler_traced(message, is_request=is_request)
+        return self._handler_awaitable(message, is_request=is_request)
 
     async def _call_handler_with_trace(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Wire:
         with tracing.extract(self.tracer, message.params):
-            return await self._call_handler_traced(message, is_request=is_request)
+            return await self._handler_awaitable(message, is_request=is_request)
 
-    def _call_handler_traced(
+    def _handler_awaitable(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Awaitable[Wire]:
-        method = message.method
-        info = (self.schema.REQUESTS if is_request else self.schema.NOTIFICATIONS).get(method)
-        fn = getattr(self.handler, info.handler, None) if info is not None else None
-        if fn is not None and not method.startswith(rules.EXTENSION_PREFIX):
-            return cast("Awaitable[Wire]", fn(message.params))  # the common case: no frame of ours
-        return self._call_handler_slow(message, is_request=is_request)
-
-    async def _call_handler_slow(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Wire:
+        """The handler's own awaitable for a message: the common case adds no frame of ours."""
         method = message.method
         if method.startswith(rules.EXTENSION_PREFIX):
-            fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
-            if not wire.structured(
-                message.params
-            ):  # 226: JSON-RPC params are an object or an array
-                if is_request:
-                    raise self._error(
-                        INVALID_REQUEST, "Invalid request: params must be an object or an array"
-                    )
-                return None
-            if fn is None:
-                if is_request:
-                    raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
-                return None
-            return await fn(method, message.params)
+            return self._call_extension(message, is_request=is_request)
         info = (self.schema.REQUESTS if is_request else self.schema.NOTIFICATIONS).get(method)
         fn = getattr(self.handler, info.handler, None) if info is not None else None
         if fn is None:
+            return self._unhandled(method, is_request=is_request)
+        return cast("Awaitable[Wire]", fn(message.params))
+
+    async def _call_extension(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Wire:
+        """An extension method (`_vendor/...`): the handler's `ext_method` / `ext_notification`."""
+        if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
             if is_request:
-                raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
+                raise self._error(
+                    INVALID_REQUEST, "Invalid request: params must be an object or an array"
+                )
             return None
-        return await fn(message.params)
+        fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
+        if fn is None:
+            return await self._unhandled(message.method, is_request=is_request)
+        return await fn(message.method, message.params)
+
+    async def _unhandled(self, method: str, *, is_request: bool) -> Wire:
+        """A method the handler does not serve: a request is answered -32601, a notification
+        dropped."""
+        if is_request:
+            raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
+        return None
 
     # --- receiving --------------------------------------------------------------------------------
 

@@ -206,8 +206,14 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
     """Each value at `entries` (a dotted path; "" for the params themselves) whose `tag` is a key of
     `required` needs that capability."""
 
+    keys = tuple(entries.split(".")) if entries else ()
+    walk = "*" in keys  # else one value at most: read it directly
+    reach = wire.Reach((entries,))
+
     def check(params: Wire, initialize: Wire) -> str | None:
-        for entry in wire.values(params, entries) if entries else [params]:
+        if walk and not reach(params):  # most messages hold no such list: done at once
+            return None
+        for entry in wire.values(params, entries) if walk else [wire.get(params, *keys)]:
             capability = required.get(wire.get(entry, tag))
             if capability is not None and not supported(
                 wire.get(initialize, *capability.split("."))
@@ -238,8 +244,10 @@ def is_absolute(path: str) -> bool:
 def absolute(*paths: str) -> Check:
     """Every string at these dotted paths is an absolute path (1, 40, 42)."""
 
+    reach = wire.Reach(paths)
+
     def check(params: Wire, initialize: Wire) -> str | None:
-        if not wire.may_hold_any(params, paths):  # most messages hold none of them: done at once
+        if not reach(params):  # most messages hold none of them: done at once
             return None
         for path in paths:
             for value in wire.values(params, path):

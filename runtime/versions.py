@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 ProxyT = TypeVar("ProxyT")
 HandlerT = TypeVar("HandlerT")
+ConnectionT = TypeVar("ConnectionT")
 
 
 class Route(msgspec.Struct, frozen=True):
@@ -81,8 +82,9 @@ class ClientRoute(Route, Generic[ProxyT, HandlerT], frozen=True):
         ) -> None: ...
 
 
-class _Versions:
-    """Routes by protocol version (see the module docstring)."""
+class _Versions(Generic[ConnectionT]):
+    """Routes by protocol version (see the module docstring); `ConnectionT` is the side's
+    connection."""
 
     def __init__(self, *routes: Route) -> None:
         if not routes:
@@ -101,21 +103,27 @@ class _Versions:
     def __getitem__(self, version: int) -> Route:
         return self.routes[version]
 
+    def connect(
+        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
+    ) -> ConnectionT:
+        """A connection serving these routes (the same as passing them as its handler)."""
+        connection = cast("Callable[..., ConnectionT]", self._connection())
+        return connection(self, reader, writer, **options)
 
-class AgentVersions(_Versions):
+    def _connection(self) -> type:
+        raise NotImplementedError
+
+
+class AgentVersions(_Versions["AgentSideConnection[Any]"]):
     """An agent's routes, one `AgentRoute` per protocol version it serves."""
 
     def __init__(self, *routes: AgentRoute[Any, Any]) -> None:
         super().__init__(*routes)
 
-    def connect(
-        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
-    ) -> AgentSideConnection[Any]:
-        """An agent connection serving these routes (the same as passing them as its handler)."""
+    def _connection(self) -> type:
         from .agent import AgentSideConnection
 
-        connection = cast("Callable[..., AgentSideConnection[Any]]", AgentSideConnection)
-        return connection(self, reader, writer, **options)
+        return AgentSideConnection
 
     def choose(self, requested: object) -> int:
         """The version an agent answers a client asking for `requested` (4-8): that one when it
@@ -125,21 +133,17 @@ class AgentVersions(_Versions):
         return self.versions[-1]
 
 
-class ClientVersions(_Versions):
+class ClientVersions(_Versions["ClientSideConnection[Any]"]):
     """A client's routes, one `ClientRoute` per protocol version it speaks; it asks for its
     latest."""
 
     def __init__(self, *routes: ClientRoute[Any, Any]) -> None:
         super().__init__(*routes)
 
-    def connect(
-        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
-    ) -> ClientSideConnection[Any]:
-        """A client connection with these routes (the same as passing them as its handler)."""
+    def _connection(self) -> type:
         from .client import ClientSideConnection
 
-        connection = cast("Callable[..., ClientSideConnection[Any]]", ClientSideConnection)
-        return connection(self, reader, writer, **options)
+        return ClientSideConnection
 
     def spawn(
         self, command: str, *args: str, **options: Any

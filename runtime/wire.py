@@ -106,46 +106,61 @@ def values(obj: Wire, path: str) -> list[Wire]:
     return found
 
 
+class Reach:
+    """Whether a value may hold any of some dotted wire paths, judged by its type and by the types
+    of the values at the paths' first step: a cheap first look before walking (`values`).
+
+    One per set of paths; its plans are kept per type, so a message of a type seen before costs a
+    few dict lookups and attribute reads.
+    """
+
+    __slots__ = ("paths", "_plans")
+
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        self.paths = paths
+        # type -> ((wire key, attribute name or "", rests after it, held by the value's type), ...)
+        self._plans: dict[
+            type, tuple[tuple[str, str, tuple[tuple[str, ...], ...], dict[type, bool]], ...]
+        ] = {}
+
+    def __call__(self, obj: Wire) -> bool:
+        if not isinstance(obj, msgspec.Struct):
+            return True
+        plan = self._plans.get(type(obj))
+        if plan is None:
+            plan = self._plans[type(obj)] = self._plan(type(obj))
+        for key, attr, rests, held in plan:
+            first = getattr(obj, attr) if attr else get(obj, key)
+            if first is None or first is msgspec.UNSET:
+                continue
+            if not rests or not isinstance(first, msgspec.Struct):
+                return True
+            holds = held.get(type(first))
+            if holds is None:
+                holds = held[type(first)] = any(_may_hold(type(first), rest) for rest in rests)
+            if holds:
+                return True
+        return False
+
+    def _plan(
+        self, cls: type
+    ) -> tuple[tuple[str, str, tuple[tuple[str, ...], ...], dict[type, bool]], ...]:
+        """The paths `cls` may hold, grouped by their first key."""
+        groups: dict[str, list[tuple[str, ...]]] = {}
+        for path in self.paths:
+            keys = tuple(path.split("."))
+            if _may_hold(cls, keys):
+                rests = groups.setdefault(keys[0], [])
+                if len(keys) > 1:
+                    rests.append(keys[1:])
+        fields = _fields(cls)
+        return tuple(
+            (first, fields.get(first, ""), tuple(rests), {}) for first, rests in groups.items()
+        )
+
+
 _PATHS: dict[str, tuple[str, ...]] = {}
 _HOLDS: dict[tuple[type, tuple[str, ...]], bool] = {}
-
-
-def may_hold_any(obj: Wire, paths: tuple[str, ...]) -> bool:
-    """Whether any of these dotted wire paths can lead anywhere in `obj`, judged by the types of
-    `obj` and of the values at the paths' first step (cached per type): a cheap first look."""
-    if not isinstance(obj, msgspec.Struct):
-        return True
-    plan = _PLANS.get((type(obj), paths))
-    if plan is None:
-        plan = _PLANS[(type(obj), paths)] = _plan(type(obj), paths)
-    for first_key, rests in plan:
-        first = get(obj, first_key)
-        if first is None:
-            continue
-        if not rests or not isinstance(first, msgspec.Struct):
-            return True
-        held = _HELD.get((type(first), rests))
-        if held is None:
-            held = _HELD[(type(first), rests)] = any(_may_hold(type(first), rest) for rest in rests)
-        if held:
-            return True
-    return False
-
-
-def _plan(cls: type, paths: tuple[str, ...]) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
-    """The paths `cls` may hold, grouped by their first key: (first key, the rests after it)."""
-    groups: dict[str, list[tuple[str, ...]]] = {}
-    for path in paths:
-        keys = tuple(path.split("."))
-        if _may_hold(cls, keys):
-            rests = groups.setdefault(keys[0], [])
-            if len(keys) > 1:
-                rests.append(keys[1:])
-    return tuple((first, tuple(rests)) for first, rests in groups.items())
-
-
-_PLANS: dict[tuple[type, tuple[str, ...]], tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]] = {}
-_HELD: dict[tuple[type, tuple[tuple[str, ...], ...]], bool] = {}
 
 
 def _may_hold(cls: type, path: tuple[str, ...]) -> bool:
