@@ -135,9 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv[:split])
     command = argv[split + 1 :]
     if args.url is None and not command:
-        print(
-            "usage: client.py [--prompt TEXT] -- AGENT_CMD [ARGS...] | --url URL", file=sys.stderr
-        )
+        parser.print_usage(sys.stderr)
+        print("client.py: give the agent as -- AGENT_CMD [ARGS...], or --url URL", file=sys.stderr)
         return 2
     try:
         return asyncio.run(run(args.prompt, command, args.url, args.http2, args.protocol_version))

@@ -21,7 +21,7 @@ from typing import Any
 
 import acp_schema as v1
 import acp_schema_v2 as v2
-from acp_runtime import AgentSideConnection, run_agent, wire
+from acp_runtime import AgentSideConnection, run_agent
 from acp_runtime.helpers import AgentSession
 from acp_runtime.versions import AgentRoute, AgentVersions
 
@@ -33,15 +33,16 @@ class Echo:
         self.conn = conn
         self.delay = delay
 
-    async def session_new(self, params: Any) -> Any:
+    # The answers are wire JSON (any JSON, hence Any): the same dict fits both versions' types.
+    async def session_new(self, params: v1.NewSessionRequest | v2.NewSessionRequest) -> Any:
         return {"sessionId": f"echo-{uuid.uuid4().hex[:12]}"}
 
-    async def session_prompt(self, params: Any) -> Any:
+    async def session_prompt(self, params: v1.PromptRequest | v2.PromptRequest) -> Any:
         session = AgentSession(self.conn, params.session_id)
 
         async def echo() -> str:
             for block in params.prompt:
-                if wire.get(block, "type") == "text":
+                if isinstance(block, (v1.TextContent, v2.TextContent)):
                     await asyncio.sleep(self.delay)
                     await session.say(block.text)
             return "end_turn"
