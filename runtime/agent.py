@@ -197,23 +197,23 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             task.cancel()
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
-        if method == rules.SESSION_UPDATE and self._message_kinds:
+        if method != rules.SESSION_UPDATE:
+            return super()._outgoing(method, params)
+        if self._message_kinds:
             reason = rules.missing_message_id(params, self._message_kinds)
             if reason is not None:
                 raise ProtocolError(f"{method}: {reason}")
         params = super()._outgoing(method, params)
-        if method == rules.SESSION_UPDATE and self._v2:
+        if self._v2:
             reason = self._turn_breaks(params)
             if reason is not None and self.enforce_protocol:
                 raise ProtocolError(f"{method}: {reason}")
             if reason is None or not self.enforce_protocol:
                 self._turn_update_sent(params)
-        resuming = method == rules.SESSION_UPDATE and any(
-            s.method == rules.NO_HISTORY_DURING for s in self._serving.values()
-        )
         if (
-            resuming
-            and self.enforce_protocol
+            self.enforce_protocol
+            and self._serving
+            and any(s.method == rules.NO_HISTORY_DURING for s in self._serving.values())
             and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY
         ):  # 33
             session_id = wire.get(params, rules.SESSION_ID)

@@ -491,11 +491,12 @@ class Connection(Generic[PackageT]):
 
     def _outgoing(self, method: str, params: Wire) -> Wire:
         """Check an outgoing call against the protocol rules; may return adjusted params."""
-        if self.enforce_protocol and self._v2:
-            reason = rules.removed_surface(self.schema, method)
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
         if self.enforce_protocol:
+            info = self.schema.METHODS.get(method)
+            if info is None and self._v2:
+                reason = rules.removed_surface(self.schema, method)
+                if reason is not None:
+                    raise ProtocolError(f"{method}: {reason}")
             if method.startswith("rpc."):
                 raise ProtocolError(
                     f"{method}: names starting with 'rpc.' are reserved by JSON-RPC"
@@ -504,8 +505,8 @@ class Connection(Generic[PackageT]):
                 raise ProtocolError(
                     f"{method}: params must be an object or an array, not {type(params).__name__}"
                 )
-            if method in self.schema.METHODS:  # 164
-                params = self._typed(f"{method} params", params, self.schema.METHODS[method].params)
+            if info is not None and type(params) is dict:  # 164: wire JSON is typed first
+                params = self._typed(f"{method} params", params, info.params)
         if (
             self._requires_initialize
             and not self.initialized
@@ -516,7 +517,7 @@ class Connection(Generic[PackageT]):
             reason = check(params, self.peer_initialize)
             if reason is not None:
                 raise CapabilityError(method, reason)
-        if not self._track_interaction(method, params, sending=True):
+        if method in self._completing and not self._track_interaction(method, params, sending=True):
             raise ProtocolError(
                 f"{method}: it completes an interaction this side never opened on this connection"
             )

@@ -441,12 +441,15 @@ GUARDS: tuple[Guard, ...] = (
 )
 
 
-def guards_for(schema: Package, side: str, when: str) -> dict[str, list[Check]]:
-    """The checks that apply, by method; skips methods and capabilities the package lacks."""
+def guards_for(
+    schema: Package, side: str, when: str
+) -> dict[str, list[Callable[[Wire, Wire], str | None]]]:
+    """The checks that apply, by method (their functions: one call each, no frame of `Check`);
+    skips methods and capabilities the package lacks."""
     whose = side if when == "receive" else PEER[side]
     info = schema.METHODS.get(INITIALIZE)
     initialize_type = None if info is None else info.params if whose == "client" else info.result
-    table: dict[str, list[Check]] = {}
+    table: dict[str, list[Callable[[Wire, Wire], str | None]]] = {}
     for guard in GUARDS:
         if guard.side != side or guard.when != when:
             continue
@@ -454,7 +457,7 @@ def guards_for(schema: Package, side: str, when: str) -> dict[str, list[Check]]:
             continue
         for method in guard.methods:
             if method in schema.METHODS:
-                table.setdefault(method, []).append(guard.check)
+                table.setdefault(method, []).append(guard.check.fn)
     return table
 
 
