@@ -10,6 +10,7 @@ structure of the schema (consts, required keys, `x-method`/`x-side`, the JSON-RP
 from __future__ import annotations
 
 import keyword
+from dataclasses import replace
 from typing import Any
 
 from . import naming
@@ -35,7 +36,7 @@ from .ir import (
     is_unstable,
 )
 from .methods import collect_methods, is_envelope
-from .native import alias_is_native
+from .native import alias_is_native, decodable
 from .objects import build_object
 from .protocol import error_codes
 from .schema import Schema, pointer_of, ref_target
@@ -86,6 +87,7 @@ class Builder:
                 if type_name is not None and type_name not in self.built:
                     self.get(type_name)  # a method def that is also an envelope
         self._break_alias_cycles()
+        self._name_foreign_unions()
         defs = tuple(self._finished(self.built[n]) for n in self.order)
         return Package(
             schema_name=self.schema.name,
@@ -269,6 +271,44 @@ class Builder:
             f"the default {f.default!r} is not a value of the field's type: it is not applied",
         )
         return Field(**{**f.__dict__, "default": NO_DEFAULT})
+
+    def _name_foreign_unions(self) -> None:
+        """A union msgspec cannot decode as it stands (`list[A] | list[B]`) inside a field's type or
+        an alias gets an alias def of its own, named after where it stands and decoded by the
+        union hook, as it would be had the schema named it."""
+        for name in list(self.order):
+            d = self.built[name]
+            if isinstance(d, ObjectDef):
+                fields = tuple(
+                    Field(**{**f.__dict__, "type": self._named_if_foreign(f.type, f.pointer)})
+                    for f in d.fields
+                )
+                if fields != d.fields:
+                    self.built[name] = ObjectDef(**{**d.__dict__, "fields": fields})
+            elif isinstance(d, AliasDef):  # the alias itself says whether it is native
+                inner = self._named_inside(d.type, d.pointer)
+                if inner != d.type:
+                    self.built[name] = AliasDef(**{**d.__dict__, "type": inner})
+
+    def _named_if_foreign(self, t: TypeExpr, pointer: str) -> TypeExpr:
+        t = self._named_inside(t, pointer)
+        if decodable(t, self.get):
+            return t
+        name = self._name_at(pointer)
+        self.add(AliasDef(name, t, native=False, pointer=pointer))
+        return Ref(name)
+
+    def _named_inside(self, t: TypeExpr, pointer: str) -> TypeExpr:
+        """`t` with the foreign unions among its parts named (not `t` itself)."""
+        if isinstance(t, ListOf):
+            return replace(t, item=self._named_if_foreign(t.item, pointer + "/items"))
+        if isinstance(t, MapOf):
+            return replace(
+                t, value=self._named_if_foreign(t.value, pointer + "/additionalProperties")
+            )
+        if isinstance(t, UnionOf):
+            return UnionOf(tuple(self._named_inside(o, pointer) for o in t.options))
+        return t
 
     def _break_alias_cycles(self) -> None:
         """Aliases are evaluated at import time: an alias that reaches itself through aliases

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .ir import (
+    NULL,
     AliasDef,
     Checked,
     Const,
@@ -104,4 +105,14 @@ def alias_is_native(t: TypeExpr, get: Callable[[str], Def]) -> bool:
     return True
 
 
-__all__ = ["alias_is_native", "json_kinds"]
+def decodable(t: TypeExpr, get: Callable[[str], Def]) -> bool:
+    """Whether msgspec can build a decoder for a type as it stands: natively, or as the one
+    hook-decoded member of a union beside null (msgspec allows nothing else beside a custom type).
+    A union that is neither needs a def of its own, decoded by the union hook."""
+    if not isinstance(t, UnionOf) or alias_is_native(t, get):
+        return True
+    others = [o for o in t.options if o != NULL]
+    return len(others) == 1 and json_kinds(others[0], get) is None
+
+
+__all__ = ["alias_is_native", "decodable", "json_kinds"]

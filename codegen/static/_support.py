@@ -190,7 +190,7 @@ def hook_union(
     An open union keeps a value no variant takes as an `UnknownVariant`, once the union's whole
     schema (the node at the pointer `schema`) accepts it.
     """
-    members = tuple(dict.fromkeys(getattr(v.type, "__origin__", v.type) for v in variants))
+    members = tuple(dict.fromkeys(_runtime_class(v.type) for v in variants))
     return type(
         name,
         (HookUnion,),
@@ -205,6 +205,14 @@ def hook_union(
             "__acp_exact__": frozenset(members + ((UnknownVariant,) if open else ())),
         },
     )
+
+
+def _runtime_class(tp: Any) -> Any:
+    """The class the values of a variant type are instances of: `Annotated[...]` and generic
+    aliases (`list[X]`, `Sequence[X]`) unwrapped to their plain class."""
+    while hasattr(tp, "__origin__"):
+        tp = tp.__origin__
+    return tp
 
 
 def checked(name: str, schema: str) -> type[Checked]:

@@ -290,14 +290,24 @@ def _union(
         if tag_field not in value:
             raise msgspec.ValidationError(f"Object missing required field `{tag_field}`")
         raise msgspec.ValidationError(f"Invalid value {value[tag_field]!r} - at `$.{tag_field}`")
+    failures = []
     for option in options:
         try:
             return convert(value, option, unknown)
-        except msgspec.ValidationError:
-            continue
+        except msgspec.ValidationError as exc:
+            failures.append(exc)
     if unknown and isinstance(value, dict) and structs:
         return UnknownVariant(value)
-    raise error
+    # the option that got furthest into the value says best what is wrong (msgspec's own error
+    # leaves out the steps inside a hook-decoded part)
+    deepest = max(failures, key=_depth, default=error)
+    raise deepest if _depth(deepest) > _depth(error) else error
+
+
+def _depth(exc: msgspec.ValidationError) -> int:
+    """How far into the value an error's path reaches (the length of its `$...` path)."""
+    message, sep, path = str(exc).rpartition(" - at `")
+    return len(path) if sep else 0
 
 
 @lru_cache(maxsize=None)

@@ -685,3 +685,47 @@ def test_variants_of_a_union_nested_two_deep_are_named_by_every_tag(root: Path) 
         {"kind": "note", "text": "t"},
     ):
         agrees(pkg, THREE_LEVELS, "Outer", instance)
+
+
+# ------------------------------------------------ a union of arrays whose items tell them apart
+
+LISTS = document(
+    {
+        "Item": obj({"value": STR}, ["value"]),
+        "Group": obj({"group": STR, "items": {"type": "array", "items": STR}}, ["group", "items"]),
+        "Holder": obj(
+            {
+                "choices": {
+                    "anyOf": [
+                        {"type": "array", "items": {"$ref": "#/$defs/Item"}, "minItems": 1},
+                        {"type": "array", "items": {"$ref": "#/$defs/Group"}, "minItems": 1},
+                    ]
+                }
+            },
+            ["choices"],
+        ),
+    }
+)
+
+
+def test_a_union_of_constrained_arrays_decodes_each_branch(root: Path) -> None:
+    pkg = package_from(LISTS, root)
+    items = pkg.decode(b'{"choices":[{"value":"a"},{"value":"b"}]}', pkg.Holder)
+    assert [type(i).__name__ for i in items.choices] == ["Item", "Item"]
+    groups = pkg.decode(b'{"choices":[{"group":"g","items":["x"]}]}', pkg.Holder)
+    assert [type(g).__name__ for g in groups.choices] == ["Group"]
+
+
+@pytest.mark.parametrize(
+    "instance",
+    [
+        {"choices": [{"value": "a"}]},
+        {"choices": [{"group": "g", "items": []}]},
+        {"choices": []},
+        {"choices": [{"value": 1}]},
+        {"choices": [{"value": "a"}, {"group": "g", "items": []}]},
+        {"choices": "a"},
+    ],
+)
+def test_a_union_of_constrained_arrays_agrees_with_jsonschema(root: Path, instance: Any) -> None:
+    agrees(package_from(LISTS, root), LISTS, "Holder", instance)

@@ -12,7 +12,8 @@ refer to defs drawn before them, so there are no reference cycles. What the gram
   integer);
 - nullables in both spellings (`type: [X, "null"]` and `anyOf: [X, {"type": "null"}]`);
 - arrays (`uniqueItems`, `x-deserialize-skip-invalid-items`), maps (`additionalProperties: X`),
-  nested inline objects (`additionalProperties` absent, true or false), `anyOf` of scalars;
+  nested inline objects (`additionalProperties` absent, true or false), `anyOf` of scalars,
+  `anyOf` of arrays told apart by the keys their items require;
 - `$ref` bare, wrapped in `allOf` with a description, or with `title`/`description` beside it;
 - tagged unions (def or inline, `oneOf`/`anyOf`, variants inline or `allOf`-wrapped refs, closed
   or open with a catch-all object), and the five constructs of issue 9:
@@ -233,7 +234,12 @@ def node(depth: int) -> st.SearchStrategy[dict]:
     if depth <= 0:
         return st.one_of(*leaves)
     sub = node(depth - 1)
-    unions = st.one_of(scalar_union(), tagged_union(depth - 1), object_union(depth - 1))
+    unions = st.one_of(
+        scalar_union(),
+        tagged_union(depth - 1),
+        object_union(depth - 1),
+        array_union(depth - 1),
+    )
     return st.one_of(
         *leaves,
         nullable(st.one_of(scalar(), sub)),
@@ -278,6 +284,27 @@ def scalar_union() -> st.SearchStrategy[dict]:
         unique=True,
     )
     return st.builds(lambda ks: {"anyOf": [{"type": k} for k in ks]}, kinds)
+
+
+@functools.cache
+@st.composite
+def array_union(draw: st.DrawFn, depth: int) -> dict:
+    """Arrays told apart by what their items require (msgspec takes one array type per union):
+    `anyOf` of two or three arrays of objects with different required keys, maybe `minItems`."""
+    names = draw(st.lists(st.sampled_from(PROP_NAMES), min_size=2, max_size=3, unique=True))
+    branches = []
+    for name in names:
+        item = draw(inline_object(depth, frozenset(names) - {name}))
+        item = {
+            **item,
+            "properties": {**item["properties"], name: {"type": "string"}},
+            "required": sorted({*item.get("required", ()), name}),
+        }
+        branch: dict = {"type": "array", "items": item}
+        if draw(st.booleans()):
+            branch["minItems"] = 1
+        branches.append(branch)
+    return {"anyOf": branches}
 
 
 @functools.cache
@@ -781,6 +808,8 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
             for b in branches
         ):
             found.add("inline tagged union in a field")
+        if sum(isinstance(b, dict) and b.get("type") == "array" for b in branches) > 1:
+            found.add("union of arrays")
     if "enum" in node:
         found.add("enum list")
     if (
@@ -821,6 +850,7 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
 
 FEATURES = frozenset(
     {
+        "union of arrays",
         "shadowing def name",
         "method",
         "protocol-level notification",
