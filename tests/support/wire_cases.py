@@ -6,6 +6,7 @@ tests/conformance/test_schema_rows.py, v2: tests/runtime/test_v2_generated_input
     all_forgiven(defs, def_name) -> bool         # nothing required, every member forgiven
     mutation_path(description) -> tuple          # the path a `mutated_instances` description names
     broken_instances(schema, def_name, *, count, seed) -> list[(instance, description)]
+    broken_mutations(schema, def_name, *, count, seed) -> list[Mutation]   # the same, with paths
 
 `defs` is a schema's `$defs`, `schema` the whole document. A value is *broken where the schema
 forgives nothing* when a member is missing, of a wrong JSON type or null where not nullable, at
@@ -20,7 +21,7 @@ import asyncio
 import re
 from typing import Any
 
-from .instances import LENIENT_DEFAULT, LENIENT_ITEMS, mutated_instances
+from .instances import LENIENT_DEFAULT, LENIENT_ITEMS, Mutation, mutations
 
 REFUSED_KINDS = ("drop required field", "wrong JSON type", "null where not nullable")
 FORGIVING_MARKS = (LENIENT_DEFAULT, LENIENT_ITEMS)
@@ -102,19 +103,28 @@ def mutation_path(description: str) -> tuple[Any, ...]:
     return tuple(key if key else int(index) for key, index in steps)
 
 
+def broken_mutations(
+    schema: dict[str, Any], def_name: str, *, count: int, seed: int
+) -> list[Mutation]:
+    """The mutations (tests/support/instances.py) of `count` drawn that break a value where the
+    schema forgives nothing: a member missing, of a wrong type or null, at any depth below the
+    root, with no leniency mark on the way."""
+    return [
+        m
+        for m in mutations(schema, def_name, count=count, seed=seed)
+        if m.description.startswith(REFUSED_KINDS)
+        and m.path
+        and not forgiven(schema["$defs"], def_name, m.path)
+    ]
+
+
 def broken_instances(
     schema: dict[str, Any], def_name: str, *, count: int, seed: int
 ) -> list[tuple[Any, str]]:
     """Instances the schema rejects, each one member missing, of a wrong type or null, at any depth
     below the root where the schema forgives nothing; (instance, what is broken where). Drawn from
     `count` mutations of valid instances."""
-    out = []
-    for instance, description in mutated_instances(schema, def_name, count=count, seed=seed):
-        path = mutation_path(description)
-        if (
-            description.startswith(REFUSED_KINDS)
-            and path
-            and not forgiven(schema["$defs"], def_name, path)
-        ):
-            out.append((instance, description))
-    return out
+    return [
+        (m.instance, m.description)
+        for m in broken_mutations(schema, def_name, count=count, seed=seed)
+    ]
