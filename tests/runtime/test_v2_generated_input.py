@@ -469,8 +469,8 @@ SELECT = {
 @pytest.mark.xfail(strict=True, reason=SELECT_DROPPED)
 async def test_a_select_config_option_in_an_answer_reaches_the_caller() -> None:
     conn, peer = await client_end(Answering())
-    params = {"sessionId": "s", "configId": "model", "value": "fast"}
     info = v2.REQUESTS["session/set_config_option"]
+    (params, _), *_ = valid(def_of(info.method, info.params), (3,))
     call = asyncio.ensure_future(
         conn.request(info.method, v2.decode(json.dumps(params), info.params))
     )
