@@ -22,7 +22,9 @@ from jsonschema import Draft202012Validator
 
 from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe
 from tests.runtime.helpers import RawPeer
-from tests.support.instances import mutated_instances, valid_instances
+from tests.support import wire_cases
+from tests.support.instances import valid_instances
+from tests.support.wire_cases import Answering, mutation_path
 
 from .conftest import BY_ID, STABLE_SCHEMA
 from .docs_peers import eventually
@@ -124,24 +126,6 @@ def instances(def_name: str, seed: int) -> list[Any]:
 
 def as_json(pkg: Any, value: Any) -> Any:
     return msgspec.json.decode(pkg.encode(value))
-
-
-class Answering:
-    """A handler of every method of the package: records (method, params), answers `result`."""
-
-    def __init__(self) -> None:
-        self.seen: list[tuple[str, Any]] = []
-        self.result: Any = None
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name.startswith("ext_"):
-            raise AttributeError(name)
-
-        async def handle(params: Any) -> Any:
-            self.seen.append((name, params))
-            return self.result
-
-        return handle
 
 
 def plain_end(pkg: Any, side: str, handler: Any) -> tuple[Any, RawPeer]:
@@ -301,73 +285,18 @@ async def refused_all(
 
 # --- wrong types, nested members, bad results: refused wherever the schema forgives nothing -------
 
-REFUSED_KINDS = ("drop required field", "wrong JSON type", "null where not nullable")
-FORGIVING_MARKS = ("x-deserialize-default-on-error", "x-deserialize-skip-invalid-items")
 BROKEN = 40  # broken instances tried per def
-
-
-def _branches(node: Any) -> list[dict[str, Any]]:
-    """The node and every schema it stands for: $ref targets, allOf / anyOf / oneOf branches."""
-    seen: set[int] = set()
-    todo, out = [node], []
-    while todo:
-        n = todo.pop()
-        if not isinstance(n, dict) or id(n) in seen:
-            continue
-        seen.add(id(n))
-        out.append(n)
-        if "$ref" in n:
-            todo.append(DEFS[n["$ref"].rsplit("/", 1)[1]])
-        for key in ("allOf", "anyOf", "oneOf"):
-            todo.extend(n.get(key, []))
-    return out
-
-
-def forgiven(def_name: str, path: tuple[Any, ...]) -> bool:
-    """Whether the schema lets a receiver forgive a bad value at `path` of a `def_name` value: a
-    member on the way is marked x-deserialize-default-on-error or x-deserialize-skip-invalid-items.
-    """
-    nodes: list[Any] = [DEFS[def_name]]
-    for step in path:
-        found = []
-        for branch in (b for node in nodes for b in _branches(node)):
-            member = (
-                branch.get("properties", {}).get(step)
-                if isinstance(step, str)
-                else branch.get("items")
-            )
-            if member is None:
-                continue
-            if any(b.get(mark) for b in _branches(member) for mark in FORGIVING_MARKS):
-                return True
-            found.append(member)
-        nodes = found
-    return False
 
 
 def all_forgiven(def_name: str) -> bool:
     """Whether a def requires nothing and forgives a bad value in every member it declares."""
-    node = DEFS[def_name]
-    return not node.get("required") and all(
-        forgiven(def_name, (name,)) for name in node.get("properties", {})
-    )
-
-
-def _path(description: str) -> tuple[Any, ...]:
-    where = description.rsplit(" at ", 1)[1]
-    steps = re.findall(r"\.([^.\[]+)|\[(\d+)\]", where)
-    return tuple(key if key else int(index) for key, index in steps)
+    return wire_cases.all_forgiven(DEFS, def_name)
 
 
 def broken_instances(def_name: str, seed: int) -> list[tuple[Any, str]]:
     """Instances the schema rejects, each one member missing, of a wrong type or null, at any depth
     below the root where the schema forgives nothing; (instance, what is broken where)."""
-    out = []
-    for instance, description in mutated_instances(SCHEMA, def_name, count=BROKEN, seed=seed):
-        path = _path(description)
-        if description.startswith(REFUSED_KINDS) and path and not forgiven(def_name, path):
-            out.append((instance, description))
-    return out
+    return wire_cases.broken_instances(SCHEMA, def_name, count=BROKEN, seed=seed)
 
 
 @pytest.mark.parametrize("row_id", rows(METHOD_ROWS))
@@ -411,7 +340,7 @@ async def test_results_broken_where_the_schema_forgives_nothing_fail_the_call(
     for result, description in bad:
         call = asyncio.ensure_future(conn.request(method, params))
         request = await peer.recv()
-        if isinstance(result, dict) and _path(description)[:1] != ("protocolVersion",):
+        if isinstance(result, dict) and mutation_path(description)[:1] != ("protocolVersion",):
             result = result_instance(method, result)
         peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
         with pytest.raises(acp_v1.RpcError) as failed:
