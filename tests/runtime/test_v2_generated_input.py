@@ -27,9 +27,9 @@ Protocol rules are off (`enforce_protocol=False`, as in tests/conformance/test_s
 the instances are random (sessions never set up, turns never opened, message chunks without the
 ids the `message-id` rule asks for), and the shape of what is read is what is tested here.
 
-What these tests found in the codec is marked `xfail(strict=True)` where it shows, with a
-hand-made repro at the end: PATH_LOST (data.path loses steps inside an optional member holding
-union items) and SELECT_DROPPED (a select config option in a result is dropped).
+What these tests found in the codec, fixed since, keeps a hand-made repro at the end: data.path
+lost steps inside an optional member holding union items, and a select config option in a result
+was dropped (its options, a union of two constrained lists, failed the union's isinstance check).
 """
 
 from __future__ import annotations
@@ -244,29 +244,7 @@ async def test_valid_params_reach_the_handler_typed_and_re_encode_as_sent(
         arrived_as_sent(received, info.params, params, defaults)
 
 
-SELECT_DROPPED = (
-    "codec bug: a select config option (SessionConfigSelect) in a result is dropped: decoding"
-    " SessionConfigSelectOptions raises TypeError (its marker's __instancecheck__ calls isinstance"
-    " with the parameterized generic Sequence[...]), which configOptions' skip-invalid-items takes"
-    " for a bad item; a session/set_config_option answer with one select option is returned with"
-    " configOptions []"
-)
-SELECT_IN_RESULT = {"session/new", "session/fork", "session/resume", "session/set_config_option"}
-CALLED_VALID = [
-    pytest.param(
-        *case.values,
-        id=case.id,
-        marks=(
-            [pytest.mark.xfail(strict=True, reason=SELECT_DROPPED)]
-            if case.values[1].method in SELECT_IN_RESULT
-            else []
-        ),
-    )
-    for case in CALLED
-]
-
-
-@pytest.mark.parametrize(("caller", "info"), CALLED_VALID)
+@pytest.mark.parametrize(("caller", "info"), CALLED)
 async def test_valid_results_reach_the_caller_typed_and_re_encode_as_sent(
     caller: str, info: Any
 ) -> None:
@@ -315,39 +293,26 @@ async def test_params_broken_where_the_schema_forgives_nothing_never_reach_the_h
 
 def on_the_way(path: Any, broken_at: tuple[Any, ...]) -> bool:
     """Whether an error's `data.path` is `$.params` or a path on the way to the broken value at
-    `broken_at` (in the params). A map's key is written `[...]` (msgspec names no key)."""
+    `broken_at` (in the params). A map's key is written `[...]` where msgspec decoded it (msgspec
+    names no key), or as the quoted key (`['k']`) where the codec's careful path located it."""
     if not isinstance(path, str) or not path.startswith("$"):
         return False
-    steps = re.findall(r"\.([^.\[]+)|\[(\d+|\.\.\.)\]", path[1:])
+    steps = re.findall(r"\.([^.\[]+)|\[(\d+|\.\.\.|'[^']*'|\"[^\"]*\")\]", path[1:])
     if "".join(f".{k}" if k else f"[{i}]" for k, i in steps) != path[1:]:
         return False  # not a path msgspec writes
     way = ("params", *broken_at)
     return 1 <= len(steps) <= len(way) and all(
-        index == str(want) if isinstance(want, int) else key == want or index == "..."
+        (
+            index == str(want)
+            if isinstance(want, int)
+            else key == want or index in ("...", repr(want))
+        )
         for (key, index), want in zip(steps, way[: len(steps)], strict=True)
     )
 
 
-# The codec loses steps of the path inside an optional member holding union items (a list of
-# McpServer, a SystemPrompt's content blocks): the generated instances of session/new meet it
-# with seed 6; test_a_bad_union_item_is_named_by_its_full_path shows it
-# with hand-made params (a required list of union items, session/prompt's, is named right).
-PATH_LOST = (
-    "codec bug: data.path loses steps inside an optional member holding union items: a session/new"
-    " whose mcpServers[0].args is a string is answered at $.params.mcpServers.args, one whose"
-    " systemPrompt.content[1].name is null at $.params.systemPrompt.name (paths of no value)"
-)
 REQUESTS_RECEIVED = [
-    pytest.param(
-        side,
-        info,
-        id=case_id(side, info),
-        marks=(
-            [pytest.mark.xfail(strict=True, reason=PATH_LOST)]
-            if info.method == "session/new"
-            else []
-        ),
-    )
+    pytest.param(side, info, id=case_id(side, info))
     for side, infos in v2.RECEIVED_BY.items()
     for info in infos
     if info.kind == "request"
@@ -414,12 +379,11 @@ async def test_a_result_the_schema_leaves_open_is_returned_as_it_came(
         assert same_json(await call, result), result
 
 
-# --- the bug the generated paths met, on hand-made params ----------------------------------------
+# --- the bugs the generated inputs met (now fixed), on hand-made params -------------------------
 
 LINK_WITHOUT_NAME = {"type": "resource_link", "uri": "https://x", "name": None}
 SYSTEM_PROMPT = {"mode": "append", "content": [{"type": "text", "text": "a"}, LINK_WITHOUT_NAME]}
 STDIO_ARGS_STRING = {"type": "stdio", "name": "m", "command": "c", "args": "x"}
-LOST = pytest.mark.xfail(strict=True, reason=PATH_LOST)
 
 
 @pytest.mark.parametrize(
@@ -429,21 +393,18 @@ LOST = pytest.mark.xfail(strict=True, reason=PATH_LOST)
             "session/new",
             {"cwd": "/w", "mcpServers": [STDIO_ARGS_STRING]},
             "$.params.mcpServers[0].args",
-            marks=LOST,
             id="new-mcp-server",
         ),
         pytest.param(
             "session/fork",
             {"sessionId": "s", "cwd": "/w", "systemPrompt": SYSTEM_PROMPT},
             "$.params.systemPrompt.content[1].name",
-            marks=LOST,
             id="fork-system-prompt-block",
         ),
         pytest.param(
             "session/resume",
             {"sessionId": "s", "cwd": "/w", "systemPrompt": SYSTEM_PROMPT},
             "$.params.systemPrompt.content[1].name",
-            marks=LOST,
             id="resume-system-prompt-block",
         ),
         pytest.param(  # the same block in a required list: named right
@@ -471,7 +432,6 @@ SELECT = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason=SELECT_DROPPED)
 async def test_a_select_config_option_in_an_answer_reaches_the_caller() -> None:
     conn, peer = await client_end(Answering())
     info = v2.REQUESTS["session/set_config_option"]
