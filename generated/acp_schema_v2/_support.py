@@ -294,6 +294,10 @@ def _unknown(
         try:
             SCHEMA.validate(pointer, value)
         except Invalid as exc:
+            tag_field = marker.__acp_tag__
+            if error is None and tag_field is not None and tag_field not in value:
+                # no variant goes without the tag: say so, not what the schema's first branch lacks
+                error = msgspec.ValidationError(f"Object missing required field `{tag_field}`")
             raise (error or msgspec.ValidationError(str(exc))) from None
     return UnknownVariant(value, marker.__acp_tag__)
 

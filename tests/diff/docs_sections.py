@@ -1,4 +1,5 @@
-"""The generated parts of docs/diff.md: the rule table and the real markdown example.
+"""The generated parts of the docs: docs/diff.md's rule table and real markdown example, and
+docs/v2-schema.md's report of the bump to the default v2 schema.
 
 `test_diff_docs.py` checks they are current; after changing rules or the markdown output, rewrite
 them with `.venv/bin/python -m tests.diff.docs_sections`.
@@ -9,13 +10,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from acpgen.diff import diff_revisions
 from acpgen.diff.listing import list_rules
 from acpgen.diff.render_markdown import render_markdown
+from acpgen.diff.revision import load_revision
 from acpgen.diff.severity import Gate
 from tests.diff.helpers import fixture_diff
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "diff.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "diff.md"
 EXAMPLE = ("v1-stable-2025-10-28", "v1-stable-2026-01-15")
+V2_DOC = ROOT / "docs" / "v2-schema.md"
+V2_REPORT = ("tests/fixtures/schemas/v2-unstable-2026-08-21.json", "schema/v2/schema.json")
 
 
 def sections() -> dict[str, str]:
@@ -23,6 +29,16 @@ def sections() -> dict[str, str]:
         "rules": list_rules("markdown"),
         "example": render_markdown(fixture_diff(*EXAMPLE), Gate()),
     }
+
+
+def v2_sections() -> dict[str, str]:
+    """The report of `acpgen diff` from the fixtures' newest v2 revision to the default v2 schema,
+    as the command prints it when run from the repository's root."""
+    old, new = (load_revision(ROOT / path, label=path) for path in V2_REPORT)
+    return {"report": render_markdown(diff_revisions(old, new), Gate())}
+
+
+DOCS = {DOC: sections, V2_DOC: v2_sections}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -40,10 +56,11 @@ def _replace_section(text: str, name: str, body: str) -> str:
 
 
 def main() -> None:
-    text = DOC.read_text()
-    for name, body in sections().items():
-        text = _replace_section(text, name, body)
-    DOC.write_text(text)
+    for doc, make in DOCS.items():
+        text = doc.read_text()
+        for name, body in make().items():
+            text = _replace_section(text, name, body)
+        doc.write_text(text)
 
 
 if __name__ == "__main__":
