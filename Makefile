@@ -40,8 +40,9 @@ bench: $(STAMP)
 peers:
 	@command -v haproxy >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; } || { echo "make peers: could not install haproxy (apt-get install haproxy, as root)"; exit 1; }
 
+# Two workers (pytest-xdist), each taking whole files: the suite is about 9 minutes on one core.
 test: $(STAMP) $(NODE_STAMP) peers
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # mypy --strict and pyright over the runtime, the examples, the generator and the generated package
 # (configured in pyproject.toml). codegen/static is checked where it runs: as part of the package
