@@ -66,10 +66,9 @@ def repair(
     through one of `prefixes`, and the converted value is `value` converted into `root`.
     """
     for _ in range(_REPAIRS):
-        message, sep, where = str(error).rpartition(" - at `")
-        where = where.rstrip("`")
-        prefix = next((p for p in prefixes if where.startswith(p)), None) if sep else None
-        if prefix is None:
+        _, where = split_error(error)
+        prefix = next((p for p in prefixes if where.startswith(p)), None) if where else None
+        if where is None or prefix is None:
             return None
         part = value if at is None else at(value)
         if not _forgive_at(part, tp, "$" + where[len(prefix) :]):
@@ -258,12 +257,17 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
     raise error
 
 
+def split_error(exc: msgspec.ValidationError) -> tuple[str, str | None]:
+    """msgspec's error as (message, path `$...`), the path None when the error names none."""
+    text = str(exc)
+    message, sep, path = text.rpartition(" - at `")
+    return (message, path.rstrip("`")) if sep else (text, None)
+
+
 def located(exc: msgspec.ValidationError, step: str) -> msgspec.ValidationError:
     """The error one step further out: its path (`$...`) now starts with `step`."""
-    message, sep, path = str(exc).rpartition(" - at `")
-    if not sep:
-        return msgspec.ValidationError(f"{exc} - at `${step}`")
-    return msgspec.ValidationError(f"{message} - at `${step}{path.rstrip('`')[1:]}`")
+    message, path = split_error(exc)
+    return msgspec.ValidationError(f"{message} - at `${step}{(path or '$')[1:]}`")
 
 
 def locate(value: Any, tp: Any) -> msgspec.ValidationError | None:
@@ -306,8 +310,7 @@ def _union(
 
 def _depth(exc: msgspec.ValidationError) -> int:
     """How far into the value an error's path reaches (the length of its `$...` path)."""
-    message, sep, path = str(exc).rpartition(" - at `")
-    return len(path) if sep else 0
+    return len(split_error(exc)[1] or "")
 
 
 @lru_cache(maxsize=None)

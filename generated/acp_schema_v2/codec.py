@@ -18,7 +18,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from . import errors
-from ._lenient import convert, forgiving, locate, repair
+from ._lenient import convert, forgiving, locate, repair, split_error
 from ._support import dec_hook, enc_hook
 from .errors import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from .methods import NOTIFICATIONS, REQUESTS, SIDES, MethodInfo
@@ -232,12 +232,8 @@ def _error(
 
 
 def _invalid_params(exc: msgspec.ValidationError, where: str) -> tuple[str, dict[str, str]]:
-    text = str(exc)
-    message, sep, path = text.rpartition(" - at `")
-    if sep:
-        path = where + path.rstrip("`")[1:]
-    else:
-        message, path = text, where
+    message, path = split_error(exc)
+    path = where + path[1:] if path is not None else where
     return f"Invalid params: {message}", {"path": path, "message": message}
 
 
@@ -285,6 +281,17 @@ def _reply_decoder(tp: Any) -> msgspec.json.Decoder[Any]:
 
 
 _FAST_FAILURES = (msgspec.ValidationError, msgspec.DecodeError)
+
+
+def _message(env: Any) -> Request | Notification | None:
+    """The public message of a call's envelope; None for a notification that carries an id.
+    (`MessageDecoder.decode` writes this out on its hot path.)"""
+    info = env.info
+    if info.kind == "request":
+        return Request(id=env.id, method=info.method, params=env.params)
+    if env.id is UNSET:
+        return Notification(method=info.method, params=env.params)
+    return None
 
 
 class MessageDecoder:
@@ -396,12 +403,7 @@ class MessageDecoder:
             return self._repair_call(data, exc)
         except msgspec.DecodeError:
             return None
-        info = env.info
-        if info.kind == "request":
-            return Request(id=env.id, method=info.method, params=env.params)
-        if env.id is UNSET:
-            return Notification(method=info.method, params=env.params)
-        return None
+        return _message(env)
 
     def _repair_call(
         self, data: bytes, error: msgspec.ValidationError
@@ -429,14 +431,7 @@ class MessageDecoder:
             prefixes=("$.params", "$.message.params"),
             at=_params_of,
         )
-        if boxed is None:
-            return None
-        env = boxed.message
-        if info.kind == "request":
-            return Request(id=env.id, method=info.method, params=env.params)
-        if env.id is UNSET:
-            return Notification(method=info.method, params=env.params)
-        return None
+        return None if boxed is None else _message(boxed.message)
 
     def _answer(self, data: bytes) -> Response | ErrorResponse | None:
         pending = self._pending
