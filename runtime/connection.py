@@ -517,7 +517,7 @@ class Connection(Generic[PackageT]):
             reason = check(params, self.peer_initialize)
             if reason is not None:
                 raise CapabilityError(method, reason)
-        if method in self._completing and not self._track_interaction(method, params, sending=True):
+        if not self._track_interaction(method, params, sending=True):
             raise ProtocolError(
                 f"{method}: it completes an interaction this side never opened on this connection"
             )

@@ -207,13 +207,12 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
     `required` needs that capability."""
 
     keys = tuple(entries.split(".")) if entries else ()
-    walk = "*" in keys  # else one value at most: read it directly
-    reach = wire.Reach((entries,))
+    reach = wire.Reach((entries,)) if "*" in keys else None  # else one value at most: read it
 
     def check(params: Wire, initialize: Wire) -> str | None:
-        if walk and not reach(params):  # most messages hold no such list: done at once
+        if reach is not None and not reach(params):  # most messages hold no such list: done
             return None
-        for entry in wire.values(params, entries) if walk else [wire.get(params, *keys)]:
+        for entry in wire.values(params, entries) if reach else [wire.get(params, *keys)]:
             capability = required.get(wire.get(entry, tag))
             if capability is not None and not supported(
                 wire.get(initialize, *capability.split("."))
