@@ -75,16 +75,12 @@ def _own_import(preloaded: str, module: str, repeats: int, env: dict[str, str]) 
     """The cumulative `-X importtime` figure of `module` imported after `preloaded`, in fresh
     processes: median and min of `repeats` runs, in ns. Unlike the difference of two wall-clock
     medians, it leaves out interpreter start-up and its noise."""
-    argv = [PY, "-X", "importtime", "-c", f"import {preloaded}; import {module}"]
-    samples = []
-    for _ in range(repeats):
-        run = subprocess.run(
-            argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=True
-        )
-        for line in run.stderr.splitlines():
-            parts = line[len("import time:") :].split("|")
-            if line.startswith("import time:") and len(parts) == 3 and parts[2].strip() == module:
-                samples.append(int(parts[1]) * 1000)
+    samples = [
+        row["cumulative_us"] * 1000
+        for _ in range(repeats)
+        for row in _importtime(f"{preloaded}; import {module}", env)
+        if row["module"] == module
+    ]
     if len(samples) != repeats:
         raise RuntimeError(f"-X importtime did not report {module}: {samples}")
     return {
@@ -97,8 +93,15 @@ def _own_import(preloaded: str, module: str, repeats: int, env: dict[str, str]) 
 
 def _importtime_top(modules: str, env: dict[str, str], top: int = 8) -> list[dict[str, Any]]:
     """The modules with the largest self time under `python -X importtime -c "import modules"`."""
+    return sorted(_importtime(modules, env), key=lambda r: -r["self_us"])[:top]
+
+
+def _importtime(modules: str, env: dict[str, str]) -> list[dict[str, Any]]:
+    """Each module's row of `python -X importtime -c "import modules"` in a fresh process."""
     argv = [PY, "-X", "importtime", "-c", f"import {modules}"]
-    run = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
+    run = subprocess.run(
+        argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=True
+    )
     rows: list[dict[str, Any]] = []
     for line in run.stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
@@ -109,7 +112,7 @@ def _importtime_top(modules: str, env: dict[str, str], top: int = 8) -> list[dic
         rows.append(
             {"module": name.strip(), "self_us": int(self_us), "cumulative_us": int(cumulative_us)}
         )
-    return sorted(rows, key=lambda r: -r["self_us"])[:top]
+    return rows
 
 
 # ---------------------------------------------------------------------------------- generation
