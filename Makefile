@@ -13,6 +13,17 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 	cd tests/interop && npm ci --silent --no-audit --no-fund
 	touch $(NODE_STAMP)
 
+# The official Python SDK 1.0.0rc3 (tests/interop/requirements-rc3.txt), an interop peer beside the
+# test extra's 0.12.1: both are the import package `acp`, so it lives in a venv of its own.
+RC3 := $(VENV)/acp-rc3
+RC3_STAMP := $(RC3)/.installed-stamp
+
+$(RC3_STAMP): tests/interop/requirements-rc3.txt
+	rm -rf $(RC3)
+	$(PYTHON) -m venv $(RC3)
+	$(RC3)/bin/python -m pip install --quiet -r tests/interop/requirements-rc3.txt
+	touch $(RC3_STAMP)
+
 # The editable install is a tree of links (setuptools' strict mode) that type checkers can follow;
 # it is rebuilt when a package folder gains or loses a file (its mtime changes).
 PACKAGE_DIRS := $(shell find codegen templates runtime generated/acp_schema generated/acp_schema_v2 -type d -not -name __pycache__)
@@ -41,7 +52,7 @@ peers:
 	@command -v haproxy >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; } || { echo "make peers: could not install haproxy (apt-get install haproxy, as root)"; exit 1; }
 
 # Two workers (pytest-xdist), each taking whole files: the suite is about 9 minutes on one core.
-test: $(STAMP) $(NODE_STAMP) peers
+test: $(STAMP) $(NODE_STAMP) $(RC3_STAMP) peers
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # mypy --strict and pyright over the runtime, the examples, the generator and the generated package
