@@ -189,8 +189,12 @@ async def v2(conn: Any, client: ScenarioClient) -> dict:
         client.kinds.clear()
         answer = await conn.prompt(session_id=sid, prompt=[{"type": "text", "text": text}])
         stop = await asyncio.wait_for(client.idle.get(), 10)
-        return {"stopReason": stop, "chunks": list(client.chunks), "kinds": list(client.kinds),
-                "messageId": bool(answer.message_id)}
+        return {
+            "stopReason": stop,
+            "chunks": list(client.chunks),
+            "kinds": list(client.kinds),
+            "messageId": bool(answer.message_id),
+        }
 
     answers = Answers(conn)
     report: dict[str, Any] = {}

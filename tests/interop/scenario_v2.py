@@ -21,7 +21,9 @@ class ScenarioClientV2(acp2.ClientHandler):
             if wire.get(option, "kind") == "allow_once":
                 outcome = {"outcome": "selected", "optionId": option.option_id}
                 return wire.build(acp2, {"outcome": outcome}, acp2.RequestPermissionResponse)
-        return wire.build(acp2, {"outcome": {"outcome": "cancelled"}}, acp2.RequestPermissionResponse)
+        return wire.build(
+            acp2, {"outcome": {"outcome": "cancelled"}}, acp2.RequestPermissionResponse
+        )
 
     async def ext_method(self, method: str, params: Any) -> Any:
         if method == "_interop/echo":
