@@ -3,8 +3,8 @@ own environment (.venv/acp-rc3, see rc3.py). One JSON report on stdout.
 
     rc3_client.py 1 FILE AGENT_CMD [ARGS...]   the v1 scenario (acp.connect_to_agent)
     rc3_client.py 2 FILE AGENT_CMD [ARGS...]   the v2 scenario (acp.experimental.v2)
-    rc3_client.py 1|2 FILE URL                 the same against a remote agent (http:// Streamable
-                                               HTTP, ws:// WebSocket)
+    rc3_client.py 1|2 FILE URL [URL...]        the same against remote agents (http:// Streamable
+                                               HTTP, ws:// WebSocket): a JSON list, one per URL
 
 The last step of both, `_interop/hang` then `$/cancel_request`: the SDK sends `$/cancel_request`
 when the task awaiting a request is cancelled, and drops the answer; the report shows the answer
@@ -223,5 +223,12 @@ async def main(version: int, path: str, command: list[str]) -> dict:
         return await (v1(conn, client, path) if version == 1 else v2(conn, client))
 
 
+async def main_remote(version: int, path: str, urls: list[str]) -> list[dict]:
+    return [await main(version, path, [url]) for url in urls]
+
+
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main(int(sys.argv[1]), sys.argv[2], sys.argv[3:]))))
+    version, path, command = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+    remote = all(arg.startswith(("http://", "ws://")) for arg in command)
+    run = main_remote(version, path, command) if remote else main(version, path, command)
+    print(json.dumps(asyncio.run(run)))
