@@ -2,8 +2,8 @@
 the client's `initialize` asks for (`AgentVersions`). v1 is runtime_agent.py's agent; the v2 one
 runs the v2 turns (text echoed, `permission`, `ext`, `wait`) as `AgentSession.turn` runs a v2 turn.
 
-    python runtime_agent_v2.py               stdio
-    python runtime_agent_v2.py --app         (imported) `agent()` is the `AgentVersions` to serve
+    python runtime_agent_v2.py       serves stdio; imported, `agent()` is the `AgentVersions`
+                                     (tests/remote serves it with `AcpApp`)
 """
 
 from __future__ import annotations
@@ -43,9 +43,14 @@ class ScenarioAgentV2(acp2.AgentHandler):
             for block in params.prompt:
                 text = block.text if isinstance(block, acp2.TextContent) else "?"
                 if text == "permission":
+                    kinds = acp2.PermissionOptionKind
                     options = [
-                        acp2.PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
-                        acp2.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                        acp2.PermissionOption(
+                            option_id="deny", name="Deny", kind=kinds.REJECT_ONCE
+                        ),
+                        acp2.PermissionOption(
+                            option_id="allow", name="Allow", kind=kinds.ALLOW_ONCE
+                        ),
                     ]
                     answer = await self.conn.client.session_request_permission(
                         acp2.RequestPermissionRequest(
