@@ -8,9 +8,12 @@ own field table, so they work for any generated package, whatever its naming rul
 from __future__ import annotations
 
 import enum
+import re
 from typing import TYPE_CHECKING
 
 import msgspec
+
+from .errors import SchemaMismatchError
 
 if TYPE_CHECKING:
     from .package import Package, TypeForm, Wire
@@ -203,9 +206,102 @@ def has_field(cls: TypeForm, key: str) -> bool:
     return isinstance(cls, type) and issubclass(cls, msgspec.Struct) and key in _fields(cls)
 
 
-def build(schema: Package, data: Wire, cls: TypeForm) -> Wire:
-    """A typed instance of `cls` from wire-shaped builtins, through the package's own decoder."""
-    return schema.decode(msgspec.json.encode(data), cls)
+def build(
+    schema: Package,
+    data: Wire,
+    cls: TypeForm,
+    *,
+    method: str = "",
+    at: str = "params",
+    received: bool = False,
+) -> Wire:
+    """A typed instance of `cls` from wire-shaped builtins (generated objects inside are fine).
+
+    Built to be sent, it is checked as a sender must (`check`): a value that breaks the schema, or
+    a key the schema does not declare (at any depth: it would not be sent), raises
+    `SchemaMismatchError` naming `method`, the path under `$.{at}` and the value there.
+    `received=True` reads a value a peer sent instead, as a receiver may: through the package's
+    forgiving decoder (`x-deserialize-*` marks), raising its `msgspec.ValidationError`.
+    """
+    if received:
+        return schema.decode(msgspec.json.encode(data), cls)
+    typed = check(schema, data, cls, method=method, at=at)
+    if type(data) is dict:
+        extra = _undeclared(data, typed, "$." + at)
+        if extra is not None:
+            raise SchemaMismatchError(
+                method, extra[0], extra[1], "not declared by the schema (custom data goes in _meta)"
+            )
+    return typed
+
+
+def check(
+    schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = "params"
+) -> Wire:
+    """`value` (a generated object or wire JSON) checked strictly against `cls`, as what a sender
+    sends must be: the schema's `x-deserialize-*` marks forgive a receiver, never a sender. Returns
+    it decoded into `cls`; raises `SchemaMismatchError` (the method, the path under `$.{at}`, the
+    value there and what is wrong) when it does not fit."""
+    try:
+        data = schema.encode_message(value)
+    except (TypeError, ValueError) as exc:  # msgspec.EncodeError is a ValueError
+        raise SchemaMismatchError(method, "$." + at, value, f"cannot be encoded ({exc})") from None
+    try:
+        return schema.decode(data, cls, strict=True)
+    except msgspec.ValidationError as exc:
+        reason, sep, where = str(exc).rpartition(" - at `")
+        path = where.rstrip("`") if sep else "$"
+        if not sep:
+            reason = str(exc)
+        raise SchemaMismatchError(
+            method, f"$.{at}{path[1:]}", _at(msgspec.json.decode(data), path), reason
+        ) from None
+
+
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[\.\.\.\]")
+
+
+def _at(value: Wire, path: str) -> Wire:
+    """The value at a `$.a[0].b` path of decoded JSON (where a step cannot be followed: the value
+    reached so far)."""
+    for match in _STEP.finditer(path, 1):
+        key, index = match.group(1), match.group(2)
+        if key is not None and isinstance(value, dict) and key in value:
+            value = value[key]
+        elif index is not None and isinstance(value, list) and int(index) < len(value):
+            value = value[int(index)]
+        else:
+            break
+    return value
+
+
+def _undeclared(data: Wire, typed: Wire, path: str) -> tuple[str, Wire] | None:
+    """The first key of wire JSON `data` that `typed` (what it decoded into) does not keep, with its
+    value: a key its Struct does not declare, at any depth."""
+    if type(data) is dict:
+        if isinstance(typed, msgspec.Struct):
+            cls = type(typed)
+            fields, tag = _fields(cls), cls.__struct_config__.tag_field
+            for key, value in data.items():
+                name = fields.get(key)
+                if name is None:
+                    if key != tag:
+                        return f"{path}.{key}", value
+                    continue
+                found = _undeclared(value, getattr(typed, name), f"{path}.{key}")
+                if found is not None:
+                    return found
+        elif type(typed) is dict:
+            for key, value in data.items():
+                found = _undeclared(value, typed.get(key), f"{path}.{key}")
+                if found is not None:
+                    return found
+    elif type(data) in (list, tuple) and isinstance(typed, (list, tuple)):
+        for i, (value, item) in enumerate(zip(data, typed)):
+            found = _undeclared(value, item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def structured(value: Wire) -> bool:
