@@ -227,7 +227,7 @@ def build(
         return schema.decode(msgspec.json.encode(data), cls)
     typed = check(schema, data, cls, method=method, at=at)
     if type(data) is dict:
-        extra = _undeclared(data, typed, "$." + at)
+        extra = _undeclared(data, typed, "$." + at, _implied_tags(cls))
         if extra is not None:
             raise SchemaMismatchError(
                 method, extra[0], extra[1], "not declared by the schema (custom data goes in _meta)"
@@ -275,9 +275,13 @@ def _at(value: Wire, path: str) -> Wire:
     return value
 
 
-def _undeclared(data: Wire, typed: Wire, path: str) -> tuple[str, Wire] | None:
+def _undeclared(
+    data: Wire, typed: Wire, path: str, tags: frozenset[str] = frozenset()
+) -> tuple[str, Wire] | None:
     """The first key of wire JSON `data` that `typed` (what it decoded into) does not keep, with its
-    value: a key its Struct does not declare, at any depth."""
+    value: a key its Struct does not declare, at any depth. `tags` are the tag fields of the union
+    `typed` was chosen from: a variant that stands for a tag does not keep it (`"type": "agent"`
+    of a default variant), and the schema declares it."""
     if type(data) is dict:
         if isinstance(typed, msgspec.Struct):
             cls = type(typed)
@@ -285,23 +289,58 @@ def _undeclared(data: Wire, typed: Wire, path: str) -> tuple[str, Wire] | None:
             for key, value in data.items():
                 name = fields.get(key)
                 if name is None:
-                    if key != tag:
+                    if key != tag and key not in tags:
                         return f"{path}.{key}", value
                     continue
-                found = _undeclared(value, getattr(typed, name), f"{path}.{key}")
+                found = _undeclared(
+                    value, getattr(typed, name), f"{path}.{key}", _field_tags(cls)[key]
+                )
                 if found is not None:
                     return found
         elif type(typed) is dict:
             for key, value in data.items():
-                found = _undeclared(value, typed.get(key), f"{path}.{key}")
+                found = _undeclared(value, typed.get(key), f"{path}.{key}", tags)
                 if found is not None:
                     return found
     elif type(data) in (list, tuple) and isinstance(typed, (list, tuple)):
         for i, (value, item) in enumerate(zip(data, typed)):
-            found = _undeclared(value, item, f"{path}[{i}]")
+            found = _undeclared(value, item, f"{path}[{i}]", tags)
             if found is not None:
                 return found
     return None
+
+
+def _field_tags(cls: type) -> dict[str, frozenset[str]]:
+    """Wire name -> `_implied_tags` of the field's type, per Struct type."""
+    found = _FIELD_TAGS.get(cls)
+    if found is None:
+        found = _FIELD_TAGS[cls] = {
+            f.encode_name: _tags(f.type) for f in msgspec.inspect.type_info(cls).fields
+        }
+    return found
+
+
+_FIELD_TAGS: dict[type, dict[str, frozenset[str]]] = {}
+
+
+def _implied_tags(cls: TypeForm) -> frozenset[str]:
+    """The tag fields of the hook-decoded unions a value of `cls` may be (through optionals, lists
+    and dict values): keys the schema declares that the variant chosen may not keep."""
+    return _tags(msgspec.inspect.type_info(cls)) if cls is not None else frozenset()
+
+
+def _tags(info: msgspec.inspect.Type) -> frozenset[str]:
+    inspect = msgspec.inspect
+    if isinstance(info, inspect.UnionType):
+        return frozenset().union(*(_tags(member) for member in info.types))
+    if isinstance(info, (inspect.ListType, inspect.VarTupleType)):
+        return _tags(info.item_type)
+    if isinstance(info, inspect.DictType):
+        return _tags(info.value_type)
+    if isinstance(info, inspect.CustomType):
+        tag = getattr(info.cls, "__acp_tag__", None)
+        return frozenset((tag,)) if isinstance(tag, str) else frozenset()
+    return frozenset()
 
 
 def structured(value: Wire) -> bool:
@@ -314,12 +353,3 @@ def structured(value: Wire) -> bool:
         return True
     return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
 
-
-def undeclared(data: dict[str, Wire], typed: Wire) -> list[str]:
-    """The keys of `data` that `typed` (what `data` decoded into) does not declare: custom ones."""
-    if not isinstance(typed, msgspec.Struct):
-        return []
-    config = type(typed).__struct_config__
-    return sorted(
-        key for key in data if key not in _fields(type(typed)) and key != config.tag_field
-    )
