@@ -144,10 +144,15 @@ class AgentSession:
     # --- session/update ---
 
     async def send(self, update: Any) -> None:
-        """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`."""
-        await self.conn.notify(
-            SESSION_UPDATE, self._params(SESSION_UPDATE, {rules.SESSION_UPDATE_FIELD: update})
-        )
+        """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`.
+        A value that breaks the schema raises `SchemaMismatchError` (its path and value); nothing
+        is sent."""
+        data = {rules.SESSION_UPDATE_FIELD: update}
+        if self.conn.enforce_protocol:  # the connection checks and types wire JSON on the way out
+            params: Any = {rules.SESSION_ID: self.id, **data}
+        else:
+            params = self._params(SESSION_UPDATE, data)
+        await self.conn.notify(SESSION_UPDATE, params)
 
     async def say(self, message: str | Any) -> None:
         """An `agent_message_chunk`: a string is one text block (v2: of `self.message_id`)."""

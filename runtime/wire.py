@@ -225,12 +225,16 @@ def build(
     """
     if received:
         return schema.decode(msgspec.json.encode(data), cls)
-    typed = check(schema, data, cls, method=method, at=at)
-    if type(data) is dict:
-        extra = _undeclared(data, typed, "$." + at, _implied_tags(cls))
+    sent, typed = _checked(schema, data, cls, method, at)
+    if type(data) is dict and schema.encode_message(typed) != sent:  # else nothing was dropped
+        extra = _undeclared(data, typed, _implied_tags(cls))
         if extra is not None:
+            steps, value = extra
             raise SchemaMismatchError(
-                method, extra[0], extra[1], "not declared by the schema (custom data goes in _meta)"
+                method,
+                f"$.{at}{''.join(reversed(steps))}",
+                value,
+                "not declared by the schema (custom data goes in _meta)",
             )
     return typed
 
@@ -242,12 +246,19 @@ def check(
     sends must be: the schema's `x-deserialize-*` marks forgive a receiver, never a sender. Returns
     it decoded into `cls`; raises `SchemaMismatchError` (the method, the path under `$.{at}`, the
     value there and what is wrong) when it does not fit."""
+    return _checked(schema, value, cls, method, at)[1]
+
+
+def _checked(
+    schema: Package, value: Wire, cls: TypeForm, method: str, at: str
+) -> tuple[bytes, Wire]:
+    """`check`: the value's JSON, and the value decoded from it."""
     try:
-        data = schema.encode_message(value)
+        data: bytes = schema.encode_message(value)
     except (TypeError, ValueError) as exc:  # msgspec.EncodeError is a ValueError
         raise SchemaMismatchError(method, "$." + at, value, f"cannot be encoded ({exc})") from None
     try:
-        return schema.decode(data, cls, strict=True)
+        return data, schema.decode(data, cls, strict=True)
     except msgspec.ValidationError as exc:
         reason, sep, where = str(exc).rpartition(" - at `")
         path = where.rstrip("`") if sep else "$"
@@ -276,12 +287,13 @@ def _at(value: Wire, path: str) -> Wire:
 
 
 def _undeclared(
-    data: Wire, typed: Wire, path: str, tags: frozenset[str] = frozenset()
-) -> tuple[str, Wire] | None:
-    """The first key of wire JSON `data` that `typed` (what it decoded into) does not keep, with its
-    value: a key its Struct does not declare, at any depth. `tags` are the tag fields of the union
-    `typed` was chosen from: a variant that stands for a tag does not keep it (`"type": "agent"`
-    of a default variant), and the schema declares it."""
+    data: Wire, typed: Wire, tags: frozenset[str] = frozenset()
+) -> tuple[list[str], Wire] | None:
+    """The first key of wire JSON `data` that `typed` (what it decoded into) does not keep, as the
+    steps of its path (innermost first) and its value: a key its Struct does not declare, at any
+    depth. `tags` are the tag fields of the union `typed` was chosen from: a variant that stands for
+    a tag does not keep it (`"type": "agent"` of a default variant), and the schema declares it."""
+    found: tuple[list[str], Wire] | None = None
     if type(data) is dict:
         if isinstance(typed, msgspec.Struct):
             cls = type(typed)
@@ -290,24 +302,30 @@ def _undeclared(
                 name = fields.get(key)
                 if name is None:
                     if key != tag and key not in tags:
-                        return f"{path}.{key}", value
-                    continue
-                found = _undeclared(
-                    value, getattr(typed, name), f"{path}.{key}", _field_tags(cls)[key]
-                )
-                if found is not None:
-                    return found
+                        return [f".{key}"], value
+                elif type(value) in _NESTED:
+                    found = _undeclared(value, getattr(typed, name), _field_tags(cls)[key])
+                    if found is not None:
+                        found[0].append(f".{key}")
+                        return found
         elif type(typed) is dict:
             for key, value in data.items():
-                found = _undeclared(value, typed.get(key), f"{path}.{key}", tags)
-                if found is not None:
-                    return found
-    elif type(data) in (list, tuple) and isinstance(typed, (list, tuple)):
+                if type(value) in _NESTED:
+                    found = _undeclared(value, typed.get(key), tags)
+                    if found is not None:
+                        found[0].append(f".{key}")
+                        return found
+    elif isinstance(typed, (list, tuple)):
         for i, (value, item) in enumerate(zip(data, typed)):
-            found = _undeclared(value, item, f"{path}[{i}]", tags)
-            if found is not None:
-                return found
+            if type(value) in _NESTED:
+                found = _undeclared(value, item, tags)
+                if found is not None:
+                    found[0].append(f"[{i}]")
+                    return found
     return None
+
+
+_NESTED = frozenset((dict, list, tuple))
 
 
 def _field_tags(cls: type) -> dict[str, frozenset[str]]:
@@ -326,7 +344,18 @@ _FIELD_TAGS: dict[type, dict[str, frozenset[str]]] = {}
 def _implied_tags(cls: TypeForm) -> frozenset[str]:
     """The tag fields of the hook-decoded unions a value of `cls` may be (through optionals, lists
     and dict values): keys the schema declares that the variant chosen may not keep."""
-    return _tags(msgspec.inspect.type_info(cls)) if cls is not None else frozenset()
+    try:
+        found = _IMPLIED.get(cls)
+    except TypeError:  # a type form that cannot be hashed: work it out each time
+        return _tags(msgspec.inspect.type_info(cls))
+    if found is None:
+        found = _IMPLIED[cls] = (
+            _tags(msgspec.inspect.type_info(cls)) if cls is not None else frozenset()
+        )
+    return found
+
+
+_IMPLIED: dict[TypeForm, frozenset[str]] = {}
 
 
 def _tags(info: msgspec.inspect.Type) -> frozenset[str]:
