@@ -269,14 +269,18 @@ def _checked(
         ) from None
 
 
-_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[\.\.\.\]")
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]|\[\.\.\.\]")
 
 
 def _at(value: Wire, path: str) -> Wire:
-    """The value at a `$.a[0].b` path of decoded JSON (where a step cannot be followed: the value
-    reached so far)."""
+    """The value at a `$.a[0].b['key']` path of decoded JSON (where a step cannot be followed:
+    the value reached so far)."""
     for match in _STEP.finditer(path, 1):
-        key, index = match.group(1), match.group(2)
+        key, index, quoted = match.group(1), match.group(2), match.group(3)
+        if quoted is not None:
+            import ast  # only on the way to an error
+
+            key = ast.literal_eval(quoted)
         if key is not None and isinstance(value, dict) and key in value:
             value = value[key]
         elif index is not None and isinstance(value, list) and int(index) < len(value):
@@ -381,4 +385,3 @@ def structured(value: Wire) -> bool:
     ):
         return True
     return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
-
