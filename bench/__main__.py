@@ -35,8 +35,8 @@ from .codecs import (
 from .corpus import ROOT, corpus, repair_message
 from .harness import FULL, QUICK, Settings, geomean, measure
 from .machine import describe, git_state, loadavg
-from .sendpath import send_path
 from .report import codec_summary, table, targets, targets_markdown, write_benchmarks_md
+from .sendpath import send_path
 
 SECTIONS = ("generation", "codecs", "sendpath", "imports", "pipe", "memory")
 

@@ -320,7 +320,7 @@ def _undeclared(
                         found[0].append(f".{key}")
                         return found
     elif isinstance(typed, (list, tuple)):
-        for i, (value, item) in enumerate(zip(data, typed)):
+        for i, (value, item) in enumerate(zip(data, typed, strict=False)):
             if type(value) in _NESTED:
                 found = _undeclared(value, item, tags)
                 if found is not None:
@@ -336,9 +336,9 @@ def _field_tags(cls: type) -> dict[str, frozenset[str]]:
     """Wire name -> `_implied_tags` of the field's type, per Struct type."""
     found = _FIELD_TAGS.get(cls)
     if found is None:
-        found = _FIELD_TAGS[cls] = {
-            f.encode_name: _tags(f.type) for f in msgspec.inspect.type_info(cls).fields
-        }
+        info = msgspec.inspect.type_info(cls)
+        fields = info.fields if isinstance(info, msgspec.inspect.StructType) else ()
+        found = _FIELD_TAGS[cls] = {f.encode_name: _tags(f.type) for f in fields}
     return found
 
 
