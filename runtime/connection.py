@@ -532,7 +532,11 @@ class Connection(Generic[PackageT]):
             return value
         if type(value) is dict:
             return wire.build(self.schema, value, tp, method=method, at=at)
-        wire.check(self.schema, value, tp, method=method, at=at)
+        schema = self.schema
+        try:  # the common case, written out: a value that fits
+            schema.decode(schema.encode_message(value), tp, strict=True)
+        except (TypeError, ValueError):  # msgspec's ValidationError and EncodeError among them
+            wire.check(schema, value, tp, method=method, at=at)  # raises, naming the place
         return value
 
     def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
