@@ -31,14 +31,15 @@ class NotInitializedError(ProtocolError):
     """A call made before `initialize` completed."""
 
 
-class SchemaMismatchError(ProtocolError, ValueError):
+class SchemaMismatchError(ProtocolError, msgspec.ValidationError):
     """A value this side was about to send does not fit the schema, or holds a key the schema does
     not declare (it would not go out as written): nothing was sent.
 
     `method` is the call's method, `path` the JSON path of the first such place by wire names
     (`$.params.update.entries[0].status`, `$.result...` for a handler's answer), `value` the value
     found there and `reason` what is wrong with it. The schema's `x-deserialize-*` marks forgive a
-    receiver, never a sender: its own bad value is refused, not repaired.
+    receiver, never a sender: its own bad value is refused, not repaired. It is a
+    `msgspec.ValidationError` (so a `ValueError`) too.
     """
 
     def __init__(self, method: str, path: str, value: object, reason: str) -> None:

@@ -257,6 +257,7 @@ class AgentSession:
             {rules.SESSION_ID: self.id, **data},
             self.conn.schema.METHODS[method].params,
             method=method,
+            at="params",
         )
 
 

@@ -212,14 +212,15 @@ def build(
     cls: TypeForm,
     *,
     method: str = "",
-    at: str = "params",
+    at: str = "",
     received: bool = False,
 ) -> Wire:
     """A typed instance of `cls` from wire-shaped builtins (generated objects inside are fine).
 
     Built to be sent, it is checked as a sender must (`check`): a value that breaks the schema, or
     a key the schema does not declare (at any depth: it would not be sent), raises
-    `SchemaMismatchError` naming `method`, the path under `$.{at}` and the value there.
+    `SchemaMismatchError` naming `method`, the path (under `$.{at}`: "params" or "result" of the
+    message the value goes in, when given) and the value there.
     `received=True` reads a value a peer sent instead, as a receiver may: through the package's
     forgiving decoder (`x-deserialize-*` marks), raising its `msgspec.ValidationError`.
     """
@@ -232,16 +233,14 @@ def build(
             steps, value = extra
             raise SchemaMismatchError(
                 method,
-                f"$.{at}{''.join(reversed(steps))}",
+                _root(at) + "".join(reversed(steps)),
                 value,
                 "not declared by the schema (custom data goes in _meta)",
             )
     return typed
 
 
-def check(
-    schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = "params"
-) -> Wire:
+def check(schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = "") -> Wire:
     """`value` (a generated object or wire JSON) checked strictly against `cls`, as what a sender
     sends must be: the schema's `x-deserialize-*` marks forgive a receiver, never a sender. Returns
     it decoded into `cls`; raises `SchemaMismatchError` (the method, the path under `$.{at}`, the
@@ -256,7 +255,7 @@ def _checked(
     try:
         data: bytes = schema.encode_message(value)
     except (TypeError, ValueError) as exc:  # msgspec.EncodeError is a ValueError
-        raise SchemaMismatchError(method, "$." + at, value, f"cannot be encoded ({exc})") from None
+        raise SchemaMismatchError(method, _root(at), value, f"cannot be encoded ({exc})") from None
     try:
         return data, schema.decode(data, cls, strict=True)
     except msgspec.ValidationError as exc:
@@ -265,8 +264,12 @@ def _checked(
         if not sep:
             reason = str(exc)
         raise SchemaMismatchError(
-            method, f"$.{at}{path[1:]}", _at(msgspec.json.decode(data), path), reason
+            method, _root(at) + path[1:], _at(msgspec.json.decode(data), path), reason
         ) from None
+
+
+def _root(at: str) -> str:
+    return f"$.{at}" if at else "$"
 
 
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]|\[\.\.\.\]")
