@@ -235,7 +235,7 @@ def build(
                 method,
                 _root(at) + "".join(reversed(steps)),
                 value,
-                "not declared by the schema (custom data goes in _meta)",
+                f"{steps[0][1:]!r} not declared by the schema (custom data goes in _meta)",
             )
     return typed
 
