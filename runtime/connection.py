@@ -535,7 +535,7 @@ class Connection(Generic[PackageT]):
         schema = self.schema
         try:  # the common case, written out: a value that fits
             schema.decode(schema.encode_message(value), tp, strict=True)
-        except (TypeError, ValueError):  # msgspec's ValidationError and EncodeError among them
+        except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
             wire.check(schema, value, tp, method=method, at=at)  # raises, naming the place
         return value
 

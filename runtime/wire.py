@@ -254,7 +254,7 @@ def _checked(
     """`check`: the value's JSON, and the value decoded from it."""
     try:
         data: bytes = schema.encode_message(value)
-    except (TypeError, ValueError) as exc:  # msgspec.EncodeError is a ValueError
+    except (TypeError, ValueError, msgspec.EncodeError) as exc:
         raise SchemaMismatchError(method, _root(at), value, f"cannot be encoded ({exc})") from None
     try:
         return data, schema.decode(data, cls, strict=True)
