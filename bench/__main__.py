@@ -36,8 +36,9 @@ from .corpus import ROOT, corpus, repair_message
 from .harness import FULL, QUICK, Settings, geomean, measure
 from .machine import describe, git_state, loadavg
 from .report import codec_summary, table, targets, targets_markdown, write_benchmarks_md
+from .sendpath import send_path
 
-SECTIONS = ("generation", "codecs", "imports", "pipe", "memory")
+SECTIONS = ("generation", "codecs", "sendpath", "imports", "pipe", "memory")
 
 
 class Plan:
@@ -261,6 +262,11 @@ def main(argv: list[str] | None = None) -> int:
         if "codecs" in sections:
             log("codecs: decode and encode every message with every contender")
             results["codecs"] = run_codecs(plan, dcg_path)
+        if "sendpath" in sections:
+            log("sendpath: the agent's send path per session/update (struct, wire JSON, helper)")
+            results["sendpath"] = send_path(plan.codec)
+            for name, t in results["sendpath"]["ns_per_update"].items():
+                log(f"  {name}: {t['median_ns']:,.0f} ns per update")
         if "imports" in sections:
             log(f"imports: fresh interpreters, {plan.import_repeats} runs each")
             results["imports"] = processes.import_times(plan.import_repeats, env)

@@ -284,6 +284,13 @@ def table(results: dict[str, Any]) -> str:
                         f"| {_x(r['vs_floor'], 2)} | ≤ {REPAIR_VS_FLOOR:g}× floor: "
                         f"**{_status(r['vs_floor'] <= REPAIR_VS_FLOOR)}** |"
                     )
+    sendpath = results.get("sendpath")
+    if sendpath:
+        for name, t in sendpath["ns_per_update"].items():
+            lines.append(
+                f"| agent send path per session/update ({name}: {sendpath['update']}; rules,"
+                f" schema check, encoding) | {_cell(t)} | — | — | — | — | — | — | |"
+            )
     imports = results.get("imports")
     if imports:
         ours = imports["acp_schema"]["median_ns"]

@@ -20,6 +20,7 @@ from .errors import (
     ProtocolError,
     ProtocolVersionError,
     RequestTimeoutError,
+    SchemaMismatchError,
 )
 from .framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
 from .stdio import run, run_agent, serve_agent, spawn_agent, stdio_streams
@@ -37,6 +38,7 @@ __all__ = [
     "ProtocolError",
     "ProtocolVersionError",
     "RequestTimeoutError",
+    "SchemaMismatchError",
     "default_schema",
     "memory_pipe",
     "rules",

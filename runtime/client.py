@@ -215,7 +215,9 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     def _typed_answer(self, method: str, result: Wire) -> Wire:
         """A result read as JSON, decoded into the bound package's result type of `method`."""
         try:
-            return wire.build(self.schema, result, self.schema.REQUESTS[method].result)
+            return wire.build(
+                self.schema, result, self.schema.REQUESTS[method].result, received=True
+            )
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = f"the {method} result does not fit protocol version {self.protocol_version}"
             error = ConnectionClosedError(f"connection closed: {reason}: {exc}")

@@ -505,8 +505,8 @@ class Connection(Generic[PackageT]):
                 raise ProtocolError(
                     f"{method}: params must be an object or an array, not {type(params).__name__}"
                 )
-            if info is not None and type(params) is dict:  # 164: wire JSON is typed first
-                params = self._typed(f"{method} params", params, info.params)
+            if info is not None and params is not None and params is not msgspec.UNSET:  # 164
+                params = self._typed(method, params, info.params, "params")
         if (
             self._requires_initialize
             and not self.initialized
@@ -523,21 +523,21 @@ class Connection(Generic[PackageT]):
             )
         return params
 
-    def _typed(self, what: str, value: Wire, tp: TypeForm) -> Wire:
-        """An untyped (dict) value of a protocol type, decoded into it: one that does not fit, or
-        that adds custom fields at its root (they belong in `_meta`), is refused."""
-        if type(value) is not dict or tp is None:
+    def _typed(self, method: str, value: Wire, tp: TypeForm, at: str) -> Wire:
+        """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
+        generated object is sent as it is, wire JSON (a dict) decoded into its type. One that does
+        not fit, or a dict with a key the schema does not declare (custom data belongs in `_meta`),
+        raises `SchemaMismatchError` naming the path and the value."""
+        if tp is None:
             return value
-        try:
-            typed = wire.build(self.schema, value, tp)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            raise ProtocolError(f"{what} do not fit the schema: {exc}") from None
-        extra = wire.undeclared(value, typed)
-        if extra:
-            raise ProtocolError(
-                f"{what}: {', '.join(extra)} not declared by the schema (custom data goes in _meta)"
-            )
-        return typed
+        if type(value) is dict:
+            return wire.build(self.schema, value, tp, method=method, at=at)
+        schema = self.schema
+        try:  # the common case, written out: a value that fits
+            schema.decode(schema.encode_message(value), tp, strict=True)
+        except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
+            wire.check(schema, value, tp, method=method, at=at)  # raises, naming the place
+        return value
 
     def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
         return result
@@ -935,7 +935,7 @@ class Connection(Generic[PackageT]):
             result = {}
         elif self.enforce_protocol and request.method in self.schema.REQUESTS:
             result = self._typed(
-                f"the {request.method} result", result, self.schema.REQUESTS[request.method].result
+                request.method, result, self.schema.REQUESTS[request.method].result, "result"
             )
         data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
         return data

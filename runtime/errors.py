@@ -8,6 +8,8 @@ a call could not even be made, or why it can no longer be answered.
 
 from __future__ import annotations
 
+import msgspec
+
 
 class AcpRuntimeError(Exception):
     """Base class of the errors raised locally by `acp_runtime`."""
@@ -27,6 +29,35 @@ class ProtocolError(AcpRuntimeError):
 
 class NotInitializedError(ProtocolError):
     """A call made before `initialize` completed."""
+
+
+class SchemaMismatchError(ProtocolError, msgspec.ValidationError):
+    """A value this side was about to send does not fit the schema, or holds a key the schema does
+    not declare (it would not go out as written): nothing was sent.
+
+    `method` is the call's method, `path` the JSON path of the first such place by wire names
+    (`$.params.update.entries[0].status`, `$.result...` for a handler's answer), `value` the value
+    found there and `reason` what is wrong with it. The schema's `x-deserialize-*` marks forgive a
+    receiver, never a sender: its own bad value is refused, not repaired. It is a
+    `msgspec.ValidationError` (so a `ValueError`) too.
+    """
+
+    def __init__(self, method: str, path: str, value: object, reason: str) -> None:
+        self.method = method
+        self.path = path
+        self.value = value
+        self.reason = reason
+        super().__init__(
+            f"{method or 'a value'}: {reason} at {path} (the value there: {_shown(value)})"
+        )
+
+
+def _shown(value: object, limit: int = 200) -> str:
+    try:
+        text = msgspec.json.encode(value).decode()
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class ProtocolVersionError(ProtocolError):

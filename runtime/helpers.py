@@ -87,7 +87,13 @@ class AgentSession:
         result_type = self.conn.schema.METHODS[prompt_method].result
         if not rules.turn_ends_by_update(self.conn.schema):
             stop = await work()
-            return wire.build(self.conn.schema, {rules.STOP_REASON: stop}, result_type)
+            return wire.build(
+                self.conn.schema,
+                {rules.STOP_REASON: stop},
+                result_type,
+                method=prompt_method,
+                at="result",
+            )
         user_message_id = f"msg_{uuid.uuid4().hex[:12]}"
 
         async def run() -> None:
@@ -120,7 +126,13 @@ class AgentSession:
             await self.state(rules.IDLE, stop)
 
         self.conn.after_answer(run)
-        return wire.build(self.conn.schema, {rules.MESSAGE_ID: user_message_id}, result_type)
+        return wire.build(
+            self.conn.schema,
+            {rules.MESSAGE_ID: user_message_id},
+            result_type,
+            method=prompt_method,
+            at="result",
+        )
 
     async def state(self, state: str, stop_reason: Any = None, **fields: Any) -> None:
         """A v2 `state_update`: `running`, `requires_action`, or `idle` with its stop reason."""
@@ -132,10 +144,15 @@ class AgentSession:
     # --- session/update ---
 
     async def send(self, update: Any) -> None:
-        """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`."""
-        await self.conn.notify(
-            SESSION_UPDATE, self._params(SESSION_UPDATE, {rules.SESSION_UPDATE_FIELD: update})
-        )
+        """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`.
+        A value that breaks the schema raises `SchemaMismatchError` (its path and value); nothing
+        is sent."""
+        data = {rules.SESSION_UPDATE_FIELD: update}
+        if self.conn.enforce_protocol:  # the connection checks and types wire JSON on the way out
+            params: Any = {rules.SESSION_ID: self.id, **data}
+        else:
+            params = self._params(SESSION_UPDATE, data)
+        await self.conn.notify(SESSION_UPDATE, params)
 
     async def say(self, message: str | Any) -> None:
         """An `agent_message_chunk`: a string is one text block (v2: of `self.message_id`)."""
@@ -239,6 +256,8 @@ class AgentSession:
             self.conn.schema,
             {rules.SESSION_ID: self.id, **data},
             self.conn.schema.METHODS[method].params,
+            method=method,
+            at="params",
         )
 
 

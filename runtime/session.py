@@ -727,4 +727,6 @@ class Session:
 
 def _params(conn: ClientSideConnection, method: str, data: dict[str, Any]) -> Any:
     """The typed params of `method` from wire-shaped data (Structs inside are fine)."""
-    return wire.build(conn.schema, data, conn.schema.METHODS[method].params)
+    return wire.build(
+        conn.schema, data, conn.schema.METHODS[method].params, method=method, at="params"
+    )

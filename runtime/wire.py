@@ -8,9 +8,12 @@ own field table, so they work for any generated package, whatever its naming rul
 from __future__ import annotations
 
 import enum
+import re
 from typing import TYPE_CHECKING
 
 import msgspec
+
+from .errors import SchemaMismatchError
 
 if TYPE_CHECKING:
     from .package import Package, TypeForm, Wire
@@ -203,9 +206,177 @@ def has_field(cls: TypeForm, key: str) -> bool:
     return isinstance(cls, type) and issubclass(cls, msgspec.Struct) and key in _fields(cls)
 
 
-def build(schema: Package, data: Wire, cls: TypeForm) -> Wire:
-    """A typed instance of `cls` from wire-shaped builtins, through the package's own decoder."""
-    return schema.decode(msgspec.json.encode(data), cls)
+def build(
+    schema: Package,
+    data: Wire,
+    cls: TypeForm,
+    *,
+    method: str = "",
+    at: str = "",
+    received: bool = False,
+) -> Wire:
+    """A typed instance of `cls` from wire-shaped builtins (generated objects inside are fine).
+
+    Built to be sent, it is checked as a sender must (`check`): a value that breaks the schema, or
+    a key the schema does not declare (at any depth: it would not be sent), raises
+    `SchemaMismatchError` naming `method`, the path (under `$.{at}`: "params" or "result" of the
+    message the value goes in, when given) and the value there.
+    `received=True` reads a value a peer sent instead, as a receiver may: through the package's
+    forgiving decoder (`x-deserialize-*` marks), raising its `msgspec.ValidationError`.
+    """
+    if received:
+        return schema.decode(msgspec.json.encode(data), cls)
+    sent, typed = _checked(schema, data, cls, method, at)
+    if type(data) is dict and schema.encode_message(typed) != sent:  # else nothing was dropped
+        extra = _undeclared(data, typed, _implied_tags(cls))
+        if extra is not None:
+            steps, value = extra
+            raise SchemaMismatchError(
+                method,
+                _root(at) + "".join(reversed(steps)),
+                value,
+                f"{steps[0][1:]!r} not declared by the schema (custom data goes in _meta)",
+            )
+    return typed
+
+
+def check(schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = "") -> Wire:
+    """`value` (a generated object or wire JSON) checked strictly against `cls`, as what a sender
+    sends must be: the schema's `x-deserialize-*` marks forgive a receiver, never a sender. Returns
+    it decoded into `cls`; raises `SchemaMismatchError` (the method, the path under `$.{at}`, the
+    value there and what is wrong) when it does not fit."""
+    return _checked(schema, value, cls, method, at)[1]
+
+
+def _checked(
+    schema: Package, value: Wire, cls: TypeForm, method: str, at: str
+) -> tuple[bytes, Wire]:
+    """`check`: the value's JSON, and the value decoded from it."""
+    try:
+        data: bytes = schema.encode_message(value)
+    except (TypeError, ValueError, msgspec.EncodeError) as exc:
+        raise SchemaMismatchError(method, _root(at), value, f"cannot be encoded ({exc})") from None
+    try:
+        return data, schema.decode(data, cls, strict=True)
+    except msgspec.ValidationError as exc:
+        reason, sep, where = str(exc).rpartition(" - at `")
+        path = where.rstrip("`") if sep else "$"
+        if not sep:
+            reason = str(exc)
+        raise SchemaMismatchError(
+            method, _root(at) + path[1:], _at(msgspec.json.decode(data), path), reason
+        ) from None
+
+
+def _root(at: str) -> str:
+    return f"$.{at}" if at else "$"
+
+
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]|\[\.\.\.\]")
+
+
+def _at(value: Wire, path: str) -> Wire:
+    """The value at a `$.a[0].b['key']` path of decoded JSON (where a step cannot be followed:
+    the value reached so far)."""
+    for match in _STEP.finditer(path, 1):
+        key, index, quoted = match.group(1), match.group(2), match.group(3)
+        if quoted is not None:
+            import ast  # only on the way to an error
+
+            key = ast.literal_eval(quoted)
+        if key is not None and isinstance(value, dict) and key in value:
+            value = value[key]
+        elif index is not None and isinstance(value, list) and int(index) < len(value):
+            value = value[int(index)]
+        else:
+            break
+    return value
+
+
+def _undeclared(
+    data: Wire, typed: Wire, tags: frozenset[str] = frozenset()
+) -> tuple[list[str], Wire] | None:
+    """The first key of wire JSON `data` that `typed` (what it decoded into) does not keep, as the
+    steps of its path (innermost first) and its value: a key its Struct does not declare, at any
+    depth. `tags` are the tag fields of the union `typed` was chosen from: a variant that stands for
+    a tag does not keep it (`"type": "agent"` of a default variant), and the schema declares it."""
+    found: tuple[list[str], Wire] | None = None
+    if type(data) is dict:
+        if isinstance(typed, msgspec.Struct):
+            cls = type(typed)
+            fields, tag = _fields(cls), cls.__struct_config__.tag_field
+            for key, value in data.items():
+                name = fields.get(key)
+                if name is None:
+                    if key != tag and key not in tags:
+                        return [f".{key}"], value
+                elif type(value) in _NESTED:
+                    found = _undeclared(value, getattr(typed, name), _field_tags(cls)[key])
+                    if found is not None:
+                        found[0].append(f".{key}")
+                        return found
+        elif type(typed) is dict:
+            for key, value in data.items():
+                if type(value) in _NESTED:
+                    found = _undeclared(value, typed.get(key), tags)
+                    if found is not None:
+                        found[0].append(f".{key}")
+                        return found
+    elif isinstance(typed, (list, tuple)):
+        for i, (value, item) in enumerate(zip(data, typed, strict=False)):
+            if type(value) in _NESTED:
+                found = _undeclared(value, item, tags)
+                if found is not None:
+                    found[0].append(f"[{i}]")
+                    return found
+    return None
+
+
+_NESTED = frozenset((dict, list, tuple))
+
+
+def _field_tags(cls: type) -> dict[str, frozenset[str]]:
+    """Wire name -> `_implied_tags` of the field's type, per Struct type."""
+    found = _FIELD_TAGS.get(cls)
+    if found is None:
+        info = msgspec.inspect.type_info(cls)
+        fields = info.fields if isinstance(info, msgspec.inspect.StructType) else ()
+        found = _FIELD_TAGS[cls] = {f.encode_name: _tags(f.type) for f in fields}
+    return found
+
+
+_FIELD_TAGS: dict[type, dict[str, frozenset[str]]] = {}
+
+
+def _implied_tags(cls: TypeForm) -> frozenset[str]:
+    """The tag fields of the hook-decoded unions a value of `cls` may be (through optionals, lists
+    and dict values): keys the schema declares that the variant chosen may not keep."""
+    try:
+        found = _IMPLIED.get(cls)
+    except TypeError:  # a type form that cannot be hashed: work it out each time
+        return _tags(msgspec.inspect.type_info(cls))
+    if found is None:
+        found = _IMPLIED[cls] = (
+            _tags(msgspec.inspect.type_info(cls)) if cls is not None else frozenset()
+        )
+    return found
+
+
+_IMPLIED: dict[TypeForm, frozenset[str]] = {}
+
+
+def _tags(info: msgspec.inspect.Type) -> frozenset[str]:
+    inspect = msgspec.inspect
+    if isinstance(info, inspect.UnionType):
+        return frozenset().union(*(_tags(member) for member in info.types))
+    if isinstance(info, (inspect.ListType, inspect.VarTupleType)):
+        return _tags(info.item_type)
+    if isinstance(info, inspect.DictType):
+        return _tags(info.value_type)
+    if isinstance(info, inspect.CustomType):
+        tag = getattr(info.cls, "__acp_tag__", None)
+        return frozenset((tag,)) if isinstance(tag, str) else frozenset()
+    return frozenset()
 
 
 def structured(value: Wire) -> bool:
@@ -217,13 +388,3 @@ def structured(value: Wire) -> bool:
     ):
         return True
     return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
-
-
-def undeclared(data: dict[str, Wire], typed: Wire) -> list[str]:
-    """The keys of `data` that `typed` (what `data` decoded into) does not declare: custom ones."""
-    if not isinstance(typed, msgspec.Struct):
-        return []
-    config = type(typed).__struct_config__
-    return sorted(
-        key for key in data if key not in _fields(type(typed)) and key != config.tag_field
-    )

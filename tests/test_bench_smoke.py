@@ -19,6 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench import corpus as bench_corpus  # noqa: E402
 from bench import report  # noqa: E402
+from bench.harness import QUICK  # noqa: E402
+from bench.sendpath import send_path  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -203,3 +205,10 @@ def test_benchmarks_md_keeps_what_is_written_outside_the_markers(tmp_path: Path)
     text = path.read_text()
     assert "hand-written intro" in text and "hand-written notes" in text
     assert "| new table |" in text and "old table" not in text
+
+
+def test_the_send_path_is_measured_per_update() -> None:
+    """The `sendpath` section (issue 28: the cost of the strict check of what is sent)."""
+    figures = send_path(QUICK)["ns_per_update"]
+    assert set(figures) == {"struct", "wire", "helper"}
+    assert all(t["median_ns"] > 0 and t["min_ns"] <= t["median_ns"] for t in figures.values())

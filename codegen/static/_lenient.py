@@ -5,6 +5,8 @@ receiver to forgive: a field marked `x-deserialize-default-on-error` takes its d
 is bad, a list marked `x-deserialize-skip-invalid-items` drops the bad items. With `unknown=True`
 (the `lenient` option of the decoders) an unknown enum value or union variant of a closed set also
 decodes into its unknown form instead of failing, for receivers that must survive a newer peer.
+With `forgive=False` (a sender checking its own value: `decode(..., strict=True)`) the marks are
+not applied, and the walk only says where the value breaks the schema.
 """
 
 from __future__ import annotations
@@ -199,27 +201,30 @@ def _unwrap(tp: Any) -> Any:
         return tp
 
 
-def convert(value: Any, tp: Any, unknown: bool = True) -> Any:
-    """Decode an untyped JSON value into `tp`, forgiving what the schema (and `unknown`) allow."""
+def convert(value: Any, tp: Any, unknown: bool = True, forgive: bool = True) -> Any:
+    """Decode an untyped JSON value into `tp`, forgiving what the schema (and `unknown`) allow;
+    with `forgive=False`, not what the schema's `x-deserialize-*` marks allow a receiver."""
     try:
         return msgspec.convert(value, tp, dec_hook=dec_hook)
     except msgspec.ValidationError as exc:
-        return _walk(value, tp, unknown, exc)
+        return _walk(value, tp, unknown, exc, forgive)
 
 
-def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) -> Any:
+def _walk(
+    value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError, forgive: bool = True
+) -> Any:
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
-        return _walk(value, typing.get_args(tp)[0], unknown, error)
+        return _walk(value, typing.get_args(tp)[0], unknown, error, forgive)
     if origin in (Union, types.UnionType):
         options = tuple(o for o in typing.get_args(tp) if o is not msgspec.UnsetType)
-        return _union(value, options, unknown, error)
+        return _union(value, options, unknown, error, forgive)
     if origin in _ARRAYS and isinstance(value, list):
         (item,) = typing.get_args(tp)
         items = []
         for i, v in enumerate(value):
             try:
-                items.append(convert(v, item, unknown))
+                items.append(convert(v, item, unknown, forgive))
             except msgspec.ValidationError as exc:
                 raise located(exc, f"[{i}]") from None
         return items
@@ -228,7 +233,7 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
         out = {}
         for k, v in value.items():
             try:
-                out[k] = convert(v, item, unknown)
+                out[k] = convert(v, item, unknown, forgive)
             except msgspec.ValidationError as exc:
                 raise located(exc, f"[{k!r}]") from None
         return out
@@ -238,14 +243,14 @@ def _walk(value: Any, tp: Any, unknown: bool, error: msgspec.ValidationError) ->
         raise error
     if isinstance(tp, type):
         if issubclass(tp, msgspec.Struct) and isinstance(value, dict):
-            return _struct(value, tp, unknown)
+            return _struct(value, tp, unknown, forgive)
         if issubclass(tp, enum.Enum) and unknown:
             member = tp._unknown(value)  # type: ignore[attr-defined]
             if member is not None:
                 return member
         if issubclass(tp, HookUnion):
             try:
-                return choose(tp, value, lambda v, option: convert(v, option, unknown))
+                return choose(tp, value, lambda v, option: convert(v, option, unknown, forgive))
             except msgspec.ValidationError:
                 if unknown and isinstance(value, dict):
                     return UnknownVariant(value, tp.__acp_tag__)
@@ -268,17 +273,22 @@ def located(exc: msgspec.ValidationError, step: str) -> msgspec.ValidationError:
     return msgspec.ValidationError(f"{message} - at `${step}{(path or '$')[1:]}`")
 
 
-def locate(value: Any, tp: Any) -> msgspec.ValidationError | None:
-    """The error strict decoding of `value` meets, with the path msgspec cannot give via hooks."""
+def locate(value: Any, tp: Any, forgive: bool = True) -> msgspec.ValidationError | None:
+    """The error strict decoding of `value` meets, with the path msgspec cannot give via hooks
+    (`forgive=False`: where the schema's marks would have let a receiver forgive it, too)."""
     try:
-        convert(value, tp, unknown=False)
+        convert(value, tp, unknown=False, forgive=forgive)
     except msgspec.ValidationError as exc:
         return exc
     return None
 
 
 def _union(
-    value: Any, options: tuple[Any, ...], unknown: bool, error: msgspec.ValidationError
+    value: Any,
+    options: tuple[Any, ...],
+    unknown: bool,
+    error: msgspec.ValidationError,
+    forgive: bool = True,
 ) -> Any:
     structs = [o for o in options if isinstance(o, type) and issubclass(o, msgspec.Struct)]
     tag_field = structs[0].__struct_config__.tag_field if structs else None
@@ -286,7 +296,7 @@ def _union(
         # A native tagged union: the tag alone decides (a Struct on its own would not insist on it).
         for cls in structs:
             if tag_field in value and cls.__struct_config__.tag == value[tag_field]:
-                return _struct(value, cls, unknown)
+                return _struct(value, cls, unknown, forgive)
         if unknown and isinstance(value.get(tag_field), str):
             return UnknownVariant(value, tag_field)
         if tag_field not in value:
@@ -295,7 +305,7 @@ def _union(
     failures = []
     for option in options:
         try:
-            return convert(value, option, unknown)
+            return convert(value, option, unknown, forgive)
         except msgspec.ValidationError as exc:
             failures.append(exc)
     if unknown and isinstance(value, dict) and structs:
@@ -342,7 +352,9 @@ def _path_fields(cls: type[msgspec.Struct]) -> dict[str, tuple[Any, bool, bool]]
     }
 
 
-def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> Any:
+def _struct(
+    value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool, forgive_marked: bool = True
+) -> Any:
     config = cls.__struct_config__
     if config.tag_field is not None and value.get(config.tag_field) != config.tag:
         # A tagged variant decoded on its own still insists on its tag.
@@ -364,12 +376,12 @@ def _struct(value: dict[str, Any], cls: type[msgspec.Struct], unknown: bool) -> 
             continue
         raw = value[f.encode_name]
         try:
-            if skip and isinstance(raw, list):
+            if skip and forgive_marked and isinstance(raw, list):
                 kwargs[f.name] = _skip_invalid(raw, hint, unknown)
             else:
-                kwargs[f.name] = convert(raw, hint, unknown)
+                kwargs[f.name] = convert(raw, hint, unknown, forgive_marked)
         except msgspec.ValidationError as exc:
-            if not forgive or f.required:
+            if not (forgive and forgive_marked) or f.required:
                 raise located(exc, f".{f.encode_name}") from None
     try:
         return cls(**kwargs)

@@ -106,15 +106,23 @@ def decoder(tp: Any) -> msgspec.json.Decoder[Any]:
     return dec
 
 
-def decode(data: bytes | str, type: type[T] | Any, *, lenient: bool = False) -> T:
+def decode(
+    data: bytes | str, type: type[T] | Any, *, lenient: bool = False, strict: bool = False
+) -> T:
     """Decode JSON into a type of the package, validating it as the schema says.
 
     With `lenient=True`, values the schema does not list (enum values, union variants) decode into
     their unknown forms instead of failing, for receivers that must survive a newer peer.
+    With `strict=True`, nothing is forgiven, not even where the schema marks a field
+    `x-deserialize-default-on-error` or a list `x-deserialize-skip-invalid-items` (those are for
+    receivers): how a sender checks what it is about to send. It decodes the value as it is, or
+    raises a `msgspec.ValidationError` naming the path of the first place that breaks the schema.
     """
     try:
         return decoder(type).decode(data)  # type: ignore[no-any-return]
     except msgspec.ValidationError as exc:
+        if strict:
+            raise (locate(msgspec.json.decode(data), type, forgive=False) or exc) from None
         if not (lenient or forgiving(type)):
             # msgspec cannot tell where in a hook-decoded union the error is: find the full path.
             raise (locate(msgspec.json.decode(data), type) or exc) from None
