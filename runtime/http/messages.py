@@ -13,6 +13,8 @@ from typing import Any
 import msgspec
 
 from .. import rules
+from ..connection import _sniff
+from ..framing import _SNIFF
 
 CONNECTION_ID_HEADER = "Acp-Connection-Id"
 SESSION_ID_HEADER = "Acp-Session-Id"
@@ -41,8 +43,9 @@ _session_ref = msgspec.json.Decoder(_SessionRef)
 
 @dataclass(frozen=True)
 class Peek:
-    """The routing view of one message. `kind` is "request", "notification", "response" or
-    "invalid" (not a JSON object, or no method and no result/error)."""
+    """The routing view of one message. `kind` is "request", "notification", "response",
+    "invalid" (not a JSON object, or no method and no result/error) or "too_deep" (nested deeper
+    than the decoder goes; `id` is the id read from its first bytes, when there is one)."""
 
     kind: str
     id: Any = None
@@ -79,6 +82,8 @@ def peek(data: bytes) -> Peek:
         env = _envelope.decode(data)
     except msgspec.ValidationError:
         return Peek("invalid")
+    except RecursionError:
+        return Peek("too_deep", _sniff(data[:_SNIFF])[1])
     if isinstance(env.method, str):
         kind = "notification" if env.id is msgspec.UNSET else "request"
         return Peek(
