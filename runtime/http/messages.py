@@ -52,6 +52,7 @@ class Peek:
     method: str | None = None
     session_id: str | None = None  # params.sessionId of a request or notification
     result_session_id: str | None = None  # result.sessionId of a response
+    problem: str | None = None  # why an "invalid" message is invalid, when the decoder said
 
     @property
     def id_key(self) -> tuple[str, Any] | None:
@@ -80,8 +81,8 @@ def peek(data: bytes) -> Peek:
     are not JSON at all."""
     try:
         env = _envelope.decode(data)
-    except msgspec.ValidationError:
-        return Peek("invalid")
+    except msgspec.ValidationError as exc:
+        return Peek("invalid", problem=str(exc))
     except RecursionError:
         return Peek("too_deep", _sniff(data[:_SNIFF])[1])
     if isinstance(env.method, str):

@@ -563,6 +563,10 @@ class AcpApp:
                 await _json_error(send, 400, -32600, "Invalid request: a message is a JSON object")
             return
         connection_id = headers.get(CONNECTION_ID_HEADER)
+        if message.kind == "invalid" and connection_id is None:
+            why = f" ({message.problem})" if message.problem else ""
+            await _json_error(send, 400, -32600, f"Invalid request: not a JSON-RPC message{why}")
+            return
         if message.kind == "request" and message.method == "initialize":
             if connection_id is not None:
                 await _plain(
