@@ -459,6 +459,9 @@ class _WebSocketTransport(_Transport):
         ssl: Any = None
         if urlsplit(self.url).scheme.lower() == "wss" and self._verify is not True:
             ssl = httpx.create_ssl_context(verify=self._verify)
+            # a context the caller also gives httpx may offer h2 by ALPN (httpcore sets it on
+            # each connect): a WebSocket handshake is HTTP/1.1
+            ssl.set_alpn_protocols(["http/1.1"])
         self._socket = await websocket_connect(
             self.url,
             additional_headers=headers,
