@@ -419,9 +419,13 @@ class AcpApp:
             raise _Refused(403, f"forbidden: {reason}")
         if self.authenticate is None:
             return None
-        principal = self.authenticate(request_info(scope, headers))
-        if inspect.isawaitable(principal):
-            principal = await principal
+        try:
+            principal = self.authenticate(request_info(scope, headers))
+            if inspect.isawaitable(principal):
+                principal = await principal
+        except Exception:  # a broken hook lets no one in
+            log.exception("the authenticate hook failed")
+            raise _Refused(500, "Internal error: the authentication hook failed") from None
         if principal is None:
             raise _Refused(401, "unauthorized: this agent needs credentials")
         return principal

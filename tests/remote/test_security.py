@@ -505,3 +505,13 @@ async def test_a_silent_websocket_idles_out_and_the_server_pings() -> None:
         assert time.perf_counter() - started < 5
         assert not app.connections
         sock.close()
+
+
+async def test_an_authenticate_hook_that_raises_lets_no_one_in() -> None:
+    def broken(request: RequestInfo) -> str:
+        raise RuntimeError("the token store is down")
+
+    async with served(history_app(authenticate=broken)) as base:
+        refused = await post(base + "/acp", INIT)
+        assert refused.status_code == 500 and "acp-connection-id" not in refused.headers
+        assert "token store" not in refused.text
