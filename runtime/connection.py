@@ -769,7 +769,9 @@ class Connection(Generic[PackageT]):
             err = self._error(INVALID_REQUEST, f"Invalid request: {text}")
             self._send_error_nowait(request_id, err)
         else:
-            self._send_error_nowait(None, self._error(PARSE_ERROR, "Parse error", {"message": text}))
+            self._send_error_nowait(
+                None, self._error(PARSE_ERROR, "Parse error", {"message": text})
+            )
 
     def _on_oversized(self, line: OversizedLine) -> None:
         kind, request_id = _sniff(line.head)

@@ -75,9 +75,9 @@ async def test_over_a_real_pipe_the_echo_agent_answers_and_prints_no_traceback()
         + b"\n"
     )
     agent.stdin.write(DEEP_REQUEST + b"\n")
-    agent.stdin.write(
-        b'{"jsonrpc": "2.0", "id": 8, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}\n'
-    )
+    new = {"jsonrpc": "2.0", "id": 8, "method": "session/new"}
+    new["params"] = {"cwd": "/", "mcpServers": []}
+    agent.stdin.write(json.dumps(new).encode() + b"\n")
     await agent.stdin.drain()
     answers = [json.loads(await asyncio.wait_for(agent.stdout.readline(), 20)) for _ in range(3)]
     agent.stdin.close()
