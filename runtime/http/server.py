@@ -22,13 +22,20 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
   frames both ways, one message each, in order; binary frames are ignored, as the RFD says.
 - `DELETE` closes the connection (its running handlers are cancelled) and ends its streams.
 
+Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
+browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a
+connection id used by another principal than the one that opened it is `404`, as an unknown one.
+
 Bad requests are answered without touching any connection: `405` other methods, `404` other
 paths and unknown connection ids, `400` missing `Acp-Connection-Id` or `Acp-Session-Id`, or an
 `Acp-Session-Id` that contradicts the message, `415` a POST that is not `application/json`, `406`
 a GET that does not accept `text/event-stream`, `400` with a JSON-RPC -32700 / -32600 body for a
 body that is not JSON / not a JSON object, `501` for a batch, `413` (-32600, naming the limit) for
-a body over `max_message_bytes`. Well-formed JSON objects that are not valid ACP messages are
-answered by the connection on its streams, exactly as over stdio.
+a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is no integer or string
+(or a message nested deeper than the decoder goes: -32700 when its id cannot be read), `408` a body
+slower than `body_timeout`, `503` over `max_connections` or `max_total_buffered_bytes`. No answer
+quotes the request. Well-formed JSON objects that are not valid ACP messages are answered by the
+connection on its streams, exactly as over stdio.
 """
 
 from __future__ import annotations
