@@ -291,6 +291,10 @@ class _HttpTransport(_Transport):
                 return
             response = await self._client.post(self.url, content=data, headers=headers)
             connection_id = response.headers.get(CONNECTION_ID_HEADER)
+            if response.status_code == 200 and not connection_id and _is_error(response.content):
+                self._reader.feed_message(response.content)  # initialize failed: no connection
+                self._end_input("the agent refused initialize")
+                return
             if response.status_code != 200 or not connection_id:
                 self._refused(message, response, f"no {CONNECTION_ID_HEADER} in the answer")
                 return
@@ -375,6 +379,18 @@ class _HttpTransport(_Transport):
             chunks = _alive_within(response.aiter_bytes(), self._read_timeout)
             async for event in _sse_events(chunks, self._max_event_bytes):
                 self._receive(event)
+
+
+def _is_error(body: bytes) -> bool:
+    """Whether a body is a JSON-RPC error response."""
+    try:
+        return isinstance(msgspec.json.decode(body, type=_ErrorAnswer).error, dict)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
+
+
+class _ErrorAnswer(msgspec.Struct):
+    error: Any = None
 
 
 async def _alive_within(

@@ -53,6 +53,7 @@ class Peek:
     session_id: str | None = None  # params.sessionId of a request or notification
     result_session_id: str | None = None  # result.sessionId of a response
     problem: str | None = None  # why an "invalid" message is invalid, when the decoder said
+    failed: bool = False  # a response with an error
 
     @property
     def id_key(self) -> tuple[str, Any] | None:
@@ -91,7 +92,7 @@ def peek(data: bytes) -> Peek:
             kind, None if env.id is msgspec.UNSET else env.id, env.method, _session_of(env.params)
         )
     if env.id is not msgspec.UNSET and (env.result or env.error):
-        return Peek("response", env.id, None, None, _session_of(env.result))
+        return Peek("response", env.id, None, None, _session_of(env.result), failed=bool(env.error))
     return Peek("invalid")
 
 

@@ -625,7 +625,11 @@ class AcpApp:
                 "Internal error: the connection closed before answering initialize",
             )
             return
-        headers = [(b"content-type", JSON_TYPE.encode()), *self._identity_headers(connection, tls)]
+        headers = [(b"content-type", JSON_TYPE.encode())]
+        if peek(answer).failed:  # no connection came of it: none is kept for nobody
+            await connection.close()
+        else:
+            headers += self._identity_headers(connection, tls)
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": answer})
 

@@ -440,11 +440,14 @@ async def test_initialize_with_an_id_that_is_no_integer_or_string_is_answered_at
 
 
 async def test_initialize_with_invalid_utf8_is_answered_at_once() -> None:
-    async with served(history_app()) as base:
+    app = history_app()
+    async with served(app) as base:
         body = b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", '
         body += b'"params": {"protocolVersion": 1, "clientInfo": {"name": "\xff", "version": "1"}}}'
         answer = await post(base + "/acp", body)  # within its 10 s timeout
         assert answer.json()["error"]["code"] == -32700, answer.text
+        assert "acp-connection-id" not in answer.headers  # none is kept open for nobody
+        assert not app.connections
 
 
 DEEP = (
@@ -523,3 +526,28 @@ async def test_an_authenticate_hook_that_raises_lets_no_one_in() -> None:
         refused = await post(base + "/acp", INIT)
         assert refused.status_code == 500 and "acp-connection-id" not in refused.headers
         assert "token store" not in refused.text
+
+
+class Refusing(HistoryAgent):
+    def __init__(self, conn: Any) -> None:
+        super().__init__(conn, Store())
+
+    async def initialize(self, params: Any) -> Any:
+        import acp_schema as acp
+
+        raise acp.AuthenticationRequiredError("Authentication required")
+
+
+async def test_a_failed_initialize_keeps_no_connection_and_the_client_sees_why() -> None:
+    import acp_schema as acp
+
+    app = AcpApp(Refusing)
+    async with served(app) as base:
+        answer = await post(base + "/acp", INIT)
+        assert answer.status_code == 200 and "acp-connection-id" not in answer.headers
+        assert answer.json()["error"]["code"] == -32000
+        assert not app.connections  # nothing left for anyone to pick up
+        async with connect_agent(base + "/acp", None) as conn:
+            with pytest.raises(acp.RpcError) as refused:
+                await conn.request("initialize", INIT["params"])
+            assert refused.value.code == -32000
