@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import time
 from typing import Any, AsyncIterator, Awaitable, Callable
 
@@ -63,7 +64,7 @@ class Hostile:
 async def hostile(app: Hostile) -> AsyncIterator[str]:
     sock = listening_socket()
     config = Config()
-    config.bind = [f"fd://{sock.fileno()}"]
+    config.bind = [f"fd://{os.dup(sock.fileno())}"]  # Hypercorn takes (and closes) the fd
     config.graceful_timeout = 0.5
     stop = asyncio.Event()
     task = asyncio.create_task(hypercorn_serve(app, config, shutdown_trigger=stop.wait))
@@ -73,6 +74,7 @@ async def hostile(app: Hostile) -> AsyncIterator[str]:
         stop.set()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(task, 10)
+        sock.close()
 
 
 async def chunk(send: Send, data: bytes) -> None:
