@@ -684,6 +684,10 @@ class Connection(Generic[PackageT]):
             self._observe("in", line, None)
             self._on_bad_message(line, as_rpc_error(err))
             return
+        except RecursionError:  # msgspec: nested deeper than the decoder goes
+            self._observe("in", line, None)
+            self._on_too_deep(line)
+            return
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
             self._observe("in", line, None)
@@ -705,6 +709,9 @@ class Connection(Generic[PackageT]):
         empty batch is one -32600. Never sent by this side."""
         try:
             entries = msgspec.json.decode(line, type=list[msgspec.Raw])
+        except RecursionError:
+            self._on_too_deep(line)
+            return
         except (msgspec.DecodeError, msgspec.ValidationError):
             self._on_bad_message(line, self._error(PARSE_ERROR, "Parse error"))
             return
@@ -742,6 +749,29 @@ class Connection(Generic[PackageT]):
             log.warning("dropped an invalid notification: %s", err)
         else:
             self._send_error_nowait(err.id, err)
+
+    def _on_too_deep(self, line: bytes) -> None:
+        """A message nested deeper than the JSON decoder goes: a request whose id can be read from
+        its first bytes is answered -32600 with that id, a response fails its call, a notification
+        is dropped, anything else is answered -32700 (never a traceback, and the connection lives
+        on)."""
+        kind, request_id = _sniff(line[:_SNIFF])
+        text = "the message is nested deeper than the JSON decoder can take"
+        if kind == "response":
+            outgoing = self._pop_pending(request_id)
+            err = self._error(INVALID_REQUEST, f"Invalid response: {text}")
+            if outgoing is not None and not outgoing.future.done():
+                outgoing.future.set_exception(err)
+            log.warning("dropped a response (id %r): %s", request_id, text)
+        elif kind == "notification":
+            log.warning("dropped a notification: %s", text)
+        elif kind == "request" and request_id is not None:
+            err = self._error(INVALID_REQUEST, f"Invalid request: {text}")
+            self._send_error_nowait(request_id, err)
+        else:
+            self._send_error_nowait(
+                None, self._error(PARSE_ERROR, "Parse error", {"message": text})
+            )
 
     def _on_oversized(self, line: OversizedLine) -> None:
         kind, request_id = _sniff(line.head)

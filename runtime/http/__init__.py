@@ -11,13 +11,16 @@ this package (nor Hypercorn, httpx or websockets); see docs/runtime.md, "Remote 
 """
 
 from .client import connect_agent, reattach_session
+from .guard import RequestInfo
 from .messages import CONNECTION_ID_HEADER, SESSION_ID_HEADER
 from .serve import config, listen_socket, run, serve, url_of
-from .server import AcpApp
+from .server import AcpApp, RemoteAgentConnection
 
 __all__ = [
     "AcpApp",
     "CONNECTION_ID_HEADER",
+    "RemoteAgentConnection",
+    "RequestInfo",
     "SESSION_ID_HEADER",
     "config",
     "connect_agent",

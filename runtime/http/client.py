@@ -58,6 +58,20 @@ log = logging.getLogger("acp_runtime.http")
 _GONE = frozenset({401, 403, 404, 410})
 _ERROR_BODY_LIMIT = 8192
 
+DEFAULT_READ_TIMEOUT = 60.0
+"""Seconds an SSE stream may bring nothing (servers send a keepalive every 15 s)."""
+
+DEFAULT_MAX_SESSION_STREAMS = 64
+"""Session streams a connection reads at once."""
+
+
+class SilentServerError(Exception):
+    """An SSE stream brought nothing, not even a keepalive, for its read deadline."""
+
+
+class OversizedEventError(Exception):
+    """An SSE line or event passed the client's message limit."""
+
 
 @contextlib.asynccontextmanager
 async def connect_agent(
@@ -70,6 +84,8 @@ async def connect_agent(
     verify: Any = True,
     connect_timeout: float = 30.0,
     max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
+    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
     **options: Any,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect to a remote agent at `url` (`http(s)://` Streamable HTTP, `ws(s)://` WebSocket) and
@@ -79,12 +95,19 @@ async def connect_agent(
     (another connection's `conn.cookies`). `http2`: None speaks HTTP/2 where TLS negotiates it
     and HTTP/1.1 on `http://`; True also forces HTTP/2 on `http://` (h2c, prior knowledge);
     False is HTTP/1.1 only. Other options go to `ClientSideConnection`.
+
+    Against a hostile or dead server (HTTP): an SSE stream that brings nothing for `read_timeout`
+    seconds (its `: keepalive` comments count) is broken, and the connection closes when it is
+    the connection stream; at most `max_session_streams` session streams are open at once (a
+    server naming more sessions cannot make the client open more connections); an SSE line or
+    event longer than `max_message_bytes` breaks its stream.
     """
     scheme = urlsplit(url).scheme.lower()
     reader = MessageReader(limit=1 << 20)
     transport: _Transport
     if scheme in ("http", "https"):
         transport = _HttpTransport(url, reader, headers, cookies, http2, verify, connect_timeout)
+        transport.limits(read_timeout, max_session_streams, max_message_bytes)
     elif scheme in ("ws", "wss"):
         transport = _WebSocketTransport(
             url, reader, headers, cookies, verify, connect_timeout, max_message_bytes
@@ -190,6 +213,30 @@ class _HttpTransport(_Transport):
         self._streams: dict[str | None, asyncio.Task[None]] = {}
         self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
         self._stream_end: dict[str | None, str] = {}  # why a stream was refused
+        self.limits(DEFAULT_READ_TIMEOUT, DEFAULT_MAX_SESSION_STREAMS, DEFAULT_MAX_LINE_BYTES)
+
+    def limits(
+        self, read_timeout: float | None, max_session_streams: int, max_message_bytes: int
+    ) -> None:
+        """The bounds a hostile server meets (see `connect_agent`)."""
+        self._read_timeout = read_timeout
+        self._max_session_streams = max_session_streams
+        self._max_event_bytes = max_message_bytes
+
+    def _may_open(self, session: str | None) -> bool:
+        """Whether a stream for `session` may be opened now: the connection stream always; a
+        session stream while fewer than `max_session_streams` are open."""
+        if session is None:
+            return True
+        running = sum(1 for s, task in self._streams.items() if s is not None and not task.done())
+        if running < self._max_session_streams:
+            return True
+        log.warning(
+            "not opening the stream of session %s: %d session streams are open (the limit)",
+            session,
+            running,
+        )
+        return False
 
     async def open(self) -> None:
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
@@ -244,6 +291,10 @@ class _HttpTransport(_Transport):
                 return
             response = await self._client.post(self.url, content=data, headers=headers)
             connection_id = response.headers.get(CONNECTION_ID_HEADER)
+            if response.status_code == 200 and not connection_id and _is_error(response.content):
+                self._reader.feed_message(response.content)  # initialize failed: no connection
+                self._end_input("the agent refused initialize")
+                return
             if response.status_code != 200 or not connection_id:
                 self._refused(message, response, f"no {CONNECTION_ID_HEADER} in the answer")
                 return
@@ -292,7 +343,7 @@ class _HttpTransport(_Transport):
 
     def _open_stream(self, session: str | None) -> None:
         task = self._streams.get(session)
-        if task is None or task.done():
+        if (task is None or task.done()) and self._may_open(session):
             self._streams[session] = asyncio.get_running_loop().create_task(
                 self._read_stream(session)
             )
@@ -306,8 +357,8 @@ class _HttpTransport(_Transport):
         try:
             async with httpx.AsyncClient(**self._client_options) as client:
                 await self._read_events(client, headers, session)
-        except httpx.HTTPError as exc:
-            reason = f"the stream from {self.url} broke: {exc!r}"
+        except (httpx.HTTPError, SilentServerError, OversizedEventError) as exc:
+            reason = f"the stream from {self.url} broke: {exc}"
         else:
             reason = self._stream_end.pop(session, reason)
         if session is None:
@@ -325,16 +376,51 @@ class _HttpTransport(_Transport):
                     f"the server refused the stream: HTTP {response.status_code}: {body}"
                 )
                 return
-            async for event in _sse_events(response.aiter_bytes()):
+            chunks = _alive_within(response.aiter_bytes(), self._read_timeout)
+            async for event in _sse_events(chunks, self._max_event_bytes):
                 self._receive(event)
 
 
-async def _sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+def _is_error(body: bytes) -> bool:
+    """Whether a body is a JSON-RPC error response."""
+    try:
+        return isinstance(msgspec.json.decode(body, type=_ErrorAnswer).error, dict)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
+
+
+class _ErrorAnswer(msgspec.Struct):
+    error: Any = None
+
+
+async def _alive_within(
+    chunks: AsyncIterator[bytes], seconds: float | None
+) -> AsyncIterator[bytes]:
+    """The chunks of a response; `SilentServerError` when none comes for `seconds` (None: no
+    deadline). A keepalive comment is a chunk: a quiet but live server passes."""
+    iterator = chunks.__aiter__()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(iterator.__anext__(), seconds)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise SilentServerError(
+                f"nothing came for {seconds} seconds, not even a keepalive"
+            ) from None
+        yield chunk
+
+
+async def _sse_events(
+    chunks: AsyncIterator[bytes], limit: int = DEFAULT_MAX_LINE_BYTES
+) -> AsyncIterator[bytes]:
     """The data of each server-sent event (multi-line data joined with newlines; comments and
-    other fields skipped)."""
+    other fields skipped). `OversizedEventError` once a line, or an event's data, passes `limit`
+    bytes (what is buffered never grows past it by more than a chunk)."""
     buffer = bytearray()
     scanned = 0  # bytes of `buffer` known to hold no newline
     data: list[bytes] = []
+    size = 0  # of `data`
     async for chunk in chunks:
         buffer += chunk
         start = 0
@@ -344,12 +430,17 @@ async def _sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
             if not line:
                 if data:
                     yield b"\n".join(data)
-                    data = []
+                    data, size = [], 0
             elif line.startswith(b"data:"):
                 value = line[5:]
                 data.append(value[1:] if value.startswith(b" ") else value)
+                size += len(data[-1]) + 1
+                if size > limit:
+                    raise OversizedEventError(f"an event over {limit} bytes")
         del buffer[:start]
         scanned = len(buffer)
+        if scanned > limit + 8:  # "data: " and a CRLF beyond the message itself
+            raise OversizedEventError(f"a line over {limit} bytes")
     if data:
         yield b"\n".join(data)
 
@@ -384,6 +475,9 @@ class _WebSocketTransport(_Transport):
         ssl: Any = None
         if urlsplit(self.url).scheme.lower() == "wss" and self._verify is not True:
             ssl = httpx.create_ssl_context(verify=self._verify)
+            # a context the caller also gives httpx may offer h2 by ALPN (httpcore sets it on
+            # each connect): a WebSocket handshake is HTTP/1.1
+            ssl.set_alpn_protocols(["http/1.1"])
         self._socket = await websocket_connect(
             self.url,
             additional_headers=headers,

@@ -13,6 +13,8 @@ from typing import Any
 import msgspec
 
 from .. import rules
+from ..connection import _sniff
+from ..framing import _SNIFF
 
 CONNECTION_ID_HEADER = "Acp-Connection-Id"
 SESSION_ID_HEADER = "Acp-Session-Id"
@@ -41,14 +43,17 @@ _session_ref = msgspec.json.Decoder(_SessionRef)
 
 @dataclass(frozen=True)
 class Peek:
-    """The routing view of one message. `kind` is "request", "notification", "response" or
-    "invalid" (not a JSON object, or no method and no result/error)."""
+    """The routing view of one message. `kind` is "request", "notification", "response",
+    "invalid" (not a JSON object, or no method and no result/error) or "too_deep" (nested deeper
+    than the decoder goes; `id` is the id read from its first bytes, when there is one)."""
 
     kind: str
     id: Any = None
     method: str | None = None
     session_id: str | None = None  # params.sessionId of a request or notification
     result_session_id: str | None = None  # result.sessionId of a response
+    problem: str | None = None  # why an "invalid" message is invalid, when the decoder said
+    failed: bool = False  # a response with an error
 
     @property
     def id_key(self) -> tuple[str, Any] | None:
@@ -77,15 +82,17 @@ def peek(data: bytes) -> Peek:
     are not JSON at all."""
     try:
         env = _envelope.decode(data)
-    except msgspec.ValidationError:
-        return Peek("invalid")
+    except msgspec.ValidationError as exc:
+        return Peek("invalid", problem=str(exc))
+    except RecursionError:
+        return Peek("too_deep", _sniff(data[:_SNIFF])[1])
     if isinstance(env.method, str):
         kind = "notification" if env.id is msgspec.UNSET else "request"
         return Peek(
             kind, None if env.id is msgspec.UNSET else env.id, env.method, _session_of(env.params)
         )
     if env.id is not msgspec.UNSET and (env.result or env.error):
-        return Peek("response", env.id, None, None, _session_of(env.result))
+        return Peek("response", env.id, None, None, _session_of(env.result), failed=bool(env.error))
     return Peek("invalid")
 
 

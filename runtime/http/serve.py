@@ -11,8 +11,31 @@ from typing import Any
 
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
+from hypercorn.protocol import ws_stream
 
-from .server import AcpApp
+from .server import WEBSOCKET_COMPRESSION, AcpApp
+
+
+def _without_compression() -> None:
+    """Make Hypercorn's WebSocket handshake negotiate no extension while an `AcpApp` accepts
+    (`WEBSOCKET_COMPRESSION` is False then; other applications keep Hypercorn's behaviour).
+    Hypercorn 0.18 always offers permessage-deflate and inflates a whole frame before checking
+    its size against `websocket_max_message_size`: 1 MiB on the wire can become 1 GiB."""
+    handshake = ws_stream.Handshake
+    if getattr(handshake.accept, "_acp_runtime", False):
+        return
+    accept = handshake.accept
+
+    def accept_without_compression(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not WEBSOCKET_COMPRESSION.get():
+            self.extensions = None  # as if the client offered none
+        return accept(self, *args, **kwargs)
+
+    accept_without_compression._acp_runtime = True  # type: ignore[attr-defined]
+    handshake.accept = accept_without_compression  # type: ignore[method-assign]
+
+
+_without_compression()
 
 
 def config(
@@ -31,6 +54,10 @@ def config(
     else:
         cfg.bind = [bind]
     cfg.websocket_max_message_size = app.max_message_bytes
+    cfg.websocket_ping_interval = app.websocket_ping_interval
+    # `read_timeout` stays unset: an SSE reader sends nothing for as long as its stream is open,
+    # and Hypercorn would close it. Slow headers meet `keep_alive_timeout`, slow bodies the
+    # app's `body_timeout`, silent WebSockets its `idle_timeout` (pings keep live ones busy).
     # Keep idle connections longer than clients do (httpx: 5 s), so a client never sends on a
     # connection the server is closing (Hypercorn's default is 5 s too: a race under load).
     cfg.keep_alive_timeout = 75.0
@@ -86,15 +113,25 @@ def url_of(sock: socket.socket, path: str = "/acp", scheme: str = "http") -> str
     return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}{path}"
 
 
-def run(handler: Any, listen: str, *, on_listening: Any = None, **options: Any) -> None:
-    """Serve `handler` at `http://LISTEN/acp` (and `ws://LISTEN/acp`) until interrupted;
-    `on_listening(url)` is called once the port is bound (useful with port 0)."""
+def run(
+    handler: Any,
+    listen: str,
+    *,
+    on_listening: Any = None,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+    **options: Any,
+) -> None:
+    """Serve `handler` at `http://LISTEN/acp` (and `ws://LISTEN/acp`; `https://` and `wss://` with
+    `certfile` and `keyfile`, PEM files) until interrupted; `on_listening(url)` is called once
+    the port is bound (useful with port 0). `options` go to `AcpApp`."""
     app = AcpApp(handler, **options)
     sock = listen_socket(listen)
     try:
         if on_listening is not None:
-            on_listening(url_of(sock, app.path))
+            scheme = "https" if certfile is not None else "http"
+            on_listening(url_of(sock, app.path, scheme))
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(app, sock))
+            asyncio.run(serve(app, sock, certfile=certfile, keyfile=keyfile))
     finally:
         sock.close()

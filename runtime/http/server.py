@@ -22,13 +22,20 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
   frames both ways, one message each, in order; binary frames are ignored, as the RFD says.
 - `DELETE` closes the connection (its running handlers are cancelled) and ends its streams.
 
+Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
+browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a
+connection id used by another principal than the one that opened it is `404`, as an unknown one.
+
 Bad requests are answered without touching any connection: `405` other methods, `404` other
 paths and unknown connection ids, `400` missing `Acp-Connection-Id` or `Acp-Session-Id`, or an
 `Acp-Session-Id` that contradicts the message, `415` a POST that is not `application/json`, `406`
 a GET that does not accept `text/event-stream`, `400` with a JSON-RPC -32700 / -32600 body for a
 body that is not JSON / not a JSON object, `501` for a batch, `413` (-32600, naming the limit) for
-a body over `max_message_bytes`. Well-formed JSON objects that are not valid ACP messages are
-answered by the connection on its streams, exactly as over stdio.
+a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is no integer or string
+(or a message nested deeper than the decoder goes: -32700 when its id cannot be read), `408` a body
+slower than `body_timeout`, `503` over `max_connections` or `max_total_buffered_bytes`. No answer
+quotes the request. Well-formed JSON objects that are not valid ACP messages are answered by the
+connection on its streams, exactly as over stdio.
 """
 
 from __future__ import annotations
@@ -36,16 +43,18 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import contextvars
+import inspect
 import logging
 import uuid
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Collection, Sequence
 
 import msgspec
 
 from .. import rules
 from ..agent import AgentSideConnection
-from ..framing import DEFAULT_MAX_LINE_BYTES
 from .bridge import MessageReader, MessageWriter
+from .guard import Authenticate, foreign, request_info
 from .messages import (
     CONNECTION_ID_HEADER,
     EVENT_STREAM_TYPE,
@@ -62,13 +71,40 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""Default limit of one message (a POST body, a WebSocket message); stdio keeps its own."""
+
+DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 """Default limit of what one connection's mailboxes may hold for streams nobody reads."""
 
+DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 256 * 1024 * 1024
+"""Default limit of what the whole server may hold: unread mailboxes and bodies being read."""
+
+DEFAULT_MAX_CONNECTIONS = 256
+"""Default limit of open ACP connections (HTTP and WebSocket together)."""
 
 MAX_SESSION_STREAMS = 1024
 """Session streams one connection may open (a GET opens one for any session id, as the RFD's
 reconnect flow opens it before `session/load`)."""
+
+WEBSOCKET_COMPRESSION: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "acp_websocket_compression", default=True
+)
+"""False while an `AcpApp` accepts a WebSocket: the server must not negotiate permessage-deflate
+(`serve` makes Hypercorn honour it). A compressed frame is inflated whole before its size is
+checked: 1 MiB on the wire can become 1 GiB in memory."""
+
+
+class RemoteAgentConnection(AgentSideConnection[Any]):
+    """The `AgentSideConnection` of a remote client: `principal` is what `AcpApp(authenticate=)`
+    returned for the request that opened it (None without the hook), set before the handler is
+    built, so a handler factory can read it."""
+
+    def __init__(
+        self, handler: Any, reader: Any, writer: Any, *, principal: Any = None, **options: Any
+    ) -> None:
+        self.principal = principal
+        super().__init__(handler, reader, writer, **options)
 
 
 class Mailbox:
@@ -83,14 +119,14 @@ class Mailbox:
 
     def push(self, data: bytes) -> None:
         self.items.append(data)
-        self._owner.buffered += len(data)
+        self._owner.count(len(data))
         self._wake.set()
 
     def take(self) -> list[bytes]:
         """Everything waiting, removed from the mailbox."""
         items = list(self.items)
         self.items.clear()
-        self._owner.buffered -= sum(map(len, items))
+        self._owner.count(-sum(map(len, items)))
         return items
 
     def finish(self) -> None:
@@ -108,24 +144,35 @@ class RemoteConnection:
     """One ACP connection served over HTTP or a WebSocket: an `AgentSideConnection` whose input is
     fed from POSTs or frames and whose output is sorted into mailboxes."""
 
-    def __init__(self, app: AcpApp, transport: str) -> None:
+    def __init__(self, app: AcpApp, transport: str, principal: Any = None) -> None:
         self.app = app
         self.transport = transport
+        self.principal = principal
         self.id = uuid.uuid4().hex
         self.buffered = 0
+        self._counted = True  # its bytes are in app.buffered (until it ends)
         self.connection_stream = Mailbox(self)
         self.session_streams: dict[str, Mailbox] = {}
         self.everything = Mailbox(self)  # the WebSocket's single stream
-        self._answer_to: dict[Any, str | None] = (
-            {}
-        )  # client request id -> session stream of its answer
+        # client request id -> session stream of its answer
+        self._answer_to: dict[Any, str | None] = {}
         self._asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
         self._waiters: dict[Any, asyncio.Future[bytes]] = {}
         self._idle: asyncio.TimerHandle | None = None
         self.reader = MessageReader(limit=1 << 20)
-        self.conn = AgentSideConnection(
-            app.handler, self.reader, MessageWriter(self._route, self._ended), **app.options
+        self.conn = RemoteAgentConnection(
+            app.handler,
+            self.reader,
+            MessageWriter(self._route, self._ended),
+            principal=principal,
+            **app.options,
         )
+
+    def count(self, delta: int) -> None:
+        """Bytes added to (or taken from) this connection's mailboxes."""
+        self.buffered += delta
+        if self._counted:
+            self.app.buffered += delta
 
     # --- in ---------------------------------------------------------------------------------------
 
@@ -177,6 +224,10 @@ class RemoteConnection:
         key = message.id_key
         if message.kind == "response":
             waiter = self._waiters.pop(key, None) if key is not None else None
+            if waiter is None and key is None and len(self._waiters) == 1:
+                # an error answer with a null id while initialize is the only message this
+                # connection has had (its params could not be decoded): it answers initialize
+                waiter = self._waiters.popitem()[1]
             if waiter is not None and not waiter.done():
                 waiter.set_result(line)
                 return
@@ -193,6 +244,8 @@ class RemoteConnection:
                 self.app.max_buffered_bytes,
             )
             self.app.spawn(self.close())
+        elif self.app.buffered > self.app.max_total_buffered_bytes:
+            self.app.shed()
 
     def mailbox(self, session: str | None) -> Mailbox:
         """The mailbox for a session's messages (the connection's when None), made on first use."""
@@ -214,18 +267,24 @@ class RemoteConnection:
                 waiter.set_exception(ConnectionResetError("the connection closed before answering"))
         if self._idle is not None:
             self._idle.cancel()
+        if self._counted:  # what is left unread is no longer the server's to hold
+            self._counted = False
+            self.app.buffered -= self.buffered
         self.app.connections.pop(self.id, None)
 
     # --- life -------------------------------------------------------------------------------------
 
     def touch(self) -> None:
-        """Activity: restart the idle clock unless a stream is open (a reader is there)."""
+        """Activity: restart the idle clock, unless an SSE stream is open (a reader is there).
+        A WebSocket's clock runs from the last message either way."""
         if self._idle is not None:
             self._idle.cancel()
             self._idle = None
-        if self.transport == "websocket" or self.conn.closed or self.app.idle_timeout is None:
+        if self.conn.closed or self.app.idle_timeout is None:
             return
-        if any(box.leased for box in (self.connection_stream, *self.session_streams.values())):
+        if self.transport == "http" and any(
+            box.leased for box in (self.connection_stream, *self.session_streams.values())
+        ):
             return
         loop = asyncio.get_running_loop()
         self._idle = loop.call_later(
@@ -234,7 +293,7 @@ class RemoteConnection:
 
     async def _idle_out(self) -> None:
         log.info(
-            "connection %s: no request and no open stream for %ss: closing it",
+            "connection %s: no message and no open stream for %ss: closing it",
             self.id,
             self.app.idle_timeout,
         )
@@ -245,6 +304,20 @@ class RemoteConnection:
         self._ended()
 
 
+class _Refused(Exception):
+    """A request answered with an error before it reached a connection."""
+
+    def __init__(self, status: int, text: str, code: int | None = None, data: Any = None) -> None:
+        super().__init__(text)
+        self.status, self.text, self.code, self.data = status, text, code, data
+
+    async def answer(self, send: Send) -> None:
+        if self.code is None:
+            await _plain(send, self.status, self.text)
+        else:
+            await _json_error(send, self.status, self.code, self.text, self.data)
+
+
 class AcpApp:
     """An ASGI application serving an agent handler at `path` over Streamable HTTP and WebSocket.
 
@@ -252,8 +325,21 @@ class AcpApp:
     connection (state shared by connections, such as stored sessions for `session/load`, is the
     application's). `affinity_cookie` ("name=value") is set on every new connection, for a load
     balancer to route the client back here. `idle_timeout` closes an HTTP connection that has had
-    no request and no open stream for that many seconds (None: never). Other keyword options go
-    to every `AgentSideConnection` (`schema=`, `observer=`, ...).
+    no request and no open stream, and a WebSocket that has carried no message either way, for
+    that many seconds (None: never). Other keyword options go to every `AgentSideConnection`
+    (`schema=`, `observer=`, ...).
+
+    Who may connect (docs/runtime.md, "Security"): `allowed_hosts` and `allowed_origins` (see
+    `guard.py`; by default loopback only when reached over loopback, and no page of another
+    origin) answer others 403; `authenticate(request) -> principal | None` runs on every request
+    and handshake (None: 401), and a connection answers only the principal that opened it (others
+    get 404, as for an unknown id); the handler reads it as `conn.principal`.
+
+    Bounds, each answered with a clear status and the server serving the rest:
+    `max_message_bytes` (413 / WebSocket close 1009), `max_buffered_bytes` per connection and
+    `max_total_buffered_bytes` for the server (the connections holding the most unread bytes are
+    closed; a body that would pass it is answered 503), `max_connections` (503), `body_timeout`
+    seconds for a request body to arrive (408).
     """
 
     def __init__(
@@ -262,21 +348,36 @@ class AcpApp:
         *,
         path: str = "/acp",
         affinity_cookie: str | None = None,
-        max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        allowed_hosts: Collection[str] | None = None,
+        allowed_origins: Collection[str] | None = None,
+        authenticate: Authenticate | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_total_buffered_bytes: int = DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        body_timeout: float = 30.0,
         keepalive: float = 15.0,
         idle_timeout: float | None = 300.0,
+        websocket_ping_interval: float | None = 20.0,
         **options: Any,
     ) -> None:
         self.handler = handler
         self.path = path
         self.affinity_cookie = affinity_cookie
+        self.allowed_hosts = allowed_hosts
+        self.allowed_origins = allowed_origins
+        self.authenticate = authenticate
         self.max_message_bytes = max_message_bytes
         self.max_buffered_bytes = max_buffered_bytes
+        self.max_total_buffered_bytes = max_total_buffered_bytes
+        self.max_connections = max_connections
+        self.body_timeout = body_timeout
         self.keepalive = keepalive
         self.idle_timeout = idle_timeout
+        self.websocket_ping_interval = websocket_ping_interval
         self.options = {"max_line_bytes": max_message_bytes, **options}
         self.connections: dict[str, RemoteConnection] = {}
+        self.buffered = 0  # unread mailbox bytes of every connection, and bodies being read
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, work: Any) -> None:
@@ -284,6 +385,24 @@ class AcpApp:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def shed(self) -> None:
+        """Over `max_total_buffered_bytes`: close the connections holding the most unread bytes
+        until the rest fit."""
+        excess = self.buffered - self.max_total_buffered_bytes
+        for connection in sorted(self.connections.values(), key=lambda c: -c.buffered):
+            if excess <= 0 or connection.buffered == 0:
+                break
+            log.warning(
+                "the server holds over %d unread bytes: closing connection %s (%d of them)",
+                self.max_total_buffered_bytes,
+                connection.id,
+                connection.buffered,
+            )
+            excess -= connection.buffered
+            connection.count(-connection.buffered)  # counted out now; closing frees it
+            connection.buffered = 0
+            self.spawn(connection.close())
 
     async def close(self) -> None:
         """Close every connection (their streams end)."""
@@ -296,28 +415,99 @@ class AcpApp:
         if kind == "lifespan":
             await self._lifespan(receive, send)
         elif kind == "websocket":
-            if scope.get("path") == self.path:
-                await self._websocket(receive, send)
-            else:
-                await send({"type": "websocket.close", "code": 1008})
+            await self._websocket(scope, receive, send)
         elif kind == "http":
-            method = scope["method"]
-            headers = _Headers(scope["headers"])
-            # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
-            # data comes for a stream it already answered.
-            body = None if method == "GET" else await _read_body(receive, self.max_message_bytes)
-            if scope.get("path") != self.path:
+            await self._http(scope, receive, send)
+
+    async def _admit(self, scope: Scope, headers: _Headers) -> Any:
+        """The request's principal (None without `authenticate`), or `_Refused` 403 / 401."""
+        reason = foreign(scope, headers, self.allowed_hosts, self.allowed_origins)
+        if reason is not None:
+            raise _Refused(403, f"forbidden: {reason}")
+        if self.authenticate is None:
+            return None
+        try:
+            principal = self.authenticate(request_info(scope, headers))
+            if inspect.isawaitable(principal):
+                principal = await principal
+        except Exception:  # a broken hook lets no one in
+            log.exception("the authenticate hook failed")
+            raise _Refused(500, "Internal error: the authentication hook failed") from None
+        if principal is None:
+            raise _Refused(401, "unauthorized: this agent needs credentials")
+        return principal
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        method = scope["method"]
+        headers = _Headers(scope)
+        refused: _Refused | None = None
+        principal: Any = None
+        try:
+            principal = await self._admit(scope, headers)
+        except _Refused as exc:
+            refused = exc
+        # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
+        # data comes for a stream it already answered (a refused request's body is dropped).
+        body = b""
+        if method != "GET":
+            try:
+                body = await self._read_body(receive, keep=refused is None and method == "POST")
+            except _Refused as exc:
+                refused = refused or exc
+        try:
+            if refused is not None:
+                await refused.answer(send)
+            elif scope.get("path") != self.path:
                 await _plain(send, 404, f"not found: ACP is served at {self.path}")
             elif method == "POST":
-                await self._post(headers, body, send)
+                await self._post(headers, body, principal, send)
             elif method == "GET":
-                await self._get(headers, receive, send)
+                await self._get(headers, principal, receive, send)
             elif method == "DELETE":
-                await self._delete(headers, send)
+                await self._delete(headers, principal, send)
             else:
-                await _plain(
-                    send, 405, f"method {method} not allowed", [(b"allow", b"GET, POST, DELETE")]
-                )
+                await _plain(send, 405, "method not allowed", [(b"allow", b"GET, POST, DELETE")])
+        finally:
+            self.buffered -= len(body)
+
+    async def _read_body(self, receive: Receive, keep: bool) -> bytes:
+        """The request body as it arrives, counted in `buffered`; `_Refused` 413 once it passes
+        `max_message_bytes` (the rest is read and dropped), 503 once the server's buffers would
+        pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds. A body not
+        `keep`-t is read and dropped."""
+        body = bytearray()
+        size = 0
+        refused: _Refused | None = None
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while True:
+                    event = await receive()
+                    if event["type"] == "http.disconnect":
+                        break
+                    chunk = event.get("body", b"")
+                    size += len(chunk)
+                    if keep and refused is None:
+                        if size > self.max_message_bytes:
+                            text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
+                            refused = _Refused(413, text, -32600, {"limit": self.max_message_bytes})
+                        elif self.buffered + len(chunk) > self.max_total_buffered_bytes:
+                            text = "Server busy: its buffers are full, try again later"
+                            limit = {"limit": self.max_total_buffered_bytes}
+                            refused = _Refused(503, text, -32603, limit)
+                        else:
+                            body += chunk
+                            self.buffered += len(chunk)
+                        if refused is not None:
+                            self.buffered -= len(body)
+                            body = bytearray()
+                    if not event.get("more_body", False):
+                        break
+        except TimeoutError:
+            self.buffered -= len(body)
+            raise _Refused(408, f"the request body took over {self.body_timeout} seconds") from None
+        if refused is not None:
+            raise refused
+        return bytes(body) if keep else b""
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -329,36 +519,53 @@ class AcpApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    def _new_connection(self, transport: str) -> RemoteConnection:
-        connection = RemoteConnection(self, transport)
+    def _new_connection(self, transport: str, principal: Any) -> RemoteConnection:
+        if len(self.connections) >= self.max_connections:
+            raise _Refused(
+                503,
+                f"Server busy: it serves its limit of {self.max_connections} connections",
+                -32603,
+                {"limit": self.max_connections},
+            )
+        connection = RemoteConnection(self, transport, principal)
         self.connections[connection.id] = connection
         return connection
 
-    def _identity_headers(self, connection: RemoteConnection) -> list[tuple[bytes, bytes]]:
+    def _lookup(self, connection_id: str, principal: Any) -> RemoteConnection | None:
+        """The connection of an id, if the request comes from the principal that opened it."""
+        connection = self.connections.get(connection_id)
+        if connection is None or connection.principal != principal:
+            return None
+        return connection
+
+    def _identity_headers(
+        self, connection: RemoteConnection, tls: bool
+    ) -> list[tuple[bytes, bytes]]:
         headers = [(CONNECTION_ID_HEADER.lower().encode(), connection.id.encode())]
         if self.affinity_cookie:
-            headers.append(
-                (b"set-cookie", f"{self.affinity_cookie}; Path=/; HttpOnly; SameSite=Lax".encode())
-            )
+            secure = "; Secure" if tls else ""
+            cookie = f"{self.affinity_cookie}; Path=/; HttpOnly; SameSite=Lax{secure}"
+            headers.append((b"set-cookie", cookie.encode()))
         return headers
 
     # --- POST -------------------------------------------------------------------------------------
 
-    async def _post(self, headers: _Headers, body: bytes | None, send: Send) -> None:
+    async def _post(self, headers: _Headers, body: bytes, principal: Any, send: Send) -> None:
         content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         if content_type != JSON_TYPE:
-            await _plain(
-                send, 415, f"Content-Type must be {JSON_TYPE}, not {content_type or 'missing'}"
-            )
-            return
-        if body is None:
-            text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
-            await _json_error(send, 413, -32600, text, {"limit": self.max_message_bytes})
+            await _plain(send, 415, f"Content-Type must be {JSON_TYPE}")
             return
         try:
             message = peek(body)
         except msgspec.DecodeError as exc:
             await _json_error(send, 400, -32700, "Parse error", {"message": str(exc)})
+            return
+        if message.kind == "too_deep":
+            text = "the message is nested deeper than the JSON decoder can take"
+            if message.id_key is not None:
+                await _json_error(send, 400, -32600, f"Invalid request: {text}", None, message.id)
+            else:
+                await _json_error(send, 400, -32700, "Parse error", {"message": text})
             return
         if message.kind == "invalid" and not body.lstrip().startswith(b"{"):
             if body.lstrip().startswith(b"["):
@@ -367,6 +574,10 @@ class AcpApp:
                 await _json_error(send, 400, -32600, "Invalid request: a message is a JSON object")
             return
         connection_id = headers.get(CONNECTION_ID_HEADER)
+        if message.kind == "invalid" and connection_id is None:
+            why = f" ({message.problem})" if message.problem else ""
+            await _json_error(send, 400, -32600, f"Invalid request: not a JSON-RPC message{why}")
+            return
         if message.kind == "request" and message.method == "initialize":
             if connection_id is not None:
                 await _plain(
@@ -374,17 +585,20 @@ class AcpApp:
                     400,
                     "initialize opens a new connection: send it without Acp-Connection-Id",
                 )
+            elif message.id_key is None:
+                text = "Invalid request: the id of initialize must be an integer or a string"
+                await _json_error(send, 400, -32600, text)
             else:
-                await self._initialize(body, message, send)
+                await self._initialize(body, message, principal, headers.tls, send)
             return
         if connection_id is None:
             await _plain(
                 send, 400, "missing Acp-Connection-Id (only initialize may come without one)"
             )
             return
-        connection = self.connections.get(connection_id)
+        connection = self._lookup(connection_id, principal)
         if connection is None:
-            await _plain(send, 404, f"unknown Acp-Connection-Id {connection_id}")
+            await _plain(send, 404, "unknown Acp-Connection-Id")
             return
         problem = _session_header_problem(message, headers.get(SESSION_ID_HEADER), connection)
         if problem is not None:
@@ -394,8 +608,14 @@ class AcpApp:
         await send({"type": "http.response.start", "status": 202, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
-    async def _initialize(self, body: bytes, message: Peek, send: Send) -> None:
-        connection = self._new_connection("http")
+    async def _initialize(
+        self, body: bytes, message: Peek, principal: Any, tls: bool, send: Send
+    ) -> None:
+        try:
+            connection = self._new_connection("http", principal)
+        except _Refused as exc:
+            await exc.answer(send)
+            return
         answer = await connection.initialize(body, message)
         if answer is None:
             await _json_error(
@@ -405,20 +625,24 @@ class AcpApp:
                 "Internal error: the connection closed before answering initialize",
             )
             return
-        headers = [(b"content-type", JSON_TYPE.encode()), *self._identity_headers(connection)]
+        headers = [(b"content-type", JSON_TYPE.encode())]
+        if peek(answer).failed:  # no connection came of it: none is kept for nobody
+            await connection.close()
+        else:
+            headers += self._identity_headers(connection, tls)
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": answer})
 
     # --- GET --------------------------------------------------------------------------------------
 
-    async def _get(self, headers: _Headers, receive: Receive, send: Send) -> None:
+    async def _get(self, headers: _Headers, principal: Any, receive: Receive, send: Send) -> None:
         if (headers.get("upgrade") or "").lower() == "websocket":
             await _plain(send, 426, "this server takes WebSocket upgrades over HTTP/1.1")
             return
         if EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
             await _plain(send, 406, f"Accept must include {EVENT_STREAM_TYPE}")
             return
-        connection = await self._known(headers, send)
+        connection = await self._known(headers, principal, send)
         if connection is None:
             return
         session = headers.get(SESSION_ID_HEADER)
@@ -474,32 +698,51 @@ class AcpApp:
 
     # --- DELETE -----------------------------------------------------------------------------------
 
-    async def _delete(self, headers: _Headers, send: Send) -> None:
-        connection = await self._known(headers, send)
+    async def _delete(self, headers: _Headers, principal: Any, send: Send) -> None:
+        connection = await self._known(headers, principal, send)
         if connection is None:
             return
         await connection.close()
         await send({"type": "http.response.start", "status": 202, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
-    async def _known(self, headers: _Headers, send: Send) -> RemoteConnection | None:
+    async def _known(
+        self, headers: _Headers, principal: Any, send: Send
+    ) -> RemoteConnection | None:
         connection_id = headers.get(CONNECTION_ID_HEADER)
         if connection_id is None:
             await _plain(send, 400, "missing Acp-Connection-Id")
             return None
-        connection = self.connections.get(connection_id)
+        connection = self._lookup(connection_id, principal)
         if connection is None:
-            await _plain(send, 404, f"unknown Acp-Connection-Id {connection_id}")
+            await _plain(send, 404, "unknown Acp-Connection-Id")
         return connection
 
     # --- WebSocket --------------------------------------------------------------------------------
 
-    async def _websocket(self, receive: Receive, send: Send) -> None:
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         event = await receive()
         if event["type"] != "websocket.connect":
             return
-        connection = self._new_connection("websocket")
-        await send({"type": "websocket.accept", "headers": self._identity_headers(connection)})
+        headers = _Headers(scope)
+        try:
+            if scope.get("path") != self.path:
+                raise _Refused(404, f"not found: ACP is served at {self.path}")
+            principal = await self._admit(scope, headers)
+            connection = self._new_connection("websocket", principal)
+        except _Refused as exc:
+            await _refuse_websocket(scope, send, exc)
+            return
+        token = WEBSOCKET_COMPRESSION.set(False)
+        try:
+            accept = {
+                "type": "websocket.accept",
+                "headers": self._identity_headers(connection, headers.tls),
+            }
+            await send(accept)
+        finally:
+            WEBSOCKET_COMPRESSION.reset(token)
+        connection.touch()
         pump = asyncio.ensure_future(self._pump(connection, send))
         try:
             while True:
@@ -507,9 +750,7 @@ class AcpApp:
                 if event["type"] == "websocket.disconnect":
                     break
                 text = event.get("text")
-                if (
-                    event["type"] == "websocket.receive" and text is not None
-                ):  # binary frames: ignored
+                if event["type"] == "websocket.receive" and text is not None:  # binary: ignored
                     data = text.encode()
                     try:
                         message = peek(data)
@@ -528,6 +769,7 @@ class AcpApp:
             await box.wait()
             for item in box.take():
                 await send({"type": "websocket.send", "text": item.decode()})
+            connection.touch()
             if box.finished:
                 with contextlib.suppress(Exception):
                     await send({"type": "websocket.close", "code": 1000})
@@ -542,55 +784,52 @@ def _session_header_problem(
     A request or notification naming a session must carry it (RFD), except one that opens the
     session on this connection (`session/load`, `session/resume`: the official Python SDK sends
     those without it); a client response must name the session of the request it answers, and
-    may leave it out (the official Python SDK does)."""
+    may leave it out (the official Python SDK does). The reasons quote no value of the request."""
     if message.kind == "response":
         asked = connection.asked_about(message)
         if header is not None and asked is not None and header != asked:
-            return f"mismatched Acp-Session-Id: the request this answers is about session {asked}"
+            return "mismatched Acp-Session-Id: it is not the session of the request this answers"
         return None
     if message.session_id is None:
         return None
     if header is None:
         if message.method in SESSION_SETUP:
             return None
-        return f"missing Acp-Session-Id: {message.method} is about session {message.session_id}"
+        return "missing Acp-Session-Id: the message is about a session"
     if header != message.session_id:
-        return f"mismatched Acp-Session-Id: header {header}, params.sessionId {message.session_id}"
+        return "mismatched Acp-Session-Id: it is not the message's params.sessionId"
     return None
 
 
-class _Headers:
-    """Case-insensitive lookup in ASGI headers."""
+class _Headers(dict[str, str]):
+    """A request's headers by lower-case name (a repeated header: its last value), and whether
+    it came over TLS."""
 
-    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
-        self._map = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw}
+    def __init__(self, scope: Scope) -> None:
+        raw: list[tuple[bytes, bytes]] = scope["headers"]
+        super().__init__((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in raw)
+        self.tls = scope.get("scheme") in ("https", "wss")
 
-    def get(self, name: str) -> str | None:
-        return self._map.get(name.lower())
-
-
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The request body, or None once it exceeds `limit` (the rest is read and dropped)."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        event = await receive()
-        if event["type"] == "http.disconnect":
-            break
-        chunk = event.get("body", b"")
-        size += len(chunk)
-        if size <= limit:
-            chunks.append(chunk)
-        else:
-            chunks.clear()
-        if not event.get("more_body", False):
-            break
-    return b"".join(chunks) if size <= limit else None
+    def get(self, name: str, default: Any = None) -> Any:
+        return super().get(name.lower(), default)
 
 
 async def _disconnected(receive: Receive) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+async def _refuse_websocket(scope: Scope, send: Send, refused: _Refused) -> None:
+    """Refuse a WebSocket handshake with the HTTP status (where the server offers the ASGI
+    `websocket.http.response` extension; else a close, which the server answers 403)."""
+    if "websocket.http.response" in (scope.get("extensions") or {}):
+        start = [(b"content-type", b"text/plain; charset=utf-8")]
+        await send(
+            {"type": "websocket.http.response.start", "status": refused.status, "headers": start}
+        )
+        await send({"type": "websocket.http.response.body", "body": refused.text.encode()})
+    else:
+        await send({"type": "websocket.close", "code": 1008})
 
 
 async def _plain(
@@ -601,11 +840,13 @@ async def _plain(
     await send({"type": "http.response.body", "body": text.encode()})
 
 
-async def _json_error(send: Send, status: int, code: int, text: str, data: Any = None) -> None:
+async def _json_error(
+    send: Send, status: int, code: int, text: str, data: Any = None, request_id: Any = None
+) -> None:
     error: dict[str, Any] = {"code": code, "message": text}
     if data is not None:
         error["data"] = data
-    body = msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
+    body = msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "error": error})
     await send(
         {
             "type": "http.response.start",
