@@ -44,6 +44,7 @@ from ..client import ClientSideConnection
 from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from .bridge import MessageReader, MessageWriter
+from .pool import tls_context
 from .messages import (
     CONNECTION_ID_HEADER,
     EVENT_STREAM_TYPE,
@@ -70,6 +71,7 @@ async def connect_agent(
     verify: Any = True,
     connect_timeout: float = 30.0,
     max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    client: httpx.AsyncClient | None = None,
     **options: Any,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect to a remote agent at `url` (`http(s)://` Streamable HTTP, `ws(s)://` WebSocket) and
@@ -79,12 +81,22 @@ async def connect_agent(
     (another connection's `conn.cookies`). `http2`: None speaks HTTP/2 where TLS negotiates it
     and HTTP/1.1 on `http://`; True also forces HTTP/2 on `http://` (h2c, prior knowledge);
     False is HTTP/1.1 only. Other options go to `ClientSideConnection`.
+
+    Over HTTP, one `httpx.AsyncClient` (one connection pool) carries the connection's POSTs and,
+    on HTTP/1.1, its SSE streams; on HTTP/2 each stream has a client of its own (see
+    `_read_stream`). Every client shares the process's TLS context (`acp_runtime.http.pool`), and
+    `http://` loads none. `client`: an `httpx.AsyncClient` of yours to carry every request of the
+    connection instead (share one across many connections to share its pool); it is not closed
+    here, and `headers`, `cookies`, `http2` and `verify` are then its own settings. Give it
+    `http2=False` (its default): on HTTP/2 an idle stream would hold up the others.
     """
     scheme = urlsplit(url).scheme.lower()
     reader = MessageReader(limit=1 << 20)
     transport: _Transport
     if scheme in ("http", "https"):
-        transport = _HttpTransport(url, reader, headers, cookies, http2, verify, connect_timeout)
+        transport = _HttpTransport(
+            url, reader, headers, cookies, http2, verify, connect_timeout, client
+        )
     elif scheme in ("ws", "wss"):
         transport = _WebSocketTransport(
             url, reader, headers, cookies, verify, connect_timeout, max_message_bytes
@@ -171,18 +183,30 @@ class _HttpTransport(_Transport):
         http2: bool | None,
         verify: Any,
         connect_timeout: float,
+        client: httpx.AsyncClient | None = None,
     ) -> None:
         super().__init__(reader)
         self.url = url
+        scheme = urlsplit(url).scheme.lower()
+        prior_knowledge = http2 is True and scheme == "http"
+        # HTTP/2 may be spoken (offered by ALPN, or h2c): then each stream needs its own client
+        self._h2 = client is None and (prior_knowledge or (http2 is not False and scheme != "http"))
+        self._client_options: dict[str, Any] = {}
+        self._owns_client = client is None
+        if client is not None:
+            self.cookies = client.cookies
+            self._client = client
+            return
         self.cookies = httpx.Cookies(cookies)  # one jar for every client below
-        prior_knowledge = http2 is True and urlsplit(url).scheme.lower() == "http"
-        self._client_options: dict[str, Any] = dict(
+        self._client_options = dict(
             http1=not prior_knowledge,
             http2=http2 is not False,
             headers=headers,
             cookies=self.cookies.jar,  # a CookieJar is shared, not copied
-            verify=verify,
+            verify=tls_context(scheme, verify, http2 is not False),
             timeout=httpx.Timeout(connect_timeout, read=None),
+            # no cap: on HTTP/1.1 each open SSE stream keeps a TCP connection of the pool
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
         )
         self._client = httpx.AsyncClient(**self._client_options)
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -215,7 +239,8 @@ class _HttpTransport(_Transport):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._client.delete(self.url, headers=self._ids(None)), 5.0)
         self._end_input("the client closed the connection")
-        await self._client.aclose()
+        if self._owns_client:
+            await self._client.aclose()
 
     def _ids(self, session: str | None) -> dict[str, str]:
         ids = {CONNECTION_ID_HEADER: self.connection_id or ""}
@@ -298,14 +323,18 @@ class _HttpTransport(_Transport):
             )
 
     async def _read_stream(self, session: str | None) -> None:
-        """Read one SSE stream. Each stream has an HTTP client (so an HTTP/2 connection) of its
-        own: httpcore 1.0.9 reads a connection under one lock, and a second idle streaming
-        response waiting on that lock keeps other answers on the connection from their readers."""
+        """Read one SSE stream. On HTTP/1.1 it takes a TCP connection of the connection's pool. On
+        HTTP/2 each stream has an HTTP client (so an HTTP/2 connection) of its own: httpcore 1.0.9
+        reads a connection under one lock, and a second idle streaming response waiting on that
+        lock keeps other answers on the connection from their readers."""
         headers = {"accept": EVENT_STREAM_TYPE, **self._ids(session)}
         reason = f"the server ended the connection stream of {self.url}"
         try:
-            async with httpx.AsyncClient(**self._client_options) as client:
-                await self._read_events(client, headers, session)
+            if self._h2:
+                async with httpx.AsyncClient(**self._client_options) as client:
+                    await self._read_events(client, headers, session)
+            else:
+                await self._read_events(self._client, headers, session)
         except httpx.HTTPError as exc:
             reason = f"the stream from {self.url} broke: {exc!r}"
         else:
