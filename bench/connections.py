@@ -34,7 +34,12 @@ MODES = ("http1", "h2c", "ws")
 def _run(argv: list[str], timeout: float, env: dict[str, str]) -> dict[str, Any]:
     try:
         run = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=tempfile.gettempdir()
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=tempfile.gettempdir(),
         )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
@@ -184,9 +189,7 @@ def table(results: dict[str, Any]) -> str:
         ]
         for side in ("agent", "client"):
             row = built[side]
-            lines.append(
-                f"| {side} side | {row['first_ms']:.2f} ms | {row['after_us']:.1f} µs |"
-            )
+            lines.append(f"| {side} side | {row['first_ms']:.2f} ms | {row['after_us']:.1f} µs |")
     chunks = results.get("chunks")
     lines += [
         "",

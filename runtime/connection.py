@@ -316,9 +316,7 @@ class Connection(Generic[PackageT]):
         # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
         self._v2 = plan.v2
         self._message_kinds = plan.message_kinds if enforce_protocol else frozenset()
-        self._decoder = schema.MessageDecoder(
-            self.side, self._pending.types, lenient=self.lenient
-        )
+        self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
 
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""

@@ -14,7 +14,7 @@ Connections hold the plan's tables by reference and never change them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from . import rules
 
@@ -96,9 +96,9 @@ class PackagePlan:
     @staticmethod
     def of(schema: Package) -> PackagePlan:
         """The plan of `schema`: made at its first use, then kept on the package."""
-        plan: Any = getattr(schema, _ATTRIBUTE, None)
-        if isinstance(plan, PackagePlan) and plan.schema is schema:
-            return plan
+        kept_on: object = getattr(schema, _ATTRIBUTE, None)
+        if isinstance(kept_on, PackagePlan) and kept_on.schema is schema:
+            return kept_on
         kept = _ELSEWHERE.get(id(schema))
         if kept is not None and kept[0] is schema:
             return kept[1]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
@@ -44,7 +45,6 @@ from ..client import ClientSideConnection
 from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from .bridge import MessageReader, MessageWriter
-from .pool import tls_context
 from .messages import (
     CONNECTION_ID_HEADER,
     EVENT_STREAM_TYPE,
@@ -53,6 +53,7 @@ from .messages import (
     Peek,
     peek,
 )
+from .pool import new_client
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -191,24 +192,23 @@ class _HttpTransport(_Transport):
         prior_knowledge = http2 is True and scheme == "http"
         # HTTP/2 may be spoken (offered by ALPN, or h2c): then each stream needs its own client
         self._h2 = client is None and (prior_knowledge or (http2 is not False and scheme != "http"))
-        self._client_options: dict[str, Any] = {}
         self._owns_client = client is None
-        if client is not None:
+        if client is None:
+            self.cookies = httpx.Cookies(cookies)  # one jar for every client below
+            self._new_client = functools.partial(
+                new_client,
+                scheme,
+                http1=not prior_knowledge,
+                http2=http2 is not False,
+                headers=headers,
+                cookies=self.cookies.jar,  # a CookieJar is shared, not copied
+                verify=verify,
+                timeout=httpx.Timeout(connect_timeout, read=None),
+            )
+            client = self._new_client()
+        else:
             self.cookies = client.cookies
-            self._client = client
-            return
-        self.cookies = httpx.Cookies(cookies)  # one jar for every client below
-        self._client_options = dict(
-            http1=not prior_knowledge,
-            http2=http2 is not False,
-            headers=headers,
-            cookies=self.cookies.jar,  # a CookieJar is shared, not copied
-            verify=tls_context(scheme, verify, http2 is not False),
-            timeout=httpx.Timeout(connect_timeout, read=None),
-            # no cap: on HTTP/1.1 each open SSE stream keeps a TCP connection of the pool
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),
-        )
-        self._client = httpx.AsyncClient(**self._client_options)
+        self._client = client
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
@@ -331,7 +331,7 @@ class _HttpTransport(_Transport):
         reason = f"the server ended the connection stream of {self.url}"
         try:
             if self._h2:
-                async with httpx.AsyncClient(**self._client_options) as client:
+                async with self._new_client() as client:
                     await self._read_events(client, headers, session)
             else:
                 await self._read_events(self._client, headers, session)
