@@ -331,8 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     results["elapsed_s"] = time.perf_counter() - started
 
     print(results["table"])
-    print()
-    print(targets_markdown(results["targets"]))
+    if results["targets"]:
+        print()
+        print(targets_markdown(results["targets"]))
     if json_path is not None:
         json_path.write_text(json.dumps(results, indent=1, default=str) + "\n")
         log(f"wrote {json_path}")
