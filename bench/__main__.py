@@ -324,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
 
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)
+    if "connections" in results:
+        results["targets"] += connections.targets(results["connections"])
     results["table"] = table(results) if set(sections) - {"connections"} else ""
     if "connections" in results:
         many = connections.table(results["connections"])

@@ -148,6 +148,56 @@ def run(
     return results
 
 
+CONSTRUCT_US = 500.0  # constructing a connection after the first, each side
+SPEEDUP = 2.0  # 200 remote connections at once, against the SDK, on HTTP/1.1 and WebSocket
+TARGET_N = "200"
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """This section's targets (issue 27), as rows of the bench's targets table."""
+    rows: list[dict[str, Any]] = []
+
+    def add(name: str, wanted: str, value: float | None, ok: bool | None, shown: str) -> None:
+        status = "NOT MEASURED" if ok is None else ("PASS" if ok else "FAIL")
+        rows.append(
+            {"target": name, "wanted": wanted, "value": value, "shown": shown, "status": status}
+        )
+
+    built = results.get("construction", {})
+    for side in ("agent", "client"):
+        after = built.get(side, {}).get("after_us")
+        add(
+            f"constructing a connection after the first ({side} side)",
+            f"< {CONSTRUCT_US:g} µs",
+            after,
+            None if after is None else after < CONSTRUCT_US,
+            "n/a" if after is None else f"{after:.1f} µs",
+        )
+    for mode in ("http1", "ws"):
+        row = results.get("remote", {}).get(TARGET_N, {}).get(mode, {})
+        ours, theirs = row.get("runtime", {}), row.get("sdk", {})
+        measured = "seconds" in ours and "seconds" in theirs and not ours.get("failed")
+        speedup = theirs["seconds"] / ours["seconds"] if measured else None
+        add(
+            f"{TARGET_N} remote connections at once, {mode}, against the SDK",
+            f"≥ {SPEEDUP:g}× faster",
+            speedup,
+            None if speedup is None else speedup >= SPEEDUP,
+            "n/a" if speedup is None else f"{speedup:.2f}×",
+        )
+        for process, what in (("client", "maxrss_kb"), ("server", "server_maxrss_kb")):
+            mine, sdk = ours.get(what), theirs.get(what)
+            known = isinstance(mine, int) and isinstance(sdk, int)
+            add(
+                f"{TARGET_N} remote connections, {mode}: {process} memory",
+                "≤ the SDK's",
+                mine / sdk if known else None,
+                mine <= sdk if known else None,
+                f"{_mib(mine)} / {_mib(sdk)}",
+            )
+    return rows
+
+
 def _log(message: str) -> None:
     print(f"[bench] {message}", file=sys.stderr, flush=True)
 
