@@ -62,7 +62,6 @@ from .framing import (
     LineWriter,
     OversizedLine,
 )
-from .plan import PackagePlan
 from .versions import _Versions
 
 if TYPE_CHECKING:
@@ -297,6 +296,8 @@ class Connection(Generic[PackageT]):
         """Drive this connection by `schema` from now on: its codec, tables and the rules that
         apply to it (a connection serving several versions is bound again once `initialize` has
         chosen one, see `acp_runtime.versions`)."""
+        from .plan import PackagePlan  # at the first connection, not at import
+
         self.schema = schema
         plan = PackagePlan.of(schema)  # the tables, worked out once per package and shared
         tables = plan.side(self.side)
