@@ -5,6 +5,7 @@ python -m bench                 full run (a few minutes): writes bench/results.j
 python -m bench --quick         seconds, for smoke tests: small samples, small streams; writes
                                 nothing unless --json / --markdown say where
 --only codecs,pipe / --skip generation,imports   choose sections
+--only connections --connections 200,1000      the many-connections section alone, with its counts
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from . import processes
+from . import connections, processes
 from .codecs import (
     DECODE_FLOOR,
     ENCODE_FLOOR,
@@ -38,7 +39,7 @@ from .machine import describe, git_state, loadavg
 from .report import codec_summary, table, targets, targets_markdown, write_benchmarks_md
 from .sendpath import send_path
 
-SECTIONS = ("generation", "codecs", "sendpath", "imports", "pipe", "memory")
+SECTIONS = ("generation", "codecs", "sendpath", "imports", "pipe", "memory", "connections")
 
 
 class Plan:
@@ -52,6 +53,12 @@ class Plan:
         self.pipe_repeats = 1 if quick else 3
         self.pipe_timeout = 60.0 if quick else 300.0
         self.huge_line = (2 << 20) if quick else (50 << 20)
+        # many connections (bench/connections.py): remote clients at once, sessions on one stdio
+        self.connection_counts: tuple[int, ...] = (20,) if quick else (200, 1_000)
+        self.stdio_sessions = 100 if quick else 1_000
+        self.connection_chunks = 20
+        self.constructions = 200 if quick else 1_000
+        self.connections_timeout = 120.0 if quick else 600.0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +72,9 @@ class Plan:
             "round_trips_per_run": self.pings,
             "pipe_runs": self.pipe_repeats,
             "huge_line_bytes": self.huge_line,
+            "connection_counts": list(self.connection_counts),
+            "stdio_sessions": self.stdio_sessions,
+            "connection_chunks": self.connection_chunks,
         }
 
 
@@ -199,6 +209,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-write", action="store_true", help="print only, write no file")
     parser.add_argument(
+        "--connections",
+        default="",
+        help="counts of remote connections at once (comma-separated), in the connections section",
+    )
+    parser.add_argument(
+        "--sessions", type=int, default=0, help="sessions at once on one stdio connection"
+    )
+    parser.add_argument(
         "--no-pin",
         action="store_true",
         help=(
@@ -223,6 +241,10 @@ def main(argv: list[str] | None = None) -> int:
         json_path = md_path = None
 
     plan = Plan(args.quick)
+    if args.connections:
+        plan.connection_counts = tuple(int(n) for n in args.connections.split(","))
+    if args.sessions:
+        plan.stdio_sessions = args.sessions
     started = time.perf_counter()
     meta = describe()
     meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -296,14 +318,30 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             }
 
+        if "connections" in sections:
+            results["connections"] = connections.run(
+                plan.connection_counts,
+                plan.stdio_sessions,
+                plan.connection_chunks,
+                plan.constructions,
+                plan.connections_timeout,
+                env,
+            )
+
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)
-    results["table"] = table(results)
+    if "connections" in results:
+        results["targets"] += connections.targets(results["connections"])
+    results["table"] = table(results) if set(sections) - {"connections"} else ""
+    if "connections" in results:
+        many = connections.table(results["connections"])
+        results["table"] = f"{results['table']}\n\n{many}" if results["table"] else many
     results["elapsed_s"] = time.perf_counter() - started
 
     print(results["table"])
-    print()
-    print(targets_markdown(results["targets"]))
+    if results["targets"]:
+        print()
+        print(targets_markdown(results["targets"]))
     if json_path is not None:
         json_path.write_text(json.dumps(results, indent=1, default=str) + "\n")
         log(f"wrote {json_path}")

@@ -29,7 +29,7 @@ import importlib
 import inspect
 import logging
 from collections import OrderedDict, deque
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -37,6 +37,7 @@ from typing import (
     Callable,
     Generator,
     Generic,
+    Mapping,
     TypedDict,
     TypeVar,
     cast,
@@ -90,6 +91,8 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
 _DEFAULT: TypeForm = object()  # "the method's own result type"
+_NO_GUARDS: Mapping[str, list[Callable[[Wire, Wire], str | None]]] = MappingProxyType({})
+_NO_CHECKS: Mapping[str, Callable[[Wire, Wire], str | None]] = MappingProxyType({})
 _in_notification: contextvars.ContextVar[Connection[Any] | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )
@@ -293,28 +296,28 @@ class Connection(Generic[PackageT]):
         """Drive this connection by `schema` from now on: its codec, tables and the rules that
         apply to it (a connection serving several versions is bound again once `initialize` has
         chosen one, see `acp_runtime.versions`)."""
+        from .plan import PackagePlan  # at the first connection, not at import
+
         self.schema = schema
-        side, enforce_protocol = self.side, self.enforce_protocol
-        self._requires_initialize = enforce_protocol and rules.INITIALIZE in schema.METHODS
-        self._send_guards = rules.guards_for(schema, side, "send") if enforce_protocol else {}
-        self._receive_guards = rules.guards_for(schema, side, "receive") if enforce_protocol else {}
-        self._result_guards = rules.guards_for(schema, side, "result") if enforce_protocol else {}
-        self._turn_cancels = rules.turn_cancels_for(schema, side)
-        self._answer_checks = rules.answer_checks_for(schema) if enforce_protocol else {}
-        self._completions = rules.completions_for(schema) if enforce_protocol else ()
+        plan = PackagePlan.of(schema)  # the tables, worked out once per package and shared
+        tables = plan.side(self.side)
+        enforce_protocol = self.enforce_protocol
+        self._requires_initialize = enforce_protocol and plan.requires_initialize
+        self._send_guards = tables.send_guards if enforce_protocol else _NO_GUARDS
+        self._receive_guards = tables.receive_guards if enforce_protocol else _NO_GUARDS
+        self._result_guards = tables.result_guards if enforce_protocol else _NO_GUARDS
+        self._turn_cancels = tables.turn_cancels
+        self._answer_checks = plan.answer_checks if enforce_protocol else _NO_CHECKS
+        self._completions = plan.completions if enforce_protocol else ()
         self._open_keys: dict[str, OrderedDict[Wire, None]] = {
             c.closer: OrderedDict() for c in self._completions
         }
-        self._completing = frozenset(m for c in self._completions for m in (c.opener, c.closer))
-        self._cancel_request_info = schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
+        self._completing = plan.completing if enforce_protocol else frozenset()
+        self._cancel_request_info = plan.cancel_request_info
         # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
-        self._v2 = rules.turn_ends_by_update(schema)
-        self._message_kinds = (
-            rules.kinds_requiring(schema, rules.MESSAGE_ID)
-            if self._v2 and enforce_protocol
-            else frozenset()
-        )
-        self._decoder = schema.MessageDecoder(side, self._pending.types, lenient=self.lenient)
+        self._v2 = plan.v2
+        self._message_kinds = plan.message_kinds if enforce_protocol else frozenset()
+        self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
 
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""

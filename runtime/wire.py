@@ -178,7 +178,22 @@ def declares(cls: TypeForm, *path: str) -> bool:
 
     A type it cannot see into (a hook-decoded union) counts as declaring it.
     """
-    return _declares(msgspec.inspect.type_info(cls), path) if cls is not None else False
+    return _declares(type_info(cls), path) if cls is not None else False
+
+
+_INFO: dict[TypeForm, msgspec.inspect.Type] = {}
+
+
+def type_info(cls: TypeForm) -> msgspec.inspect.Type:
+    """`msgspec.inspect.type_info(cls)`, worked out once per type (it walks every type `cls`
+    reaches, which costs milliseconds for a large union)."""
+    try:
+        found = _INFO.get(cls)
+    except TypeError:  # an unhashable type form: not kept
+        return msgspec.inspect.type_info(cls)
+    if found is None:
+        found = _INFO[cls] = msgspec.inspect.type_info(cls)
+    return found
 
 
 def _declares(info: msgspec.inspect.Type, path: tuple[str, ...]) -> bool:

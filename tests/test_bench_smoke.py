@@ -33,7 +33,7 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
             "bench",
             "--quick",
             "--skip",
-            "generation,imports",
+            "generation,imports,connections",
             "--json",
             str(out),
         ],
@@ -167,6 +167,48 @@ def test_quick_run_measures_the_pipe_and_memory(quick_run: tuple[dict, str]) -> 
         results["memory"]["pipe"]["floor"]["big_chars"]
         == results["meta"]["plan"]["huge_line_bytes"]
     )
+
+
+def test_the_connections_section_runs_alone_and_reports_both_implementations(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "results.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--quick",
+            "--only",
+            "connections",
+            "--connections",
+            "3",
+            "--sessions",
+            "10",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    results = json.loads(out.read_text())["connections"]
+    for side in ("agent", "client"):
+        assert results["construction"][side]["after_us"] > 0
+    chunks = results["chunks"]
+    for mode in ("http1", "h2c", "ws"):
+        for impl in ("runtime", "sdk"):
+            got = results["remote"]["3"][mode][impl]
+            assert got["failed"] == 0 and got["updates"] == 3 * chunks, (mode, impl, got)
+            assert got["maxrss_kb"] > 0 and got["server_maxrss_kb"] > 0
+    for impl in ("runtime", "sdk"):
+        got = results["stdio"][impl]
+        assert got["failed"] == 0 and got["updates"] == 10 * chunks, (impl, got)
+        assert got["agent_maxrss_kb"] > 0
+    assert "### Many connections" in run.stdout
+    assert "constructing a connection after the first (agent side)" in run.stdout
 
 
 def test_benchmarks_md_keeps_what_is_written_outside_the_markers(tmp_path: Path) -> None:

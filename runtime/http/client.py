@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit, urlunsplit
@@ -52,6 +53,7 @@ from .messages import (
     Peek,
     peek,
 )
+from .pool import new_client
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -86,6 +88,7 @@ async def connect_agent(
     max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
     read_timeout: float | None = DEFAULT_READ_TIMEOUT,
     max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
+    client: httpx.AsyncClient | None = None,
     **options: Any,
 ) -> AsyncIterator[ClientSideConnection]:
     """Connect to a remote agent at `url` (`http(s)://` Streamable HTTP, `ws(s)://` WebSocket) and
@@ -95,6 +98,14 @@ async def connect_agent(
     (another connection's `conn.cookies`). `http2`: None speaks HTTP/2 where TLS negotiates it
     and HTTP/1.1 on `http://`; True also forces HTTP/2 on `http://` (h2c, prior knowledge);
     False is HTTP/1.1 only. Other options go to `ClientSideConnection`.
+
+    Over HTTP, one `httpx.AsyncClient` (one connection pool) carries the connection's POSTs and,
+    on HTTP/1.1, its SSE streams; on HTTP/2 each stream has a client of its own (see
+    `_read_stream`). Every client shares the process's TLS context (`acp_runtime.http.pool`), and
+    `http://` loads none. `client`: an `httpx.AsyncClient` of yours to carry every request of the
+    connection instead (share one across many connections to share its pool); it is not closed
+    here, and `headers`, `cookies`, `http2` and `verify` are then its own settings. Give it
+    `http2=False` (its default): on HTTP/2 an idle stream would hold up the others.
 
     Against a hostile or dead server (HTTP): an SSE stream that brings nothing for `read_timeout`
     seconds (its `: keepalive` comments count) is broken, and the connection closes when it is
@@ -106,7 +117,9 @@ async def connect_agent(
     reader = MessageReader(limit=1 << 20)
     transport: _Transport
     if scheme in ("http", "https"):
-        transport = _HttpTransport(url, reader, headers, cookies, http2, verify, connect_timeout)
+        transport = _HttpTransport(
+            url, reader, headers, cookies, http2, verify, connect_timeout, client
+        )
         transport.limits(read_timeout, max_session_streams, max_message_bytes)
     elif scheme in ("ws", "wss"):
         transport = _WebSocketTransport(
@@ -194,20 +207,31 @@ class _HttpTransport(_Transport):
         http2: bool | None,
         verify: Any,
         connect_timeout: float,
+        client: httpx.AsyncClient | None = None,
     ) -> None:
         super().__init__(reader)
         self.url = url
-        self.cookies = httpx.Cookies(cookies)  # one jar for every client below
-        prior_knowledge = http2 is True and urlsplit(url).scheme.lower() == "http"
-        self._client_options: dict[str, Any] = dict(
-            http1=not prior_knowledge,
-            http2=http2 is not False,
-            headers=headers,
-            cookies=self.cookies.jar,  # a CookieJar is shared, not copied
-            verify=verify,
-            timeout=httpx.Timeout(connect_timeout, read=None),
-        )
-        self._client = httpx.AsyncClient(**self._client_options)
+        scheme = urlsplit(url).scheme.lower()
+        prior_knowledge = http2 is True and scheme == "http"
+        # HTTP/2 may be spoken (offered by ALPN, or h2c): then each stream needs its own client
+        self._h2 = client is None and (prior_knowledge or (http2 is not False and scheme != "http"))
+        self._owns_client = client is None
+        if client is None:
+            self.cookies = httpx.Cookies(cookies)  # one jar for every client below
+            self._new_client = functools.partial(
+                new_client,
+                scheme,
+                http1=not prior_knowledge,
+                http2=http2 is not False,
+                headers=headers,
+                cookies=self.cookies.jar,  # a CookieJar is shared, not copied
+                verify=verify,
+                timeout=httpx.Timeout(connect_timeout, read=None),
+            )
+            client = self._new_client()
+        else:
+            self.cookies = client.cookies
+        self._client = client
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
@@ -262,7 +286,8 @@ class _HttpTransport(_Transport):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._client.delete(self.url, headers=self._ids(None)), 5.0)
         self._end_input("the client closed the connection")
-        await self._client.aclose()
+        if self._owns_client:
+            await self._client.aclose()
 
     def _ids(self, session: str | None) -> dict[str, str]:
         ids = {CONNECTION_ID_HEADER: self.connection_id or ""}
@@ -349,14 +374,18 @@ class _HttpTransport(_Transport):
             )
 
     async def _read_stream(self, session: str | None) -> None:
-        """Read one SSE stream. Each stream has an HTTP client (so an HTTP/2 connection) of its
-        own: httpcore 1.0.9 reads a connection under one lock, and a second idle streaming
-        response waiting on that lock keeps other answers on the connection from their readers."""
+        """Read one SSE stream. On HTTP/1.1 it takes a TCP connection of the connection's pool. On
+        HTTP/2 each stream has an HTTP client (so an HTTP/2 connection) of its own: httpcore 1.0.9
+        reads a connection under one lock, and a second idle streaming response waiting on that
+        lock keeps other answers on the connection from their readers."""
         headers = {"accept": EVENT_STREAM_TYPE, **self._ids(session)}
         reason = f"the server ended the connection stream of {self.url}"
         try:
-            async with httpx.AsyncClient(**self._client_options) as client:
-                await self._read_events(client, headers, session)
+            if self._h2:
+                async with self._new_client() as client:
+                    await self._read_events(client, headers, session)
+            else:
+                await self._read_events(self._client, headers, session)
         except (httpx.HTTPError, SilentServerError, OversizedEventError) as exc:
             reason = f"the stream from {self.url} broke: {exc}"
         else:

@@ -1,0 +1,110 @@
+"""What a connection derives from its generated package, computed once per package and shared.
+
+Every table a connection reads from its package (the capability guards of each side, the turn
+cancels, the answer checks, the out-of-band completions, the v2 shape) is a pure function of the
+package and of the connection's side. Working them out reads the package's types through
+`msgspec.inspect`, which costs tens of milliseconds; doing it once per package, at the first
+connection that uses it, makes every later connection cost a few attribute reads.
+
+`PackagePlan.of(schema)` gives the plan of a package: made at first use (never at import, so
+`import acp_runtime` stays as cheap as it was), then kept on the package itself. Each side's
+tables are a `SidePlan`, made the first time a connection of that side binds to the package.
+Connections hold the plan's tables by reference and never change them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Mapping
+
+from . import rules
+
+if TYPE_CHECKING:
+    from .package import MethodInfoLike, Package, Wire
+
+    Check = Callable[[Wire, Wire], "str | None"]
+    Guards = Mapping[str, "list[Check]"]
+
+_ATTRIBUTE = "__acp_runtime_plan__"
+"""Where the plan is kept on a package (a module, or any object that takes attributes)."""
+
+_ELSEWHERE: dict[int, tuple[object, PackagePlan]] = {}
+"""Plans of packages that take no attributes, by id; the package is kept so its id stays its own."""
+
+
+class SidePlan:
+    """The tables one side of a connection reads from its package (a connection made with
+    `enforce_protocol=False` reads none of its guards)."""
+
+    __slots__ = (
+        "side",
+        "send_guards",
+        "receive_guards",
+        "result_guards",
+        "turn_cancels",
+    )
+
+    def __init__(self, schema: Package, side: str) -> None:
+        self.side = side
+        self.send_guards: Guards = rules.guards_for(schema, side, "send")
+        self.receive_guards: Guards = rules.guards_for(schema, side, "receive")
+        self.result_guards: Guards = rules.guards_for(schema, side, "result")
+        self.turn_cancels: Mapping[str, dict[str, Wire]] = rules.turn_cancels_for(schema, side)
+
+
+class PackagePlan:
+    """Everything a connection derives from one generated package, shared by all its connections.
+
+    The tables that do not depend on the side are made with the plan; each side's (`side(name)`)
+    the first time a connection of that side asks.
+    """
+
+    __slots__ = (
+        "schema",
+        "requires_initialize",
+        "answer_checks",
+        "completions",
+        "completing",
+        "cancel_request_info",
+        "v2",
+        "message_kinds",
+        "_sides",
+    )
+
+    def __init__(self, schema: Package) -> None:
+        self.schema = schema
+        self.requires_initialize = rules.INITIALIZE in schema.METHODS
+        self.answer_checks: Mapping[str, Check] = rules.answer_checks_for(schema)
+        self.completions: tuple[rules.Completion, ...] = rules.completions_for(schema)
+        self.completing = frozenset(m for c in self.completions for m in (c.opener, c.closer))
+        self.cancel_request_info: MethodInfoLike | None = schema.NOTIFICATIONS.get(
+            rules.CANCEL_REQUEST
+        )
+        # ACP v2 (rules.py, "ACP v2"): turns end in state updates, message updates carry their id
+        self.v2 = rules.turn_ends_by_update(schema)
+        self.message_kinds = (
+            rules.kinds_requiring(schema, rules.MESSAGE_ID) if self.v2 else frozenset[str]()
+        )
+        self._sides: dict[str, SidePlan] = {}
+
+    def side(self, side: str) -> SidePlan:
+        """The tables of one side ("agent" or "client"), made at its first use."""
+        found = self._sides.get(side)
+        if found is None:
+            found = self._sides[side] = SidePlan(self.schema, side)
+        return found
+
+    @staticmethod
+    def of(schema: Package) -> PackagePlan:
+        """The plan of `schema`: made at its first use, then kept on the package."""
+        kept_on: object = getattr(schema, _ATTRIBUTE, None)
+        if isinstance(kept_on, PackagePlan) and kept_on.schema is schema:
+            return kept_on
+        kept = _ELSEWHERE.get(id(schema))
+        if kept is not None and kept[0] is schema:
+            return kept[1]
+        plan = PackagePlan(schema)
+        try:
+            setattr(schema, _ATTRIBUTE, plan)
+        except (AttributeError, TypeError):  # a package object that takes no attributes
+            _ELSEWHERE[id(schema)] = (schema, plan)
+        return plan
