@@ -1,5 +1,5 @@
 """Tests of the property test's helpers: tests/support/agreement.py and what it needs from
-tests/support/instances.py (uniqueItems, closed objects, leniency marks, defaults)."""
+codegen/instances.py (uniqueItems, closed objects, leniency marks, defaults)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.support.agreement import (
     same_json,
     without_added_defaults,
 )
-from tests.support.instances import (
+from acpgen.instances import (
     Mutation,
     mutations,
     valid_instances,
