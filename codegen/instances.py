@@ -5,6 +5,7 @@ for `acpgen diff --prove`.
     valid_instances_with_defaults(schema, def_name, *, count, seed) -> list[tuple[Any, dict]]
     mutated_instances(schema, def_name, *, count, seed) -> list[tuple[Any, str]]
     mutations(schema, def_name, *, count, seed) -> list[Mutation]   # with paths and leniency marks
+    instances_with_refs(schema, def_name, *, count, seed) -> list[tuple[Any, dict]]  # defs' places
 
 `schema` is a whole document with `$defs`. Values are made by walking the def with a seeded
 `random.Random` ($ref, allOf merged, one anyOf/oneOf branch picked, const, enum, type lists,
@@ -109,7 +110,7 @@ def _merge(a: Obj, b: Obj) -> Obj:
             out[key] = {**w, **{p: {"allOf": [w[p], s]} if p in w else s for p, s in v.items()}}
         elif key == "required":
             out[key] = list(dict.fromkeys(w + v))
-        elif key == "checks":
+        elif key in ("checks", "refs"):
             out[key] = w + v
         elif key == "type":  # an integer is a number too
             ta, tb = _types(out), _types(b)
@@ -156,7 +157,8 @@ class _Generator:
             return {} if node else _raise(GiveUp("false schema"))
         flat = {k: v for k, v in node.items() if k in OWN_KEYWORDS}
         if "$ref" in node:
-            flat = _merge(flat, self.flatten(self.defs[node["$ref"].rsplit("/", 1)[-1]], depth))
+            name = node["$ref"].rsplit("/", 1)[-1]
+            flat = _merge(_merge(flat, {"refs": [name]}), self.flatten(self.defs[name], depth))
         for sub in node.get("allOf", []):
             flat = _merge(flat, self.flatten(sub, depth))
         for key in ("anyOf", "oneOf"):
@@ -378,6 +380,23 @@ def valid_instances_with_defaults(
     objects' properties: {path of an object in the instance: {property name: default}}."""
     tries = _instances(schema, def_name, random.Random(seed), count, {})
     return [(value, _defaults(sites)) for value, sites in itertools.islice(tries, count)]
+
+
+def instances_with_refs(
+    schema: Obj, def_name: str, *, count: int, seed: int
+) -> list[tuple[Any, dict[str, list[Where]]]]:
+    """`valid_instances` (the same values for the same seed), each with where the defs are in it:
+    {def name: the paths of the values drawn from that def (through a `$ref`)}."""
+    tries = _instances(schema, def_name, random.Random(seed), count, {})
+    return [(value, _refs(sites)) for value, sites in itertools.islice(tries, count)]
+
+
+def _refs(sites: list[tuple[Where, Obj]]) -> dict[str, list[Where]]:
+    out: dict[str, list[Where]] = {}
+    for path, flat in sites:
+        for name in dict.fromkeys(flat.get("refs", ())):
+            out.setdefault(name, []).append(path)
+    return out
 
 
 def _defaults(sites: list[tuple[Where, Obj]]) -> dict[Where, dict[str, Any]]:

@@ -1,0 +1,297 @@
+"""`acpgen diff --prove`: every verdict of a diff checked against real exchanges.
+
+Both revisions' packages are generated (peers.py). For each listed change, values are drawn from
+each revision's schema with the def the change is about narrowed so that they carry it
+(target.py), inside the params or result of the methods that carry it. Each is sent from the side
+that sends it under that revision to the other revision's decoder of the side that receives it:
+
+- old → new: an old sender's message to a new receiver. If it is rejected, the old sender broke.
+- new → old: a new sender's message to an old receiver. If the old receiver cannot take it, the
+  old receiver broke. (A call of a method the old receiver never had is answered "method not
+  found", as any unknown call is: that is the protocol working, not the old receiver breaking.)
+
+A rejection counts against a change only where the receiver's error names the place of the change
+(the field, the def, the variant), or, for a method change, the call itself; a rejection elsewhere
+is another change's. Then, role by role: a change reported breaking for a role must have at least
+one exchange that fails for it, and a change reported compatible (or python-api: the wire is
+unchanged) must have none. A warning is a claim about strict receivers or about meaning, which a
+decoder cannot settle: its exchanges are counted and shown, not judged. Any other outcome is a
+disagreement: a bug in the diff's rules or in the generator.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..instances import instances_with_refs
+from ..ir import Method, UnionDef
+from .model import ROLES, Change, Level, Report
+from .peers import Outcome, Peer, deliver, peers, wire_message
+from .prune import prune
+from .reach import method_flows
+from .revision import Revision
+from .target import Target, narrowed, target
+from .toward import closure, refs, toward
+
+DRAWS = 3  # values drawn per carrier and side
+SEARCH = 4  # more rounds of draws, at most, for a breaking verdict not confirmed yet
+REPAIRS = 6  # rejections elsewhere pruned away from one drawn value, at most
+CARRIERS = 2  # methods (params or result) a change is carried in, per side
+_WHOLE = {"type-kind-changed", "object-became-union", "union-became-object", "union-tag-changed"}
+# ^ rules about a def's shape as a whole: a rejection just below the def is theirs too
+NAMES_ONLY = {"type-added", "type-removed"}
+# ^ a def's name coming or going: no message of the other revision holds it, and where it is used
+#   the change is listed on its own (a field's type, a variant, a method's params)
+_ASSERTED = {
+    Level.BREAKING: "breaking",
+    Level.COMPATIBLE: "compatible",
+    Level.PYTHON_API: "python-api",
+}
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One message sent from a peer of one revision to a peer of the other, and what came of it."""
+
+    direction: str  # "old→new" or "new→old"
+    sender: str  # the role that sends it
+    receiver: str
+    method: str  # wire name
+    part: str  # "params" or "result"
+    message: str  # the JSON on the wire
+    outcome: Outcome
+    hits: bool  # failed, at the place of the change
+
+    @property
+    def old_role(self) -> str:
+        """The role whose old implementation takes part: the sender, or the receiver."""
+        return self.sender if self.direction == "old→new" else self.receiver
+
+
+@dataclass(frozen=True)
+class ChangeProof:
+    change: Change
+    exchanges: tuple[Exchange, ...]
+    disagreements: tuple[str, ...]
+
+    def failing(self, role: str) -> tuple[Exchange, ...]:
+        """The exchanges that fail for a role at the place of the change."""
+        return tuple(x for x in self.exchanges if x.hits and x.old_role == role)
+
+
+@dataclass(frozen=True)
+class Proof:
+    changes: tuple[ChangeProof, ...]
+
+    @property
+    def disagreements(self) -> tuple[tuple[Change, str], ...]:
+        return tuple((p.change, d) for p in self.changes for d in p.disagreements)
+
+    @property
+    def exchanges(self) -> int:
+        return sum(len(p.exchanges) for p in self.changes)
+
+
+def prove(report: Report, old: Revision, new: Revision, draws: int = DRAWS) -> Proof:
+    """Check every change of `report` (a diff of `old` and `new`) against real exchanges."""
+    with peers(old, new) as (old_peer, new_peer):
+        return Proof(
+            tuple(_prove_change(c, old_peer, new_peer, draws) for c in report.changes)
+        )
+
+
+def _prove_change(change: Change, old: Peer, new: Peer, draws: int) -> ChangeProof:
+    """Draw rounds of exchanges; more rounds (new seeds) only while a breaking verdict still has
+    no failing exchange: a breakage is searched for, a compatibility is tried as often as any."""
+    proof = ChangeProof(change, (), ())
+    for attempt in range(SEARCH + 1):
+        more = (
+            *_exchanges(change, "old", old, new, draws, attempt),
+            *_exchanges(change, "new", new, old, draws, attempt),
+        )
+        proof = ChangeProof(change, proof.exchanges + more, ())
+        if not more or not _unconfirmed(proof):
+            break
+    return ChangeProof(change, proof.exchanges, tuple(_judge(proof)))
+
+
+def _unconfirmed(proof: ChangeProof) -> bool:
+    return any(
+        proof.change.severity.of(role) is Level.BREAKING and not proof.failing(role)
+        for role in ROLES
+    )
+
+
+def _judge(proof: ChangeProof) -> Iterator[str]:
+    change = proof.change
+    for role in ROLES:
+        level = change.severity.of(role)
+        failing = proof.failing(role)
+        tried = sum(x.old_role == role for x in proof.exchanges)
+        if level is Level.BREAKING and not failing:
+            yield (
+                f"reported breaking for {role}s, but none of the {tried} exchange(s) an old"
+                f" {role} takes part in failed at {change.subject}"
+            )
+        elif level in _ASSERTED and level is not Level.BREAKING and failing:
+            x = failing[0]
+            yield (
+                f"reported {_ASSERTED[level]} for {role}s, but {len(failing)} of {tried}"
+                f" exchange(s) failed for them, e.g. {x.method} {x.part} {x.direction}:"
+                f" {x.message} → {x.outcome.error}"
+            )
+
+
+# ---------------------------------------------------------------- drawing and sending
+
+
+def _exchanges(
+    change: Change, side: str, sender: Peer, receiver: Peer, draws: int, attempt: int = 0
+) -> list[Exchange]:
+    """The exchanges from peers of revision `side` (the sender) to peers of the other."""
+    rev = sender.revision
+    t = target(change, side)
+    if change.rule in NAMES_ONLY:
+        return []
+    if t is not None and t.root not in rev.defs:
+        return []  # the def is not in this revision (added or removed): its uses are changes too
+    document = (
+        toward(narrowed(rev, change, t, side), t.root) if t is not None else rev.schema.document
+    )
+    out: list[Exchange] = []
+    for method, part in _covering(_carriers(change, rev, t, document)):
+        carrier = method.params if part == "params" else method.result
+        assert carrier is not None
+        seed = zlib.crc32(
+            f"{change.rule} {change.subject} {side} {method.wire} {part} {attempt}".encode()
+        )
+        drawn = instances_with_refs(document, carrier, count=draws + 2, seed=seed)
+        exercising = [
+            (value, tuple(refs.get(t.root, ())) if t is not None else ((),))
+            for value, refs in drawn
+        ]  # values drawn without the def in them do not exercise the change
+        for value, places in [(v, p) for v, p in exercising if p][:draws]:
+            for from_role, to_role in _roles(method, part):
+                out.append(
+                    _send(change, side, t, places, (from_role, to_role), method, part, value,
+                          receiver)
+                )  # fmt: skip
+    return out
+
+
+def _covering(carriers: list[tuple[Method, str]]) -> list[tuple[Method, str]]:
+    """The first CARRIERS carriers, and more where they leave a way the change flows untried."""
+    kept: list[tuple[Method, str]] = []
+    flows: set[tuple[str, str]] = set()
+    for method, part in carriers:
+        new_flows = set(_roles(method, part)) - flows
+        if len(kept) < CARRIERS or new_flows:
+            kept.append((method, part))
+            flows |= new_flows
+    return kept
+
+
+def _send(
+    change: Change,
+    side: str,
+    t: Target | None,
+    places: tuple[tuple[Any, ...], ...],
+    roles: tuple[str, str],
+    method: Method,
+    part: str,
+    value: Any,
+    receiver: Peer,
+) -> Exchange:
+    for _ in range(REPAIRS + 1):
+        data = wire_message(method.wire, method.kind, part, value)
+        outcome = deliver(receiver, roles[1], method.wire, method.kind, part, data)
+        if side == "new" and outcome.unknown_method and not receiver.knows(method.wire):
+            outcome = Outcome()  # "method not found" from a receiver that never had the method
+        hits = not outcome.ok and _at_change(change, t, places, outcome, receiver.revision)
+        if outcome.ok or hits or t is None:
+            break
+        pruned = prune(value, places, outcome.where)
+        if pruned is None:
+            break  # rejected where the change's own values are, or where nothing can go
+        value, places = pruned
+    direction = "old→new" if side == "old" else "new→old"
+    return Exchange(
+        direction, roles[0], roles[1], method.wire, part, data.decode("utf-8"), outcome, hits
+    )
+
+
+def _at_change(
+    change: Change,
+    t: Target | None,
+    places: tuple[tuple[Any, ...], ...],
+    outcome: Outcome,
+    receiver: Revision,
+) -> bool:
+    """Whether a rejection names the place of the change (any rejection, for a method change)."""
+    if t is None:
+        return True
+    where = outcome.where
+    if where is None:
+        return False
+    d = receiver.defs.get(t.root) or receiver.defs.get(_other_root(change, t))
+    tag = d.tag_field if isinstance(d, UnionDef) else None
+    for place in places:
+        if t.field is not None:
+            if where[: len(place) + 1] == (*place, t.field):
+                return True
+        elif where == place or (tag is not None and where == (*place, tag)):
+            return True
+        elif change.rule in _WHOLE and where[: len(place)] == place:
+            return len(where) <= len(place) + 1
+    return False
+
+
+def _other_root(change: Change, t: Target) -> str:
+    subject = change.subject if change.old_subject.startswith(t.root) else change.old_subject
+    return subject.split(".")[0].split("[")[0]
+
+
+def _carriers(
+    change: Change, rev: Revision, t: Target | None, document: dict[str, Any]
+) -> list[tuple[Method, str]]:
+    """The methods of the revision whose params or result carry the change, params first."""
+    if t is None:
+        wire, _, kind = change.subject.partition(" (")
+        methods = [m for m in rev.methods if m.wire == wire and (not kind or kind[:-1] == m.kind)]
+        parts = ["params", "result"] if change.rule == "method-result-changed" else ["params"]
+        return [(m, p) for p in parts for m in methods if p == "params" or m.result]
+    reach = _reach(rev) if t.root in rev.schema.defs else _reach_in(document, rev)
+    found = [
+        (m, part)
+        for part in ("params", "result")
+        for m in rev.methods
+        if (m.params if part == "params" else m.result) is not None
+        and t.root in reach.get(m.params if part == "params" else m.result or "", ())
+    ]
+    return sorted(found, key=lambda c: (c[1] != "params", c[0].wire, c[0].kind))
+
+
+_REACH: dict[str, dict[str, frozenset[str]]] = {}
+
+
+def _reach(rev: Revision) -> dict[str, frozenset[str]]:
+    """For each method def of the revision, every def its values may hold (itself too)."""
+    key = rev.schema.sha256
+    if key not in _REACH:
+        edges = {name: frozenset(refs(body)) for name, body in rev.schema.defs.items()}
+        _REACH[key] = {name: closure(name, edges) for name in rev.method_defs()}
+    return _REACH[key]
+
+
+def _reach_in(document: dict[str, Any], rev: Revision) -> dict[str, frozenset[str]]:
+    edges = {name: frozenset(refs(body)) for name, body in document.get("$defs", {}).items()}
+    return {name: closure(name, edges) for name in rev.method_defs()}
+
+
+def _roles(method: Method, part: str) -> list[tuple[str, str]]:
+    """(sender, receiver) of a method's params or result; both ways for a method of no side."""
+    params_flows, result_flows = method_flows(method)
+    return sorted(params_flows if part == "params" else result_flows)
