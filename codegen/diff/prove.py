@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..instances import instances_with_refs
-from ..ir import Method, UnionDef
+from ..ir import Method
 from .model import ROLES, Change, Level, Report
 from .peers import Outcome, Peer, deliver, peers, wire_message
 from .prune import prune
+from .blame import Blame
 from .reach import method_flows
 from .revision import Revision
 from .target import Target, narrowed, target
@@ -40,8 +41,6 @@ DRAWS = 3  # values drawn per carrier and side
 SEARCH = 4  # more rounds of draws, at most, for a breaking verdict not confirmed yet
 REPAIRS = 6  # rejections elsewhere pruned away from one drawn value, at most
 CARRIERS = 2  # methods (params or result) a change is carried in, per side
-_WHOLE = {"type-kind-changed", "object-became-union", "union-became-object", "union-tag-changed"}
-# ^ rules about a def's shape as a whole: a rejection just below the def is theirs too
 NAMES_ONLY = {"type-added", "type-removed"}
 # ^ a def's name coming or going: no message of the other revision holds it, and where it is used
 #   the change is listed on its own (a field's type, a variant, a method's params)
@@ -63,7 +62,8 @@ class Exchange:
     part: str  # "params" or "result"
     message: str  # the JSON on the wire
     outcome: Outcome
-    hits: bool  # failed, at the place of the change
+    hits: bool  # failed, and the rejection is this change's (blame.py)
+    explained: bool = True  # False: failed where no listed change is (a change the diff missed)
 
     @property
     def old_role(self) -> str:
@@ -98,20 +98,29 @@ class Proof:
 def prove(report: Report, old: Revision, new: Revision, draws: int = DRAWS) -> Proof:
     """Check every change of `report` (a diff of `old` and `new`) against real exchanges."""
     with peers(old, new) as (old_peer, new_peer):
-        return Proof(
-            tuple(_prove_change(c, old_peer, new_peer, draws) for c in report.changes)
+        sides = (
+            _Side("old", old_peer, new_peer, Blame(report.changes, "old", old)),
+            _Side("new", new_peer, old_peer, Blame(report.changes, "new", new)),
         )
+        return Proof(tuple(_prove_change(c, sides, draws) for c in report.changes))
 
 
-def _prove_change(change: Change, old: Peer, new: Peer, draws: int) -> ChangeProof:
+@dataclass(frozen=True)
+class _Side:
+    """One direction: the revision that sends, its peer, the other peer, and its blame."""
+
+    name: str  # "old" or "new": the revision that sends
+    sender: Peer
+    receiver: Peer
+    blame: Blame
+
+
+def _prove_change(change: Change, sides: tuple[_Side, _Side], draws: int) -> ChangeProof:
     """Draw rounds of exchanges; more rounds (new seeds) only while a breaking verdict still has
     no failing exchange: a breakage is searched for, a compatibility is tried as often as any."""
     proof = ChangeProof(change, (), ())
     for attempt in range(SEARCH + 1):
-        more = (
-            *_exchanges(change, "old", old, new, draws, attempt),
-            *_exchanges(change, "new", new, old, draws, attempt),
-        )
+        more = tuple(x for side in sides for x in _exchanges(change, side, draws, attempt))
         proof = ChangeProof(change, proof.exchanges + more, ())
         if not more or not _unconfirmed(proof):
             break
@@ -148,38 +157,46 @@ def _judge(proof: ChangeProof) -> Iterator[str]:
 # ---------------------------------------------------------------- drawing and sending
 
 
-def _exchanges(
-    change: Change, side: str, sender: Peer, receiver: Peer, draws: int, attempt: int = 0
-) -> list[Exchange]:
-    """The exchanges from peers of revision `side` (the sender) to peers of the other."""
-    rev = sender.revision
-    t = target(change, side)
+def _exchanges(change: Change, side: _Side, draws: int, attempt: int) -> list[Exchange]:
+    """The exchanges from peers of the revision `side.name` to peers of the other."""
+    rev = side.sender.revision
+    t = target(change, side.name)
     if change.rule in NAMES_ONLY:
         return []
     if t is not None and t.root not in rev.defs:
         return []  # the def is not in this revision (added or removed): its uses are changes too
     document = (
-        toward(narrowed(rev, change, t, side), t.root) if t is not None else rev.schema.document
+        toward(narrowed(rev, change, t, side.name), t.root)
+        if t is not None
+        else rev.schema.document
     )
     out: list[Exchange] = []
     for method, part in _covering(_carriers(change, rev, t, document)):
         carrier = method.params if part == "params" else method.result
         assert carrier is not None
         seed = zlib.crc32(
-            f"{change.rule} {change.subject} {side} {method.wire} {part} {attempt}".encode()
+            f"{change.rule} {change.subject} {side.name} {method.wire} {part} {attempt}".encode()
         )
         drawn = instances_with_refs(document, carrier, count=draws + 2, seed=seed)
         exercising = [
-            (value, tuple(refs.get(t.root, ())) if t is not None else ((),))
+            (value, {name: tuple(ps) for name, ps in refs.items()})
             for value, refs in drawn
+            if t is None or refs.get(t.root)
         ]  # values drawn without the def in them do not exercise the change
-        for value, places in [(v, p) for v, p in exercising if p][:draws]:
-            for from_role, to_role in _roles(method, part):
-                out.append(
-                    _send(change, side, t, places, (from_role, to_role), method, part, value,
-                          receiver)
-                )  # fmt: skip
+        for value, places in exercising[:draws]:
+            for roles in _roles(method, part):
+                out.append(_send(change, side, t, _Drawn(method, part, value, places), roles))
     return out
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    """A value drawn for a method's params or result, and where each def's values are in it."""
+
+    method: Method
+    part: str
+    value: Any
+    places: dict[str, tuple[tuple[Any, ...], ...]]
 
 
 def _covering(carriers: list[tuple[Method, str]]) -> list[tuple[Method, str]]:
@@ -195,63 +212,39 @@ def _covering(carriers: list[tuple[Method, str]]) -> list[tuple[Method, str]]:
 
 
 def _send(
-    change: Change,
-    side: str,
-    t: Target | None,
-    places: tuple[tuple[Any, ...], ...],
-    roles: tuple[str, str],
-    method: Method,
-    part: str,
-    value: Any,
-    receiver: Peer,
+    change: Change, side: _Side, t: Target | None, drawn: _Drawn, roles: tuple[str, str]
 ) -> Exchange:
+    """Send a drawn value; while the receiver rejects it for another change, prune that part."""
+    method, part, value, places = drawn.method, drawn.part, drawn.value, drawn.places
+    owners: tuple[Change, ...] = ()
     for _ in range(REPAIRS + 1):
         data = wire_message(method.wire, method.kind, part, value)
-        outcome = deliver(receiver, roles[1], method.wire, method.kind, part, data)
-        if side == "new" and outcome.unknown_method and not receiver.knows(method.wire):
+        outcome = deliver(side.receiver, roles[1], method.wire, method.kind, part, data)
+        if side.name == "new" and outcome.unknown_method and not side.receiver.knows(method.wire):
             outcome = Outcome()  # "method not found" from a receiver that never had the method
-        hits = not outcome.ok and _at_change(change, t, places, outcome, receiver.revision)
-        if outcome.ok or hits or t is None:
+        if outcome.ok:
             break
-        pruned = prune(value, places, outcome.where)
+        where = None if outcome.unknown_method else outcome.where or ()
+        claim = side.blame.owners(method.wire, where, places, value)
+        owners = claim.changes
+        if change in owners:
+            break
+        pruned = prune(value, claim.anchor, places, t.root if t is not None else "")
         if pruned is None:
             break  # rejected where the change's own values are, or where nothing can go
         value, places = pruned
-    direction = "old→new" if side == "old" else "new→old"
+    direction = "old→new" if side.name == "old" else "new→old"
     return Exchange(
-        direction, roles[0], roles[1], method.wire, part, data.decode("utf-8"), outcome, hits
+        direction,
+        roles[0],
+        roles[1],
+        method.wire,
+        part,
+        data.decode("utf-8"),
+        outcome,
+        change in owners,
+        outcome.ok or bool(owners),
     )
-
-
-def _at_change(
-    change: Change,
-    t: Target | None,
-    places: tuple[tuple[Any, ...], ...],
-    outcome: Outcome,
-    receiver: Revision,
-) -> bool:
-    """Whether a rejection names the place of the change (any rejection, for a method change)."""
-    if t is None:
-        return True
-    where = outcome.where
-    if where is None:
-        return False
-    d = receiver.defs.get(t.root) or receiver.defs.get(_other_root(change, t))
-    tag = d.tag_field if isinstance(d, UnionDef) else None
-    for place in places:
-        if t.field is not None:
-            if where[: len(place) + 1] == (*place, t.field):
-                return True
-        elif where == place or (tag is not None and where == (*place, tag)):
-            return True
-        elif change.rule in _WHOLE and where[: len(place)] == place:
-            return len(where) <= len(place) + 1
-    return False
-
-
-def _other_root(change: Change, t: Target) -> str:
-    subject = change.subject if change.old_subject.startswith(t.root) else change.old_subject
-    return subject.split(".")[0].split("[")[0]
 
 
 def _carriers(

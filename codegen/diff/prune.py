@@ -3,23 +3,26 @@
 A value drawn to exercise one change may also carry others (a field another change narrowed, a
 variant another change removed): the receiver then rejects it there first and says nothing about
 the change under test. `prune` drops the rejected part (an object's key, a list's item) when it
-holds none of the places of the change, and moves those places past a dropped list item.
+holds none of the places of the change, and moves the defs' places past a dropped list item.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 Where = tuple[Any, ...]
+Places = Mapping[str, tuple[Where, ...]]  # def name -> where its values are in a drawn value
 
 
 def prune(
-    value: Any, places: tuple[Where, ...], where: Where | None
-) -> tuple[Any, tuple[Where, ...]] | None:
-    """`value` without the part at `where`, and the places moved accordingly; None when that part
-    is the whole value, holds a place of the change, or is not in the value (a missing field)."""
-    if not where or any(p[: len(where)] == where for p in places):
+    value: Any, where: Where | None, places: Places, keep: str
+) -> tuple[Any, dict[str, tuple[Where, ...]]] | None:
+    """`value` without the part at `where`, with the places of the defs left in it; None when
+    that part is the whole value, holds a value of the def `keep`, or is not in the value (a
+    missing field)."""
+    if not where or any(p[: len(where)] == where for p in places.get(keep, ())):
         return None
     out = copy.deepcopy(value)
     parent = out
@@ -27,13 +30,15 @@ def prune(
         if not _has(parent, step):
             return None
         parent = parent[step]
-    last = where[-1]
-    if not _has(parent, last):
+    if not _has(parent, where[-1]):
         return None
-    del parent[last]
-    if isinstance(parent, list):
-        return out, tuple(_shifted(p, where) for p in places)
-    return out, places
+    del parent[where[-1]]
+    in_list = isinstance(parent, list)
+    moved = {
+        name: tuple(_shifted(p, where) if in_list else p for p in ps if p[: len(where)] != where)
+        for name, ps in places.items()
+    }
+    return out, moved
 
 
 def _has(node: Any, step: Any) -> bool:
