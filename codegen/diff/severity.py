@@ -18,13 +18,25 @@ FAIL_ON = ("breaking", "warning", "any", "none")
 ROLE_CHOICES = ("agent", "client", "both")
 
 
-def assess(rule_id: str, flows: Iterable[Flow]) -> Severity:
+def assess(rule_id: str, flows: Iterable[Flow], names: Iterable[Flow] = ()) -> Severity:
+    """The severity per role of a change that flows `flows` between peers of the two revisions.
+
+    `names` are ways it flows only in methods one of the revisions lacks: no exchange between
+    the revisions carries it there, but code written against the generated package still names
+    it, so a role there gets the rule's level at most `python-api`."""
     rule = RULES[rule_id]
     levels: dict[str, list[Level]] = {role: [] for role in ROLES}
     for sender, receiver in flows:
         levels[sender].append(rule.sender)
         levels[receiver].append(rule.receiver)
+    for sender, receiver in names:
+        levels[sender].append(_at_most_python_api(rule.sender))
+        levels[receiver].append(_at_most_python_api(rule.receiver))
     return Severity(agent=worst(levels["agent"]), client=worst(levels["client"]))
+
+
+def _at_most_python_api(level: Level) -> Level:
+    return level if level.rank <= Level.PYTHON_API.rank else Level.PYTHON_API
 
 
 def fails(change: Change, fail_on: str, role: str) -> bool:
