@@ -502,7 +502,9 @@ class Mutation:
     description: str
     path: Where
     marked: tuple[tuple[Where, str], ...]
-    defaults: dict[Where, Obj] = dataclasses.field(default_factory=dict)  # as in valid_instances_with_defaults
+    defaults: dict[Where, Obj] = dataclasses.field(
+        default_factory=dict
+    )  # as in valid_instances_with_defaults
 
 
 def mutated_instances(

@@ -101,7 +101,9 @@ def deliver(receiver: Peer, side: str, wire: str, kind: str, part: str, data: by
     if part == "result":
         info = methods.REQUESTS.get(wire)
         if info is None:
-            return Outcome("the caller's revision has no such request", METHOD_NOT_FOUND, None, True)
+            return Outcome(
+                "the caller's revision has no such request", METHOD_NOT_FOUND, None, True
+            )
         decoder = codec.MessageDecoder(side, {1: info.result})
     else:
         decoder = codec.MessageDecoder(side)

@@ -28,10 +28,10 @@ from typing import Any
 
 from ..instances import instances_with_refs
 from ..ir import Method
+from .blame import Blame
 from .model import ROLES, Change, Level, Report
 from .peers import Outcome, Peer, deliver, peers, wire_message
 from .prune import prune
-from .blame import Blame
 from .reach import method_flows
 from .revision import Revision
 from .target import Target, narrowed, target

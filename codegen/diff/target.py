@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir import EnumDef, Field, ObjectDef, UnionDef, Variant, all_fields
-from .model import Change
 from ..schema import unescape
+from .model import Change
 from .revision import Revision, variant_keys
 
 _SUBJECT = re.compile(r"^(?P<root>[^.\[]+)(?:\[(?P<key>[^\]]*)\])?(?:\.(?P<field>[^.\[]+))?"
