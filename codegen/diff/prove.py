@@ -171,20 +171,25 @@ def _exchanges(change: Change, side: _Side, draws: int, attempt: int) -> list[Ex
         else rev.schema.document
     )
     out: list[Exchange] = []
-    for method, part in _covering(_carriers(change, rev, t, document)):
+    carriers = [
+        (m, part)
+        for m, part in _carriers(change, rev, t, document)
+        if _judged(change, side.name, _roles(m, part))
+    ]
+    for method, part in _covering(carriers):
         carrier = method.params if part == "params" else method.result
         assert carrier is not None
         seed = zlib.crc32(
             f"{change.rule} {change.subject} {side.name} {method.wire} {part} {attempt}".encode()
         )
-        drawn = instances_with_refs(document, carrier, count=draws + 2, seed=seed)
+        drawn = instances_with_refs(document, carrier, count=draws, seed=seed)
         exercising = [
             (value, {name: tuple(ps) for name, ps in refs.items()})
             for value, refs in drawn
             if t is None or refs.get(t.root)
         ]  # values drawn without the def in them do not exercise the change
         for value, places in exercising[:draws]:
-            for roles in _roles(method, part):
+            for roles in _judged(change, side.name, _roles(method, part)):
                 out.append(_send(change, side, t, _Drawn(method, part, value, places), roles))
     return out
 
@@ -197,6 +202,14 @@ class _Drawn:
     part: str
     value: Any
     places: dict[str, tuple[tuple[Any, ...], ...]]
+
+
+def _judged(change: Change, side: str, flows: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The flows whose exchanges can confirm or contradict a verdict: those of a role (the sender
+    from the old revision, the receiver in the old revision) whose level is not a warning."""
+    return [
+        f for f in flows if change.severity.of(f[0] if side == "old" else f[1]) is not Level.WARNING
+    ]
 
 
 def _covering(carriers: list[tuple[Method, str]]) -> list[tuple[Method, str]]:

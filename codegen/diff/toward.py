@@ -9,7 +9,6 @@ they are a subset of what it accepts.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -39,7 +38,18 @@ def refs(node: Any) -> Iterator[str]:
 
 
 def _edges_of(defs: Obj) -> dict[str, frozenset[str]]:
-    return {name: frozenset(refs(body)) for name, body in defs.items()}
+    return {name: _refs_of(body) for name, body in defs.items()}
+
+
+_REFS: dict[int, tuple[Any, frozenset[str]]] = {}  # id -> (the body, kept alive; its refs)
+
+
+def _refs_of(body: Any) -> frozenset[str]:
+    """`refs` of a def's body, once per body (most bodies are shared by every narrowed copy)."""
+    hit = _REFS.get(id(body))
+    if hit is None or hit[0] is not body:
+        hit = _REFS[id(body)] = (body, frozenset(refs(body)))
+    return hit[1]
 
 
 def closure(root: str, edges: dict[str, frozenset[str]]) -> frozenset[str]:
@@ -55,9 +65,12 @@ def closure(root: str, edges: dict[str, frozenset[str]]) -> frozenset[str]:
 
 def _leads_to(edges: dict[str, frozenset[str]], root: str) -> frozenset[str]:
     """The defs that can reach `root` and that `root` cannot reach (no way round a cycle)."""
-    below = closure(root, edges)
-    reach = functools.cache(lambda name: closure(name, edges))
-    return frozenset(n for n in edges if n not in below and root in reach(n))
+    back: dict[str, set[str]] = {}
+    for name, targets in edges.items():
+        for target in targets:
+            back.setdefault(target, set()).add(name)
+    above = closure(root, {name: frozenset(names) for name, names in back.items()})
+    return above - closure(root, edges)
 
 
 def _bend(node: Any, aims: frozenset[str]) -> Any:
