@@ -22,6 +22,9 @@ from .revision import Revision, variant_keys
 _SUBJECT = re.compile(r"^(?P<root>[^.\[]+)(?:\[(?P<key>[^\]]*)\])?(?:\.(?P<field>[^.\[]+))?"
                       r"(?:\[(?P<value>[^\]]*)\])?$")  # fmt: skip
 _NULL_RULES = {"became-nullable": "new", "became-non-nullable": "old"}  # the side that sends null
+_ABSENT_RULES = {"field-became-optional": "new", "field-became-required": "old"}
+# ^ the side whose senders leave the field out: its values are drawn as they come (the first
+#   draw holds only required fields), never with the field forced in
 
 Obj = dict[str, Any]
 
@@ -78,7 +81,7 @@ def narrowed(rev: Revision, change: Change, t: Target, side: str) -> Obj:
             extra["properties"] = {t.field: {"type": "null"}}
         elif t.value is not None:
             extra["properties"] = {t.field: {"const": t.value}}
-        if _declares(rev, owner, t.field):
+        if _declares(rev, owner, t.field) and _ABSENT_RULES.get(change.rule) != side:
             restricted = _with(restricted, extra)
     if restricted is body:
         return document

@@ -17,6 +17,7 @@ from ..ir import (
     EnumDef,
     Field,
     ObjectDef,
+    TypeExpr,
     UnionDef,
     Variant,
     all_fields,
@@ -244,7 +245,11 @@ class _Types:
             out.emit(rule, b.name, how, place, a.name)
         pairs, removed, added = pair_variants(a, b, self.pairs)
         for key, v in added.items():
-            rule = "open-union-variant-added" if a.open else "union-variant-added"
+            rule = (
+                "open-union-variant-added"
+                if a.open or self.read_as(a, v, old_union=True)
+                else "union-variant-added"
+            )
             note = " (UNSTABLE)" if is_unstable(self.new.branch_doc(b, v)) else ""
             out.emit(
                 rule,
@@ -254,7 +259,11 @@ class _Types:
                 f"{a.name}[{key}]",
             )
         for key, v in removed.items():
-            rule = "open-union-variant-removed" if b.open else "union-variant-removed"
+            rule = (
+                "open-union-variant-removed"
+                if b.open or self.read_as(b, v, old_union=False)
+                else "union-variant-removed"
+            )
             out.emit(
                 rule,
                 f"{b.name}[{key}]",
@@ -302,6 +311,34 @@ class _Types:
                 old_subject,
                 place,
             )
+
+    def read_as(self, union: UnionDef, v: Variant, old_union: bool) -> bool:
+        """Whether the values of `v` (a variant of the other revision) are still read by `union`:
+        an untagged variant of it (which takes any tag value) requires no field `v` lacks, and
+        the fields both have are the same on the wire. Such a variant is to `union` what an
+        unknown one is to an open union: still accepted, read as that variant."""
+        union_rev, v_rev = (self.old, self.new) if old_union else (self.new, self.old)
+        d = v_rev.defs[v.type]
+        if not isinstance(d, ObjectDef):
+            return False
+        theirs = {f.wire: f for f in all_fields(d, v_rev.defs.get)}
+        for u in union.variants:
+            ud = union_rev.defs[u.type]
+            if u.tag is not None or not isinstance(ud, ObjectDef):
+                continue
+            ours = {f.wire: f for f in all_fields(ud, union_rev.defs.get)}
+            if all(
+                (f.wire in theirs and theirs[f.wire].required) or not f.required
+                for f in ours.values()
+            ) and all(
+                self._same_field(ours[w].type, theirs[w].type, old_union)
+                for w in ours.keys() & theirs.keys()
+            ):
+                return True
+        return False
+
+    def _same_field(self, ours: TypeExpr, theirs: TypeExpr, ours_is_old: bool) -> bool:
+        return self.exprs.same(ours, theirs) if ours_is_old else self.exprs.same(theirs, ours)
 
     def kept_shape(self, obj: ObjectDef, union: UnionDef, a_is_old: bool) -> str | None:
         """The key of an untagged variant of `union` whose fields are exactly those of `obj`."""
