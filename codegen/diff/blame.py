@@ -38,7 +38,14 @@ NOT_ON_THE_WIRE = frozenset(
     }
 )
 WHOLE = frozenset(
-    {"type-kind-changed", "object-became-union", "union-became-object", "union-tag-changed"}
+    {
+        "type-kind-changed",
+        "object-became-union",
+        "union-became-object",
+        "object-became-compatible-union",
+        "compatible-union-became-object",
+        "union-tag-changed",
+    }
 )  # rules about a def's shape as a whole: a rejection just below the def's value is theirs too
 
 

@@ -72,7 +72,11 @@ class _Types:
             and (kept := self.kept_shape(a, b, a_is_old=True))
         ):
             out.emit(
-                "object-became-union",
+                (
+                    "object-became-compatible-union"
+                    if all(self.reads(a, True, self.new.defs[v.type], False) for v in b.variants)
+                    else "object-became-union"
+                ),
                 b.name,
                 f"object → union; the old shape is variant {kept}",
                 place,
@@ -84,7 +88,11 @@ class _Types:
             and (kept := self.kept_shape(b, a, a_is_old=False))
         ):
             out.emit(
-                "union-became-object",
+                (
+                    "compatible-union-became-object"
+                    if all(self.reads(b, False, self.old.defs[v.type], True) for v in a.variants)
+                    else "union-became-object"
+                ),
                 b.name,
                 f"union → object with the shape of variant {kept}",
                 place,
@@ -319,26 +327,34 @@ class _Types:
         unknown one is to an open union: still accepted, read as that variant."""
         union_rev, v_rev = (self.old, self.new) if old_union else (self.new, self.old)
         d = v_rev.defs[v.type]
-        if not isinstance(d, ObjectDef):
-            return False
-        theirs = {f.wire: f for f in all_fields(d, v_rev.defs.get)}
-        for u in union.variants:
-            ud = union_rev.defs[u.type]
-            if u.tag is not None or not isinstance(ud, ObjectDef):
-                continue
-            ours = {f.wire: f for f in all_fields(ud, union_rev.defs.get)}
-            if all(
-                (f.wire in theirs and theirs[f.wire].required) or not f.required
-                for f in ours.values()
-            ) and all(
-                self._same_field(ours[w].type, theirs[w].type, old_union)
-                for w in ours.keys() & theirs.keys()
-            ):
-                return True
-        return False
+        return any(
+            u.tag is None and self.reads(union_rev.defs[u.type], old_union, d, not old_union)
+            for u in union.variants
+        )
 
-    def _same_field(self, ours: TypeExpr, theirs: TypeExpr, ours_is_old: bool) -> bool:
-        return self.exprs.same(ours, theirs) if ours_is_old else self.exprs.same(theirs, ours)
+    def reads(self, reader: Def, reader_is_old: bool, value: Def, value_is_old: bool) -> bool:
+        """Whether the object `reader` reads every value of the object `value` (of either
+        revision): it requires no field `value` may leave out, and the fields both have are the
+        same on the wire (other fields it ignores)."""
+        if not isinstance(reader, ObjectDef) or not isinstance(value, ObjectDef):
+            return False
+        r_rev = self.old if reader_is_old else self.new
+        v_rev = self.old if value_is_old else self.new
+        ours = {f.wire: f for f in all_fields(reader, r_rev.defs.get)}
+        theirs = {f.wire: f for f in all_fields(value, v_rev.defs.get)}
+        if any(f.required and not (w in theirs and theirs[w].required) for w, f in ours.items()):
+            return False
+        return all(
+            self._same_field(ours[w].type, theirs[w].type, reader_is_old, value_is_old)
+            for w in ours.keys() & theirs.keys()
+        )
+
+    def _same_field(
+        self, ours: TypeExpr, theirs: TypeExpr, ours_old: bool, theirs_old: bool
+    ) -> bool:
+        if ours_old == theirs_old:
+            return ours == theirs
+        return self.exprs.same(ours, theirs) if ours_old else self.exprs.same(theirs, ours)
 
     def kept_shape(self, obj: ObjectDef, union: UnionDef, a_is_old: bool) -> str | None:
         """The key of an untagged variant of `union` whose fields are exactly those of `obj`."""
