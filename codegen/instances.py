@@ -185,6 +185,8 @@ class _Generator:
         """A value for `node` at `path`, retried until its oneOf/not checks hold."""
         if depth > HARD_DEPTH:
             raise GiveUp(f"deeper than {HARD_DEPTH} at {path}")
+        flat: Obj = {}
+        value: Any = None
         for _ in range(ATTEMPTS):
             mark = len(self.sites)
             flat = self.flatten(node, depth)
@@ -350,6 +352,7 @@ def _instances(
     for i in range(count * ATTEMPTS):
         gen = _Generator(schema, rng)
         gen.density = [0.0, 0.9][i] if i < 2 else rng.random()
+        value: Any = None
         try:
             value = gen.gen({"$ref": f"#/$defs/{def_name}"}, 0, ())
             ok = validator.is_valid(value)

@@ -230,6 +230,7 @@ def _send(
     """Send a drawn value; while the receiver rejects it for another change, prune that part."""
     method, part, value, places = drawn.method, drawn.part, drawn.value, drawn.places
     owners: tuple[Change, ...] = ()
+    data, outcome = b"", Outcome()
     for _ in range(REPAIRS + 1):
         data = wire_message(method.wire, method.kind, part, value)
         outcome = deliver(side.receiver, roles[1], method.wire, method.kind, part, data)
