@@ -10,6 +10,12 @@ from types import SimpleNamespace
 import pytest
 from jsonschema import Draft202012Validator
 
+from acpgen.instances import (
+    Mutation,
+    mutations,
+    valid_instances,
+    valid_instances_with_defaults,
+)
 from tests.support.agreement import (
     _Checker,
     diff_paths,
@@ -18,12 +24,6 @@ from tests.support.agreement import (
     repair_problem,
     same_json,
     without_added_defaults,
-)
-from acpgen.instances import (
-    Mutation,
-    mutations,
-    valid_instances,
-    valid_instances_with_defaults,
 )
 from tests.support.schema_grammar import MethodDraw, envelopes, messages
 

@@ -21,9 +21,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe
+from acpgen.instances import valid_instances
 from tests.runtime.helpers import RawPeer
 from tests.support import wire_cases
-from acpgen.instances import valid_instances
 from tests.support.wire_cases import Answering, mutation_path
 
 from .conftest import BY_ID, STABLE_SCHEMA

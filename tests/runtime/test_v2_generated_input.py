@@ -47,8 +47,8 @@ import acp_schema as v1
 import acp_schema_v2 as v2
 from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, rules
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
-from tests.support.agreement import same_json, without_added_defaults
 from acpgen.instances import Mutation, valid_instances_with_defaults
+from tests.support.agreement import same_json, without_added_defaults
 from tests.support.wire_cases import Answering, all_forgiven, broken_mutations
 
 from .helpers import RawPeer
