@@ -64,6 +64,7 @@ class Exchange:
     outcome: Outcome
     hits: bool  # failed, and the rejection is this change's (blame.py)
     explained: bool = True  # False: failed where no listed change is (a change the diff missed)
+    masked_by: str = ""  # rejected first, beyond pruning, for another change (its rule and subject)
 
     @property
     def old_role(self) -> str:
@@ -76,6 +77,7 @@ class ChangeProof:
     change: Change
     exchanges: tuple[Exchange, ...]
     disagreements: tuple[str, ...]
+    masked: tuple[str, ...] = ()  # breaking verdicts no exchange could reach (see `_judge`)
 
     def failing(self, role: str) -> tuple[Exchange, ...]:
         """The exchanges that fail for a role at the place of the change."""
@@ -93,6 +95,10 @@ class Proof:
     @property
     def exchanges(self) -> int:
         return sum(len(p.exchanges) for p in self.changes)
+
+    @property
+    def masked(self) -> tuple[tuple[Change, str], ...]:
+        return tuple((p.change, m) for p in self.changes for m in p.masked)
 
 
 def prove(report: Report, old: Revision, new: Revision, draws: int = DRAWS) -> Proof:
@@ -124,7 +130,25 @@ def _prove_change(change: Change, sides: tuple[_Side, _Side], draws: int) -> Cha
         proof = ChangeProof(change, proof.exchanges + more, ())
         if not more or not _unconfirmed(proof):
             break
-    return ChangeProof(change, proof.exchanges, tuple(_judge(proof)))
+    masked = dict(_masked(proof))
+    problems = tuple(_judge(proof, skip=frozenset(masked)))
+    return ChangeProof(change, proof.exchanges, problems, tuple(masked.values()))
+
+
+def _masked(proof: ChangeProof) -> Iterator[tuple[str, str]]:
+    """The roles for which a breaking verdict met no exchange that reached it: no exchange failed
+    at the change, and some were rejected first, beyond pruning, for another change (a sibling
+    required field that cannot be made up, the method itself gone the other way). Such a verdict
+    is neither confirmed nor contradicted; it is listed as masked."""
+    for role in ROLES:
+        if proof.change.severity.of(role) is not Level.BREAKING or proof.failing(role):
+            continue
+        masked = [x for x in proof.exchanges if x.old_role == role and x.masked_by]
+        if masked:
+            yield role, (
+                f"reported breaking for {role}s: masked, {len(masked)} exchange(s) rejected first"
+                f" for {masked[0].masked_by}"
+            )
 
 
 def _unconfirmed(proof: ChangeProof) -> bool:
@@ -134,9 +158,11 @@ def _unconfirmed(proof: ChangeProof) -> bool:
     )
 
 
-def _judge(proof: ChangeProof) -> Iterator[str]:
+def _judge(proof: ChangeProof, skip: frozenset[str] = frozenset()) -> Iterator[str]:
     change = proof.change
     for role in ROLES:
+        if role in skip:
+            continue
         level = change.severity.of(role)
         failing = proof.failing(role)
         tried = sum(x.old_role == role for x in proof.exchanges)
@@ -258,6 +284,11 @@ def _send(
         outcome,
         change in owners,
         outcome.ok or bool(owners),
+        (
+            ""
+            if outcome.ok or change in owners
+            else ", ".join(f"{c.rule} {c.subject}" for c in owners[:2])
+        ),
     )
 
 

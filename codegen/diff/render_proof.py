@@ -19,6 +19,11 @@ def summary(proof: Proof) -> str:
         if not found
         else f"{found} verdict(s) contradicted: a bug in acpgen's diff rules or generator"
     )
+    if proof.masked:
+        verdict += (
+            f" ({len(proof.masked)} breaking verdict(s) masked: no exchange reached them past"
+            " another change)"
+        )
     return (
         f"{tried} exchanges between the two revisions' generated packages, for {n} changes:"
         f" {verdict}"
@@ -29,6 +34,8 @@ def text_lines(proof: Proof) -> list[str]:
     lines = ["", "Proof", f"  {summary(proof)}"]
     for c, problem in proof.disagreements:
         lines.append(f"  DISAGREEMENT {c.rule} {c.subject}: {problem}")
+    for c, note in proof.masked:
+        lines.append(f"  masked {c.rule} {c.subject}: {note}")
     lines.append("  exchanges per change (failing for agents/clients):")
     for p in proof.changes:
         counts = "/".join(str(len(p.failing(role))) for role in ROLES)
@@ -49,6 +56,9 @@ def markdown_lines(proof: Proof) -> list[str]:
             f"- **disagreement** `{c.rule}` `{c.subject}`: {_cell(d)}"
             for c, d in proof.disagreements
         ]
+        lines.append("")
+    if proof.masked:
+        lines += [f"- masked `{c.rule}` `{c.subject}`: {_cell(m)}" for c, m in proof.masked]
         lines.append("")
     breaking = [
         p for p in proof.changes if any(p.change.severity.of(r) is Level.BREAKING for r in ROLES)
@@ -93,6 +103,7 @@ def json_value(proof: Proof) -> dict[str, Any]:
         "disagreements": [
             {"rule": c.rule, "subject": c.subject, "problem": d} for c, d in proof.disagreements
         ],
+        "masked": [{"rule": c.rule, "subject": c.subject, "note": m} for c, m in proof.masked],
         "changes": [_change_json(p) for p in proof.changes],
     }
 
