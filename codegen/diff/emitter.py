@@ -25,6 +25,7 @@ class Place:
     affects: frozenset[str]
     scope: str  # "method" | "type"
     names: frozenset[Flow] = frozenset()  # ways it flows only in methods one revision lacks
+    forgiven: tuple[bool, bool] = (False, False)  # old / new receivers default a bad value
 
 
 class Emitter:
@@ -44,7 +45,7 @@ class Emitter:
                 rule=rule,
                 subject=subject,
                 detail=detail,
-                severity=assess(rule, place.flows, place.names),
+                severity=assess(rule, place.flows, place.names, place.forgiven),
                 affects=tuple(sorted(place.affects)),
                 old_subject=subject if old_subject is None else old_subject,
                 scope=place.scope,

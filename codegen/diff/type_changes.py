@@ -7,6 +7,7 @@ the schema: they are compared as part of their union, under `Union[tag]`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 
@@ -157,8 +158,9 @@ class _Types:
                 else ("field-became-optional", "now optional")
             )
             out.emit(rule, subject, how, place, old_subject)
+        lenient = dataclasses.replace(place, forgiven=(a.default_on_error, b.default_on_error))
         for f in self.exprs.compare(a.type, b.type):
-            out.emit(f.rule, subject + f.member, f.detail, place, old_subject + f.member)
+            out.emit(f.rule, subject + f.member, f.detail, lenient, old_subject + f.member)
         if not a.required and not b.required and not _same_default(a.default, b.default):
             if a.default is NO_DEFAULT:
                 out.emit(
