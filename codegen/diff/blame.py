@@ -94,7 +94,7 @@ class Blame:
                     if score is None or (best is not None and score < best):
                         continue
                     if best is None or score > best:
-                        best, found, anchor = score, [], where[: score[0]]
+                        best, found, anchor = score, [], _concrete(where, p)[: score[0]]
                     if suspect.change not in found:
                         found.append(suspect.change)
         if not found:  # the method's, when its params or result became another type
@@ -102,6 +102,7 @@ class Blame:
         return Claim(tuple(found), anchor)
 
     def _claim(self, s: Suspect, p: Where, where: Where, value: Any) -> Score | None:
+        where = _concrete(where, p)
         t, rule = s.target, s.change.rule
         wire = 0 if rule in NOT_ON_THE_WIRE else 1
         d = self.rev.defs.get(t.root)
@@ -131,6 +132,15 @@ class Blame:
                 return True  # an untagged variant cannot be told from the value alone
             return isinstance(here, dict) and here.get(variant.tag.field) == variant.tag.value
         return True
+
+
+def _concrete(where: Where, place: Where) -> Where:
+    """`where` with the keys a decoder leaves out (`[...]`, a map's key) read from `place` where
+    `where` runs through it."""
+    head = where[: len(place)]
+    if len(head) == len(place) and all(w in (q, "...") for w, q in zip(head, place, strict=True)):
+        return (*place, *where[len(place) :])
+    return where
 
 
 def _at(value: Any, where: Where) -> Any:

@@ -9,6 +9,7 @@ message or the JSON-RPC error the receiver answers with, with the place it names
 
 from __future__ import annotations
 
+import ast
 import importlib
 import itertools
 import json
@@ -150,7 +151,9 @@ def _place(data: dict[str, Any]) -> tuple[Any, ...] | None:
     return steps[1:] + ((missing[1],) if missing else ())
 
 
-_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]|\[\.\.\.\]")
+_STEP = re.compile(
+    r"\.([^.\[]+)|\[(\d+)\]|\[(\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')\]|\[\.\.\.\]"
+)  # .name, [0], ["key"] or ['key'] (a map's key, quoted as Python does), [...] (a key not named)
 
 
 def parse_path(path: str) -> tuple[Any, ...] | None:
@@ -168,7 +171,7 @@ def parse_path(path: str) -> tuple[Any, ...] | None:
         elif m[2] is not None:
             steps.append(int(m[2]))
         elif m[3] is not None:
-            steps.append(json.loads(f'"{m[3]}"'))
+            steps.append(ast.literal_eval(m[3]))
         else:
             steps.append("...")
         at = m.end()
