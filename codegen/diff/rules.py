@@ -61,6 +61,12 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Rewrite the code that builds and reads it; check "
      "whether the old shape is one of the new variants.",
      "type-kind-changed"),
+    ("type-became-checked", "type", W, W,
+     "The generator reads the def of one revision only as any JSON value checked against its "
+     "schema (a construct with no typed form): whether the other's values still pass cannot be "
+     "decided from the types.",
+     "Check the two schemas of the def by hand, or run acpgen diff --prove on them.",
+     "type-became-checked"),
     ("object-became-union", "type", P, B,
      "An object became a union that keeps the old shape as an untagged variant: old senders' "
      "messages stay valid, but new senders may send variants old receivers cannot read.",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..ir import (
     NO_DEFAULT,
     AliasDef,
+    Checked,
     Def,
     EnumDef,
     Field,
@@ -99,6 +100,8 @@ class _Types:
                 place,
                 a.name,
             )
+        elif type(a) is not type(b) and (_checked(a) or _checked(b)):
+            out.emit("type-became-checked", b.name, f"{_kind(a)} → {_kind(b)}", place, a.name)
         elif type(a) is not type(b):
             out.emit("type-kind-changed", b.name, f"{_kind(a)} → {_kind(b)}", place, a.name)
         elif isinstance(a, ObjectDef) and isinstance(b, ObjectDef):
@@ -404,7 +407,12 @@ def _same_default(a: object, b: object) -> bool:
 
 
 def _kind(d: Def) -> str:
-    return _KIND_NAMES[type(d)]
+    return "any JSON value checked against the schema" if _checked(d) else _KIND_NAMES[type(d)]
+
+
+def _checked(d: Def) -> bool:
+    """An alias of the general form: the generator found no typed form for the def."""
+    return isinstance(d, AliasDef) and isinstance(d.type, Checked)
 
 
 def _json(value: object) -> str:
