@@ -31,12 +31,12 @@ def assess(
     it, so a role there gets the rule's level at most `python-api`.
 
     `forgiven` says whether the old and the new revision's receivers replace a bad value by its
-    default (`x-deserialize-default-on-error` on the changed value): a value rule then breaks
+    default or skip it (`x-deserialize-*` on every use of the changed value): a rule then breaks
     nobody at that revision's receiving end, the value is only lost, so it is a `warning` at most
     (for the senders when the new receivers forgive, for the receivers when the old ones do)."""
     rule = RULES[rule_id]
     sender_level, receiver_level = rule.sender, rule.receiver
-    if rule.category == "value":
+    if rule.category in ("value", "type"):
         sender_level = _at_most(sender_level, Level.WARNING) if forgiven[1] else sender_level
         receiver_level = _at_most(receiver_level, Level.WARNING) if forgiven[0] else receiver_level
     levels: dict[str, list[Level]] = {role: [] for role in ROLES}

@@ -27,6 +27,7 @@ from ..ir import (
 )
 from .emitter import Emitter, Place
 from .exprs import Exprs, show
+from .leniency import forgiven
 from .revision import Revision, pair_variants, variant_keys
 
 _KIND_NAMES = {ObjectDef: "object", EnumDef: "enum", UnionDef: "union", AliasDef: "alias"}
@@ -65,6 +66,9 @@ class _Types:
 
     def definition(self, a: Def, b: Def) -> None:
         out, place = self.out, self.out.at_defs(a.name, b.name)
+        place = dataclasses.replace(
+            place, forgiven=(forgiven(self.old, a.name), forgiven(self.new, b.name))
+        )
         if a.name not in self.method_defs and b.name not in self.method_defs:
             out.stability(a.doc, b.doc, b.name, place, a.name)  # a method's own defs: on the method
         out.described(a.doc, b.doc)
