@@ -35,18 +35,19 @@ from tests.diff.helpers import (
 )
 
 DRAWS = 2  # values drawn per method and side: a few, seeded (breaking verdicts search further)
-_LINE = re.compile(r"v\d+-(?:un)?stable")
+_VERSION = re.compile(r"v\d+")
+_STABLE = re.compile(r"\bstable\b")  # `v1-stable-…`; anything else (unstable, a preview) is not
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def fixture_pairs() -> list[tuple[str, str]]:
-    """Consecutive revisions of each line (`v1-stable`, `v2-unstable`, ...), by the date in the
+    """Consecutive revisions of each line (protocol version, stable or not), by the date in the
     name; a revision without one (a package's release) comes after the dated ones."""
-    lines: dict[str, list[str]] = defaultdict(list)
+    lines: dict[tuple[str, bool], list[str]] = defaultdict(list)
     for path in sorted(SCHEMAS.glob("*.json")):
-        line = _LINE.search(path.stem)
-        if line:
-            lines[line.group(0)].append(path.stem)
+        version = _VERSION.search(path.stem)
+        if version:
+            lines[version.group(0), bool(_STABLE.search(path.stem))].append(path.stem)
     pairs = []
     for names in lines.values():
         names.sort(key=lambda n: (_DATE.search(n).group(0) if _DATE.search(n) else "~", n))
