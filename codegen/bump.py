@@ -1,6 +1,8 @@
 """`acpgen bump NEW_SCHEMA`: move the project to a new schema revision in one step.
 
-It diffs the current schema against the new one and prints the report. When a change is breaking
+It diffs the current schema against the new one, proves every verdict against real exchanges
+between the two revisions' generated packages (as `acpgen diff --prove`), and prints the report. A
+verdict the exchanges contradict is an acpgen bug: it refuses (exit 3). When a change is breaking
 (or at least `--fail-on`) for `--role` and not accepted, it refuses and changes nothing. Otherwise
 it replaces the schema, regenerates the package atomically and prepends the markdown report to the
 change log (newest first, with both sha256s and the date).
@@ -12,8 +14,9 @@ the schema and the change log get their old bytes back. So a failure at any step
 exactly as they were.
 
 Exit status as `acpgen diff`: 0 bumped (or already at that revision), 1 refused because of a
-change, 2 bad input or a failed step, with one line on stderr naming what is wrong; 3 as
-`acpgen generate`: the new package would not import (an acpgen bug), nothing changed.
+change, 2 bad input or a failed step, with one line on stderr naming what is wrong; 3 an acpgen
+bug, nothing changed: the new package would not import (as `acpgen generate` says it), or the proof
+contradicts a verdict of the diff.
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .diff import diff_revisions
+from .diff import diff_revisions, render_proof
 from .diff.accept import AcceptError, load_accepts
 from .diff.model import Report
+from .diff.prove import Proof, prove
 from .diff.render_markdown import render_markdown
 from .diff.render_text import render_text
 from .diff.revision import Revision, from_schema
@@ -125,7 +129,15 @@ def bump(
         )
         return 0
     report = diff_revisions(old, new, accepts)
-    out.write(render_text(report, gate))
+    proof = prove(report, old, new)
+    out.write(render_text(report, gate) + "\n".join(render_proof.text_lines(proof)) + "\n")
+    if proof.disagreements:
+        raise BumpError(
+            f"the proof contradicts {len(proof.disagreements)} verdict(s) of the diff: a bug in"
+            " acpgen's diff rules or generator (please report it with both schemas): "
+            + "; ".join(f"{c.rule} {c.subject}: {d}" for c, d in proof.disagreements),
+            exit_code=3,
+        )
     failing = gate.failing(report.changes)
     if failing:
         print(
@@ -139,7 +151,7 @@ def bump(
             print(f"  {c.rule} {c.subject}: {c.detail}", file=err)
         return 1
     files = _files(new, new_path, paths.package, strict, err)
-    entry = _entry(report, gate, accept, datetime.date.today())
+    entry = _entry(report, gate, accept, datetime.date.today(), proof)
     old_schema = _read(paths.schema)
     old_changes = _read(paths.changes) if paths.changes.exists() else None
     try:
@@ -183,8 +195,10 @@ def _files(new: Revision, path: Path, package: str, strict: bool, err: TextIO) -
     return files_of(new.package, package)
 
 
-def _entry(report: Report, gate: Gate, accept: Path | None, day: datetime.date) -> str:
-    """The change-log entry: the date, both sha256s and the markdown report."""
+def _entry(
+    report: Report, gate: Gate, accept: Path | None, day: datetime.date, proof: Proof
+) -> str:
+    """The change-log entry: the date, both sha256s, the markdown report and its proof."""
     head = [
         f"## {day.isoformat()}: `{report.old}` → `{report.new}`",
         "",
@@ -197,7 +211,7 @@ def _entry(report: Report, gate: Gate, accept: Path | None, day: datetime.date) 
     body = render_markdown(report, gate).split("\n", 2)[
         2
     ]  # drop its own title: the heading says it
-    return "\n".join(head) + "\n" + body
+    return "\n".join(head) + "\n" + body + "\n" + "\n".join(render_proof.markdown_lines(proof))
 
 
 def _prepend(old: bytes | None, entry: str) -> str:
@@ -253,7 +267,8 @@ def _parser() -> argparse.ArgumentParser:
         " regenerate the package and record the report in the change log.",
         epilog="Exit status: 0 bumped, 1 refused (a change reaches --fail-on for --role and is not"
         " accepted), 2 bad input or a failed step, 3 an acpgen bug (the new package would not"
-        " import). Nothing changes unless it exits 0.",
+        " import, or the proof contradicts a verdict of the diff). Nothing changes unless it"
+        " exits 0.",
     )
     parser.add_argument("new", type=Path, metavar="NEW_SCHEMA", help="the schema.json to move to")
     parser.add_argument(

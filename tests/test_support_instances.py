@@ -1,4 +1,4 @@
-"""Tests of tests/support/instances.py, the schema-driven instance generator.
+"""Tests of codegen/instances.py, the schema-driven instance generator.
 
 Over every def of every schema in tests/fixtures/schemas/: valid instances exist and are valid,
 mutated ones exist and are rejected. Validity is checked with a stricter validator than the
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, validators
 
-from tests.support.instances import ATTEMPTS, mutated_instances, valid_instances
+from acpgen.instances import ATTEMPTS, mutated_instances, valid_instances
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = sorted((ROOT / "tests/fixtures/schemas").glob("*.json"))
@@ -127,7 +127,7 @@ def test_deterministic_for_a_seed_and_varies_with_it() -> None:
 def test_deterministic_across_hash_seeds() -> None:
     """No set or hash order leaks into the output: two interpreters, two PYTHONHASHSEEDs."""
     code = (
-        "import json; from tests.support.instances import mutated_instances, valid_instances\n"
+        "import json; from acpgen.instances import mutated_instances, valid_instances\n"
         "s = json.load(open('tests/fixtures/schemas/v2-unstable-2026-08-21.json'))\n"
         "print(json.dumps([valid_instances(s, 'SessionUpdate', count=5, seed=1),"
         " mutated_instances(s, 'SessionUpdate', count=5, seed=1)]))"

@@ -1,5 +1,5 @@
 """Tests of the property test's helpers: tests/support/agreement.py and what it needs from
-tests/support/instances.py (uniqueItems, closed objects, leniency marks, defaults)."""
+codegen/instances.py (uniqueItems, closed objects, leniency marks, defaults)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ from types import SimpleNamespace
 import pytest
 from jsonschema import Draft202012Validator
 
+from acpgen.instances import (
+    Mutation,
+    mutations,
+    valid_instances,
+    valid_instances_with_defaults,
+)
 from tests.support.agreement import (
     _Checker,
     diff_paths,
@@ -18,12 +24,6 @@ from tests.support.agreement import (
     repair_problem,
     same_json,
     without_added_defaults,
-)
-from tests.support.instances import (
-    Mutation,
-    mutations,
-    valid_instances,
-    valid_instances_with_defaults,
 )
 from tests.support.schema_grammar import MethodDraw, envelopes, messages
 

@@ -24,6 +24,8 @@ class Place:
     flows: frozenset[Flow]
     affects: frozenset[str]
     scope: str  # "method" | "type"
+    names: frozenset[Flow] = frozenset()  # ways it flows only in methods one revision lacks
+    forgiven: tuple[bool, bool] = (False, False)  # old / new receivers default a bad value
 
 
 class Emitter:
@@ -31,6 +33,9 @@ class Emitter:
         self.old, self.new, self.pairs = old, new, pairs
         self.changes: list[Change] = []
         self.descriptions = 0
+        self.common_wires = frozenset(m.wire for m in old.methods) & frozenset(
+            m.wire for m in new.methods
+        )
 
     def emit(
         self, rule: str, subject: str, detail: str, place: Place, old_subject: str | None = None
@@ -40,7 +45,7 @@ class Emitter:
                 rule=rule,
                 subject=subject,
                 detail=detail,
-                severity=assess(rule, place.flows),
+                severity=assess(rule, place.flows, place.names, place.forgiven),
                 affects=tuple(sorted(place.affects)),
                 old_subject=subject if old_subject is None else old_subject,
                 scope=place.scope,
@@ -66,14 +71,19 @@ class Emitter:
             self.emit("became-unstable", subject, "marked UNSTABLE", place, old_subject)
 
     def at_defs(self, old_name: str | None, new_name: str | None) -> Place:
-        """A def of either revision (or a pair): every way it flows, every method carrying it."""
+        """A def of either revision (or a pair): every way it flows in the methods both revisions
+        have (only those carry it from a peer of one to a peer of the other), every other way it
+        flows (methods one revision lacks: no exchange breaks there, the methods' own changes
+        say what does; only the generated names change), and every method carrying it."""
         flows: set[Flow] = set()
+        names: set[Flow] = set()
         affects: set[str] = set()
         for rev, name in ((self.old, old_name), (self.new, new_name)):
             if name is not None:
-                flows |= rev.reach.flows_of(name)
+                flows |= rev.reach.flows_through(name, self.common_wires)
+                names |= rev.reach.flows_of(name)
                 affects |= rev.reach.methods_of(name)
-        return Place(frozenset(flows), frozenset(affects), "type")
+        return Place(frozenset(flows), frozenset(affects), "type", frozenset(names - flows))
 
     def at_method(self, old: Method | None, new: Method | None) -> Place:
         """A method flows from its caller to the side that receives it."""

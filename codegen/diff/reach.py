@@ -46,9 +46,17 @@ def method_flows(m: Method) -> tuple[frozenset[Flow], frozenset[Flow]]:
 class Reach:
     flows: Mapping[str, frozenset[Flow]]
     methods: Mapping[str, frozenset[str]]  # wire names
+    carried: Mapping[str, frozenset[tuple[str, Flow]]]  # each method carrying a def, and how
 
     def flows_of(self, name: str) -> frozenset[Flow]:
         return self.flows.get(name) or BOTH_WAYS
+
+    def flows_through(self, name: str, wires: frozenset[str]) -> frozenset[Flow]:
+        """How a def flows in the methods named `wires` only; every way it flows when no method
+        carries it (an envelope's def, or an unused one)."""
+        if name not in self.carried:
+            return self.flows_of(name)
+        return frozenset(flow for wire, flow in self.carried[name] if wire in wires)
 
     def methods_of(self, name: str) -> frozenset[str]:
         return self.methods.get(name, frozenset())
@@ -61,6 +69,7 @@ def compute(schema: Schema, package: Package) -> Reach:
         edges.setdefault(name, set()).update(_raw_refs(body))
     flows: dict[str, set[Flow]] = {}
     methods: dict[str, set[str]] = {}
+    carried: dict[str, set[tuple[str, Flow]]] = {}
 
     def spread(root: str, how: frozenset[Flow], wire: str | None) -> None:
         stack, seen = [root], set()
@@ -72,6 +81,7 @@ def compute(schema: Schema, package: Package) -> Reach:
             flows.setdefault(name, set()).update(how)
             if wire is not None:
                 methods.setdefault(name, set()).add(wire)
+                carried.setdefault(name, set()).update((wire, flow) for flow in how)
             stack.extend(edges.get(name, ()))
 
     for m in package.methods:
@@ -84,6 +94,7 @@ def compute(schema: Schema, package: Package) -> Reach:
     return Reach(
         flows={name: frozenset(f) for name, f in flows.items()},
         methods={name: frozenset(w) for name, w in methods.items()},
+        carried={name: frozenset(c) for name, c in carried.items()},
     )
 
 

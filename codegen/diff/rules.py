@@ -61,6 +61,12 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Rewrite the code that builds and reads it; check "
      "whether the old shape is one of the new variants.",
      "type-kind-changed"),
+    ("type-became-checked", "type", W, W,
+     "The generator reads the def of one revision only as any JSON value checked against its "
+     "schema (a construct with no typed form): whether the other's values still pass cannot be "
+     "decided from the types.",
+     "Check the two schemas of the def by hand, or run acpgen diff --prove on them.",
+     "type-became-checked"),
     ("object-became-union", "type", P, B,
      "An object became a union that keeps the old shape as an untagged variant: old senders' "
      "messages stay valid, but new senders may send variants old receivers cannot read.",
@@ -71,6 +77,19 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "variants: old senders of the other variants are rejected.",
      "Senders: send only the remaining shape. Receivers: drop the code for the other variants.",
      "object-became-union"),
+    ("object-became-compatible-union", "type", P, W,
+     "An object became a union that keeps the old shape as an untagged variant, and whose every "
+     "variant has the old object's fields: old receivers read every variant as the old object, "
+     "and what a variant adds is lost to them.",
+     "Receivers: handle the variants to see what they add. Senders: build the variant class "
+     "that has the old shape.",
+     "compatible-union-became-object"),
+    ("compatible-union-became-object", "type", W, P,
+     "A union whose every variant has the fields of one of its untagged variants became that "
+     "object: old senders' other variants are still read, as the object, and what they add "
+     "is no longer read.",
+     "Senders: send only the remaining shape. Receivers: drop the code for the other variants.",
+     "object-became-compatible-union"),
     ("field-added-required", "field", B, C,
      "A new required field: old senders leave it out and new "
      "receivers reject the message; old receivers ignore it.",

@@ -18,13 +18,43 @@ FAIL_ON = ("breaking", "warning", "any", "none")
 ROLE_CHOICES = ("agent", "client", "both")
 
 
-def assess(rule_id: str, flows: Iterable[Flow]) -> Severity:
+def assess(
+    rule_id: str,
+    flows: Iterable[Flow],
+    names: Iterable[Flow] = (),
+    forgiven: tuple[bool, bool] = (False, False),
+) -> Severity:
+    """The severity per role of a change that flows `flows` between peers of the two revisions.
+
+    `names` are ways it flows only in methods one of the revisions lacks: no exchange between
+    the revisions carries it there, but code written against the generated package still names
+    it, so a role there gets the rule's level at most `python-api`.
+
+    `forgiven` says whether the old and the new revision's receivers replace a bad value by its
+    default or skip it (`x-deserialize-*` on every use of the changed value): a rule then breaks
+    nobody at that revision's receiving end, the value is only lost, so it is a `warning` at most
+    (for the senders when the new receivers forgive, for the receivers when the old ones do)."""
     rule = RULES[rule_id]
+    sender_level, receiver_level = rule.sender, rule.receiver
+    if rule.category in ("value", "type"):
+        sender_level = _at_most(sender_level, Level.WARNING) if forgiven[1] else sender_level
+        receiver_level = _at_most(receiver_level, Level.WARNING) if forgiven[0] else receiver_level
     levels: dict[str, list[Level]] = {role: [] for role in ROLES}
     for sender, receiver in flows:
-        levels[sender].append(rule.sender)
-        levels[receiver].append(rule.receiver)
+        levels[sender].append(sender_level)
+        levels[receiver].append(receiver_level)
+    for sender, receiver in names:
+        levels[sender].append(_at_most_python_api(rule.sender))
+        levels[receiver].append(_at_most_python_api(rule.receiver))
     return Severity(agent=worst(levels["agent"]), client=worst(levels["client"]))
+
+
+def _at_most_python_api(level: Level) -> Level:
+    return _at_most(level, Level.PYTHON_API)
+
+
+def _at_most(level: Level, cap: Level) -> Level:
+    return level if level.rank <= cap.rank else cap
 
 
 def fails(change: Change, fail_on: str, role: str) -> bool:

@@ -7,16 +7,19 @@ the schema: they are compared as part of their union, under `Union[tag]`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 
 from ..ir import (
     NO_DEFAULT,
     AliasDef,
+    Checked,
     Def,
     EnumDef,
     Field,
     ObjectDef,
+    TypeExpr,
     UnionDef,
     Variant,
     all_fields,
@@ -24,6 +27,7 @@ from ..ir import (
 )
 from .emitter import Emitter, Place
 from .exprs import Exprs, show
+from .leniency import forgiven
 from .revision import Revision, pair_variants, variant_keys
 
 _KIND_NAMES = {ObjectDef: "object", EnumDef: "enum", UnionDef: "union", AliasDef: "alias"}
@@ -62,6 +66,9 @@ class _Types:
 
     def definition(self, a: Def, b: Def) -> None:
         out, place = self.out, self.out.at_defs(a.name, b.name)
+        place = dataclasses.replace(
+            place, forgiven=(forgiven(self.old, a.name), forgiven(self.new, b.name))
+        )
         if a.name not in self.method_defs and b.name not in self.method_defs:
             out.stability(a.doc, b.doc, b.name, place, a.name)  # a method's own defs: on the method
         out.described(a.doc, b.doc)
@@ -71,7 +78,11 @@ class _Types:
             and (kept := self.kept_shape(a, b, a_is_old=True))
         ):
             out.emit(
-                "object-became-union",
+                (
+                    "object-became-compatible-union"
+                    if all(self.reads(a, True, self.new.defs[v.type], False) for v in b.variants)
+                    else "object-became-union"
+                ),
                 b.name,
                 f"object → union; the old shape is variant {kept}",
                 place,
@@ -83,12 +94,18 @@ class _Types:
             and (kept := self.kept_shape(b, a, a_is_old=False))
         ):
             out.emit(
-                "union-became-object",
+                (
+                    "compatible-union-became-object"
+                    if all(self.reads(b, False, self.old.defs[v.type], True) for v in a.variants)
+                    else "union-became-object"
+                ),
                 b.name,
                 f"union → object with the shape of variant {kept}",
                 place,
                 a.name,
             )
+        elif type(a) is not type(b) and (_checked(a) or _checked(b)):
+            out.emit("type-became-checked", b.name, f"{_kind(a)} → {_kind(b)}", place, a.name)
         elif type(a) is not type(b):
             out.emit("type-kind-changed", b.name, f"{_kind(a)} → {_kind(b)}", place, a.name)
         elif isinstance(a, ObjectDef) and isinstance(b, ObjectDef):
@@ -148,8 +165,9 @@ class _Types:
                 else ("field-became-optional", "now optional")
             )
             out.emit(rule, subject, how, place, old_subject)
+        lenient = dataclasses.replace(place, forgiven=(a.default_on_error, b.default_on_error))
         for f in self.exprs.compare(a.type, b.type):
-            out.emit(f.rule, subject + f.member, f.detail, place, old_subject + f.member)
+            out.emit(f.rule, subject + f.member, f.detail, lenient, old_subject + f.member)
         if not a.required and not b.required and not _same_default(a.default, b.default):
             if a.default is NO_DEFAULT:
                 out.emit(
@@ -244,7 +262,11 @@ class _Types:
             out.emit(rule, b.name, how, place, a.name)
         pairs, removed, added = pair_variants(a, b, self.pairs)
         for key, v in added.items():
-            rule = "open-union-variant-added" if a.open else "union-variant-added"
+            rule = (
+                "open-union-variant-added"
+                if a.open or self.read_as(a, v, old_union=True)
+                else "union-variant-added"
+            )
             note = " (UNSTABLE)" if is_unstable(self.new.branch_doc(b, v)) else ""
             out.emit(
                 rule,
@@ -254,7 +276,11 @@ class _Types:
                 f"{a.name}[{key}]",
             )
         for key, v in removed.items():
-            rule = "open-union-variant-removed" if b.open else "union-variant-removed"
+            rule = (
+                "open-union-variant-removed"
+                if b.open or self.read_as(b, v, old_union=False)
+                else "union-variant-removed"
+            )
             out.emit(
                 rule,
                 f"{b.name}[{key}]",
@@ -303,6 +329,42 @@ class _Types:
                 place,
             )
 
+    def read_as(self, union: UnionDef, v: Variant, old_union: bool) -> bool:
+        """Whether the values of `v` (a variant of the other revision) are still read by `union`:
+        an untagged variant of it (which takes any tag value) requires no field `v` lacks, and
+        the fields both have are the same on the wire. Such a variant is to `union` what an
+        unknown one is to an open union: still accepted, read as that variant."""
+        union_rev, v_rev = (self.old, self.new) if old_union else (self.new, self.old)
+        d = v_rev.defs[v.type]
+        return any(
+            u.tag is None and self.reads(union_rev.defs[u.type], old_union, d, not old_union)
+            for u in union.variants
+        )
+
+    def reads(self, reader: Def, reader_is_old: bool, value: Def, value_is_old: bool) -> bool:
+        """Whether the object `reader` reads every value of the object `value` (of either
+        revision): it requires no field `value` may leave out, and the fields both have are the
+        same on the wire (other fields it ignores)."""
+        if not isinstance(reader, ObjectDef) or not isinstance(value, ObjectDef):
+            return False
+        r_rev = self.old if reader_is_old else self.new
+        v_rev = self.old if value_is_old else self.new
+        ours = {f.wire: f for f in all_fields(reader, r_rev.defs.get)}
+        theirs = {f.wire: f for f in all_fields(value, v_rev.defs.get)}
+        if any(f.required and not (w in theirs and theirs[w].required) for w, f in ours.items()):
+            return False
+        return all(
+            self._same_field(ours[w].type, theirs[w].type, reader_is_old, value_is_old)
+            for w in ours.keys() & theirs.keys()
+        )
+
+    def _same_field(
+        self, ours: TypeExpr, theirs: TypeExpr, ours_old: bool, theirs_old: bool
+    ) -> bool:
+        if ours_old == theirs_old:
+            return ours == theirs
+        return self.exprs.same(ours, theirs) if ours_old else self.exprs.same(theirs, ours)
+
     def kept_shape(self, obj: ObjectDef, union: UnionDef, a_is_old: bool) -> str | None:
         """The key of an untagged variant of `union` whose fields are exactly those of `obj`."""
         union_rev = self.new if a_is_old else self.old
@@ -349,7 +411,12 @@ def _same_default(a: object, b: object) -> bool:
 
 
 def _kind(d: Def) -> str:
-    return _KIND_NAMES[type(d)]
+    return "any JSON value checked against the schema" if _checked(d) else _KIND_NAMES[type(d)]
+
+
+def _checked(d: Def) -> bool:
+    """An alias of the general form: the generator found no typed form for the def."""
+    return isinstance(d, AliasDef) and isinstance(d.type, Checked)
 
 
 def _json(value: object) -> str:

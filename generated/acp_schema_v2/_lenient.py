@@ -217,7 +217,8 @@ def _walk(
 ) -> Any:
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
-        return _walk(value, typing.get_args(tp)[0], unknown, error, forgive)
+        inner, *metas = typing.get_args(tp)
+        return _lengths(_walk(value, inner, unknown, error, forgive), metas)
     if origin in (Union, types.UnionType):
         options = tuple(o for o in typing.get_args(tp) if o is not msgspec.UnsetType)
         return _union(value, options, unknown, error, forgive)
@@ -260,6 +261,20 @@ def _walk(
         if issubclass(tp, Checked):
             raise error
     raise error
+
+
+def _lengths(result: Any, metas: list[Any]) -> Any:
+    """`result`, walked into a list or a dict, held to the item counts its Annotated type sets
+    (the walk goes past the Annotated; scalars never get here: their errors are re-raised)."""
+    kind = "array" if isinstance(result, list) else "object" if isinstance(result, dict) else None
+    for meta in metas:
+        if kind is None or not isinstance(meta, msgspec.Meta):
+            continue
+        if meta.min_length is not None and len(result) < meta.min_length:
+            raise msgspec.ValidationError(f"Expected `{kind}` of length >= {meta.min_length}")
+        if meta.max_length is not None and len(result) > meta.max_length:
+            raise msgspec.ValidationError(f"Expected `{kind}` of length <= {meta.max_length}")
+    return result
 
 
 def split_error(exc: msgspec.ValidationError) -> tuple[str, str | None]:

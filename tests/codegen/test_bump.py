@@ -113,6 +113,8 @@ def test_a_compatible_bump_replaces_the_schema_regenerates_the_package_and_logs_
     assert f"old sha256: `{old_sha}`" in log and f"new sha256: `{sha256(new)}`" in log
     assert "`Implementation.vendor`" in log and "field-added-optional" in log
     assert "field-added-optional" in run.stdout  # the report is printed too
+    assert "for 1 changes: every verdict confirmed" in run.stdout  # and proved (--prove)
+    assert "#### Proof" in log
 
 
 def test_a_breaking_bump_is_refused_and_changes_nothing(repo: Path) -> None:
@@ -146,6 +148,8 @@ def test_a_breaking_change_listed_in_the_accept_file_lets_the_bump_through_with_
     assert "_(accepted: our clients always say why)_" in log
     assert "accepting what `accept.toml` lists" in log
     assert log.index("`CancelNotification.reason`") < log.index("An older bump.")
+    assert "`CancelNotification.reason` (`field-added-required`) breaks clients: old→new," in log
+    assert "missing required field 'reason'" in log  # the failing exchange a reviewer sees
 
 
 def test_a_bump_whose_package_cannot_be_written_puts_the_schema_and_the_change_log_back(

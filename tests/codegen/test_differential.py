@@ -1,6 +1,6 @@
 """Differential test: `acp_schema` (strict msgspec decoding) against `jsonschema` (Draft 2020-12).
 
-For every def of `schema/schema.json`, deterministic instances from `tests/support/instances.py`:
+For every def of `schema/schema.json`, deterministic instances from `codegen/instances.py`:
 
 - every valid instance (jsonschema accepts it) must decode strictly with
   `acp_schema.decode(..., getattr(acp_schema.types, def_name))`, and re-encoding the decoded value
@@ -46,7 +46,7 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 
 import acp_schema
 from acp_schema._support import UnknownVariant  # not re-exported by acp_schema (see report)
-from tests.support.instances import INT_RANGES, mutated_instances, valid_instances
+from acpgen.instances import INT_RANGES, mutated_instances, valid_instances
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA: dict = json.loads((REPO / "schema" / "schema.json").read_text())

@@ -2,7 +2,7 @@
 
 Each method row is proven three ways, over the v1 package generated from the pinned schema:
 - the generated types declare exactly the members the row's derived structure lists;
-- over a connection, valid instances of the schema (tests/support/instances.py) sent by a raw peer
+- over a connection, valid instances of the schema (codegen/instances.py) sent by a raw peer
   reach the handler typed, and what the library answers and sends validates against the schema;
 - params missing a required member are refused (-32602) and never reach a handler.
 Protocol rules are switched off (`enforce_protocol=False`) in the wire tests: the instances are
@@ -21,9 +21,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from acp_runtime import AgentSideConnection, CapabilityError, ClientSideConnection, memory_pipe
+from acpgen.instances import valid_instances
 from tests.runtime.helpers import RawPeer
 from tests.support import wire_cases
-from tests.support.instances import valid_instances
 from tests.support.wire_cases import Answering, mutation_path
 
 from .conftest import BY_ID, STABLE_SCHEMA

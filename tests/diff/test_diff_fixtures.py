@@ -76,6 +76,7 @@ def test_unstable_only_adds_to_stable() -> None:
         "type-added",
         "field-added-optional",
         "union-variant-added",
+        "open-union-variant-added",
         "open-enum-value-added",
         "object-became-union",
     }
@@ -103,11 +104,16 @@ def test_unstable_turns_set_config_option_params_into_a_union_that_keeps_the_sta
 
 def test_unstable_variants_warn_only_the_client_which_receives_them() -> None:
     added = changes(STABLE_APR, UNSTABLE_APR, "union-variant-added")
-    assert set(added) == {
-        "AuthMethod[env_var]", "AuthMethod[terminal]", "SessionConfigOption[boolean]",
-        "SessionUpdate[usage_update]",
-    }  # fmt: skip
+    assert set(added) == {"SessionConfigOption[boolean]", "SessionUpdate[usage_update]"}
     assert {levels(c) for c in added.values()} == {("compatible", "warning")}
+
+
+def test_unstable_auth_methods_are_read_by_the_stable_untagged_agent_variant() -> None:
+    """Stable's AuthMethod reads any `type` as its untagged `agent` variant, whose fields the new
+    variants all have: an old client still reads them (as --prove's exchanges show)."""
+    added = changes(STABLE_APR, UNSTABLE_APR, "open-union-variant-added")
+    assert set(added) == {"AuthMethod[env_var]", "AuthMethod[terminal]"}
+    assert {levels(c) for c in added.values()} == {("compatible", "compatible")}
 
 
 # ---------------------------------------------------------------- v1 -> v2, 2026-08-20

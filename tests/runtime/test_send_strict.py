@@ -4,7 +4,7 @@ over every method of both generated packages, taken from their tables (`REQUESTS
 
 For each outgoing params type (what a caller sends) and result type (what a handler answers), with
 instances nobody wrote by hand, drawn from the schema the package was generated from
-(tests/support/instances.py):
+(acpgen.instances, codegen/instances.py):
 - a value broken in one place (any of the generator's mutations the schema rejects: a required
   member dropped, a wrong JSON type, null, an unknown tag or enum value, a bad list item, ...,
   most of all inside lists and members that carry a leniency mark, which a *receiver* forgives)
@@ -38,7 +38,7 @@ import acp_schema
 import acp_schema_v2
 from acp_runtime import SchemaMismatchError, wire
 from tests.support.agreement import same_json, without_added_defaults
-from tests.support.instances import Mutation, mutations, valid_instances_with_defaults
+from acpgen.instances import Mutation, mutations, valid_instances_with_defaults
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = {  # each package and the schema `make generate` builds it from (Makefile)

@@ -1,5 +1,5 @@
 """Generated input on ACP v2 connections: every method of `acp_schema_v2`, with instances nobody
-wrote by hand, drawn from `schema/v2/schema.json` (tests/support/instances.py), sent raw.
+wrote by hand, drawn from `schema/v2/schema.json` (codegen/instances.py), sent raw.
 
 For every method in the package's tables (`RECEIVED_BY`: a method both sides receive, such as
 `$/cancel_request` or the proxy methods, is tried on both):
@@ -47,8 +47,8 @@ import acp_schema as v1
 import acp_schema_v2 as v2
 from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, rules
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
+from acpgen.instances import Mutation, valid_instances_with_defaults
 from tests.support.agreement import same_json, without_added_defaults
-from tests.support.instances import Mutation, valid_instances_with_defaults
 from tests.support.wire_cases import Answering, all_forgiven, broken_mutations
 
 from .helpers import RawPeer

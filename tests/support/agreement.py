@@ -55,10 +55,9 @@ from unittest import mock
 import msgspec
 from jsonschema import Draft202012Validator, ValidationError, validators
 
+from acpgen.instances import INT_RANGES, Mutation, mutations, valid_instances_with_defaults
 from acpgen.pipeline import generate_files
 from acpgen.write import write_package
-
-from .instances import INT_RANGES, Mutation, mutations, valid_instances_with_defaults
 
 KINDS = (
     "generate",

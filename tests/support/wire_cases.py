@@ -21,7 +21,7 @@ import asyncio
 import re
 from typing import Any
 
-from .instances import LENIENT_DEFAULT, LENIENT_ITEMS, Mutation, mutations
+from acpgen.instances import LENIENT_DEFAULT, LENIENT_ITEMS, Mutation, mutations
 
 REFUSED_KINDS = ("drop required field", "wrong JSON type", "null where not nullable")
 FORGIVING_MARKS = (LENIENT_DEFAULT, LENIENT_ITEMS)
@@ -106,7 +106,7 @@ def mutation_path(description: str) -> tuple[Any, ...]:
 def broken_mutations(
     schema: dict[str, Any], def_name: str, *, count: int, seed: int
 ) -> list[Mutation]:
-    """The mutations (tests/support/instances.py) of `count` drawn that break a value where the
+    """The mutations (codegen/instances.py) of `count` drawn that break a value where the
     schema forgives nothing: a member missing, of a wrong type or null, at any depth below the
     root, with no leniency mark on the way."""
     return [

@@ -1,9 +1,11 @@
-"""Deterministic JSON instances of a JSON Schema (draft 2020-12) def, for differential tests.
+"""Deterministic JSON instances of a JSON Schema (draft 2020-12) def, for differential tests and
+for `acpgen diff --prove`.
 
     valid_instances(schema, def_name, *, count, seed, stats=None) -> list[Any]
     valid_instances_with_defaults(schema, def_name, *, count, seed) -> list[tuple[Any, dict]]
     mutated_instances(schema, def_name, *, count, seed) -> list[tuple[Any, str]]
     mutations(schema, def_name, *, count, seed) -> list[Mutation]   # with paths and leniency marks
+    instances_with_refs(schema, def_name, *, count, seed) -> list[tuple[Any, dict]]  # defs' places
 
 `schema` is a whole document with `$defs`. Values are made by walking the def with a seeded
 `random.Random` ($ref, allOf merged, one anyOf/oneOf branch picked, const, enum, type lists,
@@ -29,9 +31,13 @@ import operator
 import random
 import re
 import string
+from collections.abc import Iterator
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+Obj = dict[str, Any]  # a JSON object, a schema node
+Where = tuple[Any, ...]  # a path in an instance: keys and indexes
 
 MAX_DEPTH = 5  # past it: no optional properties, minimal arrays, null where allowed
 HARD_DEPTH = 40  # past it: give the instance up (a required cycle without a way out)
@@ -87,12 +93,12 @@ def _raise(exc: Exception) -> Any:
     raise exc
 
 
-def _types(schema: dict) -> list[str]:
+def _types(schema: Obj) -> list[str]:
     t = schema.get("type", [])
     return [t] if isinstance(t, str) else list(t)
 
 
-def _merge(a: dict, b: dict) -> dict:
+def _merge(a: Obj, b: Obj) -> Obj:
     """The conjunction of two flat schemas (no $ref/allOf/anyOf/oneOf left in them)."""
     out = dict(a)
     for key, v in b.items():
@@ -104,7 +110,7 @@ def _merge(a: dict, b: dict) -> dict:
             out[key] = {**w, **{p: {"allOf": [w[p], s]} if p in w else s for p, s in v.items()}}
         elif key == "required":
             out[key] = list(dict.fromkeys(w + v))
-        elif key == "checks":
+        elif key in ("checks", "refs"):
             out[key] = w + v
         elif key == "type":  # an integer is a number too
             ta, tb = _types(out), _types(b)
@@ -130,19 +136,19 @@ def _merge(a: dict, b: dict) -> dict:
 class _Generator:
     """One walk of the schema; `sites` records (path, flat schema) of every generated value."""
 
-    def __init__(self, schema: dict, rng: random.Random) -> None:
+    def __init__(self, schema: Obj, rng: random.Random) -> None:
         self.defs = schema["$defs"]
         self.rng = rng
-        self.sites: list[tuple[tuple, dict]] = []
+        self.sites: list[tuple[Where, Obj]] = []
         self.density = 0.5  # probability that an optional property is present
         self._validators: dict[int, Draft202012Validator] = {}
 
     def matches(self, sub: Any, value: Any) -> bool:
         if id(sub) not in self._validators:
             self._validators[id(sub)] = Draft202012Validator({"allOf": [sub], "$defs": self.defs})
-        return self._validators[id(sub)].is_valid(value)
+        return bool(self._validators[id(sub)].is_valid(value))
 
-    def flatten(self, node: Any, depth: int) -> dict:
+    def flatten(self, node: Any, depth: int) -> Obj:
         """Merge $ref, allOf and one picked anyOf/oneOf branch into one flat schema.
 
         oneOf and not cannot be decided before the value exists: they go to `checks`.
@@ -151,7 +157,8 @@ class _Generator:
             return {} if node else _raise(GiveUp("false schema"))
         flat = {k: v for k, v in node.items() if k in OWN_KEYWORDS}
         if "$ref" in node:
-            flat = _merge(flat, self.flatten(self.defs[node["$ref"].rsplit("/", 1)[-1]], depth))
+            name = node["$ref"].rsplit("/", 1)[-1]
+            flat = _merge(_merge(flat, {"refs": [name]}), self.flatten(self.defs[name], depth))
         for sub in node.get("allOf", []):
             flat = _merge(flat, self.flatten(sub, depth))
         for key in ("anyOf", "oneOf"):
@@ -161,7 +168,7 @@ class _Generator:
         checks += [("not", node["not"])] if "not" in node else []
         return _merge(flat, {"checks": checks}) if checks else flat
 
-    def pick(self, flat: dict, branches: list, depth: int) -> dict:
+    def pick(self, flat: Obj, branches: list[Any], depth: int) -> Obj:
         """Merge `flat` with a random branch not contradicting it (null ones first when deep)."""
         order = list(branches)
         self.rng.shuffle(order)
@@ -174,10 +181,12 @@ class _Generator:
                 continue
         raise GiveUp("no branch fits")
 
-    def gen(self, node: Any, depth: int, path: tuple) -> Any:
+    def gen(self, node: Any, depth: int, path: Where) -> Any:
         """A value for `node` at `path`, retried until its oneOf/not checks hold."""
         if depth > HARD_DEPTH:
             raise GiveUp(f"deeper than {HARD_DEPTH} at {path}")
+        flat: Obj = {}
+        value: Any = None
         for _ in range(ATTEMPTS):
             mark = len(self.sites)
             flat = self.flatten(node, depth)
@@ -195,7 +204,7 @@ class _Generator:
         self.sites.append((path, flat))
         return value
 
-    def value(self, flat: dict, depth: int, path: tuple) -> Any:
+    def value(self, flat: Obj, depth: int, path: Where) -> Any:
         """A value for a flat schema (its checks aside)."""
         if "const" in flat:
             return copy.deepcopy(flat["const"])
@@ -213,7 +222,7 @@ class _Generator:
             return self.rng.random() < 0.5
         return getattr(self, "gen_" + kind)(flat, depth, path)
 
-    def gen_object(self, flat: dict, depth: int, path: tuple) -> dict:
+    def gen_object(self, flat: Obj, depth: int, path: Where) -> Obj:
         props, required = flat.get("properties", {}), flat.get("required", [])
         density = self.density if depth < MAX_DEPTH else 0.0
         out = {}
@@ -235,11 +244,11 @@ class _Generator:
                     )
         return out
 
-    def gen_array(self, flat: dict, depth: int, path: tuple) -> list:
+    def gen_array(self, flat: Obj, depth: int, path: Where) -> list[Any]:
         lo = flat.get("minItems", 0)
         hi = lo if depth >= MAX_DEPTH else min(flat.get("maxItems", lo + 3), lo + 3)
         items = flat.get("items", True)
-        out: list = []
+        out: list[Any] = []
         seen: set[str] = set()
         for _ in range(self.rng.randint(lo, hi)):
             mark = len(self.sites)
@@ -252,7 +261,7 @@ class _Generator:
             out.append(item)
         return out
 
-    def gen_string(self, flat: dict, depth: int, path: tuple) -> str:
+    def gen_string(self, flat: Obj, depth: int, path: Where) -> str:
         if "pattern" in flat:
             try:
                 return pattern_string(flat["pattern"], self.rng)
@@ -279,7 +288,7 @@ class _Generator:
         lo = flat.get("minLength", 0)
         return self.text(lo, max(lo, min(flat.get("maxLength", lo + 12), lo + 12)))
 
-    def gen_integer(self, flat: dict, depth: int, path: tuple) -> int:
+    def gen_integer(self, flat: Obj, depth: int, path: Where) -> int:
         lo, hi = INT_RANGES.get(flat.get("format", ""), DEFAULT_INT_RANGE)
         lo, hi = max(lo, int(flat.get("minimum", lo))), min(hi, int(flat.get("maximum", hi)))
         if lo > hi:
@@ -287,7 +296,7 @@ class _Generator:
         small = self.rng.randint(max(lo, -100), min(hi, 100)) if lo <= 100 and hi >= -100 else lo
         return self.rng.choice([lo, hi, small, small, self.rng.randint(lo, hi)])
 
-    def gen_number(self, flat: dict, depth: int, path: tuple) -> float:
+    def gen_number(self, flat: Obj, depth: int, path: Where) -> float:
         lo, hi = float(flat.get("minimum", -1e6)), float(flat.get("maximum", 1e6))
         x = self.rng.uniform(lo, hi)
         return self.rng.choice([lo, hi, x, round(x, 2)]) + 0.0  # floats only, never NaN/inf
@@ -330,17 +339,20 @@ def pattern_string(pattern: str, rng: random.Random) -> str:
     return "".join(out)
 
 
-def _validator(schema: dict, def_name: str) -> Draft202012Validator:
+def _validator(schema: Obj, def_name: str) -> Draft202012Validator:
     return Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": schema["$defs"]})
 
 
-def _instances(schema: dict, def_name: str, rng: random.Random, count: int, stats: dict):
+def _instances(
+    schema: Obj, def_name: str, rng: random.Random, count: int, stats: Obj
+) -> Iterator[tuple[Any, list[tuple[Where, Obj]]]]:
     """Yield (instance, sites) from count*ATTEMPTS tries at most; count failures in stats."""
     validator = _validator(schema, def_name)
     stats.setdefault("dropped", 0)
     for i in range(count * ATTEMPTS):
         gen = _Generator(schema, rng)
         gen.density = [0.0, 0.9][i] if i < 2 else rng.random()
+        value: Any = None
         try:
             value = gen.gen({"$ref": f"#/$defs/{def_name}"}, 0, ())
             ok = validator.is_valid(value)
@@ -353,7 +365,7 @@ def _instances(schema: dict, def_name: str, rng: random.Random, count: int, stat
 
 
 def valid_instances(
-    schema: dict, def_name: str, *, count: int, seed: int, stats: dict | None = None
+    schema: Obj, def_name: str, *, count: int, seed: int, stats: Obj | None = None
 ) -> list[Any]:
     """Up to `count` JSON values that the validator accepts for `#/$defs/def_name`.
 
@@ -365,15 +377,32 @@ def valid_instances(
 
 
 def valid_instances_with_defaults(
-    schema: dict, def_name: str, *, count: int, seed: int
-) -> list[tuple[Any, dict[tuple, dict[str, Any]]]]:
+    schema: Obj, def_name: str, *, count: int, seed: int
+) -> list[tuple[Any, dict[Where, dict[str, Any]]]]:
     """`valid_instances` (the same values for the same seed), each with the schema defaults of its
     objects' properties: {path of an object in the instance: {property name: default}}."""
     tries = _instances(schema, def_name, random.Random(seed), count, {})
     return [(value, _defaults(sites)) for value, sites in itertools.islice(tries, count)]
 
 
-def _defaults(sites: list[tuple[tuple, dict]]) -> dict[tuple, dict[str, Any]]:
+def instances_with_refs(
+    schema: Obj, def_name: str, *, count: int, seed: int
+) -> list[tuple[Any, dict[str, list[Where]]]]:
+    """`valid_instances` (the same values for the same seed), each with where the defs are in it:
+    {def name: the paths of the values drawn from that def (through a `$ref`)}."""
+    tries = _instances(schema, def_name, random.Random(seed), count, {})
+    return [(value, _refs(sites)) for value, sites in itertools.islice(tries, count)]
+
+
+def _refs(sites: list[tuple[Where, Obj]]) -> dict[str, list[Where]]:
+    out: dict[str, list[Where]] = {}
+    for path, flat in sites:
+        for name in dict.fromkeys(flat.get("refs", ())):
+            out.setdefault(name, []).append(path)
+    return out
+
+
+def _defaults(sites: list[tuple[Where, Obj]]) -> dict[Where, dict[str, Any]]:
     return {
         path: {
             name: sub["default"]
@@ -397,7 +426,7 @@ _TYPE_NAMES = {
 }
 
 
-def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tuple, Any]]:
+def _mutations(value: Any, flat: Obj, path: Where) -> list[tuple[str, str, Where, Any]]:
     """(category, description, path, new value or _DELETE) for the value at one site."""
     out = []
     types = _types(flat) or ([_TYPE_NAMES[type(flat["const"])]] if "const" in flat else [])
@@ -451,7 +480,7 @@ def _mutations(value: Any, flat: dict, path: tuple) -> list[tuple[str, str, tupl
     return out
 
 
-def _apply(instance: Any, path: tuple, change: Any) -> Any:
+def _apply(instance: Any, path: Where, change: Any) -> Any:
     """A deep copy of instance with the value at path replaced by change (or deleted)."""
     root = [copy.deepcopy(instance)]  # so that the instance itself has a parent
     parent, key = root, 0
@@ -474,13 +503,15 @@ class Mutation:
 
     instance: Any
     description: str
-    path: tuple
-    marked: tuple[tuple[tuple, str], ...]
-    defaults: dict = dataclasses.field(default_factory=dict)  # as in valid_instances_with_defaults
+    path: Where
+    marked: tuple[tuple[Where, str], ...]
+    defaults: dict[Where, Obj] = dataclasses.field(
+        default_factory=dict
+    )  # as in valid_instances_with_defaults
 
 
 def mutated_instances(
-    schema: dict, def_name: str, *, count: int, seed: int
+    schema: Obj, def_name: str, *, count: int, seed: int
 ) -> list[tuple[Any, str]]:
     """Up to `count` distinct (instance, description) pairs that the validator rejects: see
     `mutations`."""
@@ -489,7 +520,7 @@ def mutated_instances(
 
 
 def mutations(
-    schema: dict, def_name: str, *, count: int, seed: int, per_base: int | None = None
+    schema: Obj, def_name: str, *, count: int, seed: int, per_base: int | None = None
 ) -> list[Mutation]:
     """Up to `count` distinct mutations of valid instances that the validator rejects.
 
@@ -515,7 +546,7 @@ def mutations(
             for mark in (LENIENT_DEFAULT, LENIENT_ITEMS)
             if flat.get(mark) is True
         )
-        by_kind: dict[str, list] = {}
+        by_kind: dict[str, list[Any]] = {}
         for path, flat in sites:
             for kind, *rest in _mutations(
                 functools.reduce(operator.getitem, path, base), flat, path
