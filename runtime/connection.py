@@ -307,6 +307,8 @@ class Connection(Generic[PackageT]):
         }
         self._completing = frozenset(m for c in self._completions for m in (c.opener, c.closer))
         self._cancel_request_info = schema.NOTIFICATIONS.get(rules.CANCEL_REQUEST)
+        # the sides whose methods this one does not receive (a proxy's, the peer's): never served
+        self._foreign_sides = frozenset(schema.SIDES) - {side}
         # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
         self._v2 = rules.turn_ends_by_update(schema)
         self._message_kinds = (
@@ -618,7 +620,11 @@ class Connection(Generic[PackageT]):
         if method.startswith(rules.EXTENSION_PREFIX):
             return self._call_extension(message, is_request=is_request)
         info = (self.schema.REQUESTS if is_request else self.schema.NOTIFICATIONS).get(method)
-        fn = getattr(self.handler, info.handler, None) if info is not None else None
+        fn = (
+            getattr(self.handler, info.handler, None)
+            if info is not None and info.side not in self._foreign_sides
+            else None
+        )
         if fn is None:
             return self._unhandled(method, is_request=is_request)
         return cast("Awaitable[Wire]", fn(message.params))

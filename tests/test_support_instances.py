@@ -53,7 +53,7 @@ ACCEPTS_ANYTHING = {
             "ExtResponse": _ANY,
             "MessageMcpResponse": _ANY,
         }
-        for name in ["v1-unstable-2026-08-21.json", "v2-unstable-2026-08-21.json"]
+        for name in ["v1-preview-pr-2026-08-21.json", "v2-unstable-2026-08-21.json"]
     },
 }
 # Defs for which no valid instance can be made: none so far. Name one here with the reason.

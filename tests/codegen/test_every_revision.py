@@ -69,7 +69,7 @@ def test_methods_agree_with_the_envelope_unions(generate, schema: Path) -> None:
 
 
 def test_a_name_that_is_both_request_and_notification_keeps_both_forms(generate) -> None:
-    schema = next(s for s in SCHEMAS if s.stem == "v1-unstable-2026-08-21")
+    schema = next(s for s in SCHEMAS if s.stem == "v1-preview-pr-2026-08-21")
     pkg = generate(schema)
     both = set(pkg.REQUESTS) & set(pkg.NOTIFICATIONS)
     assert both, "this revision defines mcp/message as both"

@@ -40,7 +40,7 @@ _unknown: list[str] = []
 # The requirements describe v1 as of v1-stable-2026-08-20 (session/delete, stable elicitation);
 # rows about unstable methods use the unstable schema of the next day.
 STABLE_SCHEMA = FIXTURES / "schemas" / "v1-stable-2026-08-20.json"
-UNSTABLE_SCHEMA = FIXTURES / "schemas" / "v1-unstable-2026-08-21.json"
+UNSTABLE_SCHEMA = FIXTURES / "schemas" / "v1-preview-pr-2026-08-21.json"
 
 
 def _packages_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
