@@ -315,8 +315,8 @@ def on_the_way(path: Any, broken_at: tuple[Any, ...]) -> bool:
 
 REQUESTS_RECEIVED = [
     pytest.param(side, info, id=case_id(side, info))
-    for side, infos in v2.RECEIVED_BY.items()
-    for info in infos
+    for side in SIDES
+    for info in v2.RECEIVED_BY[side]
     if info.kind == "request"
 ]
 
