@@ -122,4 +122,3 @@ def empty_value(t: TypeExpr, defs: Mapping[str, Def]) -> tuple[bool, Any]:
         found = {"str": "", "int": 0, "float": 0.0, "bool": False}
         return (True, found[t.kind]) if t.kind in found else (False, None)
     return False, None
-

@@ -13,8 +13,8 @@ The numbers in comments are rows of the ACP v1 requirements table.
 from __future__ import annotations
 
 import ntpath
-import re
 import posixpath
+import re
 from typing import TYPE_CHECKING, Callable, Sequence, get_args
 
 from msgspec import Struct, structs

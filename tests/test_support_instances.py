@@ -56,7 +56,11 @@ ACCEPTS_ANYTHING = {
         }
         for name in ["v1-preview-pr-2026-08-21.json", "v2-unstable-2026-08-21.json"]
     },
-    "ts-sdk-2.4.0-v1-stable.json": {"ExtNotification": _ANY, "ExtRequest": _ANY, "ExtResponse": _ANY},
+    "ts-sdk-2.4.0-v1-stable.json": {
+        "ExtNotification": _ANY,
+        "ExtRequest": _ANY,
+        "ExtResponse": _ANY,
+    },
     "ts-sdk-2.4.0-v1-unstable.json": {
         "ExtNotification": _ANY,
         "ExtRequest": _ANY,

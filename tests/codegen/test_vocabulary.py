@@ -1,5 +1,6 @@
-"""The schema vocabulary of the 2.4.0 publications: `x-deserialize-default-on-null`, `x-side: "proxy"`
-with a top-level `Proxy` message branch, and a def with `x-method` but no `x-side`.
+"""The schema vocabulary of the 2.4.0 publications: `x-deserialize-default-on-null`,
+`x-side: "proxy"` with a top-level `Proxy` message branch, and a def with `x-method` but no
+`x-side`.
 
 Each construct: a tiny schema with what the package makes of it, and the jsonschema-agreement check
 of tests/support/agreement.py finding nothing to disagree with (and finding it when it is wrong).
@@ -66,7 +67,9 @@ def test_a_null_takes_the_default(root: Path) -> None:
 
 def test_a_null_takes_the_default_deep_inside_and_in_a_message(root: Path) -> None:
     pkg = package_from(NULLS, root)
-    launch = pkg.decode(b'{"servers":[{"name":"a","args":["x"]},{"name":"b","args":null}]}', pkg.Launch)
+    launch = pkg.decode(
+        b'{"servers":[{"name":"a","args":["x"]},{"name":"b","args":null}]}', pkg.Launch
+    )
     assert [s.args for s in launch.servers] == [["x"], []]
     lenient = pkg.decode(b'{"servers":[{"name":"b","args":null}]}', pkg.Launch, lenient=True)
     assert lenient.servers[0].args == []

@@ -86,5 +86,3 @@ async def test_a_client_answers_proxy_requests_method_not_found() -> None:
     peer.send({"jsonrpc": "2.0", "method": "proxy/successor", "params": SUCCESSOR_NOTE})
     await peer.barrier()
     assert calls == []
-
-

@@ -1,9 +1,9 @@
 """Generated input on ACP v2 connections: every method of `acp_schema_v2`, with instances nobody
 wrote by hand, drawn from `schema/v2/schema.json` (tests/support/instances.py), sent raw.
 
-For every method an agent or a client receives (`RECEIVED_BY`: a method both sides receive, such as
-`$/cancel_request`, is tried on both; the proxy side's methods, x-side "proxy", are served by neither
-and answered -32601, see tests/runtime/test_proxy_methods.py):
+For every method an agent or a client receives (`RECEIVED_BY`: a method both sides receive, such
+as `$/cancel_request`, is tried on both; the proxy side's methods, x-side "proxy", are served by
+neither and answered -32601, see tests/runtime/test_proxy_methods.py):
 - valid params reach the receiving handler as the typed params, and re-encode to what was sent;
   the one difference allowed is the v1 differential's (tests/support/agreement.py): a member the
   sender left out may come back with its schema `default`. (Undeclared keys are never drawn where

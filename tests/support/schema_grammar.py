@@ -579,7 +579,8 @@ ERROR = {
     },
 }
 SENDER = {"agent": "Client", "client": "Agent", "proxy": "Proxy"}
-"""x-side (receiver) -> the envelopes that carry its requests (a conductor and its proxies: Proxy)."""
+"""x-side (receiver) -> the envelopes that carry its requests (Proxy: a conductor and its
+proxies)."""
 NO_SIDE = ""
 """The side of a drawn method def that carries x-method but no x-side."""
 

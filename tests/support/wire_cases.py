@@ -139,8 +139,7 @@ def broken_mutations(
         and m.path
         and not forgiven(schema["$defs"], def_name, m.path)
         and not (
-            m.description.startswith("null")
-            and null_forgiven(schema["$defs"], def_name, m.path)
+            m.description.startswith("null") and null_forgiven(schema["$defs"], def_name, m.path)
         )
     ]
 
