@@ -231,7 +231,6 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                         "terminal": True,
                         "auth": {"terminal": True},
                         "elicitation": {"form": {}, "url": {}},
-                        "positionEncodings": ["utf-16", "utf-8"],
                         "_meta": {"zed.dev/terminal-output": True},
                     },
                     "clientInfo": {"name": "zed", "title": "Zed", "version": "0.212.4"},
@@ -682,6 +681,50 @@ def _messages() -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
                     "sessionUpdate": "compaction_summary_chunk",
                     "compactionId": "compact-1",
                     "content": _text("Fixed the 500 on a missing user; the spec update is left."),
+                }
+            ),
+        ),
+        (
+            "update subagent_update",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "subagent_update",
+                    "sessionId": "sess-child-1",
+                    "title": "Write the regression test",
+                    "cwd": "/home/dev/api",
+                }
+            ),
+        ),
+        (
+            "update session_message",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "session_message",
+                    "messageId": "msg-to-child-1",
+                    "recipientSessionId": "sess-child-1",
+                    "content": [_text("Add a test for the missing-user 500.")],
+                }
+            ),
+        ),
+        (
+            "update session_message_chunk",
+            "client",
+            "notification",
+            "session/update",
+            "SessionNotification",
+            _update(
+                {
+                    "sessionUpdate": "session_message_chunk",
+                    "messageId": "msg-from-child-1",
+                    "content": _text("Test added: tests/test_users.py::test_missing_user."),
                 }
             ),
         ),

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import naming
-from .defaults import default_expr
+from .defaults import default_expr, empty_value
 from .enums import as_enum
 from .errors import SchemaError, Untyped
 from .ir import (
@@ -33,6 +33,7 @@ from .ir import (
     Tag,
     TypeExpr,
     UnionOf,
+    is_nullable,
     is_unstable,
 )
 from .methods import collect_methods, is_envelope
@@ -258,7 +259,7 @@ class Builder:
         if isinstance(d, ObjectDef):
             if d.name in self.tags:
                 d = ObjectDef(**{**d.__dict__, "tag": self.tags[d.name]})
-            fields = tuple(self._spellable(f) for f in d.fields)
+            fields = tuple(self._null_default(self._spellable(f)) for f in d.fields)
             if fields != d.fields:
                 d = ObjectDef(**{**d.__dict__, "fields": fields})
         return d
@@ -271,6 +272,29 @@ class Builder:
             f"the default {f.default!r} is not a value of the field's type: it is not applied",
         )
         return Field(**{**f.__dict__, "default": NO_DEFAULT})
+
+    def _null_default(self, f: Field) -> Field:
+        """x-deserialize-default-on-null: what a null stands for. An optional field is left out (it
+        takes its default); a required one takes its type's own default (`empty_value`). A null
+        that is a value of the field's type, or a required field whose type has no default, keeps
+        the mark from applying (with a notice for the second)."""
+        if not f.default_on_null:
+            return f
+        keep: dict[str, Any] = {}
+        if is_nullable(f.type):
+            keep = {"default_on_null": False}  # null decodes as itself
+        elif f.required:
+            ok, value = empty_value(f.type, self.built)
+            if ok:
+                keep = {"null_value": value}
+            else:
+                self.notice(
+                    f.pointer,
+                    "x-deserialize-default-on-null on a required field whose type has no default"
+                    " value: a null is refused",
+                )
+                keep = {"default_on_null": False}
+        return Field(**{**f.__dict__, **keep}) if keep else f
 
     def _name_foreign_unions(self) -> None:
         """A union msgspec cannot decode as it stands (`list[A] | list[B]`) inside a field's type or

@@ -100,3 +100,25 @@ def py_literal(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"not a JSON value: {value!r}")
+
+
+def empty_value(t: TypeExpr, defs: Mapping[str, Def]) -> tuple[bool, Any]:
+    """(True, the value a type's own default is) for the types that have one, as Rust's `Default`
+    has it: an empty list or map, "", 0, false, an object without required fields."""
+    if isinstance(t, Ref):
+        target = defs.get(t.name)
+        if isinstance(target, AliasDef):
+            return empty_value(target.type, defs)
+        if isinstance(target, ObjectDef) and not any(
+            f.required for f in all_fields(target, defs.get)
+        ):
+            return True, {}
+        return False, None
+    if isinstance(t, ListOf):
+        return (True, []) if not t.min_items else (False, None)
+    if isinstance(t, MapOf):
+        return True, {}
+    if isinstance(t, Prim):
+        found = {"str": "", "int": 0, "float": 0.0, "bool": False}
+        return (True, found[t.kind]) if t.kind in found else (False, None)
+    return False, None

@@ -61,6 +61,7 @@ SAMPLES: dict[str, Any] = {
 }
 LENIENT_DEFAULT = "x-deserialize-default-on-error"  # a bad value here may become the default
 LENIENT_ITEMS = "x-deserialize-skip-invalid-items"  # bad items of this array may be dropped
+LENIENT_NULL = "x-deserialize-default-on-null"  # a null here may become the default
 OWN_KEYWORDS = {
     "type",
     "const",
@@ -81,6 +82,7 @@ OWN_KEYWORDS = {
     "uniqueItems",
     LENIENT_DEFAULT,
     LENIENT_ITEMS,
+    LENIENT_NULL,
 }
 # ^ kept by flatten; the combinators are resolved
 
@@ -498,7 +500,8 @@ class Mutation:
     """An instance the validator rejects: a valid one with one change at `path`.
 
     `marked` holds the paths, in that valid instance, of values whose schema carries a leniency
-    mark (`x-deserialize-default-on-error` / `x-deserialize-skip-invalid-items`), with the mark.
+    mark (`x-deserialize-default-on-error` / `x-deserialize-skip-invalid-items` /
+    `x-deserialize-default-on-null`), with the mark.
     """
 
     instance: Any
@@ -543,7 +546,7 @@ def mutations(
         marked = tuple(
             (path, mark)
             for path, flat in sites
-            for mark in (LENIENT_DEFAULT, LENIENT_ITEMS)
+            for mark in (LENIENT_DEFAULT, LENIENT_ITEMS, LENIENT_NULL)
             if flat.get(mark) is True
         )
         by_kind: dict[str, list[Any]] = {}

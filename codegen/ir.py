@@ -114,6 +114,8 @@ class Field:
     doc: str = ""
     default: Any = NO_DEFAULT  # a JSON value from the schema's `default`
     default_on_error: bool = False  # x-deserialize-default-on-error
+    default_on_null: bool = False  # x-deserialize-default-on-null (where null is not a value)
+    null_value: Any = NO_DEFAULT  # what a null stands for on a required one (else: left out)
     skip_invalid_items: bool = False  # x-deserialize-skip-invalid-items
     pointer: str = ""
 
@@ -235,6 +237,25 @@ def all_fields(d: ObjectDef, lookup: Callable[[str], Def | None]) -> list[Field]
 
 
 # ---------------------------------------------------------------- methods and errors
+
+
+ROLES = ("agent", "client", "proxy")
+"""The x-side values that name one receiving role. A method of any other x-side ("protocol",
+"both", ...) is received by every side of the package."""
+
+SHARED_SIDE = "both"
+"""The side of a method whose def carries `x-method` but no `x-side`: received by every side."""
+
+
+def sides_of(methods: tuple[Method, ...]) -> tuple[str, ...]:
+    """The sides of a package: agent and client, and proxy when a method says x-side "proxy"."""
+    extra = tuple(r for r in ROLES[2:] if any(m.side == r for m in methods))
+    return ROLES[:2] + extra
+
+
+def received_by(side: str, m: Method, sides: tuple[str, ...]) -> bool:
+    """Whether `side` receives `m`: its own methods, and those whose x-side names no side."""
+    return m.side == side or m.side not in sides
 
 
 @dataclass(frozen=True)

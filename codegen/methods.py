@@ -1,6 +1,7 @@
 """The method table: which defs are requests, responses and notifications, and who receives them.
 
-`x-method` names the wire method and `x-side` the receiving side; whether a def is a request, a
+`x-method` names the wire method and `x-side` the receiving side (a def with `x-method` but no
+`x-side` is received by either side, with a warning); whether a def is a request, a
 response or a notification is read from the JSON-RPC envelope defs that name it (an object with
 `method` + `params` and a required `id` holds requests, without `id` notifications, an object with
 `result` holds responses). Revisions whose envelopes are bare lists of refs say it only in the
@@ -13,7 +14,7 @@ from typing import Any, Iterator
 
 from . import naming
 from .errors import SchemaError
-from .ir import Method, Notice, is_unstable
+from .ir import SHARED_SIDE, Method, Notice, is_unstable
 from .schema import Schema, pointer_of, ref_target
 
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
@@ -123,8 +124,18 @@ def collect_methods(schema: Schema) -> tuple[tuple[Method, ...], list[Notice]]:
             continue
         body = defs[name]
         wire, side = body["x-method"], body.get("x-side")
-        if not isinstance(wire, str) or not isinstance(side, str):
-            raise SchemaError(pointer_of(name), "x-method and x-side must be strings")
+        if not isinstance(wire, str):
+            raise SchemaError(pointer_of(name, "x-method"), "x-method must be a string")
+        if side is None:
+            # An extension-method placeholder: nothing says who receives it, so either side may.
+            side = SHARED_SIDE
+            notices.append(
+                Notice(
+                    pointer_of(name),
+                    f"x-method {wire!r} without x-side: read as received by either side"
+                    f" (x-side {SHARED_SIDE!r})",
+                )
+            )
         result = responses.get(wire) if kind == "request" else None
         if kind == "request" and result is None:
             notices.append(

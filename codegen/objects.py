@@ -109,6 +109,7 @@ def field(b: Builder, owner: str, wire: str, prop: Any, required: bool, pointer:
         doc=description(prop),
         default=NO_DEFAULT if required else default,
         default_on_error=bool(prop.get("x-deserialize-default-on-error")),
+        default_on_null=bool(prop.get("x-deserialize-default-on-null")),
         skip_invalid_items=bool(prop.get("x-deserialize-skip-invalid-items")),
         pointer=pointer,
     )

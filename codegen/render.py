@@ -38,6 +38,8 @@ from .ir import (
     UnionOf,
     all_fields,
     is_nullable,
+    received_by,
+    sides_of,
 )
 from .static import STATIC_MODULES
 
@@ -152,6 +154,8 @@ def exports(pkg: Package) -> dict[str, list[str]]:
     """
     out = {name: list(names) for name, names in _FIXED_EXPORTS.items()}
     out["errors.py"] += [e.class_name for e in pkg.error_codes]
+    for side in sides_of(pkg.methods)[2:]:  # a third side (proxy): its handler and its caller
+        out["stubs.py"] += [f"{side.capitalize()}Handler", f"{side.capitalize()}Proxy"]
     out["types.py"] = sorted(d.name for d in pkg.defs)
     for name in _VOCABULARY:
         if name in STATIC_MODULES:
@@ -231,6 +235,7 @@ class _Context:
             [d for d in pkg.defs if isinstance(d, (UnionDef, AliasDef))]
         )
         self.exports = exports(pkg)  # each module's __all__
+        self.sides = sides_of(pkg.methods)
         self.shadowed: list[str] = []
         self.all_names: list[str] = []  # the package's __all__, written out for type checkers
         self.shadowed_modules: list[str] = []
@@ -436,13 +441,18 @@ class _Context:
             default = value
         return FieldView(f.name, f.wire, ann, default, f.doc)
 
+    def null_value(self, f: Field) -> str:
+        """What a null stands for on a default-on-null field, as `_schema.DEFAULT_ON_NULL` has it:
+        `()` (left out: an optional field takes its default) or `(JSON value,)`."""
+        return "()" if f.null_value is NO_DEFAULT else f"({py_literal(f.null_value)},)"
+
     def _is_any(self, t: TypeExpr) -> bool:
         d = self.by_name.get(t.name) if isinstance(t, Ref) else None
         return isinstance(d, AliasDef) and isinstance(d.type, Checked)
 
     def received(self, side: str) -> list[Method]:
-        """The methods a side receives: its own, and those whose x-side names neither side."""
-        return [m for m in self.pkg.methods if m.side == side or m.side not in ("agent", "client")]
+        """The methods a side receives: its own, and those whose x-side names no side."""
+        return [m for m in self.pkg.methods if received_by(side, m, self.sides)]
 
     def result_type(self, m: Method) -> str:
         """The run-time type of a request's result, as methods.py and stubs.py spell it."""

@@ -314,6 +314,8 @@ class Connection(Generic[PackageT]):
         }
         self._completing = plan.completing if enforce_protocol else frozenset()
         self._cancel_request_info = plan.cancel_request_info
+        # the sides whose methods this one does not receive (a proxy's, the peer's): never served
+        self._foreign_sides = frozenset(schema.SIDES) - {self.side}
         # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
         self._v2 = plan.v2
         self._message_kinds = plan.message_kinds if enforce_protocol else frozenset()
@@ -621,7 +623,11 @@ class Connection(Generic[PackageT]):
         if method.startswith(rules.EXTENSION_PREFIX):
             return self._call_extension(message, is_request=is_request)
         info = (self.schema.REQUESTS if is_request else self.schema.NOTIFICATIONS).get(method)
-        fn = getattr(self.handler, info.handler, None) if info is not None else None
+        fn = (
+            getattr(self.handler, info.handler, None)
+            if info is not None and info.side not in self._foreign_sides
+            else None
+        )
         if fn is None:
             return self._unhandled(method, is_request=is_request)
         return cast("Awaitable[Wire]", fn(message.params))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ntpath
 import posixpath
+import re
 from typing import TYPE_CHECKING, Callable, Sequence, get_args
 
 from msgspec import Struct, structs
@@ -742,3 +743,35 @@ def removed_surface(schema: Package, method: str) -> str | None:
 
 
 GUARDS += (Guard("client", "send", (AUTH_LOGIN, AUTH_LOGOUT), Check(_auth_advertised), "v2 auth"),)
+
+
+# The v2 draft docs (agent-plan.mdx, schema.mdx; the 2.4.0 schemas carry the same shapes in v1's
+# unstable schema): a file plan's URI is absolute, and one ACP-transport MCP server id names one
+# server (checked within a message: the runtime keeps no server table per connection).
+_ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*$")  # RFC 3986 absolute-URI
+
+
+def _plan_uri_absolute(params: Wire, initialize: Wire) -> str | None:
+    update = wire.get(params, SESSION_UPDATE_FIELD)
+    plan = wire.get(update, "plan") if wire.get(update, UPDATE_KIND[1]) == "plan_update" else None
+    uri = wire.get(plan, "uri") if wire.get(plan, "type") == "file" else None
+    if isinstance(uri, str) and not _ABSOLUTE_URI.match(uri):
+        return f"a file plan's uri must be an absolute URI, got {uri!r}"
+    return None
+
+
+def _acp_server_ids_unique(params: Wire, initialize: Wire) -> str | None:
+    seen: set[Wire] = set()
+    for server in wire.items(params, "mcpServers"):
+        if wire.get(server, "type") == "acp":
+            server_id = wire.get(server, "serverId")
+            if server_id in seen:
+                return f"mcpServers gives the ACP-transport MCP server id {server_id!r} twice"
+            seen.add(server_id)
+    return None
+
+
+GUARDS += (
+    Guard("agent", "send", ("session/update",), Check(_plan_uri_absolute), "v2 plan file uri"),
+    Guard("client", "send", _SETUP, Check(_acp_server_ids_unique), "v2 ACP MCP server ids"),
+)

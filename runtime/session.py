@@ -45,6 +45,7 @@ UPSERT = "upsert"  # a whole message of `slot` by messageId: its fields patch th
 ENTITY = "entity"  # the value at `path` (the update for "") replaces state.`slot`[its `key`]
 ENTITY_PATCH = "entity_patch"  # the update patches state.`slot`[its `key`] (created when new)
 ENTITY_APPEND = "entity_append"  # the value at `path` is appended to the entity's list `into`
+ENTITY_REMOVE = "entity_remove"  # state.`slot`[the update's `key`] is removed
 BYTES = "bytes"  # base64 at `path` appended to state.`slot`[`key`] (or, with `into`, replacing it)
 APPEND = "append"  # the update is appended to the list state.`slot`
 SET = "set"  # the value at `path` of the update (the update itself for "") replaces state.`slot`
@@ -89,6 +90,7 @@ FOLDS: dict[str, Fold | tuple[Fold, ...]] = {
     ),
     "plan": Fold(SET, "plan", "entries"),  # v1: the agent always sends the complete plan
     "plan_update": Fold(ENTITY, "plans", "plan", "planId"),  # v2: each plan complete, by planId
+    "plan_removed": Fold(ENTITY_REMOVE, "plans", key="planId"),  # v2 (unstable): that plan is gone
     "state_update": Fold(SET, "activity"),  # v2: running / requires_action / idle, a snapshot
     "notice": Fold(APPEND, "notices"),  # v2: information for the user, not history
     "available_commands_update": Fold(SET, "commands", "availableCommands"),
@@ -257,6 +259,9 @@ class SessionState:
             entities[wire.get(value, how.key)] = _copy(value)
             return
         key = wire.get(update, how.key)
+        if how.action == ENTITY_REMOVE:
+            entities.pop(key, None)
+            return
         current = entities.get(key)
         if how.action == ENTITY_PATCH:
             entities[key] = _copy(update) if current is None else patch(current, update)

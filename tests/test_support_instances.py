@@ -26,6 +26,7 @@ COUNT = 4
 # Defs that accept every JSON value, so no mutation can be rejected. Checked below.
 _ANY = "schema with no constraint: any JSON value"
 _ANY_UNION = "anyOf whose ExtMethod/ExtNotification branch is `{}`: any JSON value"
+_ANY_OTHER = "anyOf with an `Other` branch that has no constraint: any JSON value"
 ACCEPTS_ANYTHING = {
     "v1-stable-2025-10-28.json": {
         "AgentNotification": _ANY_UNION,
@@ -53,7 +54,32 @@ ACCEPTS_ANYTHING = {
             "ExtResponse": _ANY,
             "MessageMcpResponse": _ANY,
         }
-        for name in ["v1-unstable-2026-08-21.json", "v2-unstable-2026-08-21.json"]
+        for name in ["v1-preview-pr-2026-08-21.json", "v2-unstable-2026-08-21.json"]
+    },
+    "ts-sdk-2.4.0-v1-stable.json": {
+        "ExtNotification": _ANY,
+        "ExtRequest": _ANY,
+        "ExtResponse": _ANY,
+    },
+    "ts-sdk-2.4.0-v1-unstable.json": {
+        "ExtNotification": _ANY,
+        "ExtRequest": _ANY,
+        "ExtResponse": _ANY,
+        "ProxySuccessorResponse": _ANY,  # the wrapped request's result, forwarded unchanged
+    },
+    **{
+        name: {
+            "ExtNotification": _ANY,
+            "ExtRequest": _ANY,
+            "ExtResponse": _ANY,
+            "ErrorData": _ANY_OTHER,
+            "ElicitationContentValue": _ANY_OTHER,
+            **extra,
+        }
+        for name, extra in [
+            ("ts-sdk-2.4.0-v2-stable.json", {}),
+            ("ts-sdk-2.4.0-v2-unstable.json", {"ProxySuccessorResponse": _ANY}),
+        ]
     },
 }
 # Defs for which no valid instance can be made: none so far. Name one here with the reason.

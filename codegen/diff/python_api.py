@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..ir import EnumDef, ObjectDef
+from ..ir import EnumDef, ObjectDef, received_by, sides_of
 from .model import ApiChange, Change
 from .revision import Revision
-
-_SIDES = ("agent", "client")
 
 
 def python_api_changes(
@@ -34,8 +32,9 @@ def _classes(old: Revision, new: Revision, renamed: dict[str, str]) -> Iterator[
 def _stub_names(rev: Revision) -> dict[str, set[str]]:
     """The methods of each handler and proxy class: `AgentHandler` -> {"session_new", ...}."""
     names: dict[str, set[str]] = {}
-    for side in _SIDES:
-        received = {m.handler for m in rev.methods if m.side == side or m.side not in _SIDES}
+    sides = sides_of(rev.methods)
+    for side in sides:
+        received = {m.handler for m in rev.methods if received_by(side, m, sides)}
         for cls in (f"{side.capitalize()}Handler", f"{side.capitalize()}Proxy"):
             names[cls] = received
     return names
@@ -44,8 +43,8 @@ def _stub_names(rev: Revision) -> dict[str, set[str]]:
 def _methods(old: Revision, new: Revision) -> Iterator[ApiChange]:
     before, after = _stub_names(old), _stub_names(new)
     for cls in before:
-        for method in sorted(before[cls] - after[cls]):
-            kind = cls.removeprefix("Agent").removeprefix("Client")  # Handler or Proxy
+        for method in sorted(before[cls] - after.get(cls, set())):
+            kind = "Handler" if cls.endswith("Handler") else "Proxy"
             other = next(
                 (c for c in after if c != cls and c.endswith(kind) and method in after[c]), ""
             )

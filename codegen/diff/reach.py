@@ -1,7 +1,8 @@
 """Which methods carry each def, and which way it flows: who sends it and who receives it.
 
 For a method received by side S, S receives the params and sends the result; a method received by
-`protocol`, `both` or any other side flows both ways. A def reached from several places gets all
+`protocol`, `both`, `proxy` (a proxy is an agent to its client and a client to its agent) or any
+other side flows both ways. A def reached from several places gets all
 their directions. The walk follows the IR (fields, list items, union variants, bases) and also
 the raw `$ref`s, so payload defs that the IR flattened into a union still count as reached. Defs
 that only the JSON-RPC envelopes use (`Error`, `RequestId`, extension messages) and defs that

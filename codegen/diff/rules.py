@@ -231,8 +231,9 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "union-tag-changed"),
     ("leniency-added", "leniency", C, W,
      "Receivers are now asked to be lenient (x-deserialize-default-on-error / "
-     "-skip-invalid-items): a strict old receiver fails where the new schema says to carry on.",
-     "Receivers: replace a bad value by its default, or skip "
+     "-skip-invalid-items / -default-on-null): a strict old receiver fails where the new schema "
+     "says to carry on.",
+     "Receivers: replace a bad value (or a null) by its default, or skip "
      "a bad list item, instead of rejecting the message.",
      "leniency-removed"),
     ("leniency-removed", "leniency", W, C,

@@ -34,6 +34,7 @@ _KIND_NAMES = {ObjectDef: "object", EnumDef: "enum", UnionDef: "union", AliasDef
 _LENIENCY = (
     ("x-deserialize-default-on-error", "default_on_error"),
     ("x-deserialize-skip-invalid-items", "skip_invalid_items"),
+    ("x-deserialize-default-on-null", "default_on_null"),
 )
 
 

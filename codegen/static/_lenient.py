@@ -2,7 +2,8 @@
 
 It walks the untyped JSON value along the type's annotations and applies what the schema allows a
 receiver to forgive: a field marked `x-deserialize-default-on-error` takes its default if its value
-is bad, a list marked `x-deserialize-skip-invalid-items` drops the bad items. With `unknown=True`
+is bad, a list marked `x-deserialize-skip-invalid-items` drops the bad items, and a field marked
+`x-deserialize-default-on-null` takes its default for a null. With `unknown=True`
 (the `lenient` option of the decoders) an unknown enum value or union variant of a closed set also
 decodes into its unknown form instead of failing, for receivers that must survive a newer peer.
 With `forgive=False` (a sender checking its own value: `decode(..., strict=True)`) the marks are
@@ -21,7 +22,7 @@ from typing import Any, Callable, Literal, Union
 
 import msgspec
 
-from ._schema import DEFAULT_ON_ERROR, SKIP_INVALID_ITEMS
+from ._schema import DEFAULT_ON_ERROR, DEFAULT_ON_NULL, SKIP_INVALID_ITEMS
 from ._support import Checked, HookUnion, UnknownVariant, choose, dec_hook, reaches
 
 _ARRAYS = (list, collections.abc.Sequence)  # fields are Sequences (they decode as lists)
@@ -32,7 +33,7 @@ def forgiving(tp: Any) -> bool:
     failed strict decode retry here: leniency stays where the schema marks it)."""
     found = _FORGIVING.get(tp)
     if found is None:
-        marked = {owner for owner, _ in DEFAULT_ON_ERROR | SKIP_INVALID_ITEMS}
+        marked = {owner for owner, _ in (*DEFAULT_ON_ERROR, *SKIP_INVALID_ITEMS, *DEFAULT_ON_NULL)}
         found = _FORGIVING[tp] = bool(marked) and reaches(
             msgspec.inspect.type_info(tp),
             lambda info: isinstance(info, msgspec.inspect.StructType)
@@ -83,13 +84,16 @@ def repair(
 def _forgive_at(value: Any, tp: Any, where: str) -> bool:
     """Remove the value at `where` (a `$.a[1].b` path) from its container, at the deepest place on
     the path that the schema forgives: an item of a skip-invalid-items list, or a default-on-error
-    field (absent, it takes its default). False when there is none."""
+    field (absent, it takes its default). A null in a default-on-null field takes the default
+    (`_schema.DEFAULT_ON_NULL`). False when there is none."""
     steps = _steps(where)
     if steps is None:
         return False
     places: list[tuple[Any, Any, bool]] = []  # (container, key or index, forgivable there)
     node, t, marked_list = value, tp, False
+    on_null: tuple[Any, ...] | None = None  # the null mark of the field the path ends in
     for name, index in steps:
+        on_null = None
         t = _plain(t, node)
         if t is None:
             return False
@@ -100,7 +104,7 @@ def _forgive_at(value: Any, tp: Any, where: str) -> bool:
             field = fields.get(name)
             if field is None or name not in node:
                 return False
-            hint, forgivable, skip = field
+            hint, forgivable, skip, on_null = field
             places.append((node, name, forgivable))
             node, t, marked_list = node[name], hint, skip
         else:
@@ -109,6 +113,13 @@ def _forgive_at(value: Any, tp: Any, where: str) -> bool:
                 return False
             places.append((node, index, marked_list))
             node, t, marked_list = node[index], item, False
+    if on_null is not None and node is None and places:
+        container, key, _ = places[-1]
+        if on_null:
+            container[key] = on_null[0]
+        else:
+            del container[key]
+        return True
     for container, key, forgivable in reversed(places):
         if forgivable:
             del container[key]
@@ -135,7 +146,7 @@ def _steps(where: str) -> list[tuple[str | None, int]] | None:
 _STEPS: dict[str, list[tuple[str | None, int]] | None] = {}
 
 
-def _struct_fields(tp: Any) -> dict[str, tuple[Any, bool, bool]] | None:
+def _struct_fields(tp: Any) -> dict[str, tuple[Any, bool, bool, tuple[Any, ...] | None]] | None:
     """`_path_fields` of a Struct type, None for any other type (kept by id, see `_PLAIN`)."""
     known = _STRUCT_FIELDS.get(id(tp))
     if known is None or known[0] is not tp:
@@ -336,34 +347,35 @@ def _depth(exc: msgspec.ValidationError) -> int:
     return len(split_error(exc)[1] or "")
 
 
+_FieldFacts = tuple[msgspec.structs.FieldInfo, Any, bool, bool, Union[tuple[Any, ...], None]]
+"""A field, its type hint, whether it is default-on-error, skip-invalid-items, and its null mark
+(`_schema.DEFAULT_ON_NULL`: None when a null is not forgiven)."""
+
+
 @lru_cache(maxsize=None)
-def _fields(
-    cls: type[msgspec.Struct],
-) -> tuple[tuple[msgspec.structs.FieldInfo, Any, bool, bool], ...]:
+def _fields(cls: type[msgspec.Struct]) -> tuple[_FieldFacts, ...]:
     hints = typing.get_type_hints(cls, include_extras=True)
     out = []
     for f in msgspec.structs.fields(cls):
         owners = [k.__name__ for k in cls.__mro__ if f.name in getattr(k, "__annotations__", {})]
         forgive = any((o, f.name) in DEFAULT_ON_ERROR for o in owners)
         skip = any((o, f.name) in SKIP_INVALID_ITEMS for o in owners)
-        out.append((f, hints[f.name], forgive, skip))
+        on_null = next(
+            (DEFAULT_ON_NULL[o, f.name] for o in owners if (o, f.name) in DEFAULT_ON_NULL), None
+        )
+        out.append((f, hints[f.name], forgive, skip, on_null))
     return tuple(out)
 
 
 @lru_cache(maxsize=None)
-def _field_map(
+def _path_fields(
     cls: type[msgspec.Struct],
-) -> dict[str, tuple[msgspec.structs.FieldInfo, Any, bool, bool]]:
-    return {f[0].encode_name: f for f in _fields(cls)}
-
-
-@lru_cache(maxsize=None)
-def _path_fields(cls: type[msgspec.Struct]) -> dict[str, tuple[Any, bool, bool]]:
+) -> dict[str, tuple[Any, bool, bool, tuple[Any, ...] | None]]:
     """Wire name -> (type hint, whether an absent value is forgiven, whether its list skips bad
-    items): what `_forgive_at` needs of a field."""
+    items, its null mark): what `_forgive_at` needs of a field."""
     return {
-        f.encode_name: (hint, forgive and not f.required, skip)
-        for f, hint, forgive, skip in _fields(cls)
+        f.encode_name: (hint, forgive and not f.required, skip, on_null)
+        for f, hint, forgive, skip, on_null in _fields(cls)
     }
 
 
@@ -384,12 +396,16 @@ def _struct(
             if key not in known:
                 raise msgspec.ValidationError(f"Object contains unknown field `{key}`")
     kwargs: dict[str, Any] = {}
-    for f, hint, forgive, skip in _fields(cls):
+    for f, hint, forgive, skip, on_null in _fields(cls):
         if f.encode_name not in value:
             if f.required:
                 raise msgspec.ValidationError(f"Object missing required field `{f.encode_name}`")
             continue
         raw = value[f.encode_name]
+        if raw is None and on_null is not None:
+            if not on_null:
+                continue  # left out: the field takes its default
+            raw = on_null[0]
         try:
             if skip and forgive_marked and isinstance(raw, list):
                 kwargs[f.name] = _skip_invalid(raw, hint, unknown)

@@ -225,6 +225,8 @@ __all__ = [
     "ProviderId",
     "ProviderInfo",
     "ProvidersCapabilities",
+    "ProxyHandler",
+    "ProxyProxy",
     "ProxySuccessorNotification",
     "ProxySuccessorRequest",
     "ProxySuccessorResponse",

@@ -4,10 +4,13 @@
 
 `SCHEMA` holds the schema nodes that the general forms and the open unions of `types.py` check
 values against, by JSON pointer, with the defs they refer to. `DEFAULT_ON_ERROR` and
-`SKIP_INVALID_ITEMS` name the fields the schema lets a receiver forgive (`x-deserialize-*`).
+`SKIP_INVALID_ITEMS` name the fields the schema lets a receiver forgive (`x-deserialize-*`), and
+`DEFAULT_ON_NULL` the fields where a null takes the default.
 """
 
 from __future__ import annotations
+
+from typing import Any, Mapping
 
 from ._validate import LazySchema
 
@@ -456,3 +459,21 @@ SKIP_INVALID_ITEMS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 """(Struct, attribute) pairs marked x-deserialize-skip-invalid-items: bad items are dropped."""
+
+DEFAULT_ON_NULL: Mapping[tuple[str, str], tuple[Any, ...]] = {
+    ("AuthMethodTerminal", "args"): (),
+    ("AuthMethodTerminal", "env"): (),
+    ("SessionInfo", "additional_directories"): (),
+    ("NewSessionRequest", "additional_directories"): (),
+    ("NewSessionRequest", "mcp_servers"): (),
+    ("McpServerHttp", "headers"): (),
+    ("McpServerStdio", "args"): (),
+    ("McpServerStdio", "env"): (),
+    ("ForkSessionRequest", "additional_directories"): (),
+    ("ForkSessionRequest", "mcp_servers"): (),
+    ("ResumeSessionRequest", "additional_directories"): (),
+    ("ResumeSessionRequest", "mcp_servers"): (),
+}
+"""(Struct, attribute) pairs marked x-deserialize-default-on-null, where null is not a value of the
+field's type: a null takes the default. `()`: the field is left out (an optional one, which takes
+its own default); `(value,)`: a required one decodes `value` (its type's default) instead."""

@@ -18,7 +18,8 @@ class MethodInfo(NamedTuple):
     method: str
     """The wire name, e.g. "session/prompt"."""
     side: str
-    """The side that receives it, as the schema's x-side says ("agent", "client", "protocol", ...)."""
+    """The side that receives it, as the schema's x-side says ("agent", "client", "proxy", "protocol",
+    ...; "both" for a def with x-method but no x-side)."""
     kind: str
     """"request" or "notification"."""
     params: Any
@@ -345,8 +346,13 @@ METHODS: Mapping[str, MethodInfo] = MappingProxyType({**NOTIFICATIONS, **REQUEST
 """Every method by wire name; where a name is both a request and a notification, the request.
 The notification form of such a name is in NOTIFICATIONS."""
 
-SIDES = ("agent", "client")
-"""The two sides of a connection. Methods whose x-side is neither are received by both."""
+SIDES: tuple[str, ...] = (
+    "agent",
+    "client",
+    "proxy",
+)
+"""The sides that receive methods: agent and client, and proxy when the schema has methods of x-side
+"proxy". A method whose x-side names no side ("protocol", "both", ...) is received by every side."""
 
 
 def _received_by(side: str) -> tuple[MethodInfo, ...]:

@@ -14,7 +14,15 @@ from typing import Any, Protocol, cast
 from . import types as t
 from .errors import METHOD_NOT_FOUND, error_for
 
-__all__ = ["Peer", "AgentHandler", "ClientHandler", "AgentProxy", "ClientProxy"]
+__all__ = [
+    "Peer",
+    "AgentHandler",
+    "ClientHandler",
+    "AgentProxy",
+    "ClientProxy",
+    "ProxyHandler",
+    "ProxyProxy",
+]
 
 
 class Peer(Protocol):
@@ -366,67 +374,6 @@ class AgentHandler:
         Notification to cancel an ongoing request.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
-        """
-
-    async def proxy_initialize(self, params: t.InitializeProxyRequest) -> t.InitializeProxyResponse:
-        """`proxy/initialize` (request)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Request parameters for `proxy/initialize`.
-
-        A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
-        successor, which tells the component to run as a proxy. The params and the response are
-        the same as for `initialize`. A conductor sends `initialize` to the final agent.
-
-        The params carry the protocol version the conductor selected: the client's requested
-        version, unless the conductor supports only a lower one. Before answering successfully,
-        the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-        raise error_for(METHOD_NOT_FOUND, "Method not found: proxy/initialize")
-
-    async def proxy_successor(self, params: t.ProxySuccessorRequest) -> t.ProxySuccessorResponse:
-        """`proxy/successor` (request)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Parameters of a `proxy/successor` request.
-
-        A proxy sends it to forward a message to its successor, and the conductor sends it to
-        deliver a message from the successor to the proxy. The envelope wraps one request: `method`
-        and `params` are the wrapped request's method and params.
-
-        The result or error of the wrapped request is returned unchanged, as the same JSON value,
-        as the result or error of the `proxy/successor` request. Errors the conductor returns
-        itself, for example because the successor has exited, are not wrapped results.
-
-        To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
-        request on the same connection. Cancellation is never forwarded to another hop.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-        raise error_for(METHOD_NOT_FOUND, "Method not found: proxy/successor")
-
-    async def proxy_successor_notification(self, params: t.ProxySuccessorNotification) -> None:
-        """`proxy/successor` (notification)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Parameters of a `proxy/successor` notification.
-
-        A proxy sends it to forward a message to its successor, and the conductor sends it to
-        deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
-        and `params` are the wrapped notification's method and params.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
 
 
@@ -794,70 +741,6 @@ class AgentProxy:
         """
         await self._peer.notify("$/cancel_request", params)
 
-    async def proxy_initialize(self, params: t.InitializeProxyRequest) -> t.InitializeProxyResponse:
-        """Send `proxy/initialize` (request)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Request parameters for `proxy/initialize`.
-
-        A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
-        successor, which tells the component to run as a proxy. The params and the response are
-        the same as for `initialize`. A conductor sends `initialize` to the final agent.
-
-        The params carry the protocol version the conductor selected: the client's requested
-        version, unless the conductor supports only a lower one. Before answering successfully,
-        the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-        result = await self._peer.request("proxy/initialize", params, t.InitializeProxyResponse)
-        return cast("t.InitializeProxyResponse", result)
-
-    async def proxy_successor(self, params: t.ProxySuccessorRequest) -> t.ProxySuccessorResponse:
-        """Send `proxy/successor` (request)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Parameters of a `proxy/successor` request.
-
-        A proxy sends it to forward a message to its successor, and the conductor sends it to
-        deliver a message from the successor to the proxy. The envelope wraps one request: `method`
-        and `params` are the wrapped request's method and params.
-
-        The result or error of the wrapped request is returned unchanged, as the same JSON value,
-        as the result or error of the `proxy/successor` request. Errors the conductor returns
-        itself, for example because the successor has exited, are not wrapped results.
-
-        To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
-        request on the same connection. Cancellation is never forwarded to another hop.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-        result = await self._peer.request("proxy/successor", params, t.ProxySuccessorResponse)
-        return cast("t.ProxySuccessorResponse", result)
-
-    async def proxy_successor_notification(self, params: t.ProxySuccessorNotification) -> None:
-        """Send `proxy/successor` (notification)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Parameters of a `proxy/successor` notification.
-
-        A proxy sends it to forward a message to its successor, and the conductor sends it to
-        deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
-        and `params` are the wrapped notification's method and params.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-        await self._peer.notify("proxy/successor", params)
-
 
 class ClientHandler:
     """What a client serves: one method per method the client receives.
@@ -953,67 +836,6 @@ class ClientHandler:
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
         """
 
-    async def proxy_initialize(self, params: t.InitializeProxyRequest) -> t.InitializeProxyResponse:
-        """`proxy/initialize` (request)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Request parameters for `proxy/initialize`.
-
-        A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
-        successor, which tells the component to run as a proxy. The params and the response are
-        the same as for `initialize`. A conductor sends `initialize` to the final agent.
-
-        The params carry the protocol version the conductor selected: the client's requested
-        version, unless the conductor supports only a lower one. Before answering successfully,
-        the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-        raise error_for(METHOD_NOT_FOUND, "Method not found: proxy/initialize")
-
-    async def proxy_successor(self, params: t.ProxySuccessorRequest) -> t.ProxySuccessorResponse:
-        """`proxy/successor` (request)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Parameters of a `proxy/successor` request.
-
-        A proxy sends it to forward a message to its successor, and the conductor sends it to
-        deliver a message from the successor to the proxy. The envelope wraps one request: `method`
-        and `params` are the wrapped request's method and params.
-
-        The result or error of the wrapped request is returned unchanged, as the same JSON value,
-        as the result or error of the `proxy/successor` request. Errors the conductor returns
-        itself, for example because the successor has exited, are not wrapped results.
-
-        To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
-        request on the same connection. Cancellation is never forwarded to another hop.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-        raise error_for(METHOD_NOT_FOUND, "Method not found: proxy/successor")
-
-    async def proxy_successor_notification(self, params: t.ProxySuccessorNotification) -> None:
-        """`proxy/successor` (notification)
-
-        **UNSTABLE**
-
-        This capability is not part of the spec yet, and may be removed or changed at any point.
-
-        Parameters of a `proxy/successor` notification.
-
-        A proxy sends it to forward a message to its successor, and the conductor sends it to
-        deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
-        and `params` are the wrapped notification's method and params.
-
-        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
-        """
-
 
 class ClientProxy:
     """Calls from an agent to its client: one typed method per method the client receives."""
@@ -1107,6 +929,99 @@ class ClientProxy:
         send it when the reported status differs from the last one sent on the connection.
         """
         await self._peer.notify("auth/status_update", params)
+
+    async def cancel_request(self, params: t.CancelRequestNotification) -> None:
+        """Send `$/cancel_request` (notification)
+
+        Notification to cancel an ongoing request.
+
+        See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
+        """
+        await self._peer.notify("$/cancel_request", params)
+
+
+class ProxyHandler:
+    """What a proxy serves: one method per method the proxy receives.
+
+    Subclass it and override what you support. A request left as it is answers "method not found"
+    (-32601); a notification left as it is is ignored.
+    """
+
+    async def cancel_request(self, params: t.CancelRequestNotification) -> None:
+        """`$/cancel_request` (notification)
+
+        Notification to cancel an ongoing request.
+
+        See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
+        """
+
+    async def proxy_initialize(self, params: t.InitializeProxyRequest) -> t.InitializeProxyResponse:
+        """`proxy/initialize` (request)
+
+        **UNSTABLE**
+
+        This capability is not part of the spec yet, and may be removed or changed at any point.
+
+        Request parameters for `proxy/initialize`.
+
+        A conductor sends `proxy/initialize` instead of `initialize` to every component that has a
+        successor, which tells the component to run as a proxy. The params and the response are
+        the same as for `initialize`. A conductor sends `initialize` to the final agent.
+
+        The params carry the protocol version the conductor selected: the client's requested
+        version, unless the conductor supports only a lower one. Before answering successfully,
+        the proxy MUST forward an `initialize` request to its successor through `proxy/successor`.
+
+        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+        """
+        raise error_for(METHOD_NOT_FOUND, "Method not found: proxy/initialize")
+
+    async def proxy_successor(self, params: t.ProxySuccessorRequest) -> t.ProxySuccessorResponse:
+        """`proxy/successor` (request)
+
+        **UNSTABLE**
+
+        This capability is not part of the spec yet, and may be removed or changed at any point.
+
+        Parameters of a `proxy/successor` request.
+
+        A proxy sends it to forward a message to its successor, and the conductor sends it to
+        deliver a message from the successor to the proxy. The envelope wraps one request: `method`
+        and `params` are the wrapped request's method and params.
+
+        The result or error of the wrapped request is returned unchanged, as the same JSON value,
+        as the result or error of the `proxy/successor` request. Errors the conductor returns
+        itself, for example because the successor has exited, are not wrapped results.
+
+        To cancel it, the sender sends `$/cancel_request` with the ID of this `proxy/successor`
+        request on the same connection. Cancellation is never forwarded to another hop.
+
+        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+        """
+        raise error_for(METHOD_NOT_FOUND, "Method not found: proxy/successor")
+
+    async def proxy_successor_notification(self, params: t.ProxySuccessorNotification) -> None:
+        """`proxy/successor` (notification)
+
+        **UNSTABLE**
+
+        This capability is not part of the spec yet, and may be removed or changed at any point.
+
+        Parameters of a `proxy/successor` notification.
+
+        A proxy sends it to forward a message to its successor, and the conductor sends it to
+        deliver a message from the successor to the proxy. The envelope wraps one notification: `method`
+        and `params` are the wrapped notification's method and params.
+
+        See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
+        """
+
+
+class ProxyProxy:
+    """Calls from a conductor to its proxy: one typed method per method the proxy receives."""
+
+    def __init__(self, peer: Peer) -> None:
+        self._peer = peer
 
     async def cancel_request(self, params: t.CancelRequestNotification) -> None:
         """Send `$/cancel_request` (notification)

@@ -119,12 +119,12 @@ def test_error_inside_a_hook_decoded_union_names_its_full_path() -> None:
 
 def test_absent_and_null_stay_apart() -> None:
     # headers: optional, not nullable, and not marked lenient (a bad value is not replaced)
-    provider = b'{"apiProtocol":"anthropic","presentableName":"p","baseUrl":"u"}'
-    absent = acp.decode(provider, acp.ProviderConfigUpdate)
+    provider = b'{"providerId":"main","apiType":"anthropic","baseUrl":"u"}'
+    absent = acp.decode(provider, acp.SetProviderRequest)
     assert absent.headers is msgspec.UNSET
     assert b"headers" not in acp.encode(absent)
     with pytest.raises(msgspec.ValidationError):  # not nullable: null is not the same as absent
-        acp.decode(provider[:-1] + b',"headers":null}', acp.ProviderConfigUpdate)
+        acp.decode(provider[:-1] + b',"headers":null}', acp.SetProviderRequest)
     chunk = acp.decode(b'{"content":{"type":"text","text":"x"},"_meta":null}', acp.ContentChunk)
     assert chunk.meta is None and b'"_meta":null' in acp.encode(chunk)  # an explicit null is kept
 

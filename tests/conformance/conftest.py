@@ -37,10 +37,11 @@ _results: dict[str, list[tuple[str, str, str, tuple[tuple[str, str], ...]]]] = d
 _unknown: list[str] = []
 
 
-# The requirements describe v1 as of v1-stable-2026-08-20 (session/delete, stable elicitation);
-# rows about unstable methods use the unstable schema of the next day.
-STABLE_SCHEMA = FIXTURES / "schemas" / "v1-stable-2026-08-20.json"
-UNSTABLE_SCHEMA = FIXTURES / "schemas" / "v1-unstable-2026-08-21.json"
+# The requirements describe v1 as of its stable schema with session/delete, stable elicitation and
+# ToolCall.name; the newest publication, @agentclientprotocol/sdk 2.4.0, ships it (and the default
+# schema/schema.json is its unstable companion). Rows about unstable methods use that one.
+STABLE_SCHEMA = FIXTURES / "schemas" / "ts-sdk-2.4.0-v1-stable.json"
+UNSTABLE_SCHEMA = FIXTURES / "schemas" / "ts-sdk-2.4.0-v1-unstable.json"
 
 
 def _packages_root(tmp_path_factory: pytest.TempPathFactory) -> Path:

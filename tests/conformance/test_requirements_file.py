@@ -54,6 +54,7 @@ def test_a_row_that_does_not_close_is_an_error() -> None:
 
 
 DOCS_V2 = FILE_V2.with_name("docs-v2")
+DOCS_V2_DRAFT = FILE_V2.with_name("docs-v2-draft")  # docs/protocol/v2/draft/ (the 2.4.0 docs)
 
 
 def _plain(markdown: str) -> str:
@@ -74,8 +75,9 @@ def test_v2_rows_are_numbered_in_order_with_unique_ids_and_counted_by_the_header
 
 def test_every_v2_row_quotes_its_docs_page_at_the_lines_it_cites() -> None:
     for r in load(FILE_V2):
-        found = re.match(r"^docs/protocol/v2/(\S+\.mdx) L(\d+)(?:-L(\d+))?$", r.source)
+        found = re.match(r"^docs/protocol/v2/(draft/)?(\S+\.mdx) L(\d+)(?:-L(\d+))?$", r.source)
         assert found, (r.id, r.source)
-        lines = (DOCS_V2 / found[1]).read_text(encoding="utf-8").splitlines()
-        first, last = int(found[2]), int(found[3] or found[2])
+        docs = DOCS_V2_DRAFT if found[1] else DOCS_V2
+        lines = (docs / found[2]).read_text(encoding="utf-8").splitlines()
+        first, last = int(found[3]), int(found[4] or found[3])
         assert r.text in _plain(" ".join(lines[first - 1 : last])), r.id

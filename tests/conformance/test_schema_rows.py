@@ -101,19 +101,6 @@ def rows(ids: Any, xfail: dict[str, str] | None = None) -> list[Any]:
     ]
 
 
-# The requirements were derived from the stable schema of sha256 3c17bd63...; the fixture the v1
-# package is generated from (v1-stable-2026-08-20.json, sha256 caf62ff9...) differs from it in one
-# place only: ToolCall and ToolCallUpdate lack the optional `name`. The pinned schema is not among
-# the fixtures we have.
-FIXTURE_DRIFT = {
-    "ACP-V1-SCHEMA-SESSION-UPDATE-VARIANTS": (
-        "not proven: the v1 package is generated from the fixture schema v1-stable-2026-08-20,"
-        " which lacks the optional ToolCall.name / ToolCallUpdate.name that the requirement's"
-        " pinned schema declares (that schema is not among the fixtures)"
-    )
-}
-
-
 def validate(def_name: str, value: Any) -> None:
     Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": DEFS}).validate(value)
 
@@ -165,7 +152,7 @@ def struct_shapes(tp: Any) -> list[tuple[set[str], set[str]]]:
     return [shape for member in members for shape in struct_shapes(member)]
 
 
-@pytest.mark.parametrize("row_id", rows([*METHOD_ROWS, *VARIANT_ROWS], FIXTURE_DRIFT))
+@pytest.mark.parametrize("row_id", rows([*METHOD_ROWS, *VARIANT_ROWS]))
 def test_the_generated_types_declare_the_members_the_schema_lists(acp_v1: Any, row_id: str) -> None:
     objects = derived_objects(row_id)
     assert objects or row_id == "ACP-V1-SCHEMA-STOP-REASON-VALUES"
@@ -527,17 +514,21 @@ async def test_each_mcp_server_variant_arrives_as_its_own_type(acp_v1: Any) -> N
 async def test_an_mcp_server_entry_missing_its_variants_members_is_never_delivered(
     acp_v1: Any,
 ) -> None:
-    """The schema marks `mcpServers` x-deserialize-skip-invalid-items: such an entry is skipped."""
+    """`mcpServers` forgives no bad entry (the 2.4.0 schema marks it x-deserialize-default-on-null
+    only): a request with one is refused -32602 and never reaches the handler."""
     conn, peer = await raw_client(acp_v1)
-    broken = [
-        {"type": "http", "name": "no url", "headers": []},
-        {"name": "stdio without args", "command": "/bin/m", "env": []},
-    ]
-    answer = await peer.call(
-        1, "session/new", {"cwd": "/w", "mcpServers": [*broken, MCP_SERVERS[0]]}
-    )
-    assert "result" in answer
-    assert [type(s) for s in conn.handler.seen[-1][1].mcp_servers] == [acp_v1.McpServerStdio]
+    seen = len(conn.handler.seen)
+    for n, broken in enumerate(
+        [
+            {"type": "http", "name": "no url", "headers": []},
+            {"name": "stdio without args", "command": "/bin/m", "env": []},
+        ]
+    ):
+        answer = await peer.call(
+            n, "session/new", {"cwd": "/w", "mcpServers": [broken, MCP_SERVERS[0]]}
+        )
+        assert answer["error"]["code"] == -32602, answer
+    assert len(conn.handler.seen) == seen
 
 
 @requirement("ACP-V1-SCHEMA-MCP-SERVER-VARIANTS")
@@ -545,9 +536,10 @@ async def test_an_mcp_server_of_an_unknown_type_is_never_taken_for_a_stable_one(
     acp_v1: Any,
 ) -> None:
     conn, peer = await raw_client(acp_v1)
+    seen = len(conn.handler.seen)
     websocket = {"type": "websocket", "name": "ws", "url": "wss://mcp.example.com", "headers": []}
     answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": [websocket]})
-    assert "result" in answer and conn.handler.seen[-1][1].mcp_servers == []
+    assert answer["error"]["code"] == -32602 and len(conn.handler.seen) == seen
 
 
 AUTH_METHODS = [
@@ -787,22 +779,24 @@ async def test_a_terminal_create_request_of_the_wrong_shape_is_refused(
 
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-CREATE-SHAPE")
-async def test_bad_env_entries_and_args_are_dropped_as_the_schema_says(acp_v1: Any) -> None:
-    """`env` and `args` are x-deserialize-skip-invalid-items: a bad entry (nested: an env variable
-    without its value, or of the wrong type) is dropped, the good ones kept in order."""
-    env = [
-        {"name": "A", "value": "1"},
-        {"name": "B"},
-        {"name": "C", "value": 3},
-        {"name": "D", "value": "4"},
-    ]
-    answer, handler = await served(
-        acp_v1, "terminal/create", {**CREATE, "env": env, "args": ["-j", 2, "all"]}
-    )
+async def test_bad_env_entries_and_args_are_refused_and_a_null_takes_the_default(
+    acp_v1: Any,
+) -> None:
+    """`env` and `args` forgive no bad entry in the 2.4.0 schema (nested: an env variable without
+    its value, or of the wrong type): the request is refused -32602. They are marked
+    x-deserialize-default-on-null: a null is taken as left out."""
+    for params in (
+        {**CREATE, "env": [{"name": "A", "value": "1"}, {"name": "B"}]},
+        {**CREATE, "env": [{"name": "C", "value": 3}]},
+        {**CREATE, "args": ["-j", 2, "all"]},
+    ):
+        answer, handler = await served(acp_v1, "terminal/create", params)
+        assert answer["error"]["code"] == -32602, (params, answer)
+        assert handler.seen == []
+    answer, handler = await served(acp_v1, "terminal/create", {**CREATE, "env": None, "args": None})
     assert "result" in answer, answer
     received = handler.seen[0][1]
-    assert [(v.name, v.value) for v in received.env] == [("A", "1"), ("D", "4")]
-    assert received.args == ["-j", "all"]
+    assert received.env is msgspec.UNSET and received.args is msgspec.UNSET
 
 
 @requirement("ACP-V1-SCHEMA-TERMINAL-CREATE-SHAPE")

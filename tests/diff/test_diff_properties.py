@@ -23,7 +23,7 @@ PAIRS = [
     ("v1-stable-2025-10-28", "v1-stable-2026-01-15"),
     ("v1-stable-2026-04-23", "v1-unstable-2026-04-23"),
     ("v1-stable-2026-08-20", "v2-stable-2026-08-20"),
-    ("v1-unstable-2026-04-23", "v1-unstable-2026-08-21"),
+    ("v1-unstable-2026-04-23", "v1-preview-pr-2026-08-21"),
     ("v1-stable-2025-10-28", "v2-unstable-2026-08-21"),
 ]
 

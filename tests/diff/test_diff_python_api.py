@@ -6,7 +6,7 @@ from acpgen.diff.model import ApiChange
 from tests.diff.helpers import fixture_diff
 
 OCT, JAN = "v1-stable-2025-10-28", "v1-stable-2026-01-15"
-UNSTABLE_APR, UNSTABLE_AUG = "v1-unstable-2026-04-23", "v1-unstable-2026-08-21"
+UNSTABLE_APR, UNSTABLE_AUG = "v1-unstable-2026-04-23", "v1-preview-pr-2026-08-21"
 
 
 def test_a_class_the_diff_recognises_as_renamed_is_listed_with_its_new_name() -> None:

@@ -1,8 +1,9 @@
 """Generated input on ACP v2 connections: every method of `acp_schema_v2`, with instances nobody
 wrote by hand, drawn from `schema/v2/schema.json` (codegen/instances.py), sent raw.
 
-For every method in the package's tables (`RECEIVED_BY`: a method both sides receive, such as
-`$/cancel_request` or the proxy methods, is tried on both):
+For every method an agent or a client receives (`RECEIVED_BY`: a method both sides receive, such
+as `$/cancel_request`, is tried on both; the proxy side's methods, x-side "proxy", are served by
+neither and answered -32601, see tests/runtime/test_proxy_methods.py):
 - valid params reach the receiving handler as the typed params, and re-encode to what was sent;
   the one difference allowed is the v1 differential's (tests/support/agreement.py): a member the
   sender left out may come back with its schema `default`. (Undeclared keys are never drawn where
@@ -17,8 +18,8 @@ For every method in the package's tables (`RECEIVED_BY`: a method both sides rec
   -32603 and is never returned as a typed result.
 A def without a typed form (generated as its checked general form, `__acp_any__`: here
 elicitation/create's params) arrives as the JSON value it came as, and bad input to it is still
-refused, as its schema check says. A result def that constrains nothing (typed `Any`:
-proxy/successor's) has no broken form: any JSON answered is the result, unchanged.
+refused, as its schema check says. A result def that constrains nothing (typed `Any`) has no
+broken form: any JSON answered is the result, unchanged.
 
 How the connections are driven: each is a real v2 connection, routed by `acp_runtime.versions`
 (an `AgentVersions` / `ClientVersions` serving v1 and v2), settled to v2 by one `initialize`
@@ -85,21 +86,22 @@ def case_id(side: str, info: Any) -> str:
     return f"{side}-{info.method}" + ("-notification" if info.kind == "notification" else "")
 
 
+SIDES = ("agent", "client")  # the runtime's roles (it has no proxy role yet)
 RECEIVED = [
     pytest.param(side, info, id=case_id(side, info))
-    for side, infos in v2.RECEIVED_BY.items()
-    for info in infos
+    for side in SIDES
+    for info in v2.RECEIVED_BY[side]
 ]
 CALLED = [  # (caller, request) for each request whose result the schema constrains
     pytest.param(other(side), info, id=case_id(other(side), info))
-    for side, infos in v2.RECEIVED_BY.items()
-    for info in infos
+    for side in SIDES
+    for info in v2.RECEIVED_BY[side]
     if info.kind == "request" and info.result is not Any
 ]
 OPEN_RESULTS = [
     pytest.param(other(side), info, id=case_id(other(side), info))
-    for side, infos in v2.RECEIVED_BY.items()
-    for info in infos
+    for side in SIDES
+    for info in v2.RECEIVED_BY[side]
     if info.kind == "request" and info.result is Any
 ]
 
@@ -313,8 +315,8 @@ def on_the_way(path: Any, broken_at: tuple[Any, ...]) -> bool:
 
 REQUESTS_RECEIVED = [
     pytest.param(side, info, id=case_id(side, info))
-    for side, infos in v2.RECEIVED_BY.items()
-    for info in infos
+    for side in SIDES
+    for info in v2.RECEIVED_BY[side]
     if info.kind == "request"
 ]
 

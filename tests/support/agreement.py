@@ -15,7 +15,9 @@ not a JSON-RPC envelope (`x-docs-ignore: true`, not generated as a type by desig
 - every instance that jsonschema rejects (`mutations`) is rejected with `msgspec.ValidationError`,
   unless the schema marks a place lenient (`x-deserialize-*`) around the mutation: then the value
   may decode, but its re-encoding must be valid, and it may differ from the input only under a
-  marked place that holds the mutation (leniency stays where the mark is);
+  marked place that holds the mutation (leniency stays where the mark is). A default-on-null mark
+  holds only a null at its own place, and the null must come back as the default: left out (or the
+  schema `default`), or the type's own empty value;
 - `acpgen diff` reads the schema too (it compares it with itself, exit 0);
 - every method: a request (or notification) made of a valid params instance decodes with
   `decode_message` on the receiving side into a `Request` (`Notification`) of that method whose
@@ -24,7 +26,9 @@ not a JSON-RPC envelope (`x-docs-ignore: true`, not generated as a type by desig
   valid result instance (`null` when the schema gives the method no response def) decodes on the
   other side with `result_type` from `METHODS`; the receiving side's handler class has the method,
   and the proxy to that side sends it (as `peer.request(wire, params, METHODS[wire].result)` or
-  `peer.notify(wire, params)`).
+  `peer.notify(wire, params)`). A method of x-side `proxy` is received by the proxy side only: the
+  agent and client sides answer its requests -32601 (method not found), and their handler classes
+  lack it; a def with x-method and no x-side is received by every side.
 
 Anything the generator raises, or a package that does not import, is a disagreement too. Integers
 outside their `format` range are left out of the valid instances (msgspec reads the integer formats
@@ -55,7 +59,13 @@ from unittest import mock
 import msgspec
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from acpgen.instances import INT_RANGES, Mutation, mutations, valid_instances_with_defaults
+from acpgen.instances import (
+    INT_RANGES,
+    LENIENT_NULL,
+    Mutation,
+    mutations,
+    valid_instances_with_defaults,
+)
 from acpgen.pipeline import generate_files
 from acpgen.write import write_package
 
@@ -216,13 +226,47 @@ def _is_prefix(a: tuple, b: tuple) -> bool:
     return b[: len(a)] == a
 
 
+def _at(value: Any, path: tuple) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+_ABSENT = object()
+_EMPTY_VALUES: tuple[Any, ...] = ([], {}, "", 0, False)
+
+
+def _null_default_problem(m: Mutation, out: Any, path: tuple) -> str | None:
+    """Why the null a default-on-null mark forgave at `path` did not come back as the default."""
+    parent, key = _at(out, path[:-1]), path[-1]
+    got = parent.get(key, _ABSENT) if isinstance(parent, dict) else _ABSENT
+    if got is _ABSENT:
+        return None
+    expected = m.defaults.get(path[:-1], {})
+    if key in expected and same_json(got, expected[key]):
+        return None
+    if any(same_json(got, e) for e in _EMPTY_VALUES):
+        return None
+    return f"a null at {_where(path)} came back as {_short(got)}, not as the default"
+
+
 def repair_problem(m: Mutation, out: Any, valid: bool) -> str | None:
     """Why an accepted invalid instance is not an allowed repair (None: it is one)."""
     if not valid:
         return f"re-encoded as invalid {_short(out)}"
-    holders = [p for p, mark in m.marked if _is_prefix(p, m.path)]
+    holders = [
+        p
+        for p, mark in m.marked
+        if (_is_prefix(p, m.path) if mark != LENIENT_NULL else p == m.path)
+        and (mark != LENIENT_NULL or _at(m.instance, p) is None)
+    ]
     if not holders:
         return "no x-deserialize mark holds the mutation"
+    nulls = [p for p, mark in m.marked if mark == LENIENT_NULL and p in holders]
+    for p in nulls:
+        problem = _null_default_problem(m, out, p)
+        if problem:
+            return problem
     kept = without_added_defaults(out, m.instance, m.defaults)
     stray = [d for d in diff_paths(m.instance, kept) if not any(_is_prefix(h, d) for h in holders)]
     if stray:
@@ -339,9 +383,42 @@ class _Checker:
                 )
 
     def check_method(self, method: Any) -> None:
-        """One method through decode_message and the stubs, on each side that receives it."""
-        for side in [method.side] if method.side in OTHER_SIDE else list(OTHER_SIDE):
+        """One method through decode_message and the stubs, on each side that receives it; the
+        sides that do not receive it refuse its requests with -32601 and lack it in their stubs."""
+        sides = tuple(self.pkg.SIDES)
+        receivers = [method.side] if method.side in sides else list(sides)
+        for side in receivers:
             self.check_method_on(dataclasses.replace(method, side=side))
+        for side in sides:
+            if side not in receivers:
+                self.check_not_received(method, side)
+
+    def check_not_received(self, method: Any, side: str) -> None:
+        """`side` does not receive `method`: a request is "method not found", and the side's
+        handler class has no method for it."""
+        pkg, wire = self.pkg, method.wire
+        where = f"method {wire!r} on side {side!r}"
+        info = (pkg.REQUESTS if method.kind == "request" else pkg.NOTIFICATIONS).get(wire)
+        handler = getattr(pkg, f"{side.capitalize()}Handler", None)
+        if info is not None and handler is not None and hasattr(handler, info.handler):
+            if not any(m.handler == info.handler for m in pkg.RECEIVED_BY[side]):
+                self.add("stubs", where, f"{side.capitalize()}Handler has {info.handler!r}")
+        if method.kind != "request" or method.wire in {
+            m.method for m in pkg.RECEIVED_BY[side] if m.kind == "request"
+        }:
+            return
+        for instance, _ in self.valid(method.params)[:1]:
+            msg = {"jsonrpc": "2.0", "id": 3, "method": wire, "params": instance}
+            try:
+                got = pkg.decode_message(json.dumps(msg).encode(), side)
+            except pkg.RpcError as exc:
+                if exc.code != -32601:
+                    self.add("message", where, f"refused with {exc.code}, not -32601")
+                continue
+            except Exception as exc:  # noqa: BLE001
+                self.add("message", where, f"decode_message raised {exc!r}")
+                continue
+            self.add("message", where, f"decoded as {got!r:.200}, not refused -32601")
 
     def check_method_on(self, method: Any) -> None:
         """One method received by `method.side` ("agent" or "client")."""
@@ -405,7 +482,7 @@ class _Checker:
 
     def check_stubs(self, method: Any, info: Any, where: str) -> None:
         """The receiving side's handler serves the method; the proxy to it sends it as typed."""
-        side = {"agent": "Agent", "client": "Client"}.get(method.side)
+        side = method.side.capitalize() if method.side in self.pkg.SIDES else None
         valid = self.valid(method.params)
         if side is None or not valid:
             return
@@ -433,7 +510,7 @@ class _Checker:
             )
 
     def check_response(self, method: Any, info: Any, where: str) -> None:
-        other = OTHER_SIDE[method.side]
+        other = OTHER_SIDE.get(method.side, "client")  # a conductor calls its proxy as a client
         results = self.valid(method.result)[:2] if method.result else [(None, {})]
         for instance, defaults in results:
             msg = {"jsonrpc": "2.0", "id": 9, "result": instance}
@@ -470,7 +547,8 @@ def envelope_names(doc: dict) -> set[str]:
 
 def methods_of(doc: dict) -> list[Method]:
     """The methods of a document whose x-method defs are named `...Request`, `...Response` and
-    `...Notification` (as ACP and the grammar name them)."""
+    `...Notification` (as ACP and the grammar name them); a def without x-side is received by
+    every side (its side here is "both", as the generator reads it)."""
     defs = doc["$defs"]
     responses = {
         b["x-method"]: n for n, b in defs.items() if "x-method" in b and n.endswith("Response")
@@ -478,7 +556,7 @@ def methods_of(doc: dict) -> list[Method]:
     return [
         Method(
             b["x-method"],
-            b["x-side"],
+            b.get("x-side", "both"),
             kind,
             n,
             responses.get(b["x-method"]) if kind == "request" else None,
@@ -497,7 +575,9 @@ def methods_of(doc: dict) -> list[Method]:
 
 
 OTHER_SIDE = {"agent": "client", "client": "agent"}
-"""The two sides; a method of another x-side ("protocol", ...) is received by both."""
+"""The side that answers each side's requests. A proxy's requests come from its conductor, which
+calls it as a client does; a method of another x-side ("protocol", ...) is received by every side
+of the package (`SIDES`)."""
 
 
 class _RecordingPeer:

@@ -15,7 +15,7 @@ SCHEMAS = sorted((FIXTURES / "schemas").glob("*.json"))
 
 
 def package_name(schema: Path) -> str:
-    return "acp_" + schema.stem.replace("-", "_")
+    return "acp_" + schema.stem.replace("-", "_").replace(".", "_")
 
 
 def generated_package(schema: Path, root: Path) -> ModuleType:

@@ -26,12 +26,16 @@ refer to defs drawn before them, so there are no reference cycles. What the gram
   4. a request def (`x-method`/`x-side`) without a response def;
   5. branches with `additionalProperties`, `title`/`description` beside `$ref`, several `allOf`
      members, `not`;
-- optional properties with schema `default`s and `x-deserialize-default-on-error`;
+- optional properties with schema `default`s and `x-deserialize-default-on-error`, and properties
+  (required or not) marked `x-deserialize-default-on-null` (a null takes the default);
 - def names that shadow what generated modules import (`Meta`, `Any`, `Annotated`, `msgspec`, ...)
   and property names that are Python keywords or collide once snake_cased;
-- methods: request/response/notification defs with `x-method`/`x-side`, and the JSON-RPC envelope
-  defs that name them (`AgentRequest`, `ClientResponse`, ... with `id`/`method`/`params`/`result`,
-  as the fixtures spell them, or the older bare `anyOf` lists of refs).
+- methods: request/response/notification defs with `x-method`/`x-side` (`agent`, `client`,
+  `proxy`, `protocol`) or with `x-method` and no `x-side` (an extension-method placeholder), and
+  the JSON-RPC envelope defs that name them (`AgentRequest`, `ClientResponse`, `ProxyRequest`, ...
+  with `id`/`method`/`params`/`result`, as the fixtures spell them, or the older bare `anyOf` lists
+  of refs), with the document's own `anyOf` of one message union per sender (`Agent`, `Client`,
+  `Proxy`) and the protocol-level one.
 
 Choices are ordered simplest first, so Hypothesis shrinks towards small, plain schemas.
 """
@@ -102,6 +106,8 @@ METHODS = [
     ("SessionUpdate", "session/update"),
     ("CancelRequest", "$/cancel_request"),
     ("CreateTerminal", "terminal/create"),
+    ("InitializeProxy", "proxy/initialize"),
+    ("ProxySuccessor", "proxy/successor"),
 ]
 CATCH_ALL = {
     "type": "object",
@@ -339,6 +345,18 @@ def _default_for(schema: dict) -> tuple[bool, Any]:
     return False, None
 
 
+def _nullable(schema: dict) -> bool:
+    """Whether null is (plainly) a value of a drawn node: then default-on-null changes nothing."""
+    kind = schema.get("type")
+    return (
+        schema == {}
+        or kind == "null"
+        or isinstance(kind, list)
+        and "null" in kind
+        or NULL in schema.get("anyOf", []) + schema.get("oneOf", [])
+    )
+
+
 @functools.cache
 @st.composite
 def prop(draw: st.DrawFn, depth: int, required: bool) -> dict:
@@ -346,6 +364,8 @@ def prop(draw: st.DrawFn, depth: int, required: bool) -> dict:
     schema = dict(draw(node(depth)))
     if draw(st.booleans()):
         schema["description"] = draw(st.sampled_from(DESCRIPTIONS))
+    if not _nullable(schema) and draw(st.integers(0, 3)) == 0:
+        schema["x-deserialize-default-on-null"] = True
     if required:
         return schema
     has_default, default = _default_for(schema)
@@ -558,7 +578,11 @@ ERROR = {
         "data": {"x-deserialize-default-on-error": True},
     },
 }
-SENDER = {"agent": "Client", "client": "Agent"}  # x-side (receiver) -> who sends the request
+SENDER = {"agent": "Client", "client": "Agent", "proxy": "Proxy"}
+"""x-side (receiver) -> the envelopes that carry its requests (Proxy: a conductor and its
+proxies)."""
+NO_SIDE = ""
+"""The side of a drawn method def that carries x-method but no x-side."""
 
 
 @functools.cache
@@ -571,13 +595,14 @@ def methods(draw: st.DrawFn) -> tuple[dict, list[MethodDraw]]:
     for stem, wire in picked:
         kind = draw(st.sampled_from(["request", "notification"]))
         protocol = ["protocol"] if kind == "notification" else []  # received by both sides
-        side = draw(st.sampled_from(["agent", "client", *protocol]))
+        side = draw(st.sampled_from(["agent", "client", "proxy", *protocol, NO_SIDE]))
+        sided = {"x-side": side} if side != NO_SIDE else {}
         params = f"{stem}{kind.title()}"
         body = draw(inline_object(1))
         defs[params] = {
             "description": f"The {wire} {kind}.",
             **body,
-            "x-side": side,
+            **sided,
             "x-method": wire,
         }
         result, null_result = None, False
@@ -588,7 +613,7 @@ def methods(draw: st.DrawFn) -> tuple[dict, list[MethodDraw]]:
                 defs[result] = {
                     "description": f"The {wire} response.",
                     **draw(inline_object(1)),
-                    "x-side": side,
+                    **sided,
                     "x-method": wire,
                 }
             null_result = answer == "null"
@@ -603,7 +628,7 @@ def _titled(name: str) -> dict:
 def envelopes(drawn: list[MethodDraw], bare: bool) -> dict:
     """The JSON-RPC envelope defs naming every drawn method (plus RequestId/Error/ErrorCode)."""
     defs: dict = {} if bare else {"RequestId": REQUEST_ID, "ErrorCode": ERROR_CODE, "Error": ERROR}
-    for sender in ("Agent", "Client"):
+    for sender in ("Agent", "Client", "Proxy"):
         sent = [m for m in drawn if SENDER.get(m.side) == sender]
         requests = [m.params for m in sent if m.kind == "request"]
         notes = [m.params for m in sent if m.kind == "notification"]
@@ -691,15 +716,19 @@ def schemas(draw: st.DrawFn) -> dict:
         bare = draw(st.booleans())
         defs.update(envelopes(drawn, bare))
         if not bare:
-            doc["anyOf"] = messages(defs, [m.params for m in drawn if m.side not in SENDER])
+            protocol = [m.params for m in drawn if m.side == "protocol"]
+            branches = messages(defs, protocol)
+            if branches:  # none when every drawn method is of no side
+                doc["anyOf"] = branches
     return doc
 
 
 def messages(defs: dict, protocol: list[str]) -> list[dict]:
-    """The document's own anyOf, as ACP spells it: one message union per sender, and the
-    protocol-level notifications (`protocol`: their params defs) that either side sends."""
+    """The document's own anyOf, as ACP spells it: one message union per sender (the Proxy one for
+    a conductor and its proxies), and the protocol-level notifications (`protocol`: their params
+    defs) that either side sends."""
     out = []
-    for sender in ("Agent", "Client"):
+    for sender in ("Agent", "Client", "Proxy"):
         kinds = [k for k in ("Request", "Response", "Notification") if sender + k in defs]
         if kinds:
             out.append(
@@ -741,8 +770,12 @@ def features(doc: dict) -> set[str]:
             found.add("shadowing def name")
         if "x-method" in body:
             found.add("method")
-            if body["x-side"] == "protocol":
+            if body.get("x-side") == "protocol":
                 found.add("protocol-level notification")
+            if body.get("x-side") == "proxy":
+                found.add("proxy method")
+            if "x-side" not in body:
+                found.add("method without x-side")
             if name.endswith("Request") and not any(
                 n.endswith("Response") and b.get("x-method") == body["x-method"]
                 for n, b in defs.items()
@@ -830,6 +863,8 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
         found.add("default-on-error mark")
     if node.get("x-deserialize-skip-invalid-items"):
         found.add("skip-invalid-items mark")
+    if node.get("x-deserialize-default-on-null"):
+        found.add("default-on-null mark")
     if "default" in node:
         found.add("property default")
     if "not" in node:
@@ -876,6 +911,9 @@ FEATURES = frozenset(
         "uniqueItems",
         "default-on-error mark",
         "skip-invalid-items mark",
+        "default-on-null mark",
+        "proxy method",
+        "method without x-side",
         "property default",
         "not",
         "nested inline object",

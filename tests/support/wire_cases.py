@@ -21,10 +21,11 @@ import asyncio
 import re
 from typing import Any
 
-from acpgen.instances import LENIENT_DEFAULT, LENIENT_ITEMS, Mutation, mutations
+from acpgen.instances import LENIENT_DEFAULT, LENIENT_ITEMS, LENIENT_NULL, Mutation, mutations
 
 REFUSED_KINDS = ("drop required field", "wrong JSON type", "null where not nullable")
 FORGIVING_MARKS = (LENIENT_DEFAULT, LENIENT_ITEMS)
+NULL_MARK = LENIENT_NULL  # forgives a null at its own place only
 
 
 class Answering:
@@ -88,6 +89,28 @@ def forgiven(defs: dict[str, Any], def_name: str, path: tuple[Any, ...]) -> bool
     return False
 
 
+def null_forgiven(defs: dict[str, Any], def_name: str, path: tuple[Any, ...]) -> bool:
+    """Whether the member at `path` of a `def_name` value is marked x-deserialize-default-on-null:
+    a null there takes the default (and only a null)."""
+    nodes: list[Any] = [defs[def_name]]
+    for i, step in enumerate(path):
+        found = []
+        for branch in (b for node in nodes for b in branches(defs, node)):
+            member = (
+                branch.get("properties", {}).get(step)
+                if isinstance(step, str)
+                else branch.get("items")
+            )
+            if member is None:
+                continue
+            if i == len(path) - 1 and isinstance(step, str):
+                if any(b.get(NULL_MARK) for b in branches(defs, member)):
+                    return True
+            found.append(member)
+        nodes = found
+    return False
+
+
 def all_forgiven(defs: dict[str, Any], def_name: str) -> bool:
     """Whether a def requires nothing and forgives a bad value in every member it declares."""
     node = defs[def_name]
@@ -115,6 +138,9 @@ def broken_mutations(
         if m.description.startswith(REFUSED_KINDS)
         and m.path
         and not forgiven(schema["$defs"], def_name, m.path)
+        and not (
+            m.description.startswith("null") and null_forgiven(schema["$defs"], def_name, m.path)
+        )
     ]
 
 
