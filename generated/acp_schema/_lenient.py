@@ -404,7 +404,7 @@ def _struct(
                 raise msgspec.ValidationError(f"Object missing required field `{f.encode_name}`")
             continue
         raw = value[f.encode_name]
-        if raw is None and on_null is not None:
+        if raw is None and on_null is not None and forgive_marked:
             if not on_null:
                 continue  # left out: the field takes its default
             raw = on_null[0]

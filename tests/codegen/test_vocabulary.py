@@ -16,8 +16,9 @@ from typing import Any
 import msgspec
 import pytest
 
+from acpgen.instances import LENIENT_NULL, Mutation
+
 from ..support.agreement import disagreements, repair_problem
-from ..support.instances import LENIENT_NULL, Mutation
 from ..support.schema_grammar import MethodDraw, envelopes, messages
 from ..support.tiny import accepts, document, package_from
 
