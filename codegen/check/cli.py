@@ -1,0 +1,128 @@
+"""`acpgen check [OPTIONS] -- AGENT_CMD [ARGS...]`: check an agent it spawns over stdio.
+
+Exit status: 0 when no MUST-level check fails, 1 when one does, 2 on bad usage (bad options, a
+command that cannot be started, a --schema the generator cannot read), with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from .agent_checks import progress_to_stderr
+from .report import FORMATS, render
+from .runner import known_names, negotiate, run_agent_checks, selector
+from .schemas import SchemaProblem, default_package, package_for_schema
+from .wire import SpawnError
+
+VERSIONS = ("1", "2", "both")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acpgen check",
+        description=(
+            "Check that an ACP agent speaks the protocol: spawn it, drive it over stdio, decode"
+            " every frame it sends strictly, and exercise the requirements any agent must meet"
+            " without a model behind it."
+        ),
+        epilog="example: acpgen check -- python examples/echo_agent.py",
+    )
+    parser.add_argument(
+        "--protocol-version",
+        choices=VERSIONS,
+        help="the version to check (default: the one the agent negotiates; both: each)",
+    )
+    parser.add_argument(
+        "--schema",
+        type=Path,
+        help="check against this schema.json (its package is generated into a cache folder)",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this check, group (rpc, stdio, ...) or requirement id; repeatable",
+    )
+    parser.add_argument(
+        "--skip", action="append", default=[], metavar="NAME", help="skip this; repeatable"
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="the report's format")
+    parser.add_argument("--report", type=Path, help="write the report here instead of stdout")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds to wait for each answer (10)"
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress lines on stderr"
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT_CMD [ARGS...]")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error argparse has already explained
+        return exc.code if isinstance(exc.code, int) else 2
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        return _usage(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
+    if args.timeout <= 0:
+        return _usage(parser, f"--timeout must be a positive number of seconds, not {args.timeout}")
+    unknown = [n for n in args.only + args.skip if n not in known_names()]
+    if unknown:
+        return _usage(parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}")
+    if args.schema is not None and args.protocol_version == "both":
+        return _usage(parser, "--schema is one revision: give --protocol-version 1 or 2 with it")
+    progress = (lambda _line: None) if args.quiet else progress_to_stderr
+    try:
+        run = asyncio.run(_run(args, command, progress))
+    except (SpawnError, SchemaProblem) as exc:
+        print(f"acpgen check: {exc}", file=sys.stderr)
+        return 2
+    if run is None:
+        print(
+            "acpgen check: the agent answered initialize with no protocol version 1 or 2;"
+            " give --protocol-version to check one anyway",
+            file=sys.stderr,
+        )
+        return 1
+    report = render(run, args.format)
+    if args.report is not None:
+        try:
+            args.report.write_text(report, encoding="utf-8")
+        except OSError as exc:
+            print(f"acpgen check: --report {args.report}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    else:
+        sys.stdout.write(report)
+    return 1 if run.failed else 0
+
+
+def _usage(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"acpgen check: {message}", file=sys.stderr)
+    return 2
+
+
+async def _run(args: argparse.Namespace, command: list[str], progress: object) -> object:
+    assert callable(progress)
+    packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
+    if args.protocol_version == "both":
+        versions = [1, 2]
+    elif args.protocol_version is not None:
+        versions = [int(args.protocol_version)]
+    else:
+        chosen = await negotiate(command, packages[2], args.timeout)
+        if chosen is None:
+            return None
+        versions = [chosen]
+    if args.schema is not None:
+        packages[versions[0]] = package_for_schema(args.schema)
+    selected = selector(args.only, args.skip)
+    return await run_agent_checks(command, packages, versions, args.timeout, selected, progress)

@@ -1,0 +1,66 @@
+"""Running the agent checks on the chosen protocol versions, and choosing them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+
+from .agent_checks import Context, check_agent
+from .catalogue import CHECKS
+from .client import AgentPeer
+from .model import Run
+from .wire import Wire
+
+Selector = Callable[[str, str], bool]
+
+
+def selector(only: list[str], skip: list[str]) -> Selector:
+    """A check runs when --only names it (by check name, group or requirement id; nothing named
+    means every check) and --skip does not."""
+
+    def named(names: list[str], check: str, rid: str) -> bool:
+        group = check.split(".", 1)[0]
+        return any(n in (check, group, rid) for n in names)
+
+    def selected(check: str, rid: str) -> bool:
+        return (not only or named(only, check, rid)) and not named(skip, check, rid)
+
+    return selected
+
+
+def known_names() -> set[str]:
+    names = set(CHECKS) | {c.group for c in CHECKS.values()}
+    for check in CHECKS.values():
+        names |= {rid for rid in (check.v1, check.v2) if rid is not None}
+    return names
+
+
+async def negotiate(argv: list[str], package: ModuleType, timeout: float) -> int | None:
+    """The version the agent answers when asked for the newest one the checker knows (2)."""
+    peer = AgentPeer(await Wire.spawn(argv), package, timeout)
+    try:
+        params = {"protocolVersion": 2, "info": {"name": "acpgen-check", "version": "0"}}
+        reply = await peer.request("initialize", params)
+    finally:
+        await peer.close()
+    chosen = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
+    return chosen if chosen in (1, 2) else None
+
+
+async def run_agent_checks(
+    argv: list[str],
+    packages: dict[int, ModuleType],
+    versions: list[int],
+    timeout: float,
+    selected: Selector,
+    progress: Callable[[str], None],
+) -> Run:
+    run = Run(argv, versions)
+    accepted: set[int] = set()
+    for version in versions:
+        ctx = Context(argv, packages[version], version, timeout, selected, progress)
+        ctx.accepted = accepted
+        await check_agent(ctx)
+        run.results += ctx.results
+        run.notes += ctx.notes
+    return run

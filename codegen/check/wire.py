@@ -1,0 +1,174 @@
+"""The checker's raw stdio driver: spawn an implementation, write and read newline-delimited frames
+with timeouts, and record every frame both ways (the transcript the reports quote).
+
+It is deliberately not acp_runtime: the checker must see the bytes as they came, including the
+ones a runtime would refuse, and must be able to write what no well-behaved peer writes (a line in
+two pieces, a huge line, EOF in the middle of a turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from dataclasses import dataclass, field
+
+READ_CHUNK = 1 << 16
+STDERR_KEPT = 1 << 14
+SHOWN = 600  # characters of a frame a transcript keeps
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One line on the wire: `sent` by the checker or `received` from the implementation."""
+
+    direction: str
+    at: float
+    text: str
+    size: int
+
+    def show(self) -> str:
+        arrow = "->" if self.direction == "sent" else "<-"
+        return f"{arrow} {self.text}"
+
+
+def _shown(data: bytes) -> str:
+    text = data.decode("utf-8", errors="backslashreplace")
+    if len(text) > SHOWN:
+        return f"{text[:SHOWN]}... ({len(data)} bytes)"
+    return text
+
+
+@dataclass
+class Transcript:
+    frames: list[Frame] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def add(self, direction: str, data: bytes) -> Frame:
+        frame = Frame(direction, time.monotonic() - self.started, _shown(data), len(data))
+        self.frames.append(frame)
+        return frame
+
+
+class Closed(Exception):
+    """The implementation closed its stdout (it exited, or will)."""
+
+
+class Wire:
+    """One spawned process: `send`/`write` to its stdin, `receive` lines from its stdout."""
+
+    def __init__(self, process: asyncio.subprocess.Process, argv: list[str]) -> None:
+        self.process = process
+        self.argv = argv
+        self.transcript = Transcript()
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._stderr = bytearray()
+        self.stdin_closed = False
+        self._tasks = [
+            asyncio.create_task(self._read_stdout()),
+            asyncio.create_task(self._read_stderr()),
+        ]
+
+    @classmethod
+    async def spawn(cls, argv: list[str], env: dict[str, str] | None = None) -> Wire:
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=None if env is None else {**os.environ, **env},
+            )
+        except OSError as exc:
+            raise SpawnError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+        return cls(process, argv)
+
+    async def _read_stdout(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        pending = b""
+        while True:
+            chunk = await stream.read(READ_CHUNK)
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self.transcript.add("received", line)
+                self._lines.put_nowait(line)
+        if pending:
+            self.transcript.add("received", pending)
+            if not self.stdin_closed:  # a line cut short by an exit the checker asked for is not one
+                self._lines.put_nowait(pending)
+        self._lines.put_nowait(None)
+
+    async def _read_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        while chunk := await stream.read(READ_CHUNK):
+            self._stderr += chunk
+            del self._stderr[:-STDERR_KEPT]
+
+    @property
+    def stderr_tail(self) -> str:
+        return self._stderr.decode("utf-8", errors="backslashreplace")
+
+    async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
+        """Write one frame's bytes, in `pieces` writes `pause` seconds apart; False when the pipe
+        is closed (the implementation is gone)."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        self.transcript.add("sent", data.rstrip(b"\n"))
+        step = max(1, -(-len(data) // pieces))
+        try:
+            for start in range(0, len(data), step):
+                stdin.write(data[start : start + step])
+                await stdin.drain()
+                if pause and start + step < len(data):
+                    await asyncio.sleep(pause)
+        except (BrokenPipeError, ConnectionResetError):
+            return False
+        return True
+
+    async def receive(self, timeout: float) -> bytes | None:
+        """The next line (without its newline), None on timeout; Closed at end of output."""
+        try:
+            line = await asyncio.wait_for(self._lines.get(), timeout)
+        except TimeoutError:
+            return None
+        if line is None:
+            self._lines.put_nowait(None)  # every later receive sees the end too
+            raise Closed
+        return line
+
+    def close_stdin(self) -> None:
+        stdin = self.process.stdin
+        self.stdin_closed = True
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        try:
+            return await asyncio.wait_for(self.process.wait(), timeout)
+        except TimeoutError:
+            return None
+
+    async def stop(self, grace: float = 1.0) -> None:
+        """Close stdin, give the process `grace` seconds, then terminate, then kill it."""
+        self.close_stdin()
+        if await self.wait_exit(grace) is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.terminate()
+            if await self.wait_exit(grace) is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.kill()
+                await self.process.wait()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(task, grace)
+            task.cancel()
+
+
+class SpawnError(Exception):
+    """The command could not be started (not found, not executable)."""
