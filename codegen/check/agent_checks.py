@@ -26,6 +26,7 @@ from .wire import Wire
 
 HIGHER = 65535  # the largest protocol version the schema allows: no agent supports it
 LOWER = 0
+CANCEL_AFTER = 0.1
 CANCEL_LANDS = 0.25  # an answer this long after session/cancel was written had seen the cancel
 AFTER_ANSWER = 0.2  # how long the checker listens for stray updates after a turn ends
 HUGE = 1 << 20
@@ -103,6 +104,12 @@ class Context:
         return {"cwd": self.cwd, "mcpServers": []}
 
 
+def judged(reply: Reply, good: bool) -> bool | None:
+    """`good`, unless the agent is gone: a check it did not live to answer is not exercised
+    (the check that made it exit, or none, reports that)."""
+    return None if reply.closed else good
+
+
 def _prompt(session_id: Any, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
@@ -139,7 +146,7 @@ async def _main_connection(ctx: Context) -> None:
 
     async def call(method: str, params: Any) -> Reply:
         reply = await peer.request(method, params)
-        if reply.message is None:
+        if reply.message is None and not reply.closed:
             unanswered.append(f"{method}: {reply.describe()}")
         return reply
 
@@ -327,7 +334,8 @@ async def _cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
     mark = peer.mark()
     started = time.monotonic()
     future = await peer.start("session/prompt", _prompt(session_id, PROMPT_TEXT))
-    await peer.wait_for_update(session_id, started, ctx.timeout, until=future)
+    # cancel at the turn's first update, or CANCEL_AFTER into it, whichever comes first
+    await peer.wait_for_update(session_id, started, CANCEL_AFTER, until=future)
     if ctx.version == 1 and future.done():
         ctx.record("cancel.cancelled", None, "the turn ended before the cancel could be sent")
         return
@@ -342,6 +350,9 @@ async def _cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
         if isinstance(reply.result, dict):
             stop = reply.result.get("stopReason")
         error = None if reply.ok else reply.describe()
+        if reply.closed:
+            ctx.record("cancel.cancelled", None, "the agent exited during the cancelled turn")
+            return
     else:
         reply = await peer.wait(future)
         idle = await _idle(peer, session_id, started, ctx.timeout)
@@ -418,7 +429,8 @@ async def _ids(ctx: Context, peer: AgentPeer) -> None:
     detail = "every id came back as sent"
     if missing:
         detail = f"no answer with ids {missing!r}; answers with ids {wrong!r} match no request"
-    ctx.record("rpc.id-echo", not missing, detail, peer.evidence(mark))
+    passed = None if peer.closed.is_set() else not missing
+    ctx.record("rpc.id-echo", passed, detail, peer.evidence(mark))
 
 
 async def _notifications(ctx: Context, peer: AgentPeer) -> None:
@@ -467,7 +479,7 @@ async def _capabilities(
         good = reply.ok and isinstance(reply.result, dict) and isinstance(
             reply.result.get("sessions"), list
         )
-        ctx.record("session.list", good, f"session/list: {reply.describe()}", peer.evidence(mark))
+        ctx.record("session.list", judged(reply, good), f"session/list: {reply.describe()}", peer.evidence(mark))
     else:
         ctx.record("session.list", None, "sessionCapabilities.list is not advertised")
     if advertised["session/load"]:
@@ -482,7 +494,7 @@ async def _capabilities(
         replayed = [u for u in peer.updates(session_id, after=sent) if reply.message is not None]
         ctx.record(
             "session.resume-no-replay",
-            reply.ok and not replayed if reply.message is not None else None,
+            judged(reply, reply.ok and not replayed),
             f"session/resume: {reply.describe()}; {len(replayed)} updates before it",
             peer.evidence(mark),
         )
@@ -495,7 +507,7 @@ async def _capabilities(
         after = await call("session/prompt", _prompt(session_id, PROMPT_TEXT))
         good = reply.ok and after.message is not None and not after.ok
         detail = f"session/close: {reply.describe()}; a prompt after it: {after.describe()}"
-        ctx.record("session.close", good, detail, peer.evidence(mark))
+        ctx.record("session.close", judged(after, good), detail, peer.evidence(mark))
     else:
         ctx.record("session.close", None, "sessionCapabilities.close is not advertised")
     await _unadvertised(ctx, peer, advertised, base, call)
@@ -511,7 +523,7 @@ async def _load(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call:
     before = peer.updates(session_id, after=sent)
     late = [u for u in before if u.at > answered]
     if reply.message is None or not reply.ok:
-        ctx.record("session.load-replay", False, f"session/load: {reply.describe()}", peer.evidence(mark))
+        ctx.record("session.load-replay", judged(reply, False), f"session/load: {reply.describe()}", peer.evidence(mark))
         ctx.record("session.load-answer-after-replay", None, "session/load failed")
         return
     replayed = len(before) - len(late)
@@ -549,7 +561,7 @@ async def _config(ctx: Context, peer: AgentPeer, session_id: Any, new: Any, call
     have = {o.get("id") for o in got or [] if isinstance(o, dict)}
     ctx.record(
         "config.set-complete",
-        reply.ok and want <= have,
+        judged(reply, reply.ok and want <= have),
         f"options {sorted(map(str, want))}, answered with {sorted(map(str, have))}",
         peer.evidence(mark),
     )
@@ -574,6 +586,9 @@ async def _unadvertised(
             continue
         tried.append(method)
         reply = await call(method, params[method])
+        if reply.closed:
+            ctx.record("session.unadvertised", None, f"the agent exited on {method}")
+            return
         if reply.ok:
             accepted.append(method)
     if not tried:
@@ -636,13 +651,15 @@ async def _setup(ctx: Context, peer: AgentPeer) -> Any:
 async def _split_line(ctx: Context) -> None:
     peer = await ctx.connect("a frame in three writes")
     try:
-        init = await peer.request(
-            "initialize", ctx.initialize_params(ctx.version), pieces=3, pause=0.05
-        )
+        init = await peer.request("initialize", ctx.initialize_params(ctx.version))
+        if not init.ok:  # the agent reads now: the pieces below reach it one at a time
+            ctx.record("stdio.split-line", None, f"initialize: {init.describe()}")
+            return
+        new = await peer.request("session/new", ctx.new_session_params(), pieces=3, pause=0.05)
         ctx.record(
             "stdio.split-line",
-            init.ok,
-            f"initialize in three writes: {init.describe()}",
+            new.ok,
+            f"session/new in three writes 50 ms apart: {new.describe()}",
             peer.evidence() + [f"stderr: {peer.wire.stderr_tail[-400:]}"],
         )
     finally:

@@ -80,6 +80,8 @@ class Base:
     def dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         params = message.get("params") or {}
+        if method is None:
+            return  # an answer to a request of the agent's: nothing waits for it
         if "id" not in message:
             self.notification(method, params)
             return

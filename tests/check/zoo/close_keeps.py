@@ -1,0 +1,18 @@
+"""Answers session/close but keeps the session: it still takes prompts."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def on_session_close(self, rid: Any, params: Any) -> None:
+        if self.session_of(rid, params) is not None:
+            self.answer(rid, {})
+
+
+main(Agent)

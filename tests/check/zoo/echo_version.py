@@ -1,0 +1,17 @@
+"""Echoes the protocol version it is asked for, even one it does not support."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def chosen_version(self, asked: Any) -> int:
+        return asked if isinstance(asked, int) else 1
+
+
+main(Agent)

@@ -1,0 +1,20 @@
+"""Answers unknown `_` extension requests with result null instead of -32601."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def unknown(self, rid: Any, method: str, params: Any) -> None:
+        if method.startswith("_"):
+            self.answer(rid, None)
+        else:
+            super().unknown(rid, method, params)
+
+
+main(Agent)

@@ -1,0 +1,17 @@
+"""Advertises session/list, then fails it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def on_session_list(self, rid: Any, params: Any) -> None:
+        self.fail(rid, -32603, "Internal error: no session store")
+
+
+main(Agent)

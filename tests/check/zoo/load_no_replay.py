@@ -1,0 +1,18 @@
+"""Loads a session without replaying its conversation."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def on_session_load(self, rid: Any, params: Any) -> None:
+        if self.session_of(rid, params) is not None:
+            self.answer(rid, {})
+
+
+main(Agent)

@@ -1,0 +1,19 @@
+"""Leaves agentInfo out of its initialize answer."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def initialize_result(self, asked: Any) -> dict[str, Any]:
+        result = super().initialize_result(asked)
+        del result["agentInfo"]
+        return result
+
+
+main(Agent)

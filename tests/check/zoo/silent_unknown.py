@@ -1,0 +1,18 @@
+"""Never answers requests for methods it does not know (extensions it refuses)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def unknown(self, rid: Any, method: str, params: Any) -> None:
+        if method.startswith("_"):
+            super().unknown(rid, method, params)
+
+
+main(Agent)

@@ -1,0 +1,18 @@
+"""Prints a banner on stdout before speaking ACP."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from base import Base, Session, main
+
+
+class Agent(Base):
+    def serve(self) -> None:
+        self.write_line(b"zoo agent ready")
+        super().serve()
+
+
+main(Agent)
