@@ -128,10 +128,8 @@ async def check_agent(ctx: Context) -> None:
     await _main_connection(ctx)
     if ctx.wants("version.higher", "version.lower"):
         await _versions(ctx)
-    if ctx.wants("stdio.split-line"):
-        await _split_line(ctx)
-    if ctx.wants("stdio.huge-line"):
-        await _huge_line(ctx)
+    if ctx.wants("stdio.split-line", "stdio.huge-line"):
+        await _stdio_lines(ctx)
     if ctx.wants("stdio.eof-mid-turn"):
         await _eof_mid_turn(ctx)
     _frames(ctx)
@@ -648,37 +646,34 @@ async def _setup(ctx: Context, peer: AgentPeer) -> Any:
     return new.result.get("sessionId") if isinstance(new.result, dict) else None
 
 
-async def _split_line(ctx: Context) -> None:
-    peer = await ctx.connect("a frame in three writes")
+async def _stdio_lines(ctx: Context) -> None:
+    """session/new in three writes 50 ms apart, then a prompt of 1 MiB on one line."""
+    peer = await ctx.connect("a frame in three writes, a 1 MiB line")
     try:
         init = await peer.request("initialize", ctx.initialize_params(ctx.version))
         if not init.ok:  # the agent reads now: the pieces below reach it one at a time
             ctx.record("stdio.split-line", None, f"initialize: {init.describe()}")
+            ctx.record("stdio.huge-line", None, f"initialize: {init.describe()}")
             return
         new = await peer.request("session/new", ctx.new_session_params(), pieces=3, pause=0.05)
+        stderr = [f"stderr: {peer.wire.stderr_tail[-400:]}"]
         ctx.record(
             "stdio.split-line",
             new.ok,
             f"session/new in three writes 50 ms apart: {new.describe()}",
-            peer.evidence() + [f"stderr: {peer.wire.stderr_tail[-400:]}"],
+            peer.evidence() + stderr,
         )
-    finally:
-        await peer.close()
-
-
-async def _huge_line(ctx: Context) -> None:
-    peer = await ctx.connect("a 1 MiB line")
-    try:
-        session_id = await _setup(ctx, peer)
+        session_id = new.result.get("sessionId") if isinstance(new.result, dict) else None
         if session_id is None:
-            ctx.record("stdio.huge-line", None, "initialize or session/new failed")
+            ctx.record("stdio.huge-line", None, "session/new failed")
             return
+        mark = peer.mark()
         reply = await peer.request("session/prompt", _prompt(session_id, "x" * HUGE))
         ctx.record(
             "stdio.huge-line",
             reply.message is not None,
             f"a {HUGE}-character prompt: {reply.describe()}",
-            peer.evidence() + [f"stderr: {peer.wire.stderr_tail[-400:]}"],
+            peer.evidence(mark) + [f"stderr: {peer.wire.stderr_tail[-400:]}"],
         )
     finally:
         await peer.close()

@@ -1,0 +1,70 @@
+"""The zoo: each deliberately broken agent (tests/check/zoo/, the well-behaved base.py with one
+method overridden) is caught by the checks citing the requirement it breaks, and by no other."""
+
+from __future__ import annotations
+
+import pytest
+
+from acpgen.check.catalogue import CHECKS
+from acpgen.check.model import PASS, Run
+
+from .runs import PYTHON, ZOO, findings, not_exercised, run_all
+
+BREAKS = {
+    "echo_version": "ACP-V1-INIT-AGENT-LATEST-VERSION",
+    "bad_update": "ACP-V1-SCHEMA-SESSION-UPDATE-VARIANTS",
+    "stdout_noise": "ACP-V1-TRANSPORT-AGENT-STDOUT-ONLY-ACP",
+    "latin1": "ACP-V1-TRANSPORT-UTF8",
+    "ext_null": "ACP-V1-EXT-UNKNOWN-METHOD-NOT-FOUND",
+    "bad_params_internal": "ACP-V1-SCHEMA-ERROR-OBJECT",
+    "numeric_ids": "ACP-V1-JSONRPC-RESPONSE-ID-ECHO",
+    "notification_reply": "ACP-V1-JSONRPC-NO-REPLY-TO-NOTIFICATION",
+    "late_update": "ACP-V1-PROMPT-UPDATES-BEFORE-RESPONSE",
+    "no_cancel": "ACP-V1-PROMPT-AGENT-CANCELLED-STOP-REASON",
+    "unannounced_tool": "ACP-V1-TOOLS-REPORT-TOOL-CALL",
+    "line_limit": "ACP-V1-TRANSPORT-STDIO-NEWLINE-DELIMITED",
+    "chunk_reader": "ACP-V1-TRANSPORT-STDIO-NEWLINE-DELIMITED",
+    "same_session_id": "ACP-V1-SETUP-NEW-SESSION-ID",
+    "fs_without_capability": "ACP-V1-FS-AGENT-NO-CALL-WITHOUT-CAPABILITY",
+    "eof_hang": "ACPGEN-STDIO-EOF-EXIT",
+    "load_no_replay": "ACP-V1-SETUP-LOAD-REPLAY",
+    "load_answer_first": "ACP-V1-SETUP-LOAD-RESPOND-AFTER-REPLAY",
+    "resume_replays": "ACP-V1-SETUP-RESUME-NO-REPLAY",
+    "config_partial": "ACP-V1-CONFIG-SET-RESPONSE-COMPLETE",
+    "list_error": "ACP-V1-LIST-AGENT-RESPONSE",
+    "close_keeps": "ACP-V1-SETUP-CLOSE-CANCELS-AND-FREES",
+    "error_turn": "ACP-V1-PROMPT-RESPOND-WITH-STOP-REASON",
+    "dies_on_notification": "ACP-V1-EXT-IGNORE-UNKNOWN-NOTIFICATIONS",
+    "no_info": "ACP-V1-INIT-IMPLEMENTATION-INFO",
+    "silent_unknown": "ACP-V1-JSONRPC-RESPONSE-REQUIRED",
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Run]:
+    names = ["base", *BREAKS]
+    return run_all({n: ([PYTHON, str(ZOO / f"{n}.py")], [1]) for n in names})
+
+
+def test_every_zoo_agent_is_listed() -> None:
+    on_disk = {p.stem for p in ZOO.glob("*.py")} - {"base"}
+    assert on_disk == set(BREAKS)
+
+
+def test_the_well_behaved_base_passes_every_check(runs: dict[str, Run]) -> None:
+    run = runs["base"]
+    assert findings(run) == set() and not_exercised(run) == set(), run.results
+    # every v1 check ran on it, so each zoo agent below is judged by all of them
+    assert {r.check for r in run.results} == {c for c, k in CHECKS.items() if k.cites(1)}
+    assert all(r.outcome == PASS for r in run.results)
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_each_broken_agent_is_caught_by_its_requirement_alone(
+    runs: dict[str, Run], name: str
+) -> None:
+    found = findings(runs[name])
+    assert found, f"{name}: nothing caught it"
+    assert {rid for _, rid, _ in found} == {BREAKS[name]}, found
+    citing = {c for c, k in CHECKS.items() if k.cites(1) == BREAKS[name]}
+    assert {check for check, _, _ in found} <= citing | {"schema.frames"}
