@@ -48,7 +48,9 @@ class Context:
     cwd: str = field(default_factory=os.getcwd)
 
     def wants(self, *names: str) -> bool:
-        return any(self._cited(n) is not None and self.selected(n, self._cited(n) or "") for n in names)
+        return any(
+            self._cited(n) is not None and self.selected(n, self._cited(n) or "") for n in names
+        )
 
     def _cited(self, name: str) -> str | None:
         return CHECKS[name].cites(self.version)
@@ -92,7 +94,10 @@ class Context:
                 "capabilities": {},
             }
         if self.version == 1:
-            capabilities = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
+            capabilities = {
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
             return {
                 "protocolVersion": version,
                 "clientCapabilities": capabilities,
@@ -201,12 +206,12 @@ async def _initialized(ctx: Context, peer: AgentPeer, init: Reply) -> bool:
 Call = Callable[[str, Any], Awaitable[Reply]]
 
 
-async def _sessions(
-    ctx: Context, peer: AgentPeer, call: Call
-) -> tuple[Any, dict[str, Any]] | None:
+async def _sessions(ctx: Context, peer: AgentPeer, call: Call) -> tuple[Any, dict[str, Any]] | None:
     first = await call("session/new", ctx.new_session_params())
     second = await call("session/new", ctx.new_session_params())
-    ids = [r.result.get("sessionId") if isinstance(r.result, dict) else None for r in (first, second)]
+    ids = [
+        r.result.get("sessionId") if isinstance(r.result, dict) else None for r in (first, second)
+    ]
     good = all(isinstance(i, str) and i for i in ids) and ids[0] != ids[1]
     detail = f"session ids {ids[0]!r} and {ids[1]!r}"
     if not (first.ok and second.ok):
@@ -292,7 +297,9 @@ async def _turn_v2(ctx: Context, peer: AgentPeer, session_id: Any, call: Call) -
     )
     states = [_state(u) for u in updates if _update_kind(u) == "state_update"]
     if idle is None:
-        ctx.record("prompt.stop-reason", False, f"no idle state_update; {kinds}", peer.evidence(mark))
+        ctx.record(
+            "prompt.stop-reason", False, f"no idle state_update; {kinds}", peer.evidence(mark)
+        )
         ctx.record("prompt.running", None, "the turn never went idle")
         return
     stop = _state(idle)[1]
@@ -359,7 +366,9 @@ async def _cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
         error = None if idle is not None else "no idle state_update after the cancel"
     landed = ended - sent >= CANCEL_LANDS
     if error is not None:
-        ctx.record("cancel.cancelled", False, f"the cancelled turn ended: {error}", peer.evidence(mark))
+        ctx.record(
+            "cancel.cancelled", False, f"the cancelled turn ended: {error}", peer.evidence(mark)
+        )
     elif stop == "cancelled":
         ctx.record("cancel.cancelled", True, "ended `cancelled`")
     elif landed:
@@ -371,7 +380,9 @@ async def _cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
     if ctx.version == 2:
         await asyncio.sleep(AFTER_ANSWER)
         await peer.barrier()
-        late = [u for u in peer.updates(session_id, after=ended) if _update_kind(u) != "state_update"]
+        late = [
+            u for u in peer.updates(session_id, after=ended) if _update_kind(u) != "state_update"
+        ]
         if stop != "cancelled":
             ctx.record("prompt.no-update-after-answer", None, "no turn ended `cancelled`")
             return
@@ -462,7 +473,8 @@ async def _capabilities(
 ) -> None:
     caps = init.get("agentCapabilities") if isinstance(init, dict) else None
     caps = caps if isinstance(caps, dict) else {}
-    sessions = caps.get("sessionCapabilities") if isinstance(caps.get("sessionCapabilities"), dict) else {}
+    sessions: dict[str, Any] = caps.get("sessionCapabilities") or {}
+    sessions = sessions if isinstance(sessions, dict) else {}
     base = ctx.new_session_params()
     advertised = {
         "session/load": caps.get("loadSession") is True,
@@ -474,10 +486,17 @@ async def _capabilities(
     if advertised["session/list"]:
         mark = peer.mark()
         reply = await call("session/list", {})
-        good = reply.ok and isinstance(reply.result, dict) and isinstance(
-            reply.result.get("sessions"), list
+        good = (
+            reply.ok
+            and isinstance(reply.result, dict)
+            and isinstance(reply.result.get("sessions"), list)
         )
-        ctx.record("session.list", judged(reply, good), f"session/list: {reply.describe()}", peer.evidence(mark))
+        ctx.record(
+            "session.list",
+            judged(reply, good),
+            f"session/list: {reply.describe()}",
+            peer.evidence(mark),
+        )
     else:
         ctx.record("session.list", None, "sessionCapabilities.list is not advertised")
     if advertised["session/load"]:
@@ -521,7 +540,12 @@ async def _load(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call:
     before = peer.updates(session_id, after=sent)
     late = [u for u in before if u.at > answered]
     if reply.message is None or not reply.ok:
-        ctx.record("session.load-replay", judged(reply, False), f"session/load: {reply.describe()}", peer.evidence(mark))
+        ctx.record(
+            "session.load-replay",
+            judged(reply, False),
+            f"session/load: {reply.describe()}",
+            peer.evidence(mark),
+        )
         ctx.record("session.load-answer-after-replay", None, "session/load failed")
         return
     replayed = len(before) - len(late)
@@ -597,7 +621,10 @@ async def _unadvertised(
 
 
 def _client_surface(ctx: Context) -> None:
-    for name, prefix in (("caps.fs-not-offered", "fs/"), ("caps.terminal-not-offered", "terminal/")):
+    for name, prefix in (
+        ("caps.fs-not-offered", "fs/"),
+        ("caps.terminal-not-offered", "terminal/"),
+    ):
         calls = [
             r.message["method"]
             for p in ctx.peers

@@ -11,8 +11,10 @@ import asyncio
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 from .agent_checks import progress_to_stderr
+from .model import Run
 from .report import FORMATS, render
 from .runner import known_names, negotiate, run_agent_checks, selector
 from .schemas import SchemaProblem, default_package, package_for_schema
@@ -56,9 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", type=float, default=10.0, help="seconds to wait for each answer (10)"
     )
-    parser.add_argument(
-        "--quiet", action="store_true", help="no progress lines on stderr"
-    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT_CMD [ARGS...]")
     return parser
 
@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
         return _usage(parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}")
     if args.schema is not None and args.protocol_version == "both":
         return _usage(parser, "--schema is one revision: give --protocol-version 1 or 2 with it")
-    progress = (lambda _line: None) if args.quiet else progress_to_stderr
+    progress: Callable[[str], None] = _silent if args.quiet else progress_to_stderr
     try:
         run = asyncio.run(_run(args, command, progress))
     except (SpawnError, SchemaProblem) as exc:
@@ -104,14 +104,19 @@ def main(argv: list[str]) -> int:
     return 1 if run.failed else 0
 
 
+def _silent(line: str) -> None:
+    pass
+
+
 def _usage(parser: argparse.ArgumentParser, message: str) -> int:
     parser.print_usage(sys.stderr)
     print(f"acpgen check: {message}", file=sys.stderr)
     return 2
 
 
-async def _run(args: argparse.Namespace, command: list[str], progress: object) -> object:
-    assert callable(progress)
+async def _run(
+    args: argparse.Namespace, command: list[str], progress: Callable[[str], None]
+) -> Run | None:
     packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
     if args.protocol_version == "both":
         versions = [1, 2]

@@ -133,9 +133,9 @@ class AgentPeer:
         self._next_id += 1
         return self._next_id
 
-    async def start(self, method: str, params: Any, rid: Any = None, **kw: Any) -> asyncio.Future[
-        dict[str, Any] | None
-    ]:
+    async def start(
+        self, method: str, params: Any, rid: Any = None, **kw: Any
+    ) -> asyncio.Future[dict[str, Any] | None]:
         """Send a request; the future resolves with its answer (None when the agent is gone)."""
         rid = self.new_id() if rid is None else rid
         future: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()

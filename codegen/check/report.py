@@ -38,7 +38,9 @@ def _by_keyword(run: Run) -> list[str]:
 def text(run: Run) -> str:
     out = [f"acpgen check: {' '.join(run.target)} (protocol v{', v'.join(map(str, run.versions))})"]
     for r in run.results:
-        out.append(f"{_MARK[r.outcome]} v{r.version} {r.check:<34} {r.requirement} ({r.cited.keyword})")
+        out.append(
+            f"{_MARK[r.outcome]} v{r.version} {r.check:<34} {r.requirement} ({r.cited.keyword})"
+        )
         if r.outcome != PASS:
             out.append(f"       {r.detail}")
             if r.outcome in (FAIL, WARN, INFO):
@@ -119,7 +121,10 @@ def junit(run: Run) -> str:
         )
         for r in results:
             case = ET.SubElement(
-                suite, "testcase", classname=f"v{version}.{r.group}", name=f"{r.check} [{r.requirement}]"
+                suite,
+                "testcase",
+                classname=f"v{version}.{r.group}",
+                name=f"{r.check} [{r.requirement}]",
             )
             body = f"{r.detail}\n{r.cited.source}: {r.cited.text}\n" + "\n".join(r.evidence)
             if r.outcome == FAIL:

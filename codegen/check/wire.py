@@ -99,7 +99,9 @@ class Wire:
                 self._lines.put_nowait(line)
         if pending:
             self.transcript.add("received", pending)
-            if not self.stdin_closed:  # a line cut short by an exit the checker asked for is not one
+            if (
+                not self.stdin_closed
+            ):  # a line cut short by an exit the checker asked for is not one
                 self._lines.put_nowait(pending)
         self._lines.put_nowait(None)
 

@@ -9,9 +9,9 @@ from .make_requirements import TARGET, render
 
 
 def test_the_copy_is_what_the_generator_writes_from_the_files() -> None:
-    assert TARGET.read_text(encoding="utf-8") == render(), (
-        "codegen/check/requirements_data.py is stale: run python -m tests.check.make_requirements"
-    )
+    assert (
+        TARGET.read_text(encoding="utf-8") == render()
+    ), "codegen/check/requirements_data.py is stale: run python -m tests.check.make_requirements"
 
 
 def test_every_row_is_carried_with_its_keyword_and_source() -> None:

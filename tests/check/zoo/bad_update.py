@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import Any
-
-from base import Base, Session, main
+from base import Base, main
 
 
 class Agent(Base):
     def tool_calls(self, sid: str) -> None:
         self.update(sid, {"sessionUpdate": "tool_call", "toolCallId": "call-1"})
         self.update(
-            sid, {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed"}
+            sid,
+            {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed"},
         )
 
 

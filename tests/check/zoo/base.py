@@ -170,7 +170,8 @@ class Base:
     def tool_calls(self, sid: str) -> None:
         self.update(sid, {"sessionUpdate": "tool_call", "toolCallId": "call-1", "title": "Think"})
         self.update(
-            sid, {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed"}
+            sid,
+            {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed"},
         )
 
     def end_turn(self, rid: Any, sid: str, session: Session) -> None:

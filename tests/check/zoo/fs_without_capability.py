@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-import sys
-from typing import Any
 
-from base import Base, Session, main
+from base import Base, main
 
 
 class Agent(Base):

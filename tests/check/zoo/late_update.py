@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 from base import Base, Session, main
@@ -12,7 +10,9 @@ from base import Base, Session, main
 class Agent(Base):
     def end_turn(self, rid: Any, sid: str, session: Session) -> None:
         super().end_turn(rid, sid, session)
-        self.update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "."}})
+        self.update(
+            sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "."}}
+        )
 
 
 main(Agent)

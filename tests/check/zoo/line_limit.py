@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any
 
-from base import Base, Session, main
+from base import Base, main
 
 
 class Agent(Base):

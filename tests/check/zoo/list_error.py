@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
-from base import Base, Session, main
+from base import Base, main
 
 
 class Agent(Base):

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import Any
-
 from base import Base, Session, main
 
 
