@@ -163,6 +163,7 @@ async def _main_connection(ctx: Context) -> None:
         session_id, new_result = sessions
         await (_turn_v1 if ctx.version == 1 else _turn_v2)(ctx, peer, session_id, call)
         await _cancel(ctx, peer, call)
+        await _cancel_request(ctx, peer, session_id)
         await _hygiene(ctx, peer, call)
         if ctx.version == 1:
             await _capabilities(ctx, peer, init.result, session_id, new_result, call)
@@ -394,6 +395,23 @@ async def _cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
         )
 
 
+async def _cancel_request(ctx: Context, peer: AgentPeer, session_id: Any) -> None:
+    """A prompt cancelled with $/cancel_request right after it was sent must still be answered
+    (an agent that does not support $/cancel_request ignores it and answers anyway)."""
+    if not ctx.wants("rpc.cancel-request"):
+        return
+    mark = peer.mark()
+    rid = peer.new_id()
+    future = await peer.start("session/prompt", _prompt(session_id, PROMPT_TEXT), rid)
+    await peer.notify("$/cancel_request", {"requestId": rid})
+    reply = await peer.wait(future)
+    good = reply.ok or reply.error_code == -32800
+    detail = f"session/prompt then $/cancel_request: {reply.describe()}"
+    ctx.record("rpc.cancel-request", judged(reply, good), detail, peer.evidence(mark))
+    if ctx.version == 2 and reply.ok:  # let the acknowledged turn finish before going on
+        await _idle(peer, session_id, time.monotonic() - ctx.timeout, ctx.timeout)
+
+
 # ---- JSON-RPC hygiene
 
 
@@ -517,6 +535,7 @@ async def _capabilities(
         )
     else:
         ctx.record("session.resume-no-replay", None, "sessionCapabilities.resume is not advertised")
+    await _modes(ctx, peer, session_id, new, call)
     await _config(ctx, peer, session_id, new, call)
     if advertised["session/close"]:
         mark = peer.mark()
@@ -561,6 +580,26 @@ async def _load(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call:
         f"{len(late)} updates after session/load's answer",
         peer.evidence(mark),
     )
+
+
+async def _modes(ctx: Context, peer: AgentPeer, session_id: Any, new: Any, call: Call) -> None:
+    modes = new.get("modes") if isinstance(new, dict) else None
+    listed = modes.get("availableModes") if isinstance(modes, dict) else None
+    ids = [m.get("id") for m in listed or [] if isinstance(m, dict)]
+    if not ids:
+        ctx.record("modes.set-listed", None, "session/new advertised no modes")
+        return
+    mark = peer.mark()
+    refused = []
+    for mode in ids:
+        reply = await call("session/set_mode", {"sessionId": session_id, "modeId": mode})
+        if reply.closed:
+            ctx.record("modes.set-listed", None, f"the agent exited on session/set_mode {mode}")
+            return
+        if not reply.ok:
+            refused.append(f"{mode}: {reply.describe()}")
+    detail = f"refused listed modes: {refused}" if refused else f"set each of {ids}"
+    ctx.record("modes.set-listed", not refused, detail, peer.evidence(mark))
 
 
 async def _config(ctx: Context, peer: AgentPeer, session_id: Any, new: Any, call: Call) -> None:

@@ -99,6 +99,13 @@ AGENT_CHECKS: tuple[Check, ...] = (
         "a turn cancelled while running ends with stop reason `cancelled`",
     ),
     Check(
+        "rpc.cancel-request",
+        "ACP-V1-CANCEL-REQUEST-MUST-RESPOND",
+        None,
+        "a prompt cancelled at once with $/cancel_request is still answered: a result or -32800",
+        shared=True,
+    ),
+    Check(
         "rpc.unknown-method",
         "ACP-V1-EXT-UNKNOWN-METHOD-NOT-FOUND",
         None,
@@ -184,6 +191,12 @@ AGENT_CHECKS: tuple[Check, ...] = (
         "ACP-V1-INIT-SESSION-OPTIONAL-MAY",
         None,
         "session methods the agent does not advertise are refused (information only)",
+    ),
+    Check(
+        "modes.set-listed",
+        "ACP-V1-MODES-INITIAL-STATE-MAY",
+        None,
+        "advertised modes: session/set_mode to each listed mode succeeds (information only)",
     ),
     Check(
         "config.set-complete",

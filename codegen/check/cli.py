@@ -1,4 +1,5 @@
-"""`acpgen check [OPTIONS] -- AGENT_CMD [ARGS...]`: check an agent it spawns over stdio.
+"""`acpgen check [OPTIONS] -- AGENT_CMD [ARGS...]`: check an agent it spawns over stdio;
+`acpgen check --client [OPTIONS] -- CLIENT_CMD ... {agent} ...`: check a client (client_mode.py).
 
 Exit status: 0 when no MUST-level check fails, 1 when one does, 2 on bad usage (bad options, a
 command that cannot be started, a --schema the generator cannot read), with one line on stderr.
@@ -14,6 +15,7 @@ from types import ModuleType
 from typing import Callable
 
 from .agent_checks import progress_to_stderr
+from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
 from .model import Run
 from .report import FORMATS, render
 from .runner import known_names, negotiate, run_agent_checks, selector
@@ -59,7 +61,19 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=10.0, help="seconds to wait for each answer (10)"
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT_CMD [ARGS...]")
+    parser.add_argument(
+        "--client",
+        action="store_true",
+        help=(
+            "check a client instead: the checker is the agent it spawns; put {agent} in the"
+            " client's command where the agent command goes (v1 only)"
+        ),
+    )
+    parser.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        help="-- AGENT_CMD [ARGS...], or with --client: -- CLIENT_CMD [ARGS...] {agent} [...]",
+    )
     return parser
 
 
@@ -77,12 +91,19 @@ def main(argv: list[str]) -> int:
     unknown = [n for n in args.only + args.skip if n not in known_names()]
     if unknown:
         return _usage(parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}")
+    if args.client and args.protocol_version not in (None, "1"):
+        return _usage(parser, "--client checks a client on protocol v1 only, for now")
+    if args.client and PLACEHOLDER not in command:
+        return _usage(
+            parser,
+            f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",
+        )
     if args.schema is not None and args.protocol_version == "both":
         return _usage(parser, "--schema is one revision: give --protocol-version 1 or 2 with it")
     progress: Callable[[str], None] = _silent if args.quiet else progress_to_stderr
     try:
         run = asyncio.run(_run(args, command, progress))
-    except (SpawnError, SchemaProblem) as exc:
+    except (SpawnError, SchemaProblem, ClientCommandError) as exc:
         print(f"acpgen check: {exc}", file=sys.stderr)
         return 2
     if run is None:
@@ -118,6 +139,10 @@ async def _run(
     args: argparse.Namespace, command: list[str], progress: Callable[[str], None]
 ) -> Run | None:
     packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
+    if args.client:
+        package = packages[1] if args.schema is None else package_for_schema(args.schema)
+        selected = selector(args.only, args.skip)
+        return await run_client_checks(command, package, args.timeout, selected, progress)
     if args.protocol_version == "both":
         versions = [1, 2]
     elif args.protocol_version is not None:

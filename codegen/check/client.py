@@ -58,11 +58,13 @@ class Received:
 
 
 class AgentPeer:
-    def __init__(self, wire: Wire, package: ModuleType, timeout: float) -> None:
+    def __init__(
+        self, wire: Wire, package: ModuleType, timeout: float, side: str = "client"
+    ) -> None:
         self.wire = wire
         self.package = package
         self.timeout = timeout
-        self.validator = Validator(package, "client")
+        self.validator = Validator(package, side)  # the side the checker plays
         self.problems: list[Problem] = []
         self.notifications: list[Received] = []
         self.agent_requests: list[Received] = []

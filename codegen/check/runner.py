@@ -6,7 +6,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 from .agent_checks import Context, check_agent
-from .catalogue import CHECKS
+from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer
 from .model import Run
 from .wire import Wire
@@ -29,10 +29,13 @@ def selector(only: list[str], skip: list[str]) -> Selector:
 
 
 def known_names() -> set[str]:
-    names = set(CHECKS) | {c.group for c in CHECKS.values()}
-    for check in CHECKS.values():
+    from .client_mode import CLIENT_CHECKS, UNADVERTISED
+
+    checks = [*CHECKS.values(), *CLIENT_CHECKS]
+    names = {c.name for c in checks} | {c.group for c in checks}
+    for check in checks:
         names |= {rid for rid in (check.v1, check.v2) if rid is not None}
-    return names
+    return names | set(V1_SCHEMA_ROWS.values()) | set(UNADVERTISED.values())
 
 
 async def negotiate(argv: list[str], package: ModuleType, timeout: float) -> int | None:

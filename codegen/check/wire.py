@@ -56,19 +56,27 @@ class Closed(Exception):
 
 
 class Wire:
-    """One spawned process: `send`/`write` to its stdin, `receive` lines from its stdout."""
+    """One peer: `write` frames to it, `receive` its lines. A spawned process (its stdin and
+    stdout), or a stream pair (a client connecting to the checker through relay.py)."""
 
-    def __init__(self, process: asyncio.subprocess.Process, argv: list[str]) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        process: asyncio.subprocess.Process | None,
+        argv: list[str],
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
         self.process = process
         self.argv = argv
         self.transcript = Transcript()
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._stderr = bytearray()
         self.stdin_closed = False
-        self._tasks = [
-            asyncio.create_task(self._read_stdout()),
-            asyncio.create_task(self._read_stderr()),
-        ]
+        self._tasks = [asyncio.create_task(self._read_stdout())]
+        if process is not None and process.stderr is not None:
+            self._tasks.append(asyncio.create_task(self._read_stderr(process.stderr)))
 
     @classmethod
     async def spawn(cls, argv: list[str], env: dict[str, str] | None = None) -> Wire:
@@ -82,11 +90,11 @@ class Wire:
             )
         except OSError as exc:
             raise SpawnError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
-        return cls(process, argv)
+        assert process.stdout is not None and process.stdin is not None
+        return cls(process.stdout, process.stdin, process, argv)
 
     async def _read_stdout(self) -> None:
-        stream = self.process.stdout
-        assert stream is not None
+        stream = self.reader
         pending = b""
         while True:
             chunk = await stream.read(READ_CHUNK)
@@ -105,9 +113,7 @@ class Wire:
                 self._lines.put_nowait(pending)
         self._lines.put_nowait(None)
 
-    async def _read_stderr(self) -> None:
-        stream = self.process.stderr
-        assert stream is not None
+    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(READ_CHUNK):
             self._stderr += chunk
             del self._stderr[:-STDERR_KEPT]
@@ -119,8 +125,7 @@ class Wire:
     async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
         """Write one frame's bytes, in `pieces` writes `pause` seconds apart; False when the pipe
         is closed (the implementation is gone)."""
-        stdin = self.process.stdin
-        assert stdin is not None
+        stdin = self.writer
         self.transcript.add("sent", data.rstrip(b"\n"))
         step = max(1, -(-len(data) // pieces))
         try:
@@ -129,8 +134,8 @@ class Wire:
                 await stdin.drain()
                 if pause and start + step < len(data):
                     await asyncio.sleep(pause)
-        except (BrokenPipeError, ConnectionResetError):
-            return False
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            return False  # RuntimeError: the transport is already closed
         return True
 
     async def receive(self, timeout: float) -> bytes | None:
@@ -145,12 +150,13 @@ class Wire:
         return line
 
     def close_stdin(self) -> None:
-        stdin = self.process.stdin
         self.stdin_closed = True
-        if stdin is not None and not stdin.is_closing():
-            stdin.close()
+        if not self.writer.is_closing():
+            self.writer.close()
 
     async def wait_exit(self, timeout: float) -> int | None:
+        if self.process is None:
+            return None
         try:
             return await asyncio.wait_for(self.process.wait(), timeout)
         except TimeoutError:
@@ -159,7 +165,7 @@ class Wire:
     async def stop(self, grace: float = 1.0) -> None:
         """Close stdin, give the process `grace` seconds, then terminate, then kill it."""
         self.close_stdin()
-        if await self.wait_exit(grace) is None:
+        if self.process is not None and await self.wait_exit(grace) is None:
             with contextlib.suppress(ProcessLookupError):
                 self.process.terminate()
             if await self.wait_exit(grace) is None:

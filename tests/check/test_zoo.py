@@ -37,6 +37,8 @@ BREAKS = {
     "dies_on_notification": "ACP-V1-EXT-IGNORE-UNKNOWN-NOTIFICATIONS",
     "no_info": "ACP-V1-INIT-IMPLEMENTATION-INFO",
     "silent_unknown": "ACP-V1-JSONRPC-RESPONSE-REQUIRED",
+    "mode_refused": "ACP-V1-MODES-INITIAL-STATE-MAY",
+    "cancel_request_drops": "ACP-V1-CANCEL-REQUEST-MUST-RESPOND",
 }
 
 

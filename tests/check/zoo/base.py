@@ -25,6 +25,9 @@ def options(current: str) -> list[dict[str, Any]]:
     return [{**select, "options": values}]
 
 
+MODES = [{"id": "ask", "name": "Ask"}, {"id": "code", "name": "Code"}]
+
+
 class Session:
     def __init__(self, cwd: str) -> None:
         self.cwd = cwd
@@ -133,7 +136,9 @@ class Base:
             return
         session_id = self.new_session_id()
         self.sessions[session_id] = Session(cwd)
-        self.answer(rid, {"sessionId": session_id, "configOptions": options("fast")})
+        modes = {"currentModeId": "ask", "availableModes": MODES}
+        result = {"sessionId": session_id, "configOptions": options("fast"), "modes": modes}
+        self.answer(rid, result)
 
     def session_of(self, rid: Any, params: Any) -> Session | None:
         session = self.sessions.get(params.get("sessionId"))
@@ -201,6 +206,15 @@ class Base:
             self.cancel(session)
             del self.sessions[params["sessionId"]]
             self.answer(rid, {})
+
+    def on_session_set_mode(self, rid: Any, params: Any) -> None:
+        session = self.session_of(rid, params)
+        if session is None:
+            return
+        if params.get("modeId") not in [m["id"] for m in MODES]:
+            self.fail(rid, -32602, "Invalid params: no such mode")
+            return
+        self.answer(rid, {})
 
     def on_session_set_config_option(self, rid: Any, params: Any) -> None:
         session = self.session_of(rid, params)
