@@ -315,14 +315,22 @@ async def _turn_v2(ctx: Context, peer: AgentPeer, session_id: Any, call: Call) -
     )
 
 
+def _idle_now(peer: AgentPeer, session_id: Any, after: float) -> Any:
+    """The idle state_update of the session already received since `after`, if any."""
+    for got in peer.updates(session_id, after=after):
+        if _update_kind(got) == "state_update" and _state(got)[0] == "idle":
+            return got
+    return None
+
+
 async def _idle(peer: AgentPeer, session_id: Any, after: float, timeout: float) -> Any:
     deadline = time.monotonic() + timeout
     seen = after
     while time.monotonic() < deadline:
-        for got in peer.updates(session_id, after=after):
-            if _update_kind(got) == "state_update" and _state(got)[0] == "idle":
-                return got
-            seen = max(seen, got.at)
+        idle = _idle_now(peer, session_id, after)
+        if idle is not None:
+            return idle
+        seen = max([seen, *(got.at for got in peer.updates(session_id, after=after))])
         if not await peer.wait_for_update(session_id, seen, deadline - time.monotonic()):
             return None
     return None
@@ -345,7 +353,7 @@ async def _cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
     if ctx.version == 1 and future.done():
         ctx.record("cancel.cancelled", None, "the turn ended before the cancel could be sent")
         return
-    if ctx.version == 2 and await _idle(peer, session_id, started, 0.0) is not None:
+    if ctx.version == 2 and _idle_now(peer, session_id, started) is not None:
         ctx.record("cancel.cancelled", None, "the turn went idle before the cancel could be sent")
         return
     await peer.notify("session/cancel", {"sessionId": session_id})
