@@ -22,7 +22,7 @@ from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer, Reply
 from .frames import NOT_A_MESSAGE, NOT_UTF8, SCHEMA
 from .model import Result, outcome_of
-from .wire import Wire
+from .wire import Link, WebSocketLink, Wire
 
 HIGHER = 65535  # the largest protocol version the schema allows: no agent supports it
 LOWER = 0
@@ -45,6 +45,7 @@ class Context:
     peers: list[AgentPeer] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     accepted: set[int] = field(default_factory=set)  # versions the agent answered as asked
+    url: str | None = None  # --url: a remote agent over WebSocket instead of a spawned one
     cwd: str = field(default_factory=os.getcwd)
 
     def wants(self, *names: str) -> bool:
@@ -73,9 +74,13 @@ class Context:
         self.progress(f"v{self.version} {name} [{cited}]: {result.outcome}")
 
     async def connect(self, what: str) -> AgentPeer:
-        self.progress(f"v{self.version} starting the agent ({what}): {' '.join(self.argv)}")
-        wire = await Wire.spawn(self.argv)
-        peer = AgentPeer(wire, self.package, self.timeout)
+        if self.url is not None:
+            self.progress(f"v{self.version} connecting ({what}): {self.url}")
+            link: Link = await WebSocketLink.connect(self.url, self.timeout)
+        else:
+            self.progress(f"v{self.version} starting the agent ({what}): {' '.join(self.argv)}")
+            link = await Wire.spawn(self.argv)
+        peer = AgentPeer(link, self.package, self.timeout)
         self.peers.append(peer)
         return peer
 
@@ -133,10 +138,13 @@ async def check_agent(ctx: Context) -> None:
     await _main_connection(ctx)
     if ctx.wants("version.higher", "version.lower"):
         await _versions(ctx)
-    if ctx.wants("stdio.split-line", "stdio.huge-line"):
-        await _stdio_lines(ctx)
-    if ctx.wants("stdio.eof-mid-turn"):
-        await _eof_mid_turn(ctx)
+    if ctx.url is not None:
+        ctx.notes.append(f"v{ctx.version}: the stdio checks do not apply to --url")
+    else:
+        if ctx.wants("stdio.split-line", "stdio.huge-line"):
+            await _stdio_lines(ctx)
+        if ctx.wants("stdio.eof-mid-turn"):
+            await _eof_mid_turn(ctx)
     _frames(ctx)
 
 

@@ -70,6 +70,10 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
+        "--url",
+        help="check a remote agent at this ws:// or wss:// URL instead of spawning one",
+    )
+    parser.add_argument(
         "command",
         nargs=argparse.REMAINDER,
         help="-- AGENT_CMD [ARGS...], or with --client: -- CLIENT_CMD [ARGS...] {agent} [...]",
@@ -84,7 +88,11 @@ def main(argv: list[str]) -> int:
     except SystemExit as exc:  # --help, or a usage error argparse has already explained
         return exc.code if isinstance(exc.code, int) else 2
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
+    if args.url is not None:
+        problem = _url_problem(args.url, command, args.client)
+        if problem:
+            return _usage(parser, problem)
+    elif not command:
         return _usage(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
     if args.timeout <= 0:
         return _usage(parser, f"--timeout must be a positive number of seconds, not {args.timeout}")
@@ -125,6 +133,20 @@ def main(argv: list[str]) -> int:
     return 1 if run.failed else 0
 
 
+def _url_problem(url: str, command: list[str], client: bool) -> str | None:
+    if command or client:
+        return "--url checks a remote agent: give no command and no --client with it"
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme in ("http", "https"):
+        return (
+            "--url: Streamable HTTP is not supported yet; give the agent's WebSocket URL"
+            " (ws:// or wss://, the same path)"
+        )
+    if scheme not in ("ws", "wss"):
+        return f"--url {url!r}: give a ws:// or wss:// URL"
+    return None
+
+
 def _silent(line: str) -> None:
     pass
 
@@ -148,11 +170,13 @@ async def _run(
     elif args.protocol_version is not None:
         versions = [int(args.protocol_version)]
     else:
-        chosen = await negotiate(command, packages[2], args.timeout)
+        chosen = await negotiate(command, packages[2], args.timeout, args.url)
         if chosen is None:
             return None
         versions = [chosen]
     if args.schema is not None:
         packages[versions[0]] = package_for_schema(args.schema)
     selected = selector(args.only, args.skip)
-    return await run_agent_checks(command, packages, versions, args.timeout, selected, progress)
+    return await run_agent_checks(
+        command, packages, versions, args.timeout, selected, progress, args.url
+    )

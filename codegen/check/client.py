@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from .frames import Problem, Validator, _key
-from .wire import Closed, Wire
+from .wire import Closed, Link
 
 EVIDENCE_FRAMES = 24
 
@@ -59,7 +59,7 @@ class Received:
 
 class AgentPeer:
     def __init__(
-        self, wire: Wire, package: ModuleType, timeout: float, side: str = "client"
+        self, wire: Link, package: ModuleType, timeout: float, side: str = "client"
     ) -> None:
         self.wire = wire
         self.package = package

@@ -9,7 +9,7 @@ from .agent_checks import Context, check_agent
 from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer
 from .model import Run
-from .wire import Wire
+from .wire import Link, WebSocketLink, Wire
 
 Selector = Callable[[str, str], bool]
 
@@ -38,9 +38,12 @@ def known_names() -> set[str]:
     return names | set(V1_SCHEMA_ROWS.values()) | set(UNADVERTISED.values())
 
 
-async def negotiate(argv: list[str], package: ModuleType, timeout: float) -> int | None:
+async def negotiate(
+    argv: list[str], package: ModuleType, timeout: float, url: str | None = None
+) -> int | None:
     """The version the agent answers when asked for the newest one the checker knows (2)."""
-    peer = AgentPeer(await Wire.spawn(argv), package, timeout)
+    link: Link = await (Wire.spawn(argv) if url is None else WebSocketLink.connect(url, timeout))
+    peer = AgentPeer(link, package, timeout)
     try:
         params = {"protocolVersion": 2, "info": {"name": "acpgen-check", "version": "0"}}
         reply = await peer.request("initialize", params)
@@ -57,12 +60,14 @@ async def run_agent_checks(
     timeout: float,
     selected: Selector,
     progress: Callable[[str], None],
+    url: str | None = None,
 ) -> Run:
-    run = Run(argv, versions)
+    run = Run(argv if url is None else [url], versions)
     accepted: set[int] = set()
     for version in versions:
         ctx = Context(argv, packages[version], version, timeout, selected, progress)
         ctx.accepted = accepted
+        ctx.url = url
         await check_agent(ctx)
         run.results += ctx.results
         run.notes += ctx.notes

@@ -13,6 +13,7 @@ import contextlib
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 READ_CHUNK = 1 << 16
 STDERR_KEPT = 1 << 14
@@ -55,9 +56,54 @@ class Closed(Exception):
     """The implementation closed its stdout (it exited, or will)."""
 
 
-class Wire:
-    """One peer: `write` frames to it, `receive` its lines. A spawned process (its stdin and
-    stdout), or a stream pair (a client connecting to the checker through relay.py)."""
+class Link:
+    """What the checks need of a connection: `write` a frame, `receive` the next one, a
+    transcript; `Wire` (a process or a stream pair) and `WebSocketLink` (--url) are the two."""
+
+    def __init__(self) -> None:
+        self.transcript = Transcript()
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.stdin_closed = False
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def stderr_tail(self) -> str:
+        return ""
+
+    def _arrived(self, frame: bytes) -> None:
+        self.transcript.add("received", frame)
+        self._lines.put_nowait(frame)
+
+    def _ended(self) -> None:
+        self._lines.put_nowait(None)
+
+    async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
+        raise NotImplementedError
+
+    async def receive(self, timeout: float) -> bytes | None:
+        """The next frame (a line, without its newline), None on timeout; Closed at the end."""
+        try:
+            line = await asyncio.wait_for(self._lines.get(), timeout)
+        except TimeoutError:
+            return None
+        if line is None:
+            self._lines.put_nowait(None)  # every later receive sees the end too
+            raise Closed
+        return line
+
+    def close_stdin(self) -> None:
+        raise NotImplementedError
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        return None
+
+    async def stop(self, grace: float = 1.0) -> None:
+        raise NotImplementedError
+
+
+class Wire(Link):
+    """One peer over byte streams: a spawned process (its stdin and stdout), or a stream pair
+    (a client connecting to the checker through relay.py)."""
 
     def __init__(
         self,
@@ -66,14 +112,12 @@ class Wire:
         process: asyncio.subprocess.Process | None,
         argv: list[str],
     ) -> None:
+        super().__init__()
         self.reader = reader
         self.writer = writer
         self.process = process
         self.argv = argv
-        self.transcript = Transcript()
-        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._stderr = bytearray()
-        self.stdin_closed = False
         self._tasks = [asyncio.create_task(self._read_stdout())]
         if process is not None and process.stderr is not None:
             self._tasks.append(asyncio.create_task(self._read_stderr(process.stderr)))
@@ -103,15 +147,13 @@ class Wire:
             pending += chunk
             *lines, pending = pending.split(b"\n")
             for line in lines:
-                self.transcript.add("received", line)
-                self._lines.put_nowait(line)
+                self._arrived(line)
         if pending:
-            self.transcript.add("received", pending)
-            if (
-                not self.stdin_closed
-            ):  # a line cut short by an exit the checker asked for is not one
-                self._lines.put_nowait(pending)
-        self._lines.put_nowait(None)
+            if not self.stdin_closed:  # a line cut short by an exit the checker caused: not one
+                self._arrived(pending)
+            else:
+                self.transcript.add("received", pending)
+        self._ended()
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(READ_CHUNK):
@@ -137,17 +179,6 @@ class Wire:
         except (BrokenPipeError, ConnectionResetError, RuntimeError):
             return False  # RuntimeError: the transport is already closed
         return True
-
-    async def receive(self, timeout: float) -> bytes | None:
-        """The next line (without its newline), None on timeout; Closed at end of output."""
-        try:
-            line = await asyncio.wait_for(self._lines.get(), timeout)
-        except TimeoutError:
-            return None
-        if line is None:
-            self._lines.put_nowait(None)  # every later receive sees the end too
-            raise Closed
-        return line
 
     def close_stdin(self) -> None:
         self.stdin_closed = True
@@ -180,3 +211,57 @@ class Wire:
 
 class SpawnError(Exception):
     """The command could not be started (not found, not executable)."""
+
+
+class WebSocketLink(Link):
+    """A remote agent over WebSocket (`--url ws://...`): one ACP message per text frame. Needs
+    the `websockets` package (the `http` extra)."""
+
+    def __init__(self, socket: Any, url: str) -> None:
+        super().__init__()
+        self.socket = socket
+        self.argv = [url]
+        self._tasks = [asyncio.create_task(self._read())]
+
+    @classmethod
+    async def connect(cls, url: str, timeout: float) -> WebSocketLink:
+        try:
+            from websockets.asyncio.client import connect
+        except ImportError as exc:
+            raise SpawnError(
+                f"--url needs the websockets package ({exc.name} is not installed): install the"
+                " http extra, pip install -e '.[http]' in the acpgen clone"
+            ) from exc
+        try:
+            socket = await connect(url, open_timeout=timeout, max_size=None, compression=None)
+        except Exception as exc:  # OSError, a timeout, websockets' handshake errors
+            raise SpawnError(f"cannot connect to {url}: {exc}") from exc
+        return cls(socket, url)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.socket:
+                data = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+                self._arrived(data)
+        except Exception:  # closed abnormally: the end, as for a clean close
+            pass
+        self._ended()
+
+    async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
+        frame = data.rstrip(b"\n")
+        self.transcript.add("sent", frame)
+        try:
+            await self.socket.send(frame.decode("utf-8"))
+        except Exception:  # closed: the agent is gone
+            return False
+        return True
+
+    def close_stdin(self) -> None:
+        self.stdin_closed = True
+
+    async def stop(self, grace: float = 1.0) -> None:
+        self.stdin_closed = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.socket.close(), grace)
+        for task in self._tasks:
+            task.cancel()
