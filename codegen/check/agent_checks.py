@@ -22,6 +22,7 @@ from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer, Reply
 from .frames import NOT_A_MESSAGE, NOT_UTF8, SCHEMA
 from .model import Result, outcome_of
+from .schemas import default_package
 from .wire import Link, WebSocketLink, Wire
 
 HIGHER = 65535  # the largest protocol version the schema allows: no agent supports it
@@ -80,7 +81,8 @@ class Context:
         else:
             self.progress(f"v{self.version} starting the agent ({what}): {' '.join(self.argv)}")
             link = await Wire.spawn(self.argv)
-        peer = AgentPeer(link, self.package, self.timeout)
+        others = {v: default_package(v) for v in (1, 2) if v != self.version}
+        peer = AgentPeer(link, self.package, self.timeout, version=self.version, others=others)
         self.peers.append(peer)
         return peer
 
@@ -136,6 +138,9 @@ def _state(received: Any) -> tuple[str, Any]:
 
 async def check_agent(ctx: Context) -> None:
     await _main_connection(ctx)
+    if ctx.version not in ctx.accepted:  # initialize failed, or chose another version: a note says
+        _frames(ctx)
+        return
     if ctx.wants("version.higher", "version.lower"):
         await _versions(ctx)
     if ctx.url is not None:

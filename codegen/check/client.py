@@ -13,7 +13,7 @@ import json
 import time
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Mapping
 
 from .frames import Problem, Validator, _key
 from .wire import Closed, Link
@@ -59,12 +59,18 @@ class Received:
 
 class AgentPeer:
     def __init__(
-        self, wire: Link, package: ModuleType, timeout: float, side: str = "client"
+        self,
+        wire: Link,
+        package: ModuleType,
+        timeout: float,
+        side: str = "client",
+        version: int | None = None,
+        others: Mapping[int, ModuleType] | None = None,
     ) -> None:
         self.wire = wire
         self.package = package
         self.timeout = timeout
-        self.validator = Validator(package, side)  # the side the checker plays
+        self.validator = Validator(package, side, version, others)  # side: the checker's
         self.problems: list[Problem] = []
         self.notifications: list[Received] = []
         self.agent_requests: list[Received] = []

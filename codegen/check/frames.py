@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Mapping
 
 NOT_UTF8 = "utf8"
 NOT_A_MESSAGE = "message"
@@ -35,9 +35,17 @@ class Validator:
     when the implementation under test is an agent); `expect` records the result type of each
     request the checker sends, so an answer is decoded with it."""
 
-    def __init__(self, package: ModuleType, side: str) -> None:
+    def __init__(
+        self,
+        package: ModuleType,
+        side: str,
+        version: int | None = None,
+        others: Mapping[int, ModuleType] | None = None,
+    ) -> None:
         self.package = package
         self.side = side
+        self.version = version  # the protocol version `package` is
+        self.others = others or {}  # the packages of the other versions, by version
         self.decoder = package.MessageDecoder(side, self._result_type)
         self.pending: dict[Any, str] = {}  # request id (JSON value) -> method
 
@@ -72,14 +80,30 @@ class Validator:
         method = value.get("method")
         if not isinstance(method, str):
             method = self.pending.get(_key(value.get("id")))
+        package, decoder = self.package, self.decoder
+        chosen = _chosen_version(value, method)
+        if self.version is not None and chosen is not None and chosen != self.version:
+            # an initialize answer choosing another version is in that version's shape
+            if chosen not in self.others:
+                return value, method, None  # a version the checker has no schema for
+            package = self.others[chosen]
+            decoder = package.MessageDecoder(self.side, lambda _id: package.METHODS[method].result)
         try:
-            self.decoder.decode(raw)
-        except self.package.RpcError as exc:
+            decoder.decode(raw)
+        except package.RpcError as exc:
             data = exc.data
             path = data.get("path", "$") if isinstance(data, dict) else "$"
             text = data.get("message", exc.message) if isinstance(data, dict) else exc.message
             return value, method, Problem(SCHEMA, method, str(path), str(text), shown)
         return value, method, None
+
+
+def _chosen_version(value: dict[str, Any], method: str | None) -> int | None:
+    result = value.get("result")
+    if method != "initialize" or not isinstance(result, dict):
+        return None
+    chosen = result.get("protocolVersion")
+    return chosen if isinstance(chosen, int) and not isinstance(chosen, bool) else None
 
 
 def _key(rid: Any) -> Any:

@@ -49,3 +49,21 @@ def test_a_request_the_client_side_does_not_receive() -> None:
     frame = b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}'
     problem = Validator(acp_schema, "client").inspect(frame)[2]
     assert problem is not None and problem.kind == SCHEMA and "session/new" in problem.message
+
+
+def test_an_initialize_answer_choosing_another_version_is_read_in_that_versions_shape() -> None:
+    import acp_schema_v2
+
+    v1_answer = b'{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'
+    v2 = Validator(acp_schema_v2, "client", 2, {1: acp_schema})
+    v2.expect(1, "initialize")
+    assert v2.inspect(v1_answer)[2] is None
+    # a v1 answer that breaks v1's schema is still caught, with v1's path
+    v2.expect(2, "initialize")
+    bad = b'{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":1,"agentCapabilities":[]}}'
+    problem = v2.inspect(bad)[2]
+    assert problem is not None and problem.path == "$.result.agentCapabilities"
+    # without the other version's package the v2 decoder would have refused the v1 answer
+    plain = Validator(acp_schema_v2, "client")
+    plain.expect(1, "initialize")
+    assert plain.inspect(v1_answer)[2] is not None
