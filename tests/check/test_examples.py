@@ -12,7 +12,7 @@ from .runs import PYTHON, ROOT, SLOW_START, findings, not_exercised, run_all
 ECHO = [PYTHON, str(ROOT / "examples" / "echo_agent.py")]
 TARGETS = {
     "echo": (ECHO, [1, 2]),
-    "echo --delay": ([*ECHO, "--delay", "0.3"], [1, 2]),
+    "echo --delay": ([*ECHO, "--delay", "1.0"], [1, 2]),
     "tidy": ([PYTHON, str(ROOT / "examples" / "tidy_agent.py")], [1]),
 }
 

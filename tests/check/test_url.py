@@ -19,7 +19,7 @@ from .runs import PYTHON, ROOT, SLOW_START, findings
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    command = [PYTHON, str(ROOT / "examples" / "echo_agent.py"), "--delay", "0.3"]
+    command = [PYTHON, str(ROOT / "examples" / "echo_agent.py"), "--delay", "1.0"]
     server = subprocess.Popen(
         [*command, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True
     )

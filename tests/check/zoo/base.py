@@ -16,7 +16,7 @@ import time
 import uuid
 from typing import Any
 
-TURN = 0.4
+TURN = 0.8
 
 
 def options(current: str) -> list[dict[str, Any]]:
