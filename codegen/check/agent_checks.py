@@ -195,7 +195,8 @@ async def _initialized(ctx: Context, peer: AgentPeer, init: Reply) -> bool:
     result = init.result if isinstance(init.result, dict) else {}
     chosen = result.get("protocolVersion")
     if not init.ok or not isinstance(chosen, int):
-        ctx.record("init.answer", False, f"initialize: {init.describe()}", peer.evidence())
+        stderr = [f"stderr: {line}" for line in peer.wire.stderr_tail.splitlines()[-5:]]
+        ctx.record("init.answer", False, f"initialize: {init.describe()}", peer.evidence() + stderr)
         ctx.notes.append(f"v{ctx.version}: initialize failed ({init.describe()}); nothing more")
         return False
     ctx.record("init.answer", True, f"protocolVersion {chosen}")

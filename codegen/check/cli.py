@@ -18,7 +18,7 @@ from .agent_checks import progress_to_stderr
 from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
 from .model import Run
 from .report import FORMATS, render
-from .runner import known_names, negotiate, run_agent_checks, selector
+from .runner import NoVersion, known_names, negotiate, run_agent_checks, selector
 from .schemas import SchemaProblem, default_package, package_for_schema
 from .wire import SpawnError
 
@@ -114,12 +114,8 @@ def main(argv: list[str]) -> int:
     except (SpawnError, SchemaProblem, ClientCommandError) as exc:
         print(f"acpgen check: {exc}", file=sys.stderr)
         return 2
-    if run is None:
-        print(
-            "acpgen check: the agent answered initialize with no protocol version 1 or 2;"
-            " give --protocol-version to check one anyway",
-            file=sys.stderr,
-        )
+    except NoVersion as exc:
+        print(f"acpgen check: {exc}", file=sys.stderr)
         return 1
     report = render(run, args.format)
     if args.report is not None:
@@ -159,7 +155,7 @@ def _usage(parser: argparse.ArgumentParser, message: str) -> int:
 
 async def _run(
     args: argparse.Namespace, command: list[str], progress: Callable[[str], None]
-) -> Run | None:
+) -> Run:
     packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
     if args.client:
         package = packages[1] if args.schema is None else package_for_schema(args.schema)
@@ -170,10 +166,7 @@ async def _run(
     elif args.protocol_version is not None:
         versions = [int(args.protocol_version)]
     else:
-        chosen = await negotiate(command, packages[2], args.timeout, args.url)
-        if chosen is None:
-            return None
-        versions = [chosen]
+        versions = [await negotiate(command, packages[2], args.timeout, args.url)]
     if args.schema is not None:
         packages[versions[0]] = package_for_schema(args.schema)
     selected = selector(args.only, args.skip)

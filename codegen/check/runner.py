@@ -38,9 +38,14 @@ def known_names() -> set[str]:
     return names | set(V1_SCHEMA_ROWS.values()) | set(UNADVERTISED.values())
 
 
+class NoVersion(Exception):
+    """The agent's answer to initialize names no version the checker knows; the message says
+    what came instead (the answer, or the agent's stderr when it exited)."""
+
+
 async def negotiate(
     argv: list[str], package: ModuleType, timeout: float, url: str | None = None
-) -> int | None:
+) -> int:
     """The version the agent answers when asked for the newest one the checker knows (2)."""
     link: Link = await (Wire.spawn(argv) if url is None else WebSocketLink.connect(url, timeout))
     peer = AgentPeer(link, package, timeout)
@@ -50,7 +55,14 @@ async def negotiate(
     finally:
         await peer.close()
     chosen = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
-    return chosen if chosen in (1, 2) else None
+    if chosen in (1, 2):
+        return int(chosen)
+    stderr = link.stderr_tail.strip().splitlines()
+    said = f"; its stderr ends: {stderr[-1]}" if stderr else ""
+    raise NoVersion(
+        f"asked for protocol version 2, the agent answered: {reply.describe()}{said}; give"
+        " --protocol-version to check a version anyway"
+    )
 
 
 async def run_agent_checks(

@@ -109,3 +109,16 @@ def test_schema_generates_a_package_into_the_cache(
     made = list((tmp_path / "acpgen" / "check").glob("acpgen_check_*/methods.py"))
     assert len(made) == 1
     assert made[0].parent.name in sys.modules  # the frames were decoded with it
+
+
+def test_an_agent_that_dies_at_start_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--quiet", "--", PYTHON, "-c", "raise SystemExit('no key set')"]) == 1
+    err = capsys.readouterr().err
+    assert "the agent closed its output; its stderr ends: no key set" in err
+    # checked on a version, the failed initialize carries the stderr in its evidence
+    argv = ["check", "--quiet", "--protocol-version", "1", "--format", "json"]
+    assert main([*argv, "--", PYTHON, "-c", "raise SystemExit('no key set')"]) == 1
+    body = json.loads(capsys.readouterr().out)
+    failed = [r for r in body["results"] if r["outcome"] == "fail"]
+    assert [r["check"] for r in failed] == ["init.answer"]
+    assert "stderr: no key set" in failed[0]["transcript"]
