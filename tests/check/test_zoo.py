@@ -1,5 +1,6 @@
-"""The zoo: each deliberately broken agent (tests/check/zoo/, the well-behaved base.py with one
-method overridden) is caught by the checks citing the requirement it breaks, and by no other."""
+"""The zoo: each deliberately broken agent (tests/check/zoo/, the well-behaved v1 base.py with one
+method overridden; tests/check/zoo_v2/, the same on v2's base_v2.py) is caught by the checks
+citing the requirement it breaks, and by no other."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import pytest
 from acpgen.check.catalogue import CHECKS
 from acpgen.check.model import PASS, Run
 
-from .runs import PYTHON, ZOO, findings, not_exercised, run_all
+from .runs import HERE, PYTHON, ZOO, findings, not_exercised, run_all
+
+ZOO_V2 = HERE / "zoo_v2"
 
 BREAKS = {
     "echo_version": "ACP-V1-INIT-AGENT-LATEST-VERSION",
@@ -41,16 +44,26 @@ BREAKS = {
     "cancel_request_drops": "ACP-V1-CANCEL-REQUEST-MUST-RESPOND",
 }
 
+BREAKS_V2 = {
+    "no_user_message": "ACP-V2-PROMPT-AGENT-USER-MESSAGE",
+    "no_running": "ACP-V2-PROMPT-AGENT-RUNNING",
+    "never_idle": "ACP-V2-PROMPT-AGENT-IDLE-STOP-REASON",
+    "answers_after_turn": "ACP-V2-PROMPT-AGENT-RESPOND-ON-ACCEPT",
+    "no_cancel": "ACP-V2-CANCEL-AGENT-IDLE-CANCELLED",
+    "update_after_cancelled": "ACP-V2-CANCEL-AGENT-UPDATES-BEFORE-IDLE",
+}
+
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, Run]:
-    names = ["base", *BREAKS]
-    return run_all({n: ([PYTHON, str(ZOO / f"{n}.py")], [1]) for n in names})
+    v1 = {n: ([PYTHON, str(ZOO / f"{n}.py")], [1]) for n in ["base", *BREAKS]}
+    v2 = {f"v2 {n}": ([PYTHON, str(ZOO_V2 / f"{n}.py")], [2]) for n in ["base_v2", *BREAKS_V2]}
+    return run_all({**v1, **v2})
 
 
 def test_every_zoo_agent_is_listed() -> None:
-    on_disk = {p.stem for p in ZOO.glob("*.py")} - {"base"}
-    assert on_disk == set(BREAKS)
+    assert {p.stem for p in ZOO.glob("*.py")} - {"base"} == set(BREAKS)
+    assert {p.stem for p in ZOO_V2.glob("*.py")} - {"base_v2"} == set(BREAKS_V2)
 
 
 def test_the_well_behaved_base_passes_every_check(runs: dict[str, Run]) -> None:
@@ -59,6 +72,12 @@ def test_the_well_behaved_base_passes_every_check(runs: dict[str, Run]) -> None:
     # every v1 check ran on it, so each zoo agent below is judged by all of them
     assert {r.check for r in run.results} == {c for c, k in CHECKS.items() if k.cites(1)}
     assert all(r.outcome == PASS for r in run.results)
+
+
+def test_the_well_behaved_v2_base_passes_every_v2_check(runs: dict[str, Run]) -> None:
+    run = runs["v2 base_v2"]
+    assert findings(run) == set() and not_exercised(run) == set(), run.results
+    assert {r.check for r in run.results} == {c for c, k in CHECKS.items() if k.cites(2)}
 
 
 @pytest.mark.parametrize("name", sorted(BREAKS))
@@ -70,3 +89,13 @@ def test_each_broken_agent_is_caught_by_its_requirement_alone(
     assert {rid for _, rid, _ in found} == {BREAKS[name]}, found
     citing = {c for c, k in CHECKS.items() if k.cites(1) == BREAKS[name]}
     assert {check for check, _, _ in found} <= citing | {"schema.frames"}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS_V2))
+def test_each_broken_v2_agent_is_caught_by_its_requirement_alone(
+    runs: dict[str, Run], name: str
+) -> None:
+    found = findings(runs[f"v2 {name}"])
+    assert {rid for _, rid, _ in found} == {BREAKS_V2[name]}, found
+    citing = {c for c, k in CHECKS.items() if k.cites(2) == BREAKS_V2[name]}
+    assert {check for check, _, _ in found} <= citing
