@@ -568,7 +568,34 @@ async def _capabilities(
         ctx.record("session.close", judged(after, good), detail, peer.evidence(mark))
     else:
         ctx.record("session.close", None, "sessionCapabilities.close is not advertised")
+    if advertised["session/delete"]:
+        await _delete(ctx, peer, base, call)
+    else:
+        ctx.record(
+            "session.delete-idempotent", None, "sessionCapabilities.delete is not advertised"
+        )
     await _unadvertised(ctx, peer, advertised, base, call)
+
+
+async def _delete(ctx: Context, peer: AgentPeer, base: Any, call: Call) -> None:
+    mark = peer.mark()
+    new = await call("session/new", base)
+    session_id = new.result.get("sessionId") if isinstance(new.result, dict) else None
+    if session_id is None:
+        ctx.record("session.delete-idempotent", None, f"session/new: {new.describe()}")
+        return
+    replies = []
+    for target in (session_id, session_id, "acpgen-check-never-existed"):
+        reply = await call("session/delete", {"sessionId": target})
+        if reply.closed:
+            ctx.record("session.delete-idempotent", None, "the agent exited on session/delete")
+            return
+        replies.append(f"{target}: {reply.describe()}")
+        if not reply.ok:
+            detail = "; ".join(replies)
+            ctx.record("session.delete-idempotent", False, detail, peer.evidence(mark))
+            return
+    ctx.record("session.delete-idempotent", True, "; ".join(replies))
 
 
 async def _load(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call: Call) -> None:

@@ -187,6 +187,13 @@ AGENT_CHECKS: tuple[Check, ...] = (
         " more prompts",
     ),
     Check(
+        "session.delete-idempotent",
+        "ACP-V1-DELETE-IDEMPOTENT",
+        None,
+        "advertised sessionCapabilities.delete: deleting a session twice, and one that never"
+        " existed, succeeds",
+    ),
+    Check(
         "session.unadvertised",
         "ACP-V1-INIT-SESSION-OPTIONAL-MAY",
         None,

@@ -116,7 +116,7 @@ class Base:
         return 1
 
     def initialize_result(self, asked: Any) -> dict[str, Any]:
-        sessions = {"list": {}, "resume": {}, "close": {}}
+        sessions = {"list": {}, "resume": {}, "close": {}, "delete": {}}
         return {
             "protocolVersion": self.chosen_version(asked),
             "agentCapabilities": {"loadSession": True, "sessionCapabilities": sessions},
@@ -206,6 +206,10 @@ class Base:
             self.cancel(session)
             del self.sessions[params["sessionId"]]
             self.answer(rid, {})
+
+    def on_session_delete(self, rid: Any, params: Any) -> None:
+        self.sessions.pop(params.get("sessionId"), None)  # deleting twice is no error
+        self.answer(rid, {})
 
     def on_session_set_mode(self, rid: Any, params: Any) -> None:
         session = self.session_of(rid, params)
