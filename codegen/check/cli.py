@@ -14,8 +14,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable
 
-from .agent_checks import progress_to_stderr
 from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
+from .context import progress_to_stderr
 from .model import Run
 from .report import FORMATS, render
 from .runner import NoVersion, known_names, negotiate, run_agent_checks, selector

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from .agent_checks import Context, check_agent
+from .agent_checks import check_agent
 from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer
+from .context import Context
 from .model import Run
 from .wire import Link, WebSocketLink, Wire
 
