@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .capabilities import capabilities, client_surface
+from .capabilities import capabilities, capabilities_v2, client_surface
 from .client import AgentPeer, Reply
 from .context import Call, Context
 from .faults import eof_mid_turn, stdio_lines, versions
@@ -59,6 +59,8 @@ async def _main_connection(ctx: Context) -> None:
         await cancel(ctx, peer, call)
         await cancel_request(ctx, peer, session_id)
         await hygiene(ctx, peer, call)
+        if ctx.version == 2:
+            await capabilities_v2(ctx, peer, init.result, call)
         if ctx.version == 1:
             await capabilities(ctx, peer, init.result, session_id, new_result, call)
             client_surface(ctx)

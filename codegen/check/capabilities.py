@@ -27,19 +27,7 @@ async def capabilities(
         "session/delete": sessions.get("delete") is not None,
     }
     if advertised["session/list"]:
-        mark = peer.mark()
-        reply = await call("session/list", {})
-        good = (
-            reply.ok
-            and isinstance(reply.result, dict)
-            and isinstance(reply.result.get("sessions"), list)
-        )
-        ctx.record(
-            "session.list",
-            judged(reply, good),
-            f"session/list: {reply.describe()}",
-            peer.evidence(mark),
-        )
+        await session_list(ctx, peer, call)
     else:
         ctx.record("session.list", None, "sessionCapabilities.list is not advertised")
     if advertised["session/load"]:
@@ -78,6 +66,28 @@ async def capabilities(
             "session.delete-idempotent", None, "sessionCapabilities.delete is not advertised"
         )
     await _unadvertised(ctx, peer, advertised, base, call)
+
+
+async def session_list(ctx: Context, peer: AgentPeer, call: Call) -> None:
+    mark = peer.mark()
+    reply = await call("session/list", {})
+    sessions = reply.result.get("sessions") if isinstance(reply.result, dict) else None
+    good = reply.ok and isinstance(sessions, list)
+    ctx.record(
+        "session.list",
+        judged(reply, good),
+        f"session/list: {reply.describe()}",
+        peer.evidence(mark),
+    )
+
+
+async def capabilities_v2(ctx: Context, peer: AgentPeer, init: Any, call: Call) -> None:
+    """v2: an agent advertising the `session` method surface must serve session/list."""
+    caps = init.get("capabilities") if isinstance(init, dict) else None
+    if isinstance(caps, dict) and isinstance(caps.get("session"), dict):
+        await session_list(ctx, peer, call)
+    else:
+        ctx.record("session.list", None, "capabilities.session is not advertised")
 
 
 async def _delete(ctx: Context, peer: AgentPeer, base: Any, call: Call) -> None:

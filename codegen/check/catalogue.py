@@ -158,8 +158,9 @@ AGENT_CHECKS: tuple[Check, ...] = (
     Check(
         "session.list",
         "ACP-V1-LIST-AGENT-RESPONSE",
-        None,
-        "advertised sessionCapabilities.list: session/list answers with a list of sessions",
+        "ACP-V2-SESSION-LIST-BASELINE",
+        "advertised sessionCapabilities.list (v1) or capabilities.session (v2): session/list"
+        " answers with a list of sessions",
     ),
     Check(
         "session.load-replay",

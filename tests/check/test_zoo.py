@@ -53,6 +53,7 @@ BREAKS_V2 = {
     "answers_after_turn": "ACP-V2-PROMPT-AGENT-RESPOND-ON-ACCEPT",
     "no_cancel": "ACP-V2-CANCEL-AGENT-IDLE-CANCELLED",
     "update_after_cancelled": "ACP-V2-CANCEL-AGENT-UPDATES-BEFORE-IDLE",
+    "list_missing": "ACP-V2-SESSION-LIST-BASELINE",
 }
 
 

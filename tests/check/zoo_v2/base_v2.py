@@ -22,7 +22,7 @@ class BaseV2(Base):
 
     def initialize_result(self, asked: Any) -> dict[str, Any]:
         info = {"name": "zoo-agent-v2", "version": "1.0.0"}
-        return {"protocolVersion": 2, "info": info, "capabilities": {}}
+        return {"protocolVersion": 2, "info": info, "capabilities": {"session": {}}}
 
     def on_session_new(self, rid: Any, params: Any) -> None:
         cwd = params.get("cwd")
