@@ -1,4 +1,4 @@
-"""The `acpgen` command: `acpgen generate`, `acpgen diff`, `acpgen bump`, `acpgen --version`."""
+"""The `acpgen` command: `acpgen generate`, `diff`, `bump`, `check`, `acpgen --version`."""
 
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .diff.cli import main as diff_main  # its own options; see `acpgen diff --help`
 
         return diff_main(argv[1:])
+    if argv[:1] == ["check"]:
+        from .check.cli import main as check_main  # its own options; see `acpgen check --help`
+
+        return check_main(argv[1:])
     if argv[:1] == ["bump"]:
         try:
             from .bump import main as bump_main  # its own options; see `acpgen bump --help`
@@ -46,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     commands.add_parser(
         "bump", help="move to a new schema revision: diff, check, regenerate, log it (bump --help)"
+    )
+    commands.add_parser(
+        "check", help="check an ACP agent's conformance over stdio (see acpgen check --help)"
     )
     gen = commands.add_parser("generate", help="write a package for a schema.json")
     gen.add_argument("schema", type=Path, help="the ACP schema.json to read")

@@ -1,0 +1,118 @@
+"""The scenarios that check an agent on one protocol version, each recording the checks of
+catalogue.py. No model is needed: every check is something any agent must do with any prompt.
+
+Connections (each a fresh process, or WebSocket with --url): the main one (initialize, sessions,
+two turns, JSON-RPC hygiene, advertised capabilities: here, turns.py, hygiene.py,
+capabilities.py), one per version probe and one per stdio fault (faults.py); then every frame of
+every connection is judged (frame_results.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .capabilities import capabilities, capabilities_v2, client_surface
+from .client import AgentPeer, Reply
+from .context import Call, Context
+from .faults import eof_mid_turn, stdio_lines, versions
+from .frame_results import frame_results
+from .hygiene import hygiene
+from .turns import cancel, cancel_request, turn_v1, turn_v2
+
+
+async def check_agent(ctx: Context) -> None:
+    await _main_connection(ctx)
+    if ctx.version not in ctx.accepted:  # initialize failed, or chose another version: a note says
+        frame_results(ctx)
+        return
+    if ctx.wants("version.higher", "version.lower"):
+        await versions(ctx)
+    if ctx.url is not None:
+        ctx.notes.append(f"v{ctx.version}: the stdio checks do not apply to --url")
+    else:
+        if ctx.wants("stdio.split-line", "stdio.huge-line"):
+            await stdio_lines(ctx)
+        if ctx.wants("stdio.eof-mid-turn"):
+            await eof_mid_turn(ctx)
+    frame_results(ctx)
+
+
+async def _main_connection(ctx: Context) -> None:
+    peer = await ctx.connect("main")
+    unanswered: list[str] = []
+
+    async def call(method: str, params: Any) -> Reply:
+        reply = await peer.request(method, params)
+        if reply.message is None and not reply.closed:
+            unanswered.append(f"{method}: {reply.describe()}")
+        return reply
+
+    try:
+        init = await call("initialize", ctx.initialize_params(ctx.version))
+        if not await _initialized(ctx, peer, init):
+            return
+        sessions = await _sessions(ctx, peer, call)
+        if sessions is None:
+            return
+        session_id, new_result = sessions
+        await (turn_v1 if ctx.version == 1 else turn_v2)(ctx, peer, session_id, call)
+        await cancel(ctx, peer, call)
+        await cancel_request(ctx, peer, session_id)
+        await hygiene(ctx, peer, call)
+        if ctx.version == 2:
+            await capabilities_v2(ctx, peer, init.result, call)
+        if ctx.version == 1:
+            await capabilities(ctx, peer, init.result, session_id, new_result, call)
+            client_surface(ctx)
+        ctx.record(
+            "rpc.response-required",
+            not unanswered,
+            "every request got an answer" if not unanswered else "; ".join(unanswered),
+            peer.evidence(),
+        )
+    finally:
+        await peer.close()
+
+
+async def _initialized(ctx: Context, peer: AgentPeer, init: Reply) -> bool:
+    result = init.result if isinstance(init.result, dict) else {}
+    chosen = result.get("protocolVersion")
+    if not init.ok or not isinstance(chosen, int):
+        stderr = [f"stderr: {line}" for line in peer.wire.stderr_tail.splitlines()[-5:]]
+        ctx.record("init.answer", False, f"initialize: {init.describe()}", peer.evidence() + stderr)
+        ctx.notes.append(f"v{ctx.version}: initialize failed ({init.describe()}); nothing more")
+        return False
+    ctx.record("init.answer", True, f"protocolVersion {chosen}")
+    if chosen != ctx.version:
+        ctx.notes.append(
+            f"v{ctx.version}: the agent answered protocolVersion {chosen} to {ctx.version}: it"
+            f" does not support v{ctx.version}, so no other v{ctx.version} check ran"
+        )
+        return False
+    ctx.accepted.add(ctx.version)
+    if ctx.version == 1:
+        info = result.get("agentInfo")
+        ctx.record(
+            "init.info",
+            isinstance(info, dict),
+            "agentInfo present" if isinstance(info, dict) else "no agentInfo in the answer",
+            peer.evidence(),
+        )
+    return True
+
+
+async def _sessions(ctx: Context, peer: AgentPeer, call: Call) -> tuple[Any, dict[str, Any]] | None:
+    first = await call("session/new", ctx.new_session_params())
+    second = await call("session/new", ctx.new_session_params())
+    ids = [
+        r.result.get("sessionId") if isinstance(r.result, dict) else None for r in (first, second)
+    ]
+    good = all(isinstance(i, str) and i for i in ids) and ids[0] != ids[1]
+    detail = f"session ids {ids[0]!r} and {ids[1]!r}"
+    if not (first.ok and second.ok):
+        detail = f"session/new: {first.describe()}; {second.describe()}"
+    ctx.record("session.new-id", good, detail, peer.evidence())
+    if not first.ok or not isinstance(ids[0], str):
+        ctx.notes.append(f"v{ctx.version}: session/new failed; no turn was checked")
+        return None
+    return ids[0], first.result

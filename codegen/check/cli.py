@@ -1,0 +1,175 @@
+"""`acpgen check [OPTIONS] -- AGENT_CMD [ARGS...]`: check an agent it spawns over stdio;
+`acpgen check --client [OPTIONS] -- CLIENT_CMD ... {agent} ...`: check a client (client_mode.py).
+
+Exit status: 0 when no MUST-level check fails, 1 when one does, 2 on bad usage (bad options, a
+command that cannot be started, a --schema the generator cannot read), with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Callable
+
+from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
+from .context import progress_to_stderr
+from .model import Run
+from .report import FORMATS, render
+from .runner import NoVersion, known_names, negotiate, run_agent_checks, selector
+from .schemas import SchemaProblem, default_package, package_for_schema
+from .wire import SpawnError
+
+VERSIONS = ("1", "2", "both")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acpgen check",
+        description=(
+            "Check that an ACP agent speaks the protocol: spawn it, drive it over stdio, decode"
+            " every frame it sends strictly, and exercise the requirements any agent must meet"
+            " without a model behind it."
+        ),
+        epilog="example: acpgen check -- python examples/echo_agent.py",
+    )
+    parser.add_argument(
+        "--protocol-version",
+        choices=VERSIONS,
+        help="the version to check (default: the one the agent negotiates; both: each)",
+    )
+    parser.add_argument(
+        "--schema",
+        type=Path,
+        help="check against this schema.json (its package is generated into a cache folder)",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this check, group (rpc, stdio, ...) or requirement id; repeatable",
+    )
+    parser.add_argument(
+        "--skip", action="append", default=[], metavar="NAME", help="skip this; repeatable"
+    )
+    parser.add_argument("--format", choices=FORMATS, default="text", help="the report's format")
+    parser.add_argument("--report", type=Path, help="write the report here instead of stdout")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds to wait for each answer (10)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--client",
+        action="store_true",
+        help=(
+            "check a client instead: the checker is the agent it spawns; put {agent} in the"
+            " client's command where the agent command goes (v1 only)"
+        ),
+    )
+    parser.add_argument(
+        "--url",
+        help="check a remote agent at this ws:// or wss:// URL instead of spawning one",
+    )
+    parser.add_argument(
+        "command",
+        nargs=argparse.REMAINDER,
+        help="-- AGENT_CMD [ARGS...], or with --client: -- CLIENT_CMD [ARGS...] {agent} [...]",
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error argparse has already explained
+        return exc.code if isinstance(exc.code, int) else 2
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if args.url is not None:
+        problem = _url_problem(args.url, command, args.client)
+        if problem:
+            return _usage(parser, problem)
+    elif not command:
+        return _usage(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
+    if args.timeout <= 0:
+        return _usage(parser, f"--timeout must be a positive number of seconds, not {args.timeout}")
+    unknown = [n for n in args.only + args.skip if n not in known_names()]
+    if unknown:
+        return _usage(parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}")
+    if args.client and args.protocol_version not in (None, "1"):
+        return _usage(parser, "--client checks a client on protocol v1 only, for now")
+    if args.client and PLACEHOLDER not in command:
+        return _usage(
+            parser,
+            f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",
+        )
+    if args.schema is not None and args.protocol_version == "both":
+        return _usage(parser, "--schema is one revision: give --protocol-version 1 or 2 with it")
+    progress: Callable[[str], None] = _silent if args.quiet else progress_to_stderr
+    try:
+        run = asyncio.run(_run(args, command, progress))
+    except (SpawnError, SchemaProblem, ClientCommandError) as exc:
+        print(f"acpgen check: {exc}", file=sys.stderr)
+        return 2
+    except NoVersion as exc:
+        print(f"acpgen check: {exc}", file=sys.stderr)
+        return 1
+    report = render(run, args.format)
+    if args.report is not None:
+        try:
+            args.report.write_text(report, encoding="utf-8")
+        except OSError as exc:
+            print(f"acpgen check: --report {args.report}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    else:
+        sys.stdout.write(report)
+    return 1 if run.failed else 0
+
+
+def _url_problem(url: str, command: list[str], client: bool) -> str | None:
+    if command or client:
+        return "--url checks a remote agent: give no command and no --client with it"
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme in ("http", "https"):
+        return (
+            "--url: Streamable HTTP is not supported yet; give the agent's WebSocket URL"
+            " (ws:// or wss://, the same path)"
+        )
+    if scheme not in ("ws", "wss"):
+        return f"--url {url!r}: give a ws:// or wss:// URL"
+    return None
+
+
+def _silent(line: str) -> None:
+    pass
+
+
+def _usage(parser: argparse.ArgumentParser, message: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"acpgen check: {message}", file=sys.stderr)
+    return 2
+
+
+async def _run(
+    args: argparse.Namespace, command: list[str], progress: Callable[[str], None]
+) -> Run:
+    packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
+    if args.client:
+        package = packages[1] if args.schema is None else package_for_schema(args.schema)
+        selected = selector(args.only, args.skip)
+        return await run_client_checks(command, package, args.timeout, selected, progress)
+    if args.protocol_version == "both":
+        versions = [1, 2]
+    elif args.protocol_version is not None:
+        versions = [int(args.protocol_version)]
+    else:
+        versions = [await negotiate(command, packages[2], args.timeout, args.url)]
+    if args.schema is not None:
+        packages[versions[0]] = package_for_schema(args.schema)
+    selected = selector(args.only, args.skip)
+    return await run_agent_checks(
+        command, packages, versions, args.timeout, selected, progress, args.url
+    )

@@ -1,0 +1,131 @@
+"""What every agent scenario shares: the run's context for one protocol version (connecting,
+recording a check's result, the initialize and session/new params), and small readers of what the
+agent sent."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from .. import __version__
+from .catalogue import CHECKS
+from .client import AgentPeer, Reply
+from .model import Result, outcome_of
+from .schemas import default_package
+from .wire import Link, WebSocketLink, Wire
+
+AFTER_ANSWER = 0.2  # how long the checker listens for stray updates after a turn ends
+PROMPT_TEXT = "Hello from acpgen check. Please answer briefly."
+
+
+@dataclass
+class Context:
+    argv: list[str]
+    package: ModuleType
+    version: int
+    timeout: float
+    selected: Callable[[str, str], bool]
+    progress: Callable[[str], None]
+    results: list[Result] = field(default_factory=list)
+    peers: list[AgentPeer] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    accepted: set[int] = field(default_factory=set)  # versions the agent answered as asked
+    url: str | None = None  # --url: a remote agent over WebSocket instead of a spawned one
+    cwd: str = field(default_factory=os.getcwd)
+
+    def wants(self, *names: str) -> bool:
+        return any(
+            self._cited(n) is not None and self.selected(n, self._cited(n) or "") for n in names
+        )
+
+    def _cited(self, name: str) -> str | None:
+        return CHECKS[name].cites(self.version)
+
+    def record(
+        self,
+        name: str,
+        passed: bool | None,
+        detail: str,
+        evidence: list[str] | None = None,
+        rid: str | None = None,
+    ) -> None:
+        cited = rid or self._cited(name)
+        if cited is None or not self.selected(name, cited):
+            return
+        result = Result(name, self.version, cited, outcome_of(cited, passed), detail)
+        if passed is not True:
+            result.evidence = evidence or []
+        self.results.append(result)
+        self.progress(f"v{self.version} {name} [{cited}]: {result.outcome}")
+
+    async def connect(self, what: str) -> AgentPeer:
+        if self.url is not None:
+            self.progress(f"v{self.version} connecting ({what}): {self.url}")
+            link: Link = await WebSocketLink.connect(self.url, self.timeout)
+        else:
+            self.progress(f"v{self.version} starting the agent ({what}): {' '.join(self.argv)}")
+            link = await Wire.spawn(self.argv)
+        others = {v: default_package(v) for v in (1, 2) if v != self.version}
+        peer = AgentPeer(link, self.package, self.timeout, version=self.version, others=others)
+        self.peers.append(peer)
+        return peer
+
+    def initialize_params(self, version: int) -> dict[str, Any]:
+        """initialize in the checked version's shape; for a version no schema defines (the
+        probes), in the shape of both v1 and v2 (each ignores the other's members), so an agent
+        that decodes an unknown version's request with either schema can read it."""
+        info = {"name": "acpgen-check", "version": __version__}
+        if version not in (1, 2):
+            v1 = {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False}
+            return {
+                "protocolVersion": version,
+                "clientCapabilities": v1,
+                "clientInfo": info,
+                "info": info,
+                "capabilities": {},
+            }
+        if self.version == 1:
+            capabilities = {
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+            }
+            return {
+                "protocolVersion": version,
+                "clientCapabilities": capabilities,
+                "clientInfo": info,
+            }
+        return {"protocolVersion": version, "info": info, "capabilities": {}}
+
+    def new_session_params(self) -> dict[str, Any]:
+        return {"cwd": self.cwd, "mcpServers": []}
+
+
+def judged(reply: Reply, good: bool) -> bool | None:
+    """`good`, unless the agent is gone: a check it did not live to answer is not exercised
+    (the check that made it exit, or none, reports that)."""
+    return None if reply.closed else good
+
+
+def prompt(session_id: Any, text: str) -> dict[str, Any]:
+    return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+
+
+def update_kind(received: Any) -> str:
+    update = received.message["params"].get("update")
+    return str(update.get("sessionUpdate")) if isinstance(update, dict) else ""
+
+
+def state(received: Any) -> tuple[str, Any]:
+    update = received.message["params"].get("update") or {}
+    return str(update.get("state")), update.get("stopReason")
+
+
+Call = Callable[[str, Any], Awaitable[Reply]]
+
+
+def progress_to_stderr(line: str) -> None:
+    print(f"acpgen check: {line}", file=sys.stderr, flush=True)

@@ -1,0 +1,103 @@
+"""What a check is, and what it found: the checker's vocabulary, shared by runner and reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .requirement import Requirement
+from .requirements_data import REQUIREMENTS
+
+# Outcomes. A failed check reports at its requirement's level: MUST -> fail, SHOULD -> warn,
+# MAY -> info. `not exercised` is a check the implementation gave no chance to run (it answered
+# before a cancel could land, it does not advertise the capability, ...): never a pass.
+PASS = "pass"
+FAIL = "fail"
+WARN = "warn"
+INFO = "info"
+NOT_EXERCISED = "not exercised"
+OUTCOMES = (FAIL, WARN, INFO, NOT_EXERCISED, PASS)
+_FAILED_AT = {"MUST": FAIL, "SHOULD": WARN, "MAY": INFO}
+
+# Behaviour the checker looks at that no numbered requirement states: cited with the docs line
+# it comes from, reported as information only.
+OBSERVATIONS = {
+    "ACPGEN-STDIO-EOF-EXIT": Requirement(
+        "ACPGEN-STDIO-EOF-EXIT",
+        "MAY",
+        "agent",
+        "docs/protocol/v1/transports.mdx L40",
+        "The stdio lifecycle ends with the Client closing the agent's stdin and terminating the"
+        " subprocess (sequence diagram); no numbered requirement says how fast an agent must exit"
+        " on EOF, so the checker reports it as information.",
+    ),
+}
+
+
+def requirement(rid: str) -> Requirement:
+    return REQUIREMENTS[rid] if rid in REQUIREMENTS else OBSERVATIONS[rid]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One behaviour the checker exercises, citing one requirement per protocol version.
+
+    `v2` None with `shared` True: the v1 row is a JSON-RPC or transport rule that v2 keeps
+    unchanged (the v2 requirements file carries only the MUSTs that changed), so v2 cites it too.
+    `v2` None otherwise: the check does not run on v2.
+    """
+
+    name: str
+    v1: str | None
+    v2: str | None
+    summary: str
+    shared: bool = False
+
+    @property
+    def group(self) -> str:
+        return self.name.split(".", 1)[0]
+
+    def cites(self, version: int) -> str | None:
+        if version == 1:
+            return self.v1
+        return self.v2 if self.v2 is not None else (self.v1 if self.shared else None)
+
+
+@dataclass
+class Result:
+    check: str
+    version: int
+    requirement: str
+    outcome: str
+    detail: str
+    evidence: list[str] = field(default_factory=list)
+
+    @property
+    def group(self) -> str:
+        return self.check.split(".", 1)[0]
+
+    @property
+    def cited(self) -> Requirement:
+        return requirement(self.requirement)
+
+
+def outcome_of(rid: str, passed: bool | None) -> str:
+    if passed is None:
+        return NOT_EXERCISED
+    return PASS if passed else _FAILED_AT[requirement(rid).level]
+
+
+@dataclass
+class Run:
+    """Everything one `acpgen check` found, with what it was run on."""
+
+    target: list[str]
+    versions: list[int]
+    results: list[Result] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for r in self.results if r.outcome == outcome)
+
+    @property
+    def failed(self) -> bool:
+        return self.count(FAIL) > 0

@@ -1,0 +1,267 @@
+"""The checker's raw stdio driver: spawn an implementation, write and read newline-delimited frames
+with timeouts, and record every frame both ways (the transcript the reports quote).
+
+It is deliberately not acp_runtime: the checker must see the bytes as they came, including the
+ones a runtime would refuse, and must be able to write what no well-behaved peer writes (a line in
+two pieces, a huge line, EOF in the middle of a turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+READ_CHUNK = 1 << 16
+STDERR_KEPT = 1 << 14
+SHOWN = 600  # characters of a frame a transcript keeps
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One line on the wire: `sent` by the checker or `received` from the implementation."""
+
+    direction: str
+    at: float
+    text: str
+    size: int
+
+    def show(self) -> str:
+        arrow = "->" if self.direction == "sent" else "<-"
+        return f"{arrow} {self.text}"
+
+
+def _shown(data: bytes) -> str:
+    text = data.decode("utf-8", errors="backslashreplace")
+    if len(text) > SHOWN:
+        return f"{text[:SHOWN]}... ({len(data)} bytes)"
+    return text
+
+
+@dataclass
+class Transcript:
+    frames: list[Frame] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def add(self, direction: str, data: bytes) -> Frame:
+        frame = Frame(direction, time.monotonic() - self.started, _shown(data), len(data))
+        self.frames.append(frame)
+        return frame
+
+
+class Closed(Exception):
+    """The implementation closed its stdout (it exited, or will)."""
+
+
+class Link:
+    """What the checks need of a connection: `write` a frame, `receive` the next one, a
+    transcript; `Wire` (a process or a stream pair) and `WebSocketLink` (--url) are the two."""
+
+    def __init__(self) -> None:
+        self.transcript = Transcript()
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.stdin_closed = False
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def stderr_tail(self) -> str:
+        return ""
+
+    def _arrived(self, frame: bytes) -> None:
+        self.transcript.add("received", frame)
+        self._lines.put_nowait(frame)
+
+    def _ended(self) -> None:
+        self._lines.put_nowait(None)
+
+    async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
+        raise NotImplementedError
+
+    async def receive(self, timeout: float) -> bytes | None:
+        """The next frame (a line, without its newline), None on timeout; Closed at the end."""
+        try:
+            line = await asyncio.wait_for(self._lines.get(), timeout)
+        except TimeoutError:
+            return None
+        if line is None:
+            self._lines.put_nowait(None)  # every later receive sees the end too
+            raise Closed
+        return line
+
+    def close_stdin(self) -> None:
+        raise NotImplementedError
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        return None
+
+    async def stop(self, grace: float = 1.0) -> None:
+        raise NotImplementedError
+
+
+class Wire(Link):
+    """One peer over byte streams: a spawned process (its stdin and stdout), or a stream pair
+    (a client connecting to the checker through relay.py)."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        process: asyncio.subprocess.Process | None,
+        argv: list[str],
+    ) -> None:
+        super().__init__()
+        self.reader = reader
+        self.writer = writer
+        self.process = process
+        self.argv = argv
+        self._stderr = bytearray()
+        self._tasks = [asyncio.create_task(self._read_stdout())]
+        if process is not None and process.stderr is not None:
+            self._tasks.append(asyncio.create_task(self._read_stderr(process.stderr)))
+
+    @classmethod
+    async def spawn(cls, argv: list[str], env: dict[str, str] | None = None) -> Wire:
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=None if env is None else {**os.environ, **env},
+            )
+        except OSError as exc:
+            raise SpawnError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
+        assert process.stdout is not None and process.stdin is not None
+        return cls(process.stdout, process.stdin, process, argv)
+
+    async def _read_stdout(self) -> None:
+        stream = self.reader
+        pending = b""
+        while True:
+            chunk = await stream.read(READ_CHUNK)
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self._arrived(line)
+        if pending:
+            if not self.stdin_closed:  # a line cut short by an exit the checker caused: not one
+                self._arrived(pending)
+            else:
+                self.transcript.add("received", pending)
+        self._ended()
+
+    async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(READ_CHUNK):
+            self._stderr += chunk
+            del self._stderr[:-STDERR_KEPT]
+
+    @property
+    def stderr_tail(self) -> str:
+        return self._stderr.decode("utf-8", errors="backslashreplace")
+
+    async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
+        """Write one frame's bytes, in `pieces` writes `pause` seconds apart; False when the pipe
+        is closed (the implementation is gone)."""
+        stdin = self.writer
+        self.transcript.add("sent", data.rstrip(b"\n"))
+        step = max(1, -(-len(data) // pieces))
+        try:
+            for start in range(0, len(data), step):
+                stdin.write(data[start : start + step])
+                await stdin.drain()
+                if pause and start + step < len(data):
+                    await asyncio.sleep(pause)
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            return False  # RuntimeError: the transport is already closed
+        return True
+
+    def close_stdin(self) -> None:
+        self.stdin_closed = True
+        if not self.writer.is_closing():
+            self.writer.close()
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        if self.process is None:
+            return None
+        try:
+            return await asyncio.wait_for(self.process.wait(), timeout)
+        except TimeoutError:
+            return None
+
+    async def stop(self, grace: float = 1.0) -> None:
+        """Close stdin, give the process `grace` seconds, then terminate, then kill it."""
+        self.close_stdin()
+        if self.process is not None and await self.wait_exit(grace) is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.terminate()
+            if await self.wait_exit(grace) is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.kill()
+                await self.process.wait()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(task, grace)
+            task.cancel()
+
+
+class SpawnError(Exception):
+    """The command could not be started (not found, not executable)."""
+
+
+class WebSocketLink(Link):
+    """A remote agent over WebSocket (`--url ws://...`): one ACP message per text frame. Needs
+    the `websockets` package (the `http` extra)."""
+
+    def __init__(self, socket: Any, url: str) -> None:
+        super().__init__()
+        self.socket = socket
+        self.argv = [url]
+        self._tasks = [asyncio.create_task(self._read())]
+
+    @classmethod
+    async def connect(cls, url: str, timeout: float) -> WebSocketLink:
+        try:
+            from websockets.asyncio.client import connect
+        except ImportError as exc:
+            raise SpawnError(
+                f"--url needs the websockets package ({exc.name} is not installed): install the"
+                " http extra, pip install -e '.[http]' in the acpgen clone"
+            ) from exc
+        try:
+            socket = await connect(url, open_timeout=timeout, max_size=None, compression=None)
+        except Exception as exc:  # OSError, a timeout, websockets' handshake errors
+            raise SpawnError(f"cannot connect to {url}: {exc}") from exc
+        return cls(socket, url)
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.socket:
+                data = message.encode("utf-8") if isinstance(message, str) else bytes(message)
+                self._arrived(data)
+        except Exception:  # closed abnormally: the end, as for a clean close
+            pass
+        self._ended()
+
+    async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
+        frame = data.rstrip(b"\n")
+        self.transcript.add("sent", frame)
+        try:
+            await self.socket.send(frame.decode("utf-8"))
+        except Exception:  # closed: the agent is gone
+            return False
+        return True
+
+    def close_stdin(self) -> None:
+        self.stdin_closed = True
+
+    async def stop(self, grace: float = 1.0) -> None:
+        self.stdin_closed = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.socket.close(), grace)
+        for task in self._tasks:
+            task.cancel()

@@ -1,0 +1,100 @@
+"""`acpgen check --client`: the checker as the agent a client spawns. The zoo of broken clients
+(tests/check/zoo_clients/, base.py with one method overridden) is caught one for one; the
+project's example client and the official Python SDK 0.12.1's example client pass."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+import acp_schema
+from acpgen.check.client_mode import CLIENT_CHECKS, UNADVERTISED, run_client_checks
+from acpgen.check.model import PASS, Run
+from acpgen.check.runner import selector
+from acpgen.cli import main
+
+from .runs import HERE, PYTHON, ROOT, SLOW_START, TIMEOUT, findings, not_exercised
+
+ZOO = HERE / "zoo_clients"
+BREAKS = {
+    "session_before_initialize": "ACP-V1-INIT-CLIENT-INITIALIZE-FIRST",
+    "loads_unadvertised": "ACP-V1-SETUP-CLIENT-NO-LOAD-WITHOUT-CAPABILITY",
+    "ext_null": "ACP-V1-EXT-UNKNOWN-METHOD-NOT-FOUND",
+    "ignores_permission": "ACP-V1-JSONRPC-RESPONSE-REQUIRED",
+    "numeric_ids": "ACP-V1-JSONRPC-RESPONSE-ID-ECHO",
+    "notification_reply": "ACP-V1-JSONRPC-NO-REPLY-TO-NOTIFICATION",
+    "untyped_block": "ACP-V1-SCHEMA-PROMPT-SHAPE",
+    "banner": "ACP-V1-TRANSPORT-CLIENT-STDIN-ONLY-ACP",
+}
+Target = tuple[list[str], bytes | None, float]  # the command, its stdin, the --timeout
+EXAMPLES: dict[str, Target] = {
+    "examples/client.py": (
+        [PYTHON, str(ROOT / "examples" / "client.py"), "--prompt", "hi", "--", "{agent}"],
+        None,
+        SLOW_START,
+    ),
+    # the SDK's example client reads its prompts on stdin
+    "sdk client.py": (
+        [PYTHON, str(HERE / "sdk_examples" / "client.py"), "{agent}"],
+        b"hi\n",
+        SLOW_START,
+    ),
+}
+
+
+def _run_all(targets: dict[str, Target]) -> dict[str, Run]:
+    async def one(argv: list[str], stdin: bytes | None, timeout: float) -> Run:
+        every = selector([], [])
+        return await run_client_checks(argv, acp_schema, timeout, every, lambda _: None, stdin)
+
+    async def every() -> list[Run]:
+        return list(await asyncio.gather(*(one(*target) for target in targets.values())))
+
+    return dict(zip(targets, asyncio.run(every()), strict=True))
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Run]:
+    zoo: dict[str, Target] = {
+        n: ([PYTHON, str(ZOO / f"{n}.py"), "--", "{agent}"], None, TIMEOUT)
+        for n in ["base", *BREAKS]
+    }
+    return _run_all({**zoo, **EXAMPLES})
+
+
+def test_every_zoo_client_is_listed() -> None:
+    assert {p.stem for p in ZOO.glob("*.py")} - {"base"} == set(BREAKS)
+
+
+@pytest.mark.parametrize("name", ["base", *EXAMPLES])
+def test_a_conforming_client_passes_every_check(runs: dict[str, Run], name: str) -> None:
+    run = runs[name]
+    assert findings(run) == set() and not_exercised(run) == set() and not run.notes
+    assert {r.check for r in run.results} == {c.name for c in CLIENT_CHECKS}
+    assert all(r.outcome == PASS for r in run.results)
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_each_broken_client_is_caught_by_its_requirement_alone(
+    runs: dict[str, Run], name: str
+) -> None:
+    found = findings(runs[name])
+    assert {rid for _, rid, _ in found} == {BREAKS[name]}, found
+    rows = {c.name: {c.v1} for c in CLIENT_CHECKS}
+    rows["client.unadvertised-methods"] |= set(UNADVERTISED.values())
+    assert all(rid in rows[check] or check == "client.schema-frames" for check, rid, _ in found)
+
+
+def test_the_client_command_needs_the_placeholder(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--client", "--", sys.executable, str(ZOO / "base.py")]) == 2
+    assert "put {agent} in the client's command" in capsys.readouterr().err
+
+
+def test_client_mode_from_the_command_line(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    argv = ["check", "--client", "--quiet", "--format", "json", "--report", str(report)]
+    assert main([*argv, "--", PYTHON, str(ZOO / "numeric_ids.py"), "--", "{agent}"]) == 1
+    assert '"check": "client.id-echo"' in report.read_text(encoding="utf-8")

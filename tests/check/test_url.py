@@ -1,0 +1,59 @@
+"""`acpgen check --url ws://...`: the agent checks over WebSocket, against the echo example
+serving remote clients (`--listen`, the runtime's Streamable HTTP + WebSocket server)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from acpgen.check.model import PASS, Run
+from acpgen.check.runner import run_agent_checks, selector
+from acpgen.check.schemas import default_package
+from acpgen.cli import main
+
+from .runs import PYTHON, ROOT, SLOW_START, findings
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    command = [PYTHON, str(ROOT / "examples" / "echo_agent.py"), "--delay", "1.0"]
+    server = subprocess.Popen(
+        [*command, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/acp"
+        assert line.startswith("serving http://"), line
+        yield "ws://" + line.split("http://", 1)[1].strip()
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_the_echo_example_passes_over_websocket(url: str) -> None:
+    packages = {1: default_package(1), 2: default_package(2)}
+    run: Run = asyncio.run(
+        run_agent_checks([], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, url)
+    )
+    assert findings(run) == set()
+    assert run.notes == [f"v{v}: the stdio checks do not apply to --url" for v in (1, 2)]
+    assert not any(r.group == "stdio" for r in run.results)
+    cancels = [(r.version, r.outcome) for r in run.results if r.check == "cancel.cancelled"]
+    assert cancels == [(1, PASS), (2, PASS)]
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--url", "http://127.0.0.1:9/acp"], "Streamable HTTP is not supported yet"),
+        (["--url", "ws://127.0.0.1:9/acp", "--", "agent"], "give no command"),
+        (["--url", "127.0.0.1:9"], "give a ws:// or wss:// URL"),
+        (["--url", "ws://127.0.0.1:9/acp"], "cannot connect to ws://127.0.0.1:9/acp"),
+    ],
+)
+def test_url_usage(capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:
+    assert main(["check", "--quiet", "--timeout", "5", *argv]) == 2
+    assert says in capsys.readouterr().err

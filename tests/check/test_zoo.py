@@ -1,0 +1,105 @@
+"""The zoo: each deliberately broken agent (tests/check/zoo/, the well-behaved v1 base.py with one
+method overridden; tests/check/zoo_v2/, the same on v2's base_v2.py) is caught by the checks
+citing the requirement it breaks, and by no other."""
+
+from __future__ import annotations
+
+import pytest
+
+from acpgen.check.catalogue import CHECKS
+from acpgen.check.model import PASS, Run
+
+from .runs import HERE, PYTHON, ZOO, findings, not_exercised, run_all
+
+ZOO_V2 = HERE / "zoo_v2"
+
+BREAKS = {
+    "echo_version": "ACP-V1-INIT-AGENT-LATEST-VERSION",
+    "bad_update": "ACP-V1-SCHEMA-SESSION-UPDATE-VARIANTS",
+    "stdout_noise": "ACP-V1-TRANSPORT-AGENT-STDOUT-ONLY-ACP",
+    "latin1": "ACP-V1-TRANSPORT-UTF8",
+    "ext_null": "ACP-V1-EXT-UNKNOWN-METHOD-NOT-FOUND",
+    "bad_params_internal": "ACP-V1-SCHEMA-ERROR-OBJECT",
+    "numeric_ids": "ACP-V1-JSONRPC-RESPONSE-ID-ECHO",
+    "notification_reply": "ACP-V1-JSONRPC-NO-REPLY-TO-NOTIFICATION",
+    "late_update": "ACP-V1-PROMPT-UPDATES-BEFORE-RESPONSE",
+    "no_cancel": "ACP-V1-PROMPT-AGENT-CANCELLED-STOP-REASON",
+    "unannounced_tool": "ACP-V1-TOOLS-REPORT-TOOL-CALL",
+    "line_limit": "ACP-V1-TRANSPORT-STDIO-NEWLINE-DELIMITED",
+    "chunk_reader": "ACP-V1-TRANSPORT-STDIO-NEWLINE-DELIMITED",
+    "same_session_id": "ACP-V1-SETUP-NEW-SESSION-ID",
+    "fs_without_capability": "ACP-V1-FS-AGENT-NO-CALL-WITHOUT-CAPABILITY",
+    "eof_hang": "ACPGEN-STDIO-EOF-EXIT",
+    "load_no_replay": "ACP-V1-SETUP-LOAD-REPLAY",
+    "load_answer_first": "ACP-V1-SETUP-LOAD-RESPOND-AFTER-REPLAY",
+    "resume_replays": "ACP-V1-SETUP-RESUME-NO-REPLAY",
+    "config_partial": "ACP-V1-CONFIG-SET-RESPONSE-COMPLETE",
+    "list_error": "ACP-V1-LIST-AGENT-RESPONSE",
+    "close_keeps": "ACP-V1-SETUP-CLOSE-CANCELS-AND-FREES",
+    "error_turn": "ACP-V1-PROMPT-RESPOND-WITH-STOP-REASON",
+    "dies_on_notification": "ACP-V1-EXT-IGNORE-UNKNOWN-NOTIFICATIONS",
+    "no_info": "ACP-V1-INIT-IMPLEMENTATION-INFO",
+    "silent_unknown": "ACP-V1-JSONRPC-RESPONSE-REQUIRED",
+    "mode_refused": "ACP-V1-MODES-INITIAL-STATE-MAY",
+    "cancel_request_drops": "ACP-V1-CANCEL-REQUEST-MUST-RESPOND",
+    "delete_strict": "ACP-V1-DELETE-IDEMPOTENT",
+    "delete_unadvertised": "ACP-V1-INIT-SESSION-OPTIONAL-MAY",
+}
+
+BREAKS_V2 = {
+    "no_user_message": "ACP-V2-PROMPT-AGENT-USER-MESSAGE",
+    "no_running": "ACP-V2-PROMPT-AGENT-RUNNING",
+    "never_idle": "ACP-V2-PROMPT-AGENT-IDLE-STOP-REASON",
+    "answers_after_turn": "ACP-V2-PROMPT-AGENT-RESPOND-ON-ACCEPT",
+    "no_cancel": "ACP-V2-CANCEL-AGENT-IDLE-CANCELLED",
+    "update_after_cancelled": "ACP-V2-CANCEL-AGENT-UPDATES-BEFORE-IDLE",
+    "list_missing": "ACP-V2-SESSION-LIST-BASELINE",
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Run]:
+    v1 = {n: ([PYTHON, str(ZOO / f"{n}.py")], [1]) for n in ["base", *BREAKS]}
+    v2 = {f"v2 {n}": ([PYTHON, str(ZOO_V2 / f"{n}.py")], [2]) for n in ["base_v2", *BREAKS_V2]}
+    return run_all({**v1, **v2})
+
+
+def test_every_zoo_agent_is_listed() -> None:
+    assert {p.stem for p in ZOO.glob("*.py")} - {"base"} == set(BREAKS)
+    assert {p.stem for p in ZOO_V2.glob("*.py")} - {"base_v2"} == set(BREAKS_V2)
+
+
+def test_the_well_behaved_base_passes_every_check(runs: dict[str, Run]) -> None:
+    run = runs["base"]
+    # it advertises every optional session method, so none is left to try unadvertised
+    assert findings(run) == set() and not_exercised(run) == {"session.unadvertised"}
+    # every v1 check ran on it, so each zoo agent below is judged by all of them
+    assert {r.check for r in run.results} == {c for c, k in CHECKS.items() if k.cites(1)}
+    assert all(r.outcome == PASS for r in run.results if r.check != "session.unadvertised")
+
+
+def test_the_well_behaved_v2_base_passes_every_v2_check(runs: dict[str, Run]) -> None:
+    run = runs["v2 base_v2"]
+    assert findings(run) == set() and not_exercised(run) == set(), run.results
+    assert {r.check for r in run.results} == {c for c, k in CHECKS.items() if k.cites(2)}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_each_broken_agent_is_caught_by_its_requirement_alone(
+    runs: dict[str, Run], name: str
+) -> None:
+    found = findings(runs[name])
+    assert found, f"{name}: nothing caught it"
+    assert {rid for _, rid, _ in found} == {BREAKS[name]}, found
+    citing = {c for c, k in CHECKS.items() if k.cites(1) == BREAKS[name]}
+    assert {check for check, _, _ in found} <= citing | {"schema.frames"}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS_V2))
+def test_each_broken_v2_agent_is_caught_by_its_requirement_alone(
+    runs: dict[str, Run], name: str
+) -> None:
+    found = findings(runs[f"v2 {name}"])
+    assert {rid for _, rid, _ in found} == {BREAKS_V2[name]}, found
+    citing = {c for c, k in CHECKS.items() if k.cites(2) == BREAKS_V2[name]}
+    assert {check for check, _, _ in found} <= citing

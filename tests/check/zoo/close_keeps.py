@@ -1,0 +1,16 @@
+"""Answers session/close but keeps the session: it still takes prompts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from base import Base, main
+
+
+class Agent(Base):
+    def on_session_close(self, rid: Any, params: Any) -> None:
+        if self.session_of(rid, params) is not None:
+            self.answer(rid, {})
+
+
+main(Agent)

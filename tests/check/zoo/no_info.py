@@ -1,0 +1,17 @@
+"""Leaves agentInfo out of its initialize answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from base import Base, main
+
+
+class Agent(Base):
+    def initialize_result(self, asked: Any) -> dict[str, Any]:
+        result = super().initialize_result(asked)
+        del result["agentInfo"]
+        return result
+
+
+main(Agent)

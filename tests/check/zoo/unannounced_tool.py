@@ -1,0 +1,16 @@
+"""Updates a tool call it never announced."""
+
+from __future__ import annotations
+
+from base import Base, main
+
+
+class Agent(Base):
+    def tool_calls(self, sid: str) -> None:
+        self.update(
+            sid,
+            {"sessionUpdate": "tool_call_update", "toolCallId": "call-1", "status": "completed"},
+        )
+
+
+main(Agent)
