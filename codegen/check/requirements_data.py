@@ -1880,6 +1880,34 @@ _ROWS = (
         "docs/protocol/v2/transports.mdx L70-L72",
         "If there are no Response objects to send, such as for an all-notification batch, the receiver MUST NOT return an empty array and should return nothing.",
     ),
+    Requirement(
+        "ACP-V2-PLAN-CLIENT-TOLERATE-UNSTABLE",
+        "MUST",
+        "client",
+        "docs/protocol/v2/draft/agent-plan.mdx L71",
+        "Clients using the draft unstable schema MUST tolerate these variants.",
+    ),
+    Requirement(
+        "ACP-V2-PLAN-FILE-URI-ABSOLUTE",
+        "MUST",
+        "agent",
+        "docs/protocol/v2/draft/agent-plan.mdx L113",
+        "Plan file URIs MUST be absolute.",
+    ),
+    Requirement(
+        "ACP-V2-SCHEMA-UNKNOWN-PROTOCOL-IDS",
+        "MUST",
+        "both",
+        "docs/protocol/v2/draft/schema.mdx L4769",
+        "Agents and clients MUST handle unknown protocol identifiers gracefully.",
+    ),
+    Requirement(
+        "ACP-V2-SCHEMA-ACP-MCP-SERVER-ID-UNIQUE",
+        "MUST NOT",
+        "client",
+        "docs/protocol/v2/draft/schema.mdx L4970-L4971",
+        "Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible on the same ACP connection.",
+    ),
 )
 
 REQUIREMENTS: Final[Mapping[str, Requirement]] = {row.id: row for row in _ROWS}
