@@ -166,7 +166,13 @@ class _Types:
                 else ("field-became-optional", "now optional")
             )
             out.emit(rule, subject, how, place, old_subject)
-        lenient = dataclasses.replace(place, forgiven=(a.default_on_error, b.default_on_error))
+        lenient = dataclasses.replace(
+            place,
+            forgiven=(
+                place.forgiven[0] or a.default_on_error,
+                place.forgiven[1] or b.default_on_error,
+            ),
+        )  # a bad value of the field is defaulted, or makes its forgiven holder dropped
         for f in self.exprs.compare(a.type, b.type):
             out.emit(f.rule, subject + f.member, f.detail, lenient, old_subject + f.member)
         if not a.required and not b.required and not _same_default(a.default, b.default):
