@@ -84,6 +84,12 @@ class Exprs:
             return values_a is not None and values_a == _enum_of(b, self.new)
         return a == b
 
+    def values_of(self, t: TypeExpr, old: bool) -> tuple[frozenset[Any], bool] | None:
+        """The values of an enum-like type of the old or new revision, and whether it takes
+        others too (an open enum, a plain string); None when it is not enum-like."""
+        e = _enum_of(t, self.old if old else self.new)
+        return None if e is None else (e.values, e.open)
+
     def _same_back(self, b: TypeExpr, a: TypeExpr) -> bool:
         return self.same(a, b)
 
