@@ -84,6 +84,12 @@ class Exprs:
             return values_a is not None and values_a == _enum_of(b, self.new)
         return a == b
 
+    def values_of(self, t: TypeExpr, old: bool) -> tuple[frozenset[Any], bool] | None:
+        """The values of an enum-like type of the old or new revision, and whether it takes
+        others too (an open enum, a plain string); None when it is not enum-like."""
+        e = _enum_of(t, self.old if old else self.new)
+        return None if e is None else (e.values, e.open)
+
     def _same_back(self, b: TypeExpr, a: TypeExpr) -> bool:
         return self.same(a, b)
 
@@ -141,12 +147,45 @@ class Exprs:
         elif isinstance(a, MapOf) and isinstance(b, MapOf):
             yield from self.compare(a.value, b.value, _join(where, "values"))
         else:
-            yield self._options(a, b, where, shown)
+            yield from self._options(a, b, where, shown)
 
-    def _options(self, a: TypeExpr, b: TypeExpr, where: str, shown: tuple[str, str]) -> Finding:
+    def _options(
+        self, a: TypeExpr, b: TypeExpr, where: str, shown: tuple[str, str]
+    ) -> Iterator[Finding]:
         olds, news = _options(a), _options(b)
         gained = [y for y in news if not any(self._covers(x, y, wide_is_new=False) for x in olds)]
         lost = [x for x in olds if not any(self._covers(y, x, wide_is_new=True) for y in news)]
+        pairs = self._alike(lost, gained)
+        if pairs:  # each option changed only in its constraints: say how, option by option
+            for x, y in pairs:
+                yield from self.compare(x, y, _join(where, f"option {show(y)}"))
+            return
+        yield self._widened_or_narrowed(gained, lost, where, shown)
+
+    def _alike(
+        self, lost: list[TypeExpr], gained: list[TypeExpr]
+    ) -> list[tuple[TypeExpr, TypeExpr]]:
+        """The options lost and gained paired one to one, each pair the same kind of value
+        differing only in its constraints (a list of the same items with other item counts, a
+        number or string with another range, length or pattern); [] when they do not pair."""
+        if len(lost) != len(gained) or not lost:
+            return []
+        pairs = []
+        for x in lost:
+            alike = [y for y in gained if self._constrained_alike(x, y)]
+            if len(alike) != 1 or sum(self._constrained_alike(z, alike[0]) for z in lost) != 1:
+                return []
+            pairs.append((x, alike[0]))
+        return pairs
+
+    def _constrained_alike(self, x: TypeExpr, y: TypeExpr) -> bool:
+        if isinstance(x, ListOf) and isinstance(y, ListOf):
+            return self.same(x.item, y.item)
+        return isinstance(x, Prim) and isinstance(y, Prim) and x.kind == y.kind
+
+    def _widened_or_narrowed(
+        self, gained: list[TypeExpr], lost: list[TypeExpr], where: str, shown: tuple[str, str]
+    ) -> Finding:
         if not lost and gained:
             text = (
                 f"now any JSON value (was {shown[0]})"

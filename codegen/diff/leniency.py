@@ -1,10 +1,12 @@
 """Whether every use of a def forgives a bad value of it: the receivers then never reject it.
 
-A def is forgiven in a revision when it is used only as the type of fields that replace a bad
-value by their default (`x-deserialize-default-on-error`), or as the items of lists that skip a
-bad item (`x-deserialize-skip-invalid-items`), possibly nullable: a value of it that the receiver
-cannot read is dropped, not refused. A def used anywhere else (a union's variant, an alias, a base,
-a method's params or result, a plain field) is not.
+A def is forgiven in a revision when every use of it forgives a bad value: the type of a field that
+replaces a bad value by its default (`x-deserialize-default-on-error`), the items of a list that
+skips a bad item (`x-deserialize-skip-invalid-items`), possibly nullable, or any use inside a def
+that is itself forgiven (a bad value there makes its holder bad, and the holder is dropped where it
+is used). A value of it that the receiver cannot read is then dropped, not refused. A def used as
+a method's params or result, or anywhere else in a def that is not forgiven (a union's variant, an
+alias, a base, a plain field), is not.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Iterator
 from ..ir import AliasDef, Field, ListOf, ObjectDef, Ref, TypeExpr, UnionDef, without_null
 from .reach import type_refs
 from .revision import Revision
+
+Use = tuple[str, bool, str | None]  # the def used, whether the use forgives, the def using it
 
 
 def forgiven(rev: Revision, name: str) -> bool:
@@ -27,26 +31,35 @@ _FORGIVEN: dict[str, frozenset[str]] = {}
 
 
 def _forgiven_defs(rev: Revision) -> frozenset[str]:
-    lenient: dict[str, bool] = {}
-    for name, ok in _uses(rev):
-        lenient[name] = lenient.get(name, True) and ok
-    return frozenset(name for name, ok in lenient.items() if ok)
+    """The largest set of used defs each use of which forgives or sits in a def of the set (a def
+    used only by itself and by forgiving uses is forgiven)."""
+    uses = list(_uses(rev))
+    kept = {name for name, _, _ in uses}
+    changed = True
+    while changed:
+        changed = False
+        for name, ok, holder in uses:
+            if name in kept and not ok and (holder is None or holder not in kept):
+                kept.discard(name)
+                changed = True
+    return frozenset(kept)
 
 
-def _uses(rev: Revision) -> Iterator[tuple[str, bool]]:
-    """Every use of a def: (its name, whether that use forgives a bad value)."""
+def _uses(rev: Revision) -> Iterator[Use]:
+    """Every use of a def: (its name, whether that use forgives a bad value, the def using it;
+    None for a method)."""
     for m in rev.methods:
-        yield from ((n, False) for n in (m.params, m.result) if n is not None)
+        yield from ((n, False, None) for n in (m.params, m.result) if n is not None)
     for d in rev.defs.values():
         if isinstance(d, ObjectDef):
             if d.base:
-                yield d.base, False
+                yield d.base, False, d.name
             for f in d.fields:
-                yield from _field_uses(f)
+                yield from ((n, ok, d.name) for n, ok in _field_uses(f))
         elif isinstance(d, UnionDef):
-            yield from ((v.type, False) for v in d.variants)
+            yield from ((v.type, False, d.name) for v in d.variants)
         elif isinstance(d, AliasDef):
-            yield from ((n, False) for n in type_refs(d.type))
+            yield from ((n, False, d.name) for n in type_refs(d.type))
 
 
 def _field_uses(f: Field) -> Iterator[tuple[str, bool]]:

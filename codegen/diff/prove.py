@@ -28,13 +28,13 @@ from typing import Any
 
 from ..instances import instances_with_refs
 from ..ir import Method
-from .blame import Blame
+from .blame import Blame, Where
 from .model import ROLES, Change, Level, Report
 from .peers import Outcome, Peer, deliver, peers, wire_message
 from .prune import prune
 from .reach import method_flows
 from .revision import Revision
-from .target import Target, narrowed, target
+from .target import Target, beyond, narrowed, target
 from .toward import closure, refs, toward
 
 DRAWS = 3  # values drawn per carrier and side
@@ -82,6 +82,10 @@ class ChangeProof:
     def failing(self, role: str) -> tuple[Exchange, ...]:
         """The exchanges that fail for a role at the place of the change."""
         return tuple(x for x in self.exchanges if x.hits and x.old_role == role)
+
+    def masked_for(self, role: str) -> bool:
+        """Whether the verdict for a role is breaking and no exchange reached it (`_masked`)."""
+        return any(r == role for r, _ in _masked(self))
 
 
 @dataclass(frozen=True)
@@ -191,11 +195,13 @@ def _exchanges(change: Change, side: _Side, draws: int, attempt: int) -> list[Ex
         return []
     if t is not None and t.root not in rev.defs:
         return []  # the def is not in this revision (added or removed): its uses are changes too
-    document = (
-        toward(narrowed(rev, change, t, side.name), t.root)
-        if t is not None
-        else rev.schema.document
-    )
+    document = narrowed(rev, change, t, side.name) if t is not None else rev.schema.document
+    documents = [document]  # the first that gives values holding the def is drawn from
+    further = beyond(document, change, t, side.name, side.receiver.revision) if t else None
+    if further is not None:
+        documents.insert(0, further)
+    if t is not None:
+        documents = [toward(d, t.root) for d in documents]
     out: list[Exchange] = []
     carriers = [
         (m, part)
@@ -208,12 +214,16 @@ def _exchanges(change: Change, side: _Side, draws: int, attempt: int) -> list[Ex
         seed = zlib.crc32(
             f"{change.rule} {change.subject} {side.name} {method.wire} {part} {attempt}".encode()
         )
-        drawn = instances_with_refs(document, carrier, count=draws, seed=seed)
-        exercising = [
-            (value, {name: tuple(ps) for name, ps in refs.items()})
-            for value, refs in drawn
-            if t is None or refs.get(t.root)
-        ]  # values drawn without the def in them do not exercise the change
+        exercising: list[tuple[Any, dict[str, tuple[Where, ...]]]] = []
+        for doc in documents:
+            drawn = instances_with_refs(doc, carrier, count=draws, seed=seed)
+            exercising = [
+                (value, {name: tuple(ps) for name, ps in refs.items()})
+                for value, refs in drawn
+                if t is None or refs.get(t.root)
+            ]  # values drawn without the def in them do not exercise the change
+            if exercising:
+                break
         for value, places in exercising[:draws]:
             for roles in _judged(change, side.name, _roles(method, part)):
                 out.append(_send(change, side, t, _Drawn(method, part, value, places), roles))

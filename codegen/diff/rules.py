@@ -79,15 +79,17 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "object-became-union"),
     ("object-became-compatible-union", "type", P, W,
      "An object became a union that keeps the old shape as an untagged variant, and whose every "
-     "variant has the old object's fields: old receivers read every variant as the old object, "
+     "variant has the old object's fields (or a union of a variant per value of one of its "
+     "fields, each with its other fields): old receivers read every variant as the old object, "
      "and what a variant adds is lost to them.",
      "Receivers: handle the variants to see what they add. Senders: build the variant class "
      "that has the old shape.",
      "compatible-union-became-object"),
     ("compatible-union-became-object", "type", W, P,
-     "A union whose every variant has the fields of one of its untagged variants became that "
-     "object: old senders' other variants are still read, as the object, and what they add "
-     "is no longer read.",
+     "A union whose every variant has the fields of one of its untagged variants (or a union of "
+     "a variant per value of a field, each with the same other fields) became that object: old "
+     "senders' other variants are still read, as the object, and what they add is no longer "
+     "read.",
      "Senders: send only the remaining shape. Receivers: drop the code for the other variants.",
      "object-became-compatible-union"),
     ("field-added-required", "field", B, C,

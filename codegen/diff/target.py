@@ -88,6 +88,66 @@ def narrowed(rev: Revision, change: Change, t: Target, side: str) -> Obj:
     return {**document, "$defs": {**defs, t.root: restricted}}
 
 
+_BEYOND = {"type-widened": "new", "type-narrowed": "old"}
+# ^ the side whose senders may send values the other revision's type does not take
+
+
+def beyond(document: Obj, change: Change, t: Target, side: str, other: Revision) -> Obj | None:
+    """`document` (a narrowed schema of the revision `side`) with the target restricted further
+    to values the other revision's type does not take, when the change says there are such values
+    (a type that now also takes more, or no longer takes some): drawn values then exercise what
+    changed instead of what both revisions take. None when the change is not such a one or the
+    other revision's schema node is not found.
+
+    The other revision's defs are copied in under a prefix of their own, so that its node keeps
+    its meaning (`not` of it, with its `$ref`s to the copies)."""
+    if _BEYOND.get(change.rule) != side:
+        return None
+    theirs = target(change, "old" if side == "new" else "new")
+    defs: Obj = document.get("$defs", {})
+    assert theirs is not None  # a value change is about a def or a field
+    their_body = other.schema.defs.get(theirs.root)
+    if t.root not in defs or their_body is None or theirs.key is not None:
+        return None
+    node = their_body if theirs.field is None else _property(their_body, theirs.field)
+    if node is None:
+        return None
+    prefix = "__old__" if side == "new" else "__new__"
+    while any(name.startswith(prefix) for name in defs):
+        prefix += "_"
+    moved = f"#/$defs/{prefix}"
+    copies = {prefix + name: _refs_moved(body, moved) for name, body in other.schema.defs.items()}
+    excluded = {"not": _refs_moved(node, moved)}
+    extra: Obj = (
+        excluded if t.field is None else {"required": [t.field], "properties": {t.field: excluded}}
+    )
+    return {**document, "$defs": {**defs, **copies, t.root: {"allOf": [defs[t.root], extra]}}}
+
+
+def _property(body: Any, wire: str) -> Any:
+    """The schema of an object def's property (in it or in the parts of its `allOf`)."""
+    if not isinstance(body, dict):
+        return None
+    props = body.get("properties")
+    found = props.get(wire) if isinstance(props, dict) else None
+    for part in body.get("allOf", []):
+        found = found if found is not None else _property(part, wire)
+    return found
+
+
+def _refs_moved(node: Any, to: str) -> Any:
+    """A copy of a schema node whose `#/$defs/X` refs point at `to + X`."""
+    if isinstance(node, list):
+        return [_refs_moved(item, to) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _refs_moved(value, to) for key, value in node.items()}
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        out["$ref"] = to + ref[len("#/$defs/") :]
+    return out
+
+
 def _with(body: Any, extra: Obj | None) -> Any:
     return body if extra is None else {"allOf": [body, extra]}
 

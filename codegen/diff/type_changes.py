@@ -24,6 +24,7 @@ from ..ir import (
     Variant,
     all_fields,
     is_unstable,
+    without_null,
 )
 from .emitter import Emitter, Place
 from .exprs import Exprs, show
@@ -105,6 +106,30 @@ class _Types:
                 place,
                 a.name,
             )
+        elif (
+            isinstance(a, ObjectDef)
+            and isinstance(b, UnionDef)
+            and (split := self.split_shape(a, b, obj_is_old=True)) is not None
+        ):
+            out.emit(
+                "object-became-compatible-union" if split else "object-became-union",
+                b.name,
+                f"object → union, a variant per value of its field {b.tag_field!r}",
+                place,
+                a.name,
+            )
+        elif (
+            isinstance(a, UnionDef)
+            and isinstance(b, ObjectDef)
+            and (split := self.split_shape(b, a, obj_is_old=False)) is not None
+        ):
+            out.emit(
+                "compatible-union-became-object" if split else "union-became-object",
+                b.name,
+                f"union of a variant per value of {a.tag_field!r} → object with that field",
+                place,
+                a.name,
+            )
         elif type(a) is not type(b) and (_checked(a) or _checked(b)):
             out.emit("type-became-checked", b.name, f"{_kind(a)} → {_kind(b)}", place, a.name)
         elif type(a) is not type(b):
@@ -166,7 +191,13 @@ class _Types:
                 else ("field-became-optional", "now optional")
             )
             out.emit(rule, subject, how, place, old_subject)
-        lenient = dataclasses.replace(place, forgiven=(a.default_on_error, b.default_on_error))
+        lenient = dataclasses.replace(
+            place,
+            forgiven=(
+                place.forgiven[0] or a.default_on_error,
+                place.forgiven[1] or b.default_on_error,
+            ),
+        )  # a bad value of the field is defaulted, or makes its forgiven holder dropped
         for f in self.exprs.compare(a.type, b.type):
             out.emit(f.rule, subject + f.member, f.detail, lenient, old_subject + f.member)
         if not a.required and not b.required and not _same_default(a.default, b.default):
@@ -365,6 +396,39 @@ class _Types:
         if ours_old == theirs_old:
             return ours == theirs
         return self.exprs.same(ours, theirs) if ours_old else self.exprs.same(theirs, ours)
+
+    def split_shape(self, obj: ObjectDef, union: UnionDef, obj_is_old: bool) -> bool | None:
+        """Whether `union` (of the other revision) is `obj` split by the values of one of its
+        fields: every variant is tagged by that field and has the object's other fields (the same
+        on the wire, required alike), each value the field takes is a variant's tag, and where the
+        field may be absent or null the union is open. Then every value of the object is a value
+        of the union. None when it is not such a split; else whether the object also reads every
+        variant (each tag is a value of its field, or the field takes any value)."""
+        tag, union_is_old = union.tag_field, not obj_is_old
+        obj_rev, union_rev = (self.old, self.new) if obj_is_old else (self.new, self.old)
+        fields = {f.wire: f for f in all_fields(obj, obj_rev.defs.get)}
+        if tag is None or tag not in fields or not union.variants:
+            return None
+        own = {w: f for w, f in fields.items() if w != tag}
+        for v in union.variants:
+            d = union_rev.defs.get(v.type)
+            if v.tag is None or v.tag.field != tag or not isinstance(d, ObjectDef):
+                return None
+            theirs = {f.wire: f for f in all_fields(d, union_rev.defs.get) if f.wire != tag}
+            if {w for w, f in own.items() if f.required} != {
+                w for w, f in theirs.items() if f.required
+            } or not all(
+                self._same_field(own[w].type, theirs[w].type, obj_is_old, union_is_old)
+                for w in own.keys() & theirs.keys()
+            ):
+                return None
+        field = fields[tag]
+        values = self.exprs.values_of(without_null(field.type), obj_is_old)
+        tags = {v.tag.value for v in union.variants if v.tag is not None}
+        absent = not field.required or without_null(field.type) != field.type
+        if values is None or not values[0] <= tags or (values[1] or absent) and not union.open:
+            return None
+        return values[1] or field.default_on_error or tags <= values[0]
 
     def kept_shape(self, obj: ObjectDef, union: UnionDef, a_is_old: bool) -> str | None:
         """The key of an untagged variant of `union` whose fields are exactly those of `obj`."""

@@ -72,7 +72,9 @@ def test_every_verdict_of_a_fixture_pair_is_confirmed_by_exchanges(old: str, new
     assert not problems, "\n".join(problems)
     for p in proof.changes:
         for role in ROLES:
-            if p.change.severity.of(role) is Level.BREAKING:
+            if p.change.severity.of(role) is Level.BREAKING and not p.masked_for(role):
+                # masked: every exchange of the role was rejected first for another change (the
+                # method itself moved to the other side), listed as such, neither way judged
                 x = p.failing(role)[0]  # the message, and the error the receiver answered
                 assert x.outcome.error and json.loads(x.message)["jsonrpc"] == "2.0"
 
