@@ -14,7 +14,10 @@ which package's proxy `conn.client` / `conn.agent` is, is known only once `initi
 The connection starts bound to one route's package (an agent: its lowest version's, which only
 has to read `initialize`; a client: its highest, which it asks for). The version is settled by
 `initialize`: an agent takes the one the client asks for when it has a route for it, else its
-latest; a client takes the one the agent answers. From then on the connection is bound to that
+latest; a client takes the one the agent answers. A client asking for a version the agent has no
+route for (a newer one) is answered with the agent's latest, its params read by the newest
+package that reads them: the agent cannot know the shape of a version it does not speak, so it
+never refuses them for the fields of a version the client did not ask for. From then on the connection is bound to that
 version's package (its codec, method tables, rules, proxy) and serves that version's handler,
 built then with the connection (a class or function taking it), so `conn.client` / `conn.agent`
 and `conn.schema` are already that version's. Nothing about a connection is re-routed after
@@ -23,7 +26,7 @@ its first `initialize`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Generic, Mapping, TypeVar, cast
 
 import msgspec
 
@@ -179,3 +182,23 @@ def requested_version(line: bytes) -> object | None:
         return None
     version: object = peek.params.get(rules.PROTOCOL_VERSION)
     return version
+
+
+def read_newer_initialize(
+    routes: Mapping[int, Route], side: str, line: bytes, *, lenient: bool = False
+) -> tuple[Any, list[tuple[int, Any]]]:
+    """An `initialize` request asking for a version no route serves, read by the newest route's
+    package that can read it: the agent answers with its latest version, and cannot know the shape
+    of the version asked for, so it never refuses the params for the fields of a version the client
+    did not ask for. Returns the decoded request (its package's envelope), or None and each
+    version's `RpcError` (newest first) when no package reads it."""
+    refusals: list[tuple[int, Any]] = []
+    for version in sorted(routes, reverse=True):
+        schema = routes[version].schema
+        try:
+            return schema.MessageDecoder(side, lenient=lenient).decode(line), []
+        except schema.RpcError as err:
+            refusals.append((version, err))
+        except RecursionError:
+            break
+    return None, refusals
