@@ -17,11 +17,11 @@ has to read `initialize`; a client: its highest, which it asks for). The version
 latest; a client takes the one the agent answers. A client asking for a version the agent has no
 route for (a newer one) is answered with the agent's latest, its params read by the newest
 package that reads them: the agent cannot know the shape of a version it does not speak, so it
-never refuses them for the fields of a version the client did not ask for. From then on the connection is bound to that
-version's package (its codec, method tables, rules, proxy) and serves that version's handler,
-built then with the connection (a class or function taking it), so `conn.client` / `conn.agent`
-and `conn.schema` are already that version's. Nothing about a connection is re-routed after
-its first `initialize`.
+never refuses them for the fields of a version the client did not ask for. From then on the
+connection is bound to that version's package (its codec, method tables, rules, proxy) and
+serves that version's handler, built then with the connection (a class or function taking it),
+so `conn.client` / `conn.agent` and `conn.schema` are already that version's. Nothing about a
+connection is re-routed after its first `initialize`.
 """
 
 from __future__ import annotations
