@@ -160,7 +160,6 @@ class _Serving(msgspec.Struct):
     # `after_answer` work
     after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
     answered: bool = False
-    batch: _Batch | None = None  # v2: the JSON-RPC batch it came in, answered as one
 
     @property
     def session_id(self) -> Wire:
@@ -288,7 +287,6 @@ class Connection(Generic[PackageT]):
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
         self._after_tasks: set[asyncio.Task[None]] = set()
         self._turn_tasks: dict[Wire, asyncio.Task[Any]] = {}  # v2 turns running after their answer
-        self._batch: _Batch | None = None  # the v2 batch being read, which collects its answers
         self._setup()
         self._start(handler)
 
@@ -314,7 +312,7 @@ class Connection(Generic[PackageT]):
         }
         self._completing = plan.completing if enforce_protocol else frozenset()
         self._cancel_request_info = plan.cancel_request_info
-        # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
+        # ACP v2 (rules.py, "ACP v2"): turns end in state updates
         self._v2 = plan.v2
         self._message_kinds = plan.message_kinds if enforce_protocol else frozenset()
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
@@ -677,9 +675,6 @@ class Connection(Generic[PackageT]):
     def _receive(self, line: bytes) -> None:
         if not line or line.isspace():
             return
-        if self._v2 and line.lstrip()[:1] == b"[":
-            self._receive_batch(line)
-            return
         schema = self.schema
         try:
             message = self._decoder.decode(line)
@@ -706,34 +701,6 @@ class Connection(Generic[PackageT]):
         else:  # decode_message returns one of the four envelopes: a generator bug
             log.error("decode_message returned %r, not a message envelope", message)
 
-    def _receive_batch(self, line: bytes) -> None:
-        """A JSON-RPC 2.0 batch (v2 transports page): each entry handled as a message of its own;
-        the answers go out as one array once all are in, none when all were notifications; an
-        empty batch is one -32600. Never sent by this side."""
-        try:
-            entries = msgspec.json.decode(line, type=list[msgspec.Raw])
-        except RecursionError:
-            self._on_too_deep(line)
-            return
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            self._on_bad_message(line, self._error(PARSE_ERROR, "Parse error"))
-            return
-        if not entries:
-            err = self._error(INVALID_REQUEST, "Invalid request: an empty batch")
-            self._send_error_nowait(None, err)
-            return
-        batch = self._batch = _Batch(self)
-        try:
-            for entry in entries:
-                if bytes(entry).lstrip()[:1] == b"[":  # a batch holds messages, not batches
-                    err = self._error(INVALID_REQUEST, "Invalid request: a batch in a batch")
-                    self._send_error_nowait(None, err)
-                else:
-                    self._receive(bytes(entry))
-        finally:
-            self._batch = None
-        batch.seal()
-
     def _observe(self, direction: str, line: bytes, message: Any) -> None:
         if self.observer is not None:
             try:
@@ -751,6 +718,8 @@ class Connection(Generic[PackageT]):
         elif kind == "notification" and err.code != PARSE_ERROR:
             log.warning("dropped an invalid notification: %s", err)
         else:
+            if kind == "unparsable" and err.code != PARSE_ERROR:  # e.g. a truncated array
+                err = self._error(PARSE_ERROR, "Parse error", {"message": err.message})
             self._send_error_nowait(err.id, err)
 
     def _on_too_deep(self, line: bytes) -> None:
@@ -804,9 +773,7 @@ class Connection(Generic[PackageT]):
         self._track_interaction(request.method, request.params, sending=False)
         if request.method in rules.TURN_ENDED_BY:
             self._cancel_turn(request.params)
-        serving = _Serving(request.method, request.params, batch=self._batch)
-        if self._batch is not None:
-            self._batch.expected += 1
+        serving = _Serving(request.method, request.params)
         self._serving[request.id] = serving
         serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
         serving.task.add_done_callback(lambda task: self._served(request, serving, task))
@@ -923,12 +890,6 @@ class Connection(Generic[PackageT]):
                     )
         finally:
             self._serving.pop(request.id, None)
-        if serving.batch is not None:  # v2: answered within its batch's answer, once all are in
-            serving.batch.add(
-                data, request=True, after=(request.method, serving.after) if succeeded else None
-            )
-            self._maybe_finish()
-            return
         try:
             await self._write(data)
         except ConnectionClosedError:
@@ -945,9 +906,7 @@ class Connection(Generic[PackageT]):
         if self._serving.get(request.id) is not serving:
             return
         del self._serving[request.id]
-        if task.cancelled() and self._close_error is None and serving.batch is not None:
-            serving.batch.add(self._encode_cancelled(request, serving), request=True)
-        elif task.cancelled() and self._close_error is None:
+        if task.cancelled() and self._close_error is None:
             try:
                 self._out.write_nowait(self._encode_cancelled(request, serving))
             except Exception as exc:
@@ -1002,9 +961,6 @@ class Connection(Generic[PackageT]):
         return data
 
     def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
-        if self._batch is not None:
-            self._batch.add(self._encode_error(request_id, err))
-            return
         try:
             self._out.write_nowait(self._encode_error(request_id, err))
         except Exception as exc:
@@ -1102,52 +1058,6 @@ class Connection(Generic[PackageT]):
         return as_rpc_error(self.schema.error_for(code, message, data))
 
 
-class _Batch:
-    """The answers to one received JSON-RPC batch, written as one array when the last is in."""
-
-    def __init__(self, conn: Connection[Any]) -> None:
-        self.conn = conn
-        self.expected = 0  # requests of the batch being served
-        self.answers: list[bytes] = []
-        self.after: list[tuple[str, list[Callable[[], Awaitable[Any]]]]] = []
-        self.sealed = False
-
-    def add(
-        self,
-        data: bytes,
-        *,
-        request: bool = False,
-        after: tuple[str, list[Callable[[], Awaitable[Any]]]] | None = None,
-    ) -> None:
-        """One answer: a request's (with its `after_answer` work, started once the batch's
-        answer is written), or the error answer of a bad entry."""
-        self.answers.append(data)
-        self.expected -= request
-        if after is not None and after[1]:
-            self.after.append(after)
-        self._flush()
-
-    def seal(self) -> None:
-        """Every entry has been read: answer once the requests among them are."""
-        self.sealed = True
-        self._flush()
-
-    def _flush(self) -> None:
-        conn = self.conn
-        if not self.sealed or self.expected > 0 or conn._close_error is not None:
-            return
-        self.sealed = False  # written once
-        if not self.answers:
-            return  # notifications only: no answer at all
-        try:
-            conn._out.write_nowait(b"[" + b",".join(self.answers) + b"]")
-        except Exception as exc:
-            log.debug("could not answer a batch: %r", exc)
-            return
-        for method, works in self.after:
-            conn._start_after(method, works)
-
-
 class _Inbox:
     """The received notifications and answers, in arrival order, for the one worker task that
     handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up future only
@@ -1216,11 +1126,13 @@ def _omit_none(params: Wire) -> Wire:
 
 
 def _classify(line: bytes) -> tuple[str, RequestId]:
-    """The kind ("request", "notification", "response", "unknown") and id of a bad message."""
+    """The kind ("request", "notification", "response", "unknown", or "unparsable": no JSON and
+    no kind read from its first bytes) and id of a bad message."""
     try:
         raw = msgspec.json.decode(line)
     except Exception:
-        return _sniff(line[:_SNIFF])
+        kind, request_id = _sniff(line[:_SNIFF])
+        return ("unparsable" if kind == "unknown" else kind), request_id
     if (
         isinstance(raw, list)
         and raw

@@ -30,7 +30,8 @@ Bad requests are answered without touching any connection: `405` other methods, 
 paths and unknown connection ids, `400` missing `Acp-Connection-Id` or `Acp-Session-Id`, or an
 `Acp-Session-Id` that contradicts the message, `415` a POST that is not `application/json`, `406`
 a GET that does not accept `text/event-stream`, `400` with a JSON-RPC -32700 / -32600 body for a
-body that is not JSON / not a JSON object, `501` for a batch, `413` (-32600, naming the limit) for
+body that is not JSON / not a JSON object or is a JSON-RPC batch (ACP has none), `413` (-32600,
+naming the limit) for
 a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is no integer or string
 (or a message nested deeper than the decoder goes: -32700 when its id cannot be read), `408` a body
 slower than `body_timeout`, `503` over `max_connections` or `max_total_buffered_bytes`. No answer
@@ -568,10 +569,10 @@ class AcpApp:
                 await _json_error(send, 400, -32700, "Parse error", {"message": text})
             return
         if message.kind == "invalid" and not body.lstrip().startswith(b"{"):
+            text = "Invalid request: a message is a JSON object"
             if body.lstrip().startswith(b"["):
-                await _json_error(send, 501, -32600, "JSON-RPC batches are not supported by ACP")
-            else:
-                await _json_error(send, 400, -32600, "Invalid request: a message is a JSON object")
+                text = "Invalid request: a message is a JSON object, ACP has no JSON-RPC batches"
+            await _json_error(send, 400, -32600, text)
             return
         connection_id = headers.get(CONNECTION_ID_HEADER)
         if message.kind == "invalid" and connection_id is None:
