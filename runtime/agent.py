@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
-from . import rules, versions, wire
+from . import negotiation, rules, wire
 from .connection import INVALID_PARAMS, METHOD_NOT_FOUND, Connection, as_rpc_error
 from .errors import CapabilityError, ProtocolError
 from .framing import ByteReader, ByteWriter
@@ -159,8 +159,8 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         return None
 
     def _receive(self, line: bytes) -> None:
-        if not self._routed and isinstance(self.versions, versions.AgentVersions):  # by initialize
-            requested = versions.requested_version(line)
+        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):  # by initialize
+            requested = negotiation.requested_version(line)
             if type(requested) is int:
                 self._route(self.versions.choose(requested))
                 if requested not in self.versions.routes:
@@ -173,7 +173,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         version, the params read in any shape of a version it speaks that fits them (its latest
         first); -32602 naming each version's reason when none does."""
         assert self.versions is not None
-        message, refusals = versions.read_newer_initialize(
+        message, refusals = negotiation.read_newer_initialize(
             self.versions.routes, self.side, line, lenient=self.lenient
         )
         self._observe("in", line, message)

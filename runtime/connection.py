@@ -62,7 +62,7 @@ from .framing import (
     LineWriter,
     OversizedLine,
 )
-from .versions import _Versions
+from .negotiation import Routes
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -242,7 +242,7 @@ class Connection(Generic[PackageT]):
         timeout: float | None = None,
     ) -> None:
         # several versions (acp_runtime.versions): bound to one route's package until initialize
-        self.versions: _Versions[Any] | None = handler if isinstance(handler, _Versions) else None
+        self.versions: Routes | None = handler if isinstance(handler, Routes) else None
         self._routed = self.versions is None
         if self.versions is not None:
             if schema is not None:

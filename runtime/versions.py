@@ -26,35 +26,26 @@ connection is re-routed after its first `initialize`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Generic, Mapping, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, cast
 
-import msgspec
-
-from . import rules
+from .agent import AgentSideConnection
+from .client import ClientSideConnection
+from .negotiation import AgentRoutes, ClientRoutes, Route, Routes
+from .stdio import spawn_agent
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from typing_extensions import Unpack
 
-    from .agent import AgentSideConnection
-    from .client import ClientSideConnection
     from .connection import ConnectionOptions
     from .framing import ByteReader, ByteWriter
     from .package import AgentPackage, ClientPackage
 
+__all__ = ["AgentRoute", "AgentVersions", "ClientRoute", "ClientVersions", "Route", "Routes"]
+
 ProxyT = TypeVar("ProxyT")
 HandlerT = TypeVar("HandlerT")
-ConnectionT = TypeVar("ConnectionT")
-
-
-class Route(msgspec.Struct, frozen=True):
-    """Protocol version `version` is served by `handler` (an instance, or a class or function
-    taking the connection) with the generated package `schema`."""
-
-    version: int
-    schema: Any
-    handler: Any
 
 
 class AgentRoute(Route, Generic[ProxyT, HandlerT], frozen=True):
@@ -85,120 +76,38 @@ class ClientRoute(Route, Generic[ProxyT, HandlerT], frozen=True):
         ) -> None: ...
 
 
-class _Versions(Generic[ConnectionT]):
-    """Routes by protocol version (see the module docstring); `ConnectionT` is the side's
-    connection."""
-
-    def __init__(self, *routes: Route) -> None:
-        if not routes:
-            raise ValueError("give at least one Route")
-        by_version: dict[int, Route] = {}
-        for route in routes:
-            if route.version in by_version:
-                raise ValueError(f"protocol version {route.version} is routed twice")
-            by_version[route.version] = route
-        self.routes = dict(sorted(by_version.items()))
-
-    @property
-    def versions(self) -> tuple[int, ...]:
-        return tuple(self.routes)
-
-    def __getitem__(self, version: int) -> Route:
-        return self.routes[version]
-
-    def connect(
-        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
-    ) -> ConnectionT:
-        """A connection serving these routes (the same as passing them as its handler)."""
-        connection = cast("Callable[..., ConnectionT]", self._connection())
-        return connection(self, reader, writer, **options)
-
-    def _connection(self) -> type:
-        raise NotImplementedError
-
-
-class AgentVersions(_Versions["AgentSideConnection[Any]"]):
+class AgentVersions(AgentRoutes):
     """An agent's routes, one `AgentRoute` per protocol version it serves."""
 
     def __init__(self, *routes: AgentRoute[Any, Any]) -> None:
         super().__init__(*routes)
 
-    def _connection(self) -> type:
-        from .agent import AgentSideConnection
-
-        return AgentSideConnection
-
-    def choose(self, requested: object) -> int:
-        """The version an agent answers a client asking for `requested` (4-8): that one when it
-        has a route for it, else its latest."""
-        if isinstance(requested, int) and requested in self.routes:
-            return requested
-        return self.versions[-1]
+    def connect(
+        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
+    ) -> AgentSideConnection[Any]:
+        """A connection serving these routes (the same as passing them as its handler)."""
+        return AgentSideConnection(self, reader, writer, **options)
 
 
-class ClientVersions(_Versions["ClientSideConnection[Any]"]):
+class ClientVersions(ClientRoutes):
     """A client's routes, one `ClientRoute` per protocol version it speaks; it asks for its
     latest."""
 
     def __init__(self, *routes: ClientRoute[Any, Any]) -> None:
         super().__init__(*routes)
 
-    def _connection(self) -> type:
-        from .client import ClientSideConnection
-
-        return ClientSideConnection
+    def connect(
+        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
+    ) -> ClientSideConnection[Any]:
+        """A connection serving these routes (the same as passing them as its handler)."""
+        return ClientSideConnection(self, reader, writer, **options)
 
     def spawn(
         self, command: str, *args: str, **options: Any
     ) -> AbstractAsyncContextManager[ClientSideConnection[Any]]:
         """`spawn_agent(self, command, *args, **options)`: a client of these routes to an agent
         subprocess (options: those of `spawn_agent` and of a connection)."""
-        from .stdio import spawn_agent
-
         spawn = cast(
             "Callable[..., AbstractAsyncContextManager[ClientSideConnection[Any]]]", spawn_agent
         )
         return spawn(self, command, *args, **options)
-
-
-class _InitializePeek(msgspec.Struct):
-    """What routing reads of a message before any package decodes it."""
-
-    method: Any = None
-    id: Any = msgspec.UNSET
-    params: Any = None
-
-
-def requested_version(line: bytes) -> object | None:
-    """The `protocolVersion` an `initialize` request on this line asks for; None when the line is
-    no initialize request (the bound package then answers it as any other message)."""
-    try:
-        peek = msgspec.json.decode(line, type=_InitializePeek)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if peek.method != rules.INITIALIZE or peek.id is msgspec.UNSET:
-        return None
-    if not isinstance(peek.params, dict):
-        return None
-    version: object = peek.params.get(rules.PROTOCOL_VERSION)
-    return version
-
-
-def read_newer_initialize(
-    routes: Mapping[int, Route], side: str, line: bytes, *, lenient: bool = False
-) -> tuple[Any, list[tuple[int, Any]]]:
-    """An `initialize` request asking for a version no route serves, read by the newest route's
-    package that can read it: the agent answers with its latest version, and cannot know the shape
-    of the version asked for, so it never refuses the params for the fields of a version the client
-    did not ask for. Returns the decoded request (its package's envelope), or None and each
-    version's `RpcError` (newest first) when no package reads it."""
-    refusals: list[tuple[int, Any]] = []
-    for version in sorted(routes, reverse=True):
-        schema = routes[version].schema
-        try:
-            return schema.MessageDecoder(side, lenient=lenient).decode(line), []
-        except schema.RpcError as err:
-            refusals.append((version, err))
-        except RecursionError:
-            break
-    return None, refusals
