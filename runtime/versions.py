@@ -86,7 +86,8 @@ class AgentVersions(AgentRoutes):
         self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
     ) -> AgentSideConnection[Any]:
         """A connection serving these routes (the same as passing them as its handler)."""
-        return AgentSideConnection(self, reader, writer, **options)
+        connection = cast("Callable[..., AgentSideConnection[Any]]", AgentSideConnection)
+        return connection(self, reader, writer, **options)
 
 
 class ClientVersions(ClientRoutes):
@@ -100,7 +101,8 @@ class ClientVersions(ClientRoutes):
         self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
     ) -> ClientSideConnection[Any]:
         """A connection serving these routes (the same as passing them as its handler)."""
-        return ClientSideConnection(self, reader, writer, **options)
+        connection = cast("Callable[..., ClientSideConnection[Any]]", ClientSideConnection)
+        return connection(self, reader, writer, **options)
 
     def spawn(
         self, command: str, *args: str, **options: Any
