@@ -6,9 +6,10 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from . import negotiation, rules, wire
-from .connection import INVALID_PARAMS, METHOD_NOT_FOUND, Connection, as_rpc_error
+from .connection import Connection, as_rpc_error
 from .errors import CapabilityError, ProtocolError
 from .framing import ByteReader, ByteWriter
+from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

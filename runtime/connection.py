@@ -62,6 +62,16 @@ from .framing import (
     LineWriter,
     OversizedLine,
 )
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RequestId,
+    classify,
+    sniff,
+)
 from .negotiation import Routes
 
 if TYPE_CHECKING:
@@ -71,7 +81,6 @@ if TYPE_CHECKING:
         ErrorResponseMessage,
         NotificationMessage,
         PackageT,
-        RequestId,
         RequestMessage,
         ResponseMessage,
         RpcException,
@@ -83,12 +92,6 @@ else:  # acp_runtime.package is for type checkers: at run time, only the type va
     PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 _DEFAULT: TypeForm = object()  # "the method's own result type"
 _NO_GUARDS: Mapping[str, list[Callable[[Wire, Wire], str | None]]] = MappingProxyType({})
@@ -709,7 +712,7 @@ class Connection(Generic[PackageT]):
                 log.exception("the message observer failed")
 
     def _on_bad_message(self, line: bytes, err: RpcException) -> None:
-        kind, request_id = _classify(line)
+        kind, request_id = classify(line)
         if kind == "response":  # fail its call; a response is never answered
             outgoing = self._pop_pending(request_id)
             if outgoing is not None and not outgoing.future.done():
@@ -727,7 +730,7 @@ class Connection(Generic[PackageT]):
         its first bytes is answered -32600 with that id, a response fails its call, a notification
         is dropped, anything else is answered -32700 (never a traceback, and the connection lives
         on)."""
-        kind, request_id = _sniff(line[:_SNIFF])
+        kind, request_id = sniff(line[:_SNIFF])
         text = "the message is nested deeper than the JSON decoder can take"
         if kind == "response":
             outgoing = self._pop_pending(request_id)
@@ -746,7 +749,7 @@ class Connection(Generic[PackageT]):
             )
 
     def _on_oversized(self, line: OversizedLine) -> None:
-        kind, request_id = _sniff(line.head)
+        kind, request_id = sniff(line.head)
         message = f"Message of {line.size} bytes exceeds the limit of {self.max_line_bytes} bytes"
         err = self._error(
             INVALID_REQUEST, message, {"limit": self.max_line_bytes, "size": line.size}
@@ -1123,75 +1126,3 @@ def as_rpc_error(exc: BaseException) -> RpcException:
 
 def _omit_none(params: Wire) -> Wire:
     return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null
-
-
-def _classify(line: bytes) -> tuple[str, RequestId]:
-    """The kind ("request", "notification", "response", "unknown", or "unparsable": no JSON and
-    no kind read from its first bytes) and id of a bad message."""
-    try:
-        raw = msgspec.json.decode(line)
-    except Exception:
-        kind, request_id = _sniff(line[:_SNIFF])
-        return ("unparsable" if kind == "unknown" else kind), request_id
-    if (
-        isinstance(raw, list)
-        and raw
-        and all(isinstance(m, dict) and "method" in m and "id" not in m for m in raw)
-    ):
-        return (
-            "notification",
-            None,
-        )  # a JSON-RPC batch (not an ACP message) of notifications: never answered
-    if not isinstance(raw, dict):
-        return "unknown", None
-    request_id = raw.get("id")
-    request_id = request_id if isinstance(request_id, (int, str)) else None
-    if "method" in raw:
-        return ("request" if "id" in raw else "notification"), request_id
-    if "result" in raw or "error" in raw:
-        return "response", request_id
-    return "unknown", request_id
-
-
-def _sniff(head: bytes) -> tuple[str, RequestId]:
-    """Guess the kind and id of an oversized message from the top-level keys in its first bytes."""
-    text = head.decode("utf-8", "replace")
-    keys: dict[str, object] = {}
-    depth, i, n, key, expect_key = 0, 0, len(text), None, False
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            token, i = text[i + 1 : j], j + 1
-            if depth == 1 and expect_key:
-                key, expect_key = token, False
-            elif depth == 1 and key is not None:
-                keys[key], key = token, None
-            continue
-        if ch in "{[":
-            if depth == 1 and key is not None:
-                keys[key], key = ..., None
-            depth += 1
-            expect_key = depth == 1
-        elif ch in "}]":
-            depth -= 1
-        elif depth == 1 and ch == ",":
-            expect_key = True
-        elif depth == 1 and key is not None and (ch == "-" or ch.isdigit()):
-            j = i + 1
-            while j < n and text[j].isdigit():
-                j += 1
-            keys[key], key, i = int(text[i:j]) if text[i:j] != "-" else ..., None, j
-            continue
-        elif depth == 1 and key is not None and ch.isalpha():
-            keys[key], key = ..., None
-        i += 1
-    request_id = keys.get("id")
-    request_id = request_id if isinstance(request_id, (int, str)) else None
-    if "method" in keys:
-        return ("request" if "id" in keys else "notification"), request_id
-    if "result" in keys or "error" in keys:
-        return "response", request_id
-    return "unknown", request_id

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import msgspec
 
 from . import rules
+from .jsonrpc import peek
 
 
 class Route(msgspec.Struct, frozen=True):
@@ -59,26 +60,19 @@ class ClientRoutes(Routes):
     """A client's routes: it asks for its latest."""
 
 
-class _InitializePeek(msgspec.Struct):
-    """What routing reads of a message before any package decodes it."""
-
-    method: Any = None
-    id: Any = msgspec.UNSET
-    params: Any = None
-
-
 def requested_version(line: bytes) -> object | None:
     """The `protocolVersion` an `initialize` request on this line asks for; None when the line is
     no initialize request (the bound package then answers it as any other message)."""
     try:
-        peek = msgspec.json.decode(line, type=_InitializePeek)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        message = peek(line)
+        if message.kind != "request" or message.method != rules.INITIALIZE or not message.params:
+            return None
+        params = msgspec.json.decode(message.params)
+    except (msgspec.DecodeError, RecursionError):
         return None
-    if peek.method != rules.INITIALIZE or peek.id is msgspec.UNSET:
+    if not isinstance(params, dict):
         return None
-    if not isinstance(peek.params, dict):
-        return None
-    version: object = peek.params.get(rules.PROTOCOL_VERSION)
+    version: object = params.get(rules.PROTOCOL_VERSION)
     return version
 
 
