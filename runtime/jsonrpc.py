@@ -9,7 +9,6 @@ and what a connection needs to answer a message the package refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, TypeAlias, Union
 
 import msgspec
@@ -48,8 +47,7 @@ _envelopes = msgspec.json.Decoder(list[_Envelope])
 _session_ref = msgspec.json.Decoder(_SessionRef)
 
 
-@dataclass(frozen=True)
-class Peek:
+class Peek(msgspec.Struct, frozen=True):
     """The envelope of one message. `kind` is "request", "notification", "response", "batch" (a
     JSON array: ACP has no batches), "invalid" (not a JSON object, or no method and no
     result/error) or "too_deep" (nested deeper than the decoder goes; `id` is the id read from its
@@ -63,7 +61,7 @@ class Peek:
     problem: str | None = None  # why an "invalid" message is invalid, when the decoder said
     failed: bool = False  # a response with an error
     # of a request or notification, undecoded (empty: absent)
-    params: msgspec.Raw = field(default_factory=msgspec.Raw)
+    params: msgspec.Raw = msgspec.Raw()
     notifications_only: bool = False  # a batch whose every entry is a notification
 
     @property
