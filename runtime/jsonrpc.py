@@ -54,7 +54,7 @@ class Peek(msgspec.Struct, frozen=True):
     first bytes, when there is one)."""
 
     kind: str
-    id: Any = None
+    id: Any = None  # any JSON, as it came: `answer_id` / `id_key` give the usable id
     method: str | None = None
     session_id: str | None = None  # params.sessionId of a request or notification
     result_session_id: str | None = None  # result.sessionId of a response
