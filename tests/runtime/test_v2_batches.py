@@ -95,5 +95,8 @@ async def test_a_v1_connection_refuses_a_batch_the_same_way() -> None:
     conn, peer = await raw_client()
     peer.send([request(1), request(2)])
     assert is_invalid_request(await peer.recv())
+    peer.send_bytes(b'[{"jsonrpc": "2.0", "id": 1\n')  # not JSON at all: a parse error
+    answer = await peer.recv()
+    assert answer["id"] is None and answer["error"]["code"] == -32700
     await peer.barrier()
     peer.close()
