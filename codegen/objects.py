@@ -11,13 +11,15 @@ from .schema import escape
 from .types import annotation, bare_ref, check_keywords, description, shape, unwrap
 
 if TYPE_CHECKING:
-    from .build import Builder
+    from .builder import DefBuilder
 
 # What an object node may carry and still be a Struct.
 OBJECT_KEYS = frozenset({"type", "properties", "required", "allOf", "additionalProperties"})
 
 
-def build_object(b: Builder, name: str, node: dict[str, Any], pointer: str, doc: str) -> ObjectDef:
+def build_object(
+    b: DefBuilder, name: str, node: dict[str, Any], pointer: str, doc: str
+) -> ObjectDef:
     """A Struct for an object node."""
     fields, closed = object_fields(b, name, node, pointer)
     return ObjectDef(
@@ -26,7 +28,7 @@ def build_object(b: Builder, name: str, node: dict[str, Any], pointer: str, doc:
 
 
 def object_fields(
-    b: Builder, owner: str, node: dict[str, Any], pointer: str
+    b: DefBuilder, owner: str, node: dict[str, Any], pointer: str
 ) -> tuple[list[Field], bool]:
     """The fields of an object node, and whether it rejects unknown keys."""
     s = shape(node)
@@ -56,7 +58,11 @@ def check_object(s: dict[str, Any], pointer: str) -> None:
 
 
 def merged_fields(
-    b: Builder, owner: str, node: dict[str, Any], pointer: str, skip: frozenset[str] = frozenset()
+    b: DefBuilder,
+    owner: str,
+    node: dict[str, Any],
+    pointer: str,
+    skip: frozenset[str] = frozenset(),
 ) -> list[Field]:
     """The fields of an object node, with those of the object defs its allOf names merged in."""
     s = shape(node)
@@ -97,7 +103,7 @@ def merged_fields(
     return unique_fields(fields, pointer)
 
 
-def field(b: Builder, owner: str, wire: str, prop: Any, required: bool, pointer: str) -> Field:
+def field(b: DefBuilder, owner: str, wire: str, prop: Any, required: bool, pointer: str) -> Field:
     t = b.type_or_checked(prop, pointer)
     prop = prop if isinstance(prop, dict) else {}
     default = annotation(prop, "default") if "default" in _annotations(prop) else NO_DEFAULT

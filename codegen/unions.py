@@ -20,14 +20,14 @@ from .schema import ref_target
 from .types import check_keywords, description, shape, unwrap
 
 if TYPE_CHECKING:
-    from .build import Builder
+    from .builder import DefBuilder
 
 UNION_KEYS = frozenset({"type", "properties", "required", "allOf", "anyOf", "oneOf"})
 BRANCH_KEYS = frozenset({"$ref", "allOf", "properties", "required", "type", "additionalProperties"})
 
 
 def build_union(
-    b: Builder, name: str, node: dict[str, Any], key: str, pointer: str, doc: str
+    b: DefBuilder, name: str, node: dict[str, Any], key: str, pointer: str, doc: str
 ) -> UnionDef:
     s = shape(node)
     extra = set(s) - UNION_KEYS
@@ -117,13 +117,13 @@ def _exclusive(branch_tags: list[Any], is_open: bool) -> bool:
     )
 
 
-def _with_declared(b: Builder, v: Variant) -> Variant:
+def _with_declared(b: DefBuilder, v: Variant) -> Variant:
     d = b.get(v.type)
     declared = tuple(f.wire for f in all_fields(d, b.get)) if isinstance(d, ObjectDef) else ()
     return Variant(v.type, v.tag, v.required, v.title, v.implied, declared)
 
 
-def _payload_union(b: Builder, branch: dict[str, Any], pointer: str) -> UnionDef | None:
+def _payload_union(b: DefBuilder, branch: dict[str, Any], pointer: str) -> UnionDef | None:
     """The union a branch is built on, when it is built on exactly one."""
     s = shape(unwrap(branch))
     refs = [m for m in s.get("allOf", []) if isinstance(m, dict) and "$ref" in shape(unwrap(m))]
@@ -135,13 +135,13 @@ def _payload_union(b: Builder, branch: dict[str, Any], pointer: str) -> UnionDef
     return target if isinstance(target, UnionDef) else None
 
 
-def _tag_is_ours(b: Builder, v: Variant) -> bool:
+def _tag_is_ours(b: DefBuilder, v: Variant) -> bool:
     d = b.built.get(v.type)
     return isinstance(d, ObjectDef) and (d.synthetic or b.tags.get(v.type) == v.tag)
 
 
 def _variants(
-    b: Builder,
+    b: DefBuilder,
     union: str,
     branch: dict[str, Any],
     pointer: str,
@@ -242,7 +242,7 @@ def _variants(
 
 
 def _flattened(
-    b: Builder,
+    b: DefBuilder,
     union: str,
     payload: UnionDef,
     pointer: str,
@@ -301,7 +301,7 @@ def _flattened(
 
 
 def _synthetic_variant(
-    b: Builder,
+    b: DefBuilder,
     union: str,
     label: str,
     fields: list[Field],
@@ -354,7 +354,7 @@ def _name_part(text: str, pointer: str) -> str:
         ) from None
 
 
-def _seen_through_refs(b: Builder, branch: Any) -> dict[str, Any]:
+def _seen_through_refs(b: DefBuilder, branch: Any) -> dict[str, Any]:
     """A branch's properties and required keys, with those of the defs it refers to directly."""
     if not isinstance(branch, dict):
         return {}

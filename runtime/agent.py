@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
-from . import rules, versions, wire
-from .connection import METHOD_NOT_FOUND, Connection, as_rpc_error
+from . import negotiation, rules, wire
+from .connection import Connection, as_rpc_error
 from .errors import CapabilityError, ProtocolError
 from .framing import ByteReader, ByteWriter
+from .jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -159,11 +160,37 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         return None
 
     def _receive(self, line: bytes) -> None:
-        if not self._routed and isinstance(self.versions, versions.AgentVersions):  # by initialize
-            requested = versions.requested_version(line)
+        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):  # by initialize
+            requested = negotiation.requested_version(line)
             if type(requested) is int:
                 self._route(self.versions.choose(requested))
+                if requested not in self.versions.routes:
+                    self._receive_newer_initialize(line)
+                    return
         super()._receive(line)
+
+    def _receive_newer_initialize(self, line: bytes) -> None:
+        """An initialize asking for a version this agent does not speak: answered with its latest
+        version, the params read in any shape of a version it speaks that fits them (its latest
+        first); -32602 naming each version's reason when none does."""
+        assert self.versions is not None
+        message, refusals = negotiation.read_newer_initialize(
+            self.versions.routes, self.side, line, lenient=self.lenient
+        )
+        self._observe("in", line, message)
+        if message is not None:
+            self._on_request(message)
+            return
+        if not refusals:  # nested too deep for the decoder: as any other message
+            super()._receive(line)
+            return
+        why = "; ".join(f"as version {v}: {as_rpc_error(err).message}" for v, err in refusals)
+        err = self._error(
+            INVALID_PARAMS,
+            f"Invalid params: no protocol version this agent speaks reads them ({why})",
+            {str(v): as_rpc_error(e).to_error_object() for v, e in refusals},
+        )
+        self._send_error_nowait(as_rpc_error(refusals[0][1]).id, err)
 
     async def _dispatch_request(self, request: RequestMessage) -> Wire:
         if request.method == rules.INITIALIZE:

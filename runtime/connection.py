@@ -62,7 +62,17 @@ from .framing import (
     LineWriter,
     OversizedLine,
 )
-from .versions import _Versions
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RequestId,
+    classify,
+    sniff,
+)
+from .negotiation import Routes
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -71,7 +81,6 @@ if TYPE_CHECKING:
         ErrorResponseMessage,
         NotificationMessage,
         PackageT,
-        RequestId,
         RequestMessage,
         ResponseMessage,
         RpcException,
@@ -83,12 +92,6 @@ else:  # acp_runtime.package is for type checkers: at run time, only the type va
     PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 
 _DEFAULT: TypeForm = object()  # "the method's own result type"
 _NO_GUARDS: Mapping[str, list[Callable[[Wire, Wire], str | None]]] = MappingProxyType({})
@@ -160,7 +163,6 @@ class _Serving(msgspec.Struct):
     # `after_answer` work
     after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
     answered: bool = False
-    batch: _Batch | None = None  # v2: the JSON-RPC batch it came in, answered as one
 
     @property
     def session_id(self) -> Wire:
@@ -243,7 +245,7 @@ class Connection(Generic[PackageT]):
         timeout: float | None = None,
     ) -> None:
         # several versions (acp_runtime.versions): bound to one route's package until initialize
-        self.versions: _Versions[Any] | None = handler if isinstance(handler, _Versions) else None
+        self.versions: Routes | None = handler if isinstance(handler, Routes) else None
         self._routed = self.versions is None
         if self.versions is not None:
             if schema is not None:
@@ -288,7 +290,6 @@ class Connection(Generic[PackageT]):
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
         self._after_tasks: set[asyncio.Task[None]] = set()
         self._turn_tasks: dict[Wire, asyncio.Task[Any]] = {}  # v2 turns running after their answer
-        self._batch: _Batch | None = None  # the v2 batch being read, which collects its answers
         self._setup()
         self._start(handler)
 
@@ -316,7 +317,7 @@ class Connection(Generic[PackageT]):
         self._cancel_request_info = plan.cancel_request_info
         # the sides whose methods this one does not receive (a proxy's, the peer's): never served
         self._foreign_sides = frozenset(schema.SIDES) - {self.side}
-        # ACP v2 (rules.py, "ACP v2"): turns end in state updates, batches are answered
+        # ACP v2 (rules.py, "ACP v2"): turns end in state updates
         self._v2 = plan.v2
         self._message_kinds = plan.message_kinds if enforce_protocol else frozenset()
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
@@ -683,9 +684,6 @@ class Connection(Generic[PackageT]):
     def _receive(self, line: bytes) -> None:
         if not line or line.isspace():
             return
-        if self._v2 and line.lstrip()[:1] == b"[":
-            self._receive_batch(line)
-            return
         schema = self.schema
         try:
             message = self._decoder.decode(line)
@@ -712,34 +710,6 @@ class Connection(Generic[PackageT]):
         else:  # decode_message returns one of the four envelopes: a generator bug
             log.error("decode_message returned %r, not a message envelope", message)
 
-    def _receive_batch(self, line: bytes) -> None:
-        """A JSON-RPC 2.0 batch (v2 transports page): each entry handled as a message of its own;
-        the answers go out as one array once all are in, none when all were notifications; an
-        empty batch is one -32600. Never sent by this side."""
-        try:
-            entries = msgspec.json.decode(line, type=list[msgspec.Raw])
-        except RecursionError:
-            self._on_too_deep(line)
-            return
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            self._on_bad_message(line, self._error(PARSE_ERROR, "Parse error"))
-            return
-        if not entries:
-            err = self._error(INVALID_REQUEST, "Invalid request: an empty batch")
-            self._send_error_nowait(None, err)
-            return
-        batch = self._batch = _Batch(self)
-        try:
-            for entry in entries:
-                if bytes(entry).lstrip()[:1] == b"[":  # a batch holds messages, not batches
-                    err = self._error(INVALID_REQUEST, "Invalid request: a batch in a batch")
-                    self._send_error_nowait(None, err)
-                else:
-                    self._receive(bytes(entry))
-        finally:
-            self._batch = None
-        batch.seal()
-
     def _observe(self, direction: str, line: bytes, message: Any) -> None:
         if self.observer is not None:
             try:
@@ -748,7 +718,7 @@ class Connection(Generic[PackageT]):
                 log.exception("the message observer failed")
 
     def _on_bad_message(self, line: bytes, err: RpcException) -> None:
-        kind, request_id = _classify(line)
+        kind, request_id = classify(line)
         if kind == "response":  # fail its call; a response is never answered
             outgoing = self._pop_pending(request_id)
             if outgoing is not None and not outgoing.future.done():
@@ -757,6 +727,8 @@ class Connection(Generic[PackageT]):
         elif kind == "notification" and err.code != PARSE_ERROR:
             log.warning("dropped an invalid notification: %s", err)
         else:
+            if kind == "unparsable" and err.code != PARSE_ERROR:  # e.g. a truncated array
+                err = self._error(PARSE_ERROR, "Parse error", {"message": err.message})
             self._send_error_nowait(err.id, err)
 
     def _on_too_deep(self, line: bytes) -> None:
@@ -764,7 +736,7 @@ class Connection(Generic[PackageT]):
         its first bytes is answered -32600 with that id, a response fails its call, a notification
         is dropped, anything else is answered -32700 (never a traceback, and the connection lives
         on)."""
-        kind, request_id = _sniff(line[:_SNIFF])
+        kind, request_id = sniff(line[:_SNIFF])
         text = "the message is nested deeper than the JSON decoder can take"
         if kind == "response":
             outgoing = self._pop_pending(request_id)
@@ -783,7 +755,7 @@ class Connection(Generic[PackageT]):
             )
 
     def _on_oversized(self, line: OversizedLine) -> None:
-        kind, request_id = _sniff(line.head)
+        kind, request_id = sniff(line.head)
         message = f"Message of {line.size} bytes exceeds the limit of {self.max_line_bytes} bytes"
         err = self._error(
             INVALID_REQUEST, message, {"limit": self.max_line_bytes, "size": line.size}
@@ -810,9 +782,7 @@ class Connection(Generic[PackageT]):
         self._track_interaction(request.method, request.params, sending=False)
         if request.method in rules.TURN_ENDED_BY:
             self._cancel_turn(request.params)
-        serving = _Serving(request.method, request.params, batch=self._batch)
-        if self._batch is not None:
-            self._batch.expected += 1
+        serving = _Serving(request.method, request.params)
         self._serving[request.id] = serving
         serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
         serving.task.add_done_callback(lambda task: self._served(request, serving, task))
@@ -929,12 +899,6 @@ class Connection(Generic[PackageT]):
                     )
         finally:
             self._serving.pop(request.id, None)
-        if serving.batch is not None:  # v2: answered within its batch's answer, once all are in
-            serving.batch.add(
-                data, request=True, after=(request.method, serving.after) if succeeded else None
-            )
-            self._maybe_finish()
-            return
         try:
             await self._write(data)
         except ConnectionClosedError:
@@ -951,9 +915,7 @@ class Connection(Generic[PackageT]):
         if self._serving.get(request.id) is not serving:
             return
         del self._serving[request.id]
-        if task.cancelled() and self._close_error is None and serving.batch is not None:
-            serving.batch.add(self._encode_cancelled(request, serving), request=True)
-        elif task.cancelled() and self._close_error is None:
+        if task.cancelled() and self._close_error is None:
             try:
                 self._out.write_nowait(self._encode_cancelled(request, serving))
             except Exception as exc:
@@ -1008,9 +970,6 @@ class Connection(Generic[PackageT]):
         return data
 
     def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
-        if self._batch is not None:
-            self._batch.add(self._encode_error(request_id, err))
-            return
         try:
             self._out.write_nowait(self._encode_error(request_id, err))
         except Exception as exc:
@@ -1108,52 +1067,6 @@ class Connection(Generic[PackageT]):
         return as_rpc_error(self.schema.error_for(code, message, data))
 
 
-class _Batch:
-    """The answers to one received JSON-RPC batch, written as one array when the last is in."""
-
-    def __init__(self, conn: Connection[Any]) -> None:
-        self.conn = conn
-        self.expected = 0  # requests of the batch being served
-        self.answers: list[bytes] = []
-        self.after: list[tuple[str, list[Callable[[], Awaitable[Any]]]]] = []
-        self.sealed = False
-
-    def add(
-        self,
-        data: bytes,
-        *,
-        request: bool = False,
-        after: tuple[str, list[Callable[[], Awaitable[Any]]]] | None = None,
-    ) -> None:
-        """One answer: a request's (with its `after_answer` work, started once the batch's
-        answer is written), or the error answer of a bad entry."""
-        self.answers.append(data)
-        self.expected -= request
-        if after is not None and after[1]:
-            self.after.append(after)
-        self._flush()
-
-    def seal(self) -> None:
-        """Every entry has been read: answer once the requests among them are."""
-        self.sealed = True
-        self._flush()
-
-    def _flush(self) -> None:
-        conn = self.conn
-        if not self.sealed or self.expected > 0 or conn._close_error is not None:
-            return
-        self.sealed = False  # written once
-        if not self.answers:
-            return  # notifications only: no answer at all
-        try:
-            conn._out.write_nowait(b"[" + b",".join(self.answers) + b"]")
-        except Exception as exc:
-            log.debug("could not answer a batch: %r", exc)
-            return
-        for method, works in self.after:
-            conn._start_after(method, works)
-
-
 class _Inbox:
     """The received notifications and answers, in arrival order, for the one worker task that
     handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up future only
@@ -1219,73 +1132,3 @@ def as_rpc_error(exc: BaseException) -> RpcException:
 
 def _omit_none(params: Wire) -> Wire:
     return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null
-
-
-def _classify(line: bytes) -> tuple[str, RequestId]:
-    """The kind ("request", "notification", "response", "unknown") and id of a bad message."""
-    try:
-        raw = msgspec.json.decode(line)
-    except Exception:
-        return _sniff(line[:_SNIFF])
-    if (
-        isinstance(raw, list)
-        and raw
-        and all(isinstance(m, dict) and "method" in m and "id" not in m for m in raw)
-    ):
-        return (
-            "notification",
-            None,
-        )  # a JSON-RPC batch (not an ACP message) of notifications: never answered
-    if not isinstance(raw, dict):
-        return "unknown", None
-    request_id = raw.get("id")
-    request_id = request_id if isinstance(request_id, (int, str)) else None
-    if "method" in raw:
-        return ("request" if "id" in raw else "notification"), request_id
-    if "result" in raw or "error" in raw:
-        return "response", request_id
-    return "unknown", request_id
-
-
-def _sniff(head: bytes) -> tuple[str, RequestId]:
-    """Guess the kind and id of an oversized message from the top-level keys in its first bytes."""
-    text = head.decode("utf-8", "replace")
-    keys: dict[str, object] = {}
-    depth, i, n, key, expect_key = 0, 0, len(text), None, False
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            token, i = text[i + 1 : j], j + 1
-            if depth == 1 and expect_key:
-                key, expect_key = token, False
-            elif depth == 1 and key is not None:
-                keys[key], key = token, None
-            continue
-        if ch in "{[":
-            if depth == 1 and key is not None:
-                keys[key], key = ..., None
-            depth += 1
-            expect_key = depth == 1
-        elif ch in "}]":
-            depth -= 1
-        elif depth == 1 and ch == ",":
-            expect_key = True
-        elif depth == 1 and key is not None and (ch == "-" or ch.isdigit()):
-            j = i + 1
-            while j < n and text[j].isdigit():
-                j += 1
-            keys[key], key, i = int(text[i:j]) if text[i:j] != "-" else ..., None, j
-            continue
-        elif depth == 1 and key is not None and ch.isalpha():
-            keys[key], key = ..., None
-        i += 1
-    request_id = keys.get("id")
-    request_id = request_id if isinstance(request_id, (int, str)) else None
-    if "method" in keys:
-        return ("request" if "id" in keys else "notification"), request_id
-    if "result" in keys or "error" in keys:
-        return "response", request_id
-    return "unknown", request_id

@@ -27,6 +27,7 @@ from typing import Any, Awaitable, Callable, Sequence
 from . import rules, wire
 from .agent import AgentSideConnection
 from .errors import ConnectionClosedError, ProtocolError
+from .jsonrpc import INTERNAL_ERROR
 
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"
@@ -119,7 +120,7 @@ class AgentSession:
                 stop = rules.CANCELLED
             except Exception:
                 log.exception("the turn of session %s failed", self.id)
-                error = {"code": -32603, "message": "Internal error"}
+                error = {"code": INTERNAL_ERROR, "message": "Internal error"}
                 with contextlib.suppress(ProtocolError):  # a schema without the `error` reason
                     await self.state(rules.IDLE, "error", error=error)
                 return

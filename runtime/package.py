@@ -22,7 +22,9 @@ less to load), and its Protocols exist for them alone. Import it the same way:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, TypeVar
+
+from .jsonrpc import RequestId
 
 if TYPE_CHECKING:
     import acp_schema
@@ -30,8 +32,6 @@ if TYPE_CHECKING:
 Wire: TypeAlias = Any
 """A protocol value: a generated object (Struct, enum member, unknown variant) or decoded JSON."""
 
-RequestId: TypeAlias = Union[int, float, str, None]
-"""A JSON-RPC request id as the package decodes it."""
 
 TypeForm: TypeAlias = Any
 """A type the package decodes into: a Struct class, a union alias, an enum (None: untyped)."""

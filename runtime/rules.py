@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Sequence, get_args
 from msgspec import Struct, structs
 
 from . import wire
+from .jsonrpc import SESSION_ID as SESSION_ID  # routes a message by its session
 
 if TYPE_CHECKING:
     from .package import Package, TypeForm, Wire
@@ -57,7 +58,6 @@ EXTENSION_PREFIX = (
     "_"  # 165-168, 217: the only methods outside the schema that are routed (to ext_*)
 )
 
-SESSION_ID = "sessionId"
 SESSION_CANCEL = "session/cancel"
 # 38: close cancels as session/cancel does
 TURN_ENDED_BY = frozenset({SESSION_CANCEL, "session/close"})

@@ -30,13 +30,13 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .connection import ConnectionOptions
+    from .negotiation import AgentRoutes
     from .package import AgentPackage, ClientPackage, HandlerT, ProxyT
-    from .versions import AgentVersions
 
     AgentHandlerArg = (
         acp_schema.AgentHandler
         | Callable[[AgentSideConnection[acp_schema.ClientProxy]], acp_schema.AgentHandler]
-        | AgentVersions  # several protocol versions, each route with its package
+        | AgentRoutes  # several protocol versions, each route with its package
     )
     ClientHandlerArg = (
         acp_schema.ClientHandler

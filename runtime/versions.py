@@ -14,44 +14,38 @@ which package's proxy `conn.client` / `conn.agent` is, is known only once `initi
 The connection starts bound to one route's package (an agent: its lowest version's, which only
 has to read `initialize`; a client: its highest, which it asks for). The version is settled by
 `initialize`: an agent takes the one the client asks for when it has a route for it, else its
-latest; a client takes the one the agent answers. From then on the connection is bound to that
-version's package (its codec, method tables, rules, proxy) and serves that version's handler,
-built then with the connection (a class or function taking it), so `conn.client` / `conn.agent`
-and `conn.schema` are already that version's. Nothing about a connection is re-routed after
-its first `initialize`.
+latest; a client takes the one the agent answers. A client asking for a version the agent has no
+route for (a newer one) is answered with the agent's latest, its params read by the newest
+package that reads them: the agent cannot know the shape of a version it does not speak, so it
+never refuses them for the fields of a version the client did not ask for. From then on the
+connection is bound to that version's package (its codec, method tables, rules, proxy) and
+serves that version's handler, built then with the connection (a class or function taking it),
+so `conn.client` / `conn.agent` and `conn.schema` are already that version's. Nothing about a
+connection is re-routed after its first `initialize`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, cast
 
-import msgspec
-
-from . import rules
+from .agent import AgentSideConnection
+from .client import ClientSideConnection
+from .negotiation import AgentRoutes, ClientRoutes, Route, Routes
+from .stdio import spawn_agent
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
 
     from typing_extensions import Unpack
 
-    from .agent import AgentSideConnection
-    from .client import ClientSideConnection
     from .connection import ConnectionOptions
     from .framing import ByteReader, ByteWriter
     from .package import AgentPackage, ClientPackage
 
+__all__ = ["AgentRoute", "AgentVersions", "ClientRoute", "ClientVersions", "Route", "Routes"]
+
 ProxyT = TypeVar("ProxyT")
 HandlerT = TypeVar("HandlerT")
-ConnectionT = TypeVar("ConnectionT")
-
-
-class Route(msgspec.Struct, frozen=True):
-    """Protocol version `version` is served by `handler` (an instance, or a class or function
-    taking the connection) with the generated package `schema`."""
-
-    version: int
-    schema: Any
-    handler: Any
 
 
 class AgentRoute(Route, Generic[ProxyT, HandlerT], frozen=True):
@@ -82,100 +76,40 @@ class ClientRoute(Route, Generic[ProxyT, HandlerT], frozen=True):
         ) -> None: ...
 
 
-class _Versions(Generic[ConnectionT]):
-    """Routes by protocol version (see the module docstring); `ConnectionT` is the side's
-    connection."""
-
-    def __init__(self, *routes: Route) -> None:
-        if not routes:
-            raise ValueError("give at least one Route")
-        by_version: dict[int, Route] = {}
-        for route in routes:
-            if route.version in by_version:
-                raise ValueError(f"protocol version {route.version} is routed twice")
-            by_version[route.version] = route
-        self.routes = dict(sorted(by_version.items()))
-
-    @property
-    def versions(self) -> tuple[int, ...]:
-        return tuple(self.routes)
-
-    def __getitem__(self, version: int) -> Route:
-        return self.routes[version]
-
-    def connect(
-        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
-    ) -> ConnectionT:
-        """A connection serving these routes (the same as passing them as its handler)."""
-        connection = cast("Callable[..., ConnectionT]", self._connection())
-        return connection(self, reader, writer, **options)
-
-    def _connection(self) -> type:
-        raise NotImplementedError
-
-
-class AgentVersions(_Versions["AgentSideConnection[Any]"]):
+class AgentVersions(AgentRoutes):
     """An agent's routes, one `AgentRoute` per protocol version it serves."""
 
     def __init__(self, *routes: AgentRoute[Any, Any]) -> None:
         super().__init__(*routes)
 
-    def _connection(self) -> type:
-        from .agent import AgentSideConnection
-
-        return AgentSideConnection
-
-    def choose(self, requested: object) -> int:
-        """The version an agent answers a client asking for `requested` (4-8): that one when it
-        has a route for it, else its latest."""
-        if isinstance(requested, int) and requested in self.routes:
-            return requested
-        return self.versions[-1]
+    def connect(
+        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
+    ) -> AgentSideConnection[Any]:
+        """A connection serving these routes (the same as passing them as its handler)."""
+        connection = cast("Callable[..., AgentSideConnection[Any]]", AgentSideConnection)
+        return connection(self, reader, writer, **options)
 
 
-class ClientVersions(_Versions["ClientSideConnection[Any]"]):
+class ClientVersions(ClientRoutes):
     """A client's routes, one `ClientRoute` per protocol version it speaks; it asks for its
     latest."""
 
     def __init__(self, *routes: ClientRoute[Any, Any]) -> None:
         super().__init__(*routes)
 
-    def _connection(self) -> type:
-        from .client import ClientSideConnection
-
-        return ClientSideConnection
+    def connect(
+        self, reader: ByteReader, writer: ByteWriter, **options: Unpack[ConnectionOptions]
+    ) -> ClientSideConnection[Any]:
+        """A connection serving these routes (the same as passing them as its handler)."""
+        connection = cast("Callable[..., ClientSideConnection[Any]]", ClientSideConnection)
+        return connection(self, reader, writer, **options)
 
     def spawn(
         self, command: str, *args: str, **options: Any
     ) -> AbstractAsyncContextManager[ClientSideConnection[Any]]:
         """`spawn_agent(self, command, *args, **options)`: a client of these routes to an agent
         subprocess (options: those of `spawn_agent` and of a connection)."""
-        from .stdio import spawn_agent
-
         spawn = cast(
             "Callable[..., AbstractAsyncContextManager[ClientSideConnection[Any]]]", spawn_agent
         )
         return spawn(self, command, *args, **options)
-
-
-class _InitializePeek(msgspec.Struct):
-    """What routing reads of a message before any package decodes it."""
-
-    method: Any = None
-    id: Any = msgspec.UNSET
-    params: Any = None
-
-
-def requested_version(line: bytes) -> object | None:
-    """The `protocolVersion` an `initialize` request on this line asks for; None when the line is
-    no initialize request (the bound package then answers it as any other message)."""
-    try:
-        peek = msgspec.json.decode(line, type=_InitializePeek)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    if peek.method != rules.INITIALIZE or peek.id is msgspec.UNSET:
-        return None
-    if not isinstance(peek.params, dict):
-        return None
-    version: object = peek.params.get(rules.PROTOCOL_VERSION)
-    return version

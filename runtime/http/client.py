@@ -44,6 +44,7 @@ from websockets.asyncio.client import connect as websocket_connect
 from ..client import ClientSideConnection
 from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc import INTERNAL_ERROR
 from .bridge import MessageReader, MessageWriter
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -191,7 +192,7 @@ class _Transport:
 
     def _fail_request(self, message: Peek, text: str, data: Any) -> None:
         """Answer one of our requests locally with -32603: its POST was refused."""
-        error = {"code": -32603, "message": text, "data": data}
+        error = {"code": INTERNAL_ERROR, "message": text, "data": data}
         self._reader.feed_message(
             msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error})
         )

@@ -30,7 +30,8 @@ Bad requests are answered without touching any connection: `405` other methods, 
 paths and unknown connection ids, `400` missing `Acp-Connection-Id` or `Acp-Session-Id`, or an
 `Acp-Session-Id` that contradicts the message, `415` a POST that is not `application/json`, `406`
 a GET that does not accept `text/event-stream`, `400` with a JSON-RPC -32700 / -32600 body for a
-body that is not JSON / not a JSON object, `501` for a batch, `413` (-32600, naming the limit) for
+body that is not JSON / not a JSON object or is a JSON-RPC batch (ACP has none), `413` (-32600,
+naming the limit) for
 a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is no integer or string
 (or a message nested deeper than the decoder goes: -32700 when its id cannot be read), `408` a body
 slower than `body_timeout`, `503` over `max_connections` or `max_total_buffered_bytes`. No answer
@@ -53,6 +54,7 @@ import msgspec
 
 from .. import rules
 from ..agent import AgentSideConnection
+from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 from .bridge import MessageReader, MessageWriter
 from .guard import Authenticate, foreign, request_info
 from .messages import (
@@ -489,11 +491,13 @@ class AcpApp:
                     if keep and refused is None:
                         if size > self.max_message_bytes:
                             text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
-                            refused = _Refused(413, text, -32600, {"limit": self.max_message_bytes})
+                            refused = _Refused(
+                                413, text, INVALID_REQUEST, {"limit": self.max_message_bytes}
+                            )
                         elif self.buffered + len(chunk) > self.max_total_buffered_bytes:
                             text = "Server busy: its buffers are full, try again later"
                             limit = {"limit": self.max_total_buffered_bytes}
-                            refused = _Refused(503, text, -32603, limit)
+                            refused = _Refused(503, text, INTERNAL_ERROR, limit)
                         else:
                             body += chunk
                             self.buffered += len(chunk)
@@ -524,7 +528,7 @@ class AcpApp:
             raise _Refused(
                 503,
                 f"Server busy: it serves its limit of {self.max_connections} connections",
-                -32603,
+                INTERNAL_ERROR,
                 {"limit": self.max_connections},
             )
         connection = RemoteConnection(self, transport, principal)
@@ -558,25 +562,31 @@ class AcpApp:
         try:
             message = peek(body)
         except msgspec.DecodeError as exc:
-            await _json_error(send, 400, -32700, "Parse error", {"message": str(exc)})
+            await _json_error(send, 400, PARSE_ERROR, "Parse error", {"message": str(exc)})
             return
         if message.kind == "too_deep":
             text = "the message is nested deeper than the JSON decoder can take"
             if message.id_key is not None:
-                await _json_error(send, 400, -32600, f"Invalid request: {text}", None, message.id)
+                await _json_error(
+                    send, 400, INVALID_REQUEST, f"Invalid request: {text}", None, message.id
+                )
             else:
-                await _json_error(send, 400, -32700, "Parse error", {"message": text})
+                await _json_error(send, 400, PARSE_ERROR, "Parse error", {"message": text})
+            return
+        if message.kind == "batch":
+            text = "Invalid request: a message is a JSON object, ACP has no JSON-RPC batches"
+            await _json_error(send, 400, INVALID_REQUEST, text)
             return
         if message.kind == "invalid" and not body.lstrip().startswith(b"{"):
-            if body.lstrip().startswith(b"["):
-                await _json_error(send, 501, -32600, "JSON-RPC batches are not supported by ACP")
-            else:
-                await _json_error(send, 400, -32600, "Invalid request: a message is a JSON object")
+            text = "Invalid request: a message is a JSON object"
+            await _json_error(send, 400, INVALID_REQUEST, text)
             return
         connection_id = headers.get(CONNECTION_ID_HEADER)
         if message.kind == "invalid" and connection_id is None:
             why = f" ({message.problem})" if message.problem else ""
-            await _json_error(send, 400, -32600, f"Invalid request: not a JSON-RPC message{why}")
+            await _json_error(
+                send, 400, INVALID_REQUEST, f"Invalid request: not a JSON-RPC message{why}"
+            )
             return
         if message.kind == "request" and message.method == "initialize":
             if connection_id is not None:
@@ -587,7 +597,7 @@ class AcpApp:
                 )
             elif message.id_key is None:
                 text = "Invalid request: the id of initialize must be an integer or a string"
-                await _json_error(send, 400, -32600, text)
+                await _json_error(send, 400, INVALID_REQUEST, text)
             else:
                 await self._initialize(body, message, principal, headers.tls, send)
             return
@@ -621,7 +631,7 @@ class AcpApp:
             await _json_error(
                 send,
                 500,
-                -32603,
+                INTERNAL_ERROR,
                 "Internal error: the connection closed before answering initialize",
             )
             return

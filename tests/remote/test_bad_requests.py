@@ -3,14 +3,17 @@ and the connection live on."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
+import json
 from typing import Any, AsyncIterator
 
 from acp_runtime.http import AcpApp
 
+from ..runtime.v2peers import V2_INITIALIZE, both_agents
 from .agents import HistoryAgent, Store
-from .helpers import RawClient, chunk_text, prompt, request, served
+from .helpers import RawClient, chunk_text, prompt, request, served, ws
 
 NEW = {"cwd": "/tmp", "mcpServers": []}
 
@@ -97,13 +100,37 @@ async def test_a_body_that_is_not_json_is_400_with_a_parse_error() -> None:
         await still_works(client, session, stream)
 
 
-async def test_json_that_is_not_an_object_is_400_and_a_batch_is_501() -> None:
+async def test_json_that_is_not_an_object_is_400_and_so_is_a_batch() -> None:
+    # ACP has no JSON-RPC batches (docs/runtime.md, "Batches"): an invalid request, as on stdio
     async with session_ready() as (client, session, stream):
         scalar = await client.post(b"42")
         assert scalar.status_code == 400 and scalar.json()["error"]["code"] == -32600
         batch = await client.post([prompt(2, session, "x")], session)
-        assert batch.status_code == 501 and batch.json()["error"]["code"] == -32600
+        assert batch.status_code == 400 and batch.json()["error"]["code"] == -32600
+        assert "batch" in batch.json()["error"]["message"]
+        note = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}
+        notes = await client.post([note, note], session)
+        assert notes.status_code == 400 and notes.json()["error"]["code"] == -32600
         await still_works(client, session, stream)
+
+
+async def test_a_batch_over_websocket_is_one_invalid_request_on_a_v2_connection() -> None:
+    import websockets
+
+    async with served(AcpApp(both_agents())) as base:
+        async with websockets.connect(ws(base) + "/acp") as sock:
+
+            async def call(message: Any) -> Any:
+                await sock.send(json.dumps(message))
+                return json.loads(await asyncio.wait_for(sock.recv(), 10))
+
+            answer = await call(request(0, "initialize", V2_INITIALIZE))
+            assert answer["result"]["protocolVersion"] == 2
+            answer = await call([request(1, "_ping", {}), request(2, "_ping", {})])
+            assert answer["id"] is None and answer["error"]["code"] == -32600, answer
+            await sock.send(json.dumps([{"jsonrpc": "2.0", "method": "_note", "params": {}}]))
+            answer = await call(request(3, "_ping", {}))  # nothing answered the notifications
+            assert answer == {"jsonrpc": "2.0", "id": 3, "result": {"pong": True}}
 
 
 async def test_an_object_that_is_no_valid_message_is_answered_on_the_connection_stream() -> None:

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from acp_runtime.connection import _sniff
 from acp_runtime.framing import LineReader, LineWriter, OversizedLine, memory_pipe
+from acp_runtime.jsonrpc import sniff as _sniff
 
 
 async def read_all(data: bytes, limit: int = 1 << 20, pieces: int = 1) -> list:

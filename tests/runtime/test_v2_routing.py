@@ -80,6 +80,33 @@ async def test_an_agent_answers_a_newer_version_than_it_speaks_with_its_latest()
     peer.close()
 
 
+async def test_a_newer_client_in_v1_shape_is_answered_with_the_latest_version() -> None:
+    # 65535 is no version the agent speaks: it cannot know that version's shape, so it reads the
+    # params in a shape it knows that fits (here v1's), never refusing them for v2's `info`
+    conn, peer = await raw_v2_client(initialize=False)
+    answer = await peer.call(0, "initialize", {"protocolVersion": 65535, "clientCapabilities": {}})
+    assert "error" not in answer, answer
+    assert answer["result"]["protocolVersion"] == 2 and conn.schema is v2
+    assert answer["result"]["info"]["name"] == "agent-v2"
+    assert conn.protocol_version == 2 and conn.initialized
+    answer = await peer.call(1, "session/new", {"cwd": "/w"})
+    assert answer["result"]["sessionId"] == "s1"  # served as v2 from then on
+    peer.close()
+
+
+async def test_a_newer_client_in_no_known_shape_is_told_what_each_version_reads() -> None:
+    # v1 forgives almost any initialize: a v2-only agent has one shape, which this does not fit
+    conn, peer = await raw_v2_client(AgentVersions(both_agents()[2]), initialize=False)
+    answer = await peer.call(0, "initialize", {"protocolVersion": 65535, "clientCapabilities": {}})
+    assert answer["error"]["code"] == -32602, answer
+    assert "no protocol version this agent speaks reads" in answer["error"]["message"]
+    assert set(answer["error"]["data"]) == {"2"}
+    assert "info" in answer["error"]["data"]["2"]["message"]
+    answer = await peer.call(1, "initialize", {**V2_INITIALIZE, "protocolVersion": 65535})
+    assert answer["result"]["protocolVersion"] == 2  # and a readable one is answered
+    peer.close()
+
+
 async def test_requests_before_initialize_are_refused_and_do_not_route() -> None:
     conn, peer = await raw_v2_client(initialize=False)
     answer = await peer.call(1, "session/new", {"cwd": "/w", "mcpServers": []})
@@ -143,3 +170,14 @@ async def test_what_a_v1_agent_sends_right_after_its_answer_is_read_as_v1() -> N
     await new
     assert [u.update.content.text for u in recorder.updates] == ["hi"]
     await conn.close()
+
+
+async def test_an_initialize_nested_too_deep_is_answered_and_routes_nothing() -> None:
+    conn, peer = await raw_v2_client(initialize=False)
+    deep = b"[" * 5000 + b"]" * 5000
+    peer.send_bytes(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":' + deep + b"}\n")
+    answer = await peer.recv()
+    assert answer["id"] == 0 and answer["error"]["code"] == -32600, answer
+    answer = await peer.call(1, "initialize", V2_INITIALIZE)  # the connection lives on
+    assert answer["result"]["protocolVersion"] == 2
+    peer.close()

@@ -1,0 +1,196 @@
+"""The JSON-RPC 2.0 vocabulary of the runtime, below everything that speaks it: the error codes, the
+request id, and the one reader of a message's envelope (kind, id, method, `sessionId`), which
+routes, refuses or answers a message without decoding it with a package.
+
+The generated package decodes messages for real (`MessageDecoder`); what is read here is only
+what a transport needs to route a message, what version negotiation reads of an `initialize`,
+and what a connection needs to answer a message the package refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias, Union
+
+import msgspec
+
+from .framing import _SNIFF
+
+SESSION_ID = "sessionId"
+"""The one ACP member the envelope reader reads: a message's session, which routes it over HTTP
+(`rules.SESSION_ID`)."""
+
+# The codes JSON-RPC 2.0 itself defines (the generated errors.py names the same, for its package).
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+RequestId: TypeAlias = Union[int, float, str, None]
+"""A JSON-RPC id as a connection reads it off the wire, as the generated codec decodes it: a string
+or a number (JSON-RPC 2.0 allows a fractional one, which is answered as it came), or null in an
+error answer to a message whose id could not be read. The ids this side sends are integers. (The
+schema's own `RequestId`, `int | str`, types the `requestId` a `$/cancel_request` names.)"""
+
+
+class _Envelope(msgspec.Struct):
+    id: Any = msgspec.UNSET
+    method: Any = None
+    params: msgspec.Raw = msgspec.Raw()  # empty: absent
+    result: msgspec.Raw = msgspec.Raw()
+    error: msgspec.Raw = msgspec.Raw()
+
+
+_SessionRef = msgspec.defstruct("_SessionRef", [(SESSION_ID, Any, None)])
+_envelope = msgspec.json.Decoder(_Envelope)
+_envelopes = msgspec.json.Decoder(list[_Envelope])
+_session_ref = msgspec.json.Decoder(_SessionRef)
+
+
+class Peek(msgspec.Struct, frozen=True):
+    """The envelope of one message. `kind` is "request", "notification", "response", "batch" (a
+    JSON array: ACP has no batches), "invalid" (not a JSON object, or no method and no
+    result/error) or "too_deep" (nested deeper than the decoder goes; `id` is the id read from its
+    first bytes, when there is one)."""
+
+    kind: str
+    id: Any = None  # any JSON, as it came: `answer_id` / `id_key` give the usable id
+    method: str | None = None
+    session_id: str | None = None  # params.sessionId of a request or notification
+    result_session_id: str | None = None  # result.sessionId of a response
+    problem: str | None = None  # why an "invalid" message is invalid, when the decoder said
+    failed: bool = False  # a response with an error
+    # of a request or notification, undecoded (empty: absent)
+    params: msgspec.Raw = msgspec.Raw()
+    notifications_only: bool = False  # a batch whose every entry is a notification
+
+    @property
+    def id_key(self) -> tuple[str, Any] | None:
+        """The id as a dictionary key that tells 1 from "1"."""
+        return id_key(self.id)
+
+    @property
+    def answer_id(self) -> int | str | None:
+        """The id an answer to this message carries: its own when it is an integer or a string,
+        else null."""
+        return answer_id(self.id)
+
+
+def id_key(request_id: Any) -> tuple[str, Any] | None:
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        return None
+    return (type(request_id).__name__, request_id)
+
+
+def answer_id(request_id: Any) -> int | str | None:
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        return None
+    return request_id
+
+
+def _session_of(raw: msgspec.Raw) -> str | None:
+    if not raw:
+        return None
+    try:
+        value = getattr(_session_ref.decode(raw), SESSION_ID)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def peek(data: bytes) -> Peek:
+    """The envelope of one message (bytes of one JSON value). Raises `msgspec.DecodeError` for
+    bytes that are not JSON at all."""
+    try:
+        env = _envelope.decode(data)
+    except msgspec.ValidationError as exc:
+        if data.lstrip()[:1] == b"[":
+            return _batch(data)
+        return Peek("invalid", problem=str(exc))
+    except RecursionError:
+        return Peek("too_deep", sniff(data[:_SNIFF])[1])
+    if isinstance(env.method, str):
+        if env.id is msgspec.UNSET:
+            return Peek(
+                "notification", None, env.method, _session_of(env.params), params=env.params
+            )
+        return Peek("request", env.id, env.method, _session_of(env.params), params=env.params)
+    if env.id is not msgspec.UNSET and (env.result or env.error):
+        return Peek("response", env.id, None, None, _session_of(env.result), failed=bool(env.error))
+    return Peek("invalid")
+
+
+def _batch(data: bytes) -> Peek:
+    try:
+        entries = _envelopes.decode(data)
+    except msgspec.ValidationError:  # an entry that is no object
+        return Peek("batch")
+    except RecursionError:
+        return Peek("too_deep")
+    only = bool(entries) and all(
+        isinstance(e.method, str) and e.id is msgspec.UNSET for e in entries
+    )
+    return Peek("batch", notifications_only=only)
+
+
+def sniff(head: bytes) -> tuple[str, RequestId]:
+    """Guess the kind and id of a message from the top-level keys in its first bytes (of an
+    oversized message, or one nested too deep to decode)."""
+    text = head.decode("utf-8", "replace")
+    keys: dict[str, object] = {}
+    depth, i, n, key, expect_key = 0, 0, len(text), None, False
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            token, i = text[i + 1 : j], j + 1
+            if depth == 1 and expect_key:
+                key, expect_key = token, False
+            elif depth == 1 and key is not None:
+                keys[key], key = token, None
+            continue
+        if ch in "{[":
+            if depth == 1 and key is not None:
+                keys[key], key = ..., None
+            depth += 1
+            expect_key = depth == 1
+        elif ch in "}]":
+            depth -= 1
+        elif depth == 1 and ch == ",":
+            expect_key = True
+        elif depth == 1 and key is not None and (ch == "-" or ch.isdigit()):
+            j = i + 1
+            while j < n and text[j].isdigit():
+                j += 1
+            keys[key], key, i = int(text[i:j]) if text[i:j] != "-" else ..., None, j
+            continue
+        elif depth == 1 and key is not None and ch.isalpha():
+            keys[key], key = ..., None
+        i += 1
+    request_id = keys.get("id")
+    request_id = request_id if isinstance(request_id, (int, str)) else None
+    if "method" in keys:
+        return ("request" if "id" in keys else "notification"), request_id
+    if "result" in keys or "error" in keys:
+        return "response", request_id
+    return "unknown", request_id
+
+
+def classify(line: bytes) -> tuple[str, RequestId]:
+    """The kind and id of a message a package refused, to answer it: "request", "notification"
+    (a batch of notifications only too: never answered), "response", "unknown", or "unparsable"
+    (not JSON, and no kind read from its first bytes)."""
+    try:
+        message = peek(line)
+    except msgspec.DecodeError:
+        kind, request_id = sniff(line[:_SNIFF])
+        return ("unparsable" if kind == "unknown" else kind), request_id
+    if message.kind in ("request", "notification", "response"):
+        return message.kind, message.answer_id
+    if message.kind == "batch" and message.notifications_only:
+        return "notification", None
+    if message.kind == "too_deep":
+        return sniff(line[:_SNIFF])
+    return "unknown", None

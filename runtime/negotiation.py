@@ -1,0 +1,96 @@
+"""Protocol version negotiation, below the connection and both sides: the routes by version, the
+version an agent answers, and how an `initialize` line is read before a package is chosen.
+
+`acp_runtime.versions` builds the typed, user-facing `AgentVersions` / `ClientVersions` on these;
+this module imports nothing of the runtime but its rule names.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import msgspec
+
+from . import rules
+from .jsonrpc import peek
+
+
+class Route(msgspec.Struct, frozen=True):
+    """Protocol version `version` is served by `handler` (an instance, or a class or function
+    taking the connection) with the generated package `schema`."""
+
+    version: int
+    schema: Any
+    handler: Any
+
+
+class Routes:
+    """Routes by protocol version (`acp_runtime.versions` for the sides' typed ones)."""
+
+    def __init__(self, *routes: Route) -> None:
+        if not routes:
+            raise ValueError("give at least one Route")
+        by_version: dict[int, Route] = {}
+        for route in routes:
+            if route.version in by_version:
+                raise ValueError(f"protocol version {route.version} is routed twice")
+            by_version[route.version] = route
+        self.routes = dict(sorted(by_version.items()))
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        return tuple(self.routes)
+
+    def __getitem__(self, version: int) -> Route:
+        return self.routes[version]
+
+
+class AgentRoutes(Routes):
+    """An agent's routes: it answers the version a client asks for, or its latest."""
+
+    def choose(self, requested: object) -> int:
+        """The version an agent answers a client asking for `requested` (4-8): that one when it
+        has a route for it, else its latest."""
+        if isinstance(requested, int) and requested in self.routes:
+            return requested
+        return self.versions[-1]
+
+
+class ClientRoutes(Routes):
+    """A client's routes: it asks for its latest."""
+
+
+def requested_version(line: bytes) -> object | None:
+    """The `protocolVersion` an `initialize` request on this line asks for; None when the line is
+    no initialize request (the bound package then answers it as any other message)."""
+    try:
+        message = peek(line)
+        if message.kind != "request" or message.method != rules.INITIALIZE or not message.params:
+            return None
+        params = msgspec.json.decode(message.params)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if not isinstance(params, dict):
+        return None
+    version: object = params.get(rules.PROTOCOL_VERSION)
+    return version
+
+
+def read_newer_initialize(
+    routes: Mapping[int, Route], side: str, line: bytes, *, lenient: bool = False
+) -> tuple[Any, list[tuple[int, Any]]]:
+    """An `initialize` request asking for a version no route serves, read by the newest route's
+    package that can read it: the agent answers with its latest version, and cannot know the shape
+    of the version asked for, so it never refuses the params for the fields of a version the client
+    did not ask for. Returns the decoded request (its package's envelope), or None and each
+    version's `RpcError` (newest first) when no package reads it."""
+    refusals: list[tuple[int, Any]] = []
+    for version in sorted(routes, reverse=True):
+        schema = routes[version].schema
+        try:
+            return schema.MessageDecoder(side, lenient=lenient).decode(line), []
+        except schema.RpcError as err:
+            refusals.append((version, err))
+        except RecursionError:
+            break
+    return None, refusals
