@@ -8,7 +8,7 @@ For every def of `schema/schema.json`, deterministic instances from `tests/suppo
   the input as a JSON value (tests/support/agreement.py's `same_json`: key order, whitespace and
   how a number is written aside), but for two exceptions: a property the input left out may come
   back with its schema `default` (`without_added_defaults`), and a def that is a variant of a
-  tagged union (a content block of the text, image or audio kind), decoded on its own, comes back with the tag its
+  tagged union (a content block of one kind), decoded on its own, comes back with the tag its
   union gives it (its Struct is the union's variant);
 - the same holds once every value of an open set (an enum with a catch-all string branch) in a
   valid instance is replaced by an unknown one drawn to stress the encoder: mixed case, quotes,
@@ -54,7 +54,6 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 
 import acp_schema
 from acp_schema._support import UnknownVariant  # not re-exported by acp_schema (see report)
-from acp_schema._support import OpenStrEnum
 from tests.support.agreement import diff_paths, same_json, without_added_defaults
 from tests.support.instances import (
     INT_RANGES,
@@ -62,6 +61,7 @@ from tests.support.instances import (
     valid_instances,
     valid_instances_with_defaults,
 )
+from tests.support.unknown_values import UNKNOWN_VALUES, open_set_paths, replaced
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA: dict = json.loads((REPO / "schema" / "schema.json").read_text())
@@ -198,59 +198,11 @@ def test_valid_instances_decode_and_reencode_to_the_same_json(def_name: str) -> 
     assert not failures, "\n".join(failures)
 
 
-# Unknown values of open sets that stress the encoder: case, escapes, controls, surrogate pairs,
-# and lengths around msgspec's and the line writer's buffer sizes.
-UNKNOWN_VALUES = (
-    "Quantum-X",
-    "",
-    "ALL CAPS",
-    "mIxEd_CaSe.Value/2",
-    'quote " backslash \\ slash /',
-    "tab\tnewline\ncr\r",
-    "nul\u0000unit\u001fdel\u007f",
-    "\u2028\u2029 separators",
-    "Ünïcödé Straße Ω 中文",
-    "astral 😀\U0010fffd",
-    "E" * 31,
-    "Zz" * 4096,
-    'x\\"' * 700,
-    "é" * 40000,
-    "L" * (64 * 1024 + 1),
-)
-
-
-def _open_set_paths(decoded: Any, path: tuple = ()) -> list[tuple]:
-    """Where a decoded value holds a member of an open set of strings (known or unknown)."""
-    if isinstance(decoded, OpenStrEnum):
-        return [path]
-    if isinstance(decoded, msgspec.Struct):
-        return [
-            p
-            for name, wire in zip(
-                decoded.__struct_fields__, decoded.__struct_encode_fields__, strict=True
-            )
-            for p in _open_set_paths(getattr(decoded, name), path + (wire,))
-        ]
-    if isinstance(decoded, dict):
-        return [p for k, v in decoded.items() for p in _open_set_paths(v, path + (k,))]
-    if isinstance(decoded, (list, tuple)):
-        return [p for i, v in enumerate(decoded) for p in _open_set_paths(v, path + (i,))]
-    return []
-
-
-def _replaced(instance: Any, path: tuple, value: Any) -> Any:
-    if not path:
-        return value
-    copy = list(instance) if isinstance(instance, list) else dict(instance)
-    copy[path[0]] = _replaced(instance[path[0]], path[1:], value)
-    return copy
-
-
 OPEN_SET_DEFS = [
     name
     for name in TESTED
     if any(
-        _open_set_paths(acp_schema.decode(json.dumps(x).encode(), getattr(acp_schema.types, name)))
+        open_set_paths(acp_schema.decode(json.dumps(x).encode(), getattr(acp_schema.types, name)))
         for x in valid_instances(SCHEMA, name, count=COUNT, seed=SEED)
         if _for_def(FormatRangeValidator, name).is_valid(x)
     )
@@ -273,9 +225,9 @@ def test_unknown_values_of_open_sets_re_encode_to_the_same_json(def_name: str) -
         if not with_formats.is_valid(instance):
             continue
         decoded = acp_schema.decode(json.dumps(instance).encode(), cls)
-        for i, path in enumerate(_open_set_paths(decoded)):
+        for i, path in enumerate(open_set_paths(decoded)):
             unknown = UNKNOWN_VALUES[(n + i) % len(UNKNOWN_VALUES)]
-            changed = _replaced(instance, path, unknown)
+            changed = replaced(instance, path, unknown)
             if not plain.is_valid(changed):
                 failures.append(f"{path}: the schema does not take any string there")
                 continue
