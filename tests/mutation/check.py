@@ -147,7 +147,7 @@ def run_tests(shadow: Path, packages: Path, tests: Sequence[str], *, stop_at_fir
     env["ACPGEN_TEST_PACKAGES"] = str(packages)
     env.pop("PYTEST_XDIST_WORKER", None)
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
-    args += ["-o", "addopts=-rf", "--tb=line", *tests]
+    args += ["-o", "addopts=-rf", "--tb=short", *tests]
     if stop_at_first:
         args.append("-x")
     done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True)
