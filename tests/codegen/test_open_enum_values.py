@@ -8,9 +8,10 @@ import json
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 import acp_schema
 import acp_schema_v2
-import pytest
 
 from ..support.tiny import document, package_from
 

@@ -1,8 +1,10 @@
 """The mutation check: plant known breaks in a copy of the library and show the suite notices each.
 
-    python -m tests.mutation.check [-j N] [--list] [NAME ...]   (`make mutation`; names pick mutants)
+    python -m tests.mutation.check [-j N] [--list] [--anchors] [NAME ...]   (`make mutation`)
 
-The breaks are data: tests/mutation/mutants.toml, one `[[mutant]]` table each (see its header).
+NAME picks the mutants whose name has it, or of that area (runtime, generator, codec, diff, bump),
+or of a module path containing it. The breaks are data: tests/mutation/mutants.toml, one
+`[[mutant]]` table each (see its header).
 Each replaces exact pieces of the library (anchors that must occur as often as the mutant says, or
 the check fails, so a mutant never rots silently when the code moves) in a copy made in a
 temporary directory: runtime/ as `acp_runtime`, codegen/ (with templates/) as `acpgen`, and the
@@ -140,7 +142,9 @@ class Outcome:
     first: str  # the first failure's summary line, or pytest's last line
 
 
-def run_tests(shadow: Path, packages: Path, tests: Sequence[str], *, stop_at_first: bool) -> Outcome:
+def run_tests(
+    shadow: Path, packages: Path, tests: Sequence[str], *, stop_at_first: bool
+) -> Outcome:
     """Run pytest on `tests`, `shadow` first on PYTHONPATH."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(shadow), *filter(None, [env.get("PYTHONPATH")])])
