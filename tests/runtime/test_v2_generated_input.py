@@ -49,7 +49,7 @@ from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, 
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
 from tests.support.agreement import same_json, without_added_defaults
 from tests.support.instances import Mutation, valid_instances_with_defaults
-from tests.support.unknown_values import UNKNOWN_VALUES, open_set_paths, replaced
+from tests.support.unknown_values import open_set_paths, replaced, substitutions
 from tests.support.wire_cases import Answering, all_forgiven, broken_mutations
 
 from .helpers import RawPeer
@@ -261,15 +261,14 @@ async def test_valid_results_reach_the_caller_typed_and_re_encode_as_sent(
 
 
 def with_unknown_values(info: Any) -> list[tuple[Any, Any, str]]:
-    """Valid params of `info`, each value of an open set replaced by an unknown one of
-    UNKNOWN_VALUES in turn: (params, their defaults by path, the value put in)."""
+    """Valid params of `info` with a value of an open set replaced by an unknown one of
+    UNKNOWN_VALUES (`substitutions`): (params, their defaults by path, the value put in)."""
     if general_form(info.params):
         return []
     out = []
     for n, (params, defaults) in enumerate(valid(def_of(info.method, info.params))):
         decoded = v2.decode(json.dumps(params), info.params)
-        for i, path in enumerate(open_set_paths(decoded)):
-            unknown = UNKNOWN_VALUES[(n + i) % len(UNKNOWN_VALUES)]
+        for path, unknown in substitutions(open_set_paths(decoded), n):
             out.append((replaced(params, path, unknown), defaults, unknown))
     return out
 

@@ -63,3 +63,16 @@ def replaced(instance: Any, path: tuple, value: Any) -> Any:
     copy: Any = list(instance) if isinstance(instance, list) else dict(instance)
     copy[path[0]] = replaced(instance[path[0]], path[1:], value)
     return copy
+
+
+def substitutions(paths: list[tuple], start: int = 0) -> list[tuple[tuple, str]]:
+    """(path, unknown value) pairs to try: every value of UNKNOWN_VALUES at the first path, and
+    one value each, in turn from `start`, at the others."""
+    if not paths:
+        return []
+    first = [(paths[0], value) for value in UNKNOWN_VALUES]
+    rest = [
+        (path, UNKNOWN_VALUES[(start + i) % len(UNKNOWN_VALUES)])
+        for i, path in enumerate(paths[1:])
+    ]
+    return first + rest
