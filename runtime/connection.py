@@ -413,6 +413,11 @@ class Connection(Generic[PackageT]):
         message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
         try:
             await self._write(self.schema.encode_message(message))
+        except asyncio.CancelledError:
+            # Cancelled while waiting for the peer to read: the request is on its way, so the
+            # peer is asked to drop it, as for any call cancelled before its answer.
+            self._abandon(request_id)
+            raise
         except BaseException:
             self._pending.pop(request_id, None)
             if future.done() and not future.cancelled():
