@@ -152,6 +152,7 @@ def run_tests(
     env["PYTHONPATH"] = os.pathsep.join([str(shadow), *filter(None, [env.get("PYTHONPATH")])])
     env["ACPGEN_TEST_PACKAGES"] = str(packages)
     env.pop("PYTEST_XDIST_WORKER", None)
+    env["COLUMNS"] = "500"  # pytest cuts the summary line (the failure's message) to the width
     args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     args += ["-o", "addopts=-rf", "--tb=short", *tests]
     if stop_at_first:
