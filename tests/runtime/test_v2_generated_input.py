@@ -7,6 +7,9 @@ For every method in the package's tables (`RECEIVED_BY`: a method both sides rec
   the one difference allowed is the v1 differential's (tests/support/agreement.py): a member the
   sender left out may come back with its schema `default`. (Undeclared keys are never drawn where
   the schema does not say `additionalProperties`, so none is allowed for.)
+- the same with a value of an open set in those params replaced by an unknown one drawn to stress
+  the encoder (tests/support/unknown_values.py: mixed case, escapes, control and astral
+  characters, lengths past 64 KiB): it arrives exactly as sent;
 - params broken where the schema forgives nothing (tests/support/wire_cases.py) never reach the
   handler: a request is answered -32602, a notification not at all, and the connection then
   serves a valid message of the method and answers a probe next; a refused request's
