@@ -1009,6 +1009,9 @@ class Connection(Generic[PackageT]):
         try:
             await self._out.write(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
+            known = self._eof_error or self._close_error
+            if known is not None:  # the peer went away first: say so, not how the write ended
+                raise known from exc
             err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
             self._shutdown(err)
             raise err from exc
