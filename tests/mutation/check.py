@@ -272,7 +272,11 @@ def main(argv: Sequence[str]) -> int:
             for why in failing:
                 print(f"baseline: the targeted tests do not pass on the unbroken library: {why}")
             return 1
-        print(f"baseline: the targeted tests of {len(chosen)} mutants pass on the unbroken library")
+        print(
+            f"baseline: the targeted tests of {len(chosen)} mutants pass on the unbroken library"
+            f" ({time.monotonic() - started:.0f} s)",
+            flush=True,
+        )
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = [pool.submit(try_mutant, m, work, shared) for m in chosen]
             results = []
