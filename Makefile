@@ -91,6 +91,8 @@ bump: $(STAMP)
 conformance: $(STAMP)
 	$(PY) -m pytest -q tests/conformance --conformance-report CONFORMANCE.md
 
-# Planted breaks in a temporary copy of the runtime; each must make its targeted tests fail.
+# Planted breaks (tests/mutation/mutants.toml) in a temporary copy of the library: the runtime, the
+# generator, the codec modules, the diff and the bump; each must make its targeted tests fail.
+# MUTATION_JOBS=N runs N at once (default: the number of CPUs).
 mutation: $(STAMP)
-	$(PY) -m tests.mutation.check
+	$(PY) -m tests.mutation.check $(if $(MUTATION_JOBS),-j $(MUTATION_JOBS))

@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
-import keyword
 import re
+
+# The names a generated attribute, method or member must not take, fixed here rather than read from
+# the running interpreter's `keyword` module: the generated package is the same bytes whatever
+# Python runs the generator (3.12 made `type` a soft keyword, which would rename
+# `ElicitationSchema.type` to `type_`). The hard keywords of Python 3.11 to 3.13, and the soft
+# keywords of 3.11 (`_`, `case`, `match`), which the committed packages were generated with; a
+# soft keyword is a valid name, so later ones (`type`) are not added.
+RESERVED = frozenset(
+    {
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+        "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+        "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+        "try", "while", "with", "yield",
+        "_", "case", "match",
+    }
+)  # fmt: skip
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9]|\b|_|$)|[A-Z]?[a-z0-9]+|[A-Z]+|[0-9]+")
 
@@ -55,6 +70,6 @@ def verbatim(text: str) -> str:
 def safe_identifier(name: str) -> str:
     if name[0].isdigit():
         name = "v_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+    if name in RESERVED:
         name += "_"
     return name

@@ -146,6 +146,9 @@ def unique_fields(fields: list[Field], pointer: str) -> list[Field]:
             )
         if earlier is not None and f.type == ANY:
             f = Field(**{**earlier.__dict__, "required": earlier.required or f.required})
+        elif earlier is not None and earlier.required and not f.required:
+            # allOf: a property is required when any member requires it, whichever comes first
+            f = Field(**{**f.__dict__, "required": True, "default": NO_DEFAULT})
         by_wire[f.wire] = f
     names: set[str] = set()
     out = []

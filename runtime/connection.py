@@ -419,6 +419,11 @@ class Connection(Generic[PackageT]):
         message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
         try:
             await self._write(self.schema.encode_message(message))
+        except asyncio.CancelledError:
+            # Cancelled while waiting for the peer to read: the request is on its way, so the
+            # peer is asked to drop it, as for any call cancelled before its answer.
+            self._abandon(request_id)
+            raise
         except BaseException:
             self._pending.pop(request_id, None)
             if future.done() and not future.cancelled():
@@ -1002,6 +1007,9 @@ class Connection(Generic[PackageT]):
         try:
             await self._out.write(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
+            known = self._eof_error or self._close_error
+            if known is not None:  # the peer went away first: say so, not how the write ended
+                raise known from exc
             err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
             self._shutdown(err)
             raise err from exc

@@ -4,7 +4,15 @@ For every def of `schema/schema.json`, deterministic instances from `codegen/ins
 
 - every valid instance (jsonschema accepts it) must decode strictly with
   `acp_schema.decode(..., getattr(acp_schema.types, def_name))`, and re-encoding the decoded value
-  must give JSON that jsonschema accepts too (encode never produces invalid JSON);
+  must give JSON that jsonschema accepts too (encode never produces invalid JSON) and that equals
+  the input as a JSON value (tests/support/agreement.py's `same_json`: key order, whitespace and
+  how a number is written aside), but for two exceptions: a property the input left out may come
+  back with its schema `default` (`without_added_defaults`), and a def that is a variant of a
+  tagged union (a content block of one kind), decoded on its own, comes back with the tag its
+  union gives it (its Struct is the union's variant);
+- the same holds once every value of an open set (an enum with a catch-all string branch) in a
+  valid instance is replaced by an unknown one drawn to stress the encoder: mixed case, quotes,
+  backslashes, control characters, non-BMP characters, and lengths from 0 to past 64 KiB;
 - every mutated instance (jsonschema rejects it) must be rejected by strict decode
   (`acp_schema.codec.decoder(type)`: the package's decoder without the forgiving retry that the
   schema's `x-deserialize-default-on-error` / `-skip-invalid-items` marks ask receivers for, where
@@ -46,7 +54,14 @@ from jsonschema import Draft202012Validator, ValidationError, validators
 
 import acp_schema
 from acp_schema._support import UnknownVariant  # not re-exported by acp_schema (see report)
-from acpgen.instances import INT_RANGES, mutated_instances, valid_instances
+from acpgen.instances import (
+    INT_RANGES,
+    mutated_instances,
+    valid_instances,
+    valid_instances_with_defaults,
+)
+from tests.support.agreement import diff_paths, same_json, without_added_defaults
+from tests.support.unknown_values import open_set_paths, replaced, substitutions
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA: dict = json.loads((REPO / "schema" / "schema.json").read_text())
@@ -111,31 +126,115 @@ def test_every_def_is_exercised() -> None:
     assert empty == []
 
 
+def _tags(decoded: Any, path: tuple = ()) -> list[tuple[tuple, str, Any]]:
+    """(path, tag field, tag) of every tagged struct in a decoded value."""
+    if isinstance(decoded, msgspec.Struct):
+        config = decoded.__struct_config__
+        own = [(path, config.tag_field, config.tag)] if config.tag_field is not None else []
+        return own + [
+            t
+            for name, wire in zip(
+                decoded.__struct_fields__, decoded.__struct_encode_fields__, strict=True
+            )
+            for t in _tags(getattr(decoded, name), path + (wire,))
+        ]
+    if isinstance(decoded, dict):
+        return [t for k, v in decoded.items() for t in _tags(v, path + (k,))]
+    if isinstance(decoded, (list, tuple)):
+        return [t for i, v in enumerate(decoded) for t in _tags(v, path + (i,))]
+    return []
+
+
+def _at(value: Any, path: tuple) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _round_trip_problem(cls: Any, instance: Any, defaults: Any, plain: Any) -> str | None:
+    """Why `instance` does not decode and re-encode to itself (None: it does)."""
+    data = json.dumps(instance, ensure_ascii=False).encode()
+    try:
+        decoded = acp_schema.decode(data, cls)
+    except msgspec.ValidationError as exc:
+        return f"valid instance rejected: {exc}\n  {data[:400]!r}"
+    out = acp_schema.encode(decoded)
+    again = json.loads(out)
+    errors = [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+        for e in plain.iter_errors(again)
+    ]
+    if errors:
+        return (
+            f"re-encoded value is invalid: {errors[:3]}\n  in:  {data[:400]!r}\n  out:"
+            f" {out[:400]!r}"
+        )
+    for path, field, tag in _tags(decoded):
+        sent, got = _at(instance, path), _at(again, path)
+        if field not in sent and got.get(field) == tag:
+            del got[field]  # the second exception (see the module's docstring)
+    if not same_json(without_added_defaults(again, instance, defaults), instance):
+        return (
+            f"re-encoded value differs at {diff_paths(instance, again)[:5]}\n  in:  {data[:400]!r}"
+            f"\n  out: {out[:400]!r}"
+        )
+    return None
+
+
 @pytest.mark.parametrize("def_name", TESTED)
-def test_valid_instances_decode_and_reencode(def_name: str) -> None:
+def test_valid_instances_decode_and_reencode_to_the_same_json(def_name: str) -> None:
     cls = getattr(acp_schema.types, def_name)
     plain = _for_def(Draft202012Validator, def_name)
     with_formats = _for_def(FormatRangeValidator, def_name)
     failures = []
-    for instance in valid_instances(SCHEMA, def_name, count=COUNT, seed=SEED):
+    for instance, defaults in valid_instances_with_defaults(
+        SCHEMA, def_name, count=COUNT, seed=SEED
+    ):
         if not with_formats.is_valid(instance):
             continue  # only an integer outside its format range: msgspec's stricter reading
-        data = json.dumps(instance, ensure_ascii=False).encode()
-        try:
-            decoded = acp_schema.decode(data, cls)
-        except msgspec.ValidationError as exc:
-            failures.append(f"valid instance rejected: {exc}\n  {data[:400]!r}")
+        problem = _round_trip_problem(cls, instance, defaults, plain)
+        if problem:
+            failures.append(problem)
+    assert not failures, "\n".join(failures)
+
+
+OPEN_SET_DEFS = [
+    name
+    for name in TESTED
+    if any(
+        open_set_paths(acp_schema.decode(json.dumps(x).encode(), getattr(acp_schema.types, name)))
+        for x in valid_instances(SCHEMA, name, count=COUNT, seed=SEED)
+        if _for_def(FormatRangeValidator, name).is_valid(x)
+    )
+]
+
+
+def test_open_sets_are_reached_by_the_valid_instances() -> None:
+    assert OPEN_SET_DEFS, "no valid instance holds a value of an open set: nothing is stressed"
+
+
+@pytest.mark.parametrize("def_name", OPEN_SET_DEFS)
+def test_unknown_values_of_open_sets_re_encode_to_the_same_json(def_name: str) -> None:
+    cls = getattr(acp_schema.types, def_name)
+    plain = _for_def(Draft202012Validator, def_name)
+    with_formats = _for_def(FormatRangeValidator, def_name)
+    failures, tried = [], 0
+    for n, (instance, defaults) in enumerate(
+        valid_instances_with_defaults(SCHEMA, def_name, count=COUNT, seed=SEED)
+    ):
+        if not with_formats.is_valid(instance):
             continue
-        out = acp_schema.encode(decoded)
-        errors = [
-            f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
-            for e in plain.iter_errors(json.loads(out))
-        ]
-        if errors:
-            failures.append(
-                f"re-encoded value is invalid: {errors[:3]}\n  in:  {data[:400]!r}\n  out:"
-                f" {out[:400]!r}"
-            )
+        decoded = acp_schema.decode(json.dumps(instance).encode(), cls)
+        for path, unknown in substitutions(open_set_paths(decoded), n):
+            changed = replaced(instance, path, unknown)
+            if not plain.is_valid(changed):
+                failures.append(f"{path}: the schema does not take any string there")
+                continue
+            tried += 1
+            problem = _round_trip_problem(cls, changed, defaults, plain)
+            if problem:
+                failures.append(f"{unknown[:20]!r} (length {len(unknown)}) at {path}: {problem}")
+    assert tried, "no open-set value was replaced"
     assert not failures, "\n".join(failures)
 
 

@@ -33,6 +33,11 @@ SESSION = "s1"
 HANG_GUARD = 30.0
 
 
+# A raw peer answers only what its test makes it answer: a call that goes out when it should not
+# fails within seconds, naming its method (RequestTimeoutError), not at the test's 30 s limit.
+UNANSWERED_AFTER = 5.0
+
+
 @pytest.fixture(params=["acp_v1", "acp_default"])
 def pkg(request: pytest.FixtureRequest) -> Any:
     """The v1 package the requirements describe, then the committed default package."""
@@ -167,6 +172,7 @@ async def connect(
 def raw_agent(pkg: Any, client: Any = None, **options: Any) -> tuple[ClientSideConnection, RawPeer]:
     """A client connection (nothing sent yet) and the byte-level agent on its far side."""
     (client_in, client_out), (peer_in, peer_out) = memory_pipe()
+    options.setdefault("timeout", UNANSWERED_AFTER)
     conn = ClientSideConnection(
         client or client_serving(pkg), client_in, client_out, schema=pkg, **options
     )
@@ -219,6 +225,7 @@ async def raw_client(
     """An agent connection and the byte-level client on its far side, which has initialized it
     advertising `client_capabilities` (unless told not to)."""
     (agent_in, agent_out), (peer_in, peer_out) = memory_pipe()
+    options.setdefault("timeout", UNANSWERED_AFTER)
     conn = AgentSideConnection(
         agent or agent_serving(pkg), agent_in, agent_out, schema=pkg, **options
     )

@@ -24,6 +24,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 
 
+# A raw peer answers only what its test makes it answer: a call that goes out when it should not
+# fails within seconds, naming its method (RequestTimeoutError), not at the test's 30 s limit.
+UNANSWERED_AFTER = 5.0
+
+
 def typed(pkg: Any, method: str, data: Any, *, result: bool = False) -> Any:
     """The params (or result) of `method` in `pkg`, from wire-shaped JSON."""
     info = pkg.METHODS[method]
@@ -178,6 +183,7 @@ async def raw_client(
 ) -> tuple[AgentSideConnection, RawPeer]:
     """A runtime agent, and a raw client peer (initialized with these capabilities by default)."""
     (agent_in, agent_out), (peer_in, peer_out) = memory_pipe()
+    options.setdefault("timeout", UNANSWERED_AFTER)
     conn = AgentSideConnection(handler, agent_in, agent_out, schema=pkg, **options)
     peer = RawPeer(peer_in, peer_out)
     if initialize:
@@ -198,6 +204,7 @@ async def raw_agent(
 ) -> tuple[ClientSideConnection, RawPeer]:
     """A runtime client, and a raw agent peer that answered its initialize (unless told not to)."""
     (client_in, client_out), (peer_in, peer_out) = memory_pipe()
+    options.setdefault("timeout", UNANSWERED_AFTER)
     conn = ClientSideConnection(
         handler if handler is not None else Client(), client_in, client_out, schema=pkg, **options
     )

@@ -14,6 +14,7 @@ import pytest
 
 from acp_runtime import CapabilityError, NotInitializedError, ProtocolError, spawn_agent
 
+from ..runtime.bounded import within
 from .docs_peers import (
     CWD,
     SESSION,
@@ -456,9 +457,10 @@ async def test_closing_a_session_cancels_its_running_prompt(pkg: Any) -> None:
             typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": []})
         )
     )
-    await started.wait()
+    await within(started.wait(), "the prompt never reached the agent")
     await client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION}))
-    assert (await turn).stop_reason.value == "cancelled"
+    answer = await within(turn, "turn not cancelled by session/close: the prompt is unanswered")
+    assert answer.stop_reason.value == "cancelled"
     assert events == ["prompt cancelled", "close handler"]
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import acp_schema as acp
 
+from .bounded import within
 from .helpers import Agent, Client, pair, raw_agent, raw_client, text_update
 
 
@@ -40,9 +41,9 @@ async def test_session_cancel_ends_the_running_prompt_with_stop_reason_cancelled
     prompt = asyncio.ensure_future(
         client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
     )
-    await agent.handler.started.wait()
+    await within(agent.handler.started.wait(), "the prompt never reached the agent")
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
-    answer = await prompt
+    answer = await within(prompt, "turn not cancelled: the prompt is still unanswered")
     assert answer.stop_reason == acp.StopReason.CANCELLED
     assert agent.handler.events[0] == "prompt cancelled"
     # the update sent while cancelling was handled before the prompt call returned
@@ -61,12 +62,13 @@ async def test_session_cancel_only_touches_its_own_session() -> None:
     prompt = asyncio.ensure_future(
         client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
     )
-    await agent.handler.started.wait()
+    await within(agent.handler.started.wait(), "the prompt never reached the agent")
     await client.agent.session_cancel(acp.CancelNotification(session_id="other"))
     await client.request("_ping", {})
     assert not prompt.done()
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
-    assert (await prompt).stop_reason == acp.StopReason.CANCELLED
+    answer = await within(prompt, "turn not cancelled: the prompt is still unanswered")
+    assert answer.stop_reason == acp.StopReason.CANCELLED
 
 
 async def test_an_error_raised_by_a_cancelled_prompt_still_answers_cancelled() -> None:
@@ -82,9 +84,10 @@ async def test_an_error_raised_by_a_cancelled_prompt_still_answers_cancelled() -
     prompt = asyncio.ensure_future(
         client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
     )
-    await agent.handler.started.wait()
+    await within(agent.handler.started.wait(), "the prompt never reached the agent")
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
-    assert (await prompt).stop_reason == acp.StopReason.CANCELLED
+    answer = await within(prompt, "turn not cancelled: the prompt is still unanswered")
+    assert answer.stop_reason == acp.StopReason.CANCELLED
 
 
 async def test_a_prompt_handler_may_answer_the_cancel_itself() -> None:
@@ -102,9 +105,9 @@ async def test_a_prompt_handler_may_answer_the_cancel_itself() -> None:
     prompt = asyncio.ensure_future(
         client.agent.session_prompt(acp.PromptRequest(session_id="s1", prompt=[]))
     )
-    await agent.handler.started.wait()
+    await within(agent.handler.started.wait(), "the prompt never reached the agent")
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
-    answer = await prompt
+    answer = await within(prompt, "turn not cancelled: the prompt is still unanswered")
     assert answer.stop_reason == acp.StopReason.CANCELLED and answer.meta == {"partial": True}
 
 
@@ -223,10 +226,10 @@ async def test_the_caller_of_a_cancelled_request_gets_the_typed_cancelled_error(
     agent, client = await pair(HangingAgent, HangingClient())
     caller = client if direction == "client to agent" else agent
     call = await caller.send_request("_hang", {})
-    await started.wait()
+    await within(started.wait(), "the request never reached its handler")
     await call.cancel()
     with pytest.raises(acp.RequestCancelledError) as info:
-        await call
+        await within(call, "request not cancelled: the call is still unanswered")
     assert info.value.code == -32800
 
 
@@ -285,7 +288,8 @@ async def test_cancelling_a_prompt_cascades_to_the_agents_own_pending_calls() ->
     )
     await asked.wait()
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
-    assert (await prompt).stop_reason == acp.StopReason.CANCELLED
+    answer = await within(prompt, "turn not cancelled: the prompt is still unanswered")
+    assert answer.stop_reason == acp.StopReason.CANCELLED
     await asyncio.wait_for(client_cancelled.wait(), 5)
 
 

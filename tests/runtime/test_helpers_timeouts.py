@@ -10,6 +10,7 @@ import pytest
 
 from acp_runtime import AgentSideConnection, ClientSideConnection, RequestTimeoutError, memory_pipe
 
+from .bounded import within
 from .helpers import Agent, Client, RawPeer, initialize_request
 
 
@@ -46,21 +47,23 @@ async def connect(**client_options: Any) -> tuple[SlowAgent, ClientSideConnectio
 async def test_a_call_timeout_cancels_the_request_on_the_wire_and_raises_a_clear_error() -> None:
     agent, conn = await connect()
     with pytest.raises(RequestTimeoutError) as raised:
-        await conn.request("_slow", {}, timeout=0.05)
+        await within(conn.request("_slow", {}, timeout=0.05), "the 0.05 s timeout never fired")
     assert (
         str(raised.value)
         == "_slow: no answer within 0.05 s; the request was cancelled ($/cancel_request)"
     )
     assert isinstance(raised.value, TimeoutError)
-    await agent.cancelled.wait()  # the agent got $/cancel_request and cancelled its handler
+    await within(
+        agent.cancelled.wait(), "the timed-out request was not cancelled at the agent"
+    )  # the agent got $/cancel_request and cancelled its handler
     assert await conn.request("_ping", {}) == {"pong": True}  # the connection lives on
 
 
 async def test_the_connection_default_applies_to_every_call() -> None:
     agent, conn = await connect(timeout=0.05)
     with pytest.raises(RequestTimeoutError):
-        await conn.request("_slow", {})
-    await agent.cancelled.wait()
+        await within(conn.request("_slow", {}), "the connection's 0.05 s timeout never fired")
+    await within(agent.cancelled.wait(), "the timed-out request was not cancelled at the agent")
 
 
 async def test_a_call_may_set_its_own_timeout_or_none_over_the_connection_default() -> None:

@@ -8,6 +8,9 @@ neither and answered -32601, see tests/runtime/test_proxy_methods.py):
   the one difference allowed is the v1 differential's (tests/support/agreement.py): a member the
   sender left out may come back with its schema `default`. (Undeclared keys are never drawn where
   the schema does not say `additionalProperties`, so none is allowed for.)
+- the same with a value of an open set in those params replaced by an unknown one drawn to stress
+  the encoder (tests/support/unknown_values.py: mixed case, escapes, control and astral
+  characters, lengths past 64 KiB): it arrives exactly as sent;
 - params broken where the schema forgives nothing (tests/support/wire_cases.py) never reach the
   handler: a request is answered -32602, a notification not at all, and the connection then
   serves a valid message of the method and answers a probe next; a refused request's
@@ -50,6 +53,7 @@ from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, 
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
 from acpgen.instances import Mutation, valid_instances_with_defaults
 from tests.support.agreement import same_json, without_added_defaults
+from tests.support.unknown_values import open_set_paths, replaced, substitutions
 from tests.support.wire_cases import Answering, all_forgiven, broken_mutations
 
 from .helpers import RawPeer
@@ -259,6 +263,46 @@ async def test_valid_results_reach_the_caller_typed_and_re_encode_as_sent(
         request = await peer.recv()
         peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
         arrived_as_sent(await call, info.result, result, defaults)
+
+
+def with_unknown_values(info: Any) -> list[tuple[Any, Any, str]]:
+    """Valid params of `info` with a value of an open set replaced by an unknown one of
+    UNKNOWN_VALUES (`substitutions`): (params, their defaults by path, the value put in)."""
+    if general_form(info.params):
+        return []
+    out = []
+    for n, (params, defaults) in enumerate(valid(def_of(info.method, info.params))):
+        decoded = v2.decode(json.dumps(params), info.params)
+        for path, unknown in substitutions(open_set_paths(decoded), n):
+            out.append((replaced(params, path, unknown), defaults, unknown))
+    return out
+
+
+OPEN_SET_RECEIVED = [p for p in RECEIVED if with_unknown_values(p.values[1])]
+
+
+def test_some_received_params_hold_open_sets() -> None:
+    assert OPEN_SET_RECEIVED, "no params of the v2 package hold an open set: nothing is stressed"
+
+
+@pytest.mark.parametrize(("side", "info"), OPEN_SET_RECEIVED)
+async def test_unknown_values_of_open_sets_reach_the_handler_as_sent(side: str, info: Any) -> None:
+    """Mixed case, escapes, control and astral characters, lengths past 64 KiB: an unknown value
+    of an open set is kept exactly, and the params re-encode as sent."""
+    handler = Answering()
+    conn, peer = await end(side, handler)
+    results = typed_results(info, seed=3) if info.kind == "request" else []
+    for n, (params, defaults, unknown) in enumerate(with_unknown_values(info)):
+        if info.kind == "notification":
+            send(peer, info, params)
+            name, received = await handler.arrived.get()
+        else:
+            handler.result = results[n % len(results)]
+            answer = await peer.call(n, info.method, params)
+            assert "result" in answer, (unknown[:20], answer)
+            name, received = handler.arrived.get_nowait()
+        assert name == info.handler
+        arrived_as_sent(received, info.params, params, defaults)
 
 
 # --- 2. broken params never reach the handler ---------------------------------------------------
