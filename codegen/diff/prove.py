@@ -190,10 +190,7 @@ def _gone(proof: ChangeProof, role: str, old: Revision, new: Revision) -> str:
     for wire, kind, part in dict.fromkeys((x.method, x.kind, x.part) for x in proof.exchanges):
         for before in (m for m in old.methods if m.wire == wire and m.kind == kind):
             after = {
-                f
-                for m in new.methods
-                if m.wire == wire and m.kind == kind
-                for f in _roles(m, part)
+                f for m in new.methods if m.wire == wire and m.kind == kind for f in _roles(m, part)
             }
             for sender, receiver in _roles(before, part):
                 if role in (sender, receiver) and (sender, receiver) not in after:

@@ -203,3 +203,23 @@ def test_a_bump_whose_proof_contradicts_a_verdict_is_refused_with_exit_3_and_cha
     assert refused.value.exit_code == 3 and "the proof contradicts 1 verdict" in str(refused.value)
     assert schema.read_text() == Path(case_files[0]).read_text()
     assert not (tmp_path / "generated").exists() and not paths.changes.exists()
+
+
+def test_a_verdict_whose_way_of_breaking_no_longer_flows_is_listed_as_unreachable_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The method moved side: the old receiver's handler is just never called. No exchange can
+    show that, and the proof says so, in every format, instead of calling the verdict wrong."""
+    body = case("method-side-changed")
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(body["old"]))
+    new.write_text(json.dumps(body["new"]))
+    assert main([str(old), str(new), "--prove"]) == 0
+    out = capsys.readouterr().out
+    assert "1 breaking verdict(s) unreachable" in out and "DISAGREEMENT" not in out
+    assert "unreachable method-side-changed thing/ping: reported breaking for agents" in out
+    assert "no longer flows in the new revision (the method moved side)" in out
+    assert main([str(old), str(new), "--prove", "--format", "json"]) == 0
+    proof = json.loads(capsys.readouterr().out)["proof"]
+    assert proof["confirmed"] and not proof["masked"]
+    assert [u["subject"] for u in proof["unreachable"]] == ["thing/ping"]
