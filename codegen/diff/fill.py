@@ -35,7 +35,7 @@ def fill(
         return None
     for change in owners:
         t = target(change, side)
-        if t is None or t.field != where[-1]:
+        if t is None or t.field is None or t.field != where[-1]:
             continue
         document = hoisted(rev, t.root)
         node = property_schema(document.get("$defs", {}).get(t.root), t.field)
