@@ -29,6 +29,7 @@ from typing import Any
 from ..instances import instances_with_refs
 from ..ir import Method
 from .blame import Blame, Where
+from .fill import fill
 from .model import ROLES, Change, Level, Report
 from .peers import Outcome, Peer, deliver, peers, wire_message
 from .prune import prune
@@ -65,6 +66,7 @@ class Exchange:
     hits: bool  # failed, and the rejection is this change's (blame.py)
     explained: bool = True  # False: failed where no listed change is (a change the diff missed)
     masked_by: str = ""  # rejected first, beyond pruning, for another change (its rule and subject)
+    kind: str = ""  # the method's kind: "request" or "notification"
 
     @property
     def old_role(self) -> str:
@@ -77,15 +79,17 @@ class ChangeProof:
     change: Change
     exchanges: tuple[Exchange, ...]
     disagreements: tuple[str, ...]
-    masked: tuple[str, ...] = ()  # breaking verdicts no exchange could reach (see `_judge`)
+    masked: tuple[str, ...] = ()  # breaking verdicts no exchange reached past another change
+    unreachable: tuple[str, ...] = ()  # breaking verdicts no exchange can reach (`_gone`)
 
     def failing(self, role: str) -> tuple[Exchange, ...]:
         """The exchanges that fail for a role at the place of the change."""
         return tuple(x for x in self.exchanges if x.hits and x.old_role == role)
 
     def masked_for(self, role: str) -> bool:
-        """Whether the verdict for a role is breaking and no exchange reached it (`_masked`)."""
-        return any(r == role for r, _ in _masked(self))
+        """Whether the verdict for a role is breaking and no exchange reached it: masked by another
+        change (`_masked`) or unreachable (`_gone`)."""
+        return any(n.startswith(_about(role)) for n in self.masked + self.unreachable)
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,14 @@ class Proof:
     @property
     def masked(self) -> tuple[tuple[Change, str], ...]:
         return tuple((p.change, m) for p in self.changes for m in p.masked)
+
+    @property
+    def unreachable(self) -> tuple[tuple[Change, str], ...]:
+        return tuple((p.change, u) for p in self.changes for u in p.unreachable)
+
+
+def _about(role: str) -> str:
+    return f"reported breaking for {role}s: "
 
 
 def prove(report: Report, old: Revision, new: Revision, draws: int = DRAWS) -> Proof:
@@ -135,8 +147,16 @@ def _prove_change(change: Change, sides: tuple[_Side, _Side], draws: int) -> Cha
         if not more or not _unconfirmed(proof):
             break
     masked = dict(_masked(proof))
-    problems = tuple(_judge(proof, skip=frozenset(masked)))
-    return ChangeProof(change, proof.exchanges, problems, tuple(masked.values()))
+    unreachable: dict[str, str] = {}
+    for role in ROLES:
+        gone = _gone(proof, role, sides[0].sender.revision, sides[1].sender.revision)
+        if gone and _unconfirmed_for(proof, role):
+            masked.pop(role, None)
+            unreachable[role] = gone
+    problems = tuple(_judge(proof, skip=frozenset(masked) | frozenset(unreachable)))
+    return ChangeProof(
+        change, proof.exchanges, problems, tuple(masked.values()), tuple(unreachable.values())
+    )
 
 
 def _masked(proof: ChangeProof) -> Iterator[tuple[str, str]]:
@@ -150,9 +170,44 @@ def _masked(proof: ChangeProof) -> Iterator[tuple[str, str]]:
         masked = [x for x in proof.exchanges if x.old_role == role and x.masked_by]
         if masked:
             yield role, (
-                f"reported breaking for {role}s: masked, {len(masked)} exchange(s) rejected first"
+                f"{_about(role)}masked, {len(masked)} exchange(s) rejected first"
                 f" for {masked[0].masked_by}"
             )
+
+
+def _unconfirmed_for(proof: ChangeProof, role: str) -> bool:
+    return proof.change.severity.of(role) is Level.BREAKING and not proof.failing(role)
+
+
+def _gone(proof: ChangeProof, role: str, old: Revision, new: Revision) -> str:
+    """Why no exchange can reach a breaking verdict for a role, when that is so: a way the change
+    flows in the old revision, with an old `role` in it, is gone from the new one (the method
+    carrying it moved to the other side), and every exchange of the role that was rejected for
+    another change was rejected on such a way. The old role would break where a message it sent
+    or received no longer flows at all, an absence no exchange can show; what does still flow is
+    tried, and must not contradict the verdict. "" when that is not so."""
+    gone: dict[tuple[str, str, str, str, str], str] = {}
+    for wire, kind, part in dict.fromkeys((x.method, x.kind, x.part) for x in proof.exchanges):
+        for before in (m for m in old.methods if m.wire == wire and m.kind == kind):
+            after = {
+                f for m in new.methods if m.wire == wire and m.kind == kind for f in _roles(m, part)
+            }
+            for sender, receiver in _roles(before, part):
+                if role in (sender, receiver) and (sender, receiver) not in after:
+                    gone[wire, kind, part, sender, receiver] = (
+                        f"{wire} ({kind}) {part} from {sender} to {receiver}"
+                    )
+    blocked = [x for x in proof.exchanges if x.old_role == role and x.masked_by]
+    if not gone or any(
+        (x.method, x.kind, x.part, x.sender, x.receiver) not in gone for x in blocked
+    ):
+        return ""
+    return (
+        f"{_about(role)}unreachable, {next(iter(gone.values()))} no longer"
+        f" flows in the new revision (the method moved side), so no exchange can show an old"
+        f" {role} break there; {sum(x.old_role == role for x in proof.exchanges)} exchange(s)"
+        " of the ways that still flow were tried"
+    )
 
 
 def _unconfirmed(proof: ChangeProof) -> bool:
@@ -280,9 +335,13 @@ def _send(
         if change in owners:
             break
         pruned = prune(value, claim.anchor, places, t.root if t is not None else "")
-        if pruned is None:
+        if pruned is not None:
+            value, places = pruned
+            continue
+        filled = fill(value, where, owners, _other(side.name), side.receiver.revision)
+        if filled is None:
             break  # rejected where the change's own values are, or where nothing can go
-        value, places = pruned
+        value = filled  # a field the receiver requires for another change, drawn from its schema
     direction = "old→new" if side.name == "old" else "new→old"
     return Exchange(
         direction,
@@ -299,7 +358,12 @@ def _send(
             if outcome.ok or change in owners
             else ", ".join(f"{c.rule} {c.subject}" for c in owners[:2])
         ),
+        method.kind,
     )
+
+
+def _other(side: str) -> str:
+    return "new" if side == "old" else "old"
 
 
 def _carriers(

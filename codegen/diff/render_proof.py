@@ -24,6 +24,11 @@ def summary(proof: Proof) -> str:
             f" ({len(proof.masked)} breaking verdict(s) masked: no exchange reached them past"
             " another change)"
         )
+    if proof.unreachable:
+        verdict += (
+            f" ({len(proof.unreachable)} breaking verdict(s) unreachable: the way they break no"
+            " longer flows, so no exchange can show it)"
+        )
     return (
         f"{tried} exchanges between the two revisions' generated packages, for {n} changes:"
         f" {verdict}"
@@ -36,6 +41,8 @@ def text_lines(proof: Proof) -> list[str]:
         lines.append(f"  DISAGREEMENT {c.rule} {c.subject}: {problem}")
     for c, note in proof.masked:
         lines.append(f"  masked {c.rule} {c.subject}: {note}")
+    for c, note in proof.unreachable:
+        lines.append(f"  unreachable {c.rule} {c.subject}: {note}")
     lines.append("  exchanges per change (failing for agents/clients):")
     for p in proof.changes:
         counts = "/".join(str(len(p.failing(role))) for role in ROLES)
@@ -59,6 +66,11 @@ def markdown_lines(proof: Proof) -> list[str]:
         lines.append("")
     if proof.masked:
         lines += [f"- masked `{c.rule}` `{c.subject}`: {_cell(m)}" for c, m in proof.masked]
+        lines.append("")
+    if proof.unreachable:
+        lines += [
+            f"- unreachable `{c.rule}` `{c.subject}`: {_cell(u)}" for c, u in proof.unreachable
+        ]
         lines.append("")
     breaking = [
         p for p in proof.changes if any(p.change.severity.of(r) is Level.BREAKING for r in ROLES)
@@ -104,6 +116,9 @@ def json_value(proof: Proof) -> dict[str, Any]:
             {"rule": c.rule, "subject": c.subject, "problem": d} for c, d in proof.disagreements
         ],
         "masked": [{"rule": c.rule, "subject": c.subject, "note": m} for c, m in proof.masked],
+        "unreachable": [
+            {"rule": c.rule, "subject": c.subject, "note": u} for c, u in proof.unreachable
+        ],
         "changes": [_change_json(p) for p in proof.changes],
     }
 

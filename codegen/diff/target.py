@@ -109,7 +109,7 @@ def beyond(document: Obj, change: Change, t: Target, side: str, other: Revision)
     their_body = other.schema.defs.get(theirs.root)
     if t.root not in defs or their_body is None or theirs.key is not None:
         return None
-    node = their_body if theirs.field is None else _property(their_body, theirs.field)
+    node = their_body if theirs.field is None else property_schema(their_body, theirs.field)
     if node is None:
         return None
     prefix = "__old__" if side == "new" else "__new__"
@@ -124,14 +124,14 @@ def beyond(document: Obj, change: Change, t: Target, side: str, other: Revision)
     return {**document, "$defs": {**defs, **copies, t.root: {"allOf": [defs[t.root], extra]}}}
 
 
-def _property(body: Any, wire: str) -> Any:
+def property_schema(body: Any, wire: str) -> Any:
     """The schema of an object def's property (in it or in the parts of its `allOf`)."""
     if not isinstance(body, dict):
         return None
     props = body.get("properties")
     found = props.get(wire) if isinstance(props, dict) else None
     for part in body.get("allOf", []):
-        found = found if found is not None else _property(part, wire)
+        found = found if found is not None else property_schema(part, wire)
     return found
 
 
