@@ -37,8 +37,8 @@ import pytest
 import acp_schema
 import acp_schema_v2
 from acp_runtime import SchemaMismatchError, wire
-from tests.support.agreement import same_json, without_added_defaults
 from acpgen.instances import Mutation, mutations, valid_instances_with_defaults
+from tests.support.agreement import same_json, without_added_defaults
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = {  # each package and the schema `make generate` builds it from (Makefile)
