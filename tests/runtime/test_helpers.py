@@ -23,7 +23,9 @@ ALL = {
 
 
 class ScriptedAgent(Agent):
-    """Runs the test's script as its session/prompt; what the script returns is kept."""
+    """Runs the test's script as its session/prompt; what the script returns is kept, and so is
+    what it raised (`run` then checks it), pytest's own failures included, so that a failed
+    `pytest.raises` inside a script reaches the test."""
 
     script: Script
 
@@ -35,7 +37,7 @@ class ScriptedAgent(Agent):
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
         try:
             self.result = await self.script(AgentSession(self.conn, params.session_id))
-        except Exception as exc:
+        except (Exception, pytest.fail.Exception) as exc:
             self.error = exc
         return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
 
@@ -93,10 +95,15 @@ class MemoryClient(acp.ClientHandler):
 
 
 async def run(
-    script: Script, client: Any = None, **capabilities: Any
+    script: Script,
+    client: Any = None,
+    *,
+    raises: type[BaseException] | None = None,
+    **capabilities: Any,
 ) -> tuple[ScriptedAgent, Session, Any]:
     """Prompt once with `script` as the agent's turn; the agent handler, the folded session and
-    the client handler."""
+    the client handler. The script must raise nothing, or exactly `raises` when given: anything
+    else fails the test, naming what the script raised."""
     client = client or MemoryClient()
     (agent_in, agent_out), (client_in, client_out) = memory_pipe()
     handlers: list[ScriptedAgent] = []
@@ -112,7 +119,18 @@ async def run(
     await conn.agent.initialize(initialize_request(**capabilities))
     session = await Session.new(conn, CWD)
     await session.prompt("go")
-    return handlers[0], session, client
+    agent = handlers[0]
+    check_raised(agent.error, raises)
+    return agent, session, client
+
+
+def check_raised(error: BaseException | None, expected: type[BaseException] | None) -> None:
+    if expected is None:
+        if error is not None:
+            pytest.fail(f"the agent's script raised {type(error).__name__}: {error}")
+    elif type(error) is not expected:
+        raised = "nothing" if error is None else f"{type(error).__name__}: {error}"
+        pytest.fail(f"the agent's script should raise {expected.__name__}, it raised {raised}")
 
 
 async def test_say_think_and_plan_arrive_as_their_updates() -> None:
@@ -148,12 +166,12 @@ async def test_a_tool_call_block_that_raises_is_reported_failed_and_the_error_go
         async with s.tool_call("Compile"):
             raise RuntimeError("compiler missing")
 
-    agent, session, _ = await run(script)
+    agent, session, _ = await run(script, raises=RuntimeError)
     (call,) = session.state.tool_calls.values()
     assert call.status == acp.ToolCallStatus.FAILED and call.raw_output == {
         "error": "compiler missing"
     }
-    assert isinstance(agent.error, RuntimeError)
+    assert str(agent.error) == "compiler missing"
 
 
 async def test_ask_permission_returns_the_chosen_option() -> None:
@@ -229,8 +247,8 @@ async def test_a_terminal_is_released_when_the_block_raises() -> None:
         async with s.terminal("pytest"):
             raise asyncio.TimeoutError
 
-    agent, _, client = await run(script, **ALL)
-    assert isinstance(agent.error, TimeoutError) and client.terminals == {"t0": "released"}
+    agent, _, client = await run(script, raises=asyncio.TimeoutError, **ALL)
+    assert client.terminals == {"t0": "released"}
 
 
 async def test_tool_call_paths_must_be_absolute() -> None:
@@ -238,5 +256,22 @@ async def test_tool_call_paths_must_be_absolute() -> None:
         async with s.tool_call("Edit", locations=[{"path": "relative.txt"}]):
             pass
 
-    agent, session, _ = await run(script)
-    assert "absolute" in str(agent.error) and not session.state.tool_calls
+    agent, session, _ = await run(script, raises=CapabilityError)
+    assert "must be an absolute path, got 'relative.txt'" in str(agent.error)
+    assert not session.state.tool_calls
+
+
+async def test_run_fails_the_test_naming_what_the_script_raised() -> None:
+    async def script(s: AgentSession) -> None:
+        raise LookupError("planted")
+
+    with pytest.raises(pytest.fail.Exception, match="script raised LookupError: planted"):
+        await run(script)
+    with pytest.raises(pytest.fail.Exception, match="should raise KeyError, it raised LookupError"):
+        await run(script, raises=KeyError)
+
+    async def quiet(s: AgentSession) -> None:
+        await s.say("fine")
+
+    with pytest.raises(pytest.fail.Exception, match="should raise KeyError, it raised nothing"):
+        await run(quiet, raises=KeyError)
