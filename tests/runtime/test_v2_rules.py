@@ -50,10 +50,28 @@ async def test_message_id_rule_is_off_without_enforcement() -> None:
     peer.close()
 
 
+class ClientV1(v1.ClientHandler):
+    def __init__(self) -> None:
+        self.updates: list[v1.SessionNotification] = []
+        self.arrived = asyncio.Event()
+
+    async def session_update(self, params: v1.SessionNotification) -> None:
+        self.updates.append(params)
+        self.arrived.set()
+
+
 async def test_a_v1_connection_of_the_same_agent_sends_chunks_without_message_ids() -> None:
-    agent, client = await connected(client=ClientVersions(ClientRoute(1, v1, v1.ClientHandler())))
+    handler = ClientV1()
+    agent, client = await connected(client=ClientVersions(ClientRoute(1, v1, handler)))
     await client.agent.initialize(v1.InitializeRequest(protocol_version=1))
     await agent.notify("session/update", update(CHUNK))  # v1: messageId is optional
+    try:
+        await asyncio.wait_for(handler.arrived.wait(), 5)
+    except TimeoutError:
+        pytest.fail("the v1 client never received the chunk")
+    (note,) = handler.updates
+    assert note.session_id == "s1"
+    assert note.update == v1.SessionUpdateAgentMessageChunk(content=v1.TextContent(text="x"))
     await client.close()
 
 
