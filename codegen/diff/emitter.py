@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..ir import Method, is_unstable
 from .match import Pairs
 from .model import Change
-from .reach import Flow, method_flows
+from .reach import Flow, method_flows, routes_of
 from .revision import Revision
 from .rules import ORDER
 from .severity import assess
@@ -33,9 +33,7 @@ class Emitter:
         self.old, self.new, self.pairs = old, new, pairs
         self.changes: list[Change] = []
         self.descriptions = 0
-        self.common_wires = frozenset(m.wire for m in old.methods) & frozenset(
-            m.wire for m in new.methods
-        )
+        self.common_routes = routes_of(old.package) & routes_of(new.package)
 
     def emit(
         self, rule: str, subject: str, detail: str, place: Place, old_subject: str | None = None
@@ -71,16 +69,18 @@ class Emitter:
             self.emit("became-unstable", subject, "marked UNSTABLE", place, old_subject)
 
     def at_defs(self, old_name: str | None, new_name: str | None) -> Place:
-        """A def of either revision (or a pair): every way it flows in the methods both revisions
-        have (only those carry it from a peer of one to a peer of the other), every other way it
-        flows (methods one revision lacks: no exchange breaks there, the methods' own changes
-        say what does; only the generated names change), and every method carrying it."""
+        """A def of either revision (or a pair): every way it flows in the messages both revisions
+        have, a method's params or result of the same kind from the same sender to the same
+        receiver (only those carry it from a peer of one to a peer of the other); every other way
+        it flows (a method one revision lacks, or whose side or kind changed: no exchange carries
+        it there, the method's own change says what breaks; only the generated names change);
+        and every method carrying it."""
         flows: set[Flow] = set()
         names: set[Flow] = set()
         affects: set[str] = set()
         for rev, name in ((self.old, old_name), (self.new, new_name)):
             if name is not None:
-                flows |= rev.reach.flows_through(name, self.common_wires)
+                flows |= rev.reach.flows_through(name, self.common_routes)
                 names |= rev.reach.flows_of(name)
                 affects |= rev.reach.methods_of(name)
         return Place(frozenset(flows), frozenset(affects), "type", frozenset(names - flows))
