@@ -26,6 +26,8 @@ class Place:
     scope: str  # "method" | "type"
     names: frozenset[Flow] = frozenset()  # ways it flows only in methods one revision lacks
     forgiven: tuple[bool, bool] = (False, False)  # old / new receivers default a bad value
+    moved: tuple[frozenset[Flow], frozenset[Flow]] = (frozenset(), frozenset())
+    # ^ a method's ways only the old / only the new revision has: their old senders / old receivers
 
 
 class Emitter:
@@ -43,7 +45,7 @@ class Emitter:
                 rule=rule,
                 subject=subject,
                 detail=detail,
-                severity=assess(rule, place.flows, place.names, place.forgiven),
+                severity=assess(rule, place.flows, place.names, place.forgiven, place.moved),
                 affects=tuple(sorted(place.affects)),
                 old_subject=subject if old_subject is None else old_subject,
                 scope=place.scope,
@@ -90,6 +92,16 @@ class Emitter:
         methods = [m for m in (old, new) if m is not None]
         flows = frozenset().union(*(method_flows(m)[0] for m in methods))
         return Place(flows, frozenset({methods[0].wire}), "method")
+
+    def at_moved_method(self, old: Method, new: Method) -> Place:
+        """A method now received by another side: the ways its calls flow in the old revision
+        only (their old senders' calls now meet "method not found"; their receivers' handlers are
+        just never called, as for a removed method) and in the new one only (their old receivers
+        meet calls they do not take). A way both revisions have is unchanged."""
+        before, after = method_flows(old)[0], method_flows(new)[0]
+        return Place(
+            frozenset(), frozenset({old.wire}), "method", moved=(before - after, after - before)
+        )
 
 
 def _order(c: Change) -> tuple[int, str, str, int, str]:
