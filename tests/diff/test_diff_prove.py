@@ -215,3 +215,42 @@ def test_a_method_that_moved_side_breaks_the_roles_an_exchange_shows_and_none_is
     (change,) = proof["changes"]
     assert change["failing"]["client"] >= 2 and change["failing"]["agent"] == 0
     assert "Method not found: thing/ping" in change["example"]["client"]["error"]
+
+
+def _ping(kind: str, side: str) -> dict[str, object]:
+    defs: dict[str, object] = {
+        f"Ping{kind.title()}": {
+            "x-method": "thing/ping",
+            "x-side": side,
+            "type": "object",
+            "properties": {"at": {"type": "string"}},
+            "required": ["at"],
+        }
+    }
+    if kind == "request":
+        defs["PingResponse"] = {"x-method": "thing/ping", "x-side": side, "type": "object"}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+
+
+def test_a_verdict_whose_way_of_breaking_no_longer_flows_is_listed_as_unreachable_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """thing/ping, a request the agent received, became a notification the client receives. The
+    side change breaks only clients (their calls meet "method not found" both ways); the kind
+    change is reported breaking for both, but an old agent neither sends it nor is sent it any
+    more: no exchange can show that, and the proof says so, in every format, instead of calling
+    the verdict wrong."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(_ping("request", "agent")))
+    new.write_text(json.dumps(_ping("notification", "client")))
+    assert main([str(old), str(new), "--prove"]) == 0
+    out = capsys.readouterr().out
+    assert "1 breaking verdict(s) unreachable" in out and "DISAGREEMENT" not in out
+    assert "unreachable method-kind-changed thing/ping: reported breaking for agents" in out
+    assert "no longer flows in the new revision (the method moved side)" in out
+    assert main([str(old), str(new), "--prove", "--format", "json"]) == 0
+    proof = json.loads(capsys.readouterr().out)["proof"]
+    assert proof["confirmed"] and not proof["masked"]
+    assert [(u["rule"], u["subject"]) for u in proof["unreachable"]] == [
+        ("method-kind-changed", "thing/ping")
+    ]
