@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..ir import Method, is_unstable
 from .match import Pairs
 from .model import Change
-from .reach import Flow, method_flows
+from .reach import Flow, method_flows, routes_of
 from .revision import Revision
 from .rules import ORDER
 from .severity import assess
@@ -26,6 +26,8 @@ class Place:
     scope: str  # "method" | "type"
     names: frozenset[Flow] = frozenset()  # ways it flows only in methods one revision lacks
     forgiven: tuple[bool, bool] = (False, False)  # old / new receivers default a bad value
+    moved: tuple[frozenset[Flow], frozenset[Flow]] = (frozenset(), frozenset())
+    # ^ a method's ways only the old / only the new revision has: their old senders / old receivers
 
 
 class Emitter:
@@ -33,9 +35,7 @@ class Emitter:
         self.old, self.new, self.pairs = old, new, pairs
         self.changes: list[Change] = []
         self.descriptions = 0
-        self.common_wires = frozenset(m.wire for m in old.methods) & frozenset(
-            m.wire for m in new.methods
-        )
+        self.common_routes = routes_of(old.package) & routes_of(new.package)
 
     def emit(
         self, rule: str, subject: str, detail: str, place: Place, old_subject: str | None = None
@@ -45,7 +45,7 @@ class Emitter:
                 rule=rule,
                 subject=subject,
                 detail=detail,
-                severity=assess(rule, place.flows, place.names, place.forgiven),
+                severity=assess(rule, place.flows, place.names, place.forgiven, place.moved),
                 affects=tuple(sorted(place.affects)),
                 old_subject=subject if old_subject is None else old_subject,
                 scope=place.scope,
@@ -71,16 +71,18 @@ class Emitter:
             self.emit("became-unstable", subject, "marked UNSTABLE", place, old_subject)
 
     def at_defs(self, old_name: str | None, new_name: str | None) -> Place:
-        """A def of either revision (or a pair): every way it flows in the methods both revisions
-        have (only those carry it from a peer of one to a peer of the other), every other way it
-        flows (methods one revision lacks: no exchange breaks there, the methods' own changes
-        say what does; only the generated names change), and every method carrying it."""
+        """A def of either revision (or a pair): every way it flows in the messages both revisions
+        have, a method's params or result of the same kind from the same sender to the same
+        receiver (only those carry it from a peer of one to a peer of the other); every other way
+        it flows (a method one revision lacks, or whose side or kind changed: no exchange carries
+        it there, the method's own change says what breaks; only the generated names change);
+        and every method carrying it."""
         flows: set[Flow] = set()
         names: set[Flow] = set()
         affects: set[str] = set()
         for rev, name in ((self.old, old_name), (self.new, new_name)):
             if name is not None:
-                flows |= rev.reach.flows_through(name, self.common_wires)
+                flows |= rev.reach.flows_through(name, self.common_routes)
                 names |= rev.reach.flows_of(name)
                 affects |= rev.reach.methods_of(name)
         return Place(frozenset(flows), frozenset(affects), "type", frozenset(names - flows))
@@ -90,6 +92,16 @@ class Emitter:
         methods = [m for m in (old, new) if m is not None]
         flows = frozenset().union(*(method_flows(m)[0] for m in methods))
         return Place(flows, frozenset({methods[0].wire}), "method")
+
+    def at_moved_method(self, old: Method, new: Method) -> Place:
+        """A method now received by another side: the ways its calls flow in the old revision
+        only (their old senders' calls now meet "method not found"; their receivers' handlers are
+        just never called, as for a removed method) and in the new one only (their old receivers
+        meet calls they do not take). A way both revisions have is unchanged."""
+        before, after = method_flows(old)[0], method_flows(new)[0]
+        return Place(
+            frozenset(), frozenset({old.wire}), "method", moved=(before - after, after - before)
+        )
 
 
 def _order(c: Change) -> tuple[int, str, str, int, str]:

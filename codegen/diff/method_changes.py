@@ -51,7 +51,7 @@ def _compare(out: Emitter, a: Method, b: Method, subject: str) -> None:
             "method-side-changed",
             subject,
             f"received by {_receiver(a.side)} → by {_receiver(b.side)}",
-            place,
+            out.at_moved_method(a, b),
         )
     if out.pairs.get(a.params) != b.params:
         out.emit("method-params-changed", subject, f"params {a.params} → {b.params}", place)

@@ -32,6 +32,7 @@ from ..schema import Schema, ref_target
 from .model import ROLES
 
 Flow = tuple[str, str]  # (sender, receiver)
+Route = tuple[str, str, str, Flow]  # (method's wire name, its kind, "params" | "result", flow)
 BOTH_WAYS: frozenset[Flow] = frozenset({("agent", "client"), ("client", "agent")})
 
 
@@ -43,21 +44,36 @@ def method_flows(m: Method) -> tuple[frozenset[Flow], frozenset[Flow]]:
     return frozenset({(caller, m.side)}), frozenset({(m.side, caller)})
 
 
+def method_routes(m: Method) -> frozenset[Route]:
+    """Every message a method puts on the wire: its params and its result, each way they flow."""
+    params_flows, result_flows = method_flows(m)
+    routes = {(m.wire, m.kind, "params", flow) for flow in params_flows}
+    if m.result is not None:
+        routes |= {(m.wire, m.kind, "result", flow) for flow in result_flows}
+    return frozenset(routes)
+
+
+def routes_of(package: Package) -> frozenset[Route]:
+    """Every message the methods of a package put on the wire."""
+    return frozenset(route for m in package.methods for route in method_routes(m))
+
+
 @dataclass(frozen=True)
 class Reach:
     flows: Mapping[str, frozenset[Flow]]
     methods: Mapping[str, frozenset[str]]  # wire names
-    carried: Mapping[str, frozenset[tuple[str, Flow]]]  # each method carrying a def, and how
+    carried: Mapping[str, frozenset[Route]]  # each method message carrying a def, and its flow
 
     def flows_of(self, name: str) -> frozenset[Flow]:
         return self.flows.get(name) or BOTH_WAYS
 
-    def flows_through(self, name: str, wires: frozenset[str]) -> frozenset[Flow]:
-        """How a def flows in the methods named `wires` only; every way it flows when no method
-        carries it (an envelope's def, or an unused one)."""
+    def flows_through(self, name: str, routes: frozenset[Route]) -> frozenset[Flow]:
+        """How a def flows in the messages `routes` only (a method's params or result, of one kind,
+        from one role to the other); every way it flows when no method carries it (an envelope's
+        def, or an unused one)."""
         if name not in self.carried:
             return self.flows_of(name)
-        return frozenset(flow for wire, flow in self.carried[name] if wire in wires)
+        return frozenset(route[3] for route in self.carried[name] if route in routes)
 
     def methods_of(self, name: str) -> frozenset[str]:
         return self.methods.get(name, frozenset())
@@ -70,9 +86,9 @@ def compute(schema: Schema, package: Package) -> Reach:
         edges.setdefault(name, set()).update(_raw_refs(body))
     flows: dict[str, set[Flow]] = {}
     methods: dict[str, set[str]] = {}
-    carried: dict[str, set[tuple[str, Flow]]] = {}
+    carried: dict[str, set[Route]] = {}
 
-    def spread(root: str, how: frozenset[Flow], wire: str | None) -> None:
+    def spread(root: str, how: frozenset[Flow], way: tuple[str, str, str] | None) -> None:
         stack, seen = [root], set()
         while stack:
             name = stack.pop()
@@ -80,16 +96,16 @@ def compute(schema: Schema, package: Package) -> Reach:
                 continue
             seen.add(name)
             flows.setdefault(name, set()).update(how)
-            if wire is not None:
-                methods.setdefault(name, set()).add(wire)
-                carried.setdefault(name, set()).update((wire, flow) for flow in how)
+            if way is not None:
+                methods.setdefault(name, set()).add(way[0])
+                carried.setdefault(name, set()).update((*way, flow) for flow in how)
             stack.extend(edges.get(name, ()))
 
     for m in package.methods:
         params_flows, result_flows = method_flows(m)
-        spread(m.params, params_flows, m.wire)
+        spread(m.params, params_flows, (m.wire, m.kind, "params"))
         if m.result is not None:
-            spread(m.result, result_flows, m.wire)
+            spread(m.result, result_flows, (m.wire, m.kind, "result"))
     for name in _envelope_only(schema, defs):
         spread(name, BOTH_WAYS, None)
     return Reach(

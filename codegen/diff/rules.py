@@ -24,9 +24,11 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "Callers: stop calling it (look for a replacement "
      "among the added methods). Receivers: drop the handler.",
      "method-added"),
-    ("method-side-changed", "method", B, B,
-     "The method is now received by the other side: old "
-     "callers send it the wrong way, old handlers never see it.",
+    ("method-side-changed", "method", B, C,
+     "The method is now received by another side: an old caller's "
+     "call the wrong way, and a new caller's call of an old "
+     "receiver that does not take it that way, meet 'method not "
+     "found'; an old handler that is no longer called is unused.",
      "Move the handler to the side that now receives "
      "it, and the call to the side that now sends it.",
      "method-side-changed"),

@@ -23,6 +23,7 @@ def assess(
     flows: Iterable[Flow],
     names: Iterable[Flow] = (),
     forgiven: tuple[bool, bool] = (False, False),
+    moved: tuple[Iterable[Flow], Iterable[Flow]] = ((), ()),
 ) -> Severity:
     """The severity per role of a change that flows `flows` between peers of the two revisions.
 
@@ -33,7 +34,14 @@ def assess(
     `forgiven` says whether the old and the new revision's receivers replace a bad value by its
     default or skip it (`x-deserialize-*` on every use of the changed value): a rule then breaks
     nobody at that revision's receiving end, the value is only lost, so it is a `warning` at most
-    (for the senders when the new receivers forgive, for the receivers when the old ones do)."""
+    (for the senders when the new receivers forgive, for the receivers when the old ones do).
+
+    `moved` are the ways a method flows only in the old and only in the new revision (it is now
+    received by another side). A way that is gone is judged as a removed method's: its senders
+    get the rule's sender level (their calls meet "method not found"), its receivers the
+    receiver level (their handlers are just never called). A way that is new gives its receivers
+    the sender level: an old receiver answers such a call "method not found", the break an old
+    caller meets on a gone way, met from the other end (its senders never sent it)."""
     rule = RULES[rule_id]
     sender_level, receiver_level = rule.sender, rule.receiver
     if rule.category in ("value", "type"):
@@ -43,6 +51,11 @@ def assess(
     for sender, receiver in flows:
         levels[sender].append(sender_level)
         levels[receiver].append(receiver_level)
+    for sender, receiver in moved[0]:
+        levels[sender].append(rule.sender)
+        levels[receiver].append(rule.receiver)
+    for _, receiver in moved[1]:
+        levels[receiver].append(rule.sender)
     for sender, receiver in names:
         levels[sender].append(_at_most_python_api(rule.sender))
         levels[receiver].append(_at_most_python_api(rule.receiver))

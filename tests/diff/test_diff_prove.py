@@ -65,14 +65,6 @@ def test_the_fixture_pairs_are_found() -> None:
     assert len(fixture_pairs()) >= 5
 
 
-UNREACHABLE_AT_MOST = {  # may only go down: breaking verdicts whose way of breaking no longer
-    # flows (`mcp/message` moved to the other side, so an old agent's or client's use of it meets
-    # "method not found" before any field of it is read)
-    ("v1-preview-pr-2026-08-21", "ts-sdk-2.4.0-v1-unstable"): 8,
-    ("v2-unstable-2026-08-21", "ts-sdk-2.4.0-v2-unstable"): 8,
-}
-
-
 @pytest.mark.parametrize("old,new", fixture_pairs(), ids=[f"{a}→{b}" for a, b in fixture_pairs()])
 def test_every_verdict_of_a_fixture_pair_is_confirmed_by_exchanges(old: str, new: str) -> None:
     proof = proved(old, new)
@@ -81,13 +73,15 @@ def test_every_verdict_of_a_fixture_pair_is_confirmed_by_exchanges(old: str, new
     # no breaking verdict is left masked by another change's rejection: those are pruned away or
     # (a required field another change added) filled in from the receiver's schema
     assert not proof.masked, "\n".join(f"{c.rule} {c.subject}: {m}" for c, m in proof.masked)
-    assert len(proof.unreachable) <= UNREACHABLE_AT_MOST.get((old, new), 0)
-    assert all("no longer flows in the new revision" in u for _, u in proof.unreachable)
+    # nor unreachable: a change counts only through the messages both revisions have (a method's
+    # params or result, of one kind, from one role to the other), so every breaking verdict has
+    # an exchange that can fail
+    assert not proof.unreachable, "\n".join(
+        f"{c.rule} {c.subject}: {u}" for c, u in proof.unreachable
+    )
     for p in proof.changes:
         for role in ROLES:
-            if p.change.severity.of(role) is Level.BREAKING and not p.masked_for(role):
-                # unreachable: the exchange an old role would break in no longer flows (the
-                # method moved to the other side), listed with the reason, neither way judged
+            if p.change.severity.of(role) is Level.BREAKING:
                 x = p.failing(role)[0]  # the message, and the error the receiver answered
                 assert x.outcome.error and json.loads(x.message)["jsonrpc"] == "2.0"
 
@@ -95,8 +89,7 @@ def test_every_verdict_of_a_fixture_pair_is_confirmed_by_exchanges(old: str, new
 UPPER_BOUNDS = {  # rules the proof shows to be upper bounds on their own cases (docs/diff.md)
     "method-params-changed": "breaking for the agent, whose old params type reads the new params",
     "method-result-changed": "breaking for the client, whose old result type reads the new result",
-}  # method-side-changed is not one: the old receiver's way of breaking no longer flows, and the
-#   proof says so (unreachable), so its verdicts are neither confirmed nor contradicted
+}
 
 
 @pytest.mark.parametrize(
@@ -205,21 +198,59 @@ def test_a_bump_whose_proof_contradicts_a_verdict_is_refused_with_exit_3_and_cha
     assert not (tmp_path / "generated").exists() and not paths.changes.exists()
 
 
-def test_a_verdict_whose_way_of_breaking_no_longer_flows_is_listed_as_unreachable_with_why(
+def test_a_method_that_moved_side_breaks_the_roles_an_exchange_shows_and_none_is_unreachable(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The method moved side: the old receiver's handler is just never called. No exchange can
-    show that, and the proof says so, in every format, instead of calling the verdict wrong."""
+    """thing/ping moved from the agent to the client: old clients' calls and new agents' calls of
+    old clients meet "method not found"; an old agent's handler is just never called, which is
+    not reported breaking, so nothing is left that no exchange can show."""
     body = case("method-side-changed")
     old, new = tmp_path / "old.json", tmp_path / "new.json"
     old.write_text(json.dumps(body["old"]))
     new.write_text(json.dumps(body["new"]))
+    assert main([str(old), str(new), "--prove", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    proof = out["proof"]
+    assert proof["confirmed"] and not proof["masked"] and not proof["unreachable"]
+    (change,) = proof["changes"]
+    assert change["failing"]["client"] >= 2 and change["failing"]["agent"] == 0
+    assert "Method not found: thing/ping" in change["example"]["client"]["error"]
+
+
+def _ping(kind: str, side: str) -> dict[str, object]:
+    defs: dict[str, object] = {
+        f"Ping{kind.title()}": {
+            "x-method": "thing/ping",
+            "x-side": side,
+            "type": "object",
+            "properties": {"at": {"type": "string"}},
+            "required": ["at"],
+        }
+    }
+    if kind == "request":
+        defs["PingResponse"] = {"x-method": "thing/ping", "x-side": side, "type": "object"}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+
+
+def test_a_verdict_whose_way_of_breaking_no_longer_flows_is_listed_as_unreachable_with_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """thing/ping, a request the agent received, became a notification the client receives. The
+    side change breaks only clients (their calls meet "method not found" both ways); the kind
+    change is reported breaking for both, but an old agent neither sends it nor is sent it any
+    more: no exchange can show that, and the proof says so, in every format, instead of calling
+    the verdict wrong."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(_ping("request", "agent")))
+    new.write_text(json.dumps(_ping("notification", "client")))
     assert main([str(old), str(new), "--prove"]) == 0
     out = capsys.readouterr().out
     assert "1 breaking verdict(s) unreachable" in out and "DISAGREEMENT" not in out
-    assert "unreachable method-side-changed thing/ping: reported breaking for agents" in out
+    assert "unreachable method-kind-changed thing/ping: reported breaking for agents" in out
     assert "no longer flows in the new revision (the method moved side)" in out
     assert main([str(old), str(new), "--prove", "--format", "json"]) == 0
     proof = json.loads(capsys.readouterr().out)["proof"]
     assert proof["confirmed"] and not proof["masked"]
-    assert [u["subject"] for u in proof["unreachable"]] == ["thing/ping"]
+    assert [(u["rule"], u["subject"]) for u in proof["unreachable"]] == [
+        ("method-kind-changed", "thing/ping")
+    ]
