@@ -24,7 +24,7 @@ async def test_a_plan_entry_with_a_status_the_schema_does_not_list_raises_naming
     async def script(s: AgentSession) -> None:
         await s.plan([("step one", "done")])
 
-    agent, session, _ = await run(script)
+    agent, session, _ = await run(script, raises=SchemaMismatchError)
     err = agent.error
     assert isinstance(err, SchemaMismatchError), err
     assert err.method == "session/update"
@@ -41,7 +41,7 @@ async def test_a_tool_call_with_a_kind_the_schema_does_not_list_raises() -> None
         async with s.tool_call("Edit", kind="editing"):
             entered = True
 
-    agent, session, _ = await run(script)
+    agent, session, _ = await run(script, raises=SchemaMismatchError)
     err = agent.error
     assert isinstance(err, SchemaMismatchError), err
     assert err.path == "$.params.update.kind" and err.value == "editing"
@@ -53,7 +53,7 @@ async def test_a_tool_call_field_the_schema_does_not_declare_raises() -> None:
         async with s.tool_call("Edit", kidn="edit"):
             pass
 
-    agent, session, _ = await run(script)
+    agent, session, _ = await run(script, raises=SchemaMismatchError)
     err = agent.error
     assert isinstance(err, SchemaMismatchError), err
     assert err.path == "$.params.update.kidn" and "not declared" in err.reason
