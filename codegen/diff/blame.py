@@ -107,13 +107,13 @@ class Blame:
         wire = 0 if rule in NOT_ON_THE_WIRE else 1
         d = self.rev.defs.get(t.root)
         tag = d.tag_field if isinstance(d, UnionDef) else None
-        if t.key is not None and not self._is_key(d, t.key, _at(value, p)):
+        if t.key is not None and not self._is_key(d, t.key, value_at(value, p)):
             return None
         if t.field is not None:
             f = (*p, t.field)
             if where[: len(f)] != f:
                 return None
-            if t.value is not None and (where != f or _text(_at(value, f)) != t.value):
+            if t.value is not None and (where != f or _text(value_at(value, f)) != t.value):
                 return None
             return (len(f), len(p), 2, wire)
         if where == p or (tag is not None and where == (*p, tag)):
@@ -143,7 +143,8 @@ def _concrete(where: Where, place: Where) -> Where:
     return where
 
 
-def _at(value: Any, where: Where) -> Any:
+def value_at(value: Any, where: Where) -> Any:
+    """The value at `where` in decoded JSON; None where a step cannot be followed."""
     for step in where:
         try:
             value = value[step]

@@ -14,6 +14,7 @@ import zlib
 from typing import Any
 
 from ..instances import instances_with_refs
+from .blame import value_at
 from .model import Change
 from .revision import Revision
 from .target import hoisted, property_schema, target
@@ -30,7 +31,7 @@ def fill(
     declares that field, or the field's object is not in the value, or the field is there."""
     if not where or not isinstance(where[-1], str):
         return None
-    parent = _at(value, where[:-1])
+    parent = value_at(value, where[:-1])
     if not isinstance(parent, dict) or where[-1] in parent:
         return None
     for change in owners:
@@ -48,15 +49,6 @@ def fill(
         if not drawn:
             continue
         out = copy.deepcopy(value)
-        _at(out, where[:-1])[where[-1]] = drawn[0][0]
+        value_at(out, where[:-1])[where[-1]] = drawn[0][0]
         return out
     return None
-
-
-def _at(value: Any, where: Where) -> Any:
-    for step in where:
-        try:
-            value = value[step]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return value
