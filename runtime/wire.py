@@ -241,8 +241,29 @@ def build(
     """
     if received:
         return schema.decode(msgspec.json.encode(data), cls)
+    return _built(schema, data, cls, method, at)[0]
+
+
+def to_send(
+    schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = ""
+) -> tuple[Wire, bytes]:
+    """What a sender sends of `value` (wire JSON or a generated object) as the `at` member
+    ("params" or "result") of a `method` message, checked strictly (`build`, `check`), and its
+    JSON, encoded once: the envelope takes these bytes as they are (`plan.Envelopes`). Wire JSON
+    comes back typed into `cls` (its JSON: the typed value's, defaults and all), a generated
+    object as it is. Raises `SchemaMismatchError` as `build` does."""
+    if type(value) is dict:
+        return _built(schema, value, cls, method, at)
+    return value, _checked(schema, value, cls, method, at)[0]
+
+
+def _built(
+    schema: Package, data: Wire, cls: TypeForm, method: str, at: str
+) -> tuple[Wire, bytes]:
+    """`build` of a value to send: the typed value, and its JSON."""
     sent, typed = _checked(schema, data, cls, method, at)
-    if type(data) is dict and schema.encode_message(typed) != sent:  # else nothing was dropped
+    encoded: bytes = schema.encode_message(typed)
+    if type(data) is dict and encoded != sent:  # else nothing was dropped
         extra = _undeclared(data, typed, _implied_tags(cls))
         if extra is not None:
             steps, value = extra
@@ -252,7 +273,7 @@ def build(
                 value,
                 f"{steps[0][1:]!r} not declared by the schema (custom data goes in _meta)",
             )
-    return typed
+    return typed, encoded
 
 
 def check(schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = "") -> Wire:
