@@ -127,20 +127,23 @@ class Reach:
         ] = {}
 
     def __call__(self, obj: Wire) -> bool:
-        if not isinstance(obj, msgspec.Struct):
-            return True
-        plan = self._plans.get(type(obj))
+        plan = self._plans.get(type(obj))  # a Struct type seen before: the common case
         if plan is None:
+            if not isinstance(obj, msgspec.Struct):
+                return True
             plan = self._plans[type(obj)] = self._plan(type(obj))
         for key, attr, rests, held in plan:
             first = getattr(obj, attr) if attr else get(obj, key)
             if first is None or first is msgspec.UNSET:
                 continue
-            if not rests or not isinstance(first, msgspec.Struct):
+            if not rests:
                 return True
             holds = held.get(type(first))
             if holds is None:
-                holds = held[type(first)] = any(_may_hold(type(first), rest) for rest in rests)
+                kind = type(first)
+                holds = held[kind] = not isinstance(first, msgspec.Struct) or any(
+                    _may_hold(kind, rest) for rest in rests
+                )
             if holds:
                 return True
         return False
@@ -417,10 +420,15 @@ def _tags(info: msgspec.inspect.Type) -> frozenset[str]:
 
 def structured(value: Wire) -> bool:
     """Whether a params value is absent or a JSON-RPC "structured value" (an object or an array)."""
-    if (
-        value is None
-        or value is msgspec.UNSET
-        or isinstance(value, (msgspec.Struct, dict, list, tuple))
-    ):
+    kind = type(value)
+    found = _STRUCTURED.get(kind)  # by type: one lookup for the types seen before
+    if found is None:
+        found = issubclass(kind, (msgspec.Struct, dict, list, tuple))
+        if found or not hasattr(value, "raw"):  # an UnknownVariant: by its own value, each time
+            _STRUCTURED[kind] = found
+    if found or value is None or value is msgspec.UNSET:
         return True
     return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
+
+
+_STRUCTURED: dict[type, bool] = {}
