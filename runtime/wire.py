@@ -260,9 +260,7 @@ def to_send(
     return value, _checked(schema, value, cls, method, at)[0]
 
 
-def _built(
-    schema: Package, data: Wire, cls: TypeForm, method: str, at: str
-) -> tuple[Wire, bytes]:
+def _built(schema: Package, data: Wire, cls: TypeForm, method: str, at: str) -> tuple[Wire, bytes]:
     """`build` of a value to send: the typed value, and its JSON."""
     sent, typed = _checked(schema, data, cls, method, at)
     encoded: bytes = schema.encode_message(typed)
