@@ -450,9 +450,9 @@ class Connection(Generic[PackageT]):
         params = self._outgoing(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
-        sent = self._sent_json(params)
-        if sent is not None:  # checked: its JSON goes in as it is
-            await self._write(self._envelopes.notification(method, sent))
+        sending, self._sending = self._sending, None  # `_sent_json`, written out
+        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
+            await self._write(self._envelopes.notification(method, sending[1]))
         else:
             note = self.schema.Notification(method=method, params=_omit_none(params))
             await self._write(self.schema.encode_message(note))
@@ -541,7 +541,7 @@ class Connection(Generic[PackageT]):
             reason = check(params, self.peer_initialize)
             if reason is not None:
                 raise CapabilityError(method, reason)
-        if not self._track_interaction(method, params, sending=True):
+        if method in self._completing and not self._track_interaction(method, params, sending=True):
             raise ProtocolError(
                 f"{method}: it completes an interaction this side never opened on this connection"
             )
