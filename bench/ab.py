@@ -1,6 +1,8 @@
-"""Streaming A/B of commits: the pipe bench's acpgen pair (`peers/runtime_client.py` against
-`peers/runtime_agent.py`, on asyncio's loop) run from each commit's own tree, in turn, round after
-round, so a load passing on a shared machine hits every contender alike. Medians and spread.
+"""Streaming A/B of commits: the pipe bench's acpgen agent (`peers/runtime_agent.py`, on asyncio's
+loop) run from each commit's own tree against one client (`peers/cpu_client.py`, of this tree, on
+the commit's `acp_runtime`), in turn, round after round, so a load passing on a shared machine hits
+every contender alike. Medians and spread of the rate, and of the CPU time per update each process
+spent (what a load does not change: the figure to trust on a busy machine).
 
     python -m bench.ab ROUNDS STREAM_N NAME=COMMIT [NAME=COMMIT ...]
 
@@ -9,7 +11,7 @@ are. Each tree is unpacked under $TMPDIR/acpgen-ab/NAME (runtime/, generated/, b
 from there (`acp_runtime`, `acp_schema` linked in, ahead of the installed ones); both processes
 run pinned to one CPU (`taskset -c CPU`, the last one this process may use), where the rate is
 the sum of both sides' work per update. Each run times STREAM_N notifications three times and
-keeps the median; the first NAME is the baseline of the percentages.
+keeps the medians; the first NAME is the baseline of the percentages.
 """
 
 from __future__ import annotations
@@ -62,13 +64,19 @@ def unpack(name: str, commit: str) -> Path:
     return root
 
 
-def stream_rate(root: Path, stream_n: int, cpu: int) -> float:
-    """Notifications per second of one client run from `root` (median of its three timings)."""
+FIGURES = ("rate", "agent_us", "client_us", "both_us")
+"""Per run: notifications/s; CPU µs per update of the agent, of the client, of both."""
+
+
+def stream_run(root: Path, stream_n: int, cpu: int) -> dict[str, float]:
+    """One client run against the agent of `root`: `FIGURES` (medians of its three streams)."""
     env = {k: v for k, v in os.environ.items() if k not in ("BENCH_PIN", "PYTHONPATH")}
     env.update(PYTHONPATH=str(root / "pkgs"), ACP_RUNTIME_LOOP="asyncio")
-    client = root / "bench" / "peers" / "runtime_client.py"
+    agent = root / "bench" / "peers" / "runtime_agent.py"
+    client = ROOT / "bench" / "peers" / "cpu_client.py"
+    argv = [sys.executable, str(client), str(agent), str(stream_n), "3"]
     run = subprocess.run(
-        ["taskset", "-c", str(cpu), sys.executable, str(client), str(stream_n), "10", "3"],
+        ["taskset", "-c", str(cpu), *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -77,8 +85,19 @@ def stream_rate(root: Path, stream_n: int, cpu: int) -> float:
     )
     if run.returncode != 0:
         raise SystemExit(f"{root.name}: the client failed: {run.stderr.strip()[-2000:]}")
-    report = json.loads(run.stdout.strip().splitlines()[-1])
-    return stream_n / statistics.median(report["stream_seconds"])
+    runs = json.loads(run.stdout.strip().splitlines()[-1])["runs"]
+
+    def median_us(key: str) -> float:
+        return statistics.median(r[key] for r in runs) / stream_n * 1e6
+
+    return {
+        "rate": stream_n / statistics.median(r["wall_s"] for r in runs),
+        "agent_us": median_us("agent_cpu_s"),
+        "client_us": median_us("client_cpu_s"),
+        "both_us": statistics.median(r["agent_cpu_s"] + r["client_cpu_s"] for r in runs)
+        / stream_n
+        * 1e6,
+    }
 
 
 def imported_from(root: Path) -> str:
@@ -104,20 +123,32 @@ def main(argv: list[str]) -> None:
         if not where.startswith(str(trees[name])):
             raise SystemExit(f"{name}: acp_runtime comes from {where}, not from its tree")
         print(f"{name} = {commit}", flush=True)
-    rates: dict[str, list[float]] = {name: [] for name in trees}
+    found: dict[str, dict[str, list[float]]] = {n: {f: [] for f in FIGURES} for n in trees}
     for i in range(rounds):
         order = list(trees) if i % 2 == 0 else list(reversed(trees))  # no one always goes first
         for name in order:
-            rates[name].append(stream_rate(trees[name], stream_n, cpu))
-        print(f"round {i + 1}: " + ", ".join(f"{n} {r[-1]:,.0f}/s" for n, r in rates.items()))
-    base = statistics.median(next(iter(rates.values())))
-    print(f"load average {os.getloadavg()[0]:.2f}; notifications/s, {rounds} rounds, CPU {cpu}")
-    for name, found in rates.items():
-        median = statistics.median(found)
+            for figure, value in stream_run(trees[name], stream_n, cpu).items():
+                found[name][figure].append(value)
         print(
-            f"{name}: median {median:,.0f} ({(median / base - 1) * 100:+.1f}%), "
-            f"min {min(found):,.0f}, max {max(found):,.0f}"
+            f"round {i + 1}: "
+            + ", ".join(
+                f"{n} {f['rate'][-1]:,.0f}/s {f['both_us'][-1]:.2f} µs" for n, f in found.items()
+            ),
+            flush=True,
         )
+    print(
+        f"load average {os.getloadavg()[0]:.2f}; {rounds} rounds of {stream_n} updates, CPU {cpu}"
+    )
+    base = {f: statistics.median(v) for f, v in next(iter(found.values())).items()}
+    for figure, unit in zip(FIGURES, ("notifications/s", *["CPU µs per update"] * 3), strict=True):
+        print(f"{figure} ({unit}):")
+        for name, figures in found.items():
+            values = figures[figure]
+            median = statistics.median(values)
+            print(
+                f"  {name}: median {median:,.2f} ({(median / base[figure] - 1) * 100:+.1f}%), "
+                f"min {min(values):,.2f}, max {max(values):,.2f}"
+            )
 
 
 if __name__ == "__main__":
