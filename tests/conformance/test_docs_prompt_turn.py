@@ -21,7 +21,6 @@ from .docs_peers import (
     connect,
     eventually,
     goes_out,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_agent,
     raw_client,
@@ -29,6 +28,7 @@ from .docs_peers import (
     typed,
     update,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -120,17 +120,15 @@ async def cancel(pkg: Any, client: Any) -> None:
 @requirement("ACP-V1-PROMPT-INIT-AND-SETUP-FIRST")
 async def test_client_cannot_prompt_before_initialize(pkg: Any) -> None:
     client, peer = raw_agent(pkg)
-    with pytest.raises(NotInitializedError):
-        await client.agent.session_prompt(prompt_params(pkg))
-    assert await nothing_sent(peer)
+    await refused(peer, client.agent.session_prompt(prompt_params(pkg)), NotInitializedError)
 
 
 @requirement("ACP-V1-PROMPT-INIT-AND-SETUP-FIRST")
 async def test_client_cannot_prompt_a_session_it_has_not_set_up(pkg: Any) -> None:
     client, peer = await client_against_raw_agent(pkg, session=False)
-    with pytest.raises(ProtocolError, match="not set up"):
-        await client.agent.session_prompt(prompt_params(pkg))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, client.agent.session_prompt(prompt_params(pkg)), ProtocolError, "not set up"
+    )
 
 
 @requirement("ACP-V1-PROMPT-INIT-AND-SETUP-FIRST")

@@ -18,12 +18,12 @@ from .docs_peers import (
     client_against_raw_agent,
     connect,
     eventually,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_client,
     typed,
     update,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -106,11 +106,14 @@ async def test_agent_never_notifies_a_boolean_option_to_a_client_without_support
 ) -> None:
     pkg = acp_v1
     agent, peer = await raw_client(pkg)
-    with pytest.raises(CapabilityError, match="configOptions.boolean"):
-        await agent.client.session_update(
+    await refused(
+        peer,
+        agent.client.session_update(
             update(pkg, {"sessionUpdate": "config_option_update", "configOptions": [BRAVE]})
-        )
-    assert await nothing_sent(peer)
+        ),
+        CapabilityError,
+        "configOptions.boolean",
+    )
 
 
 @requirement("ACP-V1-CONFIG-CATEGORY-MAY")
