@@ -468,7 +468,9 @@ async def test_baseline_session_methods_need_no_capability(pkg: Any) -> None:
     await client.agent.session_cancel(typed(pkg, "session/cancel", {"sessionId": SESSION}))
     assert answer.stop_reason.value == "end_turn"
     assert [u["content"]["text"] for u in client.handler.updates()] == ["ok"]
-    await eventually(lambda: agent_conn.handler.of("session/cancel"))
+    await eventually(
+        lambda: agent_conn.handler.of("session/cancel"), "the idle cancel never reached the agent"
+    )
 
 
 @requirement("ACP-V1-INIT-SESSION-OPTIONAL-MAY")

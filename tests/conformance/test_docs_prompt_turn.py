@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from acp_runtime import NotInitializedError, ProtocolError
+from tests.runtime.bounded import within
 
 from .docs_peers import (
     CWD,
-    HANG_GUARD,
     SESSION,
     agent_serving,
     as_wire,
@@ -297,7 +297,10 @@ async def test_client_may_cancel_during_a_turn_or_when_idle(pkg: Any) -> None:
     await turn.started.wait()
     await cancel(pkg, client)
     assert (await running).stop_reason.value == "cancelled"
-    await eventually(lambda: len(agent.handler.of("session/cancel")) == 2)
+    await eventually(
+        lambda: len(agent.handler.of("session/cancel")) == 2,
+        "the agent handler did not get both session/cancel notifications (idle and in a turn)",
+    )
 
 
 @requirement(
@@ -425,7 +428,7 @@ async def test_cancel_reaches_the_running_turn_and_its_calls_to_the_client(pkg: 
     await reading.wait()
     await cancel(pkg, client)
     assert (await running).stop_reason.value == "cancelled"
-    await asyncio.wait_for(read_cancelled.wait(), HANG_GUARD)
+    await within(read_cancelled.wait(), "the client's fs read was not cancelled with the turn")
 
 
 @requirement("ACP-V1-PROMPT-AGENT-CANCELLED-STOP-REASON")

@@ -256,6 +256,9 @@ async def test_values_the_agent_adds_later_can_be_set(pkg: Any) -> None:
     await agent.client.session_update(
         update(pkg, {"sessionUpdate": "config_option_update", "configOptions": [bigger]})
     )
-    await eventually(lambda: client.handler.of("session/update"))
+    await eventually(
+        lambda: client.handler.of("session/update"),
+        "the config_option_update never reached the client",
+    )
     await client.agent.session_set_config_option(set_value(pkg, "mode", "architect"))
     assert agent.handler.of("session/set_config_option")[0].value == "architect"

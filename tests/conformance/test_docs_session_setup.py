@@ -49,7 +49,7 @@ ONE_CONNECTION = (
 
 
 async def next_request(peer: Any) -> dict[str, Any]:
-    return await asyncio.wait_for(peer.recv(), 5)
+    return await within(peer.recv(), "the client sent no request")
 
 
 # --- initialization first -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import acp_schema_v2 as v2
 from acp_runtime import AgentSideConnection, ProtocolError, SchemaMismatchError, memory_pipe
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
 
+from .bounded import within
 from .helpers import RawPeer
 from .v2peers import V2_INITIALIZE, AgentV1, AgentV2, connected, raw_v2_client
 
@@ -65,10 +66,7 @@ async def test_a_v1_connection_of_the_same_agent_sends_chunks_without_message_id
     agent, client = await connected(client=ClientVersions(ClientRoute(1, v1, handler)))
     await client.agent.initialize(v1.InitializeRequest(protocol_version=1))
     await agent.notify("session/update", update(CHUNK))  # v1: messageId is optional
-    try:
-        await asyncio.wait_for(handler.arrived.wait(), 5)
-    except TimeoutError:
-        pytest.fail("the v1 client never received the chunk")
+    await within(handler.arrived.wait(), "the v1 client never received the chunk")
     (note,) = handler.updates
     assert note.session_id == "s1"
     assert note.update == v1.SessionUpdateAgentMessageChunk(content=v1.TextContent(text="x"))
