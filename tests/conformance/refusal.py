@@ -25,7 +25,7 @@ SETTLE = 1.0
 async def refused(
     peer: RawPeer,
     call: Awaitable[Any],
-    error: type[BaseException],
+    error: type[BaseException] | tuple[type[BaseException], ...],
     match: str = "",
     *,
     what: str = "sent although it must be refused",
@@ -47,7 +47,7 @@ async def refused(
         raised = attempt.exception()
         assert raised is not None, f"not refused: the call returned {attempt.result()!r}"
         assert isinstance(raised, error) and re.search(match, str(raised)), (
-            f"refused with {type(raised).__name__}: {raised}, expected {error.__name__} matching"
+            f"refused with {type(raised).__name__}: {raised}, expected {_names(error)} matching"
             f" {match!r}"
         )
     finally:
@@ -56,6 +56,10 @@ async def refused(
         await asyncio.gather(attempt, arrival, return_exceptions=True)
     await _nothing_behind(peer, what)
     return raised
+
+
+def _names(error: type[BaseException] | tuple[type[BaseException], ...]) -> str:
+    return " or ".join(e.__name__ for e in (error if isinstance(error, tuple) else (error,)))
 
 
 async def _nothing_behind(peer: RawPeer, what: str) -> None:

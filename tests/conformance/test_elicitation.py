@@ -428,7 +428,10 @@ async def test_an_elicitation_is_bound_to_the_connection_it_was_sent_on(acp_v1: 
     assert not call.done()
     peer_a.send({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "decline"}})
     assert isinstance(await call, acp_v1.CreateElicitationResponseDecline)
-    with pytest.raises(ProtocolError):
-        await conn_b.client.elicitation_complete(
+    await refused(
+        peer_b,
+        conn_b.client.elicitation_complete(
             typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"})
-        )
+        ),
+        ProtocolError,
+    )

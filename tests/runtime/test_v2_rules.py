@@ -13,6 +13,7 @@ import acp_schema as v1
 import acp_schema_v2 as v2
 from acp_runtime import AgentSideConnection, ProtocolError, SchemaMismatchError, memory_pipe
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
+from tests.conformance.refusal import refused
 
 from .bounded import within
 from .helpers import RawPeer
@@ -268,8 +269,12 @@ async def test_auth_rule_is_off_without_enforcement() -> None:
 @pytest.mark.parametrize("method", ["fs/read_text_file", "terminal/create", "session/set_mode"])
 async def test_an_agent_never_calls_a_v1_surface_on_a_v2_connection(method: str) -> None:
     conn, peer = await raw_v2_client()
-    with pytest.raises(ProtocolError, match="ACP v2 rule removed-surface"):
-        await conn.request(method, {"sessionId": "s1", "path": "/a"})
+    await refused(
+        peer,
+        conn.request(method, {"sessionId": "s1", "path": "/a"}),
+        ProtocolError,
+        "ACP v2 rule removed-surface",
+    )
     peer.close()
 
 
