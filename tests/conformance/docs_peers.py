@@ -28,11 +28,9 @@ from ..runtime.helpers import RawPeer
 
 CWD = "/work/project"
 SESSION = "s1"
-# Seconds a test waits for something that must happen before it calls it hung: a guard against a
-# test that never ends, never a claim about speed (speed is `make bench`'s).
-HANG_GUARD = 30.0
 # Seconds a test waits for the effect of a notification before it fails naming what did not
-# happen: far above what it takes, far below the test's own 30 s limit (tests/runtime/aio.py).
+# happen: far above what it takes, far below the test's own 30 s limit (tests/runtime/aio.py); a
+# guard against a test that never ends, never a claim about speed (speed is `make bench`'s).
 SETTLED_WITHIN = 5.0
 
 
