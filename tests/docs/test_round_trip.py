@@ -59,7 +59,9 @@ def _with_additions(instance: Any, decoded: Any, defaults: dict, path: tuple = (
             config = decoded.__struct_config__
             if config.tag_field is not None:
                 out.setdefault(config.tag_field, config.tag)
-            names = dict(zip(decoded.__struct_encode_fields__, decoded.__struct_fields__))
+            names = dict(
+                zip(decoded.__struct_encode_fields__, decoded.__struct_fields__, strict=True)
+            )
             return {
                 k: (
                     _with_additions(v, getattr(decoded, names[k], None), defaults, path + (k,))
@@ -73,10 +75,14 @@ def _with_additions(instance: Any, decoded: Any, defaults: dict, path: tuple = (
                 k: _with_additions(v, decoded.get(k), defaults, path + (k,)) for k, v in out.items()
             }
         return out
-    if isinstance(instance, list) and isinstance(decoded, (list, tuple)):
+    if (
+        isinstance(instance, list)
+        and isinstance(decoded, (list, tuple))
+        and len(instance) == len(decoded)
+    ):
         return [
             _with_additions(v, d, defaults, path + (i,))
-            for i, (v, d) in enumerate(zip(instance, decoded))
+            for i, (v, d) in enumerate(zip(instance, decoded, strict=True))
         ]
     return instance
 
