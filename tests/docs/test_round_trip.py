@@ -157,7 +157,10 @@ def test_keys_an_object_does_not_declare_dropped_refused_or_kept(tiny: ModuleTyp
     assert tiny.encode(tiny.decode(data, tiny.types.Quiet)) == b'{"a":"x"}'
     with pytest.raises(msgspec.ValidationError, match="unknown field `b`"):
         tiny.decode(data, tiny.types.Closed)
-    assert json.loads(tiny.encode(tiny.decode(data, tiny.types.Keeping))) == {"a": "x", "b": 1}
+    for keeping in (tiny.types.Keeping, tiny.types.KeepingAll):
+        assert json.loads(tiny.encode(tiny.decode(data, keeping))) == {"a": "x", "b": 1}
+    with pytest.raises(msgspec.ValidationError):  # `Keeping`'s other keys hold integers
+        tiny.decode(b'{"a":"x","b":"not an integer"}', tiny.types.Keeping)
 
 
 @claim("`_meta` is such an object: use it for extension data, which passes through untouched.")
