@@ -129,13 +129,18 @@ async def _load(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call:
         )
         ctx.record("session.load-answer-after-replay", None, "session/load failed")
         return
-    replayed = len(before) - len(late)
+    # over an unordered link (two streams), an update arriving after the answer still replays
+    replayed = len(before) - len(late) if peer.wire.ordered else len(before)
     ctx.record(
         "session.load-replay",
         replayed > 0,
         f"{replayed} updates replayed a session with one finished turn",
         peer.evidence(mark),
     )
+    if not peer.wire.ordered:  # the answer and the replay come on two streams read at once
+        detail = "the transport sets no order between the answer's stream and the replay's"
+        ctx.record("session.load-answer-after-replay", None, detail)
+        return
     ctx.record(
         "session.load-answer-after-replay",
         not late if replayed else None,

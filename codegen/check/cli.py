@@ -71,7 +71,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--url",
-        help="check a remote agent at this ws:// or wss:// URL instead of spawning one",
+        help=(
+            "check a remote agent at this URL instead of spawning one: http(s):// speaks"
+            " Streamable HTTP, ws(s):// WebSocket"
+        ),
     )
     parser.add_argument(
         "command",
@@ -133,13 +136,8 @@ def _url_problem(url: str, command: list[str], client: bool) -> str | None:
     if command or client:
         return "--url checks a remote agent: give no command and no --client with it"
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme in ("http", "https"):
-        return (
-            "--url: Streamable HTTP is not supported yet; give the agent's WebSocket URL"
-            " (ws:// or wss://, the same path)"
-        )
-    if scheme not in ("ws", "wss"):
-        return f"--url {url!r}: give a ws:// or wss:// URL"
+    if scheme not in ("http", "https", "ws", "wss"):
+        return f"--url {url!r}: give an http://, https:// (Streamable HTTP), ws:// or wss:// URL"
     return None
 
 

@@ -1,11 +1,12 @@
-"""`acpgen check --url ws://...`: the agent checks over WebSocket, against the echo example
-serving remote clients (`--listen`, the runtime's Streamable HTTP + WebSocket server)."""
+"""`acpgen check --url`: the agent checks over WebSocket (ws://) and Streamable HTTP (http://),
+against the echo example serving remote clients (`--listen`, the runtime's Streamable HTTP +
+WebSocket server)."""
 
 from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -27,16 +28,20 @@ def url() -> Iterator[str]:
         assert server.stdout is not None
         line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/acp"
         assert line.startswith("serving http://"), line
-        yield "ws://" + line.split("http://", 1)[1].strip()
+        yield line.split(" ", 1)[1].strip()
     finally:
         server.terminate()
         server.wait(10)
 
 
-def test_the_echo_example_passes_over_websocket(url: str) -> None:
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_the_echo_example_passes_remotely(url: str, scheme: str) -> None:
+    target = scheme + url.removeprefix("http")
     packages = {1: default_package(1), 2: default_package(2)}
     run: Run = asyncio.run(
-        run_agent_checks([], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, url)
+        run_agent_checks(
+            [], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, target
+        )
     )
     assert findings(run) == set()
     assert run.notes == [f"v{v}: the stdio checks do not apply to --url" for v in (1, 2)]
@@ -48,12 +53,26 @@ def test_the_echo_example_passes_over_websocket(url: str) -> None:
 @pytest.mark.parametrize(
     "argv, says",
     [
-        (["--url", "http://127.0.0.1:9/acp"], "Streamable HTTP is not supported yet"),
+        (["--url", "http://127.0.0.1:9/acp"], "cannot connect to http://127.0.0.1:9/acp"),
         (["--url", "ws://127.0.0.1:9/acp", "--", "agent"], "give no command"),
-        (["--url", "127.0.0.1:9"], "give a ws:// or wss:// URL"),
+        (["--url", "127.0.0.1:9"], "give an http://, https:// (Streamable HTTP), ws://"),
         (["--url", "ws://127.0.0.1:9/acp"], "cannot connect to ws://127.0.0.1:9/acp"),
     ],
 )
 def test_url_usage(capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:
     assert main(["check", "--quiet", "--timeout", "5", *argv]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_sse_events_are_joined_and_comments_skipped() -> None:
+    from acpgen.check.http_link import sse_events
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for chunk in (b": keepalive\n\ndata: {\"a\"", b":1}\r\n\r\ndata: [1,\ndata: 2]\n", b"\n"):
+            yield chunk
+        yield b"event: x\ndata:{}"
+
+    async def events() -> list[bytes]:
+        return [event async for event in sse_events(chunks())]
+
+    assert asyncio.run(events()) == [b'{"a":1}', b"[1,\n2]"]  # the last one is not finished
