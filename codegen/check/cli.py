@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help=(
             "check a client instead: the checker is the agent it spawns; put {agent} in the"
-            " client's command where the agent command goes (v1 only)"
+            " client's command where the agent command goes"
         ),
     )
     parser.add_argument(
@@ -102,13 +102,13 @@ def main(argv: list[str]) -> int:
     unknown = [n for n in args.only + args.skip if n not in known_names()]
     if unknown:
         return _usage(parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}")
-    if args.client and args.protocol_version not in (None, "1"):
-        return _usage(parser, "--client checks a client on protocol v1 only, for now")
     if args.client and PLACEHOLDER not in command:
         return _usage(
             parser,
             f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",
         )
+    if args.schema is not None and args.client and args.protocol_version is None:
+        return _usage(parser, "--client --schema: give --protocol-version 1 or 2 with it")
     if args.schema is not None and args.protocol_version == "both":
         return _usage(parser, "--schema is one revision: give --protocol-version 1 or 2 with it")
     progress: Callable[[str], None] = _silent if args.quiet else progress_to_stderr
@@ -156,9 +156,7 @@ async def _run(
 ) -> Run:
     packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
     if args.client:
-        package = packages[1] if args.schema is None else package_for_schema(args.schema)
-        selected = selector(args.only, args.skip)
-        return await run_client_checks(command, package, args.timeout, selected, progress)
+        return await _client_runs(args, command, packages, progress)
     if args.protocol_version == "both":
         versions = [1, 2]
     elif args.protocol_version is not None:
@@ -171,3 +169,32 @@ async def _run(
     return await run_agent_checks(
         command, packages, versions, args.timeout, selected, progress, args.url
     )
+
+
+async def _client_runs(
+    args: argparse.Namespace,
+    command: list[str],
+    packages: dict[int, ModuleType],
+    progress: Callable[[str], None],
+) -> Run:
+    """--client: the checker plays the version given (each of them with `both`, one client run
+    each), or the one the client asks for."""
+    selected = selector(args.only, args.skip)
+    if args.protocol_version is None:
+        return await run_client_checks(command, packages, args.timeout, selected, progress)
+    versions = [1, 2] if args.protocol_version == "both" else [int(args.protocol_version)]
+    if args.schema is not None:
+        packages[versions[0]] = package_for_schema(args.schema)
+    runs = [
+        await run_client_checks(
+            command, packages, args.timeout, selected, progress, version=version
+        )
+        for version in versions
+    ]
+    return Run(command, versions, [r for run in runs for r in run.results], _notes(runs))
+
+
+def _notes(runs: list[Run]) -> list[str]:
+    if len(runs) == 1:
+        return runs[0].notes
+    return [f"v{run.versions[0]}: {note}" for run in runs for note in run.notes]

@@ -91,7 +91,7 @@ class AgentPeer:
             if line is None:
                 continue
             index = len(self.wire.transcript.frames) - 1
-            value, method, problem = self.validator.inspect(line)
+            value, method, problem = self.inspect(line)
             if method is not None:
                 self.methods_seen.add(method)
             if problem is not None:
@@ -104,6 +104,9 @@ class AgentPeer:
             if not future.done():
                 future.set_result(None)
         self._arrived.set()
+
+    def inspect(self, line: bytes) -> tuple[Any, str | None, Problem | None]:
+        return self.validator.inspect(line)
 
     async def _dispatch(self, got: Received) -> None:
         message = got.message

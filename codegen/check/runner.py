@@ -36,7 +36,8 @@ def known_names() -> set[str]:
     names = {c.name for c in checks} | {c.group for c in checks}
     for check in checks:
         names |= {rid for rid in (check.v1, check.v2) if rid is not None}
-    return names | set(V1_SCHEMA_ROWS.values()) | set(UNADVERTISED.values())
+    unadvertised = {rid for rows in UNADVERTISED.values() for rid in rows.values()}
+    return names | set(V1_SCHEMA_ROWS.values()) | unadvertised
 
 
 class NoVersion(Exception):

@@ -39,9 +39,7 @@ def test_the_echo_example_passes_remotely(url: str, scheme: str) -> None:
     target = scheme + url.removeprefix("http")
     packages = {1: default_package(1), 2: default_package(2)}
     run: Run = asyncio.run(
-        run_agent_checks(
-            [], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, target
-        )
+        run_agent_checks([], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, target)
     )
     assert findings(run) == set()
     assert run.notes == [f"v{v}: the stdio checks do not apply to --url" for v in (1, 2)]
@@ -68,7 +66,7 @@ def test_sse_events_are_joined_and_comments_skipped() -> None:
     from acpgen.check.http_link import sse_events
 
     async def chunks() -> AsyncIterator[bytes]:
-        for chunk in (b": keepalive\n\ndata: {\"a\"", b":1}\r\n\r\ndata: [1,\ndata: 2]\n", b"\n"):
+        for chunk in (b': keepalive\n\ndata: {"a"', b":1}\r\n\r\ndata: [1,\ndata: 2]\n", b"\n"):
             yield chunk
         yield b"event: x\ndata:{}"
 
