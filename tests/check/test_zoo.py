@@ -44,6 +44,7 @@ BREAKS = {
     "cancel_request_drops": "ACP-V1-CANCEL-REQUEST-MUST-RESPOND",
     "delete_strict": "ACP-V1-DELETE-IDEMPOTENT",
     "delete_unadvertised": "ACP-V1-INIT-SESSION-OPTIONAL-MAY",
+    "info_version_number": "ACP-V1-SCHEMA-INITIALIZE-SHAPE",
 }
 
 BREAKS_V2 = {
