@@ -25,6 +25,7 @@ from .model import Check, Result, Run, outcome_of
 from .wire import SpawnError, Wire
 
 PLACEHOLDER = "{agent}"
+START = 3  # times --timeout the client has to start the agent
 GRACE = 0.5  # after the turn, how long the client has to finish before the checker closes
 
 CLIENT_CHECKS: tuple[Check, ...] = (
@@ -198,13 +199,14 @@ async def run_client_checks(
                 await client.stdin.drain()
             client.stdin.close()
         try:
-            reader, writer = await asyncio.wait_for(connected.get(), timeout)
+            # a client starts its runtime, then the relay starts another interpreter
+            reader, writer = await asyncio.wait_for(connected.get(), START * timeout)
         except TimeoutError:
             client.kill()
             await client.wait()
             server.close()
             raise ClientCommandError(
-                f"the client did not start the agent ({PLACEHOLDER}) within {timeout} s"
+                f"the client did not start the agent ({PLACEHOLDER}) within {START * timeout} s"
             ) from None
         agent = CheckerAgent(Wire(reader, writer, None, argv), packages, timeout, version)
         try:

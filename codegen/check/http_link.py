@@ -10,7 +10,8 @@ answer names a new session). A POST about a session carries `Acp-Session-Id`; so
 checker's answer to a request the agent sent on a session's stream. Closing is a `DELETE`.
 
 Like `WebSocketLink` it records every frame both ways; a POST the server refuses is recorded
-too (`<! HTTP 400 ...`), and the request it carried gets no answer. The two SSE streams of a
+too (`<! HTTP 404 ...`), and a request it carried is answered by that refusal (`on_refused`):
+neither a result nor a JSON-RPC error, but not left waiting either. The two SSE streams of a
 connection are read at once and the transport sets no order between them: a session/load
 answer (connection stream) may overtake the replay (session stream), so `ordered` is False.
 
@@ -87,7 +88,7 @@ class HttpLink(Link):
             response = await self.client.post(self.url, content=frame, headers=headers)
             connection_id = response.headers.get(CONNECTION_ID)
             if response.status_code != 200:
-                self._refused(_described("POST", method, response))
+                self._refused(_described("POST", method, response), message)
                 return True
             if connection_id:
                 self.connection_id = connection_id
@@ -108,14 +109,17 @@ class HttpLink(Link):
         if response.status_code == 200 and response.content:
             self._arrived(response.content)
         elif response.status_code not in (200, 202):
-            self._refused(_described("POST", method, response))
-            if response.status_code in (404, 410):
-                self._end()
+            self._refused(_described("POST", method, response), message)
+            if response.status_code in (404, 410) and session is None:
+                self._end()  # the connection is unknown (with Acp-Session-Id: the session is)
         return True
 
-    def _refused(self, what: str) -> None:
+    def _refused(self, what: str, message: dict[str, Any] | None = None) -> None:
         self.refusals.append(what)
         self.transcript.add("http", what.encode("utf-8"))
+        if message is not None and isinstance(message.get("method"), str) and "id" in message:
+            if self.on_refused is not None:
+                self.on_refused(message["id"], what)
 
     # ---- in
 

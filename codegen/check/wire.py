@@ -13,7 +13,7 @@ import contextlib
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 READ_CHUNK = 1 << 16
 STDERR_KEPT = 1 << 14
@@ -70,6 +70,9 @@ class Link:
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.stdin_closed = False
         self._tasks: list[asyncio.Task[None]] = []
+        # told when the transport itself refused to carry a request (HTTP: its POST's status):
+        # the request id and what the refusal said
+        self.on_refused: Callable[[Any, str], None] | None = None
 
     @property
     def stderr_tail(self) -> str:
