@@ -9,6 +9,7 @@ from typing import Any
 
 from .client import AgentPeer
 from .context import AFTER_ANSWER, PROMPT_TEXT, Call, Context, judged, prompt
+from .offering import OfferingPeer
 
 
 async def capabilities(
@@ -234,6 +235,7 @@ def client_surface(ctx: Context) -> None:
         calls = [
             r.message["method"]
             for p in ctx.peers
+            if not isinstance(p, OfferingPeer)  # it offered them
             for r in p.agent_requests
             if str(r.message.get("method", "")).startswith(prefix)
         ]

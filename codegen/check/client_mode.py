@@ -71,6 +71,13 @@ CLIENT_CHECKS: tuple[Check, ...] = (
         " each cites its own row)",
     ),
     Check(
+        "client.mcp-transports",
+        "ACP-V1-SETUP-CLIENT-CHECK-MCP-TRANSPORT",
+        None,
+        "the agent advertises no MCP transport beyond stdio: session/new lists no http or sse"
+        " MCP server",
+    ),
+    Check(
         "client.unknown-extension",
         "ACP-V1-EXT-UNKNOWN-METHOD-NOT-FOUND",
         None,
@@ -133,9 +140,9 @@ class ClientRun:
     def record(
         self, name: str, passed: bool | None, detail: str, evidence: list[str], rid: str = ""
     ) -> None:
-        cited = rid or CLIENT_CHECK_NAMES[name].cites(self.version) or ""
-        if not self.selected(name, cited):
-            return
+        cited = rid or CLIENT_CHECK_NAMES[name].cites(self.version)
+        if cited is None or not self.selected(name, cited):
+            return  # a check of the other version
         result = Result(name, self.version, cited, outcome_of(cited, passed), detail)
         if passed is not True:
             result.evidence = evidence
@@ -243,6 +250,7 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
         "; ".join(early) or "the prompt came after initialize and session/new",
         evidence,
     )
+    _mcp_transports(ctx, agent, evidence)
     called = {str(r.message.get("method")) for r in agent.agent_requests}
     for method, rid in UNADVERTISED[ctx.version].items():
         ctx.record(
@@ -254,6 +262,23 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
         )
     _probes(ctx, agent)
     _frames(ctx, agent)
+
+
+def _mcp_transports(ctx: ClientRun, agent: CheckerAgent, evidence: list[str]) -> None:
+    """The checker advertises no mcpCapabilities: every MCP server must be a stdio one."""
+    news = [r.message for r in agent.agent_requests if r.message.get("method") == "session/new"]
+    if not news:
+        ctx.record("client.mcp-transports", None, "no session/new", [])
+        return
+    remote = []
+    for message in news:
+        params = message.get("params")
+        servers = params.get("mcpServers") if isinstance(params, dict) else None
+        for server in servers if isinstance(servers, list) else []:
+            if isinstance(server, dict) and server.get("type") in ("http", "sse"):
+                remote.append(f"{server.get('type')} {server.get('name')!r}")
+    detail = f"unadvertised MCP transports: {remote}" if remote else "stdio MCP servers only"
+    ctx.record("client.mcp-transports", not remote, detail, evidence)
 
 
 def _probes(ctx: ClientRun, agent: CheckerAgent) -> None:

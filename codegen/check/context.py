@@ -15,6 +15,7 @@ from .. import __version__
 from .catalogue import CHECKS
 from .client import AgentPeer, Reply
 from .model import Result, outcome_of
+from .offering import OfferingPeer
 from .schemas import default_package
 from .wire import Link, Wire, remote_link
 
@@ -62,7 +63,9 @@ class Context:
         self.results.append(result)
         self.progress(f"v{self.version} {name} [{cited}]: {result.outcome}")
 
-    async def connect(self, what: str) -> AgentPeer:
+    async def connect(self, what: str, offering: bool = False) -> AgentPeer:
+        """A new connection to the agent; `offering`: the checker answers fs/* and terminal/*
+        (offering.py) instead of refusing them."""
         if self.url is not None:
             self.progress(f"v{self.version} connecting ({what}): {self.url}")
             link: Link = await remote_link(self.url, self.timeout)
@@ -70,7 +73,9 @@ class Context:
             self.progress(f"v{self.version} starting the agent ({what}): {' '.join(self.argv)}")
             link = await Wire.spawn(self.argv)
         others = {v: default_package(v) for v in (1, 2) if v != self.version}
-        peer = AgentPeer(link, self.package, self.timeout, version=self.version, others=others)
+        peer = (OfferingPeer if offering else AgentPeer)(
+            link, self.package, self.timeout, version=self.version, others=others
+        )
         self.peers.append(peer)
         return peer
 

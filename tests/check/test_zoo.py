@@ -45,6 +45,9 @@ BREAKS = {
     "delete_strict": "ACP-V1-DELETE-IDEMPOTENT",
     "delete_unadvertised": "ACP-V1-INIT-SESSION-OPTIONAL-MAY",
     "info_version_number": "ACP-V1-SCHEMA-INITIALIZE-SHAPE",
+    "resource_link_refused": "ACP-V1-INIT-PROMPT-BASELINE",
+    "terminal_auth_unasked": "ACP-V1-AUTH-AGENT-TERMINAL-METHOD-ONLY-WITH-CAPABILITY",
+    "terminal_kept": "ACP-V1-TERM-AGENT-RELEASE",
 }
 
 BREAKS_V2 = {
