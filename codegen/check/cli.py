@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable
 
+from ..cli_args import parse_args, usage_error
 from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
 from .context import progress_to_stderr
 from .model import Run
@@ -86,31 +87,36 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, or a usage error argparse has already explained
-        return exc.code if isinstance(exc.code, int) else 2
+    args, status = parse_args(parser, argv)
+    if args is None:
+        return status
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if args.url is not None:
         problem = _url_problem(args.url, command, args.client)
         if problem:
-            return _usage(parser, problem)
+            return usage_error(parser, problem)
     elif not command:
-        return _usage(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
+        return usage_error(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
     if args.timeout <= 0:
-        return _usage(parser, f"--timeout must be a positive number of seconds, not {args.timeout}")
+        return usage_error(
+            parser, f"--timeout must be a positive number of seconds, not {args.timeout}"
+        )
     unknown = [n for n in args.only + args.skip if n not in known_names()]
     if unknown:
-        return _usage(parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}")
+        return usage_error(
+            parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}"
+        )
     if args.client and PLACEHOLDER not in command:
-        return _usage(
+        return usage_error(
             parser,
             f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",
         )
     if args.schema is not None and args.client and args.protocol_version is None:
-        return _usage(parser, "--client --schema: give --protocol-version 1 or 2 with it")
+        return usage_error(parser, "--client --schema: give --protocol-version 1 or 2 with it")
     if args.schema is not None and args.protocol_version == "both":
-        return _usage(parser, "--schema is one revision: give --protocol-version 1 or 2 with it")
+        return usage_error(
+            parser, "--schema is one revision: give --protocol-version 1 or 2 with it"
+        )
     progress: Callable[[str], None] = _silent if args.quiet else progress_to_stderr
     try:
         run = asyncio.run(_run(args, command, progress))
@@ -143,12 +149,6 @@ def _url_problem(url: str, command: list[str], client: bool) -> str | None:
 
 def _silent(line: str) -> None:
     pass
-
-
-def _usage(parser: argparse.ArgumentParser, message: str) -> int:
-    parser.print_usage(sys.stderr)
-    print(f"acpgen check: {message}", file=sys.stderr)
-    return 2
 
 
 async def _run(
