@@ -5,7 +5,6 @@ Streamable HTTP and WebSocket, and its client. Exactly the findings docs/check.m
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -17,7 +16,7 @@ from acpgen.check.schemas import default_package
 
 from ..interop.rc3 import PYTHON_RC3
 from ..interop.scenario import require
-from .runs import HERE, SLOW_START, findings, not_exercised, run_all
+from .runs import HERE, SLOW_START, findings, not_exercised, run_all, serving
 
 SDK = HERE / "sdk_examples_rc3"
 FOUND = {
@@ -71,17 +70,8 @@ def test_the_sdk_echo_agent(runs: dict[str, Run]) -> None:
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    server = subprocess.Popen(
-        [_rc3(), str(HERE / "serve_sdk_http.py")], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/acp"
-        assert line.startswith("serving http://"), line
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        server.terminate()
-        server.wait(10)
+    with serving([_rc3(), str(HERE / "serve_sdk_http.py")]) as served:
+        yield served
 
 
 @pytest.mark.parametrize("scheme", ["http", "ws"])

@@ -5,7 +5,6 @@ WebSocket server)."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -15,23 +14,14 @@ from acpgen.check.runner import run_agent_checks, selector
 from acpgen.check.schemas import default_package
 from acpgen.cli import main
 
-from .runs import PYTHON, ROOT, SLOW_START, findings
+from .runs import PYTHON, ROOT, SLOW_START, findings, serving
 
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     command = [PYTHON, str(ROOT / "examples" / "echo_agent.py"), "--delay", "1.0"]
-    server = subprocess.Popen(
-        [*command, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/acp"
-        assert line.startswith("serving http://"), line
-        yield line.split(" ", 1)[1].strip()
-    finally:
-        server.terminate()
-        server.wait(10)
+    with serving([*command, "--listen", "127.0.0.1:0"]) as served:
+        yield served
 
 
 @pytest.mark.parametrize("scheme", ["ws", "http"])

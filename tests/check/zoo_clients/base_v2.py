@@ -22,14 +22,6 @@ class BaseClientV2(BaseClient):
         info = {"name": "zoo-client-v2", "version": "1.0.0"}
         self.request("initialize", {"protocolVersion": 2, "info": info, "capabilities": {}})
 
-    def on_request(self, rid: Any, method: str, params: Any) -> None:
-        if method == "session/request_permission":
-            choice = {"outcome": "selected", "optionId": params["options"][0]["optionId"]}
-            self.send({"jsonrpc": "2.0", "id": rid, "result": {"outcome": choice}})
-        else:
-            error = {"code": -32601, "message": f"Method not found: {method}"}
-            self.send({"jsonrpc": "2.0", "id": rid, "error": error})
-
     def on_notification(self, method: str, params: Any) -> None:
         update = params.get("update") if isinstance(params, dict) else None
         if method == "session/update" and isinstance(update, dict):
