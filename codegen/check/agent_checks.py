@@ -18,6 +18,7 @@ from .context import Call, Context
 from .faults import eof_mid_turn, stdio_lines, versions
 from .frame_results import frame_results
 from .hygiene import hygiene
+from .remote_faults import drop_mid_turn
 from .surfaces import auth_methods, content_kinds, offered_surface
 from .turns import cancel, cancel_request, turn_v1, turn_v2
 
@@ -35,6 +36,8 @@ async def check_agent(ctx: Context) -> None:
             await offered_surface(ctx)
     if ctx.url is not None:
         ctx.notes.append(f"v{ctx.version}: the stdio checks do not apply to --url")
+        if ctx.wants("remote.drop-mid-turn"):
+            await drop_mid_turn(ctx)
     else:
         if ctx.wants("stdio.split-line", "stdio.huge-line"):
             await stdio_lines(ctx)

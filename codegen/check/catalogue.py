@@ -252,6 +252,14 @@ AGENT_CHECKS: tuple[Check, ...] = (
         "the checker enables no terminal authentication: no advertised method is of type terminal",
     ),
     Check(
+        "remote.drop-mid-turn",
+        "ACPGEN-REMOTE-DROP-SURVIVES",
+        None,
+        "--url: a connection closed in the middle of a turn; a new connection is then served"
+        " (information only)",
+        shared=True,
+    ),
+    Check(
         "stdio.split-line",
         NEWLINES,
         None,

@@ -14,7 +14,7 @@ from acpgen.check.runner import run_agent_checks, selector
 from acpgen.check.schemas import default_package
 from acpgen.cli import main
 
-from .runs import PYTHON, ROOT, SLOW_START, findings, serving
+from .runs import HERE, PYTHON, ROOT, SLOW_START, findings, serving
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +34,8 @@ def test_the_echo_example_passes_remotely(url: str, scheme: str) -> None:
     assert findings(run) == set()
     assert run.notes == [f"v{v}: the stdio checks do not apply to --url" for v in (1, 2)]
     assert not any(r.group == "stdio" for r in run.results)
+    drops = [(r.version, r.outcome) for r in run.results if r.check == "remote.drop-mid-turn"]
+    assert drops == [(1, PASS), (2, PASS)]
     cancels = [(r.version, r.outcome) for r in run.results if r.check == "cancel.cancelled"]
     assert cancels == [(1, PASS), (2, PASS)]
 
@@ -64,3 +66,19 @@ def test_sse_events_are_joined_and_comments_skipped() -> None:
         return [event async for event in sse_events(chunks())]
 
     assert asyncio.run(events()) == [b'{"a":1}', b"[1,\n2]"]  # the last one is not finished
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_a_server_dying_when_a_client_drops_mid_turn_is_caught(scheme: str) -> None:
+    """zoo_remote/dies_on_drop.py: the echo example, exiting when a turn's connection goes."""
+    server = [PYTHON, str(HERE / "zoo_remote" / "dies_on_drop.py")]
+    with serving(server) as served:
+        target = scheme + served.removeprefix("http")
+        packages = {1: default_package(1), 2: default_package(2)}
+        run: Run = asyncio.run(
+            run_agent_checks(
+                [], packages, [1], SLOW_START, selector([], []), lambda _: None, target
+            )
+        )
+    drop = "remote.drop-mid-turn"
+    assert findings(run) == {(drop, "ACPGEN-REMOTE-DROP-SURVIVES", "info")}
