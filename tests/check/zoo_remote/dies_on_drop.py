@@ -1,6 +1,7 @@
 """A remote agent (the project's echo example, a 1 s pause per chunk, served with the runtime's
 Streamable HTTP + WebSocket server) whose whole server exits when a client's connection goes away
-while a turn of it runs (a cancelled turn on a live connection does not). Prints `serving http://HOST:PORT/acp` once it listens.
+while a turn of it runs (a cancelled turn on a live connection does not). Prints
+`serving http://HOST:PORT/acp` once it listens.
 """
 
 from __future__ import annotations
