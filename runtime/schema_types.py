@@ -1,0 +1,110 @@
+"""The generated package's types as the friendly layer names them: read off a connection's proxy.
+
+A generated proxy carries, for type checkers only, `schema_types` (every type of its package by
+name) and `schema_values` (every enum's wire values, as a list of a Literal). The Protocols here
+match those carriers, so `AgentSession(conn, ...)` and `Session(conn, ...)` infer the content
+blocks, plan entries, tool kinds, permission options, stop reasons ... of the package `conn`
+speaks, v1 and v2 alike, with no import of any package. Names are the schema's def names; a
+package without `StopReason` (v2: a turn's stop reason is the tag of its idle state) is matched by
+the `...V2` Protocols, where a stop reason is a string.
+
+The type variables are used at run time (the friendly classes are Generic over them); the
+Protocols are for type checkers only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar
+
+# What the friendly layer takes and gives, in the package's own types.
+ContentT = TypeVar("ContentT")  # a content block (`ContentBlock`)
+EntryT = TypeVar("EntryT")  # a plan entry (`PlanEntry`)
+KindT = TypeVar("KindT")  # a tool kind (`ToolKind`)
+KindValueT = TypeVar("KindValueT")  # a tool kind's wire value (a Literal)
+OptionT = TypeVar("OptionT")  # a permission option (`PermissionOption`)
+UpdateT = TypeVar("UpdateT")  # a session update (`SessionUpdate`)
+StopT = TypeVar("StopT")  # a stop reason (`StopReason`; v2: str)
+StopValueT = TypeVar("StopValueT")  # a stop reason's wire value (a Literal; v2: str)
+AnswerT = TypeVar("AnswerT")  # the answer to a prompt (`PromptResponse`)
+ToolCallT = TypeVar(
+    "ToolCallT"
+)  # a tool call as folded (`ToolCall` | `SessionUpdateToolCallUpdate`)
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    C_co = TypeVar("C_co", covariant=True)
+    E_co = TypeVar("E_co", covariant=True)
+    K_co = TypeVar("K_co", covariant=True)
+    KV_co = TypeVar("KV_co", covariant=True)
+    O_co = TypeVar("O_co", covariant=True)
+    U_co = TypeVar("U_co", covariant=True)
+    S_co = TypeVar("S_co", covariant=True)
+    SV_co = TypeVar("SV_co", covariant=True)
+    A_co = TypeVar("A_co", covariant=True)
+    T_co = TypeVar("T_co", covariant=True)
+    T2_co = TypeVar("T2_co", covariant=True)
+    P_co = TypeVar("P_co", covariant=True)
+
+    # Both versions' types, by def name (read-only: each solved from the package's own).
+
+    class _Types(Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]):
+        @property
+        def ContentBlock(self) -> C_co: ...
+        @property
+        def PlanEntry(self) -> E_co: ...
+        @property
+        def ToolKind(self) -> K_co: ...
+        @property
+        def PermissionOption(self) -> O_co: ...
+        @property
+        def SessionUpdate(self) -> U_co: ...
+        @property
+        def PromptResponse(self) -> A_co: ...
+        @property
+        def SessionUpdateToolCallUpdate(self) -> T2_co: ...
+
+    class TypesV1(_Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co], Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co]):  # fmt: skip  # noqa: E501
+
+        @property
+        def StopReason(self) -> S_co: ...
+        @property
+        def ToolCall(self) -> T_co: ...
+
+    # A Literal solved through a covariant read keeps only `str` (pyright); through a list, an
+    # invariant type, it stays exact. Covariant here all the same: it is only read.
+    class _Values(Protocol[KV_co]):  # type: ignore[misc]
+        @property
+        def ToolKind(self) -> list[KV_co]: ...  # pyright: ignore[reportInvalidTypeVarUse]
+
+    class ValuesV1(_Values[KV_co], Protocol[KV_co, SV_co]):  # type: ignore[misc]
+        @property
+        def StopReason(self) -> list[SV_co]: ...  # pyright: ignore[reportInvalidTypeVarUse]
+
+    class ProxyV1(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co]):
+        """A v1 package's proxy (its types have `StopReason` and `ToolCall`)."""
+
+        @property
+        def schema_types(self) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co]: ...  # fmt: skip  # noqa: E501
+        @property
+        def schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
+
+    class ProxyV2(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, A_co, T2_co]):
+        """A v2 package's proxy (no `StopReason`: a stop reason is a string)."""
+
+        @property
+        def schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]: ...
+        @property
+        def schema_values(self) -> _Values[KV_co]: ...
+
+    class HasClient(Protocol[P_co]):
+        """An agent's connection, by the proxy it calls its client with."""
+
+        @property
+        def client(self) -> P_co: ...
+
+    class HasAgent(Protocol[P_co]):
+        """A client's connection, by the proxy it calls its agent with."""
+
+        @property
+        def agent(self) -> P_co: ...
