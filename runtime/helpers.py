@@ -43,20 +43,7 @@ from .schema_types import (
 )
 
 if TYPE_CHECKING:
-    from typing import TypeVar
-
-    from .schema_types import HasClient, ProxyV1, ProxyV2
-
-    # The constructor's own type variables, solved from the connection's proxy.
-    C = TypeVar("C")
-    E = TypeVar("E")
-    K = TypeVar("K")
-    KV = TypeVar("KV")
-    Opt = TypeVar("Opt")
-    U = TypeVar("U")
-    S = TypeVar("S")
-    SV = TypeVar("SV")
-    A = TypeVar("A")
+    from .schema_types import KV, SV, A, C, E, HasClient, K, Opt, ProxyV1, ProxyV2, S, U
 
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"

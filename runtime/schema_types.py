@@ -16,19 +16,38 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
-# What the friendly layer takes and gives, in the package's own types.
-ContentT = TypeVar("ContentT")  # a content block (`ContentBlock`)
-EntryT = TypeVar("EntryT")  # a plan entry (`PlanEntry`)
-KindT = TypeVar("KindT")  # a tool kind (`ToolKind`)
-KindValueT = TypeVar("KindValueT")  # a tool kind's wire value (a Literal)
-OptionT = TypeVar("OptionT")  # a permission option (`PermissionOption`)
-UpdateT = TypeVar("UpdateT")  # a session update (`SessionUpdate`)
-StopT = TypeVar("StopT")  # a stop reason (`StopReason`; v2: str)
-StopValueT = TypeVar("StopValueT")  # a stop reason's wire value (a Literal; v2: str)
-AnswerT = TypeVar("AnswerT")  # the answer to a prompt (`PromptResponse`)
-ToolCallT = TypeVar(
-    "ToolCallT"
-)  # a tool call as folded (`ToolCall` | `SessionUpdateToolCallUpdate`)
+if TYPE_CHECKING:
+    # Each defaults to `acp_schema`'s (PEP 696 defaults, seen by type checkers only), so a bare
+    # `AgentSession` or `Session` annotation means the default package's. A wire value (a Literal
+    # of an enum's values, solved from the package) is covariant: an inferred session is also an
+    # `AgentSession` whose wire values default to any `str`.
+    from typing_extensions import TypeVar as DefaultTypeVar
+
+    import acp_schema
+
+    ContentT = DefaultTypeVar("ContentT", default=acp_schema.ContentBlock)
+    EntryT = DefaultTypeVar("EntryT", default=acp_schema.PlanEntry)
+    KindT = DefaultTypeVar("KindT", default=acp_schema.ToolKind)
+    KindValueT = DefaultTypeVar("KindValueT", covariant=True, default=str)
+    OptionT = DefaultTypeVar("OptionT", default=acp_schema.PermissionOption)
+    UpdateT = DefaultTypeVar("UpdateT", default=acp_schema.SessionUpdate)
+    StopT = DefaultTypeVar("StopT", default=acp_schema.StopReason)
+    StopValueT = DefaultTypeVar("StopValueT", covariant=True, default=str)
+    AnswerT = DefaultTypeVar("AnswerT", default=acp_schema.PromptResponse)
+    ToolCallT = DefaultTypeVar(
+        "ToolCallT", default=acp_schema.ToolCall | acp_schema.SessionUpdateToolCallUpdate
+    )
+else:  # at run time: plain type variables
+    ContentT = TypeVar("ContentT")  # a content block (`ContentBlock`)
+    EntryT = TypeVar("EntryT")  # a plan entry (`PlanEntry`)
+    KindT = TypeVar("KindT")  # a tool kind (`ToolKind`)
+    KindValueT = TypeVar("KindValueT", covariant=True)  # a tool kind's wire value (a Literal)
+    OptionT = TypeVar("OptionT")  # a permission option (`PermissionOption`)
+    UpdateT = TypeVar("UpdateT")  # a session update (`SessionUpdate`)
+    StopT = TypeVar("StopT")  # a stop reason (`StopReason`; v2: str)
+    StopValueT = TypeVar("StopValueT", covariant=True)  # a stop reason's wire value (v2: str)
+    AnswerT = TypeVar("AnswerT")  # the answer to a prompt (`PromptResponse`)
+    ToolCallT = TypeVar("ToolCallT")  # a folded tool call (v1 `ToolCall` or its update)
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -45,6 +64,19 @@ if TYPE_CHECKING:
     T_co = TypeVar("T_co", covariant=True)
     T2_co = TypeVar("T2_co", covariant=True)
     P_co = TypeVar("P_co", covariant=True)
+
+    # The friendly constructors' own type variables, solved from the connection's proxy.
+    C = TypeVar("C")
+    E = TypeVar("E")
+    K = TypeVar("K")
+    KV = TypeVar("KV")
+    Opt = TypeVar("Opt")
+    U = TypeVar("U")
+    S = TypeVar("S")
+    SV = TypeVar("SV")
+    A = TypeVar("A")
+    T = TypeVar("T")
+    T2 = TypeVar("T2")
 
     # Both versions' types, by def name (read-only: each solved from the package's own).
 
