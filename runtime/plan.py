@@ -14,14 +14,14 @@ Connections hold the plan's tables by reference and never change them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import rules
 
 if TYPE_CHECKING:
-    from .package import MethodInfoLike, Package, Wire
+    from .package import MethodInfoLike, Package
 
-    Check = Callable[[Wire, Wire], "str | None"]
+    Check = Callable[[Any, Any], "str | None"]
     Guards = Mapping[str, "list[Check]"]
 
 _ATTRIBUTE = "__acp_runtime_plan__"
@@ -48,7 +48,7 @@ class SidePlan:
         self.send_guards: Guards = rules.guards_for(schema, side, "send")
         self.receive_guards: Guards = rules.guards_for(schema, side, "receive")
         self.result_guards: Guards = rules.guards_for(schema, side, "result")
-        self.turn_cancels: Mapping[str, dict[str, Wire]] = rules.turn_cancels_for(schema, side)
+        self.turn_cancels: Mapping[str, dict[str, Any]] = rules.turn_cancels_for(schema, side)
 
 
 class PackagePlan:
