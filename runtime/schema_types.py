@@ -50,7 +50,7 @@ else:  # at run time: plain type variables
     ToolCallT = TypeVar("ToolCallT")  # a folded tool call (v1 `ToolCall` or its update)
 
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Protocol, Sequence
 
     C_co = TypeVar("C_co", covariant=True)
     E_co = TypeVar("E_co", covariant=True)
@@ -103,15 +103,15 @@ if TYPE_CHECKING:
         @property
         def ToolCall(self) -> T_co: ...
 
-    # A Literal solved through a covariant read keeps only `str` (pyright); through a list, an
-    # invariant type, it stays exact. Covariant here all the same: it is only read.
-    class _Values(Protocol[KV_co]):  # type: ignore[misc]
+    # The package writes each as a list (invariant): a Literal solved through it stays exact in
+    # pyright, which widens one read through a covariant type alone to `str`.
+    class _Values(Protocol[KV_co]):
         @property
-        def ToolKind(self) -> list[KV_co]: ...  # pyright: ignore[reportInvalidTypeVarUse]
+        def ToolKind(self) -> Sequence[KV_co]: ...
 
-    class ValuesV1(_Values[KV_co], Protocol[KV_co, SV_co]):  # type: ignore[misc]
+    class ValuesV1(_Values[KV_co], Protocol[KV_co, SV_co]):
         @property
-        def StopReason(self) -> list[SV_co]: ...  # pyright: ignore[reportInvalidTypeVarUse]
+        def StopReason(self) -> Sequence[SV_co]: ...
 
     class ProxyV1(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co]):
         """A v1 package's proxy (its types have `StopReason` and `ToolCall`)."""
