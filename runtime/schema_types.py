@@ -1,7 +1,7 @@
 """The generated package's types as the friendly layer names them: read off a connection's proxy.
 
-A generated proxy carries, for type checkers only, `schema_types` (every type of its package by
-name) and `schema_values` (every enum's wire values, as a list of a Literal). The Protocols here
+A generated proxy carries, for type checkers only, `_schema_types` (every type of its package by
+name) and `_schema_values` (every enum's wire values, as a list of a Literal). The Protocols here
 match those carriers, so `AgentSession(conn, ...)` and `Session(conn, ...)` infer the content
 blocks, plan entries, tool kinds, permission options, stop reasons ... of the package `conn`
 speaks, v1 and v2 alike, with no import of any package. Names are the schema's def names; a
@@ -117,17 +117,17 @@ if TYPE_CHECKING:
         """A v1 package's proxy (its types have `StopReason` and `ToolCall`)."""
 
         @property
-        def schema_types(self) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co]: ...  # fmt: skip  # noqa: E501
+        def _schema_types(self) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co]: ...  # fmt: skip  # noqa: E501
         @property
-        def schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
+        def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
 
     class ProxyV2(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, A_co, T2_co]):
         """A v2 package's proxy (no `StopReason`: a stop reason is a string)."""
 
         @property
-        def schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]: ...
+        def _schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]: ...
         @property
-        def schema_values(self) -> _Values[KV_co]: ...
+        def _schema_values(self) -> _Values[KV_co]: ...
 
     class HasClient(Protocol[P_co]):
         """An agent's connection, by the proxy it calls its client with."""

@@ -9,7 +9,8 @@ camelCase to snake_case, joined by `_` (`session/new` -> `session_new`, `documen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
+import typing as _t
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import types as t
 from .errors import METHOD_NOT_FOUND, error_for
@@ -40,7 +41,7 @@ class Peer(Protocol):
 class SchemaTypes:
     """Every type of the package by its name: for type checkers only, no value exists at run time.
 
-    Each proxy carries it as `schema_types`, so that code typed over a proxy (the
+    Each proxy carries it as `_schema_types`, so that code typed over a proxy (the
     runtime's `AgentSession` and `Session`) can name this package's types.
     """
 
@@ -327,13 +328,13 @@ class SchemaTypes:
 class SchemaValues:
     """Every enum of the package by its name, as a list of its wire values: for type checkers only.
 
-    Each proxy carries it as `schema_values`: where the runtime takes an enum, it also
+    Each proxy carries it as `_schema_values`: where the runtime takes an enum, it also
     takes its wire value, and a checker sees which values exist (a list keeps them exact).
     """
 
     if TYPE_CHECKING:
         ToolKind: list[
-            Literal[
+            _t.Literal[
                 "read",
                 "edit",
                 "delete",
@@ -346,27 +347,29 @@ class SchemaValues:
                 "other",
             ]
         ]
-        ToolCallStatus: list[Literal["pending", "in_progress", "completed", "failed"]]
-        Role: list[Literal["assistant", "user"]]
+        ToolCallStatus: list[_t.Literal["pending", "in_progress", "completed", "failed"]]
+        Role: list[_t.Literal["assistant", "user"]]
         PermissionOptionKind: list[
-            Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+            _t.Literal["allow_once", "allow_always", "reject_once", "reject_always"]
         ]
-        ElicitationSchemaType: list[Literal["object"]]
-        StringFormat: list[Literal["email", "uri", "date", "date-time"]]
-        LlmProtocol: list[Literal["anthropic", "openai", "azure", "vertex", "bedrock"]]
-        AuthState: list[Literal["authenticated", "unauthenticated", "not_required", "unknown"]]
-        SessionConfigOptionCategory: list[Literal["mode", "model", "model_config", "thought_level"]]
-        SessionStatus: list[Literal["open", "saved"]]
+        ElicitationSchemaType: list[_t.Literal["object"]]
+        StringFormat: list[_t.Literal["email", "uri", "date", "date-time"]]
+        LlmProtocol: list[_t.Literal["anthropic", "openai", "azure", "vertex", "bedrock"]]
+        AuthState: list[_t.Literal["authenticated", "unauthenticated", "not_required", "unknown"]]
+        SessionConfigOptionCategory: list[
+            _t.Literal["mode", "model", "model_config", "thought_level"]
+        ]
+        SessionStatus: list[_t.Literal["open", "saved"]]
         StopReason: list[
-            Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+            _t.Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
         ]
-        ErrorCode: list[Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002]]
-        PlanEntryPriority: list[Literal["high", "medium", "low"]]
-        PlanEntryStatus: list[Literal["pending", "in_progress", "completed"]]
-        NoticeSeverity: list[Literal["info", "warning", "error"]]
-        CompactionStatus: list[Literal["in_progress", "completed", "failed", "cancelled"]]
-        SystemPromptMode: list[Literal["append", "override"]]
-        SessionArchiveFilter: list[Literal["exclude", "include", "only"]]
+        ErrorCode: list[_t.Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002]]
+        PlanEntryPriority: list[_t.Literal["high", "medium", "low"]]
+        PlanEntryStatus: list[_t.Literal["pending", "in_progress", "completed"]]
+        NoticeSeverity: list[_t.Literal["info", "warning", "error"]]
+        CompactionStatus: list[_t.Literal["in_progress", "completed", "failed", "cancelled"]]
+        SystemPromptMode: list[_t.Literal["append", "override"]]
+        SessionArchiveFilter: list[_t.Literal["exclude", "include", "only"]]
 
 
 class AgentHandler:
@@ -675,8 +678,8 @@ class AgentProxy:
     """Calls from a client to its agent: one typed method per method the agent receives."""
 
     if TYPE_CHECKING:
-        schema_types: SchemaTypes
-        schema_values: SchemaValues
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
@@ -1144,8 +1147,8 @@ class ClientProxy:
     """Calls from an agent to its client: one typed method per method the client receives."""
 
     if TYPE_CHECKING:
-        schema_types: SchemaTypes
-        schema_values: SchemaValues
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
@@ -1380,8 +1383,8 @@ class ProxyProxy:
     """Calls from a conductor to its proxy: one typed method per method the proxy receives."""
 
     if TYPE_CHECKING:
-        schema_types: SchemaTypes
-        schema_values: SchemaValues
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer

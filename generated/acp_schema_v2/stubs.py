@@ -9,7 +9,8 @@ camelCase to snake_case, joined by `_` (`session/new` -> `session_new`, `documen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
+import typing as _t
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import types as t
 from .errors import METHOD_NOT_FOUND, error_for
@@ -40,7 +41,7 @@ class Peer(Protocol):
 class SchemaTypes:
     """Every type of the package by its name: for type checkers only, no value exists at run time.
 
-    Each proxy carries it as `schema_types`, so that code typed over a proxy (the
+    Each proxy carries it as `_schema_types`, so that code typed over a proxy (the
     runtime's `AgentSession` and `Session`) can name this package's types.
     """
 
@@ -343,13 +344,13 @@ class SchemaTypes:
 class SchemaValues:
     """Every enum of the package by its name, as a list of its wire values: for type checkers only.
 
-    Each proxy carries it as `schema_values`: where the runtime takes an enum, it also
+    Each proxy carries it as `_schema_values`: where the runtime takes an enum, it also
     takes its wire value, and a checker sees which values exist (a list keeps them exact).
     """
 
     if TYPE_CHECKING:
         ToolKind: list[
-            Literal[
+            _t.Literal[
                 "read",
                 "edit",
                 "delete",
@@ -363,30 +364,32 @@ class SchemaValues:
             ]
         ]
         ToolCallStatus: list[
-            Literal["pending", "in_progress", "paused", "completed", "failed", "cancelled"]
+            _t.Literal["pending", "in_progress", "paused", "completed", "failed", "cancelled"]
         ]
-        Role: list[Literal["assistant", "user"]]
-        IconTheme: list[Literal["light", "dark"]]
-        DiffFileType: list[Literal["text", "binary", "directory", "symlink"]]
-        DiffPatchFormat: list[Literal["git_patch"]]
+        Role: list[_t.Literal["assistant", "user"]]
+        IconTheme: list[_t.Literal["light", "dark"]]
+        DiffFileType: list[_t.Literal["text", "binary", "directory", "symlink"]]
+        DiffPatchFormat: list[_t.Literal["git_patch"]]
         PermissionOptionKind: list[
-            Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+            _t.Literal["allow_once", "allow_always", "reject_once", "reject_always"]
         ]
-        ElicitationSchemaType: list[Literal["object"]]
-        StringFormat: list[Literal["email", "uri", "date", "date-time"]]
-        LlmProtocol: list[Literal["anthropic", "openai", "azure", "vertex", "bedrock"]]
-        AuthState: list[Literal["authenticated", "unauthenticated", "not_required", "unknown"]]
-        SessionConfigOptionCategory: list[Literal["mode", "model", "model_config", "thought_level"]]
-        SessionStatus: list[Literal["open", "saved"]]
+        ElicitationSchemaType: list[_t.Literal["object"]]
+        StringFormat: list[_t.Literal["email", "uri", "date", "date-time"]]
+        LlmProtocol: list[_t.Literal["anthropic", "openai", "azure", "vertex", "bedrock"]]
+        AuthState: list[_t.Literal["authenticated", "unauthenticated", "not_required", "unknown"]]
+        SessionConfigOptionCategory: list[
+            _t.Literal["mode", "model", "model_config", "thought_level"]
+        ]
+        SessionStatus: list[_t.Literal["open", "saved"]]
         ErrorCode: list[
-            Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002, -32022]
+            _t.Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002, -32022]
         ]
-        PlanEntryPriority: list[Literal["high", "medium", "low"]]
-        PlanEntryStatus: list[Literal["pending", "in_progress", "completed", "cancelled"]]
-        NoticeSeverity: list[Literal["info", "warning", "error"]]
-        CompactionStatus: list[Literal["in_progress", "completed", "failed", "cancelled"]]
-        SystemPromptMode: list[Literal["append", "override"]]
-        SessionArchiveFilter: list[Literal["exclude", "include", "only"]]
+        PlanEntryPriority: list[_t.Literal["high", "medium", "low"]]
+        PlanEntryStatus: list[_t.Literal["pending", "in_progress", "completed", "cancelled"]]
+        NoticeSeverity: list[_t.Literal["info", "warning", "error"]]
+        CompactionStatus: list[_t.Literal["in_progress", "completed", "failed", "cancelled"]]
+        SystemPromptMode: list[_t.Literal["append", "override"]]
+        SessionArchiveFilter: list[_t.Literal["exclude", "include", "only"]]
 
 
 class AgentHandler:
@@ -733,8 +736,8 @@ class AgentProxy:
     """Calls from a client to its agent: one typed method per method the agent receives."""
 
     if TYPE_CHECKING:
-        schema_types: SchemaTypes
-        schema_values: SchemaValues
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
@@ -1197,8 +1200,8 @@ class ClientProxy:
     """Calls from an agent to its client: one typed method per method the client receives."""
 
     if TYPE_CHECKING:
-        schema_types: SchemaTypes
-        schema_values: SchemaValues
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
@@ -1381,8 +1384,8 @@ class ProxyProxy:
     """Calls from a conductor to its proxy: one typed method per method the proxy receives."""
 
     if TYPE_CHECKING:
-        schema_types: SchemaTypes
-        schema_values: SchemaValues
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
