@@ -34,16 +34,18 @@ from .schema_types import (
     AnswerT,
     ContentT,
     EntryT,
+    ExitT,
     KindT,
     KindValueT,
     OptionT,
+    OutputT,
     StopT,
     StopValueT,
     UpdateT,
 )
 
 if TYPE_CHECKING:
-    from .schema_types import KV, SV, A, C, E, HasClient, K, Opt, ProxyV1, ProxyV2, S, U
+    from .schema_types import KV, SV, TE, TO, A, C, E, HasClient, K, Opt, ProxyV1, ProxyV2, S, U
 
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"
@@ -69,7 +71,19 @@ def text(value: str) -> dict[str, Any]:
 
 
 class AgentSession(
-    Generic[ContentT, EntryT, KindT, KindValueT, OptionT, UpdateT, StopT, StopValueT, AnswerT]
+    Generic[
+        ContentT,
+        EntryT,
+        KindT,
+        KindValueT,
+        OptionT,
+        UpdateT,
+        StopT,
+        StopValueT,
+        AnswerT,
+        OutputT,
+        ExitT,
+    ]
 ):
     """An agent's handle on one session of a connection: updates, tool calls, permission, files
     and terminals for that session.
@@ -84,14 +98,14 @@ class AgentSession(
 
         @overload
         def __init__(
-            self: AgentSession[C, E, K, KV, Opt, U, S, SV, A],
-            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, object]],
+            self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE],
+            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, object, TO, TE]],
             session_id: str,
         ) -> None: ...
 
         @overload
         def __init__(
-            self: AgentSession[C, E, K, KV, Opt, U, str, str, A],
+            self: AgentSession[C, E, K, KV, Opt, U, str, str, A, object, object],
             conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object]],
             session_id: str,
         ) -> None: ...
@@ -297,7 +311,7 @@ class AgentSession(
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         output_byte_limit: int | None = None,
-    ) -> Terminal:
+    ) -> Terminal[OutputT, ExitT]:
         """A command run in a client terminal, as `async with session.terminal(cmd, args) as term:`;
         the terminal is released when the block ends, however it ends."""
         data: dict[str, Any] = {"command": command, "args": list(args)}
@@ -307,7 +321,7 @@ class AgentSession(
             data["env"] = [{"name": k, "value": v} for k, v in env.items()]
         if output_byte_limit is not None:
             data["outputByteLimit"] = output_byte_limit
-        return Terminal(self, data)
+        return Terminal[OutputT, ExitT](self, data)
 
     def _params(self, method: str, data: dict[str, Any]) -> Any:
         return wire.build(
@@ -326,7 +340,7 @@ class ToolCall:
 
     def __init__(
         self,
-        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any],
+        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
         tool_call_id: str,
         fields: dict[str, Any],
     ) -> None:
@@ -388,19 +402,20 @@ class ToolCall:
         await self.update(content=[*self.content, {"type": "terminal", "terminalId": terminal_id}])
 
 
-class Terminal:
-    """A client terminal, created on `async with` entry and always released on exit."""
+class Terminal(Generic[OutputT, ExitT]):
+    """A client terminal, created on `async with` entry and always released on exit (v1: a v2
+    client has no terminals for its agent)."""
 
     def __init__(
         self,
-        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any],
+        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
         data: dict[str, Any],
     ) -> None:
         self.session = session
         self.data = data
         self.id = ""  # the client's terminalId, once created
 
-    async def __aenter__(self) -> Terminal:
+    async def __aenter__(self) -> Terminal[OutputT, ExitT]:
         session = self.session
         result = await session.conn.request(
             TERMINAL_CREATE, session._params(TERMINAL_CREATE, self.data)
@@ -415,13 +430,15 @@ class Terminal:
             if kind is None:
                 raise
 
-    async def output(self) -> Any:
+    async def output(self) -> OutputT:
         """The output so far (`output`, `truncated`, `exitStatus` once exited)."""
-        return await self._call(TERMINAL_OUTPUT)
+        output: OutputT = await self._call(TERMINAL_OUTPUT)
+        return output
 
-    async def wait_for_exit(self) -> Any:
+    async def wait_for_exit(self) -> ExitT:
         """Wait for the command to exit: its `exitCode` / `signal`."""
-        return await self._call(TERMINAL_WAIT)
+        exit: ExitT = await self._call(TERMINAL_WAIT)
+        return exit
 
     async def kill(self) -> None:
         """Kill the command; the terminal stays until released."""

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     ToolCallT = DefaultTypeVar(
         "ToolCallT", default=acp_schema.ToolCall | acp_schema.SessionUpdateToolCallUpdate
     )
+    OutputT = DefaultTypeVar("OutputT", default=acp_schema.TerminalOutputResponse)
+    ExitT = DefaultTypeVar("ExitT", default=acp_schema.WaitForTerminalExitResponse)
 else:  # at run time: plain type variables
     ContentT = TypeVar("ContentT")  # a content block (`ContentBlock`)
     EntryT = TypeVar("EntryT")  # a plan entry (`PlanEntry`)
@@ -48,6 +50,8 @@ else:  # at run time: plain type variables
     StopValueT = TypeVar("StopValueT", covariant=True)  # a stop reason's wire value (v2: str)
     AnswerT = TypeVar("AnswerT")  # the answer to a prompt (`PromptResponse`)
     ToolCallT = TypeVar("ToolCallT")  # a folded tool call (v1 `ToolCall` or its update)
+    OutputT = TypeVar("OutputT")  # a client terminal's output (`TerminalOutputResponse`; v2: none)
+    ExitT = TypeVar("ExitT")  # its exit (`WaitForTerminalExitResponse`; v2: none)
 
 if TYPE_CHECKING:
     from typing import Protocol, Sequence
@@ -63,6 +67,8 @@ if TYPE_CHECKING:
     A_co = TypeVar("A_co", covariant=True)
     T_co = TypeVar("T_co", covariant=True)
     T2_co = TypeVar("T2_co", covariant=True)
+    TO_co = TypeVar("TO_co", covariant=True)
+    TE_co = TypeVar("TE_co", covariant=True)
     P_co = TypeVar("P_co", covariant=True)
 
     # The friendly constructors' own type variables, solved from the connection's proxy.
@@ -77,6 +83,8 @@ if TYPE_CHECKING:
     A = TypeVar("A")
     T = TypeVar("T")
     T2 = TypeVar("T2")
+    TO = TypeVar("TO")
+    TE = TypeVar("TE")
 
     # Both versions' types, by def name (read-only: each solved from the package's own).
 
@@ -96,12 +104,20 @@ if TYPE_CHECKING:
         @property
         def SessionUpdateToolCallUpdate(self) -> T2_co: ...
 
-    class TypesV1(_Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co], Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co]):  # fmt: skip  # noqa: E501
+    class TypesV1(
+        _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co, TO_co, TE_co],
+    ):
+        """v1's types: also its stop reasons, its whole tool calls and its client terminals."""
 
         @property
         def StopReason(self) -> S_co: ...
         @property
         def ToolCall(self) -> T_co: ...
+        @property
+        def TerminalOutputResponse(self) -> TO_co: ...
+        @property
+        def WaitForTerminalExitResponse(self) -> TE_co: ...
 
     # The package writes each as a list (invariant): a Literal solved through it stays exact in
     # pyright, which widens one read through a covariant type alone to `str`.
@@ -113,11 +129,15 @@ if TYPE_CHECKING:
         @property
         def StopReason(self) -> Sequence[SV_co]: ...
 
-    class ProxyV1(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co]):
-        """A v1 package's proxy (its types have `StopReason` and `ToolCall`)."""
+    class ProxyV1(
+        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co]
+    ):
+        """A v1 package's proxy (its types have `StopReason`, `ToolCall` and client terminals)."""
 
         @property
-        def _schema_types(self) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co]: ...  # fmt: skip  # noqa: E501
+        def _schema_types(
+            self,
+        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co, TO_co, TE_co]: ...
         @property
         def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
 

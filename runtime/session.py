@@ -40,7 +40,24 @@ from .errors import ConnectionClosedError, RequestTimeoutError
 from .schema_types import AnswerT, ContentT, StopT, ToolCallT, UpdateT
 
 if TYPE_CHECKING:
-    from .schema_types import KV, SV, T2, A, C, E, HasAgent, K, Opt, ProxyV1, ProxyV2, S, T, U
+    from .schema_types import (
+        KV,
+        SV,
+        T2,
+        TE,
+        TO,
+        A,
+        C,
+        E,
+        HasAgent,
+        K,
+        Opt,
+        ProxyV1,
+        ProxyV2,
+        S,
+        T,
+        U,
+    )
 
 # --- what each kind of session update means: the one hand-written table --------------------------
 
@@ -480,7 +497,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @overload
     def __init__(
         self: Session[C, U, T | T2, S, A],
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         session_id: str,
     ) -> None: ...
 
@@ -516,7 +533,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
@@ -554,7 +571,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
@@ -589,7 +606,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         session_id: str,
         cwd: str,
         **params: Any,

@@ -20,6 +20,9 @@ async def agent_side(conn: AgentSideConnection, conn2: AgentSideConnection[acp2.
     async with session.tool_call("Read", kind="read") as call:
         (await session.ask_permission(call)).optoin_id  # error: mypy[union-attr] pyright[reportAttributeAccessIssue,reportOptionalMemberAccess]
     await session.send(acp.PromptResponse(stop_reason=acp.StopReason.END_TURN))  # error: mypy[arg-type] pyright[reportArgumentType]
+    async with session.terminal("pytest") as term:
+        output: bytes = (await term.output()).output  # error: mypy[assignment] pyright[reportAssignmentType]
+        (await term.wait_for_exit()).exit_status  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
 
     async def work() -> int:
         return 0

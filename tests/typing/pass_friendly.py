@@ -33,6 +33,11 @@ class Agent(acp.AgentHandler):
                 assert_type(option, acp.PermissionOption)
                 assert_type(option.option_id, str)
         session.tool_call("Read", kind=acp.ToolKind.READ, locations=[{"path": "/a"}])
+        async with session.terminal("pytest", ["-q"]) as term:
+            assert_type(await term.output(), acp.TerminalOutputResponse)
+            exit = await term.wait_for_exit()
+            assert_type(exit, acp.WaitForTerminalExitResponse)
+            await call.add_terminal(term.id)
 
         async def work() -> acp.StopReason:
             return acp.StopReason.END_TURN
