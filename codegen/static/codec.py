@@ -113,9 +113,7 @@ def decode(
 def decode(
     data: bytes | str, type: object, *, lenient: bool = False, strict: bool = False
 ) -> object: ...
-def decode(
-    data: bytes | str, type: Any, *, lenient: bool = False, strict: bool = False
-) -> Any:
+def decode(data: bytes | str, type: Any, *, lenient: bool = False, strict: bool = False) -> Any:
     """Decode JSON into a type of the package, validating it as the schema says.
 
     Typed for a checker where `type` is a class (a Struct, an enum). A union alias passed as a value

@@ -56,7 +56,9 @@ async def helper(session: AgentSession) -> None:
     await session.say("hi")
 
 
-async def agent_v2(conn: AgentSideConnection[acp2.ClientProxy], default: AgentSideConnection) -> None:
+async def agent_v2(
+    conn: AgentSideConnection[acp2.ClientProxy], default: AgentSideConnection
+) -> None:
     await helper(AgentSession(default, "s"))
     session = AgentSession(conn, "s")
     await session.say(acp2.TextContent(text="hi"))
