@@ -321,7 +321,8 @@ class AgentSession(
             data["env"] = [{"name": k, "value": v} for k, v in env.items()]
         if output_byte_limit is not None:
             data["outputByteLimit"] = output_byte_limit
-        return Terminal[OutputT, ExitT](self, data)
+        terminal: Terminal[OutputT, ExitT] = Terminal(self, data)
+        return terminal
 
     def _params(self, method: str, data: dict[str, Any]) -> Any:
         return wire.build(

@@ -260,7 +260,7 @@ class SessionState(Generic[ContentT, ToolCallT]):
                 else None
             )
         if message is None:
-            message = Message[ContentT](how.slot, message_id)
+            message = Message(how.slot, message_id)
             self.messages.append(message)
             if message_id is not None:
                 self._by_id[(how.slot, message_id)] = message
