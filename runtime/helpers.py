@@ -99,7 +99,7 @@ class AgentSession(
         @overload
         def __init__(
             self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE],
-            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, object, TO, TE]],
+            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE]],
             session_id: str,
         ) -> None: ...
 

@@ -6,7 +6,9 @@ match those carriers, so `AgentSession(conn, ...)` and `Session(conn, ...)` infe
 blocks, plan entries, tool kinds, permission options, stop reasons ... of the package `conn`
 speaks, v1 and v2 alike, with no import of any package. Names are the schema's def names; a
 package without `StopReason` (v2: a turn's stop reason is the tag of its idle state) is matched by
-the `...V2` Protocols, where a stop reason is a string.
+the `...V2` Protocols, where a stop reason is a string. A v1 revision that names its whole tool call
+`ToolCall` is matched by `ProxyV1Calls`; an older one (its variant named `SessionUpdateToolCall`)
+by `ProxyV1`, and a client `Session` then types its folded tool calls as its `SessionUpdate`.
 
 The type variables are used at run time (the friendly classes are Generic over them); the
 Protocols are for type checkers only.
@@ -106,18 +108,25 @@ if TYPE_CHECKING:
 
     class TypesV1(
         _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co],
-        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co, TO_co, TE_co],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co],
     ):
-        """v1's types: also its stop reasons, its whole tool calls and its client terminals."""
+        """v1's types: also its stop reasons and its client terminals."""
 
         @property
         def StopReason(self) -> S_co: ...
         @property
-        def ToolCall(self) -> T_co: ...
-        @property
         def TerminalOutputResponse(self) -> TO_co: ...
         @property
         def WaitForTerminalExitResponse(self) -> TE_co: ...
+
+    class TypesV1Calls(
+        TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co],
+    ):
+        """v1's types with its whole tool call named `ToolCall` (not so in every revision)."""
+
+        @property
+        def ToolCall(self) -> T_co: ...
 
     # The package writes each as a list (invariant): a Literal solved through it stays exact in
     # pyright, which widens one read through a covariant type alone to `str`.
@@ -130,14 +139,26 @@ if TYPE_CHECKING:
         def StopReason(self) -> Sequence[SV_co]: ...
 
     class ProxyV1(
-        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co]
+        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T2_co, TO_co, TE_co]
     ):
-        """A v1 package's proxy (its types have `StopReason`, `ToolCall` and client terminals)."""
+        """A v1 package's proxy (its types have `StopReason` and client terminals)."""
 
         @property
         def _schema_types(
             self,
-        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, T_co, TO_co, TE_co]: ...
+        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co]: ...
+        @property
+        def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
+
+    class ProxyV1Calls(
+        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co]
+    ):
+        """A v1 package's proxy whose types also name its whole tool call `ToolCall`."""
+
+        @property
+        def _schema_types(
+            self,
+        ) -> TypesV1Calls[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co]: ...
         @property
         def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
 

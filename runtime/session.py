@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         K,
         Opt,
         ProxyV1,
+        ProxyV1Calls,
         ProxyV2,
         S,
         T,
@@ -497,7 +498,14 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @overload
     def __init__(
         self: Session[C, U, T | T2, S, A],
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        session_id: str,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Session[C, U, U, S, A],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
         session_id: str,
     ) -> None: ...
 
@@ -533,11 +541,21 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
     ) -> Session[C, U, T | T2, S, A]: ...
+
+    @overload
+    @classmethod
+    async def new(
+        cls,
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, U, S, A]: ...
 
     @overload
     @classmethod
@@ -571,12 +589,23 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
     ) -> Session[C, U, T | T2, S, A]: ...
+
+    @overload
+    @classmethod
+    async def load(
+        cls,
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        session_id: str,
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, U, S, A]: ...
 
     @overload
     @classmethod
@@ -606,11 +635,21 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         session_id: str,
         cwd: str,
         **params: Any,
     ) -> Session[C, U, T | T2, S, A]: ...
+
+    @overload
+    @classmethod
+    async def resume(
+        cls,
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        session_id: str,
+        cwd: str,
+        **params: Any,
+    ) -> Session[C, U, U, S, A]: ...
 
     @overload
     @classmethod
