@@ -37,7 +37,7 @@ from . import rules, wire
 from .client import ClientSideConnection
 from .connection import _DEFAULT as DEFAULT
 from .errors import ConnectionClosedError, RequestTimeoutError
-from .schema_types import AnswerT, ContentT, StopT, ToolCallT, UpdateT
+from .schema_types import AnswerT, ContentT, EntryT, StopT, ToolCallT, UpdateT
 
 if TYPE_CHECKING:
     from .schema_types import (
@@ -142,7 +142,7 @@ class Message(Generic[ContentT]):
 
 
 @dataclass
-class SessionState(Generic[ContentT, ToolCallT]):
+class SessionState(Generic[ContentT, ToolCallT, EntryT]):
     """A session's state, folded from its updates (see `FOLDS`). Values are the package's types.
 
     `tool_calls[id]` is the first update that told of the call (a tool call, or a tool call update
@@ -159,7 +159,7 @@ class SessionState(Generic[ContentT, ToolCallT]):
     terminals: dict[str, Any] = field(default_factory=dict)  # v2 agent-owned terminals by id
     terminal_output: dict[str, bytes] = field(default_factory=dict)  # their decoded output
     compactions: dict[str, Any] = field(default_factory=dict)  # v2 context compactions by id
-    plan: list[Any] = field(default_factory=list)  # v1: the plan's entries
+    plan: list[EntryT] = field(default_factory=list)  # v1: the plan's entries
     plans: dict[str, Any] = field(default_factory=dict)  # v2: each plan by planId
     activity: Any = None  # v2: the last state_update (running / requires_action / idle)
     notices: list[Any] = field(default_factory=list)  # v2: notices, in order
@@ -431,7 +431,7 @@ class _Router:
     after its answer, before the caller has the id."""
 
     def __init__(self, conn: ClientSideConnection) -> None:
-        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any]] = {}
+        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any]] = {}
         self.setups = 0
         self.held: list[Any] = []
         self.attrs: dict[type, tuple[str, str]] = (
@@ -462,7 +462,7 @@ class _Router:
         elif self.setups:
             self.held.append(params)
 
-    def claim(self, session: Session[Any, Any, Any, Any, Any]) -> None:
+    def claim(self, session: Session[Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
         held, self.held = self.held, []
         for params in held:
@@ -486,32 +486,33 @@ def _router(conn: ClientSideConnection) -> _Router:
     return router
 
 
-class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
+class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     """One session of a client connection: its id, the agent's offers, its folded `state`.
 
     Make one with `await Session.new(conn, cwd)` or `await Session.load(conn, session_id, cwd)`.
     Typed with the connection's package (read off `conn.agent`, see `acp_runtime.schema_types`):
     `prompt` takes its content blocks, `updates()` gives its session updates, `state.tool_calls`
-    holds its tool calls, and the `TurnOutcome` has its stop reason and prompt answer.
+    holds its tool calls and `state.plan` its plan entries, and the `TurnOutcome` has its stop
+    reason and prompt answer.
     """
 
     @overload
     def __init__(
-        self: Session[C, U, T | T2, S, A],
+        self: Session[C, U, T | T2, S, A, E],
         conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, U, S, A],
+        self: Session[C, U, U, S, A, E],
         conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, T2, str, A],
+        self: Session[C, U, T2, str, A, E],
         conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
         session_id: str,
     ) -> None: ...
@@ -520,7 +521,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         self.conn = _client_connection(conn, "Session")
         self.schema = self.conn.schema
         self.id = session_id
-        self.state: SessionState[ContentT, ToolCallT] = SessionState()
+        self.state: SessionState[ContentT, ToolCallT, EntryT] = SessionState()
         self.modes: Any = (
             None  # the agent's mode offer (available modes and the current one), if any
         )
@@ -545,7 +546,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
-    ) -> Session[C, U, T | T2, S, A]: ...
+    ) -> Session[C, U, T | T2, S, A, E]: ...
 
     @overload
     @classmethod
@@ -555,7 +556,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
-    ) -> Session[C, U, U, S, A]: ...
+    ) -> Session[C, U, U, S, A, E]: ...
 
     @overload
     @classmethod
@@ -565,12 +566,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
-    ) -> Session[C, U, T2, str, A]: ...
+    ) -> Session[C, U, T2, str, A, E]: ...
 
     @classmethod
     async def new(
         cls, conn: object, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session[Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
         conn = _client_connection(conn, "Session.new")
         router = _router(conn)
@@ -594,7 +595,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
-    ) -> Session[C, U, T | T2, S, A]: ...
+    ) -> Session[C, U, T | T2, S, A, E]: ...
 
     @overload
     @classmethod
@@ -605,7 +606,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
-    ) -> Session[C, U, U, S, A]: ...
+    ) -> Session[C, U, U, S, A, E]: ...
 
     @overload
     @classmethod
@@ -616,7 +617,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         cwd: str,
         mcp_servers: Sequence[Any] = ...,
         **params: Any,
-    ) -> Session[C, U, T2, str, A]: ...
+    ) -> Session[C, U, T2, str, A, E]: ...
 
     @classmethod
     async def load(
@@ -626,7 +627,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         cwd: str,
         mcp_servers: Sequence[Any] = (),
         **params: Any,
-    ) -> Session[Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
         return await cls._open(conn, "session/load", session_id, data)
@@ -639,7 +640,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         session_id: str,
         cwd: str,
         **params: Any,
-    ) -> Session[C, U, T | T2, S, A]: ...
+    ) -> Session[C, U, T | T2, S, A, E]: ...
 
     @overload
     @classmethod
@@ -649,7 +650,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         session_id: str,
         cwd: str,
         **params: Any,
-    ) -> Session[C, U, U, S, A]: ...
+    ) -> Session[C, U, U, S, A, E]: ...
 
     @overload
     @classmethod
@@ -659,12 +660,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
         session_id: str,
         cwd: str,
         **params: Any,
-    ) -> Session[C, U, T2, str, A]: ...
+    ) -> Session[C, U, T2, str, A, E]: ...
 
     @classmethod
     async def resume(
         cls, conn: object, session_id: str, cwd: str, **params: Any
-    ) -> Session[Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
         """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
         `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
         return await cls._open(conn, "session/resume", session_id, {"cwd": cwd, **params})
@@ -672,9 +673,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT]):
     @classmethod
     async def _open(
         cls, conn: object, method: str, session_id: Any, data: dict[str, Any]
-    ) -> Session[Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
         conn = _client_connection(conn, f"Session.{method.split('/')[-1]}")
-        session: Session[Any, Any, Any, Any, Any] = cls(conn, session_id)
+        session: Session[Any, Any, Any, Any, Any, Any] = cls(conn, session_id)
         router = _router(conn)
         router.sessions[session_id] = session
         data = {rules.SESSION_ID: session_id, **data}

@@ -50,6 +50,7 @@ async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[ac
     for call in session.state.tool_calls.values():
         title: int = call.title  # error: mypy[assignment] pyright[reportAssignmentType]
     reason: int = outcome.stop_reason  # error: mypy[assignment] pyright[reportAssignmentType]
+    session.state.plan[0].title  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
     outcome.response.message_id  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
     session.state.messages[0].content[0].text  # error: mypy[union-attr] pyright[reportAttributeAccessIssue]
     async for update in session.updates():

@@ -82,6 +82,8 @@ async def client(conn: ClientSideConnection, url: str, data: bytes) -> None:
         if isinstance(call, acp.ToolCall):
             assert_type(call.title, str)
     state: SessionState = session.state
+    for entry in state.plan:
+        assert_type(entry, acp.PlanEntry)
     for message in state.messages:
         for block in message.content:
             if isinstance(block, acp.TextContent):
