@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .connection import ConnectionOptions
-    from .package import AgentPackage, ClientProxyT, HandlerT, ProxyT, RequestMessage, Wire
+    from .package import AgentPackage, ClientProxyT, HandlerT, ProxyT, RequestMessage
 
     _Base = Connection[AgentPackage[ClientProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
@@ -91,8 +91,8 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
 
     def _setup(self) -> None:
         self.client: ClientProxyT = self.schema.ClientProxy(self)
-        self.client_info: Wire = None
-        self._sessions_known: set[Wire] = set()  # ids of the sessions created, named or listed here
+        self.client_info: Any = None
+        self._sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
         self._v2_setup()
 
     def _bound(self) -> None:
@@ -101,11 +101,11 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _v2_setup(self) -> None:
         # ACP v2 turns: session -> the user messageId its prompt answer acknowledged; the sessions
         # whose turn is open (answered, no idle yet); those of them a session/cancel has reached
-        self._acknowledged: dict[Wire, Wire] = {}
-        self._open_turns: set[Wire] = set()
-        self._cancelling: set[Wire] = set()
+        self._acknowledged: dict[Any, Any] = {}
+        self._open_turns: set[Any] = set()
+        self._cancelling: set[Any] = set()
 
-    def _cancel_turn(self, params: Wire) -> None:
+    def _cancel_turn(self, params: Any) -> None:
         session_id = wire.get(params, rules.SESSION_ID)
         if self._v2 and (
             session_id in self._open_turns
@@ -117,7 +117,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             self._cancelling.add(session_id)
         super()._cancel_turn(params)
 
-    def _turn_update_sent(self, params: Wire) -> None:
+    def _turn_update_sent(self, params: Any) -> None:
         """What a v2 session/update does to its session's turn: the acknowledged user message is
         reported, an idle state ends the turn."""
         session_id = wire.get(params, rules.SESSION_ID)
@@ -129,7 +129,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             self._open_turns.discard(session_id)
             self._cancelling.discard(session_id)
 
-    def _turn_breaks(self, params: Wire) -> str | None:
+    def _turn_breaks(self, params: Any) -> str | None:
         """Why a session/update breaks the v2 turn lifecycle, or None."""
         session_id = wire.get(params, rules.SESSION_ID)
         update = wire.get(params, rules.SESSION_UPDATE_FIELD)
@@ -192,7 +192,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         )
         self._send_error_nowait(as_rpc_error(refusals[0][1]).id, err)
 
-    async def _dispatch_request(self, request: RequestMessage) -> Wire:
+    async def _dispatch_request(self, request: RequestMessage) -> Any:
         if request.method == rules.INITIALIZE:
             return await self._initialize(request)
         result = await super()._dispatch_request(request)
@@ -214,16 +214,16 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             self._open_turns.add(session_id)
         return result
 
-    def turn_cancelled(self, session_id: Wire) -> bool:
+    def turn_cancelled(self, session_id: Any) -> bool:
         """Whether a `session/cancel` (or `session/close`) reached the open v2 turn of a session."""
         return session_id in self._cancelling
 
-    def track_turn(self, session_id: Wire, task: asyncio.Task[Any]) -> None:
+    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
         super().track_turn(session_id, task)
         if session_id in self._cancelling:  # the cancel came before the turn's work started
             task.cancel()
 
-    def _outgoing(self, method: str, params: Wire) -> Wire:
+    def _outgoing(self, method: str, params: Any) -> Any:
         if method != rules.SESSION_UPDATE:
             return super()._outgoing(method, params)
         if self._message_kinds:
@@ -253,7 +253,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
                 )
         return params
 
-    async def _initialize(self, request: RequestMessage) -> Wire:
+    async def _initialize(self, request: RequestMessage) -> Any:
         params = request.params
         requested = wire.get(params, rules.PROTOCOL_VERSION)
         version = requested if requested in self.protocol_versions else self.protocol_versions[-1]

@@ -37,7 +37,6 @@ if TYPE_CHECKING:
         RequestMessage,
         ResponseMessage,
         TypeForm,
-        Wire,
     )
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
@@ -114,13 +113,13 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def _setup(self) -> None:
         self.agent: AgentProxyT = self.schema.AgentProxy(self)
-        self.agent_info: Wire = None
+        self.agent_info: Any = None
         # the agent's subprocess, when spawned by `spawn_agent`
         self.process: asyncio.subprocess.Process | None = None
-        self.sessions: dict[Wire, dict[str, Wire]] = {}  # session set up here -> its `rules.OFFERS`
+        self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
         # called with each session/update's params in arrival order, just before the handler (the
         # session objects of `acp_runtime.session` fold their state here)
-        self.on_session_update: Callable[[Wire], None] | None = None
+        self.on_session_update: Callable[[Any], None] | None = None
 
     def _bound(self) -> None:
         self.agent = self.schema.AgentProxy(self)
@@ -128,7 +127,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     async def send_request(
         self,
         method: str,
-        params: Wire = None,
+        params: Any = None,
         result_type: TypeForm = _DEFAULT,
         *,
         timeout: Any = _DEFAULT,
@@ -137,7 +136,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             result_type = None  # read as JSON: typed by the package of the version the agent picks
         return await super().send_request(method, params, result_type, timeout=timeout)
 
-    def _outgoing(self, method: str, params: Wire) -> Wire:
+    def _outgoing(self, method: str, params: Any) -> Any:
         if method == rules.INITIALIZE and self._v2 and self.enforce_protocol:
             reason = rules.initialize_breaks(params)
             if reason is not None:
@@ -163,7 +162,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             raise ProtocolError(f"{method}: {reason}")
         return params
 
-    async def pages(self, method: str, params: Wire = None) -> AsyncIterator[Wire]:
+    async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
         `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
         cursor, next_cursor = rules.PAGINATED[method]
@@ -189,7 +188,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def _call_handler(  # pyright: ignore[reportIncompatibleMethodOverride]  # the same coroutine, no extra frame
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Wire]:
+    ) -> Awaitable[Any]:
         if (
             self.on_session_update is not None
             and message.method == rules.SESSION_UPDATE
@@ -212,7 +211,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 response = self.schema.Response(id=response.id, result=response.result)
         super()._on_response(response)
 
-    def _typed_answer(self, method: str, result: Wire) -> Wire:
+    def _typed_answer(self, method: str, result: Any) -> Any:
         """A result read as JSON, decoded into the bound package's result type of `method`."""
         try:
             return wire.build(
@@ -224,7 +223,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             self._shutdown(error)
             raise ProtocolError(f"{reason}: {exc}") from None
 
-    def _remember(self, session_id: Wire, source: Wire) -> None:
+    def _remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
         offers = self.sessions.get(session_id)
         if offers is None or not wire.declares_any(source, rules.OFFERS):
@@ -234,7 +233,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             if value is not None:
                 offers[key] = value
 
-    def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
+    def _after_result(self, method: str, params: Any, result: Any) -> Any:
         if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
             session_id = wire.get(
                 result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID

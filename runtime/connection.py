@@ -85,7 +85,6 @@ if TYPE_CHECKING:
         ResponseMessage,
         RpcException,
         TypeForm,
-        Wire,
     )
     from .tracing import Tracer
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
@@ -94,8 +93,8 @@ else:  # acp_runtime.package is for type checkers: at run time, only the type va
 log = logging.getLogger("acp_runtime")
 
 _DEFAULT: TypeForm = object()  # "the method's own result type"
-_NO_GUARDS: Mapping[str, list[Callable[[Wire, Wire], str | None]]] = MappingProxyType({})
-_NO_CHECKS: Mapping[str, Callable[[Wire, Wire], str | None]] = MappingProxyType({})
+_NO_GUARDS: Mapping[str, list[Callable[[Any, Any], str | None]]] = MappingProxyType({})
+_NO_CHECKS: Mapping[str, Callable[[Any, Any], str | None]] = MappingProxyType({})
 _in_notification: contextvars.ContextVar[Connection[Any] | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )
@@ -126,7 +125,7 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
 class _Outgoing(msgspec.Struct):
     method: str
     result_type: TypeForm
-    future: asyncio.Future[Wire]
+    future: asyncio.Future[Any]
     direct: bool  # made from inside a notification handler: resolve on arrival
     answered: bool = False
 
@@ -154,18 +153,16 @@ class _PendingCalls(dict["RequestId", _Outgoing]):
 
 class _Serving(msgspec.Struct):
     method: str
-    params: Wire
+    params: Any
     task: asyncio.Task[None] | None = None
-    cancel_result: dict[str, Wire] | None = (
-        None  # wire result to answer when a turn cancel ended it
-    )
+    cancel_result: dict[str, Any] | None = None  # wire result to answer when a turn cancel ended it
     cancelled_by_peer: bool = False
     # `after_answer` work
     after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
     answered: bool = False
 
     @property
-    def session_id(self) -> Wire:
+    def session_id(self) -> Any:
         return wire.get(self.params, rules.SESSION_ID)
 
 
@@ -182,8 +179,8 @@ class PendingCall:
         conn: Connection[Any],
         request_id: int,
         method: str,
-        params: Wire,
-        future: asyncio.Future[Wire],
+        params: Any,
+        future: asyncio.Future[Any],
         timeout: float | None = None,
     ) -> None:
         self.id = request_id
@@ -193,10 +190,10 @@ class PendingCall:
         self._params = params
         self._future = future
 
-    def __await__(self) -> Generator[Any, None, Wire]:
+    def __await__(self) -> Generator[Any, None, Any]:
         return self._wait().__await__()
 
-    async def _wait(self) -> Wire:
+    async def _wait(self) -> Any:
         timeout = self.timeout
         try:
             if timeout is None:
@@ -228,7 +225,7 @@ class Connection(Generic[PackageT]):
     """
 
     side: str  # "agent" or "client": set by the two sides
-    _sending: tuple[Wire, bytes] | None = None  # what `_typed` last checked, and its JSON
+    _sending: tuple[Any, bytes] | None = None  # what `_typed` last checked, and its JSON
 
     def __init__(
         self,
@@ -267,8 +264,8 @@ class Connection(Generic[PackageT]):
         self.max_line_bytes = max_line_bytes
         self.protocol_version: int | None = None
         self.initialized = False
-        self.peer_initialize: Wire = None  # the peer's initialize message (request or result)
-        self.own_initialize: Wire = None  # this side's
+        self.peer_initialize: Any = None  # the peer's initialize message (request or result)
+        self.own_initialize: Any = None  # this side's
         self.handler: object = None
 
         self._lines = LineReader(reader, max_line_bytes)
@@ -290,7 +287,7 @@ class Connection(Generic[PackageT]):
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
         self._after_tasks: set[asyncio.Task[None]] = set()
-        self._turn_tasks: dict[Wire, asyncio.Task[Any]] = {}  # v2 turns running after their answer
+        self._turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._setup()
         self._start(handler)
 
@@ -311,7 +308,7 @@ class Connection(Generic[PackageT]):
         self._turn_cancels = tables.turn_cancels
         self._answer_checks = plan.answer_checks if enforce_protocol else _NO_CHECKS
         self._completions = plan.completions if enforce_protocol else ()
-        self._open_keys: dict[str, OrderedDict[Wire, None]] = {
+        self._open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self._completions
         }
         self._completing = plan.completing if enforce_protocol else frozenset()
@@ -354,7 +351,7 @@ class Connection(Generic[PackageT]):
     # --- public API ------------------------------------------------------------------------------
 
     @property
-    def peer_capabilities(self) -> Wire:
+    def peer_capabilities(self) -> Any:
         """The capabilities the peer advertised in initialize (None before)."""
         return rules.capabilities_of(self.peer_initialize, rules.PEER[self.side])
 
@@ -384,11 +381,11 @@ class Connection(Generic[PackageT]):
     async def request(
         self,
         method: str,
-        params: Wire = None,
+        params: Any = None,
         result_type: TypeForm = _DEFAULT,
         *,
         timeout: Any = _DEFAULT,
-    ) -> Wire:
+    ) -> Any:
         """Send a request and wait for its typed result (or raise the peer's typed error).
 
         `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
@@ -400,7 +397,7 @@ class Connection(Generic[PackageT]):
     async def send_request(
         self,
         method: str,
-        params: Wire = None,
+        params: Any = None,
         result_type: TypeForm = _DEFAULT,
         *,
         timeout: Any = _DEFAULT,
@@ -416,7 +413,7 @@ class Connection(Generic[PackageT]):
             result_type = info.result if info is not None else None
         request_id = self._next_id
         self._next_id += 1
-        future: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         direct = _in_notification.get() is self
         self._pending[request_id] = _Outgoing(method, result_type, future, direct)
         sent = self._sent_json(params)
@@ -442,7 +439,7 @@ class Connection(Generic[PackageT]):
         timeout = self.timeout if timeout is _DEFAULT else timeout
         return PendingCall(self, request_id, method, params, future, timeout)
 
-    async def notify(self, method: str, params: Wire = None) -> None:
+    async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
@@ -490,7 +487,7 @@ class Connection(Generic[PackageT]):
         except Exception:
             log.exception("work after the %s answer failed", method)
 
-    def track_turn(self, session_id: Wire, task: asyncio.Task[Any]) -> None:
+    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
         """A v2 turn of `session_id` runs in `task` after its prompt was answered: `session/cancel`
         (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
         self._turn_tasks[session_id] = task
@@ -513,7 +510,7 @@ class Connection(Generic[PackageT]):
 
     # --- rules hooks, refined by the sides --------------------------------------------------------
 
-    def _outgoing(self, method: str, params: Wire) -> Wire:
+    def _outgoing(self, method: str, params: Any) -> Any:
         """Check an outgoing call against the protocol rules; may return adjusted params."""
         if self.enforce_protocol:
             info = self.schema.METHODS.get(method)
@@ -547,7 +544,7 @@ class Connection(Generic[PackageT]):
             )
         return params
 
-    def _typed(self, method: str, value: Wire, tp: TypeForm, at: str) -> Wire:
+    def _typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
         """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
         generated object is sent as it is, wire JSON (a dict) decoded into its type. One that does
         not fit, or a dict with a key the schema does not declare (custom data belongs in `_meta`),
@@ -566,23 +563,23 @@ class Connection(Generic[PackageT]):
         self._sending = (value, data)  # its envelope takes these bytes (`_sent_json`)
         return value
 
-    def _sent_json(self, value: Wire) -> bytes | None:
+    def _sent_json(self, value: Any) -> bytes | None:
         """The JSON `_typed` checked of `value`, when `value` is what it checked (not a copy made
         since, such as the trace context's); taken once."""
         sending, self._sending = self._sending, None
         return sending[1] if sending is not None and sending[0] is value else None
 
-    def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
+    def _after_result(self, method: str, params: Any, result: Any) -> Any:
         return result
 
-    def _check_answer(self, method: str, params: Wire, result: Wire) -> None:
+    def _check_answer(self, method: str, params: Any, result: Any) -> None:
         """A peer's result that does not fit the request it answers fails the call (-32603)."""
         answer_check = self._answer_checks.get(method)
         reason = answer_check(params, result) if answer_check is not None else None
         if reason is not None:
             raise self._error(INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason})
 
-    def _track_interaction(self, method: str, params: Wire, *, sending: bool) -> bool:
+    def _track_interaction(self, method: str, params: Any, *, sending: bool) -> bool:
         """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
         of one not open here (sent: refused; received: ignored, and a received one completes once).
         """
@@ -602,7 +599,7 @@ class Connection(Generic[PackageT]):
                     del keys[key]
         return True
 
-    async def _dispatch_request(self, request: RequestMessage) -> Wire:
+    async def _dispatch_request(self, request: RequestMessage) -> Any:
         method = request.method
         if (
             self._requires_initialize
@@ -631,7 +628,7 @@ class Connection(Generic[PackageT]):
 
     def _call_handler(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Wire]:
+    ) -> Awaitable[Any]:
         """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
         if self.tracer is not None:
             return self._call_handler_with_trace(message, is_request=is_request)
@@ -639,13 +636,13 @@ class Connection(Generic[PackageT]):
 
     async def _call_handler_with_trace(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Wire:
+    ) -> Any:
         with tracing.extract(self.tracer, message.params):
             return await self._handler_awaitable(message, is_request=is_request)
 
     def _handler_awaitable(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Wire]:
+    ) -> Awaitable[Any]:
         """The handler's own awaitable for a message: the common case adds no frame of ours."""
         method = message.method
         if method.startswith(rules.EXTENSION_PREFIX):
@@ -658,11 +655,11 @@ class Connection(Generic[PackageT]):
         )
         if fn is None:
             return self._unhandled(method, is_request=is_request)
-        return cast("Awaitable[Wire]", fn(message.params))
+        return cast("Awaitable[Any]", fn(message.params))
 
     async def _call_extension(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Wire:
+    ) -> Any:
         """An extension method (`_vendor/...`): the handler's `ext_method` / `ext_notification`."""
         if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
             if is_request:
@@ -675,7 +672,7 @@ class Connection(Generic[PackageT]):
             return await self._unhandled(message.method, is_request=is_request)
         return await fn(message.method, message.params)
 
-    async def _unhandled(self, method: str, *, is_request: bool) -> Wire:
+    async def _unhandled(self, method: str, *, is_request: bool) -> Any:
         """A method the handler does not serve: a request is answered -32601, a notification
         dropped."""
         if is_request:
@@ -949,7 +946,7 @@ class Connection(Generic[PackageT]):
                 log.debug("could not answer cancelled %s: %r", request.method, exc)
         self._maybe_finish()
 
-    def _encode_result(self, request: RequestMessage, result: Wire) -> bytes:
+    def _encode_result(self, request: RequestMessage, result: Any) -> bytes:
         if result is None:
             info = self.schema.REQUESTS.get(request.method)
             if info is not None and info.result is not None:
@@ -1006,7 +1003,7 @@ class Connection(Generic[PackageT]):
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
-    def _cancel_turn(self, params: Wire) -> None:
+    def _cancel_turn(self, params: Any) -> None:
         """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
         session_id = wire.get(params, rules.SESSION_ID)
         turn = self._turn_tasks.get(session_id)
@@ -1097,7 +1094,7 @@ class Connection(Generic[PackageT]):
         self._out.close()
         self._closed.set_result(None)
 
-    def _error(self, code: int, message: str, data: Wire = msgspec.UNSET) -> RpcException:
+    def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
         return as_rpc_error(self.schema.error_for(code, message, data))
 
 
@@ -1164,5 +1161,5 @@ def as_rpc_error(exc: BaseException) -> RpcException:
     return cast("RpcException", exc)
 
 
-def _omit_none(params: Wire) -> Wire:
+def _omit_none(params: Any) -> Any:
     return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null

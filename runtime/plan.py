@@ -14,7 +14,7 @@ Connections hold the plan's tables by reference and never change them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import msgspec
 
@@ -22,9 +22,9 @@ from . import rules
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
-    from .package import MethodInfoLike, Package, Wire
+    from .package import MethodInfoLike, Package
 
-    Check = Callable[[Wire, Wire], "str | None"]
+    Check = Callable[[Any, Any], "str | None"]
     Guards = Mapping[str, "list[Check]"]
 
 _ATTRIBUTE = "__acp_runtime_plan__"
@@ -51,7 +51,7 @@ class SidePlan:
         self.send_guards: Guards = rules.guards_for(schema, side, "send")
         self.receive_guards: Guards = rules.guards_for(schema, side, "receive")
         self.result_guards: Guards = rules.guards_for(schema, side, "result")
-        self.turn_cancels: Mapping[str, dict[str, Wire]] = rules.turn_cancels_for(schema, side)
+        self.turn_cancels: Mapping[str, dict[str, Any]] = rules.turn_cancels_for(schema, side)
 
 
 class PackagePlan:

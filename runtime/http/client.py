@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from typing import Any, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, TypedDict, overload
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -56,6 +56,37 @@ from .messages import (
 )
 from .pool import new_client
 
+if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+    from ssl import SSLContext
+
+    from typing_extensions import Unpack
+
+    import acp_schema
+
+    from ..negotiation import ClientRoutes
+    from ..package import ClientPackage, HandlerT, ProxyT
+    from ..tracing import Tracer
+
+    ClientHandlerArg = (
+        acp_schema.ClientHandler
+        | Callable[[ClientSideConnection[acp_schema.AgentProxy]], acp_schema.ClientHandler]
+        | ClientRoutes  # several protocol versions, each route with its package
+        | None  # a client that serves nothing (every request the agent sends: -32601)
+    )
+
+    class RemoteOptions(TypedDict, total=False):
+        """The connection options `connect_agent` passes on (its own `max_message_bytes` is the
+        connection's `max_line_bytes`)."""
+
+        protocol_versions: tuple[int, ...]
+        lenient: bool
+        enforce_protocol: bool
+        observer: Callable[[str, bytes, Any], None] | None
+        tracer: Tracer | None
+        timeout: float | None
+
+
 log = logging.getLogger("acp_runtime.http")
 
 _GONE = frozenset({401, 403, 404, 410})
@@ -76,22 +107,57 @@ class OversizedEventError(Exception):
     """An SSE line or event passed the client's message limit."""
 
 
-@contextlib.asynccontextmanager
-async def connect_agent(
+@overload
+def connect_agent(
     url: str,
-    handler: Any,
+    handler: ClientHandlerArg,
     *,
     headers: dict[str, str] | None = None,
     cookies: httpx.Cookies | dict[str, str] | None = None,
     http2: bool | None = None,
-    verify: Any = True,
+    verify: SSLContext | str | bool = True,
     connect_timeout: float = 30.0,
     max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
     read_timeout: float | None = DEFAULT_READ_TIMEOUT,
     max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
     client: httpx.AsyncClient | None = None,
-    **options: Any,
-) -> AsyncIterator[ClientSideConnection]:
+    schema: None = None,
+    **options: Unpack[RemoteOptions],
+) -> AbstractAsyncContextManager[ClientSideConnection[acp_schema.AgentProxy]]: ...
+@overload
+def connect_agent(
+    url: str,
+    handler: HandlerT | Callable[[ClientSideConnection[ProxyT]], HandlerT],
+    *,
+    headers: dict[str, str] | None = None,
+    cookies: httpx.Cookies | dict[str, str] | None = None,
+    http2: bool | None = None,
+    verify: SSLContext | str | bool = True,
+    connect_timeout: float = 30.0,
+    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
+    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
+    client: httpx.AsyncClient | None = None,
+    schema: ClientPackage[ProxyT, HandlerT],
+    **options: Unpack[RemoteOptions],
+) -> AbstractAsyncContextManager[ClientSideConnection[ProxyT]]: ...
+@contextlib.asynccontextmanager
+async def connect_agent(
+    url: str,
+    handler: object,
+    *,
+    headers: dict[str, str] | None = None,
+    cookies: httpx.Cookies | dict[str, str] | None = None,
+    http2: bool | None = None,
+    verify: SSLContext | str | bool = True,
+    connect_timeout: float = 30.0,
+    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
+    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
+    client: httpx.AsyncClient | None = None,
+    schema: ClientPackage[Any, Any] | None = None,
+    **options: Unpack[RemoteOptions],
+) -> AsyncIterator[ClientSideConnection[Any]]:
     """Connect to a remote agent at `url` (`http(s)://` Streamable HTTP, `ws(s)://` WebSocket) and
     yield a `ClientSideConnection`; on exit the connection is closed (`DELETE` over HTTP).
 
@@ -131,8 +197,8 @@ async def connect_agent(
     try:
         await transport.open()
         writer = MessageWriter(transport.send_nowait, transport.end_output)
-        conn = ClientSideConnection(
-            handler, reader, writer, max_line_bytes=max_message_bytes, **options
+        conn = _client_connection(
+            handler, reader, writer, schema=schema, max_line_bytes=max_message_bytes, **options
         )
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
         conn.transport = transport  # type: ignore[attr-defined]
@@ -155,6 +221,11 @@ async def reattach_session(
         return await conn.request("session/resume", request)
     except CapabilityError:
         return await conn.request("session/load", request)
+
+
+# The connection as a plain constructor: `connect_agent`'s overloads have already typed what the
+# caller passed (handler and schema together), which the implementation only passes on.
+_client_connection: Callable[..., ClientSideConnection[Any]] = ClientSideConnection
 
 
 class _Transport:
