@@ -208,10 +208,9 @@ class SchemaTypes:
         BackgroundWork: t.BackgroundWork
         Error: t.Error
         ErrorCode: t.ErrorCode
+        ErrorData: t.ErrorData
         UnsupportedProtocolVersionErrorData: t.UnsupportedProtocolVersionErrorData
         SessionNotFoundErrorData: t.SessionNotFoundErrorData
-        ErrorDataOther: t.ErrorDataOther
-        ErrorData: t.ErrorData
         Usage: t.Usage
         SetSessionTitleResponse: t.SetSessionTitleResponse
         ResumeSessionResponse: t.ResumeSessionResponse
