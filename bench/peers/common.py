@@ -40,21 +40,27 @@ def big_text(size: int) -> str:
     return "".join(lines)[:size]
 
 
-def maxrss_kb() -> int:
-    """Peak resident set size of this process, in KiB.
+def peak_kb(pid: int | str = "self") -> int | None:
+    """Peak resident set size of process `pid` (this one by default), in KiB; None when it is gone.
 
-    `VmHWM` of /proc/self/status, not `getrusage(RUSAGE_SELF).ru_maxrss`: on Linux, exec carries
+    `VmHWM` of /proc/PID/status, not `getrusage(RUSAGE_SELF).ru_maxrss`: on Linux, exec carries
     the parent's peak over into the child's ru_maxrss, so a child of a big parent would report the
     parent's size. VmHWM belongs to the process's own address space, which exec starts afresh.
     """
     try:
-        with open("/proc/self/status") as f:
+        with open(f"/proc/{pid}/status") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1])
     except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return None
+    return None
+
+
+def maxrss_kb() -> int:
+    """Peak resident set size of this process, in KiB (`peak_kb`, else getrusage's figure)."""
+    own = peak_kb()
+    return own if own is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 async def run_scenario(

@@ -1,11 +1,13 @@
-"""The agent of the many-connections benchmark, on acp_runtime or on the official Python SDK.
+"""The agent of the many-connections and remote benchmarks, on acp_runtime or on the official
+Python SDK 1.0.0rc3 (`sdk`: run it with the interpreter of .venv/acp-rc3, see bench/servers.py).
 
     python many_agent.py runtime|sdk stdio          serve one connection over stdio
     python many_agent.py runtime|sdk listen FD      serve HTTP/1.1, h2c and WebSocket (Hypercorn)
                                                     on the inherited listening socket FD
 
 Each `session/new` gets a session id of its own; a prompt `stream N` sends N agent_message_chunk
-updates, then ends the turn. Both run on the plain asyncio loop, under the same Hypercorn settings.
+updates, then ends the turn; any other prompt (`ping`) ends the turn at once. Both run on the
+plain asyncio loop, under the same Hypercorn settings.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def runtime(mode: str, fd: int) -> None:
 
 def sdk(mode: str, fd: int) -> None:
     import acp
-    from acp.schema import AgentCapabilities
+    from acp.schema import AgentCapabilities, AgentMessageChunk, TextContentBlock
 
     class BenchAgent:
         def __init__(self, conn: Any = None) -> None:
@@ -95,14 +97,14 @@ def sdk(mode: str, fd: int) -> None:
             command = prompt[0].text
             if command.startswith("stream "):
                 for i in range(int(command[7:])):
+                    chunk = TextContentBlock(text=f"token {i} of the answer, ")
                     await self.conn.session_update(
-                        session_id=session_id,
-                        update=acp.update_agent_message_text(f"token {i} of the answer, "),
+                        session_id=session_id, update=AgentMessageChunk(content=chunk)
                     )
             return acp.PromptResponse(stop_reason="end_turn")
 
     if mode == "stdio":
-        asyncio.run(acp.run_agent(BenchAgent()))  # type: ignore[arg-type]
+        asyncio.run(acp.run_agent(BenchAgent()))
         return
     from acp.http.asgi import create_asgi_app
     from hypercorn.asyncio import serve
