@@ -211,6 +211,42 @@ def test_the_connections_section_runs_alone_and_reports_both_implementations(
     assert "constructing a connection after the first (agent side)" in run.stdout
 
 
+def test_the_remote_section_runs_alone_and_reports_both_implementations(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "results.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench",
+            "--quick",
+            "--only",
+            "remote",
+            "--remote",
+            "60,12,1",
+            "--json",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    results = json.loads(out.read_text())["remote"]
+    assert (results["stream_n"], results["pings"], results["rounds"]) == (60, 12, 1)
+    for mode in ("http1", "h2c", "ws"):
+        for impl in ("runtime", "sdk"):
+            got = results["modes"][mode][impl]
+            assert "error" not in got, (mode, impl, got)
+            assert got["chunks_per_s"] > 0 and got["round_trips_per_s"] > 0, (mode, impl, got)
+            assert len(got["stream_seconds"]) == len(got["ping_seconds"]) == 1
+            assert got["maxrss_kb"] > 0 and got["server_maxrss_kb"] > 0
+    assert "### Remote, one connection" in run.stdout
+    assert "remote round trips, h2c, one connection, against the SDK 1.0.0rc3" in run.stdout
+
+
 def test_benchmarks_md_keeps_what_is_written_outside_the_markers(tmp_path: Path) -> None:
     path = tmp_path / "BENCHMARKS.md"
     path.write_text(
