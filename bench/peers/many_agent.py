@@ -28,6 +28,9 @@ def hypercorn_config(fd: int) -> Any:
     cfg.bind = [f"fd://{socket.socket(fileno=fd).detach()}"]
     cfg.backlog = 4096
     cfg.keep_alive_timeout = 75.0
+    # as acp_runtime.http.serve: past Hypercorn's default 1,000 requests an HTTP/2 connection
+    # gets GOAWAY with a request in flight, and either client loses that request
+    cfg.keep_alive_max_requests = sys.maxsize
     cfg.accesslog = None
     cfg.errorlog = "-"
     cfg.loglevel = "WARNING"
