@@ -55,6 +55,7 @@ from .messages import (
     peek,
 )
 from .pool import new_client
+from .poster import Answer, Poster, PostFailed, usable
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -102,8 +103,10 @@ async def connect_agent(
 
     Over HTTP, one `httpx.AsyncClient` (one connection pool) carries the connection's POSTs and,
     on HTTP/1.1, its SSE streams; on HTTP/2 each stream has a client of its own (see
-    `_read_stream`). Every client shares the process's TLS context (`acp_runtime.http.pool`), and
-    `http://` loads none. `client`: an `httpx.AsyncClient` of yours to carry every request of the
+    `_read_stream`). On `http://` over HTTP/1.1 with no proxy in the environment, the POSTs
+    instead go on a keep-alive connection of their own, each in one write (`poster.Poster`).
+    Every client shares the process's TLS context (`acp_runtime.http.pool`), and `http://` loads
+    none. `client`: an `httpx.AsyncClient` of yours to carry every request of the
     connection instead (share one across many connections to share its pool); it is not closed
     here, and `headers`, `cookies`, `http2` and `verify` are then its own settings. Give it
     `http2=False` (its default): on HTTP/2 an idle stream would hold up the others.
@@ -233,6 +236,9 @@ class _HttpTransport(_Transport):
         else:
             self.cookies = client.cookies
         self._client = client
+        self._poster: Poster | None = None
+        if self._owns_client and usable(url, http2):  # our POSTs skip httpx (see poster.py)
+            self._poster = Poster(url, httpx.Headers(headers), self.cookies, connect_timeout)
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
@@ -287,6 +293,8 @@ class _HttpTransport(_Transport):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._client.delete(self.url, headers=self._ids(None)), 5.0)
         self._end_input("the client closed the connection")
+        if self._poster is not None:
+            await self._poster.aclose()
         if self._owns_client:
             await self._client.aclose()
 
@@ -304,7 +312,7 @@ class _HttpTransport(_Transport):
                 continue
             try:
                 await self._post(data, peek(data))
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, PostFailed) as exc:
                 self._end_input(f"the request to {self.url} failed: {exc!r}")
 
     async def _post(self, data: bytes, message: Peek) -> None:
@@ -315,7 +323,7 @@ class _HttpTransport(_Transport):
                     "dropped a %s sent before initialize opened the connection", message.kind
                 )
                 return
-            response = await self._client.post(self.url, content=data, headers=headers)
+            response = await self._send(data, headers)
             connection_id = response.headers.get(CONNECTION_ID_HEADER)
             if response.status_code == 200 and not connection_id and _is_error(response.content):
                 self._reader.feed_message(response.content)  # initialize failed: no connection
@@ -335,13 +343,19 @@ class _HttpTransport(_Transport):
         if session is not None:
             self._open_stream(session)
         headers.update(self._ids(session))
-        response = await self._client.post(self.url, content=data, headers=headers)
+        response = await self._send(data, headers)
         if response.status_code == 200 and response.content:
             self._receive(response.content)
         elif response.status_code not in (200, 202):
             self._refused(message, response, None)
 
-    def _refused(self, message: Peek, response: httpx.Response, why: str | None) -> None:
+    async def _send(self, data: bytes, headers: dict[str, str]) -> httpx.Response | Answer:
+        """POST one message: on the connection's `Poster` where it has one, else with httpx."""
+        if self._poster is not None:
+            return await self._poster.post(data, headers)
+        return await self._client.post(self.url, content=data, headers=headers)
+
+    def _refused(self, message: Peek, response: httpx.Response | Answer, why: str | None) -> None:
         """A POST the server did not accept: its request fails with -32603 (data: status and
         body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
         body = response.content[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
@@ -431,7 +445,8 @@ async def _alive_within(
     iterator = chunks.__aiter__()
     while True:
         try:
-            chunk = await asyncio.wait_for(iterator.__anext__(), seconds)
+            async with asyncio.timeout(seconds):  # a timer, where wait_for made a task per chunk
+                chunk = await iterator.__anext__()
         except StopAsyncIteration:
             return
         except TimeoutError:
