@@ -591,7 +591,7 @@ class _WebSocketTransport(_Transport):
     async def _send_all(self) -> None:
         try:
             while (data := await self._queue.get()) is not None:
-                await self._socket.send(data.decode())
+                await self._socket.send(data, text=True)  # a text frame, sent without decoding
         except websockets.ConnectionClosed:
             pass
         with contextlib.suppress(Exception):
