@@ -43,7 +43,7 @@ def run(stream_n: int, pings: int, rounds: int, timeout: float, env: dict[str, s
                     continue
                 with server(impl, env) as (url, proc):
                     client = [python_of(impl), str(PEERS / "remote_client.py"), impl, mode]
-                    argv = [*client, url_for(url, mode), str(stream_n), str(pings)]
+                    argv = [*client, url_for(url, mode), str(stream_n), str(pings), str(proc.pid)]
                     result = run_json(argv, timeout, env)
                     result["server_maxrss_kb"] = peak_kb(proc.pid)
                 if "error" in result:
@@ -63,11 +63,19 @@ def run(stream_n: int, pings: int, rounds: int, timeout: float, env: dict[str, s
 def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     stream_s = [r["stream_seconds"][0] for r in runs]
     ping_s = [r["ping_seconds"][0] for r in runs]
+    stream_n, pings = runs[0]["stream_n"], runs[0]["pings"]
+    cpu: dict[str, float] = {}
+    for side in ("client", "server"):
+        per_chunk = [r["stream_cpu_seconds"][side][0] / stream_n for r in runs]
+        per_ping = [r["ping_cpu_seconds"][side][0] / pings for r in runs]
+        cpu[f"{side}_cpu_us_per_chunk"] = statistics.median(per_chunk) * 1e6
+        cpu[f"{side}_cpu_us_per_round_trip"] = statistics.median(per_ping) * 1e6
     return {
         "stream_seconds": stream_s,
         "ping_seconds": ping_s,
-        "chunks_per_s": runs[0]["stream_n"] / statistics.median(stream_s),
-        "round_trips_per_s": runs[0]["pings"] / statistics.median(ping_s),
+        "chunks_per_s": stream_n / statistics.median(stream_s),
+        "round_trips_per_s": pings / statistics.median(ping_s),
+        **cpu,
         "maxrss_kb": max(r["maxrss_kb"] for r in runs),
         "server_maxrss_kb": max(r["server_maxrss_kb"] or 0 for r in runs),
     }
@@ -134,7 +142,36 @@ def table(results: dict[str, Any]) -> str:
         for field in ("maxrss_kb", "server_maxrss_kb"):
             cells.append(f"{_mib(ours.get(field))} / {_mib(theirs.get(field))}")
         lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "CPU time in the same runs, µs per round trip and per chunk (ours / SDK; the rates above"
+        " move with the machine's load, these far less):",
+        "",
+        "| transport | per round trip: client | server | both, SDK ÷ ours | per chunk: client"
+        " | server | both, SDK ÷ ours |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for mode, row in results.get("modes", {}).items():
+        ours, theirs = row.get("runtime", {}), row.get("sdk", {})
+        cells = [mode]
+        for unit in ("round_trip", "chunk"):
+            for side in ("client", "server"):
+                field = f"{side}_cpu_us_per_{unit}"
+                cells.append(f"{_us(ours.get(field))} / {_us(theirs.get(field))}")
+            mine, sdk = (_both(r, unit) for r in (ours, theirs))
+            cells.append("n/a" if mine is None or sdk is None else f"{sdk / mine:.2f}x")
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _both(result: dict[str, Any], unit: str) -> float | None:
+    """Client and server CPU µs per `unit` (round_trip, chunk), or None."""
+    parts = [result.get(f"{side}_cpu_us_per_{unit}") for side in ("client", "server")]
+    return None if None in parts else float(sum(p for p in parts if p is not None))
+
+
+def _us(value: Any) -> str:
+    return "n/a" if not isinstance(value, (int, float)) else f"{value:,.0f}"
 
 
 def _rate(result: dict[str, Any], field: str) -> str:

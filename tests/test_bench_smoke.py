@@ -243,6 +243,10 @@ def test_the_remote_section_runs_alone_and_reports_both_implementations(
             assert got["chunks_per_s"] > 0 and got["round_trips_per_s"] > 0, (mode, impl, got)
             assert len(got["stream_seconds"]) == len(got["ping_seconds"]) == 1
             assert got["maxrss_kb"] > 0 and got["server_maxrss_kb"] > 0
+            for side in ("client", "server"):
+                for unit in ("round_trip", "chunk"):
+                    assert got[f"{side}_cpu_us_per_{unit}"] >= 0, (mode, impl, side, unit)
+            assert got["client_cpu_us_per_round_trip"] > 0, (mode, impl)
     assert "### Remote, one connection" in run.stdout
     assert "remote round trips, h2c, one connection, against the SDK 1.0.0rc3" in run.stdout
 

@@ -68,10 +68,14 @@ async def run_scenario(
     ping: Callable[[], Awaitable[None]],
     big: Callable[[int], Awaitable[int]],
     argv: list[str],
+    cpu: dict[str, Callable[[], float]] | None = None,
 ) -> dict[str, Any]:
     """`stream(n)` has the agent stream n chunks and returns how many the client handled;
     `ping()` is one request/response round trip; `big(size)` has the agent send one chunk of
-    `size` characters and returns the length the client got. Warm-up first, then timed runs."""
+    `size` characters and returns the length the client got. Warm-up first, then timed runs.
+    `cpu`: clocks of CPU seconds (name -> clock) also read around each timed run, reported as
+    `stream_cpu_seconds` and `ping_cpu_seconds` (name -> one figure per run)."""
+    clocks = cpu or {}
     stream_n, pings, repeats = (int(a) for a in argv[:3])
     big_bytes = int(argv[3]) if len(argv) > 3 else 0
     clock = time.perf_counter
@@ -94,22 +98,31 @@ async def run_scenario(
         await ping()
     before = maxrss_kb()
     stream_s = []
+    stream_cpu: dict[str, list[float]] = {name: [] for name in clocks}
     for _ in range(repeats):
+        used = {name: read() for name, read in clocks.items()}
         start = clock()
         got = await stream(stream_n)
         stream_s.append(clock() - start)
+        for name, read in clocks.items():
+            stream_cpu[name].append(read() - used[name])
         if got != stream_n:
             raise SystemExit(f"the client handled {got} chunks of {stream_n}")
     after_stream = maxrss_kb()
     ping_s = []
+    ping_cpu: dict[str, list[float]] = {name: [] for name in clocks}
     for _ in range(repeats):
+        used = {name: read() for name, read in clocks.items()}
         start = clock()
         for _ in range(pings):
             await ping()
         ping_s.append(clock() - start)
+        for name, read in clocks.items():
+            ping_cpu[name].append(read() - used[name])
     return {
         "stream_n": stream_n,
         "stream_seconds": stream_s,
+        **({"stream_cpu_seconds": stream_cpu, "ping_cpu_seconds": ping_cpu} if clocks else {}),
         "pings": pings,
         "ping_seconds": ping_s,
         "maxrss_kb_before_stream": before,

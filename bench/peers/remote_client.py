@@ -1,19 +1,23 @@
 """The client of the remote benchmark, on acp_runtime or on the official Python SDK 1.0.0rc3
 (`sdk`: run it with the interpreter of .venv/acp-rc3, see bench/servers.py).
 
-    python remote_client.py runtime|sdk http1|h2c|ws URL STREAM_N PINGS
+    python remote_client.py runtime|sdk http1|h2c|ws URL STREAM_N PINGS SERVER_PID
 
 One connection to the agent at URL (bench/peers/many_agent.py, same implementation), one
 session; after a warm-up, one prompt that streams STREAM_N agent_message_chunk updates (timed
 until the client has handled every one), then PINGS prompts answered at once, one after another
 (each a round trip). Prints one JSON line (see common.run_scenario) with the peak memory of this
-process.
+process and the CPU time of both processes in each timed run (`client` is this process, `server`
+the process SERVER_PID, read from /proc): on a busy machine the wall-clock rates move with the
+load, the CPU time each side spends far less.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import time
 from typing import Any, Awaitable, Callable
 
 from common import maxrss_kb, report, run_scenario
@@ -108,13 +112,25 @@ async def _scenario(counter: Counter, prompt: Prompt, argv: list[str]) -> dict[s
     async def big(size: int) -> int:
         raise NotImplementedError("the remote benchmark sends no huge line")
 
-    result = await run_scenario(stream, ping, big, [*argv, "1"])  # one timed run of each
+    clocks = {"client": time.process_time, "server": server_cpu}
+    result = await run_scenario(stream, ping, big, [*argv, "1"], clocks)  # one timed run of each
     result["maxrss_kb"] = maxrss_kb()
     return result
 
 
+SERVER_PID = 0
+
+
+def server_cpu() -> float:
+    """CPU seconds the server process has used (user and system)."""
+    with open(f"/proc/{SERVER_PID}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 if __name__ == "__main__":
     impl, mode, url = sys.argv[1:4]
+    SERVER_PID = int(sys.argv[6])
     main = {"runtime": runtime, "sdk": sdk}[impl]
     stream_n, pings = sys.argv[4:6]
     report(asyncio.run(main(mode, url, [stream_n, pings])))
