@@ -20,8 +20,8 @@ import sys
 from typing import Any
 
 from .peers.common import peak_kb
-from .processes import PEERS, PY
-from .servers import SDK_LABEL, missing, python_of, run_json, server, url_for
+from .processes import PEERS, PY, run_json
+from .servers import SDK_LABEL, missing, python_of, server, url_for
 
 IMPLS = ("runtime", "sdk")
 MODES = ("http1", "h2c", "ws")

@@ -1,6 +1,5 @@
 """The peer processes of the connection benchmarks (bench/connections.py, bench/remote.py): which
-interpreter runs each implementation, a loopback server of either, and a client run to its JSON
-report.
+interpreter runs each implementation, and a loopback server of either.
 
 `runtime` runs in the bench's interpreter; `sdk` is the official Python SDK 1.0.0rc3, which has
 the same import name (`acp`) as the 0.12.1 of the bench extra, so it runs in its own environment,
@@ -11,14 +10,13 @@ tests/interop/requirements-rc3.txt).
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from .processes import PEERS, PY
 
@@ -37,26 +35,6 @@ def missing(impl: str) -> str | None:
         venv = PY_RC3.parents[1]
         return f"not measured: {venv} is not built (make {venv}/.installed-stamp)"
     return None
-
-
-def run_json(argv: list[str], timeout: float, env: dict[str, str]) -> dict[str, Any]:
-    """Run a peer to its end; its last stdout line as JSON, or {"error": why}."""
-    try:
-        run = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-            cwd=tempfile.gettempdir(),
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    if run.returncode != 0 or not run.stdout.strip():
-        tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"error": f"failed (exit {run.returncode}): {tail[:300]}"}
-    result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
-    return result
 
 
 @contextlib.contextmanager

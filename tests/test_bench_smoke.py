@@ -23,26 +23,24 @@ from bench.harness import QUICK  # noqa: E402
 from bench.sendpath import send_path  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
-    out = tmp_path_factory.mktemp("bench") / "results.json"
+def _bench(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m bench --quick ARGS --json OUT`, which must succeed."""
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--quick",
-            "--skip",
-            "generation,imports,connections",
-            "--json",
-            str(out),
-        ],
+        [sys.executable, "-m", "bench", "--quick", *args, "--json", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert run.returncode == 0, run.stderr
+    return run
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+    out = tmp_path_factory.mktemp("bench") / "results.json"
+    # the connections and remote sections have tests of their own (below)
+    run = _bench(out, "--skip", "generation,imports,connections,remote")
     return json.loads(out.read_text()), run.stdout
 
 
@@ -173,27 +171,7 @@ def test_the_connections_section_runs_alone_and_reports_both_implementations(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "results.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--quick",
-            "--only",
-            "connections",
-            "--connections",
-            "3",
-            "--sessions",
-            "10",
-            "--json",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
+    run = _bench(out, "--only", "connections", "--connections", "3", "--sessions", "10")
     results = json.loads(out.read_text())["connections"]
     for side in ("agent", "client"):
         assert results["construction"][side]["after_us"] > 0
@@ -215,25 +193,7 @@ def test_the_remote_section_runs_alone_and_reports_both_implementations(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "results.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--quick",
-            "--only",
-            "remote",
-            "--remote",
-            "60,12,1",
-            "--json",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
+    run = _bench(out, "--only", "remote", "--remote", "60,12,1")
     results = json.loads(out.read_text())["remote"]
     assert (results["stream_n"], results["pings"], results["rounds"]) == (60, 12, 1)
     for mode in ("http1", "h2c", "ws"):
