@@ -72,7 +72,7 @@ def runtime(mode: str, fd: int) -> None:
 
     from acp_runtime.http import AcpApp
 
-    app = AcpApp(BenchAgent)
+    app = AcpApp(BenchAgent, max_connections=1 << 20)  # the SDK's server has no cap (ours: 256)
     print("ready", flush=True)
     asyncio.run(serve(app, hypercorn_config(fd)))  # type: ignore[arg-type]
 
