@@ -21,7 +21,6 @@ import asyncio
 import collections
 import contextlib
 from typing import AsyncGenerator
-from urllib.parse import urlsplit
 
 import h2.config
 import h2.connection
@@ -30,7 +29,7 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .poster import Answer, PostFailed
+from .poster import Answer, PostFailed, fixed_headers, origin
 
 
 class StreamBroken(PostFailed):
@@ -64,16 +63,12 @@ class H2Connection(asyncio.Protocol):
     def __init__(
         self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
     ) -> None:
-        parts = urlsplit(url)
+        where = origin(url)
         self._url = url
-        self._address = (parts.hostname or "localhost", parts.port or 80)
-        self._path = ((parts.path or "/") + (f"?{parts.query}" if parts.query else "")).encode()
-        self._authority = parts.netloc.rpartition("@")[2].encode()
-        self._fixed = [
-            (b"accept", b"*/*"),
-            (b"user-agent", f"python-httpx/{httpx.__version__}".encode()),
-            *((name.lower().encode(), value.encode()) for name, value in headers.items()),
-        ]
+        self._address = (where.host, where.port)
+        self._path = where.target.encode()
+        self._authority = where.authority.encode()
+        self._fixed = [(k.encode(), v.encode()) for k, v in fixed_headers(headers).items()]
         self._cookies = cookies
         self._connect_timeout = connect_timeout
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)

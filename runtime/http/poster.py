@@ -15,12 +15,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.request
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 import h11
 import httpx
 
 _READ_BYTES = 1 << 16
+
+
+class Origin(NamedTuple):
+    """Where the requests to an `http://` URL go, and what their heads name."""
+
+    host: str
+    port: int
+    target: str  # the path and query
+    authority: str  # host[:port] as the URL writes it (no user info)
+
+
+def origin(url: str) -> Origin:
+    parts = urlsplit(url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    authority = parts.netloc.rpartition("@")[2]
+    return Origin(parts.hostname or "localhost", parts.port or 80, target, authority)
+
+
+def fixed_headers(headers: httpx.Headers) -> dict[str, str]:
+    """The headers every request carries, as httpx sends them, then the caller's."""
+    fixed = {"accept": "*/*", "user-agent": f"python-httpx/{httpx.__version__}"}
+    fixed.update((name.lower(), value) for name, value in headers.items())
+    return fixed
 
 
 class PostFailed(Exception):
@@ -59,14 +83,11 @@ class Poster:
     def __init__(
         self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
     ) -> None:
-        parts = urlsplit(url)
+        where = origin(url)
         self._url = url
-        self._address = (parts.hostname or "localhost", parts.port or 80)
-        self._target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        host = parts.netloc.rpartition("@")[2]
-        fixed = {"host": host, "accept": "*/*", "user-agent": f"python-httpx/{httpx.__version__}"}
-        fixed.update((name.lower(), value) for name, value in headers.items())
-        self._fixed = fixed
+        self._address = (where.host, where.port)
+        self._target = where.target
+        self._fixed = {"host": where.authority, **fixed_headers(headers)}
         self._cookies = cookies
         self._connect_timeout = connect_timeout
         self._reader: asyncio.StreamReader | None = None
