@@ -58,8 +58,7 @@ from .framing import (
     DEFAULT_MAX_LINE_BYTES,
     ByteReader,
     ByteWriter,
-    LineReader,
-    LineWriter,
+    LineTransport,
     OversizedLine,
 )
 from .jsonrpc import (
@@ -88,6 +87,7 @@ if TYPE_CHECKING:
         Wire,
     )
     from .tracing import Tracer
+    from .transport import Transport
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
 
@@ -232,8 +232,8 @@ class Connection(Generic[PackageT]):
     def __init__(
         self,
         handler: object,
-        reader: ByteReader,
-        writer: ByteWriter,
+        reader: ByteReader | Transport,
+        writer: ByteWriter | None,
         *,
         schema: PackageT | None = None,
         protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
@@ -270,11 +270,14 @@ class Connection(Generic[PackageT]):
         self.own_initialize: Wire = None  # this side's
         self.handler: object = None
 
-        self._lines = LineReader(reader, max_line_bytes)
-        self._out = LineWriter(
-            _ObservedWriter(writer, self) if observer is not None else writer,
-            on_error=self._on_write_error,
-        )
+        transport: Transport
+        if writer is None:  # a transport of whole messages (`acp_runtime.transport`)
+            transport = cast("Transport", reader)
+        else:
+            transport = LineTransport(
+                cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
+            )
+        self._transport = _ObservedTransport(transport, self) if observer is not None else transport
         self._pending = _PendingCalls()
         self._bind(self.schema)
         self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
@@ -664,7 +667,7 @@ class Connection(Generic[PackageT]):
 
     async def _read_loop(self) -> None:
         try:
-            readlines, receive = self._lines.readlines, self._receive
+            readlines, receive = self._transport.receive, self._receive
             while True:
                 lines = await readlines()  # every line that has arrived: one loop turn for all
                 if lines is None:
@@ -922,7 +925,7 @@ class Connection(Generic[PackageT]):
         del self._serving[request.id]
         if task.cancelled() and self._close_error is None:
             try:
-                self._out.write_nowait(self._encode_cancelled(request, serving))
+                self._transport.send_nowait(self._encode_cancelled(request, serving))
             except Exception as exc:
                 log.debug("could not answer cancelled %s: %r", request.method, exc)
         self._maybe_finish()
@@ -976,7 +979,7 @@ class Connection(Generic[PackageT]):
 
     def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         try:
-            self._out.write_nowait(self._encode_error(request_id, err))
+            self._transport.send_nowait(self._encode_error(request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
@@ -1005,7 +1008,7 @@ class Connection(Generic[PackageT]):
         if self._closed.done():
             raise self._close_error or ConnectionClosedError("connection closed")
         try:
-            await self._out.write(data)
+            await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
             known = self._eof_error or self._close_error
             if known is not None:  # the peer went away first: say so, not how the write ended
@@ -1032,7 +1035,7 @@ class Connection(Generic[PackageT]):
                 self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
             )
             note = self.schema.Notification(method=rules.CANCEL_REQUEST, params=params)
-            self._out.write_nowait(self.schema.encode_message(note))
+            self._transport.send_nowait(self.schema.encode_message(note))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
 
@@ -1068,7 +1071,7 @@ class Connection(Generic[PackageT]):
         for task in self._tasks:
             if task is not current:
                 task.cancel()
-        self._out.close()
+        self._transport.close()
         self._closed.set_result(None)
 
     def _error(self, code: int, message: str, data: Wire = msgspec.UNSET) -> RpcException:
@@ -1105,32 +1108,30 @@ class _Inbox:
         return self.items.popleft()
 
 
-class _ObservedWriter:
-    """The connection's writer, showing each outgoing message to its observer first (decoded as
-    the peer will decode it, results untyped)."""
+class _ObservedTransport:
+    """The connection's transport, showing each outgoing message to its observer first (decoded
+    as the peer will decode it, results untyped)."""
 
-    def __init__(self, writer: Any, conn: Connection[Any]) -> None:
-        self._writer = writer
+    def __init__(self, transport: Transport, conn: Connection[Any]) -> None:
+        self._transport = transport
         self._conn = conn
-        self.transport = getattr(writer, "transport", None)
+        self.receive = transport.receive
+        self.close = transport.close
 
-    def write(self, data: bytes) -> Any:
-        for line in data.split(b"\n"):
-            if line:
-                try:
-                    message = self._conn.schema.decode_message(line, rules.PEER[self._conn.side])
-                except Exception:
-                    message = None
-                self._conn._observe("out", line, message)
-        return self._writer.write(data)
+    def _show(self, message: bytes) -> None:
+        try:
+            decoded = self._conn.schema.decode_message(message, rules.PEER[self._conn.side])
+        except Exception:
+            decoded = None
+        self._conn._observe("out", message, decoded)
 
-    async def drain(self) -> None:
-        await self._writer.drain()
+    def send_nowait(self, message: bytes) -> None:
+        self._show(message)
+        self._transport.send_nowait(message)
 
-    def close(self) -> None:
-        close = getattr(self._writer, "close", None)
-        if close is not None:
-            close()
+    async def send(self, message: bytes) -> None:
+        self._show(message)
+        await self._transport.send(message)
 
 
 def as_rpc_error(exc: BaseException) -> RpcException:
