@@ -49,7 +49,6 @@ from . import rules, tracing, wire
 from .errors import (
     CapabilityError,
     ConnectionClosedError,
-    NotInitializedError,
     ProtocolError,
     RequestTimeoutError,
 )
@@ -63,7 +62,6 @@ from .framing import (
 )
 from .jsonrpc import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -72,6 +70,7 @@ from .jsonrpc import (
     sniff,
 )
 from .negotiation import Routes
+from .policy import AcpPolicy
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -86,6 +85,7 @@ if TYPE_CHECKING:
         TypeForm,
         Wire,
     )
+    from .plan import PackagePlan
     from .tracing import Tracer
     from .transport import Transport
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
@@ -164,10 +164,6 @@ class _Serving(msgspec.Struct):
     after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
     answered: bool = False
 
-    @property
-    def session_id(self) -> Wire:
-        return wire.get(self.params, rules.SESSION_ID)
-
 
 class PendingCall:
     """An outgoing request in flight. `await call` gives its result or raises its error.
@@ -212,8 +208,7 @@ class PendingCall:
                 raise  # the answer itself was an error of that kind
             self._conn._abandon(self.id)  # sends $/cancel_request, drops a late answer
             raise RequestTimeoutError(self.method, timeout) from None
-        self._conn._check_answer(self.method, self._params, result)
-        return self._conn._after_result(self.method, self._params, result)
+        return self._conn.policy.on_result(self.method, self._params, result)
 
     async def cancel(self) -> None:
         await self._conn.cancel_request(self.id)
@@ -228,6 +223,7 @@ class Connection(Generic[PackageT]):
     """
 
     side: str  # "agent" or "client": set by the two sides
+    _policy: Callable[[Any, PackagePlan, bool], AcpPolicy] = AcpPolicy  # the side's rules
 
     def __init__(
         self,
@@ -292,7 +288,6 @@ class Connection(Generic[PackageT]):
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
         self._after_tasks: set[asyncio.Task[None]] = set()
-        self._turn_tasks: dict[Wire, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._setup()
         self._start(handler)
 
@@ -304,25 +299,10 @@ class Connection(Generic[PackageT]):
 
         self.schema = schema
         plan = PackagePlan.of(schema)  # the tables, worked out once per package and shared
-        tables = plan.side(self.side)
-        enforce_protocol = self.enforce_protocol
-        self._requires_initialize = enforce_protocol and plan.requires_initialize
-        self._send_guards = tables.send_guards if enforce_protocol else _NO_GUARDS
-        self._receive_guards = tables.receive_guards if enforce_protocol else _NO_GUARDS
-        self._result_guards = tables.result_guards if enforce_protocol else _NO_GUARDS
-        self._turn_cancels = tables.turn_cancels
-        self._answer_checks = plan.answer_checks if enforce_protocol else _NO_CHECKS
-        self._completions = plan.completions if enforce_protocol else ()
-        self._open_keys: dict[str, OrderedDict[Wire, None]] = {
-            c.closer: OrderedDict() for c in self._completions
-        }
-        self._completing = plan.completing if enforce_protocol else frozenset()
+        self.policy = self._policy(self, plan, self.enforce_protocol)
         self._cancel_request_info = plan.cancel_request_info
         # the sides whose methods this one does not receive (a proxy's, the peer's): never served
         self._foreign_sides = frozenset(schema.SIDES) - {self.side}
-        # ACP v2 (rules.py, "ACP v2"): turns end in state updates
-        self._v2 = plan.v2
-        self._message_kinds = plan.message_kinds if enforce_protocol else frozenset()
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
 
     def _setup(self) -> None:
@@ -341,6 +321,11 @@ class Connection(Generic[PackageT]):
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
+
+    def route_to(self, version: int) -> None:
+        """Serve protocol `version` from now on, unless the connection is routed already."""
+        if not self._routed:
+            self._route(version)
 
     def _route(self, version: int) -> None:
         """Serve protocol `version` from now on: its route's package, rules and handler."""
@@ -408,7 +393,7 @@ class Connection(Generic[PackageT]):
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
-        params = self._outgoing(method, params)
+        params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
         if result_type is _DEFAULT:
@@ -432,8 +417,7 @@ class Connection(Generic[PackageT]):
             if future.done() and not future.cancelled():
                 future.exception()  # failed by the shutdown this write caused: reported below
             raise
-        if method in rules.TURN_ENDED_BY:
-            self._cancel_turn(params)
+        self.policy.sent(method, params)
         timeout = self.timeout if timeout is _DEFAULT else timeout
         return PendingCall(self, request_id, method, params, future, timeout)
 
@@ -441,13 +425,12 @@ class Connection(Generic[PackageT]):
         """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
-        params = self._outgoing(method, params)
+        params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
         note = self.schema.Notification(method=method, params=_omit_none(params))
         await self._write(self.schema.encode_message(note))
-        if method in rules.TURN_ENDED_BY:
-            self._cancel_turn(params)
+        self.policy.sent(method, params)
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: start `work()` once that request's answer has been
@@ -480,16 +463,10 @@ class Connection(Generic[PackageT]):
         except Exception:
             log.exception("work after the %s answer failed", method)
 
-    def track_turn(self, session_id: Wire, task: asyncio.Task[Any]) -> None:
+    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
         """A v2 turn of `session_id` runs in `task` after its prompt was answered: `session/cancel`
         (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
-        self._turn_tasks[session_id] = task
-
-        def done(task: asyncio.Task[Any]) -> None:
-            if self._turn_tasks.get(session_id) is task:
-                del self._turn_tasks[session_id]
-
-        task.add_done_callback(done)
+        self.policy.track_turn(session_id, task)
 
     async def cancel_request(self, request_id: RequestId) -> None:
         """Send `$/cancel_request` for one of our pending requests; its call stays pending until
@@ -501,40 +478,20 @@ class Connection(Generic[PackageT]):
         )
         await self.notify(rules.CANCEL_REQUEST, params)
 
-    # --- rules hooks, refined by the sides --------------------------------------------------------
+    # --- what the policy asks of the engine -----------------------------------------------------
 
-    def _outgoing(self, method: str, params: Wire) -> Wire:
-        """Check an outgoing call against the protocol rules; may return adjusted params."""
-        if self.enforce_protocol:
-            info = self.schema.METHODS.get(method)
-            if info is None and self._v2:
-                reason = rules.removed_surface(self.schema, method)
-                if reason is not None:
-                    raise ProtocolError(f"{method}: {reason}")
-            if method.startswith("rpc."):
-                raise ProtocolError(
-                    f"{method}: names starting with 'rpc.' are reserved by JSON-RPC"
-                )
-            if not wire.structured(params):  # 226
-                raise ProtocolError(
-                    f"{method}: params must be an object or an array, not {type(params).__name__}"
-                )
-            if info is not None and params is not None and params is not msgspec.UNSET:  # 164
-                params = self._typed(method, params, info.params, "params")
-        if (
-            self._requires_initialize
-            and not self.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
-            raise NotInitializedError(f"{method}: initialize has not completed on this connection")
-        for check in self._send_guards.get(method, ()):
-            reason = check(params, self.peer_initialize)
-            if reason is not None:
-                raise CapabilityError(method, reason)
-        if not self._track_interaction(method, params, sending=True):
+    def checked_params(self, method: str, params: Any) -> Any:
+        """Outgoing params as JSON-RPC and the package's types allow them: no `rpc.` method, params
+        an object or an array, a method's params checked strictly against its type (`_typed`)."""
+        if method.startswith("rpc."):
+            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
+        if not wire.structured(params):  # 226
             raise ProtocolError(
-                f"{method}: it completes an interaction this side never opened on this connection"
+                f"{method}: params must be an object or an array, not {type(params).__name__}"
             )
+        info = self.schema.METHODS.get(method)
+        if info is not None and params is not None and params is not msgspec.UNSET:  # 164
+            params = self._typed(method, params, info.params, "params")
         return params
 
     def _typed(self, method: str, value: Wire, tp: TypeForm, at: str) -> Wire:
@@ -552,63 +509,6 @@ class Connection(Generic[PackageT]):
         except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
             wire.check(schema, value, tp, method=method, at=at)  # raises, naming the place
         return value
-
-    def _after_result(self, method: str, params: Wire, result: Wire) -> Wire:
-        return result
-
-    def _check_answer(self, method: str, params: Wire, result: Wire) -> None:
-        """A peer's result that does not fit the request it answers fails the call (-32603)."""
-        answer_check = self._answer_checks.get(method)
-        reason = answer_check(params, result) if answer_check is not None else None
-        if reason is not None:
-            raise self._error(INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason})
-
-    def _track_interaction(self, method: str, params: Wire, *, sending: bool) -> bool:
-        """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
-        of one not open here (sent: refused; received: ignored, and a received one completes once).
-        """
-        if method not in self._completing:
-            return True
-        for c in self._completions:
-            keys = self._open_keys[c.closer]
-            if method == c.opener and wire.get(params, c.tag) == c.value:
-                keys[wire.get(params, c.key)] = None
-                while len(keys) > 4096:
-                    keys.popitem(last=False)
-            elif method == c.closer:
-                key = wire.get(params, c.key)
-                if key not in keys:
-                    return False
-                if not sending:
-                    del keys[key]
-        return True
-
-    async def _dispatch_request(self, request: RequestMessage) -> Wire:
-        method = request.method
-        if (
-            self._requires_initialize
-            and not self.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
-            raise self._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
-        for check in self._receive_guards.get(method, ()):
-            reason = check(request.params, self.own_initialize)
-            if reason is not None:
-                raise self._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        result = await self._call_handler(request, is_request=True)
-        for check in self._result_guards.get(method, ()):
-            reason = check(result, self.peer_initialize)
-            if reason is not None:
-                raise CapabilityError(
-                    method, f"the handler's result breaks a protocol rule: {reason}"
-                )
-        answer_check = self._answer_checks.get(method)
-        reason = answer_check(request.params, result) if answer_check is not None else None
-        if reason is not None:
-            raise CapabilityError(
-                method, f"the handler's result does not fit the request: {reason}"
-            )
-        return result
 
     def _call_handler(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
@@ -787,9 +687,7 @@ class Connection(Generic[PackageT]):
             )
             self._send_error_nowait(request.id, err)
             return
-        self._track_interaction(request.method, request.params, sending=False)
-        if request.method in rules.TURN_ENDED_BY:
-            self._cancel_turn(request.params)
+        self.policy.received_request(request.method, request.params)
         serving = _Serving(request.method, request.params)
         self._serving[request.id] = serving
         serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
@@ -801,9 +699,7 @@ class Connection(Generic[PackageT]):
             if serving is not None and serving.task is not None:
                 serving.cancelled_by_peer = True
                 serving.task.cancel()
-        elif note.method in rules.TURN_ENDED_BY:
-            self._cancel_turn(note.params)
-        elif not self._track_interaction(note.method, note.params, sending=False):
+        elif not self.policy.received_notification(note.method, note.params):
             log.debug(
                 "ignored %s for an interaction unknown or already completed here", note.method
             )
@@ -843,6 +739,7 @@ class Connection(Generic[PackageT]):
                 else:
                     token = _in_notification.set(self)
                     try:
+                        self.policy.handling(message.method, message.params)
                         await self._call_handler(message, is_request=False)
                     except Exception:
                         log.exception("notification handler for %s failed", message.method)
@@ -880,7 +777,7 @@ class Connection(Generic[PackageT]):
         succeeded = False
         try:
             try:
-                result = await self._dispatch_request(request)
+                result = await self.policy.serve(request)
                 data = self._encode_result(request, result)
                 succeeded = True
             except asyncio.CancelledError:
@@ -982,21 +879,6 @@ class Connection(Generic[PackageT]):
             self._transport.send_nowait(self._encode_error(request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
-
-    def _cancel_turn(self, params: Wire) -> None:
-        """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
-        session_id = wire.get(params, rules.SESSION_ID)
-        turn = self._turn_tasks.get(session_id)
-        if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
-            turn.cancel()
-        if not self._turn_cancels:
-            return
-        for serving in list(self._serving.values()):
-            result = self._turn_cancels.get(serving.method)
-            if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
-                serving.cancel_result = result
-                if serving.task is not None:
-                    serving.task.cancel()
 
     # --- writing and closing ----------------------------------------------------------------------
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from . import rules
+from .turns import Turns, TurnsByUpdate
 
 if TYPE_CHECKING:
     from .package import MethodInfoLike, Package, Wire
+    from .turns import Serving
 
     Check = Callable[[Wire, Wire], "str | None"]
     Guards = Mapping[str, "list[Check]"]
@@ -67,6 +69,9 @@ class PackagePlan:
         "cancel_request_info",
         "v2",
         "message_kinds",
+        "initialize_checks",
+        "removed",
+        "promises_check",
         "_sides",
     )
 
@@ -84,7 +89,24 @@ class PackagePlan:
         self.message_kinds = (
             rules.kinds_requiring(schema, rules.MESSAGE_ID) if self.v2 else frozenset[str]()
         )
+        # what else differs by version, as data the policy applies without asking which version:
+        # checks of both sides' initialize messages, why a method the package lacks is refused,
+        # and the check of an agent's initialize answer against its handler
+        v2 = self.v2
+        self.initialize_checks: tuple[Callable[[Wire], str | None], ...] = (
+            (rules.initialize_breaks,) if v2 else ()
+        )
+        self.removed: Callable[[Package, str], str | None] | None = (
+            rules.removed_surface if v2 else None
+        )
+        self.promises_check: Callable[[Wire, object, type, Package], str | None] | None = (
+            rules.promises_breaks if v2 else None
+        )
         self._sides: dict[str, SidePlan] = {}
+
+    def turns(self, serving: Serving) -> Turns:
+        """A connection's turn tracker: its turns end by a state update (v2) or by the answer."""
+        return TurnsByUpdate(serving) if self.v2 else Turns()
 
     def side(self, side: str) -> SidePlan:
         """The tables of one side ("agent" or "client"), made at its first use."""
