@@ -224,6 +224,7 @@ class Connection(Generic[PackageT]):
 
     side: str  # "agent" or "client": set by the two sides
     _policy: Callable[[Any, PackagePlan, bool], AcpPolicy] = AcpPolicy  # the side's rules
+    _sending: tuple[Wire, bytes] | None = None  # what `_typed` last checked, and its JSON
 
     def __init__(
         self,
@@ -304,6 +305,7 @@ class Connection(Generic[PackageT]):
         # the sides whose methods this one does not receive (a proxy's, the peer's): never served
         self._foreign_sides = frozenset(schema.SIDES) - {self.side}
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
+        self._envelopes = plan.envelopes
 
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
@@ -393,6 +395,7 @@ class Connection(Generic[PackageT]):
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
+        self._sending = None
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
@@ -404,9 +407,14 @@ class Connection(Generic[PackageT]):
         future: asyncio.Future[Wire] = asyncio.get_running_loop().create_future()
         direct = _in_notification.get() is self
         self._pending[request_id] = _Outgoing(method, result_type, future, direct)
-        message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
+        sent = self._sent_json(params)
+        if sent is not None:  # checked: its JSON goes in as it is
+            data = self._envelopes.request(request_id, method, sent)
+        else:
+            message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
+            data = self.schema.encode_message(message)
         try:
-            await self._write(self.schema.encode_message(message))
+            await self._write(data)
         except asyncio.CancelledError:
             # Cancelled while waiting for the peer to read: the request is on its way, so the
             # peer is asked to drop it, as for any call cancelled before its answer.
@@ -425,11 +433,16 @@ class Connection(Generic[PackageT]):
         """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
+        self._sending = None
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
-        note = self.schema.Notification(method=method, params=_omit_none(params))
-        await self._write(self.schema.encode_message(note))
+        sending, self._sending = self._sending, None  # `_sent_json`, written out
+        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
+            await self._write(self._envelopes.notification(method, sending[1]))
+        else:
+            note = self.schema.Notification(method=method, params=_omit_none(params))
+            await self._write(self.schema.encode_message(note))
         self.policy.sent(method, params)
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
@@ -501,14 +514,23 @@ class Connection(Generic[PackageT]):
         raises `SchemaMismatchError` naming the path and the value."""
         if tp is None:
             return value
-        if type(value) is dict:
-            return wire.build(self.schema, value, tp, method=method, at=at)
         schema = self.schema
-        try:  # the common case, written out: a value that fits
-            schema.decode(schema.encode_message(value), tp, strict=True)
-        except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
-            wire.check(schema, value, tp, method=method, at=at)  # raises, naming the place
+        if type(value) is dict:
+            value, data = wire.to_send(schema, value, tp, method=method, at=at)
+        else:
+            try:  # the common case, written out: a value that fits
+                data = schema.encode_message(value)
+                schema.decode(data, tp, strict=True)
+            except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
+                value, data = wire.to_send(schema, value, tp, method=method, at=at)  # raises
+        self._sending = (value, data)  # its envelope takes these bytes (`_sent_json`)
         return value
+
+    def _sent_json(self, value: Wire) -> bytes | None:
+        """The JSON `_typed` checked of `value`, when `value` is what it checked (not a copy made
+        since, such as the trace context's); taken once."""
+        sending, self._sending = self._sending, None
+        return sending[1] if sending is not None and sending[0] is value else None
 
     def _call_handler(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
@@ -840,9 +862,13 @@ class Connection(Generic[PackageT]):
                     ) from None
             result = {}
         elif self.enforce_protocol and request.method in self.schema.REQUESTS:
+            self._sending = None
             result = self._typed(
                 request.method, result, self.schema.REQUESTS[request.method].result, "result"
             )
+            sent = self._sent_json(result)
+            if sent is not None:  # checked: its JSON goes in as it is
+                return self._envelopes.response(request.id, sent)
         data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
         return data
 

@@ -120,7 +120,7 @@ class AcpPolicy:
             reason = check(params, conn.peer_initialize)
             if reason is not None:
                 raise CapabilityError(method, reason)
-        if not self.track_interaction(method, params, sending=True):
+        if method in self.completing and not self.track_interaction(method, params, sending=True):
             raise ProtocolError(
                 f"{method}: it completes an interaction this side never opened on this connection"
             )

@@ -187,6 +187,10 @@ def supported(value: Wire) -> bool:
 class Check(Struct, frozen=True):
     fn: Callable[[Wire, Wire], "str | None"]
     reads: tuple[str, ...] = ()  # paths of the initialize message it reads
+    # dotted wire paths of the checked value it reads (`wire.values`): it passes any value that
+    # holds none of them (empty: it may read anything). `guards_for` drops it where the type
+    # cannot hold them, and asks one `wire.Reach` for all such checks of a method.
+    holds: tuple[str, ...] = ()
 
     def __call__(self, value: Wire, initialize: Wire) -> str | None:
         return self.fn(value, initialize)
@@ -223,7 +227,7 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
                 )
         return None
 
-    return Check(check, tuple(required.values()))
+    return Check(check, tuple(required.values()), (entries,) if entries else ())
 
 
 def nonempty_needs(field: str, capability: str) -> Check:
@@ -255,7 +259,7 @@ def absolute(*paths: str) -> Check:
                     return f"{path} must be an absolute path, got {value!r}"
         return None
 
-    return Check(check)
+    return Check(check, holds=paths)
 
 
 def _no_terminal_auth_method(params: Wire, initialize: Wire) -> str | None:
@@ -445,20 +449,55 @@ def guards_for(
     schema: Package, side: str, when: str
 ) -> dict[str, list[Callable[[Wire, Wire], str | None]]]:
     """The checks that apply, by method (their functions: one call each, no frame of `Check`);
-    skips methods and capabilities the package lacks."""
+    skips methods and capabilities the package lacks, and checks of paths the method's params (or
+    result) type cannot hold. A method's checks of known paths (`Check.holds`) sit behind one
+    `wire.Reach` of all their paths: a message that holds none of them costs one call."""
     whose = side if when == "receive" else PEER[side]
     info = schema.METHODS.get(INITIALIZE)
     initialize_type = None if info is None else info.params if whose == "client" else info.result
-    table: dict[str, list[Callable[[Wire, Wire], str | None]]] = {}
+    checks: dict[str, list[Check]] = {}
     for guard in GUARDS:
         if guard.side != side or guard.when != when:
             continue
         if not all(wire.declares(initialize_type, *path.split(".")) for path in guard.check.reads):
             continue
         for method in guard.methods:
-            if method in schema.METHODS:
-                table.setdefault(method, []).append(guard.check.fn)
-    return table
+            found = schema.METHODS.get(method)
+            if found is None:
+                continue
+            checked = found.result if when == "result" else found.params
+            holds = guard.check.holds
+            if holds and not any(wire.declares(checked, *path.split(".")) for path in holds):
+                continue  # no value of this method can hold what it reads
+            checks.setdefault(method, []).append(guard.check)
+    return {method: _gated(found) for method, found in checks.items()}
+
+
+def _gated(checks: list[Check]) -> list[Callable[[Wire, Wire], str | None]]:
+    """The functions of a method's checks, those of known paths behind one `wire.Reach` (in the
+    place of the first of them)."""
+    held = [c for c in checks if c.holds]
+    if len(held) < 2:
+        return [c.fn for c in checks]
+    reach = wire.Reach(tuple(dict.fromkeys(path for c in held for path in c.holds)))
+    fns = tuple(c.fn for c in held)
+
+    def gate(value: Wire, initialize: Wire) -> str | None:
+        if not reach(value):  # holds none of the paths they read: every one of them passes
+            return None
+        for fn in fns:
+            reason = fn(value, initialize)
+            if reason is not None:
+                return reason
+        return None
+
+    gated: list[Callable[[Wire, Wire], str | None]] = []
+    for check in checks:
+        if not check.holds:
+            gated.append(check.fn)
+        elif check is held[0]:
+            gated.append(gate)
+    return gated
 
 
 def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Wire]]:
@@ -772,6 +811,12 @@ def _acp_server_ids_unique(params: Wire, initialize: Wire) -> str | None:
 
 
 GUARDS += (
-    Guard("agent", "send", ("session/update",), Check(_plan_uri_absolute), "v2 plan file uri"),
+    Guard(
+        "agent",
+        "send",
+        ("session/update",),
+        Check(_plan_uri_absolute, holds=("update.plan.uri",)),
+        "v2 plan file uri",
+    ),
     Guard("client", "send", _SETUP, Check(_acp_server_ids_unique), "v2 ACP MCP server ids"),
 )

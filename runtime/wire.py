@@ -127,20 +127,23 @@ class Reach:
         ] = {}
 
     def __call__(self, obj: Wire) -> bool:
-        if not isinstance(obj, msgspec.Struct):
-            return True
-        plan = self._plans.get(type(obj))
+        plan = self._plans.get(type(obj))  # a Struct type seen before: the common case
         if plan is None:
+            if not isinstance(obj, msgspec.Struct):
+                return True
             plan = self._plans[type(obj)] = self._plan(type(obj))
         for key, attr, rests, held in plan:
             first = getattr(obj, attr) if attr else get(obj, key)
             if first is None or first is msgspec.UNSET:
                 continue
-            if not rests or not isinstance(first, msgspec.Struct):
+            if not rests:
                 return True
             holds = held.get(type(first))
             if holds is None:
-                holds = held[type(first)] = any(_may_hold(type(first), rest) for rest in rests)
+                kind = type(first)
+                holds = held[kind] = not isinstance(first, msgspec.Struct) or any(
+                    _may_hold(kind, rest) for rest in rests
+                )
             if holds:
                 return True
         return False
@@ -241,8 +244,27 @@ def build(
     """
     if received:
         return schema.decode(msgspec.json.encode(data), cls)
+    return _built(schema, data, cls, method, at)[0]
+
+
+def to_send(
+    schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = ""
+) -> tuple[Wire, bytes]:
+    """What a sender sends of `value` (wire JSON or a generated object) as the `at` member
+    ("params" or "result") of a `method` message, checked strictly (`build`, `check`), and its
+    JSON, encoded once: the envelope takes these bytes as they are (`plan.Envelopes`). Wire JSON
+    comes back typed into `cls` (its JSON: the typed value's, defaults and all), a generated
+    object as it is. Raises `SchemaMismatchError` as `build` does."""
+    if type(value) is dict:
+        return _built(schema, value, cls, method, at)
+    return value, _checked(schema, value, cls, method, at)[0]
+
+
+def _built(schema: Package, data: Wire, cls: TypeForm, method: str, at: str) -> tuple[Wire, bytes]:
+    """`build` of a value to send: the typed value, and its JSON."""
     sent, typed = _checked(schema, data, cls, method, at)
-    if type(data) is dict and schema.encode_message(typed) != sent:  # else nothing was dropped
+    encoded: bytes = schema.encode_message(typed)
+    if type(data) is dict and encoded != sent:  # else nothing was dropped
         extra = _undeclared(data, typed, _implied_tags(cls))
         if extra is not None:
             steps, value = extra
@@ -252,7 +274,7 @@ def build(
                 value,
                 f"{steps[0][1:]!r} not declared by the schema (custom data goes in _meta)",
             )
-    return typed
+    return typed, encoded
 
 
 def check(schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = "") -> Wire:
@@ -396,10 +418,15 @@ def _tags(info: msgspec.inspect.Type) -> frozenset[str]:
 
 def structured(value: Wire) -> bool:
     """Whether a params value is absent or a JSON-RPC "structured value" (an object or an array)."""
-    if (
-        value is None
-        or value is msgspec.UNSET
-        or isinstance(value, (msgspec.Struct, dict, list, tuple))
-    ):
+    kind = type(value)
+    found = _STRUCTURED.get(kind)  # by type: one lookup for the types seen before
+    if found is None:
+        found = issubclass(kind, (msgspec.Struct, dict, list, tuple))
+        if found or not hasattr(value, "raw"):  # an UnknownVariant: by its own value, each time
+            _STRUCTURED[kind] = found
+    if found or value is None or value is msgspec.UNSET:
         return True
     return hasattr(value, "raw") and isinstance(value.raw, (dict, list))  # an UnknownVariant
+
+
+_STRUCTURED: dict[type, bool] = {}
