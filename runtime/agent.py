@@ -50,8 +50,9 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     """
 
     side = "agent"
+    peer_side = "client"
     _policy = AgentPolicy
-    policy: AgentPolicy
+    policy: AgentPolicy  # pyright: ignore[reportIncompatibleVariableOverride]  # its side's
 
     if TYPE_CHECKING:
 

@@ -71,8 +71,9 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     """
 
     side = "client"
+    peer_side = "agent"
     _policy = ClientPolicy
-    policy: ClientPolicy
+    policy: ClientPolicy  # pyright: ignore[reportIncompatibleVariableOverride]  # its side's
     stderr_tail: bytes  # the last 64 KiB of the agent's stderr, when `spawn_agent` captures it
 
     if TYPE_CHECKING:

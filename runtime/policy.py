@@ -23,6 +23,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Awaitable, Iterable, Mapping, Protocol
 
 from . import rules, wire
+from .engine import Policy
 from .errors import (
     CapabilityError,
     ConnectionClosedError,
@@ -72,7 +73,7 @@ class Host(Protocol):
 _NO_GUARDS: Mapping[str, Any] = {}
 
 
-class AcpPolicy:
+class AcpPolicy(Policy):
     """The rules both sides apply, from the plan of the connection's package. With
     `enforce=False` none is checked (interactions and turns are still tracked)."""
 
