@@ -118,7 +118,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         )
         self._observe("in", line, message)
         if message is not None:
-            self._on_request(message)
+            self._server.start(message)
             return
         if not refusals:  # nested too deep for the decoder: as any other message
             super()._receive(line)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Generator, Protocol
 
 import msgspec
@@ -22,7 +23,13 @@ class _Caller(Protocol):
 
     async def cancel_request(self, request_id: RequestId) -> None: ...
 
-    def _answered(self, method: str, params: Any, result: Any) -> Any: ...
+    @property
+    def policy(self) -> _Results: ...
+
+
+class _Results(Protocol):
+    def on_result(self, method: str, params: Any, result: Any) -> Any:
+        """The peer's result for one of our calls, checked; returns what the call gives."""
 
 
 class Outgoing(msgspec.Struct):
@@ -40,6 +47,7 @@ class PendingCalls(dict["RequestId", Outgoing]):
     def __init__(self) -> None:
         super().__init__()
         self.types: dict[RequestId, TypeForm] = {}
+        self.abandoned: OrderedDict[RequestId, None] = OrderedDict()  # their answers dropped
 
     def __setitem__(self, request_id: RequestId, outgoing: Outgoing) -> None:
         super().__setitem__(request_id, outgoing)
@@ -52,6 +60,43 @@ class PendingCalls(dict["RequestId", Outgoing]):
     def pop(self, request_id: RequestId, *default: Any) -> Any:
         self.types.pop(request_id, None)
         return super().pop(request_id, *default)
+
+    def take(self, request_id: RequestId) -> Outgoing | None:
+        """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
+        try:
+            outgoing: Outgoing | None = self.pop(request_id, None)
+            return outgoing
+        except TypeError:
+            return None
+
+    def resolve(self, response: Any, schema: Any) -> None:
+        """End the call a response answers with its result or its error."""
+        outgoing = self.take(response.id)
+        if outgoing is None or outgoing.future.done():
+            return
+        if isinstance(response, schema.Response):
+            outgoing.future.set_result(response.result)
+        elif isinstance(response, schema.ErrorResponse):
+            error = response.error
+            outgoing.future.set_exception(schema.error_for(error.code, error.message, error.data))
+
+    def abandon(self, request_id: RequestId) -> bool:
+        """Stop waiting for a call (its late answer is dropped); False when it was not pending."""
+        if self.pop(request_id, None) is None:
+            return False
+        self.abandoned[request_id] = None
+        while len(self.abandoned) > 1024:
+            self.abandoned.popitem(last=False)
+        return True
+
+    def fail_all(self, error: BaseException, *, keep_answered: bool) -> None:
+        """Fail every call (but those answered already, with `keep_answered`) with `error`."""
+        for request_id, outgoing in list(self.items()):
+            if keep_answered and outgoing.answered:
+                continue
+            del self[request_id]
+            if not outgoing.future.done():
+                outgoing.future.set_exception(error)
 
 
 class PendingCall:
@@ -97,7 +142,7 @@ class PendingCall:
                 raise  # the answer itself was an error of that kind
             self._conn._abandon(self.id)  # sends $/cancel_request, drops a late answer
             raise RequestTimeoutError(self.method, timeout) from None
-        return self._conn._answered(self.method, self._params, result)
+        return self._conn.policy.on_result(self.method, self._params, result)
 
     async def cancel(self) -> None:
         await self._conn.cancel_request(self.id)

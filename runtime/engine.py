@@ -27,16 +27,16 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections import OrderedDict, deque
+from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, TypeVar, cast
 
 import msgspec
 
-from . import tracing, wire
+from . import answers, tracing, wire
+from .answers import as_rpc_error as as_rpc_error
 from .calls import Outgoing, PendingCall, PendingCalls
-from .errors import CapabilityError, ConnectionClosedError, ProtocolError
+from .errors import CapabilityError, ConnectionClosedError
 from .framing import (
-    _SNIFF,
     DEFAULT_MAX_LINE_BYTES,
     ByteReader,
     ByteWriter,
@@ -47,13 +47,10 @@ from .jsonrpc import (
     CANCEL_REQUEST,
     CANCEL_REQUEST_ID,
     INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    REQUEST_CANCELLED,
     RequestId,
-    classify,
-    sniff,
 )
+from .sending import Sender
+from .serving import Server
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -77,20 +74,6 @@ _DEFAULT: TypeForm = object()  # "the method's own result type"
 _in_notification: contextvars.ContextVar[Engine[Any] | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )
-_now_serving: contextvars.ContextVar[tuple[Engine[Any], _Serving] | None] = contextvars.ContextVar(
-    "acp_runtime_now_serving", default=None
-)
-
-
-class _Serving(msgspec.Struct):
-    method: str
-    params: Any
-    task: asyncio.Task[None] | None = None
-    cancel_result: dict[str, Any] | None = None  # wire result to answer when a turn cancel ended it
-    cancelled_by_peer: bool = False
-    # `after_answer` work
-    after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
-    answered: bool = False
 
 
 class Policy:
@@ -130,7 +113,6 @@ class Engine(Generic[PackageT]):
 
     side: str  # whose methods this end receives: the package's codec reads them
     peer_side: str  # the other end's
-    _sending: tuple[Any, bytes] | None = None  # what `_typed` last checked, and its JSON
 
     def __init__(
         self,
@@ -165,8 +147,8 @@ class Engine(Generic[PackageT]):
         self._pending = PendingCalls()
         self.policy: Policy = Policy()
         self._bind(schema)
-        self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
-        self._serving: dict[RequestId, _Serving] = {}
+        self._server = Server(self)
+        self._serving = self._server.requests  # the requests being served, by id
         self._inbox = _Inbox()  # (kind, message | None), handled in order by _work
         self._busy = False
         self._next_id = 0
@@ -176,7 +158,6 @@ class Engine(Generic[PackageT]):
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
-        self._after_tasks: set[asyncio.Task[None]] = set()
 
     def _bind(self, schema: PackageT) -> None:
         """Read and write messages with `schema`'s codec from now on."""
@@ -186,7 +167,10 @@ class Engine(Generic[PackageT]):
         plan = PackagePlan.of(schema)  # worked out once per package and shared
         self._cancel_request_info = plan.cancel_request_info
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
-        self._envelopes = plan.envelopes
+        self._sender = Sender(schema, plan.envelopes)
+        # outgoing params checked as JSON-RPC and the package's types allow them (the policy
+        # asks for it where its rules say)
+        self.checked_params: Callable[[str, Any], Any] = self._sender.params
 
     def _start_engine(self) -> None:
         """Start reading and handling messages."""
@@ -244,7 +228,8 @@ class Engine(Generic[PackageT]):
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
-        self._sending = None
+        sender = self._sender
+        sender.reset()
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
@@ -256,12 +241,7 @@ class Engine(Generic[PackageT]):
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         direct = _in_notification.get() is self
         self._pending[request_id] = Outgoing(method, result_type, future, direct)
-        sent = self._sent_json(params)
-        if sent is not None:  # checked: its JSON goes in as it is
-            data = self._envelopes.request(request_id, method, sent)
-        else:
-            message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
-            data = self.schema.encode_message(message)
+        data = sender.request(request_id, method, params)
         try:
             await self._write(data)
         except asyncio.CancelledError:
@@ -282,48 +262,18 @@ class Engine(Generic[PackageT]):
         """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
-        self._sending = None
+        sender = self._sender
+        sender.reset()
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
-        sending, self._sending = self._sending, None  # `_sent_json`, written out
-        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
-            await self._write(self._envelopes.notification(method, sending[1]))
-        else:
-            note = self.schema.Notification(method=method, params=_omit_none(params))
-            await self._write(self.schema.encode_message(note))
+        await self._write(sender.notification(method, params))
         self.policy.sent(method, params)
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: start `work()` once that request's answer has been
-        written (say, the commands of a session, sent right after answering `session/new`; a v1
-        `session/load` replays its history *before* answering). Nothing else moves: the
-        answer goes out when the handler returns, as always. The work is dropped when the answer is
-        an error or cannot be written; its own errors are logged."""
-        now = _now_serving.get()
-        if now is None or now[0] is not self:
-            raise ProtocolError(
-                "after_answer: call it from a handler of a request this connection serves"
-            )
-        serving = now[1]
-        if serving.answered:
-            self._start_after(serving.method, [work])
-        else:
-            serving.after.append(work)
-
-    def _start_after(self, method: str, works: list[Callable[[], Awaitable[Any]]]) -> None:
-        for work in works:
-            task = asyncio.get_running_loop().create_task(self._run_after(method, work))
-            self._after_tasks.add(task)
-            task.add_done_callback(self._after_tasks.discard)
-
-    async def _run_after(self, method: str, work: Callable[[], Awaitable[Any]]) -> None:
-        try:
-            await work()
-        except ConnectionClosedError as exc:
-            log.debug("work after the %s answer stopped: %s", method, exc)
-        except Exception:
-            log.exception("work after the %s answer failed", method)
+        written (`serving.Server.after_answer`)."""
+        self._server.after_answer(work)
 
     async def cancel_request(self, request_id: RequestId) -> None:
         """Send `$/cancel_request` for one of our pending requests; its call stays pending until
@@ -334,50 +284,6 @@ class Engine(Generic[PackageT]):
             self.schema, {CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
         )
         await self.notify(CANCEL_REQUEST, params)
-
-    def _answered(self, method: str, params: Any, result: Any) -> Any:
-        return self.policy.on_result(method, params, result)
-
-    # --- what the policy asks of the engine -----------------------------------------------------
-
-    def checked_params(self, method: str, params: Any) -> Any:
-        """Outgoing params as JSON-RPC and the package's types allow them: no `rpc.` method, params
-        an object or an array, a method's params checked strictly against its type (`_typed`)."""
-        if method.startswith("rpc."):
-            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
-        if not wire.structured(params):  # 226
-            raise ProtocolError(
-                f"{method}: params must be an object or an array, not {type(params).__name__}"
-            )
-        info = self.schema.METHODS.get(method)
-        if info is not None and params is not None and params is not msgspec.UNSET:  # 164
-            params = self._typed(method, params, info.params, "params")
-        return params
-
-    def _typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
-        """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
-        generated object is sent as it is, wire JSON (a dict) decoded into its type. One that does
-        not fit, or a dict with a key the schema does not declare (custom data belongs in `_meta`),
-        raises `SchemaMismatchError` naming the path and the value."""
-        if tp is None:
-            return value
-        schema = self.schema
-        if type(value) is dict:
-            value, data = wire.to_send(schema, value, tp, method=method, at=at)
-        else:
-            try:  # the common case, written out: a value that fits
-                data = schema.encode_message(value)
-                schema.decode(data, tp, strict=True)
-            except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
-                value, data = wire.to_send(schema, value, tp, method=method, at=at)  # raises
-        self._sending = (value, data)  # its envelope takes these bytes (`_sent_json`)
-        return value
-
-    def _sent_json(self, value: Any) -> bytes | None:
-        """The JSON `_typed` checked of `value`, when `value` is what it checked (not a copy made
-        since, such as the trace context's); taken once."""
-        sending, self._sending = self._sending, None
-        return sending[1] if sending is not None and sending[0] is value else None
 
     def _call_handler(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
@@ -404,7 +310,7 @@ class Engine(Generic[PackageT]):
                     break
                 for line in lines:
                     if isinstance(line, OversizedLine):
-                        self._on_oversized(line)
+                        self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
                     else:
                         receive(line)
         except asyncio.CancelledError:
@@ -427,20 +333,21 @@ class Engine(Generic[PackageT]):
             message = self._decoder.decode(line)
         except schema.RpcError as err:
             self._observe("in", line, None)
-            self._on_bad_message(line, as_rpc_error(err))
+            self._refuse(answers.bad_message(schema, line, as_rpc_error(err)))
             return
         except RecursionError:  # msgspec: nested deeper than the decoder goes
             self._observe("in", line, None)
-            self._on_too_deep(line)
+            self._refuse(answers.too_deep(schema, line))
             return
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
             self._observe("in", line, None)
-            self._on_bad_message(line, self._error(INTERNAL_ERROR, "Internal error"))
+            internal = self._error(INTERNAL_ERROR, "Internal error")
+            self._refuse(answers.bad_message(schema, line, internal))
             return
         self._observe("in", line, message)
         if isinstance(message, schema.Request):
-            self._on_request(message)
+            self._server.start(message)
         elif isinstance(message, schema.Notification):
             self._on_notification(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
@@ -455,80 +362,18 @@ class Engine(Generic[PackageT]):
             except Exception:
                 log.exception("the message observer failed")
 
-    def _on_bad_message(self, line: bytes, err: RpcException) -> None:
-        kind, request_id = classify(line)
-        if kind == "response":  # fail its call; a response is never answered
-            outgoing = self._pop_pending(request_id)
+    def _refuse(self, refusal: answers.Refusal) -> None:
+        """Act on what `answers` decided for a message the package refused."""
+        if refusal.fails:
+            outgoing = self._pending.take(refusal.request_id)
             if outgoing is not None and not outgoing.future.done():
-                outgoing.future.set_exception(err)
-            log.warning("dropped an invalid response (id %r): %s", request_id, err)
-        elif kind == "notification" and err.code != PARSE_ERROR:
-            log.warning("dropped an invalid notification: %s", err)
-        else:
-            if kind == "unparsable" and err.code != PARSE_ERROR:  # e.g. a truncated array
-                err = self._error(PARSE_ERROR, "Parse error", {"message": err.message})
-            self._send_error_nowait(err.id, err)
-
-    def _on_too_deep(self, line: bytes) -> None:
-        """A message nested deeper than the JSON decoder goes: a request whose id can be read from
-        its first bytes is answered -32600 with that id, a response fails its call, a notification
-        is dropped, anything else is answered -32700 (never a traceback, and the connection lives
-        on)."""
-        kind, request_id = sniff(line[:_SNIFF])
-        text = "the message is nested deeper than the JSON decoder can take"
-        if kind == "response":
-            outgoing = self._pop_pending(request_id)
-            err = self._error(INVALID_REQUEST, f"Invalid response: {text}")
-            if outgoing is not None and not outgoing.future.done():
-                outgoing.future.set_exception(err)
-            log.warning("dropped a response (id %r): %s", request_id, text)
-        elif kind == "notification":
-            log.warning("dropped a notification: %s", text)
-        elif kind == "request" and request_id is not None:
-            err = self._error(INVALID_REQUEST, f"Invalid request: {text}")
-            self._send_error_nowait(request_id, err)
-        else:
-            self._send_error_nowait(
-                None, self._error(PARSE_ERROR, "Parse error", {"message": text})
-            )
-
-    def _on_oversized(self, line: OversizedLine) -> None:
-        kind, request_id = sniff(line.head)
-        message = f"Message of {line.size} bytes exceeds the limit of {self.max_line_bytes} bytes"
-        err = self._error(
-            INVALID_REQUEST, message, {"limit": self.max_line_bytes, "size": line.size}
-        )
-        log.warning("%s (a %s, id %r)", message, kind, request_id)
-        if kind == "response":
-            outgoing = self._pop_pending(request_id)
-            if outgoing is not None:
-                outgoing.future.set_exception(err)
-        elif kind != "notification":
-            self._send_error_nowait(request_id, err)
-
-    def _on_request(self, request: RequestMessage) -> None:
-        try:
-            duplicate = request.id in self._serving
-        except TypeError:
-            duplicate = True
-        if duplicate:
-            err = self._error(
-                INVALID_REQUEST, "Invalid request: duplicate id of a request in progress"
-            )
-            self._send_error_nowait(request.id, err)
-            return
-        self.policy.received_request(request.method, request.params)
-        serving = _Serving(request.method, request.params)
-        self._serving[request.id] = serving
-        serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
-        serving.task.add_done_callback(lambda task: self._served(request, serving, task))
+                outgoing.future.set_exception(refusal.err)
+        elif refusal.answer:
+            self._send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_notification(self, note: NotificationMessage) -> None:
         if note.method == CANCEL_REQUEST:
-            serving = self._serving.get(wire.get(note.params, CANCEL_REQUEST_ID))
-            if serving is not None and serving.task is not None:
-                serving.cancelled_by_peer = True
-                serving.task.cancel()
+            self._server.cancel(wire.get(note.params, CANCEL_REQUEST_ID), by_peer=True)
         elif not self.policy.received_notification(note.method, note.params):
             log.debug(
                 "ignored %s for an interaction unknown or already completed here", note.method
@@ -542,7 +387,7 @@ class Engine(Generic[PackageT]):
         except TypeError:
             outgoing = None
         if outgoing is None:
-            if response.id in self._abandoned:
+            if response.id in self._pending.abandoned:
                 log.debug("dropped the answer to abandoned request %r", response.id)
             elif isinstance(response, self.schema.ErrorResponse):
                 log.warning("peer reported an error for id %r: %s", response.id, response.error)
@@ -550,7 +395,7 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (self._inbox.empty() and not self._busy):
-            self._resolve(response)
+            self._pending.resolve(response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(("response", response))
@@ -565,7 +410,7 @@ class Engine(Generic[PackageT]):
             self._busy = True
             try:
                 if kind == "response":
-                    self._resolve(message)
+                    self._pending.resolve(message, self.schema)
                 else:
                     token = _in_notification.set(self)
                     try:
@@ -580,135 +425,14 @@ class Engine(Generic[PackageT]):
         self._inbox_drained = True
         self._maybe_finish()
 
-    def _resolve(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        outgoing = self._pop_pending(response.id)
-        if outgoing is None or outgoing.future.done():
-            return
-        if isinstance(response, self.schema.Response):
-            outgoing.future.set_result(response.result)
-        elif isinstance(response, self.schema.ErrorResponse):
-            error = response.error
-            outgoing.future.set_exception(
-                self.schema.error_for(error.code, error.message, error.data)
-            )
-
-    def _pop_pending(self, request_id: RequestId) -> Outgoing | None:
-        try:
-            outgoing: Outgoing | None = self._pending.pop(request_id, None)
-            return outgoing
-        except TypeError:
-            return None
-
     # --- serving requests -------------------------------------------------------------------------
 
-    async def _serve(self, request: RequestMessage, serving: _Serving) -> None:
-        schema = self.schema
-        _now_serving.set((self, serving))
-        succeeded = False
-        try:
-            try:
-                result = await self.policy.serve(request)
-                data = self._encode_result(request, result)
-                succeeded = True
-            except asyncio.CancelledError:
-                if self._close_error is not None:
-                    return
-                data = self._encode_cancelled(request, serving)
-            except Exception as exc:
-                if serving.cancel_result is not None or isinstance(exc, TimeoutError):
-                    # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
-                    # the peer would (131)
-                    data = self._encode_cancelled(request, serving)
-                elif isinstance(exc, schema.RpcError):
-                    data = self._encode_error(request.id, as_rpc_error(exc))
-                elif isinstance(
-                    exc, ProtocolError
-                ):  # a runtime rule refused it: no crash, no traceback
-                    log.error("refused the %s answer: %s", request.method, exc)
-                    error = self._error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
-                    data = self._encode_error(request.id, error)
-                else:
-                    log.exception("handler for %s failed", request.method)
-                    data = self._encode_error(
-                        request.id, self._error(INTERNAL_ERROR, "Internal error")
-                    )
-        finally:
-            self._serving.pop(request.id, None)
-        try:
-            await self._write(data)
-        except ConnectionClosedError:
-            log.debug("could not answer %s: connection closed", request.method)
-        else:
-            serving.answered = True
-            if succeeded and serving.after:
-                self._start_after(request.method, serving.after)
-        finally:
-            self._maybe_finish()
-
-    def _served(self, request: RequestMessage, serving: _Serving, task: asyncio.Task[None]) -> None:
-        """A task cancelled before it started never ran `_serve`: answer for it here."""
-        if self._serving.get(request.id) is not serving:
-            return
-        del self._serving[request.id]
-        if task.cancelled() and self._close_error is None:
-            try:
-                self._transport.send_nowait(self._encode_cancelled(request, serving))
-            except Exception as exc:
-                log.debug("could not answer cancelled %s: %r", request.method, exc)
-        self._maybe_finish()
-
     def _encode_result(self, request: RequestMessage, result: Any) -> bytes:
-        if result is None:
-            info = self.schema.REQUESTS.get(request.method)
-            if info is not None and info.result is not None:
-                try:
-                    self.schema.decode(b"{}", info.result)
-                except Exception:
-                    raise TypeError(
-                        f"the {request.method} handler returned None, but its result has required"
-                        " fields"
-                    ) from None
-            result = {}
-        elif self.strict and request.method in self.schema.REQUESTS:
-            self._sending = None
-            result = self._typed(
-                request.method, result, self.schema.REQUESTS[request.method].result, "result"
-            )
-            sent = self._sent_json(result)
-            if sent is not None:  # checked: its JSON goes in as it is
-                return self._envelopes.response(request.id, sent)
-        data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
-        return data
-
-    def _encode_cancelled(self, request: RequestMessage, serving: _Serving) -> bytes:
-        info = self.schema.REQUESTS.get(request.method)
-        if serving.cancel_result is not None and not serving.cancelled_by_peer and info is not None:
-            result = wire.build(self.schema, serving.cancel_result, info.result)
-            data: bytes = self.schema.encode_message(
-                self.schema.Response(id=request.id, result=result)
-            )
-            return data
-        return self._encode_error(request.id, self._error(REQUEST_CANCELLED, "Request cancelled"))
-
-    def _encode_error(self, request_id: RequestId, err: RpcException) -> bytes:
-        """An error answer; one whose code is not an integer, whose message is not a string or whose
-        data cannot be encoded becomes -32603 (235)."""
-        error = err.to_error_object()
-        try:
-            if type(error["code"]) is not int or not isinstance(error["message"], str):
-                raise TypeError(f"error code {error['code']!r} / message {error['message']!r}")
-            data: bytes = self.schema.encode_message(
-                self.schema.ErrorResponse(id=request_id, error=error)
-            )
-        except Exception as exc:
-            log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
-            error = {"code": INTERNAL_ERROR, "message": "Internal error"}
-            data = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=error))
-        return data
+        return self._sender.response(request, result, strict=self.strict)
 
     def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         try:
-            self._transport.send_nowait(self._encode_error(request_id, err))
+            self._transport.send_nowait(answers.encode_error(self.schema, request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
@@ -737,11 +461,8 @@ class Engine(Generic[PackageT]):
             raise error
 
     def _abandon(self, request_id: RequestId) -> None:
-        if self._pending.pop(request_id, None) is None:
+        if not self._pending.abandon(request_id):
             return
-        self._abandoned[request_id] = None
-        while len(self._abandoned) > 1024:
-            self._abandoned.popitem(last=False)
         if self._cancel_request_info is None or self._closed.done():
             return
         try:
@@ -753,19 +474,11 @@ class Engine(Generic[PackageT]):
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
 
-    def _fail_pending(self, error: ConnectionClosedError, *, keep_answered: bool) -> None:
-        for request_id, outgoing in list(self._pending.items()):
-            if keep_answered and outgoing.answered:
-                continue
-            del self._pending[request_id]
-            if not outgoing.future.done():
-                outgoing.future.set_exception(error)
-
     def _on_eof(self, error: ConnectionClosedError) -> None:
         if self._eof_error is not None or self._closed.done():
             return
         self._eof_error = error
-        self._fail_pending(error, keep_answered=True)
+        self._pending.fail_all(error, keep_answered=True)
         self._inbox.put_nowait(("eof", None))
         self._maybe_finish()
 
@@ -777,10 +490,8 @@ class Engine(Generic[PackageT]):
         if self._closed.done():
             return
         self._close_error = error
-        self._fail_pending(error, keep_answered=False)
-        for serving in list(self._serving.values()):
-            if serving.task is not None:
-                serving.task.cancel()
+        self._pending.fail_all(error, keep_answered=False)
+        self._server.cancel_all()
         current = asyncio.current_task()
         for task in self._tasks:
             if task is not current:
@@ -789,7 +500,7 @@ class Engine(Generic[PackageT]):
         self._closed.set_result(None)
 
     def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
-        return as_rpc_error(self.schema.error_for(code, message, data))
+        return answers.error(self.schema, code, message, data)
 
     def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]:
         """The handler's awaitable for a message (the subclass says which handler serves it)."""
@@ -850,12 +561,3 @@ class _ObservedTransport:
     async def send(self, message: bytes) -> None:
         self._show(message)
         await self._transport.send(message)
-
-
-def as_rpc_error(exc: BaseException) -> RpcException:
-    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
-    return cast("RpcException", exc)
-
-
-def _omit_none(params: Any) -> Any:
-    return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null

@@ -1,0 +1,121 @@
+"""The JSON-RPC layer's outgoing values: each checked strictly against the package's types and
+encoded once, its checked JSON going into its envelope as it is (`plan.Envelopes`).
+
+A `Sender` belongs to one engine bound to one package. `params` / `typed` check a value and keep
+its JSON; the envelope made next (`request`, `notification`, `response`) takes that JSON when the
+value is still the one checked (not a copy made since, such as the trace context's).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from . import wire
+from .errors import ProtocolError
+
+if TYPE_CHECKING:
+    from .jsonrpc import RequestId
+    from .package import RequestMessage, TypeForm
+    from .plan import Envelopes
+
+
+class Sender:
+    __slots__ = ("schema", "envelopes", "_sending")
+
+    def __init__(self, schema: Any, envelopes: Envelopes) -> None:
+        self.schema = schema
+        self.envelopes = envelopes
+        self._sending: tuple[Any, bytes] | None = None  # what `typed` last checked, and its JSON
+
+    def reset(self) -> None:
+        """Forget what was checked last (a new message is being made)."""
+        self._sending = None
+
+    def params(self, method: str, params: Any) -> Any:
+        """Outgoing params as JSON-RPC and the package's types allow them: no `rpc.` method, params
+        an object or an array, a method's params checked strictly against its type (`typed`)."""
+        if method.startswith("rpc."):
+            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
+        if not wire.structured(params):  # 226
+            raise ProtocolError(
+                f"{method}: params must be an object or an array, not {type(params).__name__}"
+            )
+        info = self.schema.METHODS.get(method)
+        if info is not None and params is not None and params is not msgspec.UNSET:  # 164
+            params = self.typed(method, params, info.params, "params")
+        return params
+
+    def typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
+        """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
+        generated object is sent as it is, wire JSON (a dict) decoded into its type. One that does
+        not fit, or a dict with a key the schema does not declare (custom data belongs in `_meta`),
+        raises `SchemaMismatchError` naming the path and the value."""
+        if tp is None:
+            return value
+        schema = self.schema
+        if type(value) is dict:
+            value, data = wire.to_send(schema, value, tp, method=method, at=at)
+        else:
+            try:  # the common case, written out: a value that fits
+                data = schema.encode_message(value)
+                schema.decode(data, tp, strict=True)
+            except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
+                value, data = wire.to_send(schema, value, tp, method=method, at=at)  # raises
+        self._sending = (value, data)  # its envelope takes these bytes (`sent_json`)
+        return value
+
+    def sent_json(self, value: Any) -> bytes | None:
+        """The JSON `typed` checked of `value`, when `value` is what it checked; taken once."""
+        sending, self._sending = self._sending, None
+        return sending[1] if sending is not None and sending[0] is value else None
+
+    def request(self, request_id: RequestId, method: str, params: Any) -> bytes:
+        sent = self.sent_json(params)
+        if sent is not None:  # checked: its JSON goes in as it is
+            return self.envelopes.request(request_id, method, sent)
+        schema = self.schema
+        data: bytes = schema.encode_message(
+            schema.Request(id=request_id, method=method, params=_omit_none(params))
+        )
+        return data
+
+    def notification(self, method: str, params: Any) -> bytes:
+        sent = self.sent_json(params)
+        if sent is not None:  # checked: its JSON goes in as it is
+            return self.envelopes.notification(method, sent)
+        schema = self.schema
+        data: bytes = schema.encode_message(
+            schema.Notification(method=method, params=_omit_none(params))
+        )
+        return data
+
+    def response(self, request: RequestMessage, result: Any, *, strict: bool) -> bytes:
+        """The answer to `request` with the handler's `result` (checked when `strict`)."""
+        schema = self.schema
+        if result is None:
+            info = schema.REQUESTS.get(request.method)
+            if info is not None and info.result is not None:
+                try:
+                    schema.decode(b"{}", info.result)
+                except Exception:
+                    raise TypeError(
+                        f"the {request.method} handler returned None, but its result has required"
+                        " fields"
+                    ) from None
+            result = {}
+        elif strict and request.method in schema.REQUESTS:
+            self._sending = None
+            result = self.typed(
+                request.method, result, schema.REQUESTS[request.method].result, "result"
+            )
+            sent = self.sent_json(result)
+            if sent is not None:  # checked: its JSON goes in as it is
+                return self.envelopes.response(request.id, sent)
+        data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
+        return data
+
+
+def _omit_none(params: Any) -> Any:
+    return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null
