@@ -1,4 +1,4 @@
-"""acpgen: generate fast msgspec packages from the Agent Client Protocol JSON Schema.
+"""acpgen: msgspec packages from ACP JSON Schemas, and the commands around them (diff, bump, check).
 
 The pipeline, one module a step::
 

@@ -18,6 +18,7 @@ from .defaults import default_expr, empty_value
 from .enums import as_enum
 from .errors import SchemaError, Untyped
 from .ir import (
+    ANY,
     NO_DEFAULT,
     AliasDef,
     Checked,
@@ -41,7 +42,15 @@ from .native import alias_is_native, decodable
 from .objects import build_object
 from .protocol import error_codes
 from .schema import Schema, pointer_of, ref_target
-from .types import check_keywords, description, is_object_branch, shape, type_of, unwrap
+from .types import (
+    accepts_anything,
+    check_keywords,
+    description,
+    is_object_branch,
+    shape,
+    type_of,
+    unwrap,
+)
 from .unions import build_union
 
 
@@ -236,6 +245,12 @@ class Builder:
         if enum is not None:
             return enum
         key = "oneOf" if "oneOf" in s else "anyOf" if "anyOf" in s else None
+        if key and isinstance(s[key], list) and any(accepts_anything(x) for x in s[key]):
+            # a branch that takes every JSON value makes the union any JSON value, kept as it came
+            # (as variants, the other branches would turn what the catch-all takes into them)
+            return AliasDef(
+                name, ANY, native=True, doc=doc, unstable=is_unstable(doc), pointer=pointer
+            )
         if key and isinstance(s[key], list) and any(is_object_branch(x, self.defs) for x in s[key]):
             return build_union(self, name, node, key, pointer, doc)
         if "allOf" in s or s.get("properties") or s.get("required"):

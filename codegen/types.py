@@ -300,6 +300,11 @@ def type_of(
     )
 
 
+def accepts_anything(branch: Any) -> bool:
+    """Whether a schema accepts every JSON value: `true`, or nothing but annotations (`{}`)."""
+    return branch is True or isinstance(branch, dict) and not shape(unwrap(branch))
+
+
 def is_object_branch(branch: Any, defs: dict[str, Any], seen: frozenset[str] = frozenset()) -> bool:
     """Whether a union branch is an object: inline (`properties`, `allOf`, or `type: object` with
     `not` or `required`), or a `$ref` to a def that `is_object_def`."""

@@ -1,4 +1,4 @@
-"""acp_runtime: run any acpgen-generated ACP package over stdio, as agent and as client.
+"""acp_runtime: run any acpgen-generated ACP package as agent or client, over stdio or remotely.
 
     import acp_schema
     from acp_runtime import AgentSideConnection, run_agent, spawn_agent

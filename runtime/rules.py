@@ -1,4 +1,4 @@
-"""ACP v1 protocol rules: the only module of the runtime that names methods, capabilities or fields.
+"""ACP v1 protocol rules that a connection enforces, written against the wire (methods, fields).
 
 Everything else in `acp_runtime` is plain JSON-RPC plus the generated package's tables. Rules speak
 the wire (method names, dotted camelCase paths) and read generated objects through `wire`, so they

@@ -1,4 +1,4 @@
-"""`acpgen check`: a conformance checker for ACP agents.
+"""`acpgen check`: a conformance checker for ACP agents (and, with `--client`, clients).
 
 It spawns the agent, drives it over stdio with a raw wire driver of its own (wire.py), decodes
 every frame the agent sends strictly with the revision's generated package (frames.py), and runs

@@ -124,7 +124,6 @@ __all__ = [
     "Error",
     "ErrorCode",
     "ErrorData",
-    "ErrorDataOther",
     "ErrorObject",
     "ErrorResponse",
     "ErrorStopReason",

@@ -111,7 +111,6 @@ __all__ = [
     "Error",
     "ErrorCode",
     "ErrorData",
-    "ErrorDataOther",
     "ErrorStopReason",
     "ExtNotification",
     "ExtRequest",
@@ -3946,10 +3945,6 @@ class SessionNotFoundErrorData(_m.Struct, kw_only=True):
     """
 
 
-class ErrorDataOther(_m.Struct, kw_only=True):
-    """A variant of `ErrorData`."""
-
-
 class Usage(_m.Struct, kw_only=True):
     """**UNSTABLE**
 
@@ -7316,26 +7311,7 @@ listed once: process-backed work is listed as its terminal, not also as its tool
 See protocol docs: [Background Work](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#background-work)
 """
 
-if _t.TYPE_CHECKING:
-    ErrorData: _t.TypeAlias = (
-        UnsupportedProtocolVersionErrorData | SessionNotFoundErrorData | ErrorDataOther
-    )
-else:
-    ErrorData = _s.hook_union(
-        "ErrorData",
-        None,
-        (
-            _s.Variant(
-                UnsupportedProtocolVersionErrorData,
-                required=("requested", "supported"),
-                declared=("requested", "supported", "_meta"),
-            ),
-            _s.Variant(
-                SessionNotFoundErrorData, required=("sessionId",), declared=("sessionId", "_meta")
-            ),
-            _s.Variant(ErrorDataOther),
-        ),
-    )
+ErrorData: _t.TypeAlias = _t.Any
 """Schema for [`Error::data`]: the shapes ACP defines, or any other value."""
 
 MessageId: _t.TypeAlias = str

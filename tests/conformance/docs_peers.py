@@ -28,13 +28,16 @@ from ..runtime.helpers import RawPeer
 
 CWD = "/work/project"
 SESSION = "s1"
-# Seconds a test waits for something that must happen before it calls it hung: a guard against a
-# test that never ends, never a claim about speed (speed is `make bench`'s).
-HANG_GUARD = 30.0
+# Seconds a test waits for the effect of a notification before it fails naming what did not
+# happen: far above what it takes, far below the test's own 30 s limit (tests/runtime/aio.py); a
+# guard against a test that never ends, never a claim about speed (speed is `make bench`'s).
+SETTLED_WITHIN = 5.0
 
 
-# A raw peer answers only what its test makes it answer: a call that goes out when it should not
-# fails within seconds, naming its method (RequestTimeoutError), not at the test's 30 s limit.
+# A raw peer answers only what its test makes it answer. A call the runtime must refuse locally is
+# checked with refusal.refused, which fails at once, quoting it, when it goes out; any other call
+# left unanswered fails within seconds, naming its method (RequestTimeoutError), not at the test's
+# 30 s limit.
 UNANSWERED_AFTER = 5.0
 
 
@@ -262,11 +265,14 @@ async def goes_out(conn: Any, peer: RawPeer, method: str, params: Any) -> bool:
     return True
 
 
-async def eventually(predicate: Callable[[], Any], timeout: float = HANG_GUARD) -> None:
-    """Wait until `predicate()` is true (for effects of a notification, which has no answer)."""
+async def eventually(
+    predicate: Callable[[], Any], what: str, timeout: float = SETTLED_WITHIN
+) -> None:
+    """Wait until `predicate()` is true (for effects of a notification, which has no answer);
+    an AssertionError saying `what` did not happen when it is not true within `timeout` s."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        assert asyncio.get_running_loop().time() < deadline, f"{what} (not within {timeout} s)"
         await asyncio.sleep(0.001)
 
 

@@ -24,8 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 
 
-# A raw peer answers only what its test makes it answer: a call that goes out when it should not
-# fails within seconds, naming its method (RequestTimeoutError), not at the test's 30 s limit.
+# A raw peer answers only what its test makes it answer. A call the runtime must refuse locally is
+# checked with refusal.refused, which fails at once, quoting it, when it goes out; any other call
+# left unanswered fails within seconds, naming its method (RequestTimeoutError), not at the test's
+# 30 s limit.
 UNANSWERED_AFTER = 5.0
 
 

@@ -35,7 +35,10 @@ async def report(pkg: Any, plans: list[dict[str, Any]]) -> list[Any]:
     agent, client = await connect(pkg)
     for data in plans:
         await agent.client.session_update(update(pkg, data))
-    await eventually(lambda: len(client.handler.of("session/update")) == len(plans))
+    await eventually(
+        lambda: len(client.handler.of("session/update")) == len(plans),
+        f"the client handler did not get the {len(plans)} plan updates sent",
+    )
     return client.handler.updates()
 
 
@@ -89,7 +92,9 @@ async def test_a_plan_update_cannot_leave_out_the_entry_list(pkg: Any) -> None:
             "params": {"sessionId": "s1", "update": plan()},
         }
     )
-    await eventually(lambda: client.handler.of("session/update"))
+    await eventually(
+        lambda: client.handler.of("session/update"), "the plan update never reached the client"
+    )
     assert client.handler.updates() == [plan()]
 
 

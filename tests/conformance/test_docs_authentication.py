@@ -14,11 +14,11 @@ from .docs_peers import (
     client_against_raw_agent,
     goes_out,
     initialize_params,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_agent,
     typed,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -32,9 +32,9 @@ async def test_client_never_logs_out_without_the_logout_capability(
 ) -> None:
     capabilities = {"auth": {}} if advertised == "omitted" else {"auth": {"logout": advertised}}
     client, peer = await client_against_raw_agent(pkg, capabilities)
-    with pytest.raises(CapabilityError, match="auth.logout"):
-        await client.request("logout", typed(pkg, "logout", {}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, client.request("logout", typed(pkg, "logout", {})), CapabilityError, "auth.logout"
+    )
 
 
 @requirement("ACP-V1-AUTH-CLIENT-NO-LOGOUT-WITHOUT-CAPABILITY")
@@ -63,9 +63,12 @@ async def client_with_auth_methods(pkg: Any) -> Any:
 @requirement("ACP-V1-AUTH-CLIENT-NO-TERMINAL-METHOD-ID")
 async def test_client_never_authenticates_with_a_terminal_method(pkg: Any) -> None:
     client, peer = await client_with_auth_methods(pkg)
-    with pytest.raises(CapabilityError, match="terminal auth method"):
-        await client.agent.authenticate(typed(pkg, "authenticate", {"methodId": "tui"}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.authenticate(typed(pkg, "authenticate", {"methodId": "tui"})),
+        CapabilityError,
+        "terminal auth method",
+    )
 
 
 @requirement("ACP-V1-AUTH-CLIENT-NO-TERMINAL-METHOD-ID")

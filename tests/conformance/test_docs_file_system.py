@@ -15,11 +15,11 @@ from .docs_peers import (
     client_serving,
     connect,
     goes_out,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_client,
     typed,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -57,9 +57,9 @@ async def test_agent_never_calls_a_filesystem_method_the_client_did_not_advertis
     other = "writeTextFile" if capability == "readTextFile" else "readTextFile"
     fs = {other: True} if advertised == "omitted" else {other: True, capability: False}
     agent, peer = await raw_client(pkg, client_capabilities={"fs": fs})
-    with pytest.raises(CapabilityError, match=f"fs.{capability}"):
-        await agent.request(method, typed(pkg, method, params))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, agent.request(method, typed(pkg, method, params)), CapabilityError, f"fs.{capability}"
+    )
 
 
 @requirement(

@@ -27,7 +27,6 @@ from .docs_peers import (
     eventually,
     goes_out,
     initialize_params,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_agent,
     raw_client,
@@ -35,6 +34,7 @@ from .docs_peers import (
     typed,
     update,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -48,9 +48,11 @@ async def prompt_end_turn(params: Any) -> Any:
 @requirement("ACP-V1-INIT-CLIENT-INITIALIZE-FIRST")
 async def test_client_cannot_create_a_session_before_initialize(pkg: Any) -> None:
     conn, peer = raw_agent(pkg)
-    with pytest.raises(NotInitializedError):
-        await conn.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        conn.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []})),
+        NotInitializedError,
+    )
 
 
 @requirement("ACP-V1-INIT-CLIENT-INITIALIZE-FIRST")
@@ -299,9 +301,12 @@ async def test_agent_treats_omitted_client_capabilities_as_unsupported(pkg: Any)
         ("fs/write_text_file", {"sessionId": SESSION, "path": "/a", "content": ""}),
         ("terminal/create", {"sessionId": SESSION, "command": "ls"}),
     ]:
-        with pytest.raises(CapabilityError, match="not advertised"):
-            await agent.request(method, typed(pkg, method, params))
-    assert await nothing_sent(peer)
+        await refused(
+            peer,
+            agent.request(method, typed(pkg, method, params)),
+            CapabilityError,
+            "not advertised",
+        )
 
 
 @requirement("ACP-V1-INIT-OMITTED-UNSUPPORTED")
@@ -315,9 +320,12 @@ async def test_client_treats_omitted_agent_capabilities_as_unsupported(pkg: Any)
         ("session/close", {"sessionId": SESSION}),
         ("session/prompt", {"sessionId": SESSION, "prompt": [audio]}),
     ]:
-        with pytest.raises(CapabilityError, match="not advertised"):
-            await client.request(method, typed(pkg, method, params))
-    assert await nothing_sent(peer)
+        await refused(
+            peer,
+            client.request(method, typed(pkg, method, params)),
+            CapabilityError,
+            "not advertised",
+        )
 
 
 def leaves(capabilities: Any, prefix: str = "") -> dict[str, Any]:
@@ -460,7 +468,9 @@ async def test_baseline_session_methods_need_no_capability(pkg: Any) -> None:
     await client.agent.session_cancel(typed(pkg, "session/cancel", {"sessionId": SESSION}))
     assert answer.stop_reason.value == "end_turn"
     assert [u["content"]["text"] for u in client.handler.updates()] == ["ok"]
-    await eventually(lambda: agent_conn.handler.of("session/cancel"))
+    await eventually(
+        lambda: agent_conn.handler.of("session/cancel"), "the idle cancel never reached the agent"
+    )
 
 
 @requirement("ACP-V1-INIT-SESSION-OPTIONAL-MAY")

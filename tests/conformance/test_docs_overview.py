@@ -14,11 +14,11 @@ from .docs_peers import (
     agent_serving,
     client_against_raw_agent,
     goes_out,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_client,
     typed,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -82,9 +82,9 @@ AGENT_PATHS = {
 async def test_client_never_sends_a_relative_path(pkg: Any, field: str) -> None:
     method, params = CLIENT_PATHS[field]
     client, peer = await client_against_raw_agent(pkg, AGENT_CAN_DO_EVERYTHING)
-    with pytest.raises(CapabilityError, match="absolute"):
-        await client.request(method, typed(pkg, method, params))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, client.request(method, typed(pkg, method, params)), CapabilityError, "absolute"
+    )
 
 
 @requirement("ACP-V1-OVERVIEW-ABSOLUTE-PATHS")
@@ -93,9 +93,7 @@ async def test_agent_never_sends_a_relative_path(pkg: Any, field: str) -> None:
     method, params = AGENT_PATHS[field]
     agent, peer = await raw_client(pkg, client_capabilities=CLIENT_CAN_DO_EVERYTHING)
     send = agent.notify if method in pkg.NOTIFICATIONS else agent.request
-    with pytest.raises(CapabilityError, match="absolute"):
-        await send(method, typed(pkg, method, params))
-    assert await nothing_sent(peer)
+    await refused(peer, send(method, typed(pkg, method, params)), CapabilityError, "absolute")
 
 
 @requirement("ACP-V1-OVERVIEW-ABSOLUTE-PATHS")

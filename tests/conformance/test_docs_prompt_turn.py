@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from acp_runtime import NotInitializedError, ProtocolError
+from tests.runtime.bounded import within
 
 from .docs_peers import (
     CWD,
-    HANG_GUARD,
     SESSION,
     agent_serving,
     as_wire,
@@ -21,7 +21,6 @@ from .docs_peers import (
     connect,
     eventually,
     goes_out,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_agent,
     raw_client,
@@ -29,6 +28,7 @@ from .docs_peers import (
     typed,
     update,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -120,17 +120,15 @@ async def cancel(pkg: Any, client: Any) -> None:
 @requirement("ACP-V1-PROMPT-INIT-AND-SETUP-FIRST")
 async def test_client_cannot_prompt_before_initialize(pkg: Any) -> None:
     client, peer = raw_agent(pkg)
-    with pytest.raises(NotInitializedError):
-        await client.agent.session_prompt(prompt_params(pkg))
-    assert await nothing_sent(peer)
+    await refused(peer, client.agent.session_prompt(prompt_params(pkg)), NotInitializedError)
 
 
 @requirement("ACP-V1-PROMPT-INIT-AND-SETUP-FIRST")
 async def test_client_cannot_prompt_a_session_it_has_not_set_up(pkg: Any) -> None:
     client, peer = await client_against_raw_agent(pkg, session=False)
-    with pytest.raises(ProtocolError, match="not set up"):
-        await client.agent.session_prompt(prompt_params(pkg))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, client.agent.session_prompt(prompt_params(pkg)), ProtocolError, "not set up"
+    )
 
 
 @requirement("ACP-V1-PROMPT-INIT-AND-SETUP-FIRST")
@@ -299,7 +297,10 @@ async def test_client_may_cancel_during_a_turn_or_when_idle(pkg: Any) -> None:
     await turn.started.wait()
     await cancel(pkg, client)
     assert (await running).stop_reason.value == "cancelled"
-    await eventually(lambda: len(agent.handler.of("session/cancel")) == 2)
+    await eventually(
+        lambda: len(agent.handler.of("session/cancel")) == 2,
+        "the agent handler did not get both session/cancel notifications (idle and in a turn)",
+    )
 
 
 @requirement(
@@ -427,7 +428,7 @@ async def test_cancel_reaches_the_running_turn_and_its_calls_to_the_client(pkg: 
     await reading.wait()
     await cancel(pkg, client)
     assert (await running).stop_reason.value == "cancelled"
-    await asyncio.wait_for(read_cancelled.wait(), HANG_GUARD)
+    await within(read_cancelled.wait(), "the client's fs read was not cancelled with the turn")
 
 
 @requirement("ACP-V1-PROMPT-AGENT-CANCELLED-STOP-REASON")

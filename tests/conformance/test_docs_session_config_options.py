@@ -18,12 +18,12 @@ from .docs_peers import (
     client_against_raw_agent,
     connect,
     eventually,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_client,
     typed,
     update,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -106,11 +106,14 @@ async def test_agent_never_notifies_a_boolean_option_to_a_client_without_support
 ) -> None:
     pkg = acp_v1
     agent, peer = await raw_client(pkg)
-    with pytest.raises(CapabilityError, match="configOptions.boolean"):
-        await agent.client.session_update(
+    await refused(
+        peer,
+        agent.client.session_update(
             update(pkg, {"sessionUpdate": "config_option_update", "configOptions": [BRAVE]})
-        )
-    assert await nothing_sent(peer)
+        ),
+        CapabilityError,
+        "configOptions.boolean",
+    )
 
 
 @requirement("ACP-V1-CONFIG-CATEGORY-MAY")
@@ -253,6 +256,9 @@ async def test_values_the_agent_adds_later_can_be_set(pkg: Any) -> None:
     await agent.client.session_update(
         update(pkg, {"sessionUpdate": "config_option_update", "configOptions": [bigger]})
     )
-    await eventually(lambda: client.handler.of("session/update"))
+    await eventually(
+        lambda: client.handler.of("session/update"),
+        "the config_option_update never reached the client",
+    )
     await client.agent.session_set_config_option(set_value(pkg, "mode", "architect"))
     assert agent.handler.of("session/set_config_option")[0].value == "architect"

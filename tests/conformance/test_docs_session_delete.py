@@ -10,7 +10,8 @@ import pytest
 
 from acp_runtime import CapabilityError, NotInitializedError
 
-from .docs_peers import SESSION, client_against_raw_agent, goes_out, nothing_sent, raw_agent, typed
+from .docs_peers import SESSION, client_against_raw_agent, goes_out, raw_agent, typed
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -20,9 +21,11 @@ requirement = pytest.mark.requirement
 @requirement("ACP-V1-DELETE-INIT-FIRST")
 async def test_client_cannot_delete_a_session_before_initialize(acp_v1: Any) -> None:
     client, peer = raw_agent(acp_v1)
-    with pytest.raises(NotInitializedError):
-        await client.agent.session_delete(typed(acp_v1, "session/delete", {"sessionId": SESSION}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.session_delete(typed(acp_v1, "session/delete", {"sessionId": SESSION})),
+        NotInitializedError,
+    )
 
 
 @requirement(
@@ -36,9 +39,12 @@ async def test_client_never_deletes_a_session_without_the_delete_capability(
         {} if advertised == "omitted" else {"sessionCapabilities": {"delete": advertised}}
     )
     client, peer = await client_against_raw_agent(acp_v1, capabilities)
-    with pytest.raises(CapabilityError, match="sessionCapabilities.delete"):
-        await client.agent.session_delete(typed(acp_v1, "session/delete", {"sessionId": SESSION}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.session_delete(typed(acp_v1, "session/delete", {"sessionId": SESSION})),
+        CapabilityError,
+        "sessionCapabilities.delete",
+    )
 
 
 @requirement("ACP-V1-DELETE-INIT-FIRST", "ACP-V1-DELETE-CLIENT-CHECK-CAPABILITY")

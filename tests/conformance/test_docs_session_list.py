@@ -16,12 +16,12 @@ from .docs_peers import (
     client_against_raw_agent,
     connect,
     goes_out,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_agent,
     raw_client,
     typed,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -46,9 +46,9 @@ def paged(pages: dict[Any, dict[str, Any]]) -> Any:
 @requirement("ACP-V1-LIST-INIT-FIRST")
 async def test_client_cannot_list_sessions_before_initialize(pkg: Any) -> None:
     client, peer = raw_agent(pkg)
-    with pytest.raises(NotInitializedError):
-        await client.agent.session_list(typed(pkg, "session/list", {}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, client.agent.session_list(typed(pkg, "session/list", {})), NotInitializedError
+    )
 
 
 @requirement("ACP-V1-LIST-CLIENT-CHECK-CAPABILITY", "ACP-V1-LIST-CLIENT-NO-LIST-WITHOUT-CAPABILITY")
@@ -58,9 +58,12 @@ async def test_client_never_lists_sessions_without_the_list_capability(
 ) -> None:
     capabilities = {} if advertised == "omitted" else {"sessionCapabilities": {"list": advertised}}
     client, peer = await client_against_raw_agent(pkg, capabilities)
-    with pytest.raises(CapabilityError, match="sessionCapabilities.list"):
-        await client.agent.session_list(typed(pkg, "session/list", {}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.session_list(typed(pkg, "session/list", {})),
+        CapabilityError,
+        "sessionCapabilities.list",
+    )
 
 
 @requirement("ACP-V1-LIST-CLIENT-CHECK-CAPABILITY")

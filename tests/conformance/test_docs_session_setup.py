@@ -32,6 +32,7 @@ from .docs_peers import (
     typed,
     update,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -48,7 +49,7 @@ ONE_CONNECTION = (
 
 
 async def next_request(peer: Any) -> dict[str, Any]:
-    return await asyncio.wait_for(peer.recv(), 5)
+    return await within(peer.recv(), "the client sent no request")
 
 
 # --- initialization first -------------------------------------------------------------------------
@@ -57,9 +58,11 @@ async def next_request(peer: Any) -> dict[str, Any]:
 @requirement("ACP-V1-SETUP-INIT-BEFORE-SESSION")
 async def test_client_refuses_to_create_a_session_before_initialize(pkg: Any) -> None:
     client, peer = raw_agent(pkg)
-    with pytest.raises(NotInitializedError):
-        await client.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.session_new(typed(pkg, "session/new", {"cwd": CWD, "mcpServers": []})),
+        NotInitializedError,
+    )
 
 
 @requirement("ACP-V1-SETUP-INIT-BEFORE-SESSION")
@@ -185,9 +188,12 @@ async def _answer(session_id: str) -> Any:
 async def test_client_never_loads_a_session_without_load_session(pkg: Any, advertised: Any) -> None:
     capabilities = {} if advertised == "omitted" else {"loadSession": advertised}
     client, peer = await client_against_raw_agent(pkg, capabilities)
-    with pytest.raises(CapabilityError, match="loadSession"):
-        await client.agent.session_load(typed(pkg, "session/load", LOAD))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.session_load(typed(pkg, "session/load", LOAD)),
+        CapabilityError,
+        "loadSession",
+    )
 
 
 @requirement("ACP-V1-SETUP-CLIENT-CHECK-LOADSESSION")
@@ -309,9 +315,12 @@ async def test_client_never_resumes_a_session_without_the_resume_capability(
         {} if advertised == "omitted" else {"sessionCapabilities": {"resume": advertised}}
     )
     client, peer = await client_against_raw_agent(pkg, capabilities)
-    with pytest.raises(CapabilityError, match="sessionCapabilities.resume"):
-        await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.session_resume(typed(pkg, "session/resume", RESUME)),
+        CapabilityError,
+        "sessionCapabilities.resume",
+    )
 
 
 @requirement("ACP-V1-SETUP-CLIENT-CHECK-RESUME")
@@ -398,9 +407,12 @@ async def test_client_never_closes_a_session_without_the_close_capability(
 ) -> None:
     capabilities = {} if advertised == "omitted" else {"sessionCapabilities": {"close": advertised}}
     client, peer = await client_against_raw_agent(pkg, capabilities)
-    with pytest.raises(CapabilityError, match="sessionCapabilities.close"):
-        await client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION}))
-    assert await nothing_sent(peer)
+    await refused(
+        peer,
+        client.agent.session_close(typed(pkg, "session/close", {"sessionId": SESSION})),
+        CapabilityError,
+        "sessionCapabilities.close",
+    )
 
 
 @requirement("ACP-V1-SETUP-CLIENT-CHECK-CLOSE")
@@ -421,10 +433,14 @@ async def test_close_request_names_the_session_which_then_takes_no_prompt(pkg: A
     assert (request["method"], request["params"]) == ("session/close", {"sessionId": SESSION})
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
     await call
-    with pytest.raises(ProtocolError, match="not set up"):
-        await client.agent.session_prompt(
+    await refused(
+        peer,
+        client.agent.session_prompt(
             typed(pkg, "session/prompt", {"sessionId": SESSION, "prompt": []})
-        )
+        ),
+        ProtocolError,
+        "not set up",
+    )
 
 
 @requirement("ACP-V1-SETUP-CLOSE-CANCELS-AND-FREES")
@@ -490,9 +506,9 @@ async def test_client_refuses_a_relative_additional_directory(pkg: Any, method: 
     params = {**LOAD, "additionalDirectories": ["/work/lib", "docs"]}
     if method == "session/new":
         del params["sessionId"]
-    with pytest.raises(CapabilityError, match="absolute"):
-        await client.request(method, typed(pkg, method, params))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, client.request(method, typed(pkg, method, params)), CapabilityError, "absolute"
+    )
 
 
 @requirement("ACP-V1-SETUP-CLIENT-ADDITIONAL-DIRS-ONLY-WITH-CAPABILITY")
@@ -517,9 +533,9 @@ async def test_client_refuses_a_relative_cwd(pkg: Any, method: str) -> None:
         "session/new": {"cwd": "project", "mcpServers": []},
         "session/list": {"cwd": "./project"},
     }.get(method, {**LOAD, "cwd": "project"})
-    with pytest.raises(CapabilityError, match="absolute"):
-        await client.request(method, typed(pkg, method, params))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, client.request(method, typed(pkg, method, params)), CapabilityError, "absolute"
+    )
 
 
 AGENT_IN_OTHER_DIR = """
@@ -581,10 +597,14 @@ async def test_agent_resolves_relative_paths_against_the_session_cwd_before_call
     against the wrong directory); joining it to the session's cwd is the agent application's
     part, shown here."""
     agent, peer = await raw_client(pkg, client_capabilities={"fs": {"readTextFile": True}})
-    with pytest.raises(CapabilityError, match="absolute"):
-        await agent.client.fs_read_text_file(
+    await refused(
+        peer,
+        agent.client.fs_read_text_file(
             typed(pkg, "fs/read_text_file", {"sessionId": SESSION, "path": "src/a.py"})
-        )
+        ),
+        CapabilityError,
+        "absolute",
+    )
     resolved = os.path.join(CWD, "src/a.py")
     params = typed(pkg, "fs/read_text_file", {"sessionId": SESSION, "path": resolved})
     assert await goes_out(agent, peer, "fs/read_text_file", params)

@@ -33,7 +33,10 @@ async def test_agent_may_advertise_commands_after_creating_a_session(pkg: Any) -
     }
     agent, client = await connect(pkg)  # session s1 created
     await agent.client.session_update(update(pkg, commands))
-    await eventually(lambda: client.handler.of("session/update"))
+    await eventually(
+        lambda: client.handler.of("session/update"),
+        "the available_commands_update never reached the client",
+    )
     assert client.handler.updates() == [commands]
     assert [c.name for c in client.handler.of("session/update")[0].update.available_commands] == [
         "web",

@@ -14,11 +14,11 @@ from .docs_peers import (
     client_serving,
     connect,
     goes_out,
-    nothing_sent,
     pkg,  # noqa: F401  (fixture: acp_v1, then acp_default)
     raw_client,
     typed,
 )
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -56,9 +56,9 @@ async def test_agent_never_uses_terminal_methods_without_the_capability(
 ) -> None:
     capabilities = {} if advertised == "omitted" else {"terminal": advertised}
     agent, peer = await raw_client(pkg, client_capabilities=capabilities)
-    with pytest.raises(CapabilityError, match="terminal"):
-        await agent.request(method, typed(pkg, method, CALLS[method]))
-    assert await nothing_sent(peer)
+    await refused(
+        peer, agent.request(method, typed(pkg, method, CALLS[method])), CapabilityError, "terminal"
+    )
 
 
 def tail_within(output: str, limit: int) -> str:

@@ -40,7 +40,9 @@ async def test_agent_reports_a_tool_call_to_the_client(pkg: Any) -> None:
     tool call the model requests is the agent application's part."""
     agent, client = await connect(pkg)
     await agent.client.session_update(update(pkg, TOOL_CALL))
-    await eventually(lambda: client.handler.of("session/update"))
+    await eventually(
+        lambda: client.handler.of("session/update"), "the tool_call update never reached the client"
+    )
     (params,) = client.handler.of("session/update")
     assert (params.update.tool_call_id, params.update.title, params.update.kind.value) == (
         "call_001",

@@ -15,8 +15,9 @@ import acp_schema_v2 as acp2
 from acp_runtime import ClientSideConnection, NotInitializedError, ProtocolError, memory_pipe, wire
 from acp_runtime.session import Session, SessionState
 
-from ..runtime.helpers import CWD
+from ..runtime.helpers import CWD, RawPeer
 from ..runtime.helpers_v2 import Client, v2_session
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -33,12 +34,17 @@ def fold(*updates: dict[str, Any]) -> SessionState:
 @requirement("ACP-V2-PROMPT-CLIENT-SETUP-FIRST")
 async def test_client_prompts_no_session_before_initialize_and_session_setup() -> None:
     session, agent, conn = await v2_session()
-    with pytest.raises(ProtocolError, match="not set up on this connection"):
-        await Session(conn, "never-set-up").prompt("hello")
-    (reader, writer), _ = memory_pipe()
+    await refused(
+        agent.peer,
+        Session(conn, "never-set-up").prompt("hello"),
+        ProtocolError,
+        "not set up on this connection",
+    )
+    (reader, writer), (peer_in, peer_out) = memory_pipe()
     fresh = ClientSideConnection(Client(), reader, writer, schema=acp2, protocol_versions=(2,))
-    with pytest.raises(NotInitializedError):
-        await Session(fresh, "s1").prompt("hello")
+    await refused(
+        RawPeer(peer_in, peer_out), Session(fresh, "s1").prompt("hello"), NotInitializedError
+    )
 
 
 @requirement("ACP-V2-PROMPT-MESSAGE-ID")
@@ -161,10 +167,18 @@ async def test_custom_root_fields_are_refused_before_sending_on_a_v2_connection(
     session, agent, conn = await v2_session()
     with pytest.raises(TypeError, match="custom"):
         acp2.NewSessionRequest(cwd="/w", custom=1)  # type: ignore[call-arg]
-    with pytest.raises(ProtocolError, match="not declared"):
-        await conn.request("session/new", {"cwd": "/w", "custom": 1})
-    with pytest.raises(ProtocolError, match="not declared"):
-        await conn.notify("session/cancel", {"sessionId": "s1", "reason": "user"})
+    await refused(
+        agent.peer,
+        conn.request("session/new", {"cwd": "/w", "custom": 1}),
+        ProtocolError,
+        "not declared",
+    )
+    await refused(
+        agent.peer,
+        conn.notify("session/cancel", {"sessionId": "s1", "reason": "user"}),
+        ProtocolError,
+        "not declared",
+    )
     await conn.notify("session/cancel", {"sessionId": "s1", "_meta": {"reason": "user"}})
     # where it belongs, and the first thing the agent receives after session/new
     assert (await agent.recv("session/cancel"))["params"] == {

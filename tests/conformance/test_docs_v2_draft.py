@@ -16,6 +16,7 @@ from acp_runtime import CapabilityError, ProtocolError
 from ..runtime.helpers import CWD
 from ..runtime.helpers_v2 import v2_session
 from ..runtime.v2peers import raw_v2_client
+from .refusal import refused
 
 pytest_plugins = ["tests.runtime.aio"]
 
@@ -50,8 +51,12 @@ async def test_an_agent_never_sends_a_file_plan_with_a_relative_uri() -> None:
     conn, (peer, session_id) = await _agent_with_session()
     for uri in ("plan.md", "./docs/plan.md", "/tmp/plan.md", "file:///tmp/plan.md#top"):
         update = {"sessionUpdate": "plan_update", "plan": {**FILE, "uri": uri}}
-        with pytest.raises((CapabilityError, ProtocolError), match="absolute URI"):
-            await conn.notify("session/update", {"sessionId": session_id, "update": update})
+        await refused(
+            peer,
+            conn.notify("session/update", {"sessionId": session_id, "update": update}),
+            (CapabilityError, ProtocolError),
+            "absolute URI",
+        )
     update = {"sessionUpdate": "plan_update", "plan": FILE}
     await conn.notify("session/update", {"sessionId": session_id, "update": update})
     sent = await peer.recv()
@@ -82,8 +87,12 @@ async def test_a_client_never_gives_one_acp_mcp_server_id_to_two_servers() -> No
         {"type": "acp", "name": "files", "serverId": "srv-1"},
         {"type": "acp", "name": "search", "serverId": "srv-1"},
     ]
-    with pytest.raises((CapabilityError, ProtocolError), match="'srv-1' twice"):
-        await conn.request("session/new", {"cwd": CWD, "mcpServers": servers})
+    await refused(
+        agent.peer,
+        conn.request("session/new", {"cwd": CWD, "mcpServers": servers}),
+        (CapabilityError, ProtocolError),
+        "'srv-1' twice",
+    )
     servers[1]["serverId"] = "srv-2"
     call = asyncio.ensure_future(conn.request("session/new", {"cwd": CWD, "mcpServers": servers}))
     sent = await agent.recv("session/new")

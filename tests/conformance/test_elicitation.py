@@ -16,7 +16,8 @@ import pytest
 
 from acp_runtime import CapabilityError, ProtocolError
 
-from .sides import Client, pair, raw_agent, raw_client, silent, typed
+from .refusal import refused
+from .sides import Client, pair, raw_agent, raw_client, typed
 
 pytest_plugins = ("tests.runtime.aio",)
 requirement = pytest.mark.requirement
@@ -106,7 +107,7 @@ async def test_an_agent_never_requests_a_mode_the_client_did_not_advertise(acp_v
     form, url = typed(acp_v1, "elicitation/create", FORM), typed(
         acp_v1, "elicitation/create", url_elicitation("e1")
     )
-    for capabilities, refused in [
+    for capabilities, not_advertised in [
         ({}, (form, url)),
         ({"elicitation": None}, (form, url)),
         ({"elicitation": {}}, (form, url)),
@@ -115,10 +116,10 @@ async def test_an_agent_never_requests_a_mode_the_client_did_not_advertise(acp_v
         ({"elicitation": {"url": {}}}, (form,)),
     ]:
         conn, peer = await raw_client(acp_v1, client_capabilities=capabilities)
-        for params in refused:
-            with pytest.raises(CapabilityError, match="elicitation"):
-                await conn.client.elicitation_create(params)
-        assert await silent(peer)
+        for params in not_advertised:
+            await refused(
+                peer, conn.client.elicitation_create(params), CapabilityError, "elicitation"
+            )
     conn, peer = await raw_client(acp_v1, client_capabilities={"elicitation": {"form": {}}})
     call = asyncio.ensure_future(conn.client.elicitation_create(form))
     assert (await answer_next(peer, {"action": "decline"}))["params"]["mode"] == "form"
@@ -370,12 +371,19 @@ async def test_an_agent_completes_only_elicitations_opened_on_that_connection(ac
     )
     await answer_next(peer_a, {"action": "accept"})
     await call
-    for conn, elicitation_id in [(conn_b, "oauth-1"), (conn_a, "oauth-2"), (conn_a, "OAUTH-1")]:
-        with pytest.raises(ProtocolError, match="never opened"):
-            await conn.client.elicitation_complete(
+    for conn, peer, elicitation_id in [
+        (conn_b, peer_b, "oauth-1"),
+        (conn_a, peer_a, "oauth-2"),
+        (conn_a, peer_a, "OAUTH-1"),
+    ]:
+        await refused(
+            peer,
+            conn.client.elicitation_complete(
                 typed(acp_v1, "elicitation/complete", {"elicitationId": elicitation_id})
-            )
-    assert await silent(peer_a) and await silent(peer_b)
+            ),
+            ProtocolError,
+            "never opened",
+        )
     await conn_a.client.elicitation_complete(
         typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"})
     )
@@ -420,7 +428,10 @@ async def test_an_elicitation_is_bound_to_the_connection_it_was_sent_on(acp_v1: 
     assert not call.done()
     peer_a.send({"jsonrpc": "2.0", "id": request["id"], "result": {"action": "decline"}})
     assert isinstance(await call, acp_v1.CreateElicitationResponseDecline)
-    with pytest.raises(ProtocolError):
-        await conn_b.client.elicitation_complete(
+    await refused(
+        peer_b,
+        conn_b.client.elicitation_complete(
             typed(acp_v1, "elicitation/complete", {"elicitationId": "oauth-1"})
-        )
+        ),
+        ProtocolError,
+    )

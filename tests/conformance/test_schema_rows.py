@@ -135,7 +135,7 @@ def result_instance(method: str, value: Any) -> Any:
 
 async def until_seen(handler: Answering, count: int) -> None:
     """Wait until the handler saw `count` messages (a notification has no answer to wait for)."""
-    await eventually(lambda: len(handler.seen) >= count)
+    await eventually(lambda: len(handler.seen) >= count, f"the handler never saw {count} messages")
 
 
 # --- every object the row names is declared as the schema says ------------------------------------

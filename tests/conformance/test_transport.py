@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from acp_runtime import AgentSideConnection, ClientSideConnection, ProtocolError, spawn_agent
+from tests.runtime.bounded import within
 
 from .docs_peers import eventually
 from .sides import PYTHON, ROOT, Agent, Client, initialize_params, package_path, typed
@@ -264,7 +265,10 @@ async def test_a_client_may_capture_forward_or_ignore_the_agents_stderr(
                 typed(acp_v1, "session/new", {"cwd": "/w", "mcpServers": []})
             )
             if stderr == asyncio.subprocess.PIPE:  # the stderr pipe is read by a task of its own
-                await eventually(lambda: b"log: session/new" in conn.stderr_tail)
+                await eventually(
+                    lambda: b"log: session/new" in conn.stderr_tail,
+                    "the agent's stderr line never reached stderr_tail",
+                )
             captured = getattr(conn, "stderr_tail", b"")
         forwarded = capfd.readouterr().err
         if stderr == asyncio.subprocess.PIPE:  # captured
@@ -374,7 +378,7 @@ async def test_the_library_runs_over_a_custom_transport(acp_v1: Any) -> None:
         assert answer.stop_reason.value == "end_turn"
         assert await agents[0].request("_ping", {}) == {"pong": True}
         await client.close()
-        await asyncio.wait_for(agents[0].wait_closed(), 5)
+        await within(agents[0].wait_closed(), "the agent's connection did not close")
 
 
 @requirement("ACP-V1-TRANSPORT-CUSTOM-PRESERVE-FORMAT-AND-LIFECYCLE")
@@ -440,7 +444,7 @@ async def test_a_custom_transport_keeps_the_acp_lifecycle(acp_v1: Any) -> None:
         )
         assert json.loads(await reader.readline())["result"] == {"sessionId": "s1"}
         writer.close()  # the client goes away: the agent's connection closes
-        await asyncio.wait_for(agents[0].wait_closed(), 5)
+        await within(agents[0].wait_closed(), "the agent's connection did not close")
 
 
 @requirement("ACP-V1-TRANSPORT-CUSTOM-DOCUMENT")

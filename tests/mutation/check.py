@@ -51,8 +51,11 @@ LAYOUT = {
 STATIC = "codegen/static/"
 COPIES_OF_STATIC = ("generated/acp_schema/", "generated/acp_schema_v2/")
 # The summary line of a test that failed only because it ran out of time (aio.py's limit raises
-# TimeoutError, pytest-timeout writes "Timeout"): its exception, not its message, says so.
-TIMED_OUT = re.compile(r" - (?:\S*\.)?(?:TimeoutError|CancelledError|Failed: Timeout)\b")
+# TimeoutError, pytest-timeout writes "Timeout", a call no raw peer answers raises the runtime's
+# RequestTimeoutError): its exception, not its message, says so.
+TIMED_OUT = re.compile(
+    r" - (?:\S*\.)?(?:TimeoutError|RequestTimeoutError|CancelledError|Failed: Timeout)\b"
+)
 
 
 @dataclass(frozen=True)

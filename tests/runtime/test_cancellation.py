@@ -290,7 +290,7 @@ async def test_cancelling_a_prompt_cascades_to_the_agents_own_pending_calls() ->
     await client.agent.session_cancel(acp.CancelNotification(session_id="s1"))
     answer = await within(prompt, "turn not cancelled: the prompt is still unanswered")
     assert answer.stop_reason == acp.StopReason.CANCELLED
-    await asyncio.wait_for(client_cancelled.wait(), 5)
+    await within(client_cancelled.wait(), "the client's permission handler was not cancelled")
 
 
 async def test_a_request_cancelled_before_its_handler_started_is_still_answered() -> None:

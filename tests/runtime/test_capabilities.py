@@ -12,6 +12,7 @@ import pytest
 
 import acp_schema as acp
 from acp_runtime import CapabilityError, ProtocolError, rules
+from tests.conformance.refusal import refused
 
 from .helpers import CWD, Agent, RawPeer, raw_agent, raw_client
 
@@ -44,12 +45,6 @@ async def client_facing(agent_capabilities: dict[str, Any], **options: Any) -> t
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"sessionId": "s1"}})
     await call
     return conn, peer
-
-
-async def assert_nothing_sent(peer: RawPeer) -> None:
-    peer.send({"jsonrpc": "2.0", "id": "probe", "method": "_ping", "params": {}})
-    first = await peer.recv()
-    assert first.get("id") == "probe", f"the client sent {first}"
 
 
 SESSION = {"sessionId": "s1", "cwd": CWD}
@@ -101,10 +96,8 @@ IDS = [f"{m}-{i}" for i, (m, _, _) in enumerate(CLIENT_GUARDED)]
 @pytest.mark.parametrize("method, params, allowing", CLIENT_GUARDED, ids=IDS)
 async def test_client_refuses_a_call_the_agent_did_not_advertise(method, params, allowing) -> None:
     conn, peer = await client_facing({})
-    with pytest.raises(CapabilityError) as info:
-        await conn.request(method, typed(method, params))
-    assert info.value.method == method
-    await assert_nothing_sent(peer)
+    error = await refused(peer, conn.request(method, typed(method, params)), CapabilityError)
+    assert isinstance(error, CapabilityError) and error.method == method
 
 
 @pytest.mark.parametrize("method, params, allowing", CLIENT_GUARDED, ids=IDS)
@@ -124,10 +117,12 @@ async def test_enforce_protocol_false_sends_unadvertised_calls(method, params, a
 @pytest.mark.parametrize("capabilities", [{"loadSession": False}, {}], ids=["false", "omitted"])
 async def test_false_and_omitted_capabilities_mean_unsupported(capabilities) -> None:
     conn, peer = await client_facing(capabilities)
-    with pytest.raises(CapabilityError, match="loadSession"):
-        await conn.agent.session_load(
-            acp.LoadSessionRequest(session_id="s1", cwd=CWD, mcp_servers=[])
-        )
+    await refused(
+        peer,
+        conn.agent.session_load(acp.LoadSessionRequest(session_id="s1", cwd=CWD, mcp_servers=[])),
+        CapabilityError,
+        "loadSession",
+    )
 
 
 @pytest.mark.parametrize(
@@ -135,8 +130,12 @@ async def test_false_and_omitted_capabilities_mean_unsupported(capabilities) -> 
 )
 async def test_null_and_omitted_capability_objects_mean_unsupported(capabilities) -> None:
     conn, peer = await client_facing(capabilities)
-    with pytest.raises(CapabilityError, match="sessionCapabilities.list"):
-        await conn.agent.session_list(acp.ListSessionsRequest())
+    await refused(
+        peer,
+        conn.agent.session_list(acp.ListSessionsRequest()),
+        CapabilityError,
+        "sessionCapabilities.list",
+    )
 
 
 async def test_an_empty_object_capability_means_supported() -> None:
@@ -144,8 +143,7 @@ async def test_an_empty_object_capability_means_supported() -> None:
     await conn.send_request("logout", acp.LogoutRequest())
     assert (await peer.recv())["method"] == "logout"
     conn, peer = await client_facing({"auth": {"logout": None}})
-    with pytest.raises(CapabilityError, match="auth.logout"):
-        await conn.agent.logout(acp.LogoutRequest())
+    await refused(peer, conn.agent.logout(acp.LogoutRequest()), CapabilityError, "auth.logout")
 
 
 async def test_baseline_prompt_content_and_stdio_mcp_servers_need_no_capability() -> None:
@@ -176,9 +174,7 @@ async def test_baseline_prompt_content_and_stdio_mcp_servers_need_no_capability(
 async def test_client_refuses_relative_paths(method, params) -> None:
     caps = {"sessionCapabilities": {"list": {}, "additionalDirectories": {}}}
     conn, peer = await client_facing(caps)
-    with pytest.raises(CapabilityError, match="absolute"):
-        await conn.request(method, typed(method, params))
-    await assert_nothing_sent(peer)
+    await refused(peer, conn.request(method, typed(method, params)), CapabilityError, "absolute")
 
 
 async def agent_facing(client_capabilities: dict[str, Any], **options: Any) -> tuple[Any, RawPeer]:
@@ -224,9 +220,7 @@ AGENT_IDS = [f"{m}-{i}" for i, (m, _, _) in enumerate(AGENT_GUARDED)]
 @pytest.mark.parametrize("method, params, allowing", AGENT_GUARDED, ids=AGENT_IDS)
 async def test_agent_refuses_a_call_the_client_did_not_advertise(method, params, allowing) -> None:
     conn, peer = await agent_facing({})
-    with pytest.raises(CapabilityError):
-        await conn.request(method, typed(method, params))
-    await peer.barrier()
+    await refused(peer, conn.request(method, typed(method, params)), CapabilityError)
 
 
 @pytest.mark.parametrize("method, params, allowing", AGENT_GUARDED, ids=AGENT_IDS)
@@ -256,9 +250,7 @@ async def test_agent_refuses_relative_paths(method, params) -> None:
     conn, peer = await agent_facing(
         {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
     )
-    with pytest.raises(CapabilityError, match="absolute"):
-        await conn.request(method, typed(method, params))
-    await peer.barrier()
+    await refused(peer, conn.request(method, typed(method, params)), CapabilityError, "absolute")
 
 
 def test_windows_paths_count_as_absolute() -> None:
@@ -360,9 +352,7 @@ async def test_a_package_without_initialize_has_no_initialize_first_rule() -> No
 async def test_client_prompts_only_sessions_set_up_on_this_connection() -> None:
     conn, peer = await client_facing({"loadSession": True, "sessionCapabilities": {"close": {}}})
     prompt = acp.PromptRequest(session_id="elsewhere", prompt=[])
-    with pytest.raises(ProtocolError, match="not set up"):
-        await conn.agent.session_prompt(prompt)
-    await assert_nothing_sent(peer)
+    await refused(peer, conn.agent.session_prompt(prompt), ProtocolError, "not set up")
     load = asyncio.ensure_future(
         conn.agent.session_load(
             acp.LoadSessionRequest(session_id="elsewhere", cwd=CWD, mcp_servers=[])
@@ -379,8 +369,7 @@ async def test_client_prompts_only_sessions_set_up_on_this_connection() -> None:
     request = await peer.recv()
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {}})
     await close
-    with pytest.raises(ProtocolError):
-        await conn.agent.session_prompt(prompt)
+    await refused(peer, conn.agent.session_prompt(prompt), ProtocolError)
 
 
 async def test_client_never_authenticates_with_a_terminal_auth_method() -> None:
@@ -403,18 +392,19 @@ async def test_client_never_authenticates_with_a_terminal_auth_method() -> None:
         }
     )
     await init
-    with pytest.raises(CapabilityError, match="terminal auth method"):
-        await conn.agent.authenticate(acp.AuthenticateRequest(method_id="tui"))
-    await assert_nothing_sent(peer)
+    await refused(
+        peer,
+        conn.agent.authenticate(acp.AuthenticateRequest(method_id="tui")),
+        CapabilityError,
+        "terminal auth method",
+    )
     await conn.send_request("authenticate", acp.AuthenticateRequest(method_id="oauth"))
     assert (await peer.recv())["params"] == {"methodId": "oauth"}
 
 
 async def test_method_names_starting_with_rpc_dot_are_never_sent() -> None:
     conn, peer = await client_facing({})
-    with pytest.raises(ProtocolError, match="reserved"):
-        await conn.request("rpc.discover", {})
-    await assert_nothing_sent(peer)
+    await refused(peer, conn.request("rpc.discover", {}), ProtocolError, "reserved")
 
 
 async def test_calls_without_params_omit_the_member() -> None:
@@ -464,9 +454,7 @@ async def test_calls_without_params_omit_the_member() -> None:
 async def test_agent_refuses_relative_paths_in_tool_calls(method, params) -> None:
     conn, peer = await agent_facing({})
     call = conn.notify if method == "session/update" else conn.request
-    with pytest.raises(CapabilityError, match="absolute"):
-        await call(method, typed(method, params))
-    await peer.barrier()
+    await refused(peer, call(method, typed(method, params)), CapabilityError, "absolute")
     absolute = json.loads(
         json.dumps(params)
         .replace('"src/main.rs"', '"/src/main.rs"')

@@ -15,6 +15,7 @@ from acp_runtime import (
     ProtocolVersionError,
     memory_pipe,
 )
+from tests.conformance.refusal import refused
 
 from .helpers import Agent, Client, initialize_request, pair, raw_agent, raw_client
 
@@ -31,10 +32,11 @@ async def test_agent_refuses_requests_before_initialize() -> None:
 
 async def test_client_refuses_calls_before_initialize_and_sends_nothing() -> None:
     conn, peer = await raw_agent()
-    with pytest.raises(NotInitializedError):
-        await conn.agent.session_new(acp.NewSessionRequest(cwd="/w", mcp_servers=[]))
-    peer.send({"jsonrpc": "2.0", "id": "x", "method": "_ping", "params": {}})
-    assert (await peer.recv())["id"] == "x"  # the first message from the client is this answer
+    await refused(
+        peer,
+        conn.agent.session_new(acp.NewSessionRequest(cwd="/w", mcp_servers=[])),
+        NotInitializedError,
+    )  # and the first message from the client is the answer to the probe refused() sends
 
 
 async def test_agent_answers_the_requested_version_when_it_supports_it() -> None:

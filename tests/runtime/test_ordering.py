@@ -7,6 +7,7 @@ from typing import Any
 
 import acp_schema as acp
 
+from .bounded import within
 from .helpers import Agent, Client, pair, raw_agent, text_update
 
 
@@ -116,8 +117,8 @@ async def test_requests_run_concurrently_and_answers_come_back_in_any_order() ->
 
     agent, client = await pair(Concurrent)
     calls = asyncio.gather(*(client.request("_work", {"n": n}) for n in range(5)))
-    # a guard, not a bound: handled one at a time, the first request would wait forever
-    results = await asyncio.wait_for(calls, 30)
+    # handled one at a time, the first request would wait forever for the next to start
+    results = await within(calls, "requests handled one at a time, not concurrently")
     assert [r["n"] for r in results] == list(range(5))
     assert order == [4, 3, 2, 1, 0]
 

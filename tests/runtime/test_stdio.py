@@ -13,6 +13,7 @@ import pytest
 import acp_schema as acp
 from acp_runtime import ConnectionClosedError, spawn_agent
 
+from .bounded import within
 from .helpers import Client, initialize_request
 
 PEERS = Path(__file__).parent / "peers"
@@ -105,9 +106,9 @@ async def test_a_dead_agent_whose_stdout_stays_open_still_fails_pending_calls(
         async with spawn_agent(Client(), "sh", "-c", command) as conn:
             await conn.agent.initialize(initialize_request())
             with pytest.raises(ConnectionClosedError, match="exited with code 3"):
-                # a guard against hanging forever if the process is not watched, not a speed claim
+                # hangs if the process is not watched: a bound that says so, not a speed claim
                 call = conn.agent.session_new(acp.NewSessionRequest(cwd="/tmp", mcp_servers=[]))
-                await asyncio.wait_for(call, 60)
+                await within(call, "the agent process exited, the pending call did not fail", 10)
     finally:
         try:  # the child's cat reads end of input and exits, closing the agent's stdout
             os.close(os.open(hold, os.O_WRONLY | os.O_NONBLOCK))

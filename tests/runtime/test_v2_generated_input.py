@@ -22,7 +22,9 @@ neither and answered -32601, see tests/runtime/test_proxy_methods.py):
 A def without a typed form (generated as its checked general form, `__acp_any__`: here
 elicitation/create's params) arrives as the JSON value it came as, and bad input to it is still
 refused, as its schema check says. A result def that constrains nothing (typed `Any`) has no
-broken form: any JSON answered is the result, unchanged.
+broken form: any JSON answered is the result, unchanged (the committed schema's only such result
+is the proxy side's, so that test takes a fixture revision's, mcp/message, which both sides
+receive).
 
 How the connections are driven: each is a real v2 connection, routed by `acp_runtime.versions`
 (an `AgentVersions` / `ClientVersions` serving v1 and v2), settled to v2 by one `initialize`
@@ -42,6 +44,7 @@ import asyncio
 import json
 import re
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import msgspec
@@ -53,6 +56,7 @@ from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, 
 from acp_runtime.versions import AgentRoute, AgentVersions, ClientRoute, ClientVersions
 from acpgen.instances import Mutation, valid_instances_with_defaults
 from tests.support.agreement import same_json, without_added_defaults
+from tests.support.packages import FIXTURES, generated_package
 from tests.support.unknown_values import open_set_paths, replaced, substitutions
 from tests.support.wire_cases import Answering, all_forgiven, broken_mutations
 
@@ -71,12 +75,12 @@ BROKEN_SEEDS = (6, 7)  # params; results take (8, 9)
 NOT_OBJECTS = ([], "done", 7, True)
 
 
-def def_of(method: str, tp: Any) -> str:
+def def_of(method: str, tp: Any, pkg: Any = v2, schema: Any = SCHEMA) -> str:
     """The schema def of `method` (its `x-method`) that the package generated as `tp`."""
     found = [
         name
-        for name, node in DEFS.items()
-        if node.get("x-method") == method and getattr(v2.types, name, None) is tp
+        for name, node in schema["$defs"].items()
+        if node.get("x-method") == method and getattr(pkg.types, name, None) is tp
     ]
     assert len(found) == 1, (method, tp, found)
     return found[0]
@@ -102,12 +106,10 @@ CALLED = [  # (caller, request) for each request whose result the schema constra
     for info in v2.RECEIVED_BY[side]
     if info.kind == "request" and info.result is not Any
 ]
-OPEN_RESULTS = [
-    pytest.param(other(side), info, id=case_id(other(side), info))
-    for side in SIDES
-    for info in v2.RECEIVED_BY[side]
-    if info.kind == "request" and info.result is Any
-]
+# A result def that constrains nothing ("any JSON value is valid", typed `Any`): the committed v2
+# schema's one is proxy/successor's, which only the proxy side (no runtime role yet) receives, so
+# these cases come from a fixture revision with one both sides receive (mcp/message).
+OPEN_RESULTS_SCHEMA = FIXTURES / "schemas" / "v2-unstable-2026-08-21.json"
 
 
 def broken(def_name: str, seeds: tuple[int, ...]) -> list[Mutation]:
@@ -408,21 +410,64 @@ async def test_results_broken_where_the_schema_forgives_nothing_fail_the_call(
     assert isinstance(await call, info.result)  # a good answer is still taken
 
 
-@pytest.mark.parametrize(("caller", "info"), OPEN_RESULTS)
+@pytest.fixture(scope="module")
+def open_results(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The package of OPEN_RESULTS_SCHEMA."""
+    return generated_package(OPEN_RESULTS_SCHEMA, tmp_path_factory.mktemp("open-results"))
+
+
+def open_requests(pkg: ModuleType, receiver: str) -> list[Any]:
+    return [i for i in pkg.RECEIVED_BY[receiver] if i.kind == "request" and i.result is Any]
+
+
+def instances(schema: Any, def_name: str, seeds: tuple[int, ...]) -> list[Any]:
+    return [
+        value
+        for seed in seeds
+        for value, _ in valid_instances_with_defaults(schema, def_name, count=COUNT, seed=seed)
+    ]
+
+
+# Any JSON value, beside the drawn ones: null, falsy values, an empty and a nested container.
+ANY_JSON = [None, 0, False, "", {}, [], {"Nested": [1.5, {"k": None}], "_meta": {"x": "Y"}}]
+
+
+@pytest.mark.parametrize("caller", SIDES)
 async def test_a_result_the_schema_leaves_open_is_returned_as_it_came(
-    caller: str, info: Any
+    caller: str, open_results: ModuleType
 ) -> None:
     """A request whose result def constrains nothing (typed `Any`) has no broken result: any JSON
-    value answered is the call's result, unchanged."""
-    conn, peer = await end(caller, Answering())
-    (params_json, _), *_ = valid(def_of(info.method, info.params), (3,))
-    params = v2.decode(json.dumps(params_json), info.params)
-    sent = [value for value, _ in valid(def_of(info.method, Any))] + list(NOT_OBJECTS)
-    for result in sent:
-        call = asyncio.ensure_future(conn.request(info.method, params))
-        request = await peer.recv()
-        peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
-        assert same_json(await call, result), result
+    value the peer answers is the call's result, unchanged; and any JSON value a handler returns
+    is the answer, unchanged (but None, a handler's "no result", answered {}). Over a plain
+    connection of the fixture's package, rules off."""
+    pkg = open_results
+    schema = json.loads(OPEN_RESULTS_SCHEMA.read_text("utf-8"))
+    requests = open_requests(pkg, other(caller))
+    assert requests, f"{OPEN_RESULTS_SCHEMA.name} has no open result {other(caller)} receives"
+    (conn_in, conn_out), (peer_in, peer_out) = memory_pipe()
+    ends = {"agent": AgentSideConnection, "client": ClientSideConnection}
+    handler = Answering()
+    conn = ends[caller](handler, conn_in, conn_out, schema=pkg, enforce_protocol=False)
+    peer = RawPeer(peer_in, peer_out)
+    for info in requests:
+        params_json = instances(schema, def_of(info.method, info.params, pkg, schema), (3,))[0]
+        params = pkg.decode(json.dumps(params_json), info.params)
+        results = instances(schema, def_of(info.method, Any, pkg, schema), SEEDS)
+        for result in [*results, *ANY_JSON, *NOT_OBJECTS]:
+            call = asyncio.ensure_future(conn.request(info.method, params))
+            request = await peer.recv()
+            assert request["params"] == params_json, request
+            peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+            returned = await call
+            assert same_json(returned, result), f"sent {result!r}, the call returned {returned!r}"
+    for info in open_requests(pkg, caller):  # the caller's end also answers them: as returned
+        params_json = instances(schema, def_of(info.method, info.params, pkg, schema), (4,))[0]
+        for n, result in enumerate([*ANY_JSON, *NOT_OBJECTS]):
+            handler.result = result
+            answer = await peer.call(n, info.method, params_json)
+            # None is how a handler says it has no result: answered {} (as for every request)
+            expected = {} if result is None else result
+            assert "result" in answer and same_json(answer["result"], expected), (result, answer)
 
 
 # --- the bugs the generated inputs met (now fixed), on hand-made params -------------------------
