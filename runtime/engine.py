@@ -229,7 +229,7 @@ class Engine(Generic[PackageT]):
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
         self._check_can_call()
         sender = self._sender
-        sender.reset()
+        sender.sending = None
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
@@ -263,7 +263,7 @@ class Engine(Generic[PackageT]):
         if self._close_error is not None:
             raise self._close_error
         sender = self._sender
-        sender.reset()
+        sender.sending = None
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)

@@ -91,6 +91,7 @@ class AcpPolicy(Policy):
         self.completions = plan.completions if enforce else ()
         self.completing = plan.completing if enforce else frozenset()
         self.message_kinds = plan.message_kinds if enforce else frozenset()
+        self.removed = plan.removed if enforce else None
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
@@ -105,11 +106,11 @@ class AcpPolicy(Policy):
     def before_send(self, method: str, params: Any) -> Any:
         """Check an outgoing call or notification; returns the params to send."""
         conn = self.conn
-        if self.enforce and self.plan.removed is not None:
-            reason = self.plan.removed(conn.schema, method)
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
         if self.enforce:
+            if self.removed is not None:
+                reason = self.removed(conn.schema, method)
+                if reason is not None:
+                    raise ProtocolError(f"{method}: {reason}")
             params = conn.checked_params(method, params)
         if (
             self.requires_initialize
@@ -262,20 +263,23 @@ class AgentPolicy(AcpPolicy):
 
     def before_send(self, method: str, params: Any) -> Any:
         if method != rules.SESSION_UPDATE:
-            return super().before_send(method, params)
+            return AcpPolicy.before_send(self, method, params)
         if self.message_kinds:
             reason = rules.missing_message_id(params, self.message_kinds)
             if reason is not None:
                 raise ProtocolError(f"{method}: {reason}")
-        params = super().before_send(method, params)
-        reason = self.turns.update_breaks(params)
-        if reason is not None and self.enforce:
-            raise ProtocolError(f"{method}: {reason}")
-        if reason is None or not self.enforce:
-            self.turns.update_sent(params)
+        params = AcpPolicy.before_send(self, method, params)
+        turns = self.turns
+        if turns.tracked:
+            reason = turns.update_breaks(params)
+            if reason is not None and self.enforce:
+                raise ProtocolError(f"{method}: {reason}")
+            if reason is None or not self.enforce:
+                turns.update_sent(params)
         if (
             self.enforce
             and self.conn._serving
+            and any(s.method == rules.NO_HISTORY_DURING for s in self._served())
             and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY
         ):  # 33
             session_id = wire.get(params, rules.SESSION_ID)

@@ -22,16 +22,13 @@ if TYPE_CHECKING:
 
 
 class Sender:
-    __slots__ = ("schema", "envelopes", "_sending")
+    __slots__ = ("schema", "envelopes", "sending")
 
     def __init__(self, schema: Any, envelopes: Envelopes) -> None:
         self.schema = schema
         self.envelopes = envelopes
-        self._sending: tuple[Any, bytes] | None = None  # what `typed` last checked, and its JSON
-
-    def reset(self) -> None:
-        """Forget what was checked last (a new message is being made)."""
-        self._sending = None
+        # what `typed` last checked, and its JSON (None: nothing; the engine resets it per message)
+        self.sending: tuple[Any, bytes] | None = None
 
     def params(self, method: str, params: Any) -> Any:
         """Outgoing params as JSON-RPC and the package's types allow them: no `rpc.` method, params
@@ -63,12 +60,12 @@ class Sender:
                 schema.decode(data, tp, strict=True)
             except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
                 value, data = wire.to_send(schema, value, tp, method=method, at=at)  # raises
-        self._sending = (value, data)  # its envelope takes these bytes (`sent_json`)
+        self.sending = (value, data)  # its envelope takes these bytes (`sent_json`)
         return value
 
     def sent_json(self, value: Any) -> bytes | None:
         """The JSON `typed` checked of `value`, when `value` is what it checked; taken once."""
-        sending, self._sending = self._sending, None
+        sending, self.sending = self.sending, None
         return sending[1] if sending is not None and sending[0] is value else None
 
     def request(self, request_id: RequestId, method: str, params: Any) -> bytes:
@@ -82,9 +79,9 @@ class Sender:
         return data
 
     def notification(self, method: str, params: Any) -> bytes:
-        sent = self.sent_json(params)
-        if sent is not None:  # checked: its JSON goes in as it is
-            return self.envelopes.notification(method, sent)
+        sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
+        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
+            return self.envelopes.notification(method, sending[1])
         schema = self.schema
         data: bytes = schema.encode_message(
             schema.Notification(method=method, params=_omit_none(params))
@@ -106,7 +103,7 @@ class Sender:
                     ) from None
             result = {}
         elif strict and request.method in schema.REQUESTS:
-            self._sending = None
+            self.sending = None
             result = self.typed(
                 request.method, result, schema.REQUESTS[request.method].result, "result"
             )

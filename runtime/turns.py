@@ -29,6 +29,8 @@ Serving = Callable[[], Iterable[Request]]
 class Turns:
     """Turns whose end is the prompt's answer (ACP v1): no state."""
 
+    tracked = False  # whether outgoing updates are read at all (none is, here)
+
     def prompt_answered(self, params: Any, result: Any) -> None:
         """A `session/prompt` handler returned `result`."""
 
@@ -49,6 +51,8 @@ class Turns:
 
 class TurnsByUpdate(Turns):
     """Turns that end in a `state_update` to idle after the prompt's answer (ACP v2)."""
+
+    tracked = True
 
     def __init__(self, serving: Serving) -> None:
         self._serving = serving
