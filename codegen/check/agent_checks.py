@@ -1,9 +1,10 @@
 """The scenarios that check an agent on one protocol version, each recording the checks of
 catalogue.py. No model is needed: every check is something any agent must do with any prompt.
 
-Connections (each a fresh process, or WebSocket with --url): the main one (initialize, sessions,
-two turns, JSON-RPC hygiene, advertised capabilities: here, turns.py, hygiene.py,
-capabilities.py), one per version probe and one per stdio fault (faults.py); then every frame of
+Connections (each a fresh process, or a remote connection with --url): the main one (initialize,
+sessions, two turns, JSON-RPC hygiene, content kinds, auth methods, advertised capabilities: here,
+turns.py, hygiene.py, surfaces.py, capabilities.py), one per version probe, one offering the file
+system and terminals (v1, surfaces.py) and one per stdio fault (faults.py); then every frame of
 every connection is judged (frame_results.py).
 """
 
@@ -17,6 +18,8 @@ from .context import Call, Context
 from .faults import eof_mid_turn, stdio_lines, versions
 from .frame_results import frame_results
 from .hygiene import hygiene
+from .remote_faults import drop_mid_turn
+from .surfaces import auth_methods, content_kinds, offered_surface
 from .turns import cancel, cancel_request, turn_v1, turn_v2
 
 
@@ -27,8 +30,14 @@ async def check_agent(ctx: Context) -> None:
         return
     if ctx.wants("version.higher", "version.lower"):
         await versions(ctx)
+    if ctx.version == 1:
+        client_surface(ctx)  # before the offering connection: it judges the others
+        if ctx.wants("caps.terminal-release"):
+            await offered_surface(ctx)
     if ctx.url is not None:
         ctx.notes.append(f"v{ctx.version}: the stdio checks do not apply to --url")
+        if ctx.wants("remote.drop-mid-turn"):
+            await drop_mid_turn(ctx)
     else:
         if ctx.wants("stdio.split-line", "stdio.huge-line"):
             await stdio_lines(ctx)
@@ -62,8 +71,9 @@ async def _main_connection(ctx: Context) -> None:
         if ctx.version == 2:
             await capabilities_v2(ctx, peer, init.result, call)
         if ctx.version == 1:
+            await content_kinds(ctx, peer, init.result, session_id, call)
+            auth_methods(ctx, peer, init.result)
             await capabilities(ctx, peer, init.result, session_id, new_result, call)
-            client_surface(ctx)
         ctx.record(
             "rpc.response-required",
             not unanswered,

@@ -9,6 +9,7 @@ from typing import Any
 
 from .client import AgentPeer
 from .context import AFTER_ANSWER, PROMPT_TEXT, Call, Context, judged, prompt
+from .offering import OfferingPeer
 
 
 async def capabilities(
@@ -129,13 +130,18 @@ async def _load(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call:
         )
         ctx.record("session.load-answer-after-replay", None, "session/load failed")
         return
-    replayed = len(before) - len(late)
+    # over an unordered link (two streams), an update arriving after the answer still replays
+    replayed = len(before) - len(late) if peer.wire.ordered else len(before)
     ctx.record(
         "session.load-replay",
         replayed > 0,
         f"{replayed} updates replayed a session with one finished turn",
         peer.evidence(mark),
     )
+    if not peer.wire.ordered:  # the answer and the replay come on two streams read at once
+        detail = "the transport sets no order between the answer's stream and the replay's"
+        ctx.record("session.load-answer-after-replay", None, detail)
+        return
     ctx.record(
         "session.load-answer-after-replay",
         not late if replayed else None,
@@ -229,6 +235,7 @@ def client_surface(ctx: Context) -> None:
         calls = [
             r.message["method"]
             for p in ctx.peers
+            if not isinstance(p, OfferingPeer)  # it offered them
             for r in p.agent_requests
             if str(r.message.get("method", "")).startswith(prefix)
         ]

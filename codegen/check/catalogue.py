@@ -225,6 +225,41 @@ AGENT_CHECKS: tuple[Check, ...] = (
         "offered no terminal, the agent never calls terminal/*",
     ),
     Check(
+        "caps.terminal-release",
+        "ACP-V1-TERM-AGENT-RELEASE",
+        None,
+        "offered the file system and terminals (a connection of its own), the agent releases every"
+        " terminal it creates (the fs and terminal calls it made are listed)",
+    ),
+    Check(
+        "prompt.baseline-content",
+        "ACP-V1-INIT-PROMPT-BASELINE",
+        None,
+        "a prompt of a text and a resource_link block (the baseline every agent takes) gets a"
+        " stop reason",
+    ),
+    Check(
+        "prompt.advertised-content",
+        "ACP-V1-INIT-PROMPT-RICHER-MAY",
+        None,
+        "each content kind promptCapabilities advertises (image, audio, embedded resource) is"
+        " taken in a prompt (information only)",
+    ),
+    Check(
+        "auth.terminal-method",
+        "ACP-V1-AUTH-AGENT-TERMINAL-METHOD-ONLY-WITH-CAPABILITY",
+        None,
+        "the checker enables no terminal authentication: no advertised method is of type terminal",
+    ),
+    Check(
+        "remote.drop-mid-turn",
+        "ACPGEN-REMOTE-DROP-SURVIVES",
+        None,
+        "--url: a connection closed in the middle of a turn; a new connection is then served"
+        " (information only)",
+        shared=True,
+    ),
+    Check(
         "stdio.split-line",
         NEWLINES,
         None,

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable
 
+from ..cli_args import parse_args, usage_error
 from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
 from .context import progress_to_stderr
 from .model import Run
@@ -66,12 +67,15 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help=(
             "check a client instead: the checker is the agent it spawns; put {agent} in the"
-            " client's command where the agent command goes (v1 only)"
+            " client's command where the agent command goes"
         ),
     )
     parser.add_argument(
         "--url",
-        help="check a remote agent at this ws:// or wss:// URL instead of spawning one",
+        help=(
+            "check a remote agent at this URL instead of spawning one: http(s):// speaks"
+            " Streamable HTTP, ws(s):// WebSocket"
+        ),
     )
     parser.add_argument(
         "command",
@@ -83,31 +87,36 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, or a usage error argparse has already explained
-        return exc.code if isinstance(exc.code, int) else 2
+    args, status = parse_args(parser, argv)
+    if args is None:
+        return status
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if args.url is not None:
         problem = _url_problem(args.url, command, args.client)
         if problem:
-            return _usage(parser, problem)
+            return usage_error(parser, problem)
     elif not command:
-        return _usage(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
+        return usage_error(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
     if args.timeout <= 0:
-        return _usage(parser, f"--timeout must be a positive number of seconds, not {args.timeout}")
+        return usage_error(
+            parser, f"--timeout must be a positive number of seconds, not {args.timeout}"
+        )
     unknown = [n for n in args.only + args.skip if n not in known_names()]
     if unknown:
-        return _usage(parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}")
-    if args.client and args.protocol_version not in (None, "1"):
-        return _usage(parser, "--client checks a client on protocol v1 only, for now")
+        return usage_error(
+            parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}"
+        )
     if args.client and PLACEHOLDER not in command:
-        return _usage(
+        return usage_error(
             parser,
             f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",
         )
+    if args.schema is not None and args.client and args.protocol_version is None:
+        return usage_error(parser, "--client --schema: give --protocol-version 1 or 2 with it")
     if args.schema is not None and args.protocol_version == "both":
-        return _usage(parser, "--schema is one revision: give --protocol-version 1 or 2 with it")
+        return usage_error(
+            parser, "--schema is one revision: give --protocol-version 1 or 2 with it"
+        )
     progress: Callable[[str], None] = _silent if args.quiet else progress_to_stderr
     try:
         run = asyncio.run(_run(args, command, progress))
@@ -133,13 +142,8 @@ def _url_problem(url: str, command: list[str], client: bool) -> str | None:
     if command or client:
         return "--url checks a remote agent: give no command and no --client with it"
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme in ("http", "https"):
-        return (
-            "--url: Streamable HTTP is not supported yet; give the agent's WebSocket URL"
-            " (ws:// or wss://, the same path)"
-        )
-    if scheme not in ("ws", "wss"):
-        return f"--url {url!r}: give a ws:// or wss:// URL"
+    if scheme not in ("http", "https", "ws", "wss"):
+        return f"--url {url!r}: give an http://, https:// (Streamable HTTP), ws:// or wss:// URL"
     return None
 
 
@@ -147,20 +151,12 @@ def _silent(line: str) -> None:
     pass
 
 
-def _usage(parser: argparse.ArgumentParser, message: str) -> int:
-    parser.print_usage(sys.stderr)
-    print(f"acpgen check: {message}", file=sys.stderr)
-    return 2
-
-
 async def _run(
     args: argparse.Namespace, command: list[str], progress: Callable[[str], None]
 ) -> Run:
     packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
     if args.client:
-        package = packages[1] if args.schema is None else package_for_schema(args.schema)
-        selected = selector(args.only, args.skip)
-        return await run_client_checks(command, package, args.timeout, selected, progress)
+        return await _client_runs(args, command, packages, progress)
     if args.protocol_version == "both":
         versions = [1, 2]
     elif args.protocol_version is not None:
@@ -173,3 +169,32 @@ async def _run(
     return await run_agent_checks(
         command, packages, versions, args.timeout, selected, progress, args.url
     )
+
+
+async def _client_runs(
+    args: argparse.Namespace,
+    command: list[str],
+    packages: dict[int, ModuleType],
+    progress: Callable[[str], None],
+) -> Run:
+    """--client: the checker plays the version given (each of them with `both`, one client run
+    each), or the one the client asks for."""
+    selected = selector(args.only, args.skip)
+    if args.protocol_version is None:
+        return await run_client_checks(command, packages, args.timeout, selected, progress)
+    versions = [1, 2] if args.protocol_version == "both" else [int(args.protocol_version)]
+    if args.schema is not None:
+        packages[versions[0]] = package_for_schema(args.schema)
+    runs = [
+        await run_client_checks(
+            command, packages, args.timeout, selected, progress, version=version
+        )
+        for version in versions
+    ]
+    return Run(command, versions, [r for run in runs for r in run.results], _notes(runs))
+
+
+def _notes(runs: list[Run]) -> list[str]:
+    if len(runs) == 1:
+        return runs[0].notes
+    return [f"v{run.versions[0]}: {note}" for run in runs for note in run.notes]

@@ -19,6 +19,7 @@ from .frames import Problem, Validator, _key
 from .wire import Closed, Link
 
 EVIDENCE_FRAMES = 24
+REFUSED = "acpgen_check_transport_refusal"  # in place of result / error: see AgentPeer._refused
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Reply:
     def describe(self) -> str:
         if self.message is None:
             return "the agent closed its output" if self.closed else "no answer in time"
+        if REFUSED in self.message:
+            return f"refused by the transport: {self.message[REFUSED]}"
         if "error" in self.message:
             return f"error {json.dumps(self.message['error'])[:200]}"
         return f"result {json.dumps(self.message.get('result'))[:200]}"
@@ -80,6 +83,7 @@ class AgentPeer:
         self._waiting: dict[Any, asyncio.Future[dict[str, Any] | None]] = {}
         self._arrived = asyncio.Event()
         self._next_id = 0
+        wire.on_refused = self._refused
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -91,7 +95,7 @@ class AgentPeer:
             if line is None:
                 continue
             index = len(self.wire.transcript.frames) - 1
-            value, method, problem = self.validator.inspect(line)
+            value, method, problem = self.inspect(line)
             if method is not None:
                 self.methods_seen.add(method)
             if problem is not None:
@@ -104,6 +108,9 @@ class AgentPeer:
             if not future.done():
                 future.set_result(None)
         self._arrived.set()
+
+    def inspect(self, line: bytes) -> tuple[Any, str | None, Problem | None]:
+        return self.validator.inspect(line)
 
     async def _dispatch(self, got: Received) -> None:
         message = got.message
@@ -121,6 +128,13 @@ class AgentPeer:
             self.stray.append(got)
         else:
             future.set_result(message)
+
+    def _refused(self, rid: Any, what: str) -> None:
+        """The transport refused to carry request `rid`: that refusal is its answer."""
+        self.validator.answered(rid)
+        future = self._waiting.pop(_key(rid), None)
+        if future is not None and not future.done():
+            future.set_result({"jsonrpc": "2.0", "id": rid, REFUSED: what})
 
     async def _answer(self, request: dict[str, Any]) -> None:
         method = request["method"]

@@ -1,10 +1,9 @@
 """`acpgen check --client -- CLIENT_CMD ...{agent}...`: the checker is the agent the client spawns.
 
 `{agent}` in the client's command is replaced by the relay's command (relay.py), which joins the
-client's pipes to the checker's Unix socket. The checker then plays a v1 agent that advertises
-nothing: it answers initialize and session/new, and during the first prompt's turn it probes the
-client (an unknown `_` request, odd ids, an unknown notification, a permission request) before
-ending the turn. Every frame the client sends is decoded strictly with the agent side's package.
+client's pipes to the checker's Unix socket. The checker then plays an agent that advertises
+nothing (checker_agent.py), on v1 or v2, and judges what the client did. Every frame the client
+sends is decoded strictly with the agent side's package of the version played.
 """
 
 from __future__ import annotations
@@ -14,83 +13,114 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable
+from typing import Callable
 
-from .. import __version__
 from .catalogue import V1_SCHEMA_ROWS
-from .client import AgentPeer, Received
+from .checker_agent import CheckerAgent
 from .frames import NOT_A_MESSAGE, NOT_UTF8, SCHEMA
 from .model import Check, Result, Run, outcome_of
 from .wire import SpawnError, Wire
 
 PLACEHOLDER = "{agent}"
-SESSION = "acpgen-check-session"
-ODD_IDS: tuple[Any, ...] = ("7", "acpgen check ✓", 0, -3)
+START = 3  # times --timeout the client has to start the agent
 GRACE = 0.5  # after the turn, how long the client has to finish before the checker closes
 
 CLIENT_CHECKS: tuple[Check, ...] = (
     Check(
         "client.schema-frames",
         "ACP-V1-INIT-VERSION-AGREEMENT",
-        None,
-        "every frame the client sends decodes strictly (each method cites its schema row)",
+        "ACP-V2-INIT-VERSION-AGREEMENT",
+        "every frame the client sends decodes strictly (on v1 each method cites its schema row)",
     ),
-    Check("client.utf8", "ACP-V1-TRANSPORT-UTF8", None, "every line the client writes is UTF-8"),
+    Check(
+        "client.utf8",
+        "ACP-V1-TRANSPORT-UTF8",
+        None,
+        "every line the client writes is UTF-8",
+        shared=True,
+    ),
     Check(
         "client.stdin-only-acp",
         "ACP-V1-TRANSPORT-CLIENT-STDIN-ONLY-ACP",
         None,
         "every line the client writes to the agent is a JSON-RPC message",
+        shared=True,
     ),
     Check(
         "client.initialize-first",
         "ACP-V1-INIT-CLIENT-INITIALIZE-FIRST",
         None,
         "the client's first message is initialize",
+        shared=True,
+    ),
+    Check(
+        "client.setup-first",
+        "ACP-V1-PROMPT-INIT-AND-SETUP-FIRST",
+        "ACP-V2-PROMPT-CLIENT-SETUP-FIRST",
+        "session/prompt comes after initialize was answered, for a session set up first",
     ),
     Check(
         "client.unadvertised-methods",
         "ACP-V1-SETUP-CLIENT-NO-LOAD-WITHOUT-CAPABILITY",
+        "ACP-V2-AUTH-CLIENT-NO-AUTH-WITHOUT-METHODS",
+        "the agent advertises nothing: the client calls none of the methods that need it to"
+        " (v1: session/load, resume, close, list, delete, logout; v2: auth/login, auth/logout;"
+        " each cites its own row)",
+    ),
+    Check(
+        "client.mcp-transports",
+        "ACP-V1-SETUP-CLIENT-CHECK-MCP-TRANSPORT",
         None,
-        "the agent advertises nothing: the client calls no session/load, resume, close, list,"
-        " delete or logout (each cites its own row)",
+        "the agent advertises no MCP transport beyond stdio: session/new lists no http or sse"
+        " MCP server",
     ),
     Check(
         "client.unknown-extension",
         "ACP-V1-EXT-UNKNOWN-METHOD-NOT-FOUND",
         None,
         "an unknown `_` request from the agent gets -32601",
+        shared=True,
     ),
     Check(
         "client.id-echo",
         "ACP-V1-JSONRPC-RESPONSE-ID-ECHO",
         None,
         "answers to the agent's requests carry their ids exactly",
+        shared=True,
     ),
     Check(
         "client.notification-no-reply",
         "ACP-V1-JSONRPC-NO-REPLY-TO-NOTIFICATION",
         None,
         "an unknown notification from the agent gets no answer",
+        shared=True,
     ),
     Check(
         "client.permission-answered",
         "ACP-V1-JSONRPC-RESPONSE-REQUIRED",
         None,
         "session/request_permission during the turn is answered",
+        shared=True,
     ),
 )
 CLIENT_CHECK_NAMES = {c.name: c for c in CLIENT_CHECKS}
 
-UNADVERTISED = {
-    "session/load": "ACP-V1-SETUP-CLIENT-NO-LOAD-WITHOUT-CAPABILITY",
-    "session/resume": "ACP-V1-SETUP-CLIENT-NO-RESUME-WITHOUT-CAPABILITY",
-    "session/close": "ACP-V1-SETUP-CLIENT-NO-CLOSE-WITHOUT-CAPABILITY",
-    "session/list": "ACP-V1-LIST-CLIENT-NO-LIST-WITHOUT-CAPABILITY",
-    "session/delete": "ACP-V1-DELETE-CLIENT-NO-DELETE-WITHOUT-CAPABILITY",
-    "logout": "ACP-V1-AUTH-CLIENT-NO-LOGOUT-WITHOUT-CAPABILITY",
+UNADVERTISED = {  # per version: a method the client must not call, and the row saying so
+    1: {
+        "session/load": "ACP-V1-SETUP-CLIENT-NO-LOAD-WITHOUT-CAPABILITY",
+        "session/resume": "ACP-V1-SETUP-CLIENT-NO-RESUME-WITHOUT-CAPABILITY",
+        "session/close": "ACP-V1-SETUP-CLIENT-NO-CLOSE-WITHOUT-CAPABILITY",
+        "session/list": "ACP-V1-LIST-CLIENT-NO-LIST-WITHOUT-CAPABILITY",
+        "session/delete": "ACP-V1-DELETE-CLIENT-NO-DELETE-WITHOUT-CAPABILITY",
+        "logout": "ACP-V1-AUTH-CLIENT-NO-LOGOUT-WITHOUT-CAPABILITY",
+    },
+    2: {
+        "auth/login": "ACP-V2-AUTH-CLIENT-NO-AUTH-WITHOUT-METHODS",
+        "auth/logout": "ACP-V2-AUTH-CLIENT-NO-AUTH-WITHOUT-METHODS",
+    },
 }
 
 
@@ -100,99 +130,24 @@ class ClientCommandError(Exception):
 
 @dataclass
 class ClientRun:
-    package: ModuleType
     timeout: float
     selected: Callable[[str, str], bool]
     progress: Callable[[str], None]
+    version: int = 1  # the version played, once the client's initialize chose it
     results: list[Result] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def record(
         self, name: str, passed: bool | None, detail: str, evidence: list[str], rid: str = ""
     ) -> None:
-        cited = rid or CLIENT_CHECK_NAMES[name].v1 or ""
-        if not self.selected(name, cited):
-            return
-        result = Result(name, 1, cited, outcome_of(cited, passed), detail)
+        cited = rid or CLIENT_CHECK_NAMES[name].cites(self.version)
+        if cited is None or not self.selected(name, cited):
+            return  # a check of the other version
+        result = Result(name, self.version, cited, outcome_of(cited, passed), detail)
         if passed is not True:
             result.evidence = evidence
         self.results.append(result)
-        self.progress(f"v1 {name} [{cited}]: {result.outcome}")
-
-
-class CheckerAgent(AgentPeer):
-    """The checker's side of the connection: answers the client as an agent advertising nothing,
-    and probes it during the first prompt."""
-
-    def __init__(self, wire: Wire, package: ModuleType, timeout: float) -> None:
-        super().__init__(wire, package, timeout, side="agent")
-        self.turn_done = asyncio.Event()
-        self.probes: dict[str, Any] = {}
-        self.prompted = False
-        self.first_method: str | None = None
-
-    async def _dispatch(self, got: Received) -> None:
-        method = got.message.get("method")
-        if isinstance(method, str) and self.first_method is None:
-            self.first_method = method
-        await super()._dispatch(got)
-
-    async def _answer(self, request: dict[str, Any]) -> None:
-        method, rid = request["method"], request["id"]
-        if method == "initialize":
-            info = {"name": "acpgen-check", "version": __version__}
-            result: Any = {"protocolVersion": 1, "agentCapabilities": {}, "agentInfo": info}
-        elif method == "session/new":
-            result = {"sessionId": SESSION}
-        elif method == "session/prompt" and not self.prompted:
-            self.prompted = True
-            asyncio.create_task(self._turn(rid))
-            return
-        elif method == "session/prompt":
-            result = {"stopReason": "end_turn"}
-        else:
-            error = {"code": -32601, "message": f"Method not found: {method}"}
-            await self.send({"jsonrpc": "2.0", "id": rid, "error": error})
-            return
-        await self.send({"jsonrpc": "2.0", "id": rid, "result": result})
-
-    async def _update(self, update: dict[str, Any]) -> None:
-        await self.notify("session/update", {"sessionId": SESSION, "update": update})
-
-    async def _turn(self, rid: Any) -> None:
-        text = {"type": "text", "text": "acpgen check is probing this client."}
-        await self._update({"sessionUpdate": "agent_message_chunk", "content": text})
-        mark = self.mark()
-        self.probes["unknown"] = (await self.request("_acpgen_check/no_such_method", {}), mark)
-        mark = self.mark()
-        futures = [(i, await self.start("_acpgen_check/id", {}, i)) for i in ODD_IDS]
-        await self.barrier()
-        await asyncio.sleep(0.2)
-        self.probes["ids"] = ([i for i, f in futures if not f.done()], mark)
-        mark = self.mark()
-        strays = len(self.stray)
-        await self.notify("_acpgen_check/notice", {})
-        await self.barrier()
-        await asyncio.sleep(0.2)
-        self.probes["notice"] = ([s.message for s in self.stray[strays:]], mark)
-        call = {"sessionUpdate": "tool_call", "toolCallId": "check-1", "title": "Probe"}
-        await self._update({**call, "status": "pending"})
-        mark = self.mark()
-        options = [
-            {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
-            {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
-        ]
-        params = {
-            "sessionId": SESSION,
-            "toolCall": {"toolCallId": "check-1", "title": "Probe"},
-            "options": options,
-        }
-        self.probes["permission"] = (await self.request("session/request_permission", params), mark)
-        await self._update(
-            {"sessionUpdate": "tool_call_update", "toolCallId": "check-1", "status": "completed"}
-        )
-        await self.send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
-        self.turn_done.set()
+        self.progress(f"v{self.version} {name} [{cited}]: {result.outcome}")
 
 
 def relay_argv(socket_path: str) -> list[str]:
@@ -213,15 +168,18 @@ def client_argv(command: list[str], socket_path: str) -> list[str]:
 
 async def run_client_checks(
     command: list[str],
-    package: ModuleType,
+    packages: Mapping[int, ModuleType],
     timeout: float,
     selected: Callable[[str, str], bool],
     progress: Callable[[str], None],
     stdin: bytes | None = None,
+    version: int | None = None,
 ) -> Run:
-    """`stdin`: what the client reads on its stdin (an interactive client's prompt); None: the
-    client shares the checker's stdin (`echo hi | acpgen check --client -- ...`)."""
-    ctx = ClientRun(package, timeout, selected, progress)
+    """`packages`: the generated package of each version the checker may play; `version`: the
+    one to play (None: the one the client asks for). `stdin`: what the client reads on its stdin
+    (an interactive client's prompt); None: the client shares the checker's stdin
+    (`echo hi | acpgen check --client -- ...`)."""
+    ctx = ClientRun(timeout, selected, progress)
     with tempfile.TemporaryDirectory(prefix="acpgen-check-") as folder:
         path = os.path.join(folder, "agent.sock")
         argv = client_argv(command, path)
@@ -232,7 +190,7 @@ async def run_client_checks(
             connected.put_nowait((reader, writer))
 
         server = await asyncio.start_unix_server(accept, path, limit=1 << 24)
-        progress(f"v1 starting the client: {' '.join(argv)}")
+        progress(f"starting the client: {' '.join(argv)}")
         try:
             client = await asyncio.create_subprocess_exec(
                 *argv,
@@ -248,15 +206,16 @@ async def run_client_checks(
                 await client.stdin.drain()
             client.stdin.close()
         try:
-            reader, writer = await asyncio.wait_for(connected.get(), timeout)
+            # a client starts its runtime, then the relay starts another interpreter
+            reader, writer = await asyncio.wait_for(connected.get(), START * timeout)
         except TimeoutError:
             client.kill()
             await client.wait()
             server.close()
             raise ClientCommandError(
-                f"the client did not start the agent ({PLACEHOLDER}) within {timeout} s"
+                f"the client did not start the agent ({PLACEHOLDER}) within {START * timeout} s"
             ) from None
-        agent = CheckerAgent(Wire(reader, writer, None, argv), package, timeout)
+        agent = CheckerAgent(Wire(reader, writer, None, argv), packages, timeout, version)
         try:
             await _watch(ctx, agent, client)
         finally:
@@ -265,8 +224,7 @@ async def run_client_checks(
                 client.terminate()
             await client.wait()
             server.close()
-    run = Run(command, [1], ctx.results, ctx.notes)
-    return run
+    return Run(command, [ctx.version], ctx.results, ctx.notes)
 
 
 async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess.Process) -> None:
@@ -276,6 +234,7 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
     if turn.done():
         await asyncio.wait({ended}, timeout=GRACE)
     turn.cancel()
+    ctx.version = agent.version or agent.forced or 1
     evidence = agent.evidence()
     first = agent.first_method
     ctx.record(
@@ -284,8 +243,16 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
         f"the first message: {first}",
         evidence,
     )
+    early = agent.early_prompts
+    ctx.record(
+        "client.setup-first",
+        None if not early and not agent.prompted else not early,
+        "; ".join(early) or "the prompt came after initialize and session/new",
+        evidence,
+    )
+    _mcp_transports(ctx, agent, evidence)
     called = {str(r.message.get("method")) for r in agent.agent_requests}
-    for method, rid in UNADVERTISED.items():
+    for method, rid in UNADVERTISED[ctx.version].items():
         ctx.record(
             "client.unadvertised-methods",
             method not in called,
@@ -295,6 +262,23 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
         )
     _probes(ctx, agent)
     _frames(ctx, agent)
+
+
+def _mcp_transports(ctx: ClientRun, agent: CheckerAgent, evidence: list[str]) -> None:
+    """The checker advertises no mcpCapabilities: every MCP server must be a stdio one."""
+    news = [r.message for r in agent.agent_requests if r.message.get("method") == "session/new"]
+    if not news:
+        ctx.record("client.mcp-transports", None, "no session/new", [])
+        return
+    remote = []
+    for message in news:
+        params = message.get("params")
+        servers = params.get("mcpServers") if isinstance(params, dict) else None
+        for server in servers if isinstance(servers, list) else []:
+            if isinstance(server, dict) and server.get("type") in ("http", "sse"):
+                remote.append(f"{server.get('type')} {server.get('name')!r}")
+    detail = f"unadvertised MCP transports: {remote}" if remote else "stdio MCP servers only"
+    ctx.record("client.mcp-transports", not remote, detail, evidence)
 
 
 def _probes(ctx: ClientRun, agent: CheckerAgent) -> None:
@@ -346,13 +330,14 @@ def _frames(ctx: ClientRun, agent: CheckerAgent) -> None:
         bad = [q for q in agent.problems if q.kind == kind]
         detail = "; ".join(q.describe() for q in bad[:3]) or "every line"
         ctx.record(name, not bad, detail, [q.frame for q in bad[:5]])
-    default = CLIENT_CHECK_NAMES["client.schema-frames"].v1 or ""
+    default = CLIENT_CHECK_NAMES["client.schema-frames"].cites(ctx.version) or ""
+    by_method = V1_SCHEMA_ROWS if ctx.version == 1 else {}
     rows: dict[str, list[str]] = {}
     for method in sorted(agent.methods_seen):
-        rows.setdefault(V1_SCHEMA_ROWS.get(method, default), [])
+        rows.setdefault(by_method.get(method, default), [])
     for q in agent.problems:
         if q.kind == SCHEMA:
-            row = V1_SCHEMA_ROWS.get(q.method or "", default)
+            row = by_method.get(q.method or "", default)
             rows.setdefault(row, []).append(q.describe())
     for row, found in sorted(rows.items()):
         ctx.record(

@@ -15,8 +15,9 @@ from .. import __version__
 from .catalogue import CHECKS
 from .client import AgentPeer, Reply
 from .model import Result, outcome_of
+from .offering import OfferingPeer
 from .schemas import default_package
-from .wire import Link, WebSocketLink, Wire
+from .wire import Link, Wire, remote_link
 
 AFTER_ANSWER = 0.2  # how long the checker listens for stray updates after a turn ends
 PROMPT_TEXT = "Hello from acpgen check. Please answer briefly."
@@ -34,7 +35,7 @@ class Context:
     peers: list[AgentPeer] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     accepted: set[int] = field(default_factory=set)  # versions the agent answered as asked
-    url: str | None = None  # --url: a remote agent over WebSocket instead of a spawned one
+    url: str | None = None  # --url: a remote agent (Streamable HTTP, WebSocket)
     cwd: str = field(default_factory=os.getcwd)
 
     def wants(self, *names: str) -> bool:
@@ -62,15 +63,19 @@ class Context:
         self.results.append(result)
         self.progress(f"v{self.version} {name} [{cited}]: {result.outcome}")
 
-    async def connect(self, what: str) -> AgentPeer:
+    async def connect(self, what: str, offering: bool = False) -> AgentPeer:
+        """A new connection to the agent; `offering`: the checker answers fs/* and terminal/*
+        (offering.py) instead of refusing them."""
         if self.url is not None:
             self.progress(f"v{self.version} connecting ({what}): {self.url}")
-            link: Link = await WebSocketLink.connect(self.url, self.timeout)
+            link: Link = await remote_link(self.url, self.timeout)
         else:
             self.progress(f"v{self.version} starting the agent ({what}): {' '.join(self.argv)}")
             link = await Wire.spawn(self.argv)
         others = {v: default_package(v) for v in (1, 2) if v != self.version}
-        peer = AgentPeer(link, self.package, self.timeout, version=self.version, others=others)
+        peer = (OfferingPeer if offering else AgentPeer)(
+            link, self.package, self.timeout, version=self.version, others=others
+        )
         self.peers.append(peer)
         return peer
 

@@ -1,8 +1,12 @@
 """Validating every frame an implementation sends, strictly, with the revision's generated package.
 
 A frame fails in one of three ways, each its own requirement: its bytes are not UTF-8; it is not
-a JSON-RPC message at all (stdout carries only ACP messages); or the package's `decode_message`
-refuses it (the error names the JSON path, e.g. `$.params.update.content`).
+a JSON-RPC message at all (stdout carries only ACP messages); or the package refuses it (the error
+names the JSON path, e.g. `$.params.update.content`). The package's `MessageDecoder` reads the
+envelope as a receiver would; then the params of a call, or the result of an answer, are decoded
+again with the package's `decode(..., strict=True)`, which forgives nothing: a receiver's decoder
+puts a field the schema marks default-on-error back to its default, and drops a bad item of a
+list marked skip-invalid-items, where a sender must not send them at all.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import json
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Mapping
+
+import msgspec
 
 NOT_UTF8 = "utf8"
 NOT_A_MESSAGE = "message"
@@ -95,7 +101,35 @@ class Validator:
             path = data.get("path", "$") if isinstance(data, dict) else "$"
             text = data.get("message", exc.message) if isinstance(data, dict) else exc.message
             return value, method, Problem(SCHEMA, method, str(path), str(text), shown)
+        found = _strictly(package, value, method, self.side)
+        if found is not None:
+            path, text = found
+            return value, method, Problem(SCHEMA, method, path, text, shown)
         return value, method, None
+
+
+def _strictly(
+    package: ModuleType, value: dict[str, Any], method: str | None, side: str
+) -> tuple[str, str] | None:
+    """Where the params of a call, or the result of an answer, break the schema with nothing
+    forgiven (None: they do not, or the method is none the package knows): (JSON path, what)."""
+    info = package.METHODS.get(method) if method is not None else None
+    if info is None:
+        return None
+    if isinstance(value.get("method"), str):
+        member, expected = "params", info.params if info.side in (side, "protocol") else None
+    else:
+        member, expected = "result", info.result
+    if expected is None or member not in value:
+        return None
+    try:
+        package.decode(json.dumps(value[member]).encode("utf-8"), expected, strict=True)
+    except msgspec.ValidationError as exc:
+        text, _, at = str(exc).rpartition(" - at `")
+        if not text:
+            return f"$.{member}", str(exc)
+        return f"$.{member}{at.rstrip('`').removeprefix('$')}", text
+    return None
 
 
 def _chosen_version(value: dict[str, Any], method: str | None) -> int | None:

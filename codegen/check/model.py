@@ -30,6 +30,16 @@ OBSERVATIONS = {
         " subprocess (sequence diagram); no numbered requirement says how fast an agent must exit"
         " on EOF, so the checker reports it as information.",
     ),
+    "ACPGEN-REMOTE-DROP-SURVIVES": Requirement(
+        "ACPGEN-REMOTE-DROP-SURVIVES",
+        "MAY",
+        "agent",
+        "rfds/streamable-http-websocket-transport.mdx L74",
+        "Sessions survive disconnects: a session persists on the server independently of any one"
+        " connection (the remote-transport RFD, v1 expectations); no numbered requirement says a"
+        " server keeps serving after a client drops mid-turn, so the checker reports it as"
+        " information.",
+    ),
 }
 
 

@@ -10,7 +10,7 @@ from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer
 from .context import Context
 from .model import Run
-from .wire import Link, WebSocketLink, Wire
+from .wire import Link, Wire, remote_link
 
 Selector = Callable[[str, str], bool]
 
@@ -36,7 +36,8 @@ def known_names() -> set[str]:
     names = {c.name for c in checks} | {c.group for c in checks}
     for check in checks:
         names |= {rid for rid in (check.v1, check.v2) if rid is not None}
-    return names | set(V1_SCHEMA_ROWS.values()) | set(UNADVERTISED.values())
+    unadvertised = {rid for rows in UNADVERTISED.values() for rid in rows.values()}
+    return names | set(V1_SCHEMA_ROWS.values()) | unadvertised
 
 
 class NoVersion(Exception):
@@ -48,7 +49,7 @@ async def negotiate(
     argv: list[str], package: ModuleType, timeout: float, url: str | None = None
 ) -> int:
     """The version the agent answers when asked for the newest one the checker knows (2)."""
-    link: Link = await (Wire.spawn(argv) if url is None else WebSocketLink.connect(url, timeout))
+    link: Link = await (Wire.spawn(argv) if url is None else remote_link(url, timeout))
     peer = AgentPeer(link, package, timeout)
     try:
         params = {"protocolVersion": 2, "info": {"name": "acpgen-check", "version": "0"}}

@@ -13,7 +13,7 @@ import contextlib
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 READ_CHUNK = 1 << 16
 STDERR_KEPT = 1 << 14
@@ -22,7 +22,8 @@ SHOWN = 600  # characters of a frame a transcript keeps
 
 @dataclass(frozen=True)
 class Frame:
-    """One line on the wire: `sent` by the checker or `received` from the implementation."""
+    """One line on the wire: `sent` by the checker or `received` from the implementation; or
+    `http`: a request of the Streamable HTTP transport the server refused (http_link.py)."""
 
     direction: str
     at: float
@@ -30,7 +31,7 @@ class Frame:
     size: int
 
     def show(self) -> str:
-        arrow = "->" if self.direction == "sent" else "<-"
+        arrow = {"sent": "->", "received": "<-"}.get(self.direction, "<!")
         return f"{arrow} {self.text}"
 
 
@@ -58,13 +59,20 @@ class Closed(Exception):
 
 class Link:
     """What the checks need of a connection: `write` a frame, `receive` the next one, a
-    transcript; `Wire` (a process or a stream pair) and `WebSocketLink` (--url) are the two."""
+    transcript; `Wire` (a process or a stream pair), `WebSocketLink` and `HttpLink` (--url).
+    `ordered`: the frames arrive in the order the implementation wrote them (False over Streamable
+    HTTP, whose streams are read at once)."""
+
+    ordered = True
 
     def __init__(self) -> None:
         self.transcript = Transcript()
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.stdin_closed = False
         self._tasks: list[asyncio.Task[None]] = []
+        # told when the transport itself refused to carry a request (HTTP: its POST's status):
+        # the request id and what the refusal said
+        self.on_refused: Callable[[Any, str], None] | None = None
 
     @property
     def stderr_tail(self) -> str:
@@ -265,3 +273,12 @@ class WebSocketLink(Link):
             await asyncio.wait_for(self.socket.close(), grace)
         for task in self._tasks:
             task.cancel()
+
+
+async def remote_link(url: str, timeout: float) -> Link:
+    """A connection to the agent at `url`: Streamable HTTP for http(s)://, else WebSocket."""
+    if url.split("://", 1)[0].lower() in ("http", "https"):
+        from .http_link import HttpLink
+
+        return await HttpLink.connect(url, timeout)
+    return await WebSocketLink.connect(url, timeout)

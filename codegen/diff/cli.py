@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+from ..cli_args import parse_args, usage_error
 from ..errors import SchemaError, problem
 from . import diff_revisions, render_proof
 from .accept import AcceptError, load_accepts
@@ -33,17 +34,14 @@ class _BadSchema(Exception):
 
 def main(argv: list[str]) -> int:
     parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, or a usage error argparse has already explained
-        return exc.code if isinstance(exc.code, int) else 2
+    args, status = parse_args(parser, argv)
+    if args is None:
+        return status
     if args.list_rules:
         sys.stdout.write(list_rules(args.format))
         return 0
     if args.old is None or args.new is None:
-        parser.print_usage(sys.stderr)
-        print("acpgen diff: give OLD and NEW schema files (or --list-rules)", file=sys.stderr)
-        return 2
+        return usage_error(parser, "give OLD and NEW schema files (or --list-rules)")
     try:
         accepts = load_accepts(args.accept) if args.accept else ()
         old, new = _load(args.old, "old"), _load(args.new, "new")

@@ -4,7 +4,10 @@ the zoo and the examples run concurrently in one event loop)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from acpgen.check.model import FAIL, INFO, NOT_EXERCISED, WARN, Run
@@ -44,3 +47,17 @@ def findings(run: Run) -> set[tuple[str, str, str]]:
 
 def not_exercised(run: Run) -> set[str]:
     return {r.check for r in run.results if r.outcome == NOT_EXERCISED}
+
+
+@contextlib.contextmanager
+def serving(command: list[str]) -> Iterator[str]:
+    """Run a server that prints `serving http://HOST:PORT/acp` once it listens; its URL."""
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        assert line.startswith("serving http://"), line
+        yield line.split(" ", 1)[1].strip()
+    finally:
+        server.terminate()
+        server.wait(10)

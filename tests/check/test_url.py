@@ -1,11 +1,11 @@
-"""`acpgen check --url ws://...`: the agent checks over WebSocket, against the echo example
-serving remote clients (`--listen`, the runtime's Streamable HTTP + WebSocket server)."""
+"""`acpgen check --url`: the agent checks over WebSocket (ws://) and Streamable HTTP (http://),
+against the echo example serving remote clients (`--listen`, the runtime's Streamable HTTP +
+WebSocket server)."""
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -14,33 +14,28 @@ from acpgen.check.runner import run_agent_checks, selector
 from acpgen.check.schemas import default_package
 from acpgen.cli import main
 
-from .runs import PYTHON, ROOT, SLOW_START, findings
+from .runs import HERE, PYTHON, ROOT, SLOW_START, findings, serving
 
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     command = [PYTHON, str(ROOT / "examples" / "echo_agent.py"), "--delay", "1.0"]
-    server = subprocess.Popen(
-        [*command, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()  # "serving http://127.0.0.1:PORT/acp"
-        assert line.startswith("serving http://"), line
-        yield "ws://" + line.split("http://", 1)[1].strip()
-    finally:
-        server.terminate()
-        server.wait(10)
+    with serving([*command, "--listen", "127.0.0.1:0"]) as served:
+        yield served
 
 
-def test_the_echo_example_passes_over_websocket(url: str) -> None:
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_the_echo_example_passes_remotely(url: str, scheme: str) -> None:
+    target = scheme + url.removeprefix("http")
     packages = {1: default_package(1), 2: default_package(2)}
     run: Run = asyncio.run(
-        run_agent_checks([], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, url)
+        run_agent_checks([], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, target)
     )
     assert findings(run) == set()
     assert run.notes == [f"v{v}: the stdio checks do not apply to --url" for v in (1, 2)]
     assert not any(r.group == "stdio" for r in run.results)
+    drops = [(r.version, r.outcome) for r in run.results if r.check == "remote.drop-mid-turn"]
+    assert drops == [(1, PASS), (2, PASS)]
     cancels = [(r.version, r.outcome) for r in run.results if r.check == "cancel.cancelled"]
     assert cancels == [(1, PASS), (2, PASS)]
 
@@ -48,12 +43,42 @@ def test_the_echo_example_passes_over_websocket(url: str) -> None:
 @pytest.mark.parametrize(
     "argv, says",
     [
-        (["--url", "http://127.0.0.1:9/acp"], "Streamable HTTP is not supported yet"),
+        (["--url", "http://127.0.0.1:9/acp"], "cannot connect to http://127.0.0.1:9/acp"),
         (["--url", "ws://127.0.0.1:9/acp", "--", "agent"], "give no command"),
-        (["--url", "127.0.0.1:9"], "give a ws:// or wss:// URL"),
+        (["--url", "127.0.0.1:9"], "give an http://, https:// (Streamable HTTP), ws://"),
         (["--url", "ws://127.0.0.1:9/acp"], "cannot connect to ws://127.0.0.1:9/acp"),
     ],
 )
 def test_url_usage(capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:
     assert main(["check", "--quiet", "--timeout", "5", *argv]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_sse_events_are_joined_and_comments_skipped() -> None:
+    from acpgen.check.http_link import sse_events
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for chunk in (b': keepalive\n\ndata: {"a"', b":1}\r\n\r\ndata: [1,\ndata: 2]\n", b"\n"):
+            yield chunk
+        yield b"event: x\ndata:{}"
+
+    async def events() -> list[bytes]:
+        return [event async for event in sse_events(chunks())]
+
+    assert asyncio.run(events()) == [b'{"a":1}', b"[1,\n2]"]  # the last one is not finished
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_a_server_dying_when_a_client_drops_mid_turn_is_caught(scheme: str) -> None:
+    """zoo_remote/dies_on_drop.py: the echo example, exiting when a turn's connection goes."""
+    server = [PYTHON, str(HERE / "zoo_remote" / "dies_on_drop.py")]
+    with serving(server) as served:
+        target = scheme + served.removeprefix("http")
+        packages = {1: default_package(1), 2: default_package(2)}
+        run: Run = asyncio.run(
+            run_agent_checks(
+                [], packages, [1], SLOW_START, selector([], []), lambda _: None, target
+            )
+        )
+    drop = "remote.drop-mid-turn"
+    assert findings(run) == {(drop, "ACPGEN-REMOTE-DROP-SURVIVES", "info")}

@@ -1,9 +1,11 @@
 """The zoo's well-behaved ACP v1 agent, on the standard library alone (no acp_runtime): every
 zoo agent is this one with exactly one requirement broken (one method overridden).
 
-It advertises loadSession, session list / resume / close and a select config option, so that
-every capability check is exercised; its turns echo the prompt, announce and update one tool
-call, and take TURN seconds, so a cancel lands while the turn runs.
+It advertises loadSession, session list / resume / close, a select config option, every prompt
+content kind and an authentication method, so that every capability check is exercised; its turns
+echo the prompt, announce and update one tool call, read a file and run a terminal (released once
+created) when the client offers them, and take TURN seconds, so a cancel lands while the turn
+runs.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Base:
     def __init__(self) -> None:
         self.sessions: dict[str, Session] = {}
         self.lock = threading.Lock()
+        self.offered: dict[str, Any] = {}  # the client's clientCapabilities
 
     # ---- the wire
 
@@ -84,7 +87,8 @@ class Base:
         method = message.get("method")
         params = message.get("params") or {}
         if method is None:
-            return  # an answer to a request of the agent's: nothing waits for it
+            self.answered(message)  # an answer to a request of the agent's
+            return
         if "id" not in message:
             self.notification(method, params)
             return
@@ -109,7 +113,20 @@ class Base:
 
     # ---- agent methods
 
+    def answered(self, message: dict[str, Any]) -> None:
+        rid, result = str(message.get("id")), message.get("result")
+        if rid.startswith("zoo-terminal-") and isinstance(result, dict):
+            self.release_terminal(rid.removeprefix("zoo-terminal-"), result.get("terminalId"))
+
+    def release_terminal(self, sid: str, terminal_id: Any) -> None:
+        params = {"sessionId": sid, "terminalId": terminal_id}
+        self.send(
+            {"jsonrpc": "2.0", "id": "zoo-release", "method": "terminal/release", "params": params}
+        )
+
     def on_initialize(self, rid: Any, params: Any) -> None:
+        offered = params.get("clientCapabilities")
+        self.offered = offered if isinstance(offered, dict) else {}
         self.answer(rid, self.initialize_result(params.get("protocolVersion")))
 
     def chosen_version(self, asked: Any) -> int:
@@ -119,8 +136,13 @@ class Base:
         sessions = {"list": {}, "resume": {}, "close": {}, "delete": {}}
         return {
             "protocolVersion": self.chosen_version(asked),
-            "agentCapabilities": {"loadSession": True, "sessionCapabilities": sessions},
+            "agentCapabilities": {
+                "loadSession": True,
+                "sessionCapabilities": sessions,
+                "promptCapabilities": {"image": True, "audio": True, "embeddedContext": True},
+            },
             "agentInfo": {"name": "zoo-agent", "version": "1.0.0"},
+            "authMethods": [{"id": "zoo-login", "name": "Zoo login"}],
         }
 
     def new_session_id(self) -> str:
@@ -173,6 +195,17 @@ class Base:
         self.end_turn(rid, sid, session)
 
     def tool_calls(self, sid: str) -> None:
+        fs = self.offered.get("fs")
+        if isinstance(fs, dict) and fs.get("readTextFile"):
+            path = os.path.join(self.sessions[sid].cwd, "README.md")
+            params = {"sessionId": sid, "path": path}
+            self.send(
+                {"jsonrpc": "2.0", "id": "zoo-fs", "method": "fs/read_text_file", "params": params}
+            )
+        if self.offered.get("terminal") is True:
+            params = {"sessionId": sid, "command": "true"}
+            create = {"jsonrpc": "2.0", "id": f"zoo-terminal-{sid}", "method": "terminal/create"}
+            self.send({**create, "params": params})
         self.update(sid, {"sessionUpdate": "tool_call", "toolCallId": "call-1", "title": "Think"})
         self.update(
             sid,

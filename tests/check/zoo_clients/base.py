@@ -75,11 +75,14 @@ class BaseClient:
 
     def run(self) -> None:
         self.initialize()
-        new = self.request("session/new", {"cwd": os.getcwd(), "mcpServers": []})
+        new = self.request("session/new", self.new_session_params())
         session_id = new["result"]["sessionId"]
         self.after_new(session_id)
         self.request("session/prompt", {"sessionId": session_id, "prompt": [self.prompt_block()]})
         self.agent.terminate()
+
+    def new_session_params(self) -> dict[str, Any]:
+        return {"cwd": os.getcwd(), "mcpServers": []}
 
     def after_new(self, session_id: str) -> None:
         pass
