@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from .package import NotificationMessage, PackageT, RequestMessage
     from .plan import PackagePlan
+    from .sending import Envelopes
     from .tracing import Tracer
     from .transport import Transport
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
@@ -121,6 +122,12 @@ class Connection(Engine[PackageT]):
         self.policy = policy  # pyright: ignore[reportIncompatibleVariableOverride]  # ACP's
         # the sides whose methods this one does not receive (a proxy's, the peer's): never served
         self._foreign_sides = frozenset(schema.SIDES) - {self.side}
+
+    def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
+        from .plan import PackagePlan  # at the first connection, not at import
+
+        plan = PackagePlan.of(schema)  # worked out once per package and shared
+        return plan.envelopes, plan.cancel_request_info
 
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""

@@ -49,7 +49,7 @@ from .jsonrpc import (
     INTERNAL_ERROR,
     RequestId,
 )
-from .sending import Sender
+from .sending import Envelopes, Sender
 from .serving import Server
 
 if TYPE_CHECKING:
@@ -161,16 +161,18 @@ class Engine(Generic[PackageT]):
 
     def _bind(self, schema: PackageT) -> None:
         """Read and write messages with `schema`'s codec from now on."""
-        from .plan import PackagePlan  # at the first connection, not at import
-
         self.schema = schema
-        plan = PackagePlan.of(schema)  # worked out once per package and shared
-        self._cancel_request_info = plan.cancel_request_info
+        envelopes, self._cancel_request_info = self._codec_tables(schema)
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
-        self._sender = Sender(schema, plan.envelopes)
+        self._sender = Sender(schema, envelopes)
         # outgoing params checked as JSON-RPC and the package's types allow them (the policy
         # asks for it where its rules say)
         self.checked_params: Callable[[str, Any], Any] = self._sender.params
+
+    def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
+        """What the engine derives from a package: its envelopes and the `$/cancel_request`
+        method (None when it has none); a subclass may keep them per package."""
+        return Envelopes(schema), schema.NOTIFICATIONS.get(CANCEL_REQUEST)
 
     def _start_engine(self) -> None:
         """Start reading and handling messages."""

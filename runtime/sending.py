@@ -1,5 +1,5 @@
 """The JSON-RPC layer's outgoing values: each checked strictly against the package's types and
-encoded once, its checked JSON going into its envelope as it is (`plan.Envelopes`).
+encoded once, its checked JSON going into its envelope as it is (`sending.Envelopes`).
 
 A `Sender` belongs to one engine bound to one package. `params` / `typed` check a value and keep
 its JSON; the envelope made next (`request`, `notification`, `response`) takes that JSON when the
@@ -17,8 +17,7 @@ from .errors import ProtocolError
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
-    from .package import RequestMessage, TypeForm
-    from .plan import Envelopes
+    from .package import Package, RequestMessage, TypeForm
 
 
 class Sender:
@@ -111,6 +110,60 @@ class Sender:
             if sent is not None:  # checked: its JSON goes in as it is
                 return self.envelopes.response(request.id, sent)
         data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
+        return data
+
+
+_MARK = b"\x00"
+"""Stands for the params in a notification encoded once per method: the package's encoder writes a
+`msgspec.Raw` as it is, and no JSON it writes holds a raw NUL byte (a string's is escaped)."""
+
+
+class Envelopes:
+    """The JSON-RPC envelopes of a package's messages around params or a result already encoded
+    (the JSON its strict send check encoded, `wire.to_send`): the value is encoded once, not once
+    to check it and again inside its message.
+
+    A notification of one of the package's methods is plain concatenation: the package's own
+    encoding of that notification, cut where its params go, worked out once per method with the
+    plan. Any other message is encoded by the package with its member as `msgspec.Raw`.
+    """
+
+    __slots__ = ("_schema", "_notifications")
+
+    def __init__(self, schema: Package) -> None:
+        self._schema = schema
+        self._notifications: dict[str, tuple[bytes, bytes]] = {}
+        for method in schema.NOTIFICATIONS:
+            note = schema.Notification(method=method, params=msgspec.Raw(_MARK))
+            head, mark, tail = schema.encode_message(note).partition(_MARK)
+            if mark and _MARK not in tail:
+                self._notifications[method] = (head, tail)
+
+    def notification(self, method: str, params: bytes) -> bytes:
+        """A notification of `method` whose params are the JSON `params`."""
+        ends = self._notifications.get(method)
+        if ends is not None:
+            return ends[0] + params + ends[1]
+        schema = self._schema
+        data: bytes = schema.encode_message(
+            schema.Notification(method=method, params=msgspec.Raw(params))
+        )
+        return data
+
+    def request(self, request_id: RequestId, method: str, params: bytes) -> bytes:
+        """A request of `method` whose params are the JSON `params`."""
+        schema = self._schema
+        data: bytes = schema.encode_message(
+            schema.Request(id=request_id, method=method, params=msgspec.Raw(params))
+        )
+        return data
+
+    def response(self, request_id: RequestId, result: bytes) -> bytes:
+        """A success answer whose result is the JSON `result`."""
+        schema = self._schema
+        data: bytes = schema.encode_message(
+            schema.Response(id=request_id, result=msgspec.Raw(result))
+        )
         return data
 
 
