@@ -43,7 +43,7 @@ check: $(STAMP)
 	$(VENV)/bin/acpgen generate schema/schema.json --out generated --package acp_schema --check
 	$(VENV)/bin/acpgen generate schema/v2/schema.json --out generated --package acp_schema_v2 --check
 
-bench: $(STAMP)
+bench: $(STAMP) $(RC3_STAMP)
 	$(PY) -m pip install --quiet -e '.[codegen,test,bench]' --config-settings editable_mode=strict
 	$(PY) -m bench
 

@@ -6,6 +6,8 @@ python -m bench --quick         seconds, for smoke tests: small samples, small s
                                 nothing unless --json / --markdown say where
 --only codecs,pipe / --skip generation,imports   choose sections
 --only connections --connections 200,1000      the many-connections section alone, with its counts
+--only remote --remote 20000,1000,3            one remote connection per transport against the SDK
+                                               1.0.0rc3: updates streamed, round trips, rounds
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from . import connections, processes
+from . import connections, processes, remote
 from .codecs import (
     DECODE_FLOOR,
     ENCODE_FLOOR,
@@ -39,7 +41,18 @@ from .machine import describe, git_state, loadavg
 from .report import codec_summary, table, targets, targets_markdown, write_benchmarks_md
 from .sendpath import send_path
 
-SECTIONS = ("generation", "codecs", "sendpath", "imports", "pipe", "memory", "connections")
+SECTIONS = (
+    "generation",
+    "codecs",
+    "sendpath",
+    "imports",
+    "pipe",
+    "memory",
+    "connections",
+    "remote",
+)
+EXTRA_SECTIONS = ("connections", "remote")
+"""The sections with a table of their own (the others share the main table)."""
 
 
 class Plan:
@@ -59,6 +72,10 @@ class Plan:
         self.connection_chunks = 20
         self.constructions = 200 if quick else 1_000
         self.connections_timeout = 120.0 if quick else 600.0
+        # one remote connection per transport (bench/remote.py)
+        self.remote_stream_n = 500 if quick else 20_000
+        self.remote_pings = 50 if quick else 1_000
+        self.remote_rounds = 1 if quick else 3
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +92,9 @@ class Plan:
             "connection_counts": list(self.connection_counts),
             "stdio_sessions": self.stdio_sessions,
             "connection_chunks": self.connection_chunks,
+            "remote_stream_n": self.remote_stream_n,
+            "remote_pings": self.remote_pings,
+            "remote_rounds": self.remote_rounds,
         }
 
 
@@ -214,6 +234,11 @@ def main(argv: list[str] | None = None) -> int:
         help="counts of remote connections at once (comma-separated), in the connections section",
     )
     parser.add_argument(
+        "--remote",
+        default="",
+        help="STREAM_N,PINGS,ROUNDS of the remote section (updates streamed, round trips, rounds)",
+    )
+    parser.add_argument(
         "--sessions", type=int, default=0, help="sessions at once on one stdio connection"
     )
     parser.add_argument(
@@ -245,6 +270,15 @@ def main(argv: list[str] | None = None) -> int:
         plan.connection_counts = tuple(int(n) for n in args.connections.split(","))
     if args.sessions:
         plan.stdio_sessions = args.sessions
+    if args.remote:
+        try:
+            plan.remote_stream_n, plan.remote_pings, plan.remote_rounds = (
+                int(n) for n in args.remote.split(",")
+            )
+        except ValueError:
+            parser.error(
+                f"--remote wants STREAM_N,PINGS,ROUNDS (three integers), not {args.remote!r}"
+            )
     started = time.perf_counter()
     meta = describe()
     meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -327,15 +361,24 @@ def main(argv: list[str] | None = None) -> int:
                 plan.connections_timeout,
                 env,
             )
+        if "remote" in sections:
+            results["remote"] = remote.run(
+                plan.remote_stream_n,
+                plan.remote_pings,
+                plan.remote_rounds,
+                plan.connections_timeout,
+                env,
+            )
 
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)
-    if "connections" in results:
-        results["targets"] += connections.targets(results["connections"])
-    results["table"] = table(results) if set(sections) - {"connections"} else ""
-    if "connections" in results:
-        many = connections.table(results["connections"])
-        results["table"] = f"{results['table']}\n\n{many}" if results["table"] else many
+    extra = {"connections": connections, "remote": remote}
+    for name, section in extra.items():
+        if name in results:
+            results["targets"] += section.targets(results[name])
+    tables = [table(results)] if set(sections) - set(EXTRA_SECTIONS) else []
+    tables += [section.table(results[name]) for name, section in extra.items() if name in results]
+    results["table"] = "\n\n".join(tables)
     results["elapsed_s"] = time.perf_counter() - started
 
     print(results["table"])

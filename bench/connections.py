@@ -4,99 +4,32 @@
   process (which works out the package's tables, `acp_runtime.plan`) and each one after it;
 - remote: N clients at once, each opening its own connection (initialize, one session, one prompt
   streaming 20 updates), against one server, over HTTP/1.1, h2c and WebSocket: acp_runtime's
-  client and server side by side with the official Python SDK's (its `acp.http` / `acp.ws`, both
-  servers under the same Hypercorn settings); wall time of the whole run and the peak memory of
-  the client and of the server processes;
+  client and server side by side with the official Python SDK 1.0.0rc3's (its `acp.http` /
+  `acp.ws`, both servers under the same Hypercorn settings; bench/servers.py runs it); wall
+  time of the whole run and the peak memory of the client and of the server processes;
 - stdio: N sessions at once on one stdio connection (a session/new each, then a prompt each
-  streaming 20 updates), side by side with the SDK; peak memory of both processes.
+  streaming 20 updates), side by side with the SDK 1.0.0rc3; peak memory of both processes.
 
 Run it alone: `python -m bench --only connections` (`--connections 200,1000` sets the counts).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import socket
-import subprocess
 import sys
-import tempfile
-import time
-from typing import Any, Iterator
+from typing import Any
 
-from .processes import PEERS, PY
+from .peers.common import peak_kb
+from .processes import PEERS, PY, run_json
+from .servers import SDK_LABEL, missing, python_of, server, url_for
 
 IMPLS = ("runtime", "sdk")
 MODES = ("http1", "h2c", "ws")
 
 
-def _run(argv: list[str], timeout: float, env: dict[str, str]) -> dict[str, Any]:
-    try:
-        run = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-            cwd=tempfile.gettempdir(),
-        )
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    if run.returncode != 0 or not run.stdout.strip():
-        tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"error": f"failed (exit {run.returncode}): {tail[:300]}"}
-    result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
-    return result
-
-
 def construction(n: int, timeout: float, env: dict[str, str]) -> dict[str, Any]:
     """Connections made one after another on in-memory pipes, in a fresh process."""
-    return _run([PY, str(PEERS / "construct.py"), str(n)], timeout, env)
-
-
-def _peak_kb(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-@contextlib.contextmanager
-def _server(impl: str, env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """The agent of `impl` serving on a loopback port; yields its URL and process."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(4096)
-    port = sock.getsockname()[1]
-    proc = subprocess.Popen(
-        [PY, str(PEERS / "many_agent.py"), impl, "listen", str(sock.fileno())],
-        pass_fds=(sock.fileno(),),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=env,
-        cwd=tempfile.gettempdir(),
-    )
-    sock.close()
-    try:
-        assert proc.stdout is not None
-        if proc.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"the {impl} server did not start")
-        time.sleep(0.3)  # Hypercorn binds after "ready"; the socket already queues connections
-        yield f"http://127.0.0.1:{port}/acp", proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    return run_json([PY, str(PEERS / "construct.py"), str(n)], timeout, env)
 
 
 def remote(
@@ -107,12 +40,15 @@ def remote(
     for n in counts:
         for mode in MODES:
             for impl in IMPLS:
-                with _server(impl, env) as (url, proc):
-                    if mode == "ws":
-                        url = "ws" + url[4:]
-                    argv = [PY, str(PEERS / "many_client.py"), impl, mode, str(n), str(chunks), url]
-                    result = _run(argv, timeout, env)
-                    result["server_maxrss_kb"] = _peak_kb(proc.pid)
+                result: dict[str, Any]
+                if why := missing(impl):
+                    result = {"error": why}
+                else:
+                    with server(impl, env) as (url, proc):
+                        client = PEERS / "many_client.py"
+                        argv = [python_of(impl), str(client), impl, mode, str(n), str(chunks)]
+                        result = run_json([*argv, url_for(url, mode)], timeout, env)
+                        result["server_maxrss_kb"] = peak_kb(proc.pid)
                 out.setdefault(str(n), {}).setdefault(mode, {})[impl] = result
                 _log(f"  {n} connections, {mode}, {impl}: {_brief(result)}")
     return out
@@ -121,8 +57,9 @@ def remote(
 def stdio(sessions: int, chunks: int, timeout: float, env: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for impl in IMPLS:
-        argv = [PY, str(PEERS / "many_client.py"), impl, "stdio", str(sessions), str(chunks)]
-        out[impl] = _run(argv, timeout, env)
+        client = PEERS / "many_client.py"
+        argv = [python_of(impl), str(client), impl, "stdio", str(sessions), str(chunks)]
+        out[impl] = {"error": why} if (why := missing(impl)) else run_json(argv, timeout, env)
         _log(f"  {sessions} sessions on stdio, {impl}: {_brief(out[impl])}")
     return out
 
@@ -245,7 +182,7 @@ def table(results: dict[str, Any]) -> str:
         "",
         f"Remote: N connections at once, each one session and a prompt of {chunks} updates.",
         "",
-        "| N | transport | acp_runtime | official SDK | speed-up | client memory (ours / SDK)"
+        f"| N | transport | acp_runtime | {SDK_LABEL} | speed-up | client memory (ours / SDK)"
         " | server memory (ours / SDK) |",
         "|---:|---|---:|---:|---:|---:|---:|",
     ]
@@ -264,7 +201,7 @@ def table(results: dict[str, Any]) -> str:
         lines += [
             "",
             f"| {results.get('stdio_sessions')} sessions on one stdio connection | acp_runtime"
-            " | official SDK | speed-up |",
+            f" | {SDK_LABEL} | speed-up |",
             "|---|---:|---:|---:|",
             f"| wall time | {_cell(ours)} | {_cell(theirs)} | {_ratio(ours, theirs)} |",
             f"| client memory | {_mib(ours.get('maxrss_kb'))} | {_mib(theirs.get('maxrss_kb'))}"

@@ -225,9 +225,8 @@ def _pin_env(base: dict[str, str], pin: bool) -> dict[str, str]:
     return env
 
 
-def _run_client(name: str, args: list[int], timeout: float, env: dict[str, str]) -> dict[str, Any]:
-    argv = [PY, str(PEERS / CLIENTS[name]), *map(str, args)]
-    env = {**env, **CLIENT_ENV.get(name, {})}
+def run_json(argv: list[str], timeout: float, env: dict[str, str]) -> dict[str, Any]:
+    """Run a peer to its end; its last stdout line as JSON, or {"error": why}."""
     try:
         run = subprocess.run(
             argv,
@@ -241,8 +240,14 @@ def _run_client(name: str, args: list[int], timeout: float, env: dict[str, str])
         return {"error": f"timed out after {timeout:.0f} s"}
     if run.returncode != 0 or not run.stdout.strip():
         tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"error": f"failed (exit {run.returncode}): {tail}"}
-    return json.loads(run.stdout.strip().splitlines()[-1])
+        return {"error": f"failed (exit {run.returncode}): {tail[:300]}"}
+    result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _run_client(name: str, args: list[int], timeout: float, env: dict[str, str]) -> dict[str, Any]:
+    argv = [PY, str(PEERS / CLIENTS[name]), *map(str, args)]
+    return run_json(argv, timeout, {**env, **CLIENT_ENV.get(name, {})})
 
 
 def pipe_throughput(

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
         ProxyT,
         ResponseMessage,
         TypeForm,
-        Wire,
     )
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
@@ -115,13 +114,13 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def _setup(self) -> None:
         self.agent: AgentProxyT = self.schema.AgentProxy(self)
-        self.agent_info: Wire = None
+        self.agent_info: Any = None
         # the agent's subprocess, when spawned by `spawn_agent`
         self.process: asyncio.subprocess.Process | None = None
-        self.sessions: dict[Wire, dict[str, Wire]] = {}  # session set up here -> its `rules.OFFERS`
+        self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
         # called with each session/update's params in arrival order, just before the handler (the
         # session objects of `acp_runtime.session` fold their state here)
-        self.on_session_update: Callable[[Wire], None] | None = None
+        self.on_session_update: Callable[[Any], None] | None = None
 
     def _bound(self) -> None:
         self.agent = self.schema.AgentProxy(self)
@@ -129,7 +128,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     async def send_request(
         self,
         method: str,
-        params: Wire = None,
+        params: Any = None,
         result_type: TypeForm = _DEFAULT,
         *,
         timeout: Any = _DEFAULT,
@@ -138,7 +137,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             result_type = None  # read as JSON: typed by the package of the version the agent picks
         return await super().send_request(method, params, result_type, timeout=timeout)
 
-    async def pages(self, method: str, params: Wire = None) -> AsyncIterator[Wire]:
+    async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
         `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
         cursor, next_cursor = rules.PAGINATED[method]
@@ -169,7 +168,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 response = self.schema.Response(id=response.id, result=response.result)
         super()._on_response(response)
 
-    def typed_answer(self, method: str, result: Wire) -> Wire:
+    def typed_answer(self, method: str, result: Any) -> Any:
         """A result read as JSON, decoded into the bound package's result type of `method`."""
         try:
             return wire.build(

@@ -22,12 +22,30 @@ import contextlib
 import logging
 import uuid
 from types import TracebackType
-from typing import Any, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, Sequence, overload
+
+import msgspec
 
 from . import rules, wire
 from .agent import AgentSideConnection
 from .errors import ConnectionClosedError, ProtocolError
 from .jsonrpc import INTERNAL_ERROR
+from .schema_types import (
+    AnswerT,
+    ContentT,
+    EntryT,
+    ExitT,
+    KindT,
+    KindValueT,
+    OptionT,
+    OutputT,
+    StopT,
+    StopValueT,
+    UpdateT,
+)
+
+if TYPE_CHECKING:
+    from .schema_types import KV, SV, TE, TO, A, C, E, HasClient, K, Opt, ProxyV1, ProxyV2, S, U
 
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"
@@ -52,12 +70,50 @@ def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
 
-class AgentSession:
+class AgentSession(
+    Generic[
+        ContentT,
+        EntryT,
+        KindT,
+        KindValueT,
+        OptionT,
+        UpdateT,
+        StopT,
+        StopValueT,
+        AnswerT,
+        OutputT,
+        ExitT,
+    ]
+):
     """An agent's handle on one session of a connection: updates, tool calls, permission, files
-    and terminals for that session."""
+    and terminals for that session.
 
-    def __init__(self, conn: AgentSideConnection[Any], session_id: str) -> None:
-        self.conn = conn
+    Typed with the connection's package (read off `conn.client`, see `acp_runtime.schema_types`):
+    `say` takes its content blocks, `plan` its plan entries, `tool_call` its tool kinds (members
+    or wire values), `ask_permission` gives its permission options, and `turn` takes its stop
+    reasons and gives its prompt answer.
+    """
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __init__(
+            self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE],
+            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE]],
+            session_id: str,
+        ) -> None: ...
+
+        @overload
+        def __init__(
+            self: AgentSession[C, E, K, KV, Opt, U, str, str, A, object, object],
+            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object]],
+            session_id: str,
+        ) -> None: ...
+
+    def __init__(self, conn: object, session_id: str) -> None:
+        if not isinstance(conn, AgentSideConnection):
+            raise TypeError(f"AgentSession needs an AgentSideConnection, not {type(conn).__name__}")
+        self.conn: AgentSideConnection[Any] = conn
         self.id = session_id
         # v2 (a package requiring `messageId` on messages): the agent message and thought that
         # `say` / `think` append to: new ids with each AgentSession (one a prompt) or `new_message`
@@ -71,7 +127,9 @@ class AgentSession:
 
     # --- the prompt turn, as the connection's protocol version runs it ---
 
-    async def turn(self, prompt: Sequence[Any], work: Callable[[], Awaitable[Any]]) -> Any:
+    async def turn(
+        self, prompt: Sequence[ContentT], work: Callable[[], Awaitable[StopT | StopValueT]]
+    ) -> AnswerT:
         """Run a prompt turn: `work()` does the turn's work and returns its stop reason
         (`"end_turn"` ...). Returns the `session/prompt` answer of the connection's version:
 
@@ -88,13 +146,14 @@ class AgentSession:
         result_type = self.conn.schema.METHODS[prompt_method].result
         if not rules.turn_ends_by_update(self.conn.schema):
             stop = await work()
-            return wire.build(
+            answer: AnswerT = wire.build(
                 self.conn.schema,
                 {rules.STOP_REASON: stop},
                 result_type,
                 method=prompt_method,
                 at="result",
             )
+            return answer
         user_message_id = f"msg_{uuid.uuid4().hex[:12]}"
 
         async def run() -> None:
@@ -110,7 +169,7 @@ class AgentSession:
                     }
                 )
                 await self.state(rules.RUNNING)
-                stop = await work()
+                stop: object = await work()
                 if self.conn.turn_cancelled(self.id):  # cancelled as the work was ending
                     stop = rules.CANCELLED
             except asyncio.CancelledError:
@@ -122,29 +181,35 @@ class AgentSession:
                 log.exception("the turn of session %s failed", self.id)
                 error = {"code": INTERNAL_ERROR, "message": "Internal error"}
                 with contextlib.suppress(ProtocolError):  # a schema without the `error` reason
-                    await self.state(rules.IDLE, "error", error=error)
+                    await self._state(rules.IDLE, "error", error=error)
                 return
-            await self.state(rules.IDLE, stop)
+            await self._state(rules.IDLE, stop)
 
         self.conn.after_answer(run)
-        return wire.build(
+        acknowledged: AnswerT = wire.build(
             self.conn.schema,
             {rules.MESSAGE_ID: user_message_id},
             result_type,
             method=prompt_method,
             at="result",
         )
+        return acknowledged
 
-    async def state(self, state: str, stop_reason: Any = None, **fields: Any) -> None:
+    async def state(
+        self, state: str, stop_reason: StopT | StopValueT | None = None, **fields: Any
+    ) -> None:
         """A v2 `state_update`: `running`, `requires_action`, or `idle` with its stop reason."""
-        update = {"sessionUpdate": rules.STATE_UPDATE, rules.STATE: state, **fields}
+        await self._state(state, stop_reason, **fields)
+
+    async def _state(self, state: str, stop_reason: object, **fields: Any) -> None:
+        update: dict[str, Any] = {"sessionUpdate": rules.STATE_UPDATE, rules.STATE: state, **fields}
         if stop_reason is not None:
             update[rules.STOP_REASON] = stop_reason
         await self.send(update)
 
     # --- session/update ---
 
-    async def send(self, update: Any) -> None:
+    async def send(self, update: UpdateT | Mapping[str, Any]) -> None:
         """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`.
         A value that breaks the schema raises `SchemaMismatchError` (its path and value); nothing
         is sent."""
@@ -155,26 +220,31 @@ class AgentSession:
             params = self._params(SESSION_UPDATE, data)
         await self.conn.notify(SESSION_UPDATE, params)
 
-    async def say(self, message: str | Any) -> None:
+    async def say(self, message: str | ContentT) -> None:
         """An `agent_message_chunk`: a string is one text block (v2: of `self.message_id`)."""
         await self.send(self._message("agent_message_chunk", message, self.message_id))
 
-    async def think(self, thought: str | Any) -> None:
+    async def think(self, thought: str | ContentT) -> None:
         """An `agent_thought_chunk` (v2: of `self.thought_id`)."""
         await self.send(self._message("agent_thought_chunk", thought, self.thought_id))
 
-    def _message(self, kind: str, content: Any, message_id: str) -> dict[str, Any]:
+    def _message(self, kind: str, content: str | ContentT, message_id: str) -> dict[str, Any]:
         update = {"sessionUpdate": kind, "content": _block(content)}
         if kind in rules.kinds_requiring(self.conn.schema, rules.MESSAGE_ID):
             update[rules.MESSAGE_ID] = message_id
         return update
 
-    async def plan(self, entries: Sequence[Any]) -> None:
+    async def plan(
+        self,
+        entries: Sequence[EntryT | Mapping[str, Any] | tuple[str, str] | tuple[str, str, str]],
+    ) -> None:
         """The whole plan (`plan`): each entry a PlanEntry, wire JSON, or a `(content, status)` /
         `(content, status, priority)` tuple (priority "medium" when not given)."""
         await self.send({"sessionUpdate": "plan", "entries": [_entry(e) for e in entries]})
 
-    def tool_call(self, title: str, *, kind: str | None = None, **fields: Any) -> ToolCall:
+    def tool_call(
+        self, title: str, *, kind: KindT | KindValueT | None = None, **fields: Any
+    ) -> ToolCall:
         """A tool call to report, as `async with session.tool_call(title) as call:`. It is sent
         `in_progress` on entry and `completed` on exit, or `failed` when the block raises (the
         exception goes on). `fields` are further wire fields of the tool call (`locations`,
@@ -185,8 +255,10 @@ class AgentSession:
     # --- permission ---
 
     async def ask_permission(
-        self, tool_call: ToolCall | Any, options: Sequence[Any] = DEFAULT_PERMISSION_OPTIONS
-    ) -> Any:
+        self,
+        tool_call: ToolCall | msgspec.Struct | Mapping[str, Any],
+        options: Sequence[OptionT | Mapping[str, Any]] = DEFAULT_PERMISSION_OPTIONS,
+    ) -> OptionT | None:
         """Ask the user to allow a tool call (a `ToolCall` handle, or the wire/Struct tool call
         update to show). Returns the chosen option (one of the permission request's `options`,
         typed) or None when the user (or a `session/cancel`) cancelled."""
@@ -200,9 +272,8 @@ class AgentSession:
         chosen = wire.get(answer, "outcome", "optionId")
         if wire.get(answer, "outcome", "outcome") != "selected" or chosen is None:
             return None
-        return next(
-            (o for o in wire.items(params, "options") if wire.get(o, "optionId") == chosen), None
-        )
+        offered: list[OptionT] = wire.items(params, "options")
+        return next((o for o in offered if wire.get(o, "optionId") == chosen), None)
 
     # --- the client's files and terminals ---
 
@@ -240,7 +311,7 @@ class AgentSession:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         output_byte_limit: int | None = None,
-    ) -> Terminal:
+    ) -> Terminal[OutputT, ExitT]:
         """A command run in a client terminal, as `async with session.terminal(cmd, args) as term:`;
         the terminal is released when the block ends, however it ends."""
         data: dict[str, Any] = {"command": command, "args": list(args)}
@@ -250,7 +321,8 @@ class AgentSession:
             data["env"] = [{"name": k, "value": v} for k, v in env.items()]
         if output_byte_limit is not None:
             data["outputByteLimit"] = output_byte_limit
-        return Terminal(self, data)
+        terminal: Terminal[OutputT, ExitT] = Terminal(self, data)
+        return terminal
 
     def _params(self, method: str, data: dict[str, Any]) -> Any:
         return wire.build(
@@ -267,7 +339,12 @@ class ToolCall:
     field names; `add_text` / `add_diff` / `add_terminal` append to its content (which a tool call
     update replaces as a whole, so the handle keeps what was sent)."""
 
-    def __init__(self, session: AgentSession, tool_call_id: str, fields: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
+        tool_call_id: str,
+        fields: dict[str, Any],
+    ) -> None:
         self.session = session
         self.id = tool_call_id
         self.fields = fields  # wire fields as last sent
@@ -326,15 +403,20 @@ class ToolCall:
         await self.update(content=[*self.content, {"type": "terminal", "terminalId": terminal_id}])
 
 
-class Terminal:
-    """A client terminal, created on `async with` entry and always released on exit."""
+class Terminal(Generic[OutputT, ExitT]):
+    """A client terminal, created on `async with` entry and always released on exit (v1: a v2
+    client has no terminals for its agent)."""
 
-    def __init__(self, session: AgentSession, data: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
+        data: dict[str, Any],
+    ) -> None:
         self.session = session
         self.data = data
         self.id = ""  # the client's terminalId, once created
 
-    async def __aenter__(self) -> Terminal:
+    async def __aenter__(self) -> Terminal[OutputT, ExitT]:
         session = self.session
         result = await session.conn.request(
             TERMINAL_CREATE, session._params(TERMINAL_CREATE, self.data)
@@ -349,13 +431,15 @@ class Terminal:
             if kind is None:
                 raise
 
-    async def output(self) -> Any:
+    async def output(self) -> OutputT:
         """The output so far (`output`, `truncated`, `exitStatus` once exited)."""
-        return await self._call(TERMINAL_OUTPUT)
+        output: OutputT = await self._call(TERMINAL_OUTPUT)
+        return output
 
-    async def wait_for_exit(self) -> Any:
+    async def wait_for_exit(self) -> ExitT:
         """Wait for the command to exit: its `exitCode` / `signal`."""
-        return await self._call(TERMINAL_WAIT)
+        exit: ExitT = await self._call(TERMINAL_WAIT)
+        return exit
 
     async def kill(self) -> None:
         """Kill the command; the terminal stays until released."""

@@ -14,17 +14,17 @@ Connections hold the plan's tables by reference and never change them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import rules
 from .sending import Envelopes
 from .turns import Turns, TurnsByUpdate
 
 if TYPE_CHECKING:
-    from .package import MethodInfoLike, Package, Wire
+    from .package import MethodInfoLike, Package
     from .turns import Serving
 
-    Check = Callable[[Wire, Wire], "str | None"]
+    Check = Callable[[Any, Any], "str | None"]
     Guards = Mapping[str, "list[Check]"]
 
 _ATTRIBUTE = "__acp_runtime_plan__"
@@ -51,7 +51,7 @@ class SidePlan:
         self.send_guards: Guards = rules.guards_for(schema, side, "send")
         self.receive_guards: Guards = rules.guards_for(schema, side, "receive")
         self.result_guards: Guards = rules.guards_for(schema, side, "result")
-        self.turn_cancels: Mapping[str, dict[str, Wire]] = rules.turn_cancels_for(schema, side)
+        self.turn_cancels: Mapping[str, dict[str, Any]] = rules.turn_cancels_for(schema, side)
 
 
 class PackagePlan:
@@ -95,13 +95,13 @@ class PackagePlan:
         # checks of both sides' initialize messages, why a method the package lacks is refused,
         # and the check of an agent's initialize answer against its handler
         v2 = self.v2
-        self.initialize_checks: tuple[Callable[[Wire], str | None], ...] = (
+        self.initialize_checks: tuple[Callable[[Any], str | None], ...] = (
             (rules.initialize_breaks,) if v2 else ()
         )
         self.removed: Callable[[Package, str], str | None] | None = (
             rules.removed_surface if v2 else None
         )
-        self.promises_check: Callable[[Wire, object, type, Package], str | None] | None = (
+        self.promises_check: Callable[[Any, object, type, Package], str | None] | None = (
             rules.promises_breaks if v2 else None
         )
         self.envelopes = Envelopes(schema)

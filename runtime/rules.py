@@ -15,7 +15,7 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
-from typing import TYPE_CHECKING, Callable, Sequence, get_args
+from typing import TYPE_CHECKING, Any, Callable, Sequence, get_args
 
 from msgspec import Struct, structs
 
@@ -26,7 +26,7 @@ from .jsonrpc import REQUEST_CANCELLED as REQUEST_CANCELLED
 from .jsonrpc import SESSION_ID as SESSION_ID  # routes a message by its session
 
 if TYPE_CHECKING:
-    from .package import Package, TypeForm, Wire
+    from .package import Package, TypeForm
 
 # --- lifecycle ------------------------------------------------------------------------------------
 
@@ -41,13 +41,13 @@ PEER = {"client": "agent", "agent": "client"}
 SHARED_INFO, SHARED_CAPABILITIES = "info", "capabilities"
 
 
-def info_of(initialize: Wire, side: str) -> Wire:
+def info_of(initialize: Any, side: str) -> Any:
     """The implementation info of `side` in its initialize message (v1 or v2 naming)."""
     found = wire.get(initialize, INFO[side])
     return found if found is not None else wire.get(initialize, SHARED_INFO)
 
 
-def capabilities_of(initialize: Wire, side: str) -> Wire:
+def capabilities_of(initialize: Any, side: str) -> Any:
     """The capabilities of `side` in its initialize message (v1 or v2 naming)."""
     found = wire.get(initialize, CAPABILITIES[side])
     return found if found is not None else wire.get(initialize, SHARED_CAPABILITIES)
@@ -82,7 +82,7 @@ SESSION_NAMED_BY = SESSION_OPENED_BY | {
 SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
 
 
-def reused_session_id(method: str, params: Wire, result: Wire, known: set[Wire]) -> str | None:
+def reused_session_id(method: str, params: Any, result: Any, known: set[Any]) -> str | None:
     """Why the answer to `method` reuses a session id (24), or None."""
     if method not in SESSION_CREATED_BY:
         return None
@@ -96,7 +96,7 @@ def reused_session_id(method: str, params: Wire, result: Wire, known: set[Wire])
     return None
 
 
-def sessions_known_after(method: str, params: Wire, result: Wire) -> list[Wire]:
+def sessions_known_after(method: str, params: Any, result: Any) -> list[Any]:
     """The session ids that a successful answer to `method` shows to exist (24)."""
     ids = [wire.get(params, SESSION_ID)] if method in SESSION_NAMED_BY else []
     if method in SESSION_CREATED_BY:
@@ -131,14 +131,14 @@ SESSION_UPDATE_FIELD = "update"  # the member of session/update params that carr
 OFFERS_SET_BY = frozenset({"session/set_config_option"})
 
 
-def _mode_offered(params: Wire, offers: dict[str, Wire]) -> str | None:
+def _mode_offered(params: Any, offers: dict[str, Any]) -> str | None:
     if "modes" not in offers:
         return None
     modes, mode = wire.values(offers["modes"], "availableModes.*.id"), wire.get(params, "modeId")
     return None if mode in modes else f"mode {mode!r} is not among the availableModes {modes}"
 
 
-def _value_offered(params: Wire, offers: dict[str, Wire]) -> str | None:
+def _value_offered(params: Any, offers: dict[str, Any]) -> str | None:
     """A select value among the option's values (grouped or not); a boolean one a boolean."""
     if "configOptions" not in offers:
         return None
@@ -167,7 +167,7 @@ class TurnCancel(Struct, frozen=True):
 
     side: str
     method: str
-    result: dict[str, Wire]
+    result: dict[str, Any]
 
 
 TURN_CANCELS = (
@@ -181,24 +181,24 @@ TURN_CANCELS = (
 # message breaks the rule, or None. Omitted, null, false mean unsupported; `{}` is supported (12).
 
 
-def supported(value: Wire) -> bool:
+def supported(value: Any) -> bool:
     return value is not None and value is not False
 
 
 class Check(Struct, frozen=True):
-    fn: Callable[[Wire, Wire], "str | None"]
+    fn: Callable[[Any, Any], "str | None"]
     reads: tuple[str, ...] = ()  # paths of the initialize message it reads
     # dotted wire paths of the checked value it reads (`wire.values`): it passes any value that
     # holds none of them (empty: it may read anything). `guards_for` drops it where the type
     # cannot hold them, and asks one `wire.Reach` for all such checks of a method.
     holds: tuple[str, ...] = ()
 
-    def __call__(self, value: Wire, initialize: Wire) -> str | None:
+    def __call__(self, value: Any, initialize: Any) -> str | None:
         return self.fn(value, initialize)
 
 
 def needs(capability: str) -> Check:
-    def check(params: Wire, initialize: Wire) -> str | None:
+    def check(params: Any, initialize: Any) -> str | None:
         return (
             None
             if supported(wire.get(initialize, *capability.split(".")))
@@ -215,7 +215,7 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
     keys = tuple(entries.split(".")) if entries else ()
     reach = wire.Reach((entries,)) if "*" in keys else None  # else one value at most: read it
 
-    def check(params: Wire, initialize: Wire) -> str | None:
+    def check(params: Any, initialize: Any) -> str | None:
         if reach is not None and not reach(params):  # most messages hold no such list: done
             return None
         for entry in wire.values(params, entries) if reach else [wire.get(params, *keys)]:
@@ -232,7 +232,7 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
 
 
 def nonempty_needs(field: str, capability: str) -> Check:
-    def check(params: Wire, initialize: Wire) -> str | None:
+    def check(params: Any, initialize: Any) -> str | None:
         if wire.items(params, field) and not supported(
             wire.get(initialize, *capability.split("."))
         ):
@@ -251,7 +251,7 @@ def absolute(*paths: str) -> Check:
 
     reach = wire.Reach(paths)
 
-    def check(params: Wire, initialize: Wire) -> str | None:
+    def check(params: Any, initialize: Any) -> str | None:
         if not reach(params):  # most messages hold none of them: done at once
             return None
         for path in paths:
@@ -263,7 +263,7 @@ def absolute(*paths: str) -> Check:
     return Check(check, holds=paths)
 
 
-def _no_terminal_auth_method(params: Wire, initialize: Wire) -> str | None:
+def _no_terminal_auth_method(params: Any, initialize: Any) -> str | None:
     chosen = wire.get(params, "methodId")
     for method in wire.items(initialize, "authMethods"):
         if wire.get(method, "type") == "terminal" and wire.get(method, "id") == chosen:
@@ -448,7 +448,7 @@ GUARDS: tuple[Guard, ...] = (
 
 def guards_for(
     schema: Package, side: str, when: str
-) -> dict[str, list[Callable[[Wire, Wire], str | None]]]:
+) -> dict[str, list[Callable[[Any, Any], str | None]]]:
     """The checks that apply, by method (their functions: one call each, no frame of `Check`);
     skips methods and capabilities the package lacks, and checks of paths the method's params (or
     result) type cannot hold. A method's checks of known paths (`Check.holds`) sit behind one
@@ -474,7 +474,7 @@ def guards_for(
     return {method: _gated(found) for method, found in checks.items()}
 
 
-def _gated(checks: list[Check]) -> list[Callable[[Wire, Wire], str | None]]:
+def _gated(checks: list[Check]) -> list[Callable[[Any, Any], str | None]]:
     """The functions of a method's checks, those of known paths behind one `wire.Reach` (in the
     place of the first of them)."""
     held = [c for c in checks if c.holds]
@@ -483,7 +483,7 @@ def _gated(checks: list[Check]) -> list[Callable[[Wire, Wire], str | None]]:
     reach = wire.Reach(tuple(dict.fromkeys(path for c in held for path in c.holds)))
     fns = tuple(c.fn for c in held)
 
-    def gate(value: Wire, initialize: Wire) -> str | None:
+    def gate(value: Any, initialize: Any) -> str | None:
         if not reach(value):  # holds none of the paths they read: every one of them passes
             return None
         for fn in fns:
@@ -492,7 +492,7 @@ def _gated(checks: list[Check]) -> list[Callable[[Wire, Wire], str | None]]:
                 return reason
         return None
 
-    gated: list[Callable[[Wire, Wire], str | None]] = []
+    gated: list[Callable[[Any, Any], str | None]] = []
     for check in checks:
         if not check.holds:
             gated.append(check.fn)
@@ -501,7 +501,7 @@ def _gated(checks: list[Check]) -> list[Callable[[Wire, Wire], str | None]]:
     return gated
 
 
-def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Wire]]:
+def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Any]]:
     """The turn cancels that apply: their methods exist and their results fit the result type."""
     if SESSION_CANCEL not in schema.METHODS:
         return {}
@@ -526,7 +526,7 @@ _JSON_TYPES = {
 _BOUNDS = {"string": ("minLength", "maxLength"), "array": ("minItems", "maxItems")}
 
 
-def _choices(schema: Wire) -> list[Wire] | None:
+def _choices(schema: Any) -> list[Any] | None:
     """The values a string (or array item) schema allows: its enum, or its oneOf / anyOf consts."""
     if wire.get(schema, "enum") is not None:
         return wire.items(schema, "enum")
@@ -536,7 +536,7 @@ def _choices(schema: Wire) -> list[Wire] | None:
     return None
 
 
-def _value_breaks(prop: Wire, value: Wire) -> str | None:
+def _value_breaks(prop: Any, value: Any) -> str | None:
     kind = wire.get(prop, "type")
     types = _JSON_TYPES.get(kind)
     if types is None:  # a property schema the runtime does not know: the application's to check
@@ -559,7 +559,7 @@ def _value_breaks(prop: Wire, value: Wire) -> str | None:
     return None
 
 
-def form_content_breaks(params: Wire, result: Wire) -> str | None:
+def form_content_breaks(params: Any, result: Any) -> str | None:
     """Why the content of an accepted form elicitation does not fit the requested schema (or None):
     a required property missing, a value of the wrong type, not among its choices, out of bounds."""
     if wire.get(params, "mode") != "form" or wire.get(result, "action") != "accept":
@@ -580,7 +580,7 @@ def form_content_breaks(params: Wire, result: Wire) -> str | None:
 # A result checked against the params of its request, (params, result) -> why it breaks the rule:
 # the answering side refuses to send it (answered -32603), the asking side refuses to take it (the
 # call fails with -32603). 100, 101, 107
-ANSWER_CHECKS: dict[str, Callable[[Wire, Wire], "str | None"]] = {
+ANSWER_CHECKS: dict[str, Callable[[Any, Any], "str | None"]] = {
     "elicitation/create": form_content_breaks
 }
 
@@ -603,7 +603,7 @@ COMPLETIONS = (
 )
 
 
-def answer_checks_for(schema: Package) -> dict[str, Callable[[Wire, Wire], "str | None"]]:
+def answer_checks_for(schema: Package) -> dict[str, Callable[[Any, Any], "str | None"]]:
     return {method: check for method, check in ANSWER_CHECKS.items() if method in schema.REQUESTS}
 
 
@@ -698,7 +698,7 @@ def kinds_requiring(schema: Package, key: str) -> frozenset[str]:
     return found
 
 
-def missing_message_id(params: Wire, kinds: frozenset[str]) -> str | None:
+def missing_message_id(params: Any, kinds: frozenset[str]) -> str | None:
     """A message chunk or update sent without its `messageId` (v2: every one carries it)."""
     update = wire.get(params, SESSION_UPDATE_FIELD)
     kind = wire.get(update, UPDATE_KIND[1])
@@ -709,7 +709,7 @@ def missing_message_id(params: Wire, kinds: frozenset[str]) -> str | None:
     return None
 
 
-def _booleans(value: Wire, path: str) -> list[str]:
+def _booleans(value: Any, path: str) -> list[str]:
     """Dotted paths of the `true` / `false` markers in a capabilities value (wire JSON or typed)."""
     if isinstance(value, bool):
         return [path]
@@ -720,7 +720,7 @@ def _booleans(value: Wire, path: str) -> list[str]:
     return []
 
 
-def initialize_breaks(message: Wire) -> str | None:
+def initialize_breaks(message: Any) -> str | None:
     """Why an initialize message (request or result) breaks v2's shape: `info` is required, and
     support markers are objects (`{}`), never booleans."""
     if wire.get(message, SHARED_INFO) is None:
@@ -748,7 +748,7 @@ def unimplemented(
     return missing
 
 
-def promises_breaks(result: Wire, handler: object, base: type, schema: Package) -> str | None:
+def promises_breaks(result: Any, handler: object, base: type, schema: Package) -> str | None:
     """Why an agent's initialize answer promises what its handler does not serve: the session
     baseline with `capabilities.session`, auth/login and auth/logout with `authMethods`."""
     if wire.get(result, *SESSION_CAPABILITY) is not None:
@@ -768,7 +768,7 @@ def promises_breaks(result: Wire, handler: object, base: type, schema: Package) 
     return None
 
 
-def _auth_advertised(params: Wire, initialize: Wire) -> str | None:
+def _auth_advertised(params: Any, initialize: Any) -> str | None:
     if not wire.items(initialize, AUTH_METHODS):
         return v2_rule("auth-methods", "the agent advertised no authMethods: never call it")
     return None
@@ -791,7 +791,7 @@ GUARDS += (Guard("client", "send", (AUTH_LOGIN, AUTH_LOGOUT), Check(_auth_advert
 _ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*$")  # RFC 3986 absolute-URI
 
 
-def _plan_uri_absolute(params: Wire, initialize: Wire) -> str | None:
+def _plan_uri_absolute(params: Any, initialize: Any) -> str | None:
     update = wire.get(params, SESSION_UPDATE_FIELD)
     plan = wire.get(update, "plan") if wire.get(update, UPDATE_KIND[1]) == "plan_update" else None
     uri = wire.get(plan, "uri") if wire.get(plan, "type") == "file" else None
@@ -800,8 +800,8 @@ def _plan_uri_absolute(params: Wire, initialize: Wire) -> str | None:
     return None
 
 
-def _acp_server_ids_unique(params: Wire, initialize: Wire) -> str | None:
-    seen: set[Wire] = set()
+def _acp_server_ids_unique(params: Any, initialize: Any) -> str | None:
+    seen: set[Any] = set()
     for server in wire.items(params, "mcpServers"):
         if wire.get(server, "type") == "acp":
             server_id = wire.get(server, "serverId")

@@ -29,7 +29,7 @@ import asyncio
 import base64
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, Sequence, overload
 
 import msgspec
 
@@ -37,6 +37,28 @@ from . import rules, wire
 from .client import ClientSideConnection
 from .connection import _DEFAULT as DEFAULT
 from .errors import ConnectionClosedError, RequestTimeoutError
+from .schema_types import AnswerT, ContentT, EntryT, StopT, ToolCallT, UpdateT
+
+if TYPE_CHECKING:
+    from .schema_types import (
+        KV,
+        SV,
+        T2,
+        TE,
+        TO,
+        A,
+        C,
+        E,
+        HasAgent,
+        K,
+        Opt,
+        ProxyV1,
+        ProxyV1Calls,
+        ProxyV2,
+        S,
+        T,
+        U,
+    )
 
 # --- what each kind of session update means: the one hand-written table --------------------------
 
@@ -104,12 +126,12 @@ FOLDS: dict[str, Fold | tuple[Fold, ...]] = {
 
 
 @dataclass
-class Message:
+class Message(Generic[ContentT]):
     """One message of the conversation: `role` is "user", "agent" or "thought"."""
 
     role: str
     message_id: str | None = None
-    content: list[Any] = field(default_factory=list)  # the package's content blocks, in order
+    content: list[ContentT] = field(default_factory=list)  # the package's content blocks, in order
     meta: Any = None  # the message's `_meta`, patched by key by whole-message upserts (v2)
 
     def text(self) -> str:
@@ -120,7 +142,7 @@ class Message:
 
 
 @dataclass
-class SessionState:
+class SessionState(Generic[ContentT, ToolCallT, EntryT]):
     """A session's state, folded from its updates (see `FOLDS`). Values are the package's types.
 
     `tool_calls[id]` is the first update that told of the call (a tool call, or a tool call update
@@ -130,14 +152,14 @@ class SessionState:
     `status`, `stop_reason` and `background` read it.
     """
 
-    messages: list[Message] = field(
+    messages: list[Message[ContentT]] = field(
         default_factory=list
     )  # user and agent messages and thoughts, in order
-    tool_calls: dict[str, Any] = field(default_factory=dict)
+    tool_calls: dict[str, ToolCallT] = field(default_factory=dict)
     terminals: dict[str, Any] = field(default_factory=dict)  # v2 agent-owned terminals by id
     terminal_output: dict[str, bytes] = field(default_factory=dict)  # their decoded output
     compactions: dict[str, Any] = field(default_factory=dict)  # v2 context compactions by id
-    plan: list[Any] = field(default_factory=list)  # v1: the plan's entries
+    plan: list[EntryT] = field(default_factory=list)  # v1: the plan's entries
     plans: dict[str, Any] = field(default_factory=dict)  # v2: each plan by planId
     activity: Any = None  # v2: the last state_update (running / requires_action / idle)
     notices: list[Any] = field(default_factory=list)  # v2: notices, in order
@@ -149,14 +171,14 @@ class SessionState:
     other: dict[str, Any] = field(
         default_factory=dict
     )  # kind -> the last update of a kind not in FOLDS
-    _by_id: dict[tuple[str, str], Message] = field(default_factory=dict, repr=False)
+    _by_id: dict[tuple[str, str], Message[ContentT]] = field(default_factory=dict, repr=False)
 
     def text(self, role: str = "agent") -> str:
         """All text of the messages of `role`, joined."""
         return "".join(m.text() for m in self.messages if m.role == role)
 
     @property
-    def thoughts(self) -> list[Message]:
+    def thoughts(self) -> list[Message[ContentT]]:
         return [m for m in self.messages if m.role == "thought"]
 
     @property
@@ -228,6 +250,7 @@ class SessionState:
 
     def _fold_message(self, how: Fold, update: Any) -> None:
         message_id = wire.get(update, MESSAGE_ID)
+        message: Message[ContentT] | None
         if message_id is not None:
             message = self._by_id.get((how.slot, message_id))
         else:
@@ -247,7 +270,8 @@ class SessionState:
             return
         changed, content = _change(update, CONTENT)
         if changed:
-            message.content = list(content or ())
+            blocks: list[ContentT] = list(content or ())
+            message.content = blocks
         changed, meta = _change(update, META)
         if changed:
             message.meta = patch_meta(message.meta, meta)
@@ -374,14 +398,14 @@ _END = object()  # ends an `updates()` iteration: a turn ended, or the connectio
 
 
 @dataclass(frozen=True)
-class TurnOutcome:
+class TurnOutcome(Generic[StopT, AnswerT]):
     """How a prompt turn ended: `stop_reason` ("end_turn", "cancelled" ...; in v2 None when the
     idle state reports none), the turn's `usage` (None when the agent reports none), the agent's
     whole `response` to the prompt and, in v2, the `idle` state update that ended the turn."""
 
-    stop_reason: str | None
+    stop_reason: StopT | None
     usage: Any
-    response: Any
+    response: AnswerT
     idle: Any = None
 
     @property
@@ -407,7 +431,7 @@ class _Router:
     after its answer, before the caller has the id."""
 
     def __init__(self, conn: ClientSideConnection) -> None:
-        self.sessions: dict[Any, Session] = {}
+        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any]] = {}
         self.setups = 0
         self.held: list[Any] = []
         self.attrs: dict[type, tuple[str, str]] = (
@@ -438,7 +462,7 @@ class _Router:
         elif self.setups:
             self.held.append(params)
 
-    def claim(self, session: Session) -> None:
+    def claim(self, session: Session[Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
         held, self.held = self.held, []
         for params in held:
@@ -462,21 +486,46 @@ def _router(conn: ClientSideConnection) -> _Router:
     return router
 
 
-class Session:
+class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     """One session of a client connection: its id, the agent's offers, its folded `state`.
 
     Make one with `await Session.new(conn, cwd)` or `await Session.load(conn, session_id, cwd)`.
+    Typed with the connection's package (read off `conn.agent`, see `acp_runtime.schema_types`):
+    `prompt` takes its content blocks, `updates()` gives its session updates, `state.tool_calls`
+    holds its tool calls and `state.plan` its plan entries, and the `TurnOutcome` has its stop
+    reason and prompt answer.
     """
 
-    def __init__(self, conn: ClientSideConnection, session_id: Any) -> None:
-        self.conn = conn
-        self.schema = conn.schema
+    @overload
+    def __init__(
+        self: Session[C, U, T | T2, S, A, E],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        session_id: str,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Session[C, U, U, S, A, E],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        session_id: str,
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Session[C, U, T2, str, A, E],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        session_id: str,
+    ) -> None: ...
+
+    def __init__(self, conn: object, session_id: Any) -> None:
+        self.conn = _client_connection(conn, "Session")
+        self.schema = self.conn.schema
         self.id = session_id
-        self.state = SessionState()
+        self.state: SessionState[ContentT, ToolCallT, EntryT] = SessionState()
         self.modes: Any = (
             None  # the agent's mode offer (available modes and the current one), if any
         )
-        self.last_outcome: TurnOutcome | None = None
+        self.last_outcome: TurnOutcome[StopT, AnswerT] | None = None
         self._listeners: list[asyncio.Queue[Any]] = []
         self._closed = False
         # v2 turns end by state: while prompts wait, the user messages and idle states seen, by the
@@ -489,11 +538,42 @@ class Session:
 
     # --- setting up ---
 
+    @overload
     @classmethod
     async def new(
-        cls, conn: ClientSideConnection, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session:
+        cls,
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, T | T2, S, A, E]: ...
+
+    @overload
+    @classmethod
+    async def new(
+        cls,
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, U, S, A, E]: ...
+
+    @overload
+    @classmethod
+    async def new(
+        cls,
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, T2, str, A, E]: ...
+
+    @classmethod
+    async def new(
+        cls, conn: object, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
+        conn = _client_connection(conn, "Session.new")
         router = _router(conn)
         router.setups += 1
         try:
@@ -506,32 +586,96 @@ class Session:
             router.setups -= 1
         return session
 
+    @overload
     @classmethod
     async def load(
         cls,
-        conn: ClientSideConnection,
-        session_id: Any,
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        session_id: str,
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, T | T2, S, A, E]: ...
+
+    @overload
+    @classmethod
+    async def load(
+        cls,
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        session_id: str,
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, U, S, A, E]: ...
+
+    @overload
+    @classmethod
+    async def load(
+        cls,
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        session_id: str,
+        cwd: str,
+        mcp_servers: Sequence[Any] = ...,
+        **params: Any,
+    ) -> Session[C, U, T2, str, A, E]: ...
+
+    @classmethod
+    async def load(
+        cls,
+        conn: object,
+        session_id: str,
         cwd: str,
         mcp_servers: Sequence[Any] = (),
         **params: Any,
-    ) -> Session:
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
         return await cls._open(conn, "session/load", session_id, data)
 
+    @overload
     @classmethod
     async def resume(
-        cls, conn: ClientSideConnection, session_id: Any, cwd: str, **params: Any
-    ) -> Session:
+        cls,
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        session_id: str,
+        cwd: str,
+        **params: Any,
+    ) -> Session[C, U, T | T2, S, A, E]: ...
+
+    @overload
+    @classmethod
+    async def resume(
+        cls,
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        session_id: str,
+        cwd: str,
+        **params: Any,
+    ) -> Session[C, U, U, S, A, E]: ...
+
+    @overload
+    @classmethod
+    async def resume(
+        cls,
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        session_id: str,
+        cwd: str,
+        **params: Any,
+    ) -> Session[C, U, T2, str, A, E]: ...
+
+    @classmethod
+    async def resume(
+        cls, conn: object, session_id: str, cwd: str, **params: Any
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
         """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
         `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
         return await cls._open(conn, "session/resume", session_id, {"cwd": cwd, **params})
 
     @classmethod
     async def _open(
-        cls, conn: ClientSideConnection, method: str, session_id: Any, data: dict[str, Any]
-    ) -> Session:
-        session = cls(conn, session_id)
+        cls, conn: object, method: str, session_id: Any, data: dict[str, Any]
+    ) -> Session[Any, Any, Any, Any, Any, Any]:
+        conn = _client_connection(conn, f"Session.{method.split('/')[-1]}")
+        session: Session[Any, Any, Any, Any, Any, Any] = cls(conn, session_id)
         router = _router(conn)
         router.sessions[session_id] = session
         data = {rules.SESSION_ID: session_id, **data}
@@ -567,8 +711,8 @@ class Session:
     # --- turns ---
 
     async def prompt(
-        self, prompt: str | Sequence[Any], *, timeout: Any = DEFAULT, **params: Any
-    ) -> TurnOutcome:
+        self, prompt: str | Sequence[ContentT], *, timeout: Any = DEFAULT, **params: Any
+    ) -> TurnOutcome[StopT, AnswerT]:
         """Send one prompt (a string is one text block) and wait for the turn to end.
 
         v1: the turn ends with the prompt's answer, which carries the stop reason. v2: the answer
@@ -580,14 +724,16 @@ class Session:
         connection's; in v2 it bounds the whole turn, and on expiry the turn is cancelled with
         `session/cancel`); `params` are further wire fields.
         """
-        blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        blocks: list[Any] = (
+            [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+        )
         data = {rules.SESSION_ID: self.id, "prompt": blocks, **params}
         by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
         try:
             params = _params(self.conn, "session/prompt", data)
             if not by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
-                outcome = TurnOutcome(
+                outcome: TurnOutcome[StopT, AnswerT] = TurnOutcome(
                     wire.get(response, STOP_REASON), wire.get(response, USAGE), response
                 )
             else:
@@ -597,7 +743,7 @@ class Session:
         self.last_outcome = outcome
         return outcome
 
-    async def _turn_by_state(self, params: Any, timeout: Any) -> TurnOutcome:
+    async def _turn_by_state(self, params: Any, timeout: Any) -> TurnOutcome[StopT, AnswerT]:
         """v2: send the prompt, then wait for the idle state that ends its turn."""
         limit = self.conn.timeout if timeout is DEFAULT else timeout
         loop = asyncio.get_running_loop()
@@ -675,7 +821,7 @@ class Session:
         )
         self.state.config_options = wire.items(result, "configOptions")
 
-    def updates(self) -> AsyncIterator[Any]:
+    def updates(self) -> AsyncIterator[UpdateT]:
         """Each update of this session as it is folded, from now until a turn ends (its prompt is
         answered) or the connection closes: `async for update in session.updates()`. Start it
         before the prompt (`asyncio.create_task(session.prompt(...))`) to see the whole turn."""
@@ -685,7 +831,7 @@ class Session:
             queue.put_nowait(_END)
         return self._drain(queue)
 
-    async def _drain(self, queue: asyncio.Queue[Any]) -> AsyncIterator[Any]:
+    async def _drain(self, queue: asyncio.Queue[Any]) -> AsyncIterator[UpdateT]:
         try:
             while (update := await queue.get()) is not _END:
                 yield update
@@ -728,6 +874,13 @@ class Session:
         listeners, self._listeners = self._listeners, []
         for queue in listeners:
             queue.put_nowait(_END)
+
+
+def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
+    """`conn` as the client connection it must be (a clear error naming `what` otherwise)."""
+    if not isinstance(conn, ClientSideConnection):
+        raise TypeError(f"{what} needs a ClientSideConnection, not {type(conn).__name__}")
+    return conn
 
 
 def _params(conn: ClientSideConnection, method: str, data: dict[str, Any]) -> Any:

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from .errors import SchemaMismatchError
 
 if TYPE_CHECKING:
-    from .package import Package, TypeForm, Wire
+    from .package import Package, TypeForm
 
-MISSING: Wire = None
+MISSING: Any = None
 """What `get` returns for an absent, UNSET or null value: in ACP all three mean "not there"."""
 
 
@@ -33,7 +33,7 @@ def _fields(cls: type) -> dict[str, str]:
     return fields
 
 
-def declares_any(obj: Wire, keys: tuple[str, ...]) -> bool:
+def declares_any(obj: Any, keys: tuple[str, ...]) -> bool:
     """Whether a Struct declares any of these wire keys (dicts and other values: assume so)."""
     if not isinstance(obj, msgspec.Struct):
         return obj is not None
@@ -48,7 +48,7 @@ def declares_any(obj: Wire, keys: tuple[str, ...]) -> bool:
 _DECLARES: dict[tuple[type, tuple[str, ...]], bool] = {}
 
 
-def get(obj: Wire, *path: str) -> Wire:
+def get(obj: Any, *path: str) -> Any:
     """The value at a wire path (`get(caps, "sessionCapabilities", "list")`), or None.
 
     Walks Structs by wire name (a tagged Struct also answers its tag field), dicts by key, and the
@@ -77,19 +77,19 @@ def get(obj: Wire, *path: str) -> Wire:
     return obj.value if isinstance(obj, enum.Enum) else obj
 
 
-def items(obj: Wire, *path: str) -> list[Wire]:
+def items(obj: Any, *path: str) -> list[Any]:
     """The list at a wire path, or [] when absent."""
     value = get(obj, *path)
     return list(value) if isinstance(value, (list, tuple)) else []
 
 
-def values(obj: Wire, path: str) -> list[Wire]:
+def values(obj: Any, path: str) -> list[Any]:
     """Every value at a dotted wire path, `*` standing for each item of a list:
     `values(params, "update.locations.*.path")`. Absent values are left out."""
     found = [obj]
     keys = _PATHS.get(path) or _PATHS.setdefault(path, tuple(path.split(".")))
     for i, key in enumerate(keys):
-        step: list[Wire] = []
+        step: list[Any] = []
         for value in found:
             if (
                 key != "*"
@@ -126,7 +126,7 @@ class Reach:
             type, tuple[tuple[str, str, tuple[tuple[str, ...], ...], dict[type, bool]], ...]
         ] = {}
 
-    def __call__(self, obj: Wire) -> bool:
+    def __call__(self, obj: Any) -> bool:
         plan = self._plans.get(type(obj))  # a Struct type seen before: the common case
         if plan is None:
             if not isinstance(obj, msgspec.Struct):
@@ -212,7 +212,7 @@ def _declares(info: msgspec.inspect.Type, path: tuple[str, ...]) -> bool:
     return isinstance(info, (inspect.CustomType, inspect.AnyType, inspect.DictType))
 
 
-def replace(obj: Wire, key: str, value: Wire) -> Wire:
+def replace(obj: Any, key: str, value: Any) -> Any:
     """A copy of a Struct (or dict) with the field of wire name `key` set to `value`."""
     if isinstance(obj, dict):
         return {**obj, key: value}
@@ -226,13 +226,13 @@ def has_field(cls: TypeForm, key: str) -> bool:
 
 def build(
     schema: Package,
-    data: Wire,
+    data: Any,
     cls: TypeForm,
     *,
     method: str = "",
     at: str = "",
     received: bool = False,
-) -> Wire:
+) -> Any:
     """A typed instance of `cls` from wire-shaped builtins (generated objects inside are fine).
 
     Built to be sent, it is checked as a sender must (`check`): a value that breaks the schema, or
@@ -248,8 +248,8 @@ def build(
 
 
 def to_send(
-    schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = ""
-) -> tuple[Wire, bytes]:
+    schema: Package, value: Any, cls: TypeForm, *, method: str = "", at: str = ""
+) -> tuple[Any, bytes]:
     """What a sender sends of `value` (wire JSON or a generated object) as the `at` member
     ("params" or "result") of a `method` message, checked strictly (`build`, `check`), and its
     JSON, encoded once: the envelope takes these bytes as they are (`sending.Envelopes`). Wire JSON
@@ -260,7 +260,7 @@ def to_send(
     return value, _checked(schema, value, cls, method, at)[0]
 
 
-def _built(schema: Package, data: Wire, cls: TypeForm, method: str, at: str) -> tuple[Wire, bytes]:
+def _built(schema: Package, data: Any, cls: TypeForm, method: str, at: str) -> tuple[Any, bytes]:
     """`build` of a value to send: the typed value, and its JSON."""
     sent, typed = _checked(schema, data, cls, method, at)
     encoded: bytes = schema.encode_message(typed)
@@ -277,7 +277,7 @@ def _built(schema: Package, data: Wire, cls: TypeForm, method: str, at: str) -> 
     return typed, encoded
 
 
-def check(schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: str = "") -> Wire:
+def check(schema: Package, value: Any, cls: TypeForm, *, method: str = "", at: str = "") -> Any:
     """`value` (a generated object or wire JSON) checked strictly against `cls`, as what a sender
     sends must be: the schema's `x-deserialize-*` marks forgive a receiver, never a sender. Returns
     it decoded into `cls`; raises `SchemaMismatchError` (the method, the path under `$.{at}`, the
@@ -285,9 +285,7 @@ def check(schema: Package, value: Wire, cls: TypeForm, *, method: str = "", at: 
     return _checked(schema, value, cls, method, at)[1]
 
 
-def _checked(
-    schema: Package, value: Wire, cls: TypeForm, method: str, at: str
-) -> tuple[bytes, Wire]:
+def _checked(schema: Package, value: Any, cls: TypeForm, method: str, at: str) -> tuple[bytes, Any]:
     """`check`: the value's JSON, and the value decoded from it."""
     try:
         data: bytes = schema.encode_message(value)
@@ -312,7 +310,7 @@ def _root(at: str) -> str:
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\]|\[\.\.\.\]")
 
 
-def _at(value: Wire, path: str) -> Wire:
+def _at(value: Any, path: str) -> Any:
     """The value at a `$.a[0].b['key']` path of decoded JSON (where a step cannot be followed:
     the value reached so far)."""
     for match in _STEP.finditer(path, 1):
@@ -331,13 +329,13 @@ def _at(value: Wire, path: str) -> Wire:
 
 
 def _undeclared(
-    data: Wire, typed: Wire, tags: frozenset[str] = frozenset()
-) -> tuple[list[str], Wire] | None:
+    data: Any, typed: Any, tags: frozenset[str] = frozenset()
+) -> tuple[list[str], Any] | None:
     """The first key of wire JSON `data` that `typed` (what it decoded into) does not keep, as the
     steps of its path (innermost first) and its value: a key its Struct does not declare, at any
     depth. `tags` are the tag fields of the union `typed` was chosen from: a variant that stands for
     a tag does not keep it (`"type": "agent"` of a default variant), and the schema declares it."""
-    found: tuple[list[str], Wire] | None = None
+    found: tuple[list[str], Any] | None = None
     if type(data) is dict:
         if isinstance(typed, msgspec.Struct):
             cls = type(typed)
@@ -416,7 +414,7 @@ def _tags(info: msgspec.inspect.Type) -> frozenset[str]:
     return frozenset()
 
 
-def structured(value: Wire) -> bool:
+def structured(value: Any) -> bool:
     """Whether a params value is absent or a JSON-RPC "structured value" (an object or an array)."""
     kind = type(value)
     found = _STRUCTURED.get(kind)  # by type: one lookup for the types seen before

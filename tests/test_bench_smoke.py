@@ -23,26 +23,24 @@ from bench.harness import QUICK  # noqa: E402
 from bench.sendpath import send_path  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
-    out = tmp_path_factory.mktemp("bench") / "results.json"
+def _bench(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m bench --quick ARGS --json OUT`, which must succeed."""
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--quick",
-            "--skip",
-            "generation,imports,connections",
-            "--json",
-            str(out),
-        ],
+        [sys.executable, "-m", "bench", "--quick", *args, "--json", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert run.returncode == 0, run.stderr
+    return run
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+    out = tmp_path_factory.mktemp("bench") / "results.json"
+    # the connections and remote sections have tests of their own (below)
+    run = _bench(out, "--skip", "generation,imports,connections,remote")
     return json.loads(out.read_text()), run.stdout
 
 
@@ -173,27 +171,7 @@ def test_the_connections_section_runs_alone_and_reports_both_implementations(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "results.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bench",
-            "--quick",
-            "--only",
-            "connections",
-            "--connections",
-            "3",
-            "--sessions",
-            "10",
-            "--json",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
+    run = _bench(out, "--only", "connections", "--connections", "3", "--sessions", "10")
     results = json.loads(out.read_text())["connections"]
     for side in ("agent", "client"):
         assert results["construction"][side]["after_us"] > 0
@@ -209,6 +187,28 @@ def test_the_connections_section_runs_alone_and_reports_both_implementations(
         assert got["agent_maxrss_kb"] > 0
     assert "### Many connections" in run.stdout
     assert "constructing a connection after the first (agent side)" in run.stdout
+
+
+def test_the_remote_section_runs_alone_and_reports_both_implementations(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "results.json"
+    run = _bench(out, "--only", "remote", "--remote", "60,12,1")
+    results = json.loads(out.read_text())["remote"]
+    assert (results["stream_n"], results["pings"], results["rounds"]) == (60, 12, 1)
+    for mode in ("http1", "h2c", "ws"):
+        for impl in ("runtime", "sdk"):
+            got = results["modes"][mode][impl]
+            assert "error" not in got, (mode, impl, got)
+            assert got["chunks_per_s"] > 0 and got["round_trips_per_s"] > 0, (mode, impl, got)
+            assert len(got["stream_seconds"]) == len(got["ping_seconds"]) == 1
+            assert got["maxrss_kb"] > 0 and got["server_maxrss_kb"] > 0
+            for side in ("client", "server"):
+                for unit in ("round_trip", "chunk"):
+                    assert got[f"{side}_cpu_us_per_{unit}"] >= 0, (mode, impl, side, unit)
+            assert got["client_cpu_us_per_round_trip"] > 0, (mode, impl)
+    assert "### Remote, one connection" in run.stdout
+    assert "remote round trips, h2c, one connection, against the SDK 1.0.0rc3" in run.stdout
 
 
 def test_benchmarks_md_keeps_what_is_written_outside_the_markers(tmp_path: Path) -> None:

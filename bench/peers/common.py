@@ -40,21 +40,27 @@ def big_text(size: int) -> str:
     return "".join(lines)[:size]
 
 
-def maxrss_kb() -> int:
-    """Peak resident set size of this process, in KiB.
+def peak_kb(pid: int | str = "self") -> int | None:
+    """Peak resident set size of process `pid` (this one by default), in KiB; None when it is gone.
 
-    `VmHWM` of /proc/self/status, not `getrusage(RUSAGE_SELF).ru_maxrss`: on Linux, exec carries
+    `VmHWM` of /proc/PID/status, not `getrusage(RUSAGE_SELF).ru_maxrss`: on Linux, exec carries
     the parent's peak over into the child's ru_maxrss, so a child of a big parent would report the
     parent's size. VmHWM belongs to the process's own address space, which exec starts afresh.
     """
     try:
-        with open("/proc/self/status") as f:
+        with open(f"/proc/{pid}/status") as f:
             for line in f:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1])
     except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return None
+    return None
+
+
+def maxrss_kb() -> int:
+    """Peak resident set size of this process, in KiB (`peak_kb`, else getrusage's figure)."""
+    own = peak_kb()
+    return own if own is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 async def run_scenario(
@@ -62,10 +68,14 @@ async def run_scenario(
     ping: Callable[[], Awaitable[None]],
     big: Callable[[int], Awaitable[int]],
     argv: list[str],
+    cpu: dict[str, Callable[[], float]] | None = None,
 ) -> dict[str, Any]:
     """`stream(n)` has the agent stream n chunks and returns how many the client handled;
     `ping()` is one request/response round trip; `big(size)` has the agent send one chunk of
-    `size` characters and returns the length the client got. Warm-up first, then timed runs."""
+    `size` characters and returns the length the client got. Warm-up first, then timed runs.
+    `cpu`: clocks of CPU seconds (name -> clock) also read around each timed run, reported as
+    `stream_cpu_seconds` and `ping_cpu_seconds` (name -> one figure per run)."""
+    clocks = cpu or {}
     stream_n, pings, repeats = (int(a) for a in argv[:3])
     big_bytes = int(argv[3]) if len(argv) > 3 else 0
     clock = time.perf_counter
@@ -88,22 +98,31 @@ async def run_scenario(
         await ping()
     before = maxrss_kb()
     stream_s = []
+    stream_cpu: dict[str, list[float]] = {name: [] for name in clocks}
     for _ in range(repeats):
+        used = {name: read() for name, read in clocks.items()}
         start = clock()
         got = await stream(stream_n)
         stream_s.append(clock() - start)
+        for name, read in clocks.items():
+            stream_cpu[name].append(read() - used[name])
         if got != stream_n:
             raise SystemExit(f"the client handled {got} chunks of {stream_n}")
     after_stream = maxrss_kb()
     ping_s = []
+    ping_cpu: dict[str, list[float]] = {name: [] for name in clocks}
     for _ in range(repeats):
+        used = {name: read() for name, read in clocks.items()}
         start = clock()
         for _ in range(pings):
             await ping()
         ping_s.append(clock() - start)
+        for name, read in clocks.items():
+            ping_cpu[name].append(read() - used[name])
     return {
         "stream_n": stream_n,
         "stream_seconds": stream_s,
+        **({"stream_cpu_seconds": stream_cpu, "ping_cpu_seconds": ping_cpu} if clocks else {}),
         "pings": pings,
         "ping_seconds": ping_s,
         "maxrss_kb_before_stream": before,

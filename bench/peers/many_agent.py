@@ -1,11 +1,13 @@
-"""The agent of the many-connections benchmark, on acp_runtime or on the official Python SDK.
+"""The agent of the many-connections and remote benchmarks, on acp_runtime or on the official
+Python SDK 1.0.0rc3 (`sdk`: run it with the interpreter of .venv/acp-rc3, see bench/servers.py).
 
     python many_agent.py runtime|sdk stdio          serve one connection over stdio
     python many_agent.py runtime|sdk listen FD      serve HTTP/1.1, h2c and WebSocket (Hypercorn)
                                                     on the inherited listening socket FD
 
 Each `session/new` gets a session id of its own; a prompt `stream N` sends N agent_message_chunk
-updates, then ends the turn. Both run on the plain asyncio loop, under the same Hypercorn settings.
+updates, then ends the turn; any other prompt (`ping`) ends the turn at once. Both run on the
+plain asyncio loop, under the same Hypercorn settings.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ def hypercorn_config(fd: int) -> Any:
     cfg.bind = [f"fd://{socket.socket(fileno=fd).detach()}"]
     cfg.backlog = 4096
     cfg.keep_alive_timeout = 75.0
+    # as acp_runtime.http.serve: past Hypercorn's default 1,000 requests an HTTP/2 connection
+    # gets GOAWAY with a request in flight, and either client loses that request
+    cfg.keep_alive_max_requests = sys.maxsize
     cfg.accesslog = None
     cfg.errorlog = "-"
     cfg.loglevel = "WARNING"
@@ -67,14 +72,14 @@ def runtime(mode: str, fd: int) -> None:
 
     from acp_runtime.http import AcpApp
 
-    app = AcpApp(BenchAgent)
+    app = AcpApp(BenchAgent, max_connections=1 << 20)  # the SDK's server has no cap (ours: 256)
     print("ready", flush=True)
     asyncio.run(serve(app, hypercorn_config(fd)))  # type: ignore[arg-type]
 
 
 def sdk(mode: str, fd: int) -> None:
     import acp
-    from acp.schema import AgentCapabilities
+    from acp.schema import AgentCapabilities, AgentMessageChunk, TextContentBlock
 
     class BenchAgent:
         def __init__(self, conn: Any = None) -> None:
@@ -95,14 +100,14 @@ def sdk(mode: str, fd: int) -> None:
             command = prompt[0].text
             if command.startswith("stream "):
                 for i in range(int(command[7:])):
+                    chunk = TextContentBlock(text=f"token {i} of the answer, ")
                     await self.conn.session_update(
-                        session_id=session_id,
-                        update=acp.update_agent_message_text(f"token {i} of the answer, "),
+                        session_id=session_id, update=AgentMessageChunk(content=chunk)
                     )
             return acp.PromptResponse(stop_reason="end_turn")
 
     if mode == "stdio":
-        asyncio.run(acp.run_agent(BenchAgent()))  # type: ignore[arg-type]
+        asyncio.run(acp.run_agent(BenchAgent()))
         return
     from acp.http.asgi import create_asgi_app
     from hypercorn.asyncio import serve

@@ -1,4 +1,5 @@
-"""The client of the many-connections benchmark, on acp_runtime or on the official Python SDK.
+"""The client of the many-connections benchmark, on acp_runtime or on the official Python SDK
+1.0.0rc3 (`sdk`: run it with the interpreter of .venv/acp-rc3, see bench/servers.py).
 
     python many_client.py runtime|sdk http1|h2c|ws N CHUNKS URL
         N connections at once to the agent at URL, each: initialize, one session/new, one prompt
@@ -23,13 +24,13 @@ import sys
 import time
 from typing import Any
 
-from common import maxrss_kb, report
+from common import maxrss_kb, peak_kb, report
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "many_agent.py")
 WAIT_S = 60.0
 IMPORTS = {
     "runtime": ("acp_schema", "acp_runtime", "acp_runtime.http"),
-    "sdk": ("acp", "httpx", "acp.http", "acp.ws"),
+    "sdk": ("acp", "httpx2", "acp.http.client", "acp.ws.client"),
 }
 
 
@@ -52,17 +53,6 @@ class Counts:
         event = asyncio.Event()
         self.waiting[session_id] = (n, event)
         await asyncio.wait_for(event.wait(), WAIT_S)
-
-
-def peak_kb(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
 
 
 # --- acp_runtime ----------------------------------------------------------------------------------
@@ -129,34 +119,41 @@ def sdk_handler(counts: Counts) -> Any:
 
 
 async def sdk_turns(conn: Any, counts: Counts, chunks: int) -> None:
-    import acp
+    from acp.schema import TextContentBlock
 
     new = await conn.new_session(cwd="/", mcp_servers=[])
-    await conn.prompt(session_id=new.session_id, prompt=[acp.text_block(f"stream {chunks}")])
+    prompt = [TextContentBlock(text=f"stream {chunks}")]
+    await conn.prompt(session_id=new.session_id, prompt=prompt)
     await counts.reach(new.session_id, chunks)
+
+
+async def sdk_transport(mode: str, url: str) -> tuple[Any, Any]:
+    """The SDK's transport for `mode`, and the HTTP client to close after it (or None)."""
+    import httpx2
+    from acp.http import create_http_stream
+    from acp.ws import create_websocket_stream
+
+    if mode == "ws":
+        return await create_websocket_stream(url), None
+    if mode == "h2c":  # the SDK's own client, told to speak HTTP/2 with prior knowledge
+        client = httpx2.AsyncClient(http1=False, http2=True, timeout=httpx2.Timeout(None))
+        return create_http_stream(url, client=client), client
+    # its default client (HTTP/2 where TLS offers it: HTTP/1.1 on http://)
+    return create_http_stream(url), None
 
 
 async def sdk_remote(mode: str, n: int, chunks: int, url: str, counts: Counts) -> list[Any]:
     import acp
-    import httpx
-    from acp.http import create_http_stream
-    from acp.ws import create_websocket_stream
 
     async def one() -> None:
-        if mode == "ws":
-            transport = await create_websocket_stream(url)
-        elif mode == "h2c":  # the SDK's own client, told to speak HTTP/2 with prior knowledge
-            client = httpx.AsyncClient(http1=False, http2=True, timeout=httpx.Timeout(None))
-            transport = create_http_stream(url, client=client)
-        else:  # its default client (HTTP/2 where TLS offers it: HTTP/1.1 on http://)
-            transport = create_http_stream(url)
-        conn = acp.connect_to_agent(sdk_handler(counts), transport)  # type: ignore[arg-type]
+        transport, client = await sdk_transport(mode, url)
+        conn = acp.connect_to_agent(sdk_handler(counts), transport)
         try:
             await conn.initialize(protocol_version=1)
             await sdk_turns(conn, counts, chunks)
         finally:
             await conn.close()
-            if mode == "h2c":
+            if client is not None:
                 await client.aclose()
 
     return await asyncio.gather(*(one() for _ in range(n)), return_exceptions=True)

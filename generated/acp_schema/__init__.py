@@ -85,6 +85,7 @@ __all__ = [
     "CreateTerminalRequest",
     "CreateTerminalResponse",
     "CurrentModeUpdate",
+    "Decoder",
     "DeleteSessionRequest",
     "DeleteSessionResponse",
     "Diff",

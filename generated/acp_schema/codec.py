@@ -12,7 +12,7 @@ through a union of per-method envelopes tagged by `method`; the rest take a care
 from __future__ import annotations
 
 from types import GenericAlias
-from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, Union
+from typing import Any, Callable, Generic, Literal, Mapping, TypeVar, Union, overload
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -32,6 +32,7 @@ __all__ = [
     "ErrorResponse",
     "Message",
     "decode",
+    "Decoder",
     "encode",
     "decode_message",
     "MessageDecoder",
@@ -106,10 +107,20 @@ def decoder(tp: Any) -> msgspec.json.Decoder[Any]:
     return dec
 
 
+@overload
 def decode(
-    data: bytes | str, type: type[T] | Any, *, lenient: bool = False, strict: bool = False
-) -> T:
+    data: bytes | str, type: type[T], *, lenient: bool = False, strict: bool = False
+) -> T: ...
+@overload
+def decode(
+    data: bytes | str, type: object, *, lenient: bool = False, strict: bool = False
+) -> object: ...
+def decode(data: bytes | str, type: Any, *, lenient: bool = False, strict: bool = False) -> Any:
     """Decode JSON into a type of the package, validating it as the schema says.
+
+    Typed for a checker where `type` is a class (a Struct, an enum). A union alias passed as a value
+    is no class a checker can read, so the value is an `object` to it (narrow it with `isinstance`);
+    `Decoder[SessionUpdate](SessionUpdate).decode(data)` gives it the union.
 
     With `lenient=True`, values the schema does not list (enum values, union variants) decode into
     their unknown forms instead of failing, for receivers that must survive a newer peer.
@@ -119,7 +130,7 @@ def decode(
     raises a `msgspec.ValidationError` naming the path of the first place that breaks the schema.
     """
     try:
-        return decoder(type).decode(data)  # type: ignore[no-any-return]
+        return decoder(type).decode(data)
     except msgspec.ValidationError as exc:
         if strict:
             raise (locate(msgspec.json.decode(data), type, forgive=False) or exc) from None
@@ -130,9 +141,26 @@ def decode(
         if not lenient:
             repaired = repair(value, type, exc)  # the places msgspec names, then natively again
             if repaired is not None:
-                return repaired  # type: ignore[no-any-return]
+                return repaired
             value = msgspec.json.decode(data)
-    return convert(value, type, unknown=lenient)  # type: ignore[no-any-return]
+    return convert(value, type, unknown=lenient)
+
+
+class Decoder(Generic[T]):
+    """A decoder of one type of the package, typed for a checker: `Decoder[U](U)` for a union alias
+    `U`, which a checker cannot read from the value alone (name it twice: once for the checker, once
+    for the decoder). `decode(data)` is `decode(data, U)`, typed as the union, so code that reads a
+    field only some of its variants have is flagged.
+    """
+
+    __slots__ = ("type",)
+
+    def __init__(self, type: object) -> None:
+        self.type = type
+
+    def decode(self, data: bytes | str, *, lenient: bool = False, strict: bool = False) -> T:
+        value: T = decode(data, self.type, lenient=lenient, strict=strict)  # type: ignore[assignment]
+        return value
 
 
 # ---------------------------------------------------------------- one-pass envelopes

@@ -9,7 +9,8 @@ camelCase to snake_case, joined by `_` (`session/new` -> `session_new`, `documen
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
+import typing as _t
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import types as t
 from .errors import METHOD_NOT_FOUND, error_for
@@ -35,6 +36,340 @@ class Peer(Protocol):
     async def notify(self, method: str, params: Any) -> None:
         """Send a notification."""
         ...
+
+
+class SchemaTypes:
+    """Every type of the package by its name: for type checkers only, no value exists at run time.
+
+    Each proxy carries it as `_schema_types`, so that code typed over a proxy (the
+    runtime's `AgentSession` and `Session`) can name this package's types.
+    """
+
+    if TYPE_CHECKING:
+        RequestId: t.RequestId
+        WriteTextFileRequest: t.WriteTextFileRequest
+        SessionId: t.SessionId
+        ReadTextFileRequest: t.ReadTextFileRequest
+        RequestPermissionRequest: t.RequestPermissionRequest
+        ToolCallUpdate: t.ToolCallUpdate
+        ToolCallId: t.ToolCallId
+        ToolKind: t.ToolKind
+        ToolCallStatus: t.ToolCallStatus
+        Content: t.Content
+        Diff: t.Diff
+        Terminal: t.Terminal
+        ToolCallContent: t.ToolCallContent
+        TextContent: t.TextContent
+        ImageContent: t.ImageContent
+        AudioContent: t.AudioContent
+        ResourceLink: t.ResourceLink
+        EmbeddedResource: t.EmbeddedResource
+        ContentBlock: t.ContentBlock
+        Annotations: t.Annotations
+        Role: t.Role
+        TextResourceContents: t.TextResourceContents
+        BlobResourceContents: t.BlobResourceContents
+        EmbeddedResourceResource: t.EmbeddedResourceResource
+        TerminalId: t.TerminalId
+        ToolCallLocation: t.ToolCallLocation
+        PermissionOption: t.PermissionOption
+        PermissionOptionId: t.PermissionOptionId
+        PermissionOptionKind: t.PermissionOptionKind
+        CreateTerminalRequest: t.CreateTerminalRequest
+        EnvVariable: t.EnvVariable
+        TerminalOutputRequest: t.TerminalOutputRequest
+        ReleaseTerminalRequest: t.ReleaseTerminalRequest
+        WaitForTerminalExitRequest: t.WaitForTerminalExitRequest
+        KillTerminalRequest: t.KillTerminalRequest
+        ElicitationSessionScope: t.ElicitationSessionScope
+        ElicitationFormModeSession: t.ElicitationFormModeSession
+        ElicitationRequestScope: t.ElicitationRequestScope
+        ElicitationFormModeRequest: t.ElicitationFormModeRequest
+        ElicitationFormMode: t.ElicitationFormMode
+        CreateElicitationRequestFormSession: t.CreateElicitationRequestFormSession
+        CreateElicitationRequestFormRequest: t.CreateElicitationRequestFormRequest
+        ElicitationUrlModeSession: t.ElicitationUrlModeSession
+        ElicitationUrlModeRequest: t.ElicitationUrlModeRequest
+        ElicitationUrlMode: t.ElicitationUrlMode
+        CreateElicitationRequestUrlSession: t.CreateElicitationRequestUrlSession
+        CreateElicitationRequestUrlRequest: t.CreateElicitationRequestUrlRequest
+        CreateElicitationRequest: t.CreateElicitationRequest
+        ElicitationSchema: t.ElicitationSchema
+        ElicitationSchemaType: t.ElicitationSchemaType
+        StringPropertySchema: t.StringPropertySchema
+        NumberPropertySchema: t.NumberPropertySchema
+        IntegerPropertySchema: t.IntegerPropertySchema
+        BooleanPropertySchema: t.BooleanPropertySchema
+        MultiSelectPropertySchema: t.MultiSelectPropertySchema
+        ElicitationPropertySchema: t.ElicitationPropertySchema
+        StringFormat: t.StringFormat
+        EnumOption: t.EnumOption
+        StringMultiSelectItems: t.StringMultiSelectItems
+        TitledMultiSelectItems: t.TitledMultiSelectItems
+        MultiSelectItems: t.MultiSelectItems
+        ElicitationId: t.ElicitationId
+        MessageMcpRequest: t.MessageMcpRequest
+        McpServerAcpId: t.McpServerAcpId
+        McpRequestId: t.McpRequestId
+        ExtRequest: t.ExtRequest
+        InitializeResponse: t.InitializeResponse
+        ProtocolVersion: t.ProtocolVersion
+        AgentCapabilities: t.AgentCapabilities
+        PromptCapabilities: t.PromptCapabilities
+        McpCapabilities: t.McpCapabilities
+        SessionCapabilities: t.SessionCapabilities
+        SessionListCapabilities: t.SessionListCapabilities
+        SessionDeleteCapabilities: t.SessionDeleteCapabilities
+        SessionAdditionalDirectoriesCapabilities: t.SessionAdditionalDirectoriesCapabilities
+        SessionSystemPromptCapabilities: t.SessionSystemPromptCapabilities
+        SessionSystemPromptModeCapabilities: t.SessionSystemPromptModeCapabilities
+        SessionSystemPromptOverrideCapabilities: t.SessionSystemPromptOverrideCapabilities
+        SessionForkCapabilities: t.SessionForkCapabilities
+        SessionArchiveCapabilities: t.SessionArchiveCapabilities
+        SessionStatusCapabilities: t.SessionStatusCapabilities
+        SessionTitleCapabilities: t.SessionTitleCapabilities
+        SessionResumeCapabilities: t.SessionResumeCapabilities
+        SessionCloseCapabilities: t.SessionCloseCapabilities
+        AgentAuthCapabilities: t.AgentAuthCapabilities
+        AuthStatusCapabilities: t.AuthStatusCapabilities
+        LogoutCapabilities: t.LogoutCapabilities
+        ProvidersCapabilities: t.ProvidersCapabilities
+        AuthMethodTerminal: t.AuthMethodTerminal
+        AuthMethodAgent: t.AuthMethodAgent
+        AuthMethod: t.AuthMethod
+        AuthMethodId: t.AuthMethodId
+        Implementation: t.Implementation
+        AuthenticateResponse: t.AuthenticateResponse
+        ListProvidersResponse: t.ListProvidersResponse
+        ProviderInfo: t.ProviderInfo
+        ProviderId: t.ProviderId
+        LlmProtocol: t.LlmProtocol
+        ProviderCurrentConfig: t.ProviderCurrentConfig
+        SetProviderResponse: t.SetProviderResponse
+        DisableProviderResponse: t.DisableProviderResponse
+        LogoutResponse: t.LogoutResponse
+        AuthStatusResponse: t.AuthStatusResponse
+        AuthState: t.AuthState
+        AuthAccount: t.AuthAccount
+        NewSessionResponse: t.NewSessionResponse
+        SessionModeState: t.SessionModeState
+        SessionModeId: t.SessionModeId
+        SessionMode: t.SessionMode
+        SessionConfigSelect: t.SessionConfigSelect
+        SessionConfigOptionSelect: t.SessionConfigOptionSelect
+        SessionConfigBoolean: t.SessionConfigBoolean
+        SessionConfigOptionBoolean: t.SessionConfigOptionBoolean
+        SessionConfigOption: t.SessionConfigOption
+        SessionConfigId: t.SessionConfigId
+        SessionConfigOptionCategory: t.SessionConfigOptionCategory
+        SessionConfigValueId: t.SessionConfigValueId
+        SessionConfigSelectOptions: t.SessionConfigSelectOptions
+        SessionConfigSelectOption: t.SessionConfigSelectOption
+        SessionConfigSelectGroup: t.SessionConfigSelectGroup
+        SessionConfigGroupId: t.SessionConfigGroupId
+        LoadSessionResponse: t.LoadSessionResponse
+        ListSessionsResponse: t.ListSessionsResponse
+        SessionInfo: t.SessionInfo
+        DeleteSessionResponse: t.DeleteSessionResponse
+        ForkSessionResponse: t.ForkSessionResponse
+        ArchiveSessionResponse: t.ArchiveSessionResponse
+        UnarchiveSessionResponse: t.UnarchiveSessionResponse
+        SessionStatusResponse: t.SessionStatusResponse
+        SessionStatus: t.SessionStatus
+        SetSessionTitleResponse: t.SetSessionTitleResponse
+        ResumeSessionResponse: t.ResumeSessionResponse
+        CloseSessionResponse: t.CloseSessionResponse
+        SetSessionModeResponse: t.SetSessionModeResponse
+        SetSessionConfigOptionResponse: t.SetSessionConfigOptionResponse
+        PromptResponse: t.PromptResponse
+        StopReason: t.StopReason
+        Usage: t.Usage
+        ExtResponse: t.ExtResponse
+        Error: t.Error
+        ErrorCode: t.ErrorCode
+        SessionNotification: t.SessionNotification
+        ContentChunk: t.ContentChunk
+        SessionUpdateUserMessageChunk: t.SessionUpdateUserMessageChunk
+        SessionUpdateAgentMessageChunk: t.SessionUpdateAgentMessageChunk
+        SessionUpdateAgentThoughtChunk: t.SessionUpdateAgentThoughtChunk
+        ToolCall: t.ToolCall
+        SessionUpdateToolCallUpdate: t.SessionUpdateToolCallUpdate
+        Plan: t.Plan
+        PlanUpdate: t.PlanUpdate
+        PlanRemoved: t.PlanRemoved
+        AvailableCommandsUpdate: t.AvailableCommandsUpdate
+        CurrentModeUpdate: t.CurrentModeUpdate
+        ConfigOptionUpdate: t.ConfigOptionUpdate
+        SessionInfoUpdate: t.SessionInfoUpdate
+        UsageUpdate: t.UsageUpdate
+        Notice: t.Notice
+        CompactionUpdate: t.CompactionUpdate
+        CompactionSummaryChunk: t.CompactionSummaryChunk
+        SubagentUpdate: t.SubagentUpdate
+        SessionMessage: t.SessionMessage
+        SessionMessageChunk: t.SessionMessageChunk
+        SessionUpdate: t.SessionUpdate
+        MessageId: t.MessageId
+        PlanEntry: t.PlanEntry
+        PlanEntryPriority: t.PlanEntryPriority
+        PlanEntryStatus: t.PlanEntryStatus
+        PlanItems: t.PlanItems
+        PlanFile: t.PlanFile
+        PlanMarkdown: t.PlanMarkdown
+        PlanUpdateContent: t.PlanUpdateContent
+        PlanId: t.PlanId
+        AvailableCommand: t.AvailableCommand
+        UnstructuredCommandInput: t.UnstructuredCommandInput
+        AvailableCommandInput: t.AvailableCommandInput
+        Cost: t.Cost
+        NoticeSeverity: t.NoticeSeverity
+        CompactionId: t.CompactionId
+        CompactionStatus: t.CompactionStatus
+        SubagentSessionCapabilities: t.SubagentSessionCapabilities
+        SessionCancelCapabilities: t.SessionCancelCapabilities
+        RunningStateUpdate: t.RunningStateUpdate
+        IdleStateUpdateEndTurn: t.IdleStateUpdateEndTurn
+        IdleStateUpdateMaxTokens: t.IdleStateUpdateMaxTokens
+        IdleStateUpdateMaxTurnRequests: t.IdleStateUpdateMaxTurnRequests
+        IdleStateUpdateRefusal: t.IdleStateUpdateRefusal
+        IdleStateUpdateCancelled: t.IdleStateUpdateCancelled
+        ErrorStopReason: t.ErrorStopReason
+        IdleStateUpdateError: t.IdleStateUpdateError
+        IdleStateUpdate: t.IdleStateUpdate
+        StateUpdateIdleEndTurn: t.StateUpdateIdleEndTurn
+        StateUpdateIdleMaxTokens: t.StateUpdateIdleMaxTokens
+        StateUpdateIdleMaxTurnRequests: t.StateUpdateIdleMaxTurnRequests
+        StateUpdateIdleRefusal: t.StateUpdateIdleRefusal
+        StateUpdateIdleCancelled: t.StateUpdateIdleCancelled
+        StateUpdateIdleError: t.StateUpdateIdleError
+        RequiresActionStateUpdate: t.RequiresActionStateUpdate
+        UnknownStateUpdate: t.UnknownStateUpdate
+        StateUpdate: t.StateUpdate
+        CompleteElicitationNotification: t.CompleteElicitationNotification
+        AuthStatusUpdateNotification: t.AuthStatusUpdateNotification
+        ExtNotification: t.ExtNotification
+        InitializeRequest: t.InitializeRequest
+        ClientCapabilities: t.ClientCapabilities
+        FileSystemCapabilities: t.FileSystemCapabilities
+        ClientSessionCapabilities: t.ClientSessionCapabilities
+        CompactionCapabilities: t.CompactionCapabilities
+        SessionConfigOptionsCapabilities: t.SessionConfigOptionsCapabilities
+        BooleanConfigOptionCapabilities: t.BooleanConfigOptionCapabilities
+        NoticeCapabilities: t.NoticeCapabilities
+        SubagentCapabilities: t.SubagentCapabilities
+        PlanCapabilities: t.PlanCapabilities
+        AuthCapabilities: t.AuthCapabilities
+        ElicitationCapabilities: t.ElicitationCapabilities
+        ElicitationFormCapabilities: t.ElicitationFormCapabilities
+        ElicitationUrlCapabilities: t.ElicitationUrlCapabilities
+        AuthenticateRequest: t.AuthenticateRequest
+        ListProvidersRequest: t.ListProvidersRequest
+        SetProviderRequest: t.SetProviderRequest
+        DisableProviderRequest: t.DisableProviderRequest
+        LogoutRequest: t.LogoutRequest
+        AuthStatusRequest: t.AuthStatusRequest
+        NewSessionRequest: t.NewSessionRequest
+        McpServerHttp: t.McpServerHttp
+        McpServerSse: t.McpServerSse
+        McpServerAcp: t.McpServerAcp
+        McpServerStdio: t.McpServerStdio
+        McpServer: t.McpServer
+        HttpHeader: t.HttpHeader
+        SystemPrompt: t.SystemPrompt
+        SystemPromptMode: t.SystemPromptMode
+        LoadSessionRequest: t.LoadSessionRequest
+        ListSessionsRequest: t.ListSessionsRequest
+        SessionArchiveFilter: t.SessionArchiveFilter
+        DeleteSessionRequest: t.DeleteSessionRequest
+        ForkSessionRequest: t.ForkSessionRequest
+        ArchiveSessionRequest: t.ArchiveSessionRequest
+        UnarchiveSessionRequest: t.UnarchiveSessionRequest
+        SessionStatusRequest: t.SessionStatusRequest
+        SetSessionTitleRequest: t.SetSessionTitleRequest
+        ResumeSessionRequest: t.ResumeSessionRequest
+        CloseSessionRequest: t.CloseSessionRequest
+        SetSessionModeRequest: t.SetSessionModeRequest
+        SetSessionConfigOptionRequestBoolean: t.SetSessionConfigOptionRequestBoolean
+        SetSessionConfigOptionRequestValueId: t.SetSessionConfigOptionRequestValueId
+        SetSessionConfigOptionRequest: t.SetSessionConfigOptionRequest
+        PromptRequest: t.PromptRequest
+        WriteTextFileResponse: t.WriteTextFileResponse
+        ReadTextFileResponse: t.ReadTextFileResponse
+        RequestPermissionResponse: t.RequestPermissionResponse
+        RequestPermissionOutcomeCancelled: t.RequestPermissionOutcomeCancelled
+        SelectedPermissionOutcome: t.SelectedPermissionOutcome
+        RequestPermissionOutcome: t.RequestPermissionOutcome
+        CreateTerminalResponse: t.CreateTerminalResponse
+        TerminalOutputResponse: t.TerminalOutputResponse
+        TerminalExitStatus: t.TerminalExitStatus
+        ReleaseTerminalResponse: t.ReleaseTerminalResponse
+        WaitForTerminalExitResponse: t.WaitForTerminalExitResponse
+        KillTerminalResponse: t.KillTerminalResponse
+        ElicitationAcceptAction: t.ElicitationAcceptAction
+        CreateElicitationResponseAccept: t.CreateElicitationResponseAccept
+        CreateElicitationResponseDecline: t.CreateElicitationResponseDecline
+        CreateElicitationResponseCancel: t.CreateElicitationResponseCancel
+        CreateElicitationResponse: t.CreateElicitationResponse
+        ElicitationContentValue: t.ElicitationContentValue
+        MessageMcpResponseResult: t.MessageMcpResponseResult
+        MessageMcpResponseError: t.MessageMcpResponseError
+        MessageMcpResponse: t.MessageMcpResponse
+        McpError: t.McpError
+        CancelNotification: t.CancelNotification
+        MessageMcpNotification: t.MessageMcpNotification
+        CancelRequestNotification: t.CancelRequestNotification
+        InitializeProxyRequest: t.InitializeProxyRequest
+        ProxySuccessorRequest: t.ProxySuccessorRequest
+        InitializeProxyResponse: t.InitializeProxyResponse
+        ProxySuccessorResponse: t.ProxySuccessorResponse
+        ProxySuccessorNotification: t.ProxySuccessorNotification
+
+
+class SchemaValues:
+    """Every enum of the package by its name, as a list of its wire values: for type checkers only.
+
+    Each proxy carries it as `_schema_values`: where the runtime takes an enum, it also
+    takes its wire value, and a checker sees which values exist (a list keeps them exact).
+    """
+
+    if TYPE_CHECKING:
+        ToolKind: list[
+            _t.Literal[
+                "read",
+                "edit",
+                "delete",
+                "move",
+                "search",
+                "execute",
+                "think",
+                "fetch",
+                "switch_mode",
+                "other",
+            ]
+        ]
+        ToolCallStatus: list[_t.Literal["pending", "in_progress", "completed", "failed"]]
+        Role: list[_t.Literal["assistant", "user"]]
+        PermissionOptionKind: list[
+            _t.Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+        ]
+        ElicitationSchemaType: list[_t.Literal["object"]]
+        StringFormat: list[_t.Literal["email", "uri", "date", "date-time"]]
+        LlmProtocol: list[_t.Literal["anthropic", "openai", "azure", "vertex", "bedrock"]]
+        AuthState: list[_t.Literal["authenticated", "unauthenticated", "not_required", "unknown"]]
+        SessionConfigOptionCategory: list[
+            _t.Literal["mode", "model", "model_config", "thought_level"]
+        ]
+        SessionStatus: list[_t.Literal["open", "saved"]]
+        StopReason: list[
+            _t.Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+        ]
+        ErrorCode: list[_t.Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002]]
+        PlanEntryPriority: list[_t.Literal["high", "medium", "low"]]
+        PlanEntryStatus: list[_t.Literal["pending", "in_progress", "completed"]]
+        NoticeSeverity: list[_t.Literal["info", "warning", "error"]]
+        CompactionStatus: list[_t.Literal["in_progress", "completed", "failed", "cancelled"]]
+        SystemPromptMode: list[_t.Literal["append", "override"]]
+        SessionArchiveFilter: list[_t.Literal["exclude", "include", "only"]]
 
 
 class AgentHandler:
@@ -341,6 +676,10 @@ class AgentHandler:
 
 class AgentProxy:
     """Calls from a client to its agent: one typed method per method the agent receives."""
+
+    if TYPE_CHECKING:
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
@@ -807,6 +1146,10 @@ class ClientHandler:
 class ClientProxy:
     """Calls from an agent to its client: one typed method per method the client receives."""
 
+    if TYPE_CHECKING:
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
+
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
 
@@ -1038,6 +1381,10 @@ class ProxyHandler:
 
 class ProxyProxy:
     """Calls from a conductor to its proxy: one typed method per method the proxy receives."""
+
+    if TYPE_CHECKING:
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer

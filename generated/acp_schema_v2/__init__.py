@@ -87,6 +87,7 @@ __all__ = [
     "CreateElicitationResponseAccept",
     "CreateElicitationResponseCancel",
     "CreateElicitationResponseDecline",
+    "Decoder",
     "DeleteSessionRequest",
     "DeleteSessionResponse",
     "Diff",

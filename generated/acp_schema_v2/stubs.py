@@ -9,7 +9,8 @@ camelCase to snake_case, joined by `_` (`session/new` -> `session_new`, `documen
 
 from __future__ import annotations
 
-from typing import Any, Protocol, cast
+import typing as _t
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from . import types as t
 from .errors import METHOD_NOT_FOUND, error_for
@@ -35,6 +36,359 @@ class Peer(Protocol):
     async def notify(self, method: str, params: Any) -> None:
         """Send a notification."""
         ...
+
+
+class SchemaTypes:
+    """Every type of the package by its name: for type checkers only, no value exists at run time.
+
+    Each proxy carries it as `_schema_types`, so that code typed over a proxy (the
+    runtime's `AgentSession` and `Session`) can name this package's types.
+    """
+
+    if TYPE_CHECKING:
+        RequestId: t.RequestId
+        RequestPermissionRequest: t.RequestPermissionRequest
+        SessionId: t.SessionId
+        ToolCallPermissionSubject: t.ToolCallPermissionSubject
+        CommandPermissionSubject: t.CommandPermissionSubject
+        RequestPermissionSubject: t.RequestPermissionSubject
+        ToolCallUpdate: t.ToolCallUpdate
+        ToolCallId: t.ToolCallId
+        ToolKind: t.ToolKind
+        ToolCallStatus: t.ToolCallStatus
+        Content: t.Content
+        Diff: t.Diff
+        Terminal: t.Terminal
+        ToolCallContent: t.ToolCallContent
+        TextContent: t.TextContent
+        ImageContent: t.ImageContent
+        AudioContent: t.AudioContent
+        ResourceLink: t.ResourceLink
+        EmbeddedResource: t.EmbeddedResource
+        ContentBlock: t.ContentBlock
+        Annotations: t.Annotations
+        Role: t.Role
+        MediaType: t.MediaType
+        Icon: t.Icon
+        IconTheme: t.IconTheme
+        TextResourceContents: t.TextResourceContents
+        BlobResourceContents: t.BlobResourceContents
+        EmbeddedResourceResource: t.EmbeddedResourceResource
+        DiffPathChange: t.DiffPathChange
+        DiffChangeAdd: t.DiffChangeAdd
+        DiffChangeDelete: t.DiffChangeDelete
+        DiffChangeModify: t.DiffChangeModify
+        DiffPathPairChange: t.DiffPathPairChange
+        DiffChangeMove: t.DiffChangeMove
+        DiffChangeCopy: t.DiffChangeCopy
+        DiffChange: t.DiffChange
+        DiffFileType: t.DiffFileType
+        AbsolutePath: t.AbsolutePath
+        DiffPatch: t.DiffPatch
+        DiffPatchFormat: t.DiffPatchFormat
+        TerminalId: t.TerminalId
+        ToolCallLocation: t.ToolCallLocation
+        ToolCallCapabilities: t.ToolCallCapabilities
+        ToolCallCancelCapabilities: t.ToolCallCancelCapabilities
+        PermissionOption: t.PermissionOption
+        PermissionOptionId: t.PermissionOptionId
+        PermissionOptionKind: t.PermissionOptionKind
+        CreateElicitationRequest: t.CreateElicitationRequest
+        ElicitationSessionScope: t.ElicitationSessionScope
+        ElicitationRequestScope: t.ElicitationRequestScope
+        ElicitationSchema: t.ElicitationSchema
+        ElicitationSchemaType: t.ElicitationSchemaType
+        StringPropertySchema: t.StringPropertySchema
+        NumberPropertySchema: t.NumberPropertySchema
+        IntegerPropertySchema: t.IntegerPropertySchema
+        BooleanPropertySchema: t.BooleanPropertySchema
+        MultiSelectPropertySchema: t.MultiSelectPropertySchema
+        ElicitationPropertySchema: t.ElicitationPropertySchema
+        StringFormat: t.StringFormat
+        EnumOption: t.EnumOption
+        StringMultiSelectItems: t.StringMultiSelectItems
+        TitledMultiSelectItems: t.TitledMultiSelectItems
+        MultiSelectItems: t.MultiSelectItems
+        ElicitationFormMode: t.ElicitationFormMode
+        ElicitationId: t.ElicitationId
+        ElicitationUrlMode: t.ElicitationUrlMode
+        MessageMcpRequest: t.MessageMcpRequest
+        McpServerAcpId: t.McpServerAcpId
+        McpRequestId: t.McpRequestId
+        ExtRequest: t.ExtRequest
+        InitializeResponse: t.InitializeResponse
+        ProtocolVersion: t.ProtocolVersion
+        Implementation: t.Implementation
+        AgentCapabilities: t.AgentCapabilities
+        SessionCapabilities: t.SessionCapabilities
+        PromptCapabilities: t.PromptCapabilities
+        PromptImageCapabilities: t.PromptImageCapabilities
+        PromptAudioCapabilities: t.PromptAudioCapabilities
+        PromptEmbeddedContextCapabilities: t.PromptEmbeddedContextCapabilities
+        McpCapabilities: t.McpCapabilities
+        McpStdioCapabilities: t.McpStdioCapabilities
+        McpHttpCapabilities: t.McpHttpCapabilities
+        McpAcpCapabilities: t.McpAcpCapabilities
+        SessionDeleteCapabilities: t.SessionDeleteCapabilities
+        SessionAdditionalDirectoriesCapabilities: t.SessionAdditionalDirectoriesCapabilities
+        SessionSystemPromptCapabilities: t.SessionSystemPromptCapabilities
+        SessionSystemPromptModeCapabilities: t.SessionSystemPromptModeCapabilities
+        SessionSystemPromptOverrideCapabilities: t.SessionSystemPromptOverrideCapabilities
+        SessionForkCapabilities: t.SessionForkCapabilities
+        SessionArchiveCapabilities: t.SessionArchiveCapabilities
+        SessionStatusCapabilities: t.SessionStatusCapabilities
+        SessionTitleCapabilities: t.SessionTitleCapabilities
+        AgentAuthCapabilities: t.AgentAuthCapabilities
+        AuthStatusCapabilities: t.AuthStatusCapabilities
+        ProvidersCapabilities: t.ProvidersCapabilities
+        AuthMethodTerminal: t.AuthMethodTerminal
+        AuthMethodAgent: t.AuthMethodAgent
+        AuthMethod: t.AuthMethod
+        AuthMethodId: t.AuthMethodId
+        EnvVariable: t.EnvVariable
+        LoginAuthResponse: t.LoginAuthResponse
+        ListProvidersResponse: t.ListProvidersResponse
+        ProviderInfo: t.ProviderInfo
+        ProviderId: t.ProviderId
+        LlmProtocol: t.LlmProtocol
+        ProviderCurrentConfig: t.ProviderCurrentConfig
+        SetProviderResponse: t.SetProviderResponse
+        DisableProviderResponse: t.DisableProviderResponse
+        LogoutAuthResponse: t.LogoutAuthResponse
+        AuthStatusResponse: t.AuthStatusResponse
+        AuthState: t.AuthState
+        AuthAccount: t.AuthAccount
+        NewSessionResponse: t.NewSessionResponse
+        SessionConfigSelect: t.SessionConfigSelect
+        SessionConfigOptionSelect: t.SessionConfigOptionSelect
+        SessionConfigBoolean: t.SessionConfigBoolean
+        SessionConfigOptionBoolean: t.SessionConfigOptionBoolean
+        SessionConfigOption: t.SessionConfigOption
+        SessionConfigId: t.SessionConfigId
+        SessionConfigOptionCategory: t.SessionConfigOptionCategory
+        SessionConfigValueId: t.SessionConfigValueId
+        SessionConfigSelectOptions: t.SessionConfigSelectOptions
+        SessionConfigSelectOption: t.SessionConfigSelectOption
+        SessionConfigSelectGroup: t.SessionConfigSelectGroup
+        SessionConfigGroupId: t.SessionConfigGroupId
+        Command: t.Command
+        AvailableCommand: t.AvailableCommand
+        TextCommandInput: t.TextCommandInput
+        AvailableCommandInput: t.AvailableCommandInput
+        ListSessionsResponse: t.ListSessionsResponse
+        SessionInfo: t.SessionInfo
+        SessionListCursor: t.SessionListCursor
+        DeleteSessionResponse: t.DeleteSessionResponse
+        ForkSessionResponse: t.ForkSessionResponse
+        ArchiveSessionResponse: t.ArchiveSessionResponse
+        UnarchiveSessionResponse: t.UnarchiveSessionResponse
+        SessionStatusResponse: t.SessionStatusResponse
+        SessionStatus: t.SessionStatus
+        RunningStateUpdate: t.RunningStateUpdate
+        IdleStateUpdateEndTurn: t.IdleStateUpdateEndTurn
+        IdleStateUpdateMaxTokens: t.IdleStateUpdateMaxTokens
+        IdleStateUpdateMaxTurnRequests: t.IdleStateUpdateMaxTurnRequests
+        IdleStateUpdateRefusal: t.IdleStateUpdateRefusal
+        IdleStateUpdateCancelled: t.IdleStateUpdateCancelled
+        ErrorStopReason: t.ErrorStopReason
+        IdleStateUpdateError: t.IdleStateUpdateError
+        IdleStateUpdate: t.IdleStateUpdate
+        StateUpdateIdleEndTurn: t.StateUpdateIdleEndTurn
+        StateUpdateIdleMaxTokens: t.StateUpdateIdleMaxTokens
+        StateUpdateIdleMaxTurnRequests: t.StateUpdateIdleMaxTurnRequests
+        StateUpdateIdleRefusal: t.StateUpdateIdleRefusal
+        StateUpdateIdleCancelled: t.StateUpdateIdleCancelled
+        StateUpdateIdleError: t.StateUpdateIdleError
+        RequiresActionStateUpdate: t.RequiresActionStateUpdate
+        UnknownStateUpdate: t.UnknownStateUpdate
+        StateUpdate: t.StateUpdate
+        BackgroundTerminal: t.BackgroundTerminal
+        BackgroundToolCall: t.BackgroundToolCall
+        BackgroundSubagent: t.BackgroundSubagent
+        BackgroundWork: t.BackgroundWork
+        Error: t.Error
+        ErrorCode: t.ErrorCode
+        ErrorData: t.ErrorData
+        UnsupportedProtocolVersionErrorData: t.UnsupportedProtocolVersionErrorData
+        SessionNotFoundErrorData: t.SessionNotFoundErrorData
+        Usage: t.Usage
+        SetSessionTitleResponse: t.SetSessionTitleResponse
+        ResumeSessionResponse: t.ResumeSessionResponse
+        CloseSessionResponse: t.CloseSessionResponse
+        CancelToolCallResponse: t.CancelToolCallResponse
+        CancelTerminalResponse: t.CancelTerminalResponse
+        SetSessionConfigOptionResponse: t.SetSessionConfigOptionResponse
+        PromptResponse: t.PromptResponse
+        MessageId: t.MessageId
+        ExtResponse: t.ExtResponse
+        UpdateSessionNotification: t.UpdateSessionNotification
+        ContentChunk: t.ContentChunk
+        SessionUpdateUserMessageChunk: t.SessionUpdateUserMessageChunk
+        UserMessage: t.UserMessage
+        SessionUpdateAgentMessageChunk: t.SessionUpdateAgentMessageChunk
+        AgentMessage: t.AgentMessage
+        SessionUpdateAgentThoughtChunk: t.SessionUpdateAgentThoughtChunk
+        AgentThought: t.AgentThought
+        SessionUpdateStateUpdateRunning: t.SessionUpdateStateUpdateRunning
+        SessionUpdateStateUpdateIdleEndTurn: t.SessionUpdateStateUpdateIdleEndTurn
+        SessionUpdateStateUpdateIdleMaxTokens: t.SessionUpdateStateUpdateIdleMaxTokens
+        SessionUpdateStateUpdateIdleMaxTurnRequests: t.SessionUpdateStateUpdateIdleMaxTurnRequests
+        SessionUpdateStateUpdateIdleRefusal: t.SessionUpdateStateUpdateIdleRefusal
+        SessionUpdateStateUpdateIdleCancelled: t.SessionUpdateStateUpdateIdleCancelled
+        SessionUpdateStateUpdateIdleError: t.SessionUpdateStateUpdateIdleError
+        SessionUpdateStateUpdateRequiresAction: t.SessionUpdateStateUpdateRequiresAction
+        SessionUpdateStateUpdateUnknown: t.SessionUpdateStateUpdateUnknown
+        ToolCallContentChunk: t.ToolCallContentChunk
+        SessionUpdateToolCallUpdate: t.SessionUpdateToolCallUpdate
+        TerminalUpdate: t.TerminalUpdate
+        TerminalOutputChunk: t.TerminalOutputChunk
+        PlanUpdate: t.PlanUpdate
+        PlanRemoved: t.PlanRemoved
+        AvailableCommandsUpdate: t.AvailableCommandsUpdate
+        ConfigOptionUpdate: t.ConfigOptionUpdate
+        SessionInfoUpdate: t.SessionInfoUpdate
+        UsageUpdate: t.UsageUpdate
+        Notice: t.Notice
+        CompactionUpdate: t.CompactionUpdate
+        CompactionSummaryChunk: t.CompactionSummaryChunk
+        SubagentUpdate: t.SubagentUpdate
+        SessionMessage: t.SessionMessage
+        SessionMessageChunk: t.SessionMessageChunk
+        SessionUpdate: t.SessionUpdate
+        TerminalOutput: t.TerminalOutput
+        TerminalExitStatus: t.TerminalExitStatus
+        TerminalSize: t.TerminalSize
+        TerminalCapabilities: t.TerminalCapabilities
+        TerminalCancelCapabilities: t.TerminalCancelCapabilities
+        PlanItems: t.PlanItems
+        PlanFile: t.PlanFile
+        PlanMarkdown: t.PlanMarkdown
+        PlanUpdateContent: t.PlanUpdateContent
+        PlanId: t.PlanId
+        PlanEntry: t.PlanEntry
+        PlanEntryPriority: t.PlanEntryPriority
+        PlanEntryStatus: t.PlanEntryStatus
+        Cost: t.Cost
+        NoticeSeverity: t.NoticeSeverity
+        CompactionId: t.CompactionId
+        CompactionStatus: t.CompactionStatus
+        SubagentSessionCapabilities: t.SubagentSessionCapabilities
+        SessionCancelCapabilities: t.SessionCancelCapabilities
+        CompleteElicitationNotification: t.CompleteElicitationNotification
+        AuthStatusUpdateNotification: t.AuthStatusUpdateNotification
+        ExtNotification: t.ExtNotification
+        InitializeRequest: t.InitializeRequest
+        ClientCapabilities: t.ClientCapabilities
+        ClientAuthCapabilities: t.ClientAuthCapabilities
+        TerminalAuthCapabilities: t.TerminalAuthCapabilities
+        ElicitationCapabilities: t.ElicitationCapabilities
+        ElicitationFormCapabilities: t.ElicitationFormCapabilities
+        ElicitationUrlCapabilities: t.ElicitationUrlCapabilities
+        LoginAuthRequest: t.LoginAuthRequest
+        ListProvidersRequest: t.ListProvidersRequest
+        SetProviderRequest: t.SetProviderRequest
+        DisableProviderRequest: t.DisableProviderRequest
+        LogoutAuthRequest: t.LogoutAuthRequest
+        AuthStatusRequest: t.AuthStatusRequest
+        NewSessionRequest: t.NewSessionRequest
+        McpServerHttp: t.McpServerHttp
+        McpServerAcp: t.McpServerAcp
+        McpServerStdio: t.McpServerStdio
+        McpServer: t.McpServer
+        HttpHeader: t.HttpHeader
+        SystemPrompt: t.SystemPrompt
+        SystemPromptMode: t.SystemPromptMode
+        ListSessionsRequest: t.ListSessionsRequest
+        SessionArchiveFilter: t.SessionArchiveFilter
+        DeleteSessionRequest: t.DeleteSessionRequest
+        ForkSessionRequest: t.ForkSessionRequest
+        ArchiveSessionRequest: t.ArchiveSessionRequest
+        UnarchiveSessionRequest: t.UnarchiveSessionRequest
+        SessionStatusRequest: t.SessionStatusRequest
+        SetSessionTitleRequest: t.SetSessionTitleRequest
+        ResumeSessionRequest: t.ResumeSessionRequest
+        ReplayFromStart: t.ReplayFromStart
+        ReplayFrom: t.ReplayFrom
+        CloseSessionRequest: t.CloseSessionRequest
+        CancelToolCallRequest: t.CancelToolCallRequest
+        CancelTerminalRequest: t.CancelTerminalRequest
+        SetSessionConfigOptionRequestId: t.SetSessionConfigOptionRequestId
+        SetSessionConfigOptionRequestBoolean: t.SetSessionConfigOptionRequestBoolean
+        SetSessionConfigOptionRequest: t.SetSessionConfigOptionRequest
+        PromptRequest: t.PromptRequest
+        RequestPermissionResponse: t.RequestPermissionResponse
+        CancelledPermissionOutcome: t.CancelledPermissionOutcome
+        SelectedPermissionOutcome: t.SelectedPermissionOutcome
+        RequestPermissionOutcome: t.RequestPermissionOutcome
+        ElicitationAcceptAction: t.ElicitationAcceptAction
+        CreateElicitationResponseAccept: t.CreateElicitationResponseAccept
+        CreateElicitationResponseDecline: t.CreateElicitationResponseDecline
+        CreateElicitationResponseCancel: t.CreateElicitationResponseCancel
+        CreateElicitationResponse: t.CreateElicitationResponse
+        ElicitationContentValue: t.ElicitationContentValue
+        MessageMcpResponseResult: t.MessageMcpResponseResult
+        MessageMcpResponseError: t.MessageMcpResponseError
+        MessageMcpResponse: t.MessageMcpResponse
+        McpError: t.McpError
+        CancelSessionNotification: t.CancelSessionNotification
+        MessageMcpNotification: t.MessageMcpNotification
+        CancelRequestNotification: t.CancelRequestNotification
+        InitializeProxyRequest: t.InitializeProxyRequest
+        ProxySuccessorRequest: t.ProxySuccessorRequest
+        InitializeProxyResponse: t.InitializeProxyResponse
+        ProxySuccessorResponse: t.ProxySuccessorResponse
+        ProxySuccessorNotification: t.ProxySuccessorNotification
+
+
+class SchemaValues:
+    """Every enum of the package by its name, as a list of its wire values: for type checkers only.
+
+    Each proxy carries it as `_schema_values`: where the runtime takes an enum, it also
+    takes its wire value, and a checker sees which values exist (a list keeps them exact).
+    """
+
+    if TYPE_CHECKING:
+        ToolKind: list[
+            _t.Literal[
+                "read",
+                "edit",
+                "delete",
+                "move",
+                "search",
+                "execute",
+                "think",
+                "fetch",
+                "switch_mode",
+                "other",
+            ]
+        ]
+        ToolCallStatus: list[
+            _t.Literal["pending", "in_progress", "paused", "completed", "failed", "cancelled"]
+        ]
+        Role: list[_t.Literal["assistant", "user"]]
+        IconTheme: list[_t.Literal["light", "dark"]]
+        DiffFileType: list[_t.Literal["text", "binary", "directory", "symlink"]]
+        DiffPatchFormat: list[_t.Literal["git_patch"]]
+        PermissionOptionKind: list[
+            _t.Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+        ]
+        ElicitationSchemaType: list[_t.Literal["object"]]
+        StringFormat: list[_t.Literal["email", "uri", "date", "date-time"]]
+        LlmProtocol: list[_t.Literal["anthropic", "openai", "azure", "vertex", "bedrock"]]
+        AuthState: list[_t.Literal["authenticated", "unauthenticated", "not_required", "unknown"]]
+        SessionConfigOptionCategory: list[
+            _t.Literal["mode", "model", "model_config", "thought_level"]
+        ]
+        SessionStatus: list[_t.Literal["open", "saved"]]
+        ErrorCode: list[
+            _t.Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002, -32022]
+        ]
+        PlanEntryPriority: list[_t.Literal["high", "medium", "low"]]
+        PlanEntryStatus: list[_t.Literal["pending", "in_progress", "completed", "cancelled"]]
+        NoticeSeverity: list[_t.Literal["info", "warning", "error"]]
+        CompactionStatus: list[_t.Literal["in_progress", "completed", "failed", "cancelled"]]
+        SystemPromptMode: list[_t.Literal["append", "override"]]
+        SessionArchiveFilter: list[_t.Literal["exclude", "include", "only"]]
 
 
 class AgentHandler:
@@ -379,6 +733,10 @@ class AgentHandler:
 
 class AgentProxy:
     """Calls from a client to its agent: one typed method per method the agent receives."""
+
+    if TYPE_CHECKING:
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
@@ -840,6 +1198,10 @@ class ClientHandler:
 class ClientProxy:
     """Calls from an agent to its client: one typed method per method the client receives."""
 
+    if TYPE_CHECKING:
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
+
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
 
@@ -1019,6 +1381,10 @@ class ProxyHandler:
 
 class ProxyProxy:
     """Calls from a conductor to its proxy: one typed method per method the proxy receives."""
+
+    if TYPE_CHECKING:
+        _schema_types: SchemaTypes
+        _schema_values: SchemaValues
 
     def __init__(self, peer: Peer) -> None:
         self._peer = peer

@@ -33,7 +33,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from typing import Any, AsyncIterator, Callable, cast
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, TypedDict, overload
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -46,6 +46,7 @@ from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
 from ..transport import MessageTransport
+from .h2conn import H2Connection
 from .messages import (
     CONNECTION_ID_HEADER,
     EVENT_STREAM_TYPE,
@@ -55,6 +56,38 @@ from .messages import (
     peek,
 )
 from .pool import new_client
+from .poster import Answer, Poster, PostFailed, usable
+
+if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+    from ssl import SSLContext
+
+    from typing_extensions import Unpack
+
+    import acp_schema
+
+    from ..negotiation import ClientRoutes
+    from ..package import ClientPackage, HandlerT, ProxyT
+    from ..tracing import Tracer
+
+    ClientHandlerArg = (
+        acp_schema.ClientHandler
+        | Callable[[ClientSideConnection[acp_schema.AgentProxy]], acp_schema.ClientHandler]
+        | ClientRoutes  # several protocol versions, each route with its package
+        | None  # a client that serves nothing (every request the agent sends: -32601)
+    )
+
+    class RemoteOptions(TypedDict, total=False):
+        """The connection options `connect_agent` passes on (its own `max_message_bytes` is the
+        connection's `max_line_bytes`)."""
+
+        protocol_versions: tuple[int, ...]
+        lenient: bool
+        enforce_protocol: bool
+        observer: Callable[[str, bytes, Any], None] | None
+        tracer: Tracer | None
+        timeout: float | None
+
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -76,22 +109,57 @@ class OversizedEventError(Exception):
     """An SSE line or event passed the client's message limit."""
 
 
-@contextlib.asynccontextmanager
-async def connect_agent(
+@overload
+def connect_agent(
     url: str,
-    handler: Any,
+    handler: ClientHandlerArg,
     *,
     headers: dict[str, str] | None = None,
     cookies: httpx.Cookies | dict[str, str] | None = None,
     http2: bool | None = None,
-    verify: Any = True,
+    verify: SSLContext | str | bool = True,
     connect_timeout: float = 30.0,
     max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
     read_timeout: float | None = DEFAULT_READ_TIMEOUT,
     max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
     client: httpx.AsyncClient | None = None,
-    **options: Any,
-) -> AsyncIterator[ClientSideConnection]:
+    schema: None = None,
+    **options: Unpack[RemoteOptions],
+) -> AbstractAsyncContextManager[ClientSideConnection[acp_schema.AgentProxy]]: ...
+@overload
+def connect_agent(
+    url: str,
+    handler: HandlerT | Callable[[ClientSideConnection[ProxyT]], HandlerT],
+    *,
+    headers: dict[str, str] | None = None,
+    cookies: httpx.Cookies | dict[str, str] | None = None,
+    http2: bool | None = None,
+    verify: SSLContext | str | bool = True,
+    connect_timeout: float = 30.0,
+    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
+    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
+    client: httpx.AsyncClient | None = None,
+    schema: ClientPackage[ProxyT, HandlerT],
+    **options: Unpack[RemoteOptions],
+) -> AbstractAsyncContextManager[ClientSideConnection[ProxyT]]: ...
+@contextlib.asynccontextmanager
+async def connect_agent(
+    url: str,
+    handler: object,
+    *,
+    headers: dict[str, str] | None = None,
+    cookies: httpx.Cookies | dict[str, str] | None = None,
+    http2: bool | None = None,
+    verify: SSLContext | str | bool = True,
+    connect_timeout: float = 30.0,
+    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
+    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
+    client: httpx.AsyncClient | None = None,
+    schema: ClientPackage[Any, Any] | None = None,
+    **options: Unpack[RemoteOptions],
+) -> AsyncIterator[ClientSideConnection[Any]]:
     """Connect to a remote agent at `url` (`http(s)://` Streamable HTTP, `ws(s)://` WebSocket) and
     yield a `ClientSideConnection`; on exit the connection is closed (`DELETE` over HTTP).
 
@@ -101,9 +169,12 @@ async def connect_agent(
     False is HTTP/1.1 only. Other options go to `ClientSideConnection`.
 
     Over HTTP, one `httpx.AsyncClient` (one connection pool) carries the connection's POSTs and,
-    on HTTP/1.1, its SSE streams; on HTTP/2 each stream has a client of its own (see
-    `_read_stream`). Every client shares the process's TLS context (`acp_runtime.http.pool`), and
-    `http://` loads none. `client`: an `httpx.AsyncClient` of yours to carry every request of the
+    on HTTP/1.1, its SSE streams; on HTTP/2 over TLS each stream has a client of its own (see
+    `_read_stream`). On `http://` over HTTP/1.1 with no proxy in the environment, the POSTs
+    instead go on a keep-alive connection of their own, each in one write (`poster.Poster`); on
+    h2c every request goes on one HTTP/2 connection of the connection's own (`h2conn`).
+    Every client shares the process's TLS context (`acp_runtime.http.pool`), and `http://` loads
+    none. `client`: an `httpx.AsyncClient` of yours to carry every request of the
     connection instead (share one across many connections to share its pool); it is not closed
     here, and `headers`, `cookies`, `http2` and `verify` are then its own settings. Give it
     `http2=False` (its default): on HTTP/2 an idle stream would hold up the others.
@@ -135,8 +206,9 @@ async def connect_agent(
         raise ValueError(f"connect_agent: {url!r} is neither http(s):// nor ws(s)://")
     try:
         await transport.open()
-        over_messages = cast("Callable[..., ClientSideConnection]", ClientSideConnection)
-        conn = over_messages(handler, reader, None, max_line_bytes=max_message_bytes, **options)
+        conn = _client_connection(  # over the transport of whole messages (no writer)
+            handler, reader, None, schema=schema, max_line_bytes=max_message_bytes, **options
+        )
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
         conn.transport = transport  # type: ignore[attr-defined]
         conn.describe_eof = transport.describe_eof
@@ -158,6 +230,11 @@ async def reattach_session(
         return await conn.request("session/resume", request)
     except CapabilityError:
         return await conn.request("session/load", request)
+
+
+# The connection as a plain constructor: `connect_agent`'s overloads have already typed what the
+# caller passed (handler and schema together), which the implementation only passes on.
+_client_connection: Callable[..., ClientSideConnection[Any]] = ClientSideConnection
 
 
 class _Transport:
@@ -234,6 +311,14 @@ class _HttpTransport(_Transport):
         else:
             self.cookies = client.cookies
         self._client = client
+        self._poster: Poster | None = None
+        if self._owns_client and usable(url, http2):  # our POSTs skip httpx (see poster.py)
+            self._poster = Poster(url, httpx.Headers(headers), self.cookies, connect_timeout)
+        # h2c: every request on one HTTP/2 connection of our own (see h2conn.py)
+        self._h2conn: H2Connection | None = None
+        if self._owns_client and prior_knowledge:
+            self._h2 = False
+            self._h2conn = H2Connection(url, httpx.Headers(headers), self.cookies, connect_timeout)
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
@@ -286,10 +371,23 @@ class _HttpTransport(_Transport):
         await asyncio.gather(*self._streams.values(), return_exceptions=True)
         if self.connection_id is not None and not self._ended:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._client.delete(self.url, headers=self._ids(None)), 5.0)
+                await asyncio.wait_for(self._delete(), 5.0)
         self._end_input("the client closed the connection")
+        if self._poster is not None:
+            await self._poster.aclose()
+        if self._h2conn is not None:
+            await self._h2conn.aclose()
         if self._owns_client:
             await self._client.aclose()
+
+    async def _delete(self) -> None:
+        if self._h2conn is None:
+            await self._client.delete(self.url, headers=self._ids(None))
+            return
+        _, _, data = await self._h2conn.request("DELETE", self._ids(None))
+        async with contextlib.aclosing(data):
+            async for _ in data:
+                pass
 
     def _ids(self, session: str | None) -> dict[str, str]:
         ids = {CONNECTION_ID_HEADER: self.connection_id or ""}
@@ -305,7 +403,7 @@ class _HttpTransport(_Transport):
                 continue
             try:
                 await self._post(data, peek(data))
-            except httpx.HTTPError as exc:
+            except (httpx.HTTPError, PostFailed) as exc:
                 self._end_input(f"the request to {self.url} failed: {exc!r}")
 
     async def _post(self, data: bytes, message: Peek) -> None:
@@ -316,7 +414,7 @@ class _HttpTransport(_Transport):
                     "dropped a %s sent before initialize opened the connection", message.kind
                 )
                 return
-            response = await self._client.post(self.url, content=data, headers=headers)
+            response = await self._send(data, headers)
             connection_id = response.headers.get(CONNECTION_ID_HEADER)
             if response.status_code == 200 and not connection_id and _is_error(response.content):
                 self._reader.feed(response.content)  # initialize failed: no connection
@@ -336,13 +434,22 @@ class _HttpTransport(_Transport):
         if session is not None:
             self._open_stream(session)
         headers.update(self._ids(session))
-        response = await self._client.post(self.url, content=data, headers=headers)
+        response = await self._send(data, headers)
         if response.status_code == 200 and response.content:
             self._receive(response.content)
         elif response.status_code not in (200, 202):
             self._refused(message, response, None)
 
-    def _refused(self, message: Peek, response: httpx.Response, why: str | None) -> None:
+    async def _send(self, data: bytes, headers: dict[str, str]) -> httpx.Response | Answer:
+        """POST one message: on the connection's own HTTP/2 connection or `Poster` where it has
+        one, else with httpx."""
+        if self._h2conn is not None:
+            return await self._h2conn.post(data, headers)
+        if self._poster is not None:
+            return await self._poster.post(data, headers)
+        return await self._client.post(self.url, content=data, headers=headers)
+
+    def _refused(self, message: Peek, response: httpx.Response | Answer, why: str | None) -> None:
         """A POST the server did not accept: its request fails with -32603 (data: status and
         body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
         body = response.content[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
@@ -377,18 +484,21 @@ class _HttpTransport(_Transport):
 
     async def _read_stream(self, session: str | None) -> None:
         """Read one SSE stream. On HTTP/1.1 it takes a TCP connection of the connection's pool. On
-        HTTP/2 each stream has an HTTP client (so an HTTP/2 connection) of its own: httpcore 1.0.9
-        reads a connection under one lock, and a second idle streaming response waiting on that
-        lock keeps other answers on the connection from their readers."""
+        h2c it is a stream of the connection's `H2Connection`. On HTTP/2 over TLS each stream has
+        an HTTP client (so an HTTP/2 connection) of its own: httpcore 1.0.9 reads a connection
+        under one lock, and a second idle streaming response waiting on that lock keeps other
+        answers on the connection from their readers (see h2conn.py)."""
         headers = {"accept": EVENT_STREAM_TYPE, **self._ids(session)}
         reason = f"the server ended the connection stream of {self.url}"
         try:
-            if self._h2:
+            if self._h2conn is not None:
+                await self._read_h2_events(self._h2conn, headers, session)
+            elif self._h2:
                 async with self._new_client() as client:
                     await self._read_events(client, headers, session)
             else:
                 await self._read_events(self._client, headers, session)
-        except (httpx.HTTPError, SilentServerError, OversizedEventError) as exc:
+        except (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError) as exc:
             reason = f"the stream from {self.url} broke: {exc}"
         else:
             reason = self._stream_end.pop(session, reason)
@@ -408,6 +518,20 @@ class _HttpTransport(_Transport):
                 )
                 return
             chunks = _alive_within(response.aiter_bytes(), self._read_timeout)
+            async for event in _sse_events(chunks, self._max_event_bytes):
+                self._receive(event)
+
+    async def _read_h2_events(
+        self, conn: H2Connection, headers: dict[str, str], session: str | None
+    ) -> None:
+        status, _, data = await conn.request("GET", headers)
+        async with contextlib.aclosing(data):
+            if status != 200:
+                body = b"".join([chunk async for chunk in data])[:_ERROR_BODY_LIMIT]
+                text = body.decode("utf-8", "replace")
+                self._stream_end[session] = f"the server refused the stream: HTTP {status}: {text}"
+                return
+            chunks = _alive_within(data, self._read_timeout)
             async for event in _sse_events(chunks, self._max_event_bytes):
                 self._receive(event)
 
@@ -432,7 +556,8 @@ async def _alive_within(
     iterator = chunks.__aiter__()
     while True:
         try:
-            chunk = await asyncio.wait_for(iterator.__anext__(), seconds)
+            async with asyncio.timeout(seconds):  # a timer, where wait_for made a task per chunk
+                chunk = await iterator.__anext__()
         except StopAsyncIteration:
             return
         except TimeoutError:
@@ -539,7 +664,7 @@ class _WebSocketTransport(_Transport):
     async def _send_all(self) -> None:
         try:
             while (data := await self._queue.get()) is not None:
-                await self._socket.send(data.decode())
+                await self._socket.send(data, text=True)  # a text frame, sent without decoding
         except websockets.ConnectionClosed:
             pass
         with contextlib.suppress(Exception):

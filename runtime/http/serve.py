@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import sys
 from typing import Any
 
 from hypercorn.asyncio import serve as hypercorn_serve
@@ -61,6 +62,11 @@ def config(
     # Keep idle connections longer than clients do (httpx: 5 s), so a client never sends on a
     # connection the server is closing (Hypercorn's default is 5 s too: a race under load).
     cfg.keep_alive_timeout = 75.0
+    # No cap on the requests of one keep-alive connection (Hypercorn's default is 1,000): an ACP
+    # connection POSTs every message, and past the cap an HTTP/2 connection gets GOAWAY with the
+    # request Hypercorn just took still in flight, which is lost (tests/remote/
+    # test_long_connection.py). HTTP/1.1 only reconnected; HTTP/2 broke the ACP connection.
+    cfg.keep_alive_max_requests = sys.maxsize
     cfg.h2_max_inbound_frame_size = 1 << 20
     cfg.graceful_timeout = 1.0
     cfg.accesslog = None

@@ -29,3 +29,10 @@ async def talk() -> None:
 run_agent(Agent)  # error: mypy[arg-type] pyright[reportArgumentType]
 run_agent(Agent, schema=acp_schema)  # error: mypy[arg-type] pyright[reportCallIssue,reportArgumentType]
 run_agent(my_acp.ClientHandler(), schema=my_acp)  # error: mypy[arg-type] pyright[reportCallIssue,reportArgumentType]
+
+
+async def friendly(conn: AgentSideConnection[my_acp.ClientProxy]) -> None:
+    from acp_runtime.helpers import AgentSession
+
+    session = AgentSession(conn, "s")
+    await session.say(acp_schema.TextContent(text="hi"))  # error: mypy[arg-type] pyright[reportArgumentType]

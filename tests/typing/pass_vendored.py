@@ -14,6 +14,8 @@ from acp_runtime import (
     run_agent,
     spawn_agent,
 )
+from acp_runtime.helpers import AgentSession
+from acp_runtime.session import Session
 
 
 class Agent(my_acp.AgentHandler):
@@ -48,3 +50,18 @@ async def talk() -> None:
 
 def main() -> None:
     run_agent(Agent, schema=my_acp)
+
+
+async def friendly(
+    agent_side: AgentSideConnection[my_acp.ClientProxy],
+    client_side: ClientSideConnection[my_acp.AgentProxy],
+) -> None:
+    """The friendly layer reads the vendored package's types off the connection's proxy."""
+    session = AgentSession(agent_side, "s")
+    await session.say(my_acp.TextContent(text="hi"))
+    option = await session.ask_permission({"toolCallId": "c", "title": "Read"})
+    assert_type(option, my_acp.PermissionOption | None)
+    client_session = await Session.new(client_side, "/tmp")
+    outcome = await client_session.prompt([my_acp.TextContent(text="hi")])
+    assert_type(outcome.stop_reason, my_acp.StopReason | None)
+    assert_type(outcome.response, my_acp.PromptResponse)

@@ -1,0 +1,303 @@
+"""One HTTP/2 connection (h2c: prior knowledge on `http://`) carrying every request of an ACP
+connection: its POSTs, its DELETE, and its SSE streams, multiplexed, as the RFD intends.
+
+httpx cannot carry them on one connection: httpcore 1.0.9 reads an HTTP/2 connection under one
+lock taken in turn, and a stream waiting with its answer already read queues behind an idle SSE
+stream that holds the lock while it waits for the network (with two SSE streams and a POST the
+POST's answer can wait for the next keepalive). `connect_agent` therefore gave each stream an
+HTTP/2 connection of its own: three per ACP connection or more, each with its own server-side
+state. Here one protocol object reads the socket and hands each frame to its stream, so no
+stream waits for another.
+
+Flow control: the window of a stream is given back as its reader takes the data (h2 sends the
+WINDOW_UPDATE once half of it is used); a request body larger than the send window waits for
+the server's window updates. Requests past the server's MAX_CONCURRENT_STREAMS wait for a
+stream to end. Cookies go through the connection's `httpx.Cookies` jar both ways.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+from typing import AsyncGenerator
+
+import h2.config
+import h2.connection
+import h2.errors
+import h2.events
+import h2.exceptions
+import httpx
+
+from .poster import Answer, PostFailed, fixed_headers, origin
+
+
+class StreamBroken(PostFailed):
+    """The stream was reset, or the HTTP/2 connection ended or broke, before it finished."""
+
+
+class _Stream:
+    """What the connection knows of one request: its answer's head, its data, its end."""
+
+    def __init__(self) -> None:
+        self.head: asyncio.Future[tuple[int, httpx.Headers]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self.chunks: collections.deque[bytes] = collections.deque()
+        self.ended = False
+        self.error: Exception | None = None
+        self.wake = asyncio.Event()
+
+    def fail(self, error: Exception) -> None:
+        if not self.ended and self.error is None:
+            self.error = error
+        if not self.head.done():
+            self.head.set_exception(error)
+            self.head.exception()  # a stream nobody awaits must not log "never retrieved"
+        self.wake.set()
+
+
+class H2Connection(asyncio.Protocol):
+    """An HTTP/2 client connection to the origin of `url`; `open()` connects it."""
+
+    def __init__(
+        self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
+    ) -> None:
+        where = origin(url)
+        self._url = url
+        self._address = (where.host, where.port)
+        self._path = where.target.encode()
+        self._authority = where.authority.encode()
+        self._fixed = [(k.encode(), v.encode()) for k, v in fixed_headers(headers).items()]
+        self._cookies = cookies
+        self._connect_timeout = connect_timeout
+        config = h2.config.H2Configuration(client_side=True, header_encoding=None)
+        self._h2 = h2.connection.H2Connection(config=config)
+        self._transport: asyncio.Transport | None = None
+        self._streams: dict[int, _Stream] = {}
+        self._window = asyncio.Event()  # set when a send window may have grown
+        self._slots = asyncio.Event()  # set when a stream ended (a MAX_CONCURRENT_STREAMS slot)
+        self._broken: Exception | None = None  # no stream can go on
+        self._refusing: Exception | None = None  # no new stream (GOAWAY)
+        self._opening: asyncio.Task[None] | None = None
+
+    async def _open(self) -> None:
+        """Connect, once: the first request waits for it, the others for the first."""
+        if self._opening is None:
+            self._opening = asyncio.get_running_loop().create_task(self._connect())
+        await asyncio.shield(self._opening)
+
+    async def _connect(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait_for(
+                loop.create_connection(lambda: self, *self._address), self._connect_timeout
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            error = PostFailed(f"could not connect to {self._url}: {exc!r}")
+            self._break(error)
+            raise error from exc
+
+    # --- asyncio.Protocol -------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._h2.initiate_connection()
+        self._flush()
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            events = self._h2.receive_data(data)
+        except h2.exceptions.ProtocolError as exc:
+            self._break(StreamBroken(f"HTTP/2 protocol error from {self._url}: {exc!r}"))
+            return
+        for event in events:
+            self._on_event(event)
+        self._flush()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._transport = None
+        self._break(StreamBroken(f"the HTTP/2 connection to {self._url} closed: {exc!r}"))
+
+    def _on_event(self, event: h2.events.Event) -> None:
+        if isinstance(event, h2.events.ResponseReceived):
+            stream = self._streams.get(event.stream_id)
+            if stream is not None and not stream.head.done():
+                headers = httpx.Headers(
+                    [(k, v) for k, v in event.headers or [] if not k.startswith(b":")]
+                )
+                status = next(int(v) for k, v in event.headers or [] if k == b":status")
+                if "set-cookie" in headers:
+                    request = httpx.Request("GET", self._url)
+                    response = httpx.Response(status, headers=headers, request=request)
+                    self._cookies.extract_cookies(response)
+                stream.head.set_result((status, headers))
+        elif isinstance(event, h2.events.DataReceived):
+            stream = self._streams.get(event.stream_id)
+            if stream is None:  # a stream we gave up: its window back at once
+                self._acknowledge(event.flow_controlled_length or 0, event.stream_id)
+            elif event.data:
+                stream.chunks.append(event.data)
+                stream.wake.set()
+                # its window goes back as the reader takes it (`_take`); padding at once
+                padding = (event.flow_controlled_length or 0) - len(event.data)
+                self._acknowledge(padding, event.stream_id)
+        elif isinstance(event, h2.events.StreamEnded):
+            if (stream := self._streams.get(event.stream_id)) is not None:
+                stream.ended = True
+                stream.wake.set()
+        elif isinstance(event, h2.events.StreamReset):
+            if (stream := self._streams.get(event.stream_id)) is not None:
+                stream.fail(StreamBroken(f"the server reset the stream ({event.error_code!r})"))
+        elif isinstance(event, h2.events.ConnectionTerminated):
+            # GOAWAY: no new stream; the streams past `last_stream_id` were not processed and
+            # fail, the others may still finish (the server closes the socket after them)
+            error = StreamBroken(f"the server ended the HTTP/2 connection ({event.error_code!r})")
+            self._refusing = error
+            last = event.last_stream_id
+            for stream_id, stream in self._streams.items():
+                if last is None or stream_id > last:
+                    stream.fail(error)
+            self._slots.set()
+        elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
+            self._window.set()
+            self._slots.set()
+
+    def _break(self, error: Exception) -> None:
+        if self._broken is None:
+            self._broken = error
+        self._refusing = self._refusing or error
+        for stream in self._streams.values():
+            stream.fail(error)
+        self._window.set()
+        self._slots.set()
+
+    def _flush(self) -> None:
+        data = self._h2.data_to_send()
+        if data and self._transport is not None and not self._transport.is_closing():
+            self._transport.write(data)
+
+    def _acknowledge(self, size: int, stream_id: int) -> None:
+        if size > 0 and self._broken is None:
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.acknowledge_received_data(size, stream_id)
+
+    # --- requests ---------------------------------------------------------------------------------
+
+    async def request(
+        self, method: str, headers: dict[str, str], body: bytes = b""
+    ) -> tuple[int, httpx.Headers, AsyncGenerator[bytes, None]]:
+        """Send a request; its answer's status, headers, and data as it comes. The data iterator
+        must be run to its end or closed (`aclose`), which resets a stream not yet ended."""
+        stream_id, stream = await self._start(method, headers, body)
+        try:
+            status, answer_headers = await stream.head
+        except BaseException:
+            self._forget(stream_id)
+            raise
+        return status, answer_headers, self._data(stream_id, stream)
+
+    async def post(self, body: bytes, headers: dict[str, str]) -> Answer:
+        """POST `body`: the whole answer, as `Poster.post` gives it."""
+        status, answer_headers, data = await self.request("POST", headers, body)
+        content = b"".join([chunk async for chunk in data])
+        return Answer(status, "", answer_headers, content)
+
+    async def _start(
+        self, method: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, _Stream]:
+        await self._open()
+        while True:
+            if self._refusing is not None:
+                raise self._refusing
+            limit = self._h2.remote_settings.max_concurrent_streams
+            if self._h2.open_outbound_streams < limit:
+                break
+            self._slots.clear()
+            await self._slots.wait()
+        head = [
+            (b":method", method.encode()),
+            (b":scheme", b"http"),
+            (b":authority", self._authority),
+            (b":path", self._path),
+            *self._fixed,
+            *((name.lower().encode(), value.encode()) for name, value in headers.items()),
+        ]
+        if self._cookies.jar:
+            request = httpx.Request(method, self._url)
+            self._cookies.set_cookie_header(request)
+            if "cookie" in request.headers:
+                head.append((b"cookie", request.headers["cookie"].encode()))
+        if body:
+            head.append((b"content-length", str(len(body)).encode()))
+        stream_id = self._h2.get_next_available_stream_id()
+        stream = self._streams[stream_id] = _Stream()
+        try:
+            self._h2.send_headers(stream_id, head, end_stream=not body)
+            if body:
+                await self._send_body(stream_id, body)
+            self._flush()  # the headers and a body that fits the window: one write
+        except h2.exceptions.ProtocolError as exc:
+            self._forget(stream_id)
+            raise StreamBroken(f"could not send the request: {exc!r}") from exc
+        except BaseException:
+            self._forget(stream_id)
+            raise
+        return stream_id, stream
+
+    async def _send_body(self, stream_id: int, body: bytes) -> None:
+        view = memoryview(body)
+        while view:
+            if self._broken is not None:
+                raise self._broken
+            window = min(
+                self._h2.local_flow_control_window(stream_id), self._h2.max_outbound_frame_size
+            )
+            if window <= 0:
+                self._flush()
+                self._window.clear()
+                await self._window.wait()
+                continue
+            piece, view = view[:window], view[window:]
+            self._h2.send_data(stream_id, piece.tobytes(), end_stream=not view)
+
+    async def _data(self, stream_id: int, stream: _Stream) -> AsyncGenerator[bytes, None]:
+        try:
+            while True:
+                if stream.chunks:
+                    chunk = stream.chunks.popleft()
+                    self._acknowledge(len(chunk), stream_id)
+                    self._flush()
+                    yield chunk
+                elif stream.error is not None:
+                    raise stream.error
+                elif stream.ended:
+                    return
+                else:
+                    stream.wake.clear()
+                    await stream.wake.wait()
+        finally:
+            self._forget(stream_id)
+
+    def _forget(self, stream_id: int) -> None:
+        """The reader is done with the stream: reset it if the server has not ended it."""
+        stream = self._streams.pop(stream_id, None)
+        if stream is not None and not stream.ended and stream.error is None:
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        self._slots.set()
+        self._flush()
+
+    async def aclose(self) -> None:
+        """Say goodbye (GOAWAY) and close the socket; open streams fail."""
+        if self._opening is not None and not self._opening.done():
+            self._opening.cancel()
+            with contextlib.suppress(BaseException):
+                await self._opening
+        self._break(StreamBroken(f"the HTTP/2 connection to {self._url} was closed"))
+        if self._transport is not None:
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.close_connection()
+            self._flush()
+            self._transport.close()

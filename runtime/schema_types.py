@@ -1,0 +1,183 @@
+"""The generated package's types as the friendly layer names them: read off a connection's proxy.
+
+A generated proxy carries, for type checkers only, `_schema_types` (every type of its package by
+name) and `_schema_values` (every enum's wire values, as a list of a Literal). The Protocols here
+match those carriers, so `AgentSession(conn, ...)` and `Session(conn, ...)` infer the content
+blocks, plan entries, tool kinds, permission options, stop reasons ... of the package `conn`
+speaks, v1 and v2 alike, with no import of any package. Names are the schema's def names; a
+package without `StopReason` (v2: a turn's stop reason is the tag of its idle state) is matched by
+the `...V2` Protocols, where a stop reason is a string. A v1 revision that names its whole tool call
+`ToolCall` is matched by `ProxyV1Calls`; an older one (its variant named `SessionUpdateToolCall`)
+by `ProxyV1`, and a client `Session` then types its folded tool calls as its `SessionUpdate`.
+
+The type variables are used at run time (the friendly classes are Generic over them); the
+Protocols are for type checkers only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    # Each defaults to `acp_schema`'s (PEP 696 defaults, seen by type checkers only), so a bare
+    # `AgentSession` or `Session` annotation means the default package's. A wire value (a Literal
+    # of an enum's values, solved from the package) is covariant: an inferred session is also an
+    # `AgentSession` whose wire values default to any `str`.
+    from typing_extensions import TypeVar as DefaultTypeVar
+
+    import acp_schema
+
+    ContentT = DefaultTypeVar("ContentT", default=acp_schema.ContentBlock)
+    EntryT = DefaultTypeVar("EntryT", default=acp_schema.PlanEntry)
+    KindT = DefaultTypeVar("KindT", default=acp_schema.ToolKind)
+    KindValueT = DefaultTypeVar("KindValueT", covariant=True, default=str)
+    OptionT = DefaultTypeVar("OptionT", default=acp_schema.PermissionOption)
+    UpdateT = DefaultTypeVar("UpdateT", default=acp_schema.SessionUpdate)
+    StopT = DefaultTypeVar("StopT", default=acp_schema.StopReason)
+    StopValueT = DefaultTypeVar("StopValueT", covariant=True, default=str)
+    AnswerT = DefaultTypeVar("AnswerT", default=acp_schema.PromptResponse)
+    ToolCallT = DefaultTypeVar(
+        "ToolCallT", default=acp_schema.ToolCall | acp_schema.SessionUpdateToolCallUpdate
+    )
+    OutputT = DefaultTypeVar("OutputT", default=acp_schema.TerminalOutputResponse)
+    ExitT = DefaultTypeVar("ExitT", default=acp_schema.WaitForTerminalExitResponse)
+else:  # at run time: plain type variables
+    ContentT = TypeVar("ContentT")  # a content block (`ContentBlock`)
+    EntryT = TypeVar("EntryT")  # a plan entry (`PlanEntry`)
+    KindT = TypeVar("KindT")  # a tool kind (`ToolKind`)
+    KindValueT = TypeVar("KindValueT", covariant=True)  # a tool kind's wire value (a Literal)
+    OptionT = TypeVar("OptionT")  # a permission option (`PermissionOption`)
+    UpdateT = TypeVar("UpdateT")  # a session update (`SessionUpdate`)
+    StopT = TypeVar("StopT")  # a stop reason (`StopReason`; v2: str)
+    StopValueT = TypeVar("StopValueT", covariant=True)  # a stop reason's wire value (v2: str)
+    AnswerT = TypeVar("AnswerT")  # the answer to a prompt (`PromptResponse`)
+    ToolCallT = TypeVar("ToolCallT")  # a folded tool call (v1 `ToolCall` or its update)
+    OutputT = TypeVar("OutputT")  # a client terminal's output (`TerminalOutputResponse`; v2: none)
+    ExitT = TypeVar("ExitT")  # its exit (`WaitForTerminalExitResponse`; v2: none)
+
+if TYPE_CHECKING:
+    from typing import Protocol, Sequence
+
+    C_co = TypeVar("C_co", covariant=True)
+    E_co = TypeVar("E_co", covariant=True)
+    K_co = TypeVar("K_co", covariant=True)
+    KV_co = TypeVar("KV_co", covariant=True)
+    O_co = TypeVar("O_co", covariant=True)
+    U_co = TypeVar("U_co", covariant=True)
+    S_co = TypeVar("S_co", covariant=True)
+    SV_co = TypeVar("SV_co", covariant=True)
+    A_co = TypeVar("A_co", covariant=True)
+    T_co = TypeVar("T_co", covariant=True)
+    T2_co = TypeVar("T2_co", covariant=True)
+    TO_co = TypeVar("TO_co", covariant=True)
+    TE_co = TypeVar("TE_co", covariant=True)
+    P_co = TypeVar("P_co", covariant=True)
+
+    # The friendly constructors' own type variables, solved from the connection's proxy.
+    C = TypeVar("C")
+    E = TypeVar("E")
+    K = TypeVar("K")
+    KV = TypeVar("KV")
+    Opt = TypeVar("Opt")
+    U = TypeVar("U")
+    S = TypeVar("S")
+    SV = TypeVar("SV")
+    A = TypeVar("A")
+    T = TypeVar("T")
+    T2 = TypeVar("T2")
+    TO = TypeVar("TO")
+    TE = TypeVar("TE")
+
+    # Both versions' types, by def name (read-only: each solved from the package's own).
+
+    class _Types(Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]):
+        @property
+        def ContentBlock(self) -> C_co: ...
+        @property
+        def PlanEntry(self) -> E_co: ...
+        @property
+        def ToolKind(self) -> K_co: ...
+        @property
+        def PermissionOption(self) -> O_co: ...
+        @property
+        def SessionUpdate(self) -> U_co: ...
+        @property
+        def PromptResponse(self) -> A_co: ...
+        @property
+        def SessionUpdateToolCallUpdate(self) -> T2_co: ...
+
+    class TypesV1(
+        _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co],
+    ):
+        """v1's types: also its stop reasons and its client terminals."""
+
+        @property
+        def StopReason(self) -> S_co: ...
+        @property
+        def TerminalOutputResponse(self) -> TO_co: ...
+        @property
+        def WaitForTerminalExitResponse(self) -> TE_co: ...
+
+    class TypesV1Calls(
+        TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co],
+    ):
+        """v1's types with its whole tool call named `ToolCall` (not so in every revision)."""
+
+        @property
+        def ToolCall(self) -> T_co: ...
+
+    # The package writes each as a list (invariant): a Literal solved through it stays exact in
+    # pyright, which widens one read through a covariant type alone to `str`.
+    class _Values(Protocol[KV_co]):
+        @property
+        def ToolKind(self) -> Sequence[KV_co]: ...
+
+    class ValuesV1(_Values[KV_co], Protocol[KV_co, SV_co]):
+        @property
+        def StopReason(self) -> Sequence[SV_co]: ...
+
+    class ProxyV1(
+        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T2_co, TO_co, TE_co]
+    ):
+        """A v1 package's proxy (its types have `StopReason` and client terminals)."""
+
+        @property
+        def _schema_types(
+            self,
+        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co]: ...
+        @property
+        def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
+
+    class ProxyV1Calls(
+        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co]
+    ):
+        """A v1 package's proxy whose types also name its whole tool call `ToolCall`."""
+
+        @property
+        def _schema_types(
+            self,
+        ) -> TypesV1Calls[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co]: ...
+        @property
+        def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
+
+    class ProxyV2(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, A_co, T2_co]):
+        """A v2 package's proxy (no `StopReason`: a stop reason is a string)."""
+
+        @property
+        def _schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]: ...
+        @property
+        def _schema_values(self) -> _Values[KV_co]: ...
+
+    class HasClient(Protocol[P_co]):
+        """An agent's connection, by the proxy it calls its client with."""
+
+        @property
+        def client(self) -> P_co: ...
+
+    class HasAgent(Protocol[P_co]):
+        """A client's connection, by the proxy it calls its agent with."""
+
+        @property
+        def agent(self) -> P_co: ...

@@ -1,0 +1,93 @@
+"""How connect_agent POSTs over plain HTTP/1.1 (acp_runtime.http.poster): each request leaves in
+one write, head and body together; a keep-alive connection the server closed while idle is
+reopened; a proxy in the environment keeps the POSTs on httpx, which honours it."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from asyncio import selector_events
+from typing import Any
+
+import pytest
+from hypercorn.asyncio import serve as hypercorn_serve
+
+import acp_schema as acp
+from acp_runtime.http import AcpApp, config, connect_agent
+from acp_runtime.http.poster import usable
+
+from .agents import HistoryAgent, Store
+from .helpers import listening_socket, served
+from .test_connect_agent import INIT, NEW, Handler, prompt
+
+
+async def test_a_post_leaves_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With its head and its body in two writes, a POST is two segments on a TCP_NODELAY socket,
+    and the server wakes up twice for it."""
+    writes: list[bytes] = []
+    real = selector_events._SelectorSocketTransport.write
+
+    def recording(self: Any, data: Any) -> None:
+        writes.append(bytes(data))
+        real(self, data)
+
+    monkeypatch.setattr(selector_events._SelectorSocketTransport, "write", recording)
+    async with served(AcpApp(functools.partial(HistoryAgent, store=Store()))) as base:
+        handler = Handler()
+        async with connect_agent(base + "/acp", handler) as conn:
+            await conn.agent.initialize(INIT)
+            session = (await conn.agent.session_new(NEW)).session_id
+            await conn.agent.session_prompt(prompt(session, "one write"))
+    posts = [w for w in writes if w.startswith(b"POST ")]
+    assert len(posts) >= 3  # initialize, session/new, session/prompt
+    for post in posts:
+        head, _, body = post.partition(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        assert len(body) == length and body.startswith(b"{"), post[:200]
+
+
+async def test_a_connection_the_server_closed_while_idle_is_reopened() -> None:
+    app = AcpApp(functools.partial(HistoryAgent, store=Store()))
+    sock = listening_socket()
+    cfg = config(app, sock)
+    cfg.keep_alive_timeout = 0.2
+    stop = asyncio.Event()
+    asgi: Any = app
+    server = asyncio.create_task(hypercorn_serve(asgi, cfg, shutdown_trigger=stop.wait))
+    try:
+        handler = Handler()
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/acp"
+        async with connect_agent(url, handler) as conn:
+            await conn.agent.initialize(INIT)
+            session = (await conn.agent.session_new(NEW)).session_id
+            texts = ["before", "after"]
+            for i, text in enumerate(texts):
+                await asyncio.sleep(0.6)  # the server closes the idle POST connection
+                answer = await conn.agent.session_prompt(prompt(session, text))
+                assert answer.stop_reason == acp.StopReason.END_TURN
+                await asyncio.wait_for(handler.received(*texts[: i + 1]), 10)
+    finally:
+        stop.set()
+        await server
+        sock.close()
+
+
+def test_a_proxy_in_the_environment_keeps_the_posts_on_httpx(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert usable("http://agent.example:8000/acp", None)
+    assert not usable("http://agent.example:8000/acp", True)  # h2c: httpx
+    assert not usable("https://agent.example/acp", None)  # TLS: httpx
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    assert not usable("http://agent.example:8000/acp", None)
+    monkeypatch.setenv("NO_PROXY", "agent.example")
+    assert usable("http://agent.example:8000/acp", None)
+    monkeypatch.delenv("HTTP_PROXY")
+    monkeypatch.setenv("ALL_PROXY", "socks5://proxy.example:1080")
+    assert not usable("http://elsewhere.example/acp", None)

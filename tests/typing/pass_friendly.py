@@ -1,0 +1,127 @@
+"""The friendly layer (AgentSession, Session, connect_agent, decode) on the v1 and v2 packages, as a
+user writes it: type-checks clean, every type exact."""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+import acp_schema as acp
+import acp_schema_v2 as acp2
+from acp_runtime import AgentSideConnection, ClientSideConnection
+from acp_runtime.helpers import AgentSession
+from acp_runtime.http import connect_agent
+from acp_runtime.session import Session, SessionState, TurnOutcome
+
+
+class Agent(acp.AgentHandler):
+    def __init__(self, conn: AgentSideConnection) -> None:
+        self.conn = conn
+
+    async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
+        session = AgentSession(self.conn, params.session_id)
+        await session.say("Looking at it")
+        await session.say(acp.TextContent(text="a block"))
+        await session.think("hmm")
+        await session.plan([("Read the code", "in_progress"), ("Fix it", "pending", "high")])
+        entry = acp.PlanEntry(
+            content="x", priority=acp.PlanEntryPriority.LOW, status=acp.PlanEntryStatus.PENDING
+        )
+        await session.plan([entry, {"content": "y", "status": "pending", "priority": "low"}])
+        async with session.tool_call("Run tests", kind="execute") as call:
+            option = await session.ask_permission(call)
+            if option is not None:
+                assert_type(option, acp.PermissionOption)
+                assert_type(option.option_id, str)
+        session.tool_call("Read", kind=acp.ToolKind.READ, locations=[{"path": "/a"}])
+        async with session.terminal("pytest", ["-q"]) as term:
+            assert_type(await term.output(), acp.TerminalOutputResponse)
+            exit = await term.wait_for_exit()
+            assert_type(exit, acp.WaitForTerminalExitResponse)
+            await call.add_terminal(term.id)
+
+        async def work() -> acp.StopReason:
+            return acp.StopReason.END_TURN
+
+        answer = await session.turn(params.prompt, work)
+        assert_type(answer, acp.PromptResponse)
+
+        async def wire_work() -> str:
+            return "end_turn"
+
+        return answer
+
+
+async def helper(session: AgentSession) -> None:
+    """A bare annotation means the default package's session, and takes an inferred one."""
+    await session.say("hi")
+
+
+async def agent_v2(
+    conn: AgentSideConnection[acp2.ClientProxy], default: AgentSideConnection
+) -> None:
+    await helper(AgentSession(default, "s"))
+    session = AgentSession(conn, "s")
+    await session.say(acp2.TextContent(text="hi"))
+    session.tool_call("Read", kind="read")
+
+    async def work() -> str:
+        return "end_turn"
+
+    answer = await session.turn([acp2.TextContent(text="hi")], work)
+    assert_type(answer, acp2.PromptResponse)
+
+
+async def client(conn: ClientSideConnection, url: str, data: bytes) -> None:
+    session = await Session.new(conn, "/tmp")
+    outcome = await session.prompt("hello")
+    reason: acp.StopReason | None = outcome.stop_reason
+    assert_type(outcome.response, acp.PromptResponse)
+    assert_type(outcome, TurnOutcome[acp.StopReason, acp.PromptResponse])
+    await session.prompt([acp.TextContent(text="more")])
+    for call in session.state.tool_calls.values():
+        if isinstance(call, acp.ToolCall):
+            assert_type(call.title, str)
+    state: SessionState = session.state
+    for entry in state.plan:
+        assert_type(entry, acp.PlanEntry)
+    for message in state.messages:
+        for block in message.content:
+            if isinstance(block, acp.TextContent):
+                assert_type(block.text, str)
+    async for update in session.updates():
+        if isinstance(update, acp.SessionUpdateAgentMessageChunk):
+            assert_type(update.content, acp.ContentBlock)
+    loaded = await Session.load(conn, "s", "/tmp")
+    assert_type(loaded.state.tool_calls, dict[str, acp.ToolCall | acp.SessionUpdateToolCallUpdate])
+    typed: Session = loaded
+    assert_type(typed, Session)
+    if reason is not None:
+        assert_type(reason, acp.StopReason)
+    update = acp.Decoder[acp.SessionUpdate](acp.SessionUpdate).decode(data)
+    assert_type(update, acp.SessionUpdate)
+    if isinstance(update, acp.SessionUpdateAgentMessageChunk):
+        assert_type(update.content, acp.ContentBlock)
+    anything = acp.decode(data, acp.SessionUpdate)
+    if isinstance(anything, acp.ToolCall):
+        assert_type(anything.title, str)
+    assert_type(acp.decode(data, acp.PromptResponse), acp.PromptResponse)
+    async with connect_agent(url, acp.ClientHandler()) as remote:
+        assert_type(remote, ClientSideConnection[acp.AgentProxy])
+    async with connect_agent(url, None) as bare:
+        assert_type(bare, ClientSideConnection[acp.AgentProxy])
+
+
+class Client2(acp2.ClientHandler):
+    pass
+
+
+async def client_v2(url: str) -> None:
+    async with connect_agent(url, Client2(), schema=acp2) as conn:
+        assert_type(conn, ClientSideConnection[acp2.AgentProxy])
+        session = await Session.new(conn, "/tmp")
+        outcome = await session.prompt([acp2.TextContent(text="hi")])
+        reason: str | None = outcome.stop_reason
+        assert_type(outcome.response, acp2.PromptResponse)
+        for call in session.state.tool_calls.values():
+            assert_type(call, acp2.SessionUpdateToolCallUpdate)
+        print(reason)
