@@ -165,9 +165,7 @@ class Engine(Generic[PackageT]):
         envelopes, self._cancel_request_info = self._codec_tables(schema)
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
         self._sender = Sender(schema, envelopes)
-        # outgoing params checked as JSON-RPC and the package's types allow them (the policy
-        # asks for it where its rules say)
-        self.checked_params: Callable[[str, Any], Any] = self._sender.params
+        self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         """What the engine derives from a package: its envelopes and the `$/cancel_request`
