@@ -7,7 +7,6 @@ from typing import (
     TYPE_CHECKING,
     Any,
     AsyncIterator,
-    Awaitable,
     Callable,
     Generic,
     TypeVar,
@@ -18,8 +17,9 @@ import msgspec
 
 from . import rules, wire
 from .connection import _DEFAULT, Connection, PendingCall
-from .errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
+from .errors import ConnectionClosedError, ProtocolError
 from .framing import ByteReader, ByteWriter
+from .policy import ClientPolicy
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -32,9 +32,7 @@ if TYPE_CHECKING:
         ClientPackage,
         ErrorResponseMessage,
         HandlerT,
-        NotificationMessage,
         ProxyT,
-        RequestMessage,
         ResponseMessage,
         TypeForm,
     )
@@ -72,6 +70,9 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     """
 
     side = "client"
+    peer_side = "agent"
+    _policy = ClientPolicy
+    policy: ClientPolicy  # pyright: ignore[reportIncompatibleVariableOverride]  # its side's
     stderr_tail: bytes  # the last 64 KiB of the agent's stderr, when `spawn_agent` captures it
 
     if TYPE_CHECKING:
@@ -136,32 +137,6 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             result_type = None  # read as JSON: typed by the package of the version the agent picks
         return await super().send_request(method, params, result_type, timeout=timeout)
 
-    def _outgoing(self, method: str, params: Any) -> Any:
-        if method == rules.INITIALIZE and self._v2 and self.enforce_protocol:
-            reason = rules.initialize_breaks(params)
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
-        if method == rules.INITIALIZE:
-            params = wire.replace(params, rules.PROTOCOL_VERSION, self.protocol_versions[-1])
-            self.own_initialize = params
-        params = super()._outgoing(method, params)
-        if method in rules.SESSION_REQUIRED_BY and self.enforce_protocol:
-            session_id = wire.get(params, rules.SESSION_ID)
-            if session_id not in self.sessions:
-                raise ProtocolError(
-                    f"{method}: session {session_id!r} was not set up on this connection "
-                    f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
-                )
-        offered = rules.OFFER_CHECKS.get(method) if self.enforce_protocol else None
-        reason = (
-            offered(params, self.sessions.get(wire.get(params, rules.SESSION_ID), {}))
-            if offered
-            else None
-        )
-        if reason is not None:
-            raise ProtocolError(f"{method}: {reason}")
-        return params
-
     async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
         `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
@@ -179,24 +154,6 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 return
             params = wire.replace(params, cursor, token)
 
-    def _on_notification(self, note: NotificationMessage) -> None:
-        if note.method == rules.SESSION_UPDATE and self.sessions:
-            update = wire.get(note.params, rules.SESSION_UPDATE_FIELD)
-            if wire.declares_any(update, rules.OFFERS):
-                self._remember(wire.get(note.params, rules.SESSION_ID), update)
-        super()._on_notification(note)
-
-    def _call_handler(  # pyright: ignore[reportIncompatibleMethodOverride]  # the same coroutine, no extra frame
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Any]:
-        if (
-            self.on_session_update is not None
-            and message.method == rules.SESSION_UPDATE
-            and not is_request
-        ):
-            self.on_session_update(message.params)
-        return super()._call_handler(message, is_request=is_request)  # no extra frame per message
-
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         if not self._routed and isinstance(response, self.schema.Response):
             # route as the answer to initialize is read, so what follows it is read by its package
@@ -211,7 +168,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 response = self.schema.Response(id=response.id, result=response.result)
         super()._on_response(response)
 
-    def _typed_answer(self, method: str, result: Any) -> Any:
+    def typed_answer(self, method: str, result: Any) -> Any:
         """A result read as JSON, decoded into the bound package's result type of `method`."""
         try:
             return wire.build(
@@ -222,40 +179,3 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             error = ConnectionClosedError(f"connection closed: {reason}: {exc}")
             self._shutdown(error)
             raise ProtocolError(f"{reason}: {exc}") from None
-
-    def _remember(self, session_id: Any, source: Any) -> None:
-        """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
-        offers = self.sessions.get(session_id)
-        if offers is None or not wire.declares_any(source, rules.OFFERS):
-            return
-        for key in rules.OFFERS:
-            value = wire.get(source, key)
-            if value is not None:
-                offers[key] = value
-
-    def _after_result(self, method: str, params: Any, result: Any) -> Any:
-        if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
-            session_id = wire.get(
-                result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID
-            )
-            self.sessions[session_id] = {}
-            self._remember(session_id, result)
-        elif method in rules.OFFERS_SET_BY:
-            self._remember(wire.get(params, rules.SESSION_ID), result)
-        elif method in rules.SESSION_CLOSED_BY:
-            self.sessions.pop(wire.get(params, rules.SESSION_ID), None)
-        elif method == rules.INITIALIZE:
-            version = wire.get(result, rules.PROTOCOL_VERSION)
-            if version not in self.protocol_versions:
-                error = ProtocolVersionError(version, self.protocol_versions)
-                self._shutdown(ConnectionClosedError(f"connection closed: {error}"))
-                raise error
-            self.protocol_version = version
-            if self.versions is not None and type(result) is dict:  # read as JSON to route
-                if not self._routed:
-                    self._route(version)
-                result = self._typed_answer(method, result)
-            self.peer_initialize = result
-            self.agent_info = rules.info_of(result, "agent")
-            self.initialized = True
-        return result

@@ -1,106 +1,37 @@
-"""One JSON-RPC 2.0 connection over a pair of byte streams, driven by a generated ACP package.
-
-Message flow, which is what makes the ordering and no-deadlock guarantees hold:
-
-- One reader task reads large chunks, splits them into lines in one call and decodes every line
-  that has arrived with the package's `MessageDecoder` in one loop turn; it never waits on a
-  handler.
-- An incoming request starts its handler as a task at once, so requests run concurrently, and a
-  handler that calls back into the peer is answered while it waits.
-- Incoming notifications and responses go through one ordered inbox, served by one worker task:
-  notification handlers run one at a time in arrival order, and a response resolves its waiting
-  call only after every notification that arrived before it has been handled. (A call made from
-  inside a notification handler is answered directly, so that handler cannot deadlock itself.)
-- Outgoing messages keep the order of the sends (the `LineWriter` joins the ones of one loop turn
-  into one `write`): updates sent by a handler before it returns reach the peer before its
-  response.
-
-When the peer's output ends, calls still waiting for an answer fail at once with
-`ConnectionClosedError`; requests already received are still served and answered, then the
-connection closes.
+"""An ACP connection: the JSON-RPC engine (`engine.py`), bound to a generated package, with the
+ACP policy of that package's protocol version (`policy.py`) and the handler it serves; the sides
+(`agent.py`, `client.py`) add their proxy of the peer. A connection serving several versions
+(`versions.py`) is bound again once `initialize` has chosen one.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import functools
 import importlib
 import inspect
-import logging
-from collections import OrderedDict, deque
-from types import MappingProxyType, ModuleType
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Awaitable,
-    Callable,
-    Generator,
-    Generic,
-    Mapping,
-    TypedDict,
-    TypeVar,
-    cast,
-)
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict, TypeVar, cast
 
-import msgspec
-
-from . import rules, tracing, wire
-from .errors import (
-    CapabilityError,
-    ConnectionClosedError,
-    NotInitializedError,
-    ProtocolError,
-    RequestTimeoutError,
-)
-from .framing import (
-    _SNIFF,
-    DEFAULT_MAX_LINE_BYTES,
-    ByteReader,
-    ByteWriter,
-    LineReader,
-    LineWriter,
-    OversizedLine,
-)
-from .jsonrpc import (
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
-    RequestId,
-    classify,
-    sniff,
-)
+from . import rules, wire
+from .calls import PendingCall as PendingCall
+from .engine import _DEFAULT as _DEFAULT
+from .engine import Engine
+from .engine import as_rpc_error as as_rpc_error
+from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter
+from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND
 from .negotiation import Routes
+from .policy import AcpPolicy
 
 if TYPE_CHECKING:
-    from typing_extensions import Self
+    import asyncio
 
-    from .package import (
-        ErrorResponseMessage,
-        NotificationMessage,
-        PackageT,
-        RequestMessage,
-        ResponseMessage,
-        RpcException,
-        TypeForm,
-    )
+    from .package import NotificationMessage, PackageT, RequestMessage
+    from .plan import PackagePlan
+    from .sending import Envelopes
     from .tracing import Tracer
+    from .transport import Transport
 else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
-
-log = logging.getLogger("acp_runtime")
-
-_DEFAULT: TypeForm = object()  # "the method's own result type"
-_NO_GUARDS: Mapping[str, list[Callable[[Any, Any], str | None]]] = MappingProxyType({})
-_NO_CHECKS: Mapping[str, Callable[[Any, Any], str | None]] = MappingProxyType({})
-_in_notification: contextvars.ContextVar[Connection[Any] | None] = contextvars.ContextVar(
-    "acp_runtime_in_notification", default=None
-)
-_now_serving: contextvars.ContextVar[tuple[Connection[Any], _Serving] | None] = (
-    contextvars.ContextVar("acp_runtime_now_serving", default=None)
-)
 
 
 def default_schema() -> ModuleType:
@@ -122,102 +53,8 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         timeout: float | None
 
 
-class _Outgoing(msgspec.Struct):
-    method: str
-    result_type: TypeForm
-    future: asyncio.Future[Any]
-    direct: bool  # made from inside a notification handler: resolve on arrival
-    answered: bool = False
-
-
-class _PendingCalls(dict["RequestId", _Outgoing]):
-    """The calls awaiting an answer by request id, and beside them (`types`) each one's result
-    type: a plain dict, which the decoder reads on every answer without a Python call."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.types: dict[RequestId, TypeForm] = {}
-
-    def __setitem__(self, request_id: RequestId, outgoing: _Outgoing) -> None:
-        super().__setitem__(request_id, outgoing)
-        self.types[request_id] = outgoing.result_type
-
-    def __delitem__(self, request_id: RequestId) -> None:
-        super().__delitem__(request_id)
-        del self.types[request_id]
-
-    def pop(self, request_id: RequestId, *default: Any) -> Any:
-        self.types.pop(request_id, None)
-        return super().pop(request_id, *default)
-
-
-class _Serving(msgspec.Struct):
-    method: str
-    params: Any
-    task: asyncio.Task[None] | None = None
-    cancel_result: dict[str, Any] | None = None  # wire result to answer when a turn cancel ended it
-    cancelled_by_peer: bool = False
-    # `after_answer` work
-    after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
-    answered: bool = False
-
-    @property
-    def session_id(self) -> Any:
-        return wire.get(self.params, rules.SESSION_ID)
-
-
-class PendingCall:
-    """An outgoing request in flight. `await call` gives its result or raises its error.
-
-    Cancelling the task that awaits it sends `$/cancel_request` to the peer and drops the answer;
-    `await call.cancel()` asks the peer to cancel and lets the call end with the peer's answer
-    (typically the generated -32800 error).
-    """
-
-    def __init__(
-        self,
-        conn: Connection[Any],
-        request_id: int,
-        method: str,
-        params: Any,
-        future: asyncio.Future[Any],
-        timeout: float | None = None,
-    ) -> None:
-        self.id = request_id
-        self.method = method
-        self.timeout = timeout
-        self._conn = conn
-        self._params = params
-        self._future = future
-
-    def __await__(self) -> Generator[Any, None, Any]:
-        return self._wait().__await__()
-
-    async def _wait(self) -> Any:
-        timeout = self.timeout
-        try:
-            if timeout is None:
-                result = await self._future
-            else:
-                result = await asyncio.wait_for(asyncio.shield(self._future), timeout)
-        except asyncio.CancelledError:
-            if not self._future.done() or self._future.cancelled():
-                self._conn._abandon(self.id)
-            raise
-        except TimeoutError:
-            if self._future.done() or timeout is None:
-                raise  # the answer itself was an error of that kind
-            self._conn._abandon(self.id)  # sends $/cancel_request, drops a late answer
-            raise RequestTimeoutError(self.method, timeout) from None
-        self._conn._check_answer(self.method, self._params, result)
-        return self._conn._after_result(self.method, self._params, result)
-
-    async def cancel(self) -> None:
-        await self._conn.cancel_request(self.id)
-
-
-class Connection(Generic[PackageT]):
-    """The side-neutral JSON-RPC engine; use `AgentSideConnection` or `ClientSideConnection`.
+class Connection(Engine[PackageT]):
+    """The side-neutral ACP connection; use `AgentSideConnection` or `ClientSideConnection`.
 
     It is also the `Peer` the generated proxies are bound to: `request(method, params,
     result_type)` and `notify(method, params)`, both checked against the protocol rules first.
@@ -225,13 +62,14 @@ class Connection(Generic[PackageT]):
     """
 
     side: str  # "agent" or "client": set by the two sides
-    _sending: tuple[Any, bytes] | None = None  # what `_typed` last checked, and its JSON
+    _policy: Callable[[Any, PackagePlan, bool], AcpPolicy] = AcpPolicy  # the side's rules
+    policy: AcpPolicy
 
     def __init__(
         self,
         handler: object,
-        reader: ByteReader,
-        writer: ByteWriter,
+        reader: ByteReader | Transport,
+        writer: ByteWriter | None,
         *,
         schema: PackageT | None = None,
         protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
@@ -252,74 +90,44 @@ class Connection(Generic[PackageT]):
             schema = cast(PackageT, self.versions[first].schema)
             protocol_versions = self.versions.versions
         # schema=None means `acp_schema`, which the sides' overloads give as the type's default
-        self.schema: PackageT = schema if schema is not None else cast(PackageT, default_schema())
-        self.observer = (
-            observer  # observer("in" | "out", raw message bytes, decoded message or None)
-        )
-        self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         self.protocol_versions = tuple(sorted(protocol_versions))
-        self.lenient = lenient
         self.enforce_protocol = enforce_protocol
-        self.timeout = timeout  # seconds a call waits for its answer by default; None: no limit
-        self.max_line_bytes = max_line_bytes
         self.protocol_version: int | None = None
         self.initialized = False
         self.peer_initialize: Any = None  # the peer's initialize message (request or result)
         self.own_initialize: Any = None  # this side's
         self.handler: object = None
-
-        self._lines = LineReader(reader, max_line_bytes)
-        self._out = LineWriter(
-            _ObservedWriter(writer, self) if observer is not None else writer,
-            on_error=self._on_write_error,
+        super().__init__(
+            reader,
+            writer,
+            schema if schema is not None else cast(PackageT, default_schema()),
+            max_line_bytes=max_line_bytes,
+            lenient=lenient,
+            strict=enforce_protocol,
+            observer=observer,
+            tracer=tracer,
+            timeout=timeout,
         )
-        self._pending = _PendingCalls()
-        self._bind(self.schema)
-        self._abandoned: OrderedDict[RequestId, None] = OrderedDict()
-        self._serving: dict[RequestId, _Serving] = {}
-        self._inbox = _Inbox()  # (kind, message | None), handled in order by _work
-        self._busy = False
-        self._next_id = 0
-        self._eof_error: ConnectionClosedError | None = None
-        self._inbox_drained = False
-        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._close_error: ConnectionClosedError | None = None
-        self._tasks: list[asyncio.Task[None]] = []
-        self.describe_eof: Callable[[], Awaitable[str]] | None = None
-        self._after_tasks: set[asyncio.Task[None]] = set()
-        self._turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._setup()
         self._start(handler)
 
     def _bind(self, schema: PackageT) -> None:
-        """Drive this connection by `schema` from now on: its codec, tables and the rules that
-        apply to it (a connection serving several versions is bound again once `initialize` has
+        """Drive this connection by `schema` from now on: its codec, and the policy of its protocol
+        version (a connection serving several versions is bound again once `initialize` has
         chosen one, see `acp_runtime.versions`)."""
         from .plan import PackagePlan  # at the first connection, not at import
 
-        self.schema = schema
-        plan = PackagePlan.of(schema)  # the tables, worked out once per package and shared
-        tables = plan.side(self.side)
-        enforce_protocol = self.enforce_protocol
-        self._requires_initialize = enforce_protocol and plan.requires_initialize
-        self._send_guards = tables.send_guards if enforce_protocol else _NO_GUARDS
-        self._receive_guards = tables.receive_guards if enforce_protocol else _NO_GUARDS
-        self._result_guards = tables.result_guards if enforce_protocol else _NO_GUARDS
-        self._turn_cancels = tables.turn_cancels
-        self._answer_checks = plan.answer_checks if enforce_protocol else _NO_CHECKS
-        self._completions = plan.completions if enforce_protocol else ()
-        self._open_keys: dict[str, OrderedDict[Any, None]] = {
-            c.closer: OrderedDict() for c in self._completions
-        }
-        self._completing = plan.completing if enforce_protocol else frozenset()
-        self._cancel_request_info = plan.cancel_request_info
+        super()._bind(schema)
+        policy = self._policy(self, PackagePlan.of(schema), self.enforce_protocol)
+        self.policy = policy  # pyright: ignore[reportIncompatibleVariableOverride]  # ACP's
         # the sides whose methods this one does not receive (a proxy's, the peer's): never served
         self._foreign_sides = frozenset(schema.SIDES) - {self.side}
-        # ACP v2 (rules.py, "ACP v2"): turns end in state updates
-        self._v2 = plan.v2
-        self._message_kinds = plan.message_kinds if enforce_protocol else frozenset()
-        self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
-        self._envelopes = plan.envelopes
+
+    def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
+        from .plan import PackagePlan  # at the first connection, not at import
+
+        plan = PackagePlan.of(schema)  # worked out once per package and shared
+        return plan.envelopes, plan.cancel_request_info
 
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
@@ -330,13 +138,17 @@ class Connection(Generic[PackageT]):
     def _start(self, handler: object) -> None:
         if self.versions is None:
             self._build_handler(handler)
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
+        self._start_engine()
 
     def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
+
+    def route_to(self, version: int) -> None:
+        """Serve protocol `version` from now on, unless the connection is routed already."""
+        if not self._routed:
+            self._route(version)
 
     def _route(self, version: int) -> None:
         """Serve protocol `version` from now on: its route's package, rules and handler."""
@@ -348,297 +160,15 @@ class Connection(Generic[PackageT]):
             self._bound()
         self._build_handler(route.handler)
 
-    # --- public API ------------------------------------------------------------------------------
-
     @property
     def peer_capabilities(self) -> Any:
         """The capabilities the peer advertised in initialize (None before)."""
         return rules.capabilities_of(self.peer_initialize, rules.PEER[self.side])
 
-    @property
-    def closed(self) -> bool:
-        return self._closed.done()
-
-    async def wait_closed(self) -> None:
-        """Wait until the connection is closed (by either side)."""
-        await asyncio.shield(self._closed)
-
-    async def close(self, error: Exception | None = None) -> None:
-        """Close now: pending calls fail, running handlers are cancelled, the output is closed."""
-        reason = error if isinstance(error, ConnectionClosedError) else None
-        self._shutdown(
-            reason or ConnectionClosedError(f"connection closed{f': {error}' if error else ''}")
-        )
-        current = asyncio.current_task()
-        await asyncio.gather(*(t for t in self._tasks if t is not current), return_exceptions=True)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    async def request(
-        self,
-        method: str,
-        params: Any = None,
-        result_type: TypeForm = _DEFAULT,
-        *,
-        timeout: Any = _DEFAULT,
-    ) -> Any:
-        """Send a request and wait for its typed result (or raise the peer's typed error).
-
-        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
-        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
-        `RequestTimeoutError`.
-        """
-        return await (await self.send_request(method, params, result_type, timeout=timeout))
-
-    async def send_request(
-        self,
-        method: str,
-        params: Any = None,
-        result_type: TypeForm = _DEFAULT,
-        *,
-        timeout: Any = _DEFAULT,
-    ) -> PendingCall:
-        """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
-        self._check_can_call()
-        self._sending = None
-        params = self._outgoing(method, params)
-        if self.tracer is not None:
-            params = tracing.inject(self.tracer, params)
-        if result_type is _DEFAULT:
-            info = self.schema.REQUESTS.get(method)
-            result_type = info.result if info is not None else None
-        request_id = self._next_id
-        self._next_id += 1
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        direct = _in_notification.get() is self
-        self._pending[request_id] = _Outgoing(method, result_type, future, direct)
-        sent = self._sent_json(params)
-        if sent is not None:  # checked: its JSON goes in as it is
-            data = self._envelopes.request(request_id, method, sent)
-        else:
-            message = self.schema.Request(id=request_id, method=method, params=_omit_none(params))
-            data = self.schema.encode_message(message)
-        try:
-            await self._write(data)
-        except asyncio.CancelledError:
-            # Cancelled while waiting for the peer to read: the request is on its way, so the
-            # peer is asked to drop it, as for any call cancelled before its answer.
-            self._abandon(request_id)
-            raise
-        except BaseException:
-            self._pending.pop(request_id, None)
-            if future.done() and not future.cancelled():
-                future.exception()  # failed by the shutdown this write caused: reported below
-            raise
-        if method in rules.TURN_ENDED_BY:
-            self._cancel_turn(params)
-        timeout = self.timeout if timeout is _DEFAULT else timeout
-        return PendingCall(self, request_id, method, params, future, timeout)
-
-    async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification."""
-        if self._close_error is not None:
-            raise self._close_error
-        self._sending = None
-        params = self._outgoing(method, params)
-        if self.tracer is not None:
-            params = tracing.inject(self.tracer, params)
-        sending, self._sending = self._sending, None  # `_sent_json`, written out
-        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
-            await self._write(self._envelopes.notification(method, sending[1]))
-        else:
-            note = self.schema.Notification(method=method, params=_omit_none(params))
-            await self._write(self.schema.encode_message(note))
-        if method in rules.TURN_ENDED_BY:
-            self._cancel_turn(params)
-
-    def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
-        """From inside a request handler: start `work()` once that request's answer has been
-        written (say, the commands of a session, sent right after answering `session/new`; a v1
-        `session/load` replays its history *before* answering). Nothing else moves: the
-        answer goes out when the handler returns, as always. The work is dropped when the answer is
-        an error or cannot be written; its own errors are logged."""
-        now = _now_serving.get()
-        if now is None or now[0] is not self:
-            raise ProtocolError(
-                "after_answer: call it from a handler of a request this connection serves"
-            )
-        serving = now[1]
-        if serving.answered:
-            self._start_after(serving.method, [work])
-        else:
-            serving.after.append(work)
-
-    def _start_after(self, method: str, works: list[Callable[[], Awaitable[Any]]]) -> None:
-        for work in works:
-            task = asyncio.get_running_loop().create_task(self._run_after(method, work))
-            self._after_tasks.add(task)
-            task.add_done_callback(self._after_tasks.discard)
-
-    async def _run_after(self, method: str, work: Callable[[], Awaitable[Any]]) -> None:
-        try:
-            await work()
-        except ConnectionClosedError as exc:
-            log.debug("work after the %s answer stopped: %s", method, exc)
-        except Exception:
-            log.exception("work after the %s answer failed", method)
-
     def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
         """A v2 turn of `session_id` runs in `task` after its prompt was answered: `session/cancel`
         (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
-        self._turn_tasks[session_id] = task
-
-        def done(task: asyncio.Task[Any]) -> None:
-            if self._turn_tasks.get(session_id) is task:
-                del self._turn_tasks[session_id]
-
-        task.add_done_callback(done)
-
-    async def cancel_request(self, request_id: RequestId) -> None:
-        """Send `$/cancel_request` for one of our pending requests; its call stays pending until
-        the peer answers it (with -32800 or a result)."""
-        if self._cancel_request_info is None:
-            raise CapabilityError(rules.CANCEL_REQUEST, "the schema defines no such notification")
-        params = wire.build(
-            self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
-        )
-        await self.notify(rules.CANCEL_REQUEST, params)
-
-    # --- rules hooks, refined by the sides --------------------------------------------------------
-
-    def _outgoing(self, method: str, params: Any) -> Any:
-        """Check an outgoing call against the protocol rules; may return adjusted params."""
-        if self.enforce_protocol:
-            info = self.schema.METHODS.get(method)
-            if info is None and self._v2:
-                reason = rules.removed_surface(self.schema, method)
-                if reason is not None:
-                    raise ProtocolError(f"{method}: {reason}")
-            if method.startswith("rpc."):
-                raise ProtocolError(
-                    f"{method}: names starting with 'rpc.' are reserved by JSON-RPC"
-                )
-            if not wire.structured(params):  # 226
-                raise ProtocolError(
-                    f"{method}: params must be an object or an array, not {type(params).__name__}"
-                )
-            if info is not None and params is not None and params is not msgspec.UNSET:  # 164
-                params = self._typed(method, params, info.params, "params")
-        if (
-            self._requires_initialize
-            and not self.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
-            raise NotInitializedError(f"{method}: initialize has not completed on this connection")
-        for check in self._send_guards.get(method, ()):
-            reason = check(params, self.peer_initialize)
-            if reason is not None:
-                raise CapabilityError(method, reason)
-        if method in self._completing and not self._track_interaction(method, params, sending=True):
-            raise ProtocolError(
-                f"{method}: it completes an interaction this side never opened on this connection"
-            )
-        return params
-
-    def _typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
-        """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
-        generated object is sent as it is, wire JSON (a dict) decoded into its type. One that does
-        not fit, or a dict with a key the schema does not declare (custom data belongs in `_meta`),
-        raises `SchemaMismatchError` naming the path and the value."""
-        if tp is None:
-            return value
-        schema = self.schema
-        if type(value) is dict:
-            value, data = wire.to_send(schema, value, tp, method=method, at=at)
-        else:
-            try:  # the common case, written out: a value that fits
-                data = schema.encode_message(value)
-                schema.decode(data, tp, strict=True)
-            except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
-                value, data = wire.to_send(schema, value, tp, method=method, at=at)  # raises
-        self._sending = (value, data)  # its envelope takes these bytes (`_sent_json`)
-        return value
-
-    def _sent_json(self, value: Any) -> bytes | None:
-        """The JSON `_typed` checked of `value`, when `value` is what it checked (not a copy made
-        since, such as the trace context's); taken once."""
-        sending, self._sending = self._sending, None
-        return sending[1] if sending is not None and sending[0] is value else None
-
-    def _after_result(self, method: str, params: Any, result: Any) -> Any:
-        return result
-
-    def _check_answer(self, method: str, params: Any, result: Any) -> None:
-        """A peer's result that does not fit the request it answers fails the call (-32603)."""
-        answer_check = self._answer_checks.get(method)
-        reason = answer_check(params, result) if answer_check is not None else None
-        if reason is not None:
-            raise self._error(INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason})
-
-    def _track_interaction(self, method: str, params: Any, *, sending: bool) -> bool:
-        """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
-        of one not open here (sent: refused; received: ignored, and a received one completes once).
-        """
-        if method not in self._completing:
-            return True
-        for c in self._completions:
-            keys = self._open_keys[c.closer]
-            if method == c.opener and wire.get(params, c.tag) == c.value:
-                keys[wire.get(params, c.key)] = None
-                while len(keys) > 4096:
-                    keys.popitem(last=False)
-            elif method == c.closer:
-                key = wire.get(params, c.key)
-                if key not in keys:
-                    return False
-                if not sending:
-                    del keys[key]
-        return True
-
-    async def _dispatch_request(self, request: RequestMessage) -> Any:
-        method = request.method
-        if (
-            self._requires_initialize
-            and not self.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
-            raise self._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
-        for check in self._receive_guards.get(method, ()):
-            reason = check(request.params, self.own_initialize)
-            if reason is not None:
-                raise self._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        result = await self._call_handler(request, is_request=True)
-        for check in self._result_guards.get(method, ()):
-            reason = check(result, self.peer_initialize)
-            if reason is not None:
-                raise CapabilityError(
-                    method, f"the handler's result breaks a protocol rule: {reason}"
-                )
-        answer_check = self._answer_checks.get(method)
-        reason = answer_check(request.params, result) if answer_check is not None else None
-        if reason is not None:
-            raise CapabilityError(
-                method, f"the handler's result does not fit the request: {reason}"
-            )
-        return result
-
-    def _call_handler(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Any]:
-        """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
-        if self.tracer is not None:
-            return self._call_handler_with_trace(message, is_request=is_request)
-        return self._handler_awaitable(message, is_request=is_request)
-
-    async def _call_handler_with_trace(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Any:
-        with tracing.extract(self.tracer, message.params):
-            return await self._handler_awaitable(message, is_request=is_request)
+        self.policy.track_turn(session_id, task)
 
     def _handler_awaitable(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
@@ -678,488 +208,3 @@ class Connection(Generic[PackageT]):
         if is_request:
             raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
         return None
-
-    # --- receiving --------------------------------------------------------------------------------
-
-    async def _read_loop(self) -> None:
-        try:
-            readlines, receive = self._lines.readlines, self._receive
-            while True:
-                lines = await readlines()  # every line that has arrived: one loop turn for all
-                if lines is None:
-                    break
-                for line in lines:
-                    if isinstance(line, OversizedLine):
-                        self._on_oversized(line)
-                    else:
-                        receive(line)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a broken stream; never a bad message
-            log.warning("reading failed: %r", exc)
-        reason = "the peer closed the connection (end of input)"
-        if self.describe_eof is not None:
-            try:
-                reason = await self.describe_eof()
-            except Exception:  # pragma: no cover - best effort only
-                pass
-        self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
-
-    def _receive(self, line: bytes) -> None:
-        if not line or line.isspace():
-            return
-        schema = self.schema
-        try:
-            message = self._decoder.decode(line)
-        except schema.RpcError as err:
-            self._observe("in", line, None)
-            self._on_bad_message(line, as_rpc_error(err))
-            return
-        except RecursionError:  # msgspec: nested deeper than the decoder goes
-            self._observe("in", line, None)
-            self._on_too_deep(line)
-            return
-        except Exception as exc:  # decode_message must raise RpcError: a generator bug
-            log.error("decode_message raised %r instead of an RpcError", exc)
-            self._observe("in", line, None)
-            self._on_bad_message(line, self._error(INTERNAL_ERROR, "Internal error"))
-            return
-        self._observe("in", line, message)
-        if isinstance(message, schema.Request):
-            self._on_request(message)
-        elif isinstance(message, schema.Notification):
-            self._on_notification(message)
-        elif isinstance(message, (schema.Response, schema.ErrorResponse)):
-            self._on_response(message)
-        else:  # decode_message returns one of the four envelopes: a generator bug
-            log.error("decode_message returned %r, not a message envelope", message)
-
-    def _observe(self, direction: str, line: bytes, message: Any) -> None:
-        if self.observer is not None:
-            try:
-                self.observer(direction, line, message)
-            except Exception:
-                log.exception("the message observer failed")
-
-    def _on_bad_message(self, line: bytes, err: RpcException) -> None:
-        kind, request_id = classify(line)
-        if kind == "response":  # fail its call; a response is never answered
-            outgoing = self._pop_pending(request_id)
-            if outgoing is not None and not outgoing.future.done():
-                outgoing.future.set_exception(err)
-            log.warning("dropped an invalid response (id %r): %s", request_id, err)
-        elif kind == "notification" and err.code != PARSE_ERROR:
-            log.warning("dropped an invalid notification: %s", err)
-        else:
-            if kind == "unparsable" and err.code != PARSE_ERROR:  # e.g. a truncated array
-                err = self._error(PARSE_ERROR, "Parse error", {"message": err.message})
-            self._send_error_nowait(err.id, err)
-
-    def _on_too_deep(self, line: bytes) -> None:
-        """A message nested deeper than the JSON decoder goes: a request whose id can be read from
-        its first bytes is answered -32600 with that id, a response fails its call, a notification
-        is dropped, anything else is answered -32700 (never a traceback, and the connection lives
-        on)."""
-        kind, request_id = sniff(line[:_SNIFF])
-        text = "the message is nested deeper than the JSON decoder can take"
-        if kind == "response":
-            outgoing = self._pop_pending(request_id)
-            err = self._error(INVALID_REQUEST, f"Invalid response: {text}")
-            if outgoing is not None and not outgoing.future.done():
-                outgoing.future.set_exception(err)
-            log.warning("dropped a response (id %r): %s", request_id, text)
-        elif kind == "notification":
-            log.warning("dropped a notification: %s", text)
-        elif kind == "request" and request_id is not None:
-            err = self._error(INVALID_REQUEST, f"Invalid request: {text}")
-            self._send_error_nowait(request_id, err)
-        else:
-            self._send_error_nowait(
-                None, self._error(PARSE_ERROR, "Parse error", {"message": text})
-            )
-
-    def _on_oversized(self, line: OversizedLine) -> None:
-        kind, request_id = sniff(line.head)
-        message = f"Message of {line.size} bytes exceeds the limit of {self.max_line_bytes} bytes"
-        err = self._error(
-            INVALID_REQUEST, message, {"limit": self.max_line_bytes, "size": line.size}
-        )
-        log.warning("%s (a %s, id %r)", message, kind, request_id)
-        if kind == "response":
-            outgoing = self._pop_pending(request_id)
-            if outgoing is not None:
-                outgoing.future.set_exception(err)
-        elif kind != "notification":
-            self._send_error_nowait(request_id, err)
-
-    def _on_request(self, request: RequestMessage) -> None:
-        try:
-            duplicate = request.id in self._serving
-        except TypeError:
-            duplicate = True
-        if duplicate:
-            err = self._error(
-                INVALID_REQUEST, "Invalid request: duplicate id of a request in progress"
-            )
-            self._send_error_nowait(request.id, err)
-            return
-        self._track_interaction(request.method, request.params, sending=False)
-        if request.method in rules.TURN_ENDED_BY:
-            self._cancel_turn(request.params)
-        serving = _Serving(request.method, request.params)
-        self._serving[request.id] = serving
-        serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
-        serving.task.add_done_callback(lambda task: self._served(request, serving, task))
-
-    def _on_notification(self, note: NotificationMessage) -> None:
-        if note.method == rules.CANCEL_REQUEST:
-            serving = self._serving.get(wire.get(note.params, rules.CANCEL_REQUEST_ID))
-            if serving is not None and serving.task is not None:
-                serving.cancelled_by_peer = True
-                serving.task.cancel()
-        elif note.method in rules.TURN_ENDED_BY:
-            self._cancel_turn(note.params)
-        elif not self._track_interaction(note.method, note.params, sending=False):
-            log.debug(
-                "ignored %s for an interaction unknown or already completed here", note.method
-            )
-            return
-        self._inbox.put_nowait(("notification", note))
-
-    def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        try:
-            outgoing = self._pending.get(response.id)
-        except TypeError:
-            outgoing = None
-        if outgoing is None:
-            if response.id in self._abandoned:
-                log.debug("dropped the answer to abandoned request %r", response.id)
-            elif isinstance(response, self.schema.ErrorResponse):
-                log.warning("peer reported an error for id %r: %s", response.id, response.error)
-            else:
-                log.warning("dropped a response to unknown id %r", response.id)
-            return
-        if outgoing.direct or (self._inbox.empty() and not self._busy):
-            self._resolve(response)
-        else:
-            outgoing.answered = True
-            self._inbox.put_nowait(("response", response))
-
-    async def _work(self) -> None:
-        inbox = self._inbox
-        waiting = inbox.items
-        while True:
-            kind, message = waiting.popleft() if waiting else await inbox.get()
-            if kind == "eof":
-                break
-            self._busy = True
-            try:
-                if kind == "response":
-                    self._resolve(message)
-                else:
-                    token = _in_notification.set(self)
-                    try:
-                        await self._call_handler(message, is_request=False)
-                    except Exception:
-                        log.exception("notification handler for %s failed", message.method)
-                    finally:
-                        _in_notification.reset(token)
-            finally:
-                self._busy = False
-        self._inbox_drained = True
-        self._maybe_finish()
-
-    def _resolve(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        outgoing = self._pop_pending(response.id)
-        if outgoing is None or outgoing.future.done():
-            return
-        if isinstance(response, self.schema.Response):
-            outgoing.future.set_result(response.result)
-        elif isinstance(response, self.schema.ErrorResponse):
-            error = response.error
-            outgoing.future.set_exception(
-                self.schema.error_for(error.code, error.message, error.data)
-            )
-
-    def _pop_pending(self, request_id: RequestId) -> _Outgoing | None:
-        try:
-            outgoing: _Outgoing | None = self._pending.pop(request_id, None)
-            return outgoing
-        except TypeError:
-            return None
-
-    # --- serving requests -------------------------------------------------------------------------
-
-    async def _serve(self, request: RequestMessage, serving: _Serving) -> None:
-        schema = self.schema
-        _now_serving.set((self, serving))
-        succeeded = False
-        try:
-            try:
-                result = await self._dispatch_request(request)
-                data = self._encode_result(request, result)
-                succeeded = True
-            except asyncio.CancelledError:
-                if self._close_error is not None:
-                    return
-                data = self._encode_cancelled(request, serving)
-            except Exception as exc:
-                if serving.cancel_result is not None or isinstance(exc, TimeoutError):
-                    # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
-                    # the peer would (131)
-                    data = self._encode_cancelled(request, serving)
-                elif isinstance(exc, schema.RpcError):
-                    data = self._encode_error(request.id, as_rpc_error(exc))
-                elif isinstance(
-                    exc, ProtocolError
-                ):  # a runtime rule refused it: no crash, no traceback
-                    log.error("refused the %s answer: %s", request.method, exc)
-                    error = self._error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
-                    data = self._encode_error(request.id, error)
-                else:
-                    log.exception("handler for %s failed", request.method)
-                    data = self._encode_error(
-                        request.id, self._error(INTERNAL_ERROR, "Internal error")
-                    )
-        finally:
-            self._serving.pop(request.id, None)
-        try:
-            await self._write(data)
-        except ConnectionClosedError:
-            log.debug("could not answer %s: connection closed", request.method)
-        else:
-            serving.answered = True
-            if succeeded and serving.after:
-                self._start_after(request.method, serving.after)
-        finally:
-            self._maybe_finish()
-
-    def _served(self, request: RequestMessage, serving: _Serving, task: asyncio.Task[None]) -> None:
-        """A task cancelled before it started never ran `_serve`: answer for it here."""
-        if self._serving.get(request.id) is not serving:
-            return
-        del self._serving[request.id]
-        if task.cancelled() and self._close_error is None:
-            try:
-                self._out.write_nowait(self._encode_cancelled(request, serving))
-            except Exception as exc:
-                log.debug("could not answer cancelled %s: %r", request.method, exc)
-        self._maybe_finish()
-
-    def _encode_result(self, request: RequestMessage, result: Any) -> bytes:
-        if result is None:
-            info = self.schema.REQUESTS.get(request.method)
-            if info is not None and info.result is not None:
-                try:
-                    self.schema.decode(b"{}", info.result)
-                except Exception:
-                    raise TypeError(
-                        f"the {request.method} handler returned None, but its result has required"
-                        " fields"
-                    ) from None
-            result = {}
-        elif self.enforce_protocol and request.method in self.schema.REQUESTS:
-            self._sending = None
-            result = self._typed(
-                request.method, result, self.schema.REQUESTS[request.method].result, "result"
-            )
-            sent = self._sent_json(result)
-            if sent is not None:  # checked: its JSON goes in as it is
-                return self._envelopes.response(request.id, sent)
-        data: bytes = self.schema.encode_message(self.schema.Response(id=request.id, result=result))
-        return data
-
-    def _encode_cancelled(self, request: RequestMessage, serving: _Serving) -> bytes:
-        info = self.schema.REQUESTS.get(request.method)
-        if serving.cancel_result is not None and not serving.cancelled_by_peer and info is not None:
-            result = wire.build(self.schema, serving.cancel_result, info.result)
-            data: bytes = self.schema.encode_message(
-                self.schema.Response(id=request.id, result=result)
-            )
-            return data
-        return self._encode_error(
-            request.id, self._error(rules.REQUEST_CANCELLED, "Request cancelled")
-        )
-
-    def _encode_error(self, request_id: RequestId, err: RpcException) -> bytes:
-        """An error answer; one whose code is not an integer, whose message is not a string or whose
-        data cannot be encoded becomes -32603 (235)."""
-        error = err.to_error_object()
-        try:
-            if type(error["code"]) is not int or not isinstance(error["message"], str):
-                raise TypeError(f"error code {error['code']!r} / message {error['message']!r}")
-            data: bytes = self.schema.encode_message(
-                self.schema.ErrorResponse(id=request_id, error=error)
-            )
-        except Exception as exc:
-            log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
-            error = {"code": INTERNAL_ERROR, "message": "Internal error"}
-            data = self.schema.encode_message(self.schema.ErrorResponse(id=request_id, error=error))
-        return data
-
-    def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
-        try:
-            self._out.write_nowait(self._encode_error(request_id, err))
-        except Exception as exc:
-            log.debug("could not send an error answer: %r", exc)
-
-    def _cancel_turn(self, params: Any) -> None:
-        """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
-        session_id = wire.get(params, rules.SESSION_ID)
-        turn = self._turn_tasks.get(session_id)
-        if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
-            turn.cancel()
-        if not self._turn_cancels:
-            return
-        for serving in list(self._serving.values()):
-            result = self._turn_cancels.get(serving.method)
-            if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
-                serving.cancel_result = result
-                if serving.task is not None:
-                    serving.task.cancel()
-
-    # --- writing and closing ----------------------------------------------------------------------
-
-    def _on_write_error(self, exc: BaseException) -> None:
-        """Messages written in an earlier call could not be handed to the stream: close."""
-        self._shutdown(ConnectionClosedError(f"connection closed: writing failed ({exc!r})"))
-
-    async def _write(self, data: bytes) -> None:
-        if self._closed.done():
-            raise self._close_error or ConnectionClosedError("connection closed")
-        try:
-            await self._out.write(data)
-        except (ConnectionError, OSError, RuntimeError) as exc:
-            known = self._eof_error or self._close_error
-            if known is not None:  # the peer went away first: say so, not how the write ended
-                raise known from exc
-            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-            self._shutdown(err)
-            raise err from exc
-
-    def _check_can_call(self) -> None:
-        error = self._close_error or self._eof_error
-        if error is not None:
-            raise error
-
-    def _abandon(self, request_id: RequestId) -> None:
-        if self._pending.pop(request_id, None) is None:
-            return
-        self._abandoned[request_id] = None
-        while len(self._abandoned) > 1024:
-            self._abandoned.popitem(last=False)
-        if self._cancel_request_info is None or self._closed.done():
-            return
-        try:
-            params = wire.build(
-                self.schema, {rules.CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
-            )
-            note = self.schema.Notification(method=rules.CANCEL_REQUEST, params=params)
-            self._out.write_nowait(self.schema.encode_message(note))
-        except Exception as exc:
-            log.debug("could not send $/cancel_request: %r", exc)
-
-    def _fail_pending(self, error: ConnectionClosedError, *, keep_answered: bool) -> None:
-        for request_id, outgoing in list(self._pending.items()):
-            if keep_answered and outgoing.answered:
-                continue
-            del self._pending[request_id]
-            if not outgoing.future.done():
-                outgoing.future.set_exception(error)
-
-    def _on_eof(self, error: ConnectionClosedError) -> None:
-        if self._eof_error is not None or self._closed.done():
-            return
-        self._eof_error = error
-        self._fail_pending(error, keep_answered=True)
-        self._inbox.put_nowait(("eof", None))
-        self._maybe_finish()
-
-    def _maybe_finish(self) -> None:
-        if self._eof_error is not None and self._inbox_drained and not self._serving:
-            self._shutdown(self._eof_error)
-
-    def _shutdown(self, error: ConnectionClosedError) -> None:
-        if self._closed.done():
-            return
-        self._close_error = error
-        self._fail_pending(error, keep_answered=False)
-        for serving in list(self._serving.values()):
-            if serving.task is not None:
-                serving.task.cancel()
-        current = asyncio.current_task()
-        for task in self._tasks:
-            if task is not current:
-                task.cancel()
-        self._out.close()
-        self._closed.set_result(None)
-
-    def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
-        return as_rpc_error(self.schema.error_for(code, message, data))
-
-
-class _Inbox:
-    """The received notifications and answers, in arrival order, for the one worker task that
-    handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up future only
-    while the worker waits)."""
-
-    __slots__ = ("items", "_waiter")
-
-    def __init__(self) -> None:
-        self.items: deque[tuple[str, Any]] = deque()
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: tuple[str, Any]) -> None:
-        self.items.append(item)
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def empty(self) -> bool:
-        return not self.items
-
-    async def get(self) -> tuple[str, Any]:
-        while not self.items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self.items.popleft()
-
-
-class _ObservedWriter:
-    """The connection's writer, showing each outgoing message to its observer first (decoded as
-    the peer will decode it, results untyped)."""
-
-    def __init__(self, writer: Any, conn: Connection[Any]) -> None:
-        self._writer = writer
-        self._conn = conn
-        self.transport = getattr(writer, "transport", None)
-
-    def write(self, data: bytes) -> Any:
-        for line in data.split(b"\n"):
-            if line:
-                try:
-                    message = self._conn.schema.decode_message(line, rules.PEER[self._conn.side])
-                except Exception:
-                    message = None
-                self._conn._observe("out", line, message)
-        return self._writer.write(data)
-
-    async def drain(self) -> None:
-        await self._writer.drain()
-
-    def close(self) -> None:
-        close = getattr(self._writer, "close", None)
-        if close is not None:
-            close()
-
-
-def as_rpc_error(exc: BaseException) -> RpcException:
-    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
-    return cast("RpcException", exc)
-
-
-def _omit_none(params: Any) -> Any:
-    return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null

@@ -215,6 +215,29 @@ class LineWriter:
                 pass
 
 
+class LineTransport:
+    """Newline framing over a pair of byte streams as a transport of whole messages
+    (`acp_runtime.transport.Transport`): a `LineReader` in, a `LineWriter` out."""
+
+    __slots__ = ("_lines", "_out", "receive", "send_nowait", "send")
+
+    def __init__(
+        self,
+        reader: ByteReader,
+        writer: ByteWriter,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        on_error: Callable[[BaseException], object] | None = None,
+    ) -> None:
+        self._lines = LineReader(reader, max_line_bytes)
+        self._out = LineWriter(writer, on_error=on_error)
+        self.receive = self._lines.readlines  # bound once: no frame of ours per call
+        self.send_nowait = self._out.write_nowait
+        self.send = self._out.write
+
+    def close(self) -> None:
+        self._out.close()
+
+
 class MemoryWriter:
     """The writing end of an in-memory pipe: what it writes, the paired StreamReader reads."""
 

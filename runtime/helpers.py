@@ -280,7 +280,7 @@ class AgentSession(
     def client_offers(self, method: str) -> bool:
         """Whether the client advertised what `method` (`fs/read_text_file`, `terminal/create` ...)
         needs: the runtime's own capability guards, asked without sending anything."""
-        guards = self.conn._send_guards.get(method, ())
+        guards = self.conn.policy.send_guards.get(method, ())
         return method in self.conn.schema.METHODS and all(
             g({}, self.conn.peer_initialize) is None for g in guards
         )

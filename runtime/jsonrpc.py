@@ -26,6 +26,12 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
+# Cancelling a request in flight (`$/cancel_request`, as LSP does): a notification either side may
+# send naming one of its own requests, which the other side answers -32800 when it stops serving it.
+CANCEL_REQUEST = "$/cancel_request"
+CANCEL_REQUEST_ID = "requestId"
+REQUEST_CANCELLED = -32800
+
 RequestId: TypeAlias = Union[int, float, str, None]
 """A JSON-RPC id as a connection reads it off the wire, as the generated codec decodes it: a string
 or a number (JSON-RPC 2.0 allows a fractional one, which is answered as it came), or null in an

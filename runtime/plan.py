@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-import msgspec
-
 from . import rules
+from .sending import Envelopes
+from .turns import Turns, TurnsByUpdate
 
 if TYPE_CHECKING:
-    from .jsonrpc import RequestId
     from .package import MethodInfoLike, Package
+    from .turns import Serving
 
     Check = Callable[[Any, Any], "str | None"]
     Guards = Mapping[str, "list[Check]"]
@@ -70,6 +70,9 @@ class PackagePlan:
         "cancel_request_info",
         "v2",
         "message_kinds",
+        "initialize_checks",
+        "removed",
+        "promises_check",
         "envelopes",
         "_sides",
     )
@@ -88,8 +91,25 @@ class PackagePlan:
         self.message_kinds = (
             rules.kinds_requiring(schema, rules.MESSAGE_ID) if self.v2 else frozenset[str]()
         )
+        # what else differs by version, as data the policy applies without asking which version:
+        # checks of both sides' initialize messages, why a method the package lacks is refused,
+        # and the check of an agent's initialize answer against its handler
+        v2 = self.v2
+        self.initialize_checks: tuple[Callable[[Any], str | None], ...] = (
+            (rules.initialize_breaks,) if v2 else ()
+        )
+        self.removed: Callable[[Package, str], str | None] | None = (
+            rules.removed_surface if v2 else None
+        )
+        self.promises_check: Callable[[Any, object, type, Package], str | None] | None = (
+            rules.promises_breaks if v2 else None
+        )
         self.envelopes = Envelopes(schema)
         self._sides: dict[str, SidePlan] = {}
+
+    def turns(self, serving: Serving) -> Turns:
+        """A connection's turn tracker: its turns end by a state update (v2) or by the answer."""
+        return TurnsByUpdate(serving) if self.v2 else Turns()
 
     def side(self, side: str) -> SidePlan:
         """The tables of one side ("agent" or "client"), made at its first use."""
@@ -113,57 +133,3 @@ class PackagePlan:
         except (AttributeError, TypeError):  # a package object that takes no attributes
             _ELSEWHERE[id(schema)] = (schema, plan)
         return plan
-
-
-_MARK = b"\x00"
-"""Stands for the params in a notification encoded once per method: the package's encoder writes a
-`msgspec.Raw` as it is, and no JSON it writes holds a raw NUL byte (a string's is escaped)."""
-
-
-class Envelopes:
-    """The JSON-RPC envelopes of a package's messages around params or a result already encoded
-    (the JSON its strict send check encoded, `wire.to_send`): the value is encoded once, not once
-    to check it and again inside its message.
-
-    A notification of one of the package's methods is plain concatenation: the package's own
-    encoding of that notification, cut where its params go, worked out once per method with the
-    plan. Any other message is encoded by the package with its member as `msgspec.Raw`.
-    """
-
-    __slots__ = ("_schema", "_notifications")
-
-    def __init__(self, schema: Package) -> None:
-        self._schema = schema
-        self._notifications: dict[str, tuple[bytes, bytes]] = {}
-        for method in schema.NOTIFICATIONS:
-            note = schema.Notification(method=method, params=msgspec.Raw(_MARK))
-            head, mark, tail = schema.encode_message(note).partition(_MARK)
-            if mark and _MARK not in tail:
-                self._notifications[method] = (head, tail)
-
-    def notification(self, method: str, params: bytes) -> bytes:
-        """A notification of `method` whose params are the JSON `params`."""
-        ends = self._notifications.get(method)
-        if ends is not None:
-            return ends[0] + params + ends[1]
-        schema = self._schema
-        data: bytes = schema.encode_message(
-            schema.Notification(method=method, params=msgspec.Raw(params))
-        )
-        return data
-
-    def request(self, request_id: RequestId, method: str, params: bytes) -> bytes:
-        """A request of `method` whose params are the JSON `params`."""
-        schema = self._schema
-        data: bytes = schema.encode_message(
-            schema.Request(id=request_id, method=method, params=msgspec.Raw(params))
-        )
-        return data
-
-    def response(self, request_id: RequestId, result: bytes) -> bytes:
-        """A success answer whose result is the JSON `result`."""
-        schema = self._schema
-        data: bytes = schema.encode_message(
-            schema.Response(id=request_id, result=msgspec.Raw(result))
-        )
-        return data

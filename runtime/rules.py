@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, get_args
 from msgspec import Struct, structs
 
 from . import wire
+from .jsonrpc import CANCEL_REQUEST as CANCEL_REQUEST
+from .jsonrpc import CANCEL_REQUEST_ID as CANCEL_REQUEST_ID
+from .jsonrpc import REQUEST_CANCELLED as REQUEST_CANCELLED
 from .jsonrpc import SESSION_ID as SESSION_ID  # routes a message by its session
 
 if TYPE_CHECKING:
@@ -50,9 +53,7 @@ def capabilities_of(initialize: Any, side: str) -> Any:
     return found if found is not None else wire.get(initialize, SHARED_CAPABILITIES)
 
 
-CANCEL_REQUEST = "$/cancel_request"  # 127-131: either side, either direction
-CANCEL_REQUEST_ID = "requestId"
-REQUEST_CANCELLED = -32800
+# 127-131: `$/cancel_request`, either side, either direction (a JSON-RPC-level feature: jsonrpc.py)
 ALLOWED_BEFORE_INITIALIZE = frozenset({INITIALIZE, CANCEL_REQUEST})
 EXTENSION_PREFIX = (
     "_"  # 165-168, 217: the only methods outside the schema that are routed (to ext_*)

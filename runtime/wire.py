@@ -252,7 +252,7 @@ def to_send(
 ) -> tuple[Any, bytes]:
     """What a sender sends of `value` (wire JSON or a generated object) as the `at` member
     ("params" or "result") of a `method` message, checked strictly (`build`, `check`), and its
-    JSON, encoded once: the envelope takes these bytes as they are (`plan.Envelopes`). Wire JSON
+    JSON, encoded once: the envelope takes these bytes as they are (`sending.Envelopes`). Wire JSON
     comes back typed into `cls` (its JSON: the typed value's, defaults and all), a generated
     object as it is. Raises `SchemaMismatchError` as `build` does."""
     if type(value) is dict:

@@ -45,7 +45,7 @@ from ..client import ClientSideConnection
 from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
-from .bridge import MessageReader, MessageWriter
+from ..transport import MessageTransport
 from .h2conn import H2Connection
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -186,8 +186,13 @@ async def connect_agent(
     event longer than `max_message_bytes` breaks its stream.
     """
     scheme = urlsplit(url).scheme.lower()
-    reader = MessageReader(limit=1 << 20)
     transport: _Transport
+    # the connection's messages: fed whole by the transport, each one sent handed to it
+    reader = MessageTransport(
+        lambda message: transport.send_nowait(message),
+        lambda: transport.end_output(),
+        max_message_bytes,
+    )
     if scheme in ("http", "https"):
         transport = _HttpTransport(
             url, reader, headers, cookies, http2, verify, connect_timeout, client
@@ -201,9 +206,8 @@ async def connect_agent(
         raise ValueError(f"connect_agent: {url!r} is neither http(s):// nor ws(s)://")
     try:
         await transport.open()
-        writer = MessageWriter(transport.send_nowait, transport.end_output)
-        conn = _client_connection(
-            handler, reader, writer, schema=schema, max_line_bytes=max_message_bytes, **options
+        conn = _client_connection(  # over the transport of whole messages (no writer)
+            handler, reader, None, schema=schema, max_line_bytes=max_message_bytes, **options
         )
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
         conn.transport = transport  # type: ignore[attr-defined]
@@ -239,7 +243,7 @@ class _Transport:
     cookies: httpx.Cookies
     connection_id: str | None = None
 
-    def __init__(self, reader: MessageReader) -> None:
+    def __init__(self, reader: MessageTransport) -> None:
         self._reader = reader
         self._eof_reason = "the server closed the connection"
         self._ended = False
@@ -269,16 +273,14 @@ class _Transport:
     def _fail_request(self, message: Peek, text: str, data: Any) -> None:
         """Answer one of our requests locally with -32603: its POST was refused."""
         error = {"code": INTERNAL_ERROR, "message": text, "data": data}
-        self._reader.feed_message(
-            msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error})
-        )
+        self._reader.feed(msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error}))
 
 
 class _HttpTransport(_Transport):
     def __init__(
         self,
         url: str,
-        reader: MessageReader,
+        reader: MessageTransport,
         headers: dict[str, str] | None,
         cookies: Any,
         http2: bool | None,
@@ -415,7 +417,7 @@ class _HttpTransport(_Transport):
             response = await self._send(data, headers)
             connection_id = response.headers.get(CONNECTION_ID_HEADER)
             if response.status_code == 200 and not connection_id and _is_error(response.content):
-                self._reader.feed_message(response.content)  # initialize failed: no connection
+                self._reader.feed(response.content)  # initialize failed: no connection
                 self._end_input("the agent refused initialize")
                 return
             if response.status_code != 200 or not connection_id:
@@ -471,7 +473,7 @@ class _HttpTransport(_Transport):
             self._open_stream(message.result_session_id)
         if message.kind == "request" and message.session_id is not None:
             self._asked[message.id_key] = message.session_id
-        self._reader.feed_message(data)
+        self._reader.feed(data)
 
     def _open_stream(self, session: str | None) -> None:
         task = self._streams.get(session)
@@ -603,7 +605,7 @@ class _WebSocketTransport(_Transport):
     def __init__(
         self,
         url: str,
-        reader: MessageReader,
+        reader: MessageTransport,
         headers: dict[str, str] | None,
         cookies: Any,
         verify: Any,
@@ -673,7 +675,7 @@ class _WebSocketTransport(_Transport):
         try:
             async for frame in self._socket:
                 if isinstance(frame, str):  # binary frames carry nothing in ACP
-                    self._reader.feed_message(frame.encode())
+                    self._reader.feed(frame.encode())
         except websockets.ConnectionClosed as exc:
             reason = f"the WebSocket {self.url} closed: {exc}"
         except Exception as exc:  # a broken socket

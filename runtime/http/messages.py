@@ -19,7 +19,6 @@ __all__ = [
     "SESSION_SETUP",
     "Peek",
     "id_key",
-    "one_line",
     "peek",
 ]
 
@@ -31,9 +30,3 @@ EVENT_STREAM_TYPE = "text/event-stream"
 SESSION_SETUP = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
 """Requests that set a session up on a connection: a client may send them without
 `Acp-Session-Id` (it may not read that session's stream yet)."""
-
-
-def one_line(body: bytes) -> bytes:
-    """A JSON text as one line: raw newlines can only be whitespace in JSON (inside strings they
-    are escaped), so replacing them with spaces changes nothing else."""
-    return body.replace(b"\r", b" ").replace(b"\n", b" ")

@@ -54,8 +54,9 @@ import msgspec
 
 from .. import rules
 from ..agent import AgentSideConnection
+from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
-from .bridge import MessageReader, MessageWriter
+from ..transport import MessageTransport
 from .guard import Authenticate, foreign, request_info
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -161,13 +162,10 @@ class RemoteConnection:
         self._asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
         self._waiters: dict[Any, asyncio.Future[bytes]] = {}
         self._idle: asyncio.TimerHandle | None = None
-        self.reader = MessageReader(limit=1 << 20)
+        limit = app.options.get("max_line_bytes", DEFAULT_MAX_LINE_BYTES)
+        self.messages = MessageTransport(self._route, self._ended, limit)
         self.conn = RemoteAgentConnection(
-            app.handler,
-            self.reader,
-            MessageWriter(self._route, self._ended),
-            principal=principal,
-            **app.options,
+            app.handler, self.messages, None, principal=principal, **app.options
         )
 
     def count(self, delta: int) -> None:
@@ -198,7 +196,7 @@ class RemoteConnection:
                 self._answer_to[key] = message.session_id
         elif message.kind == "response" and key is not None:
             self._asked.pop(key, None)
-        self.reader.feed_message(body)
+        self.messages.feed(body)
         self.touch()
 
     def asked_about(self, message: Peek) -> str | None:

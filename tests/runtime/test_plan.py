@@ -13,14 +13,14 @@ import acp_schema_v2 as acp2
 from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe
 
 TABLES = (
-    "_send_guards",
-    "_receive_guards",
-    "_result_guards",
-    "_turn_cancels",
-    "_answer_checks",
-    "_completions",
-    "_completing",
-    "_message_kinds",
+    "send_guards",
+    "receive_guards",
+    "result_guards",
+    "turn_cancels",
+    "answer_checks",
+    "completions",
+    "completing",
+    "message_kinds",
 )
 
 
@@ -46,10 +46,12 @@ async def test_two_connections_of_one_package_share_its_tables() -> None:
     one, two = _client(acp), _client(acp)
     try:
         for name in TABLES:
-            assert getattr(first, name) is getattr(second, name), name
-            assert getattr(one, name) is getattr(two, name), name
-        assert first._send_guards  # the v1 agent has guards: the shared tables are the real ones
-        assert one._send_guards
+            assert getattr(first.policy, name) is getattr(second.policy, name), name
+            assert getattr(one.policy, name) is getattr(two.policy, name), name
+        assert (
+            first.policy.send_guards
+        )  # the v1 agent has guards: the shared tables are the real ones
+        assert one.policy.send_guards
     finally:
         await _closed(first, second, one, two)
 
@@ -57,12 +59,12 @@ async def test_two_connections_of_one_package_share_its_tables() -> None:
 async def test_each_package_and_each_side_has_its_own_tables() -> None:
     v1, v2, client = _agent(acp), _agent(acp2), _client(acp)
     try:
-        assert v1._send_guards is not v2._send_guards
-        assert v1._receive_guards is not v2._receive_guards
-        assert v1._v2 is False and v2._v2 is True
-        assert v2._message_kinds and not v1._message_kinds
-        assert v1._send_guards is not client._send_guards
-        assert set(v1._send_guards) != set(client._send_guards)
+        assert v1.policy.send_guards is not v2.policy.send_guards
+        assert v1.policy.receive_guards is not v2.policy.receive_guards
+        assert v1.policy.plan.v2 is False and v2.policy.plan.v2 is True
+        assert v2.policy.message_kinds and not v1.policy.message_kinds
+        assert v1.policy.send_guards is not client.policy.send_guards
+        assert set(v1.policy.send_guards) != set(client.policy.send_guards)
     finally:
         await _closed(v1, v2, client)
 
@@ -76,7 +78,7 @@ async def test_the_plan_is_kept_on_the_package_and_made_once() -> None:
         assert PackagePlan.of(acp) is plan
         assert PackagePlan.of(acp2) is not plan
         assert plan.side("agent") is plan.side("agent")
-        assert conn._send_guards is plan.side("agent").send_guards
+        assert conn.policy.send_guards is plan.side("agent").send_guards
     finally:
         await conn.close()
 
@@ -84,9 +86,15 @@ async def test_the_plan_is_kept_on_the_package_and_made_once() -> None:
 async def test_without_protocol_checks_no_guard_applies() -> None:
     loose, strict = _agent(acp, enforce_protocol=False), _agent(acp)
     try:
-        assert not loose._send_guards and not loose._receive_guards and not loose._result_guards
-        assert strict._send_guards
-        assert loose._turn_cancels is strict._turn_cancels  # turn cancels hold either way
+        assert (
+            not loose.policy.send_guards
+            and not loose.policy.receive_guards
+            and not loose.policy.result_guards
+        )
+        assert strict.policy.send_guards
+        assert (
+            loose.policy.turn_cancels is strict.policy.turn_cancels
+        )  # turn cancels hold either way
     finally:
         await _closed(loose, strict)
 

@@ -1,0 +1,148 @@
+"""The JSON-RPC layer's outgoing calls: the calls awaiting an answer, and `PendingCall`, what
+`send_request` gives its caller."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Generator, Protocol
+
+import msgspec
+
+from .errors import RequestTimeoutError
+
+if TYPE_CHECKING:
+    from .jsonrpc import RequestId
+    from .package import TypeForm
+
+
+class _Caller(Protocol):
+    """What a pending call asks of its engine."""
+
+    def _abandon(self, request_id: RequestId) -> None: ...
+
+    async def cancel_request(self, request_id: RequestId) -> None: ...
+
+    @property
+    def policy(self) -> _Results: ...
+
+
+class _Results(Protocol):
+    def on_result(self, method: str, params: Any, result: Any) -> Any:
+        """The peer's result for one of our calls, checked; returns what the call gives."""
+
+
+class Outgoing(msgspec.Struct):
+    method: str
+    result_type: TypeForm
+    future: asyncio.Future[Any]
+    direct: bool  # made from inside a notification handler: resolve on arrival
+    answered: bool = False
+
+
+class PendingCalls(dict["RequestId", Outgoing]):
+    """The calls awaiting an answer by request id, and beside them (`types`) each one's result
+    type: a plain dict, which the decoder reads on every answer without a Python call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.types: dict[RequestId, TypeForm] = {}
+        self.abandoned: OrderedDict[RequestId, None] = OrderedDict()  # their answers dropped
+
+    def __setitem__(self, request_id: RequestId, outgoing: Outgoing) -> None:
+        super().__setitem__(request_id, outgoing)
+        self.types[request_id] = outgoing.result_type
+
+    def __delitem__(self, request_id: RequestId) -> None:
+        super().__delitem__(request_id)
+        del self.types[request_id]
+
+    def pop(self, request_id: RequestId, *default: Any) -> Any:
+        self.types.pop(request_id, None)
+        return super().pop(request_id, *default)
+
+    def take(self, request_id: RequestId) -> Outgoing | None:
+        """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
+        try:
+            outgoing: Outgoing | None = self.pop(request_id, None)
+            return outgoing
+        except TypeError:
+            return None
+
+    def resolve(self, response: Any, schema: Any) -> None:
+        """End the call a response answers with its result or its error."""
+        outgoing = self.take(response.id)
+        if outgoing is None or outgoing.future.done():
+            return
+        if isinstance(response, schema.Response):
+            outgoing.future.set_result(response.result)
+        elif isinstance(response, schema.ErrorResponse):
+            error = response.error
+            outgoing.future.set_exception(schema.error_for(error.code, error.message, error.data))
+
+    def abandon(self, request_id: RequestId) -> bool:
+        """Stop waiting for a call (its late answer is dropped); False when it was not pending."""
+        if self.pop(request_id, None) is None:
+            return False
+        self.abandoned[request_id] = None
+        while len(self.abandoned) > 1024:
+            self.abandoned.popitem(last=False)
+        return True
+
+    def fail_all(self, error: BaseException, *, keep_answered: bool) -> None:
+        """Fail every call (but those answered already, with `keep_answered`) with `error`."""
+        for request_id, outgoing in list(self.items()):
+            if keep_answered and outgoing.answered:
+                continue
+            del self[request_id]
+            if not outgoing.future.done():
+                outgoing.future.set_exception(error)
+
+
+class PendingCall:
+    """An outgoing request in flight. `await call` gives its result or raises its error.
+
+    Cancelling the task that awaits it sends `$/cancel_request` to the peer and drops the answer;
+    `await call.cancel()` asks the peer to cancel and lets the call end with the peer's answer
+    (typically the generated -32800 error).
+    """
+
+    def __init__(
+        self,
+        conn: _Caller,
+        request_id: int,
+        method: str,
+        params: Any,
+        future: asyncio.Future[Any],
+        timeout: float | None = None,
+    ) -> None:
+        self.id = request_id
+        self.method = method
+        self.timeout = timeout
+        self._conn = conn
+        self._params = params
+        self._future = future
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self._wait().__await__()
+
+    async def _wait(self) -> Any:
+        timeout = self.timeout
+        try:
+            if timeout is None:
+                result = await self._future
+            else:
+                result = await asyncio.wait_for(asyncio.shield(self._future), timeout)
+        except asyncio.CancelledError:
+            if not self._future.done() or self._future.cancelled():
+                self._conn._abandon(self.id)
+            raise
+        except TimeoutError:
+            if self._future.done() or timeout is None:
+                raise  # the answer itself was an error of that kind
+            self._conn._abandon(self.id)  # sends $/cancel_request, drops a late answer
+            raise RequestTimeoutError(self.method, timeout) from None
+        return self._conn.policy.on_result(self.method, self._params, result)
+
+    async def cancel(self) -> None:
+        await self._conn.cancel_request(self.id)

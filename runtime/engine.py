@@ -1,0 +1,563 @@
+"""The JSON-RPC 2.0 engine of a connection: ids, pending calls, ordering, serving, cancellation,
+timeouts, error answers and the observer, over a transport of whole messages (`transport.py`),
+driven by a generated package's codec. It knows no ACP method: ACP's rules ride on it as a
+policy (`policy.py`), called through the hooks of `Policy`.
+
+Message flow, which is what makes the ordering and no-deadlock guarantees hold:
+
+- One reader task takes every message that has arrived from the transport and decodes each once
+  with the package's `MessageDecoder` in one loop turn; it never waits on a handler.
+- An incoming request starts its handler as a task at once, so requests run concurrently, and a
+  handler that calls back into the peer is answered while it waits.
+- Incoming notifications and responses go through one ordered inbox, served by one worker task:
+  notification handlers run one at a time in arrival order, and a response resolves its waiting
+  call only after every notification that arrived before it has been handled. (A call made from
+  inside a notification handler is answered directly, so that handler cannot deadlock itself.)
+- Outgoing messages keep the order of the sends (over a byte stream, the `LineWriter` joins the
+  ones of one loop turn into one `write`): updates sent by a handler before it returns reach the
+  peer before its response.
+
+When the peer's output ends, calls still waiting for an answer fail at once with
+`ConnectionClosedError`; requests already received are still served and answered, then the
+connection closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections import deque
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, TypeVar, cast
+
+import msgspec
+
+from . import answers, tracing, wire
+from .answers import as_rpc_error as as_rpc_error
+from .calls import Outgoing, PendingCall, PendingCalls
+from .errors import CapabilityError, ConnectionClosedError
+from .framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    ByteReader,
+    ByteWriter,
+    LineTransport,
+    OversizedLine,
+)
+from .jsonrpc import (
+    CANCEL_REQUEST,
+    CANCEL_REQUEST_ID,
+    INTERNAL_ERROR,
+    RequestId,
+)
+from .sending import Envelopes, Sender
+from .serving import Server
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from .package import (
+        ErrorResponseMessage,
+        NotificationMessage,
+        PackageT,
+        RequestMessage,
+        ResponseMessage,
+        RpcException,
+        TypeForm,
+    )
+    from .transport import Transport
+else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
+    PackageT = TypeVar("PackageT")
+
+log = logging.getLogger("acp_runtime")
+
+_DEFAULT: TypeForm = object()  # "the method's own result type"
+_in_notification: contextvars.ContextVar[Engine[Any] | None] = contextvars.ContextVar(
+    "acp_runtime_in_notification", default=None
+)
+
+
+class Policy:
+    """The hooks through which a protocol's rules ride on the engine (`acp_runtime.policy` for
+    ACP's). This one applies none: values are only checked against the package's types."""
+
+    def before_send(self, method: str, params: Any) -> Any:
+        """An outgoing call or notification: raise to refuse it; returns the params to send."""
+        return params
+
+    def sent(self, method: str, params: Any) -> None:
+        """An outgoing call or notification went out."""
+
+    def received_request(self, method: str, params: Any) -> None:
+        """A request arrived (its handler starts next)."""
+
+    def received_notification(self, method: str, params: Any) -> bool:
+        """A notification arrived; False: drop it."""
+        return True
+
+    def handling(self, method: str, params: Any) -> None:
+        """A notification's handler is about to run (in arrival order)."""
+
+    async def serve(self, request: Any) -> Any:
+        """The answer to a request (the engine's `_call_handler`, checked)."""
+        raise NotImplementedError
+
+    def on_result(self, method: str, params: Any, result: Any) -> Any:
+        """The peer's result for one of our calls, checked; returns what the call gives."""
+        return result
+
+
+class Engine(Generic[PackageT]):
+    """A JSON-RPC 2.0 engine over a transport of whole messages, driven by a generated package's
+    codec; it knows no protocol method. Its `policy` (`Policy`) carries a protocol's rules; the
+    subclass says how a message reaches its handler (`_handler_awaitable`)."""
+
+    side: str  # whose methods this end receives: the package's codec reads them
+    peer_side: str  # the other end's
+
+    def __init__(
+        self,
+        reader: ByteReader | Transport,
+        writer: ByteWriter | None,
+        schema: PackageT,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        lenient: bool = False,
+        strict: bool = True,
+        observer: Callable[[str, bytes, Any], None] | None = None,
+        tracer: Any = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.schema: PackageT = schema
+        self.observer = (
+            observer  # observer("in" | "out", raw message bytes, decoded message or None)
+        )
+        self.tracer = tracer  # W3C trace context in _meta, see tracing.py
+        self.lenient = lenient
+        self.strict = strict  # outgoing values checked strictly against the package's types
+        self.timeout = timeout  # seconds a call waits for its answer by default; None: no limit
+        self.max_line_bytes = max_line_bytes
+        transport: Transport
+        if writer is None:  # a transport of whole messages (`acp_runtime.transport`)
+            transport = cast("Transport", reader)
+        else:
+            transport = LineTransport(
+                cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
+            )
+        self._transport = _ObservedTransport(transport, self) if observer is not None else transport
+        self._pending = PendingCalls()
+        self.policy: Policy = Policy()
+        self._bind(schema)
+        self._server = Server(self)
+        self._serving = self._server.requests  # the requests being served, by id
+        self._inbox = _Inbox()  # (kind, message | None), handled in order by _work
+        self._busy = False
+        self._next_id = 0
+        self._eof_error: ConnectionClosedError | None = None
+        self._inbox_drained = False
+        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._close_error: ConnectionClosedError | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.describe_eof: Callable[[], Awaitable[str]] | None = None
+
+    def _bind(self, schema: PackageT) -> None:
+        """Read and write messages with `schema`'s codec from now on."""
+        self.schema = schema
+        envelopes, self._cancel_request_info = self._codec_tables(schema)
+        self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
+        self._sender = Sender(schema, envelopes)
+        self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
+
+    def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
+        """What the engine derives from a package: its envelopes and the `$/cancel_request`
+        method (None when it has none); a subclass may keep them per package."""
+        return Envelopes(schema), schema.NOTIFICATIONS.get(CANCEL_REQUEST)
+
+    def _start_engine(self) -> None:
+        """Start reading and handling messages."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
+
+    # --- public API ------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.done()
+
+    async def wait_closed(self) -> None:
+        """Wait until the connection is closed (by either side)."""
+        await asyncio.shield(self._closed)
+
+    async def close(self, error: Exception | None = None) -> None:
+        """Close now: pending calls fail, running handlers are cancelled, the output is closed."""
+        reason = error if isinstance(error, ConnectionClosedError) else None
+        self._shutdown(
+            reason or ConnectionClosedError(f"connection closed{f': {error}' if error else ''}")
+        )
+        current = asyncio.current_task()
+        await asyncio.gather(*(t for t in self._tasks if t is not current), return_exceptions=True)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        result_type: TypeForm = _DEFAULT,
+        *,
+        timeout: Any = _DEFAULT,
+    ) -> Any:
+        """Send a request and wait for its typed result (or raise the peer's typed error).
+
+        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
+        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
+        `RequestTimeoutError`.
+        """
+        return await (await self.send_request(method, params, result_type, timeout=timeout))
+
+    async def send_request(
+        self,
+        method: str,
+        params: Any = None,
+        result_type: TypeForm = _DEFAULT,
+        *,
+        timeout: Any = _DEFAULT,
+    ) -> PendingCall:
+        """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
+        self._check_can_call()
+        sender = self._sender
+        sender.sending = None
+        params = self.policy.before_send(method, params)
+        if self.tracer is not None:
+            params = tracing.inject(self.tracer, params)
+        if result_type is _DEFAULT:
+            info = self.schema.REQUESTS.get(method)
+            result_type = info.result if info is not None else None
+        request_id = self._next_id
+        self._next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        direct = _in_notification.get() is self
+        self._pending[request_id] = Outgoing(method, result_type, future, direct)
+        data = sender.request(request_id, method, params)
+        try:
+            await self._write(data)
+        except asyncio.CancelledError:
+            # Cancelled while waiting for the peer to read: the request is on its way, so the
+            # peer is asked to drop it, as for any call cancelled before its answer.
+            self._abandon(request_id)
+            raise
+        except BaseException:
+            self._pending.pop(request_id, None)
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by the shutdown this write caused: reported below
+            raise
+        self.policy.sent(method, params)
+        timeout = self.timeout if timeout is _DEFAULT else timeout
+        return PendingCall(self, request_id, method, params, future, timeout)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification."""
+        if self._close_error is not None:
+            raise self._close_error
+        sender = self._sender
+        sender.sending = None
+        params = self.policy.before_send(method, params)
+        if self.tracer is not None:
+            params = tracing.inject(self.tracer, params)
+        await self._write(sender.notification(method, params))
+        self.policy.sent(method, params)
+
+    def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
+        """From inside a request handler: start `work()` once that request's answer has been
+        written (`serving.Server.after_answer`)."""
+        self._server.after_answer(work)
+
+    async def cancel_request(self, request_id: RequestId) -> None:
+        """Send `$/cancel_request` for one of our pending requests; its call stays pending until
+        the peer answers it (with -32800 or a result)."""
+        if self._cancel_request_info is None:
+            raise CapabilityError(CANCEL_REQUEST, "the schema defines no such notification")
+        params = wire.build(
+            self.schema, {CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
+        )
+        await self.notify(CANCEL_REQUEST, params)
+
+    def _call_handler(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Awaitable[Any]:
+        """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
+        if self.tracer is not None:
+            return self._call_handler_with_trace(message, is_request=is_request)
+        return self._handler_awaitable(message, is_request=is_request)
+
+    async def _call_handler_with_trace(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Any:
+        with tracing.extract(self.tracer, message.params):
+            return await self._handler_awaitable(message, is_request=is_request)
+
+    # --- receiving --------------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        try:
+            readlines, receive = self._transport.receive, self._receive
+            while True:
+                lines = await readlines()  # every line that has arrived: one loop turn for all
+                if lines is None:
+                    break
+                for line in lines:
+                    if isinstance(line, OversizedLine):
+                        self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
+                    else:
+                        receive(line)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a broken stream; never a bad message
+            log.warning("reading failed: %r", exc)
+        reason = "the peer closed the connection (end of input)"
+        if self.describe_eof is not None:
+            try:
+                reason = await self.describe_eof()
+            except Exception:  # pragma: no cover - best effort only
+                pass
+        self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
+
+    def _receive(self, line: bytes) -> None:
+        if not line or line.isspace():
+            return
+        schema = self.schema
+        try:
+            message = self._decoder.decode(line)
+        except schema.RpcError as err:
+            self._observe("in", line, None)
+            self._refuse(answers.bad_message(schema, line, as_rpc_error(err)))
+            return
+        except RecursionError:  # msgspec: nested deeper than the decoder goes
+            self._observe("in", line, None)
+            self._refuse(answers.too_deep(schema, line))
+            return
+        except Exception as exc:  # decode_message must raise RpcError: a generator bug
+            log.error("decode_message raised %r instead of an RpcError", exc)
+            self._observe("in", line, None)
+            internal = self._error(INTERNAL_ERROR, "Internal error")
+            self._refuse(answers.bad_message(schema, line, internal))
+            return
+        self._observe("in", line, message)
+        if isinstance(message, schema.Request):
+            self._server.start(message)
+        elif isinstance(message, schema.Notification):
+            self._on_notification(message)
+        elif isinstance(message, (schema.Response, schema.ErrorResponse)):
+            self._on_response(message)
+        else:  # decode_message returns one of the four envelopes: a generator bug
+            log.error("decode_message returned %r, not a message envelope", message)
+
+    def _observe(self, direction: str, line: bytes, message: Any) -> None:
+        if self.observer is not None:
+            try:
+                self.observer(direction, line, message)
+            except Exception:
+                log.exception("the message observer failed")
+
+    def _refuse(self, refusal: answers.Refusal) -> None:
+        """Act on what `answers` decided for a message the package refused."""
+        if refusal.fails:
+            outgoing = self._pending.take(refusal.request_id)
+            if outgoing is not None and not outgoing.future.done():
+                outgoing.future.set_exception(refusal.err)
+        elif refusal.answer:
+            self._send_error_nowait(refusal.request_id, refusal.err)
+
+    def _on_notification(self, note: NotificationMessage) -> None:
+        if note.method == CANCEL_REQUEST:
+            self._server.cancel(wire.get(note.params, CANCEL_REQUEST_ID), by_peer=True)
+        elif not self.policy.received_notification(note.method, note.params):
+            log.debug(
+                "ignored %s for an interaction unknown or already completed here", note.method
+            )
+            return
+        self._inbox.put_nowait(("notification", note))
+
+    def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+        try:
+            outgoing = self._pending.get(response.id)
+        except TypeError:
+            outgoing = None
+        if outgoing is None:
+            if response.id in self._pending.abandoned:
+                log.debug("dropped the answer to abandoned request %r", response.id)
+            elif isinstance(response, self.schema.ErrorResponse):
+                log.warning("peer reported an error for id %r: %s", response.id, response.error)
+            else:
+                log.warning("dropped a response to unknown id %r", response.id)
+            return
+        if outgoing.direct or (self._inbox.empty() and not self._busy):
+            self._pending.resolve(response, self.schema)
+        else:
+            outgoing.answered = True
+            self._inbox.put_nowait(("response", response))
+
+    async def _work(self) -> None:
+        inbox = self._inbox
+        waiting = inbox.items
+        while True:
+            kind, message = waiting.popleft() if waiting else await inbox.get()
+            if kind == "eof":
+                break
+            self._busy = True
+            try:
+                if kind == "response":
+                    self._pending.resolve(message, self.schema)
+                else:
+                    token = _in_notification.set(self)
+                    try:
+                        self.policy.handling(message.method, message.params)
+                        await self._call_handler(message, is_request=False)
+                    except Exception:
+                        log.exception("notification handler for %s failed", message.method)
+                    finally:
+                        _in_notification.reset(token)
+            finally:
+                self._busy = False
+        self._inbox_drained = True
+        self._maybe_finish()
+
+    # --- serving requests -------------------------------------------------------------------------
+
+    def _encode_result(self, request: RequestMessage, result: Any) -> bytes:
+        return self._sender.response(request, result, strict=self.strict)
+
+    def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
+        try:
+            self._transport.send_nowait(answers.encode_error(self.schema, request_id, err))
+        except Exception as exc:
+            log.debug("could not send an error answer: %r", exc)
+
+    # --- writing and closing ----------------------------------------------------------------------
+
+    def _on_write_error(self, exc: BaseException) -> None:
+        """Messages written in an earlier call could not be handed to the stream: close."""
+        self._shutdown(ConnectionClosedError(f"connection closed: writing failed ({exc!r})"))
+
+    async def _write(self, data: bytes) -> None:
+        if self._closed.done():
+            raise self._close_error or ConnectionClosedError("connection closed")
+        try:
+            await self._transport.send(data)
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            known = self._eof_error or self._close_error
+            if known is not None:  # the peer went away first: say so, not how the write ended
+                raise known from exc
+            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+            self._shutdown(err)
+            raise err from exc
+
+    def _check_can_call(self) -> None:
+        error = self._close_error or self._eof_error
+        if error is not None:
+            raise error
+
+    def _abandon(self, request_id: RequestId) -> None:
+        if not self._pending.abandon(request_id):
+            return
+        if self._cancel_request_info is None or self._closed.done():
+            return
+        try:
+            params = wire.build(
+                self.schema, {CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
+            )
+            note = self.schema.Notification(method=CANCEL_REQUEST, params=params)
+            self._transport.send_nowait(self.schema.encode_message(note))
+        except Exception as exc:
+            log.debug("could not send $/cancel_request: %r", exc)
+
+    def _on_eof(self, error: ConnectionClosedError) -> None:
+        if self._eof_error is not None or self._closed.done():
+            return
+        self._eof_error = error
+        self._pending.fail_all(error, keep_answered=True)
+        self._inbox.put_nowait(("eof", None))
+        self._maybe_finish()
+
+    def _maybe_finish(self) -> None:
+        if self._eof_error is not None and self._inbox_drained and not self._serving:
+            self._shutdown(self._eof_error)
+
+    def _shutdown(self, error: ConnectionClosedError) -> None:
+        if self._closed.done():
+            return
+        self._close_error = error
+        self._pending.fail_all(error, keep_answered=False)
+        self._server.cancel_all()
+        current = asyncio.current_task()
+        for task in self._tasks:
+            if task is not current:
+                task.cancel()
+        self._transport.close()
+        self._closed.set_result(None)
+
+    def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
+        return answers.error(self.schema, code, message, data)
+
+    def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]:
+        """The handler's awaitable for a message (the subclass says which handler serves it)."""
+        raise NotImplementedError
+
+
+class _Inbox:
+    """The received notifications and answers, in arrival order, for the one worker task that
+    handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up future only
+    while the worker waits)."""
+
+    __slots__ = ("items", "_waiter")
+
+    def __init__(self) -> None:
+        self.items: deque[tuple[str, Any]] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: tuple[str, Any]) -> None:
+        self.items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self.items
+
+    async def get(self) -> tuple[str, Any]:
+        while not self.items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self.items.popleft()
+
+
+class _ObservedTransport:
+    """The connection's transport, showing each outgoing message to its observer first (decoded
+    as the peer will decode it, results untyped)."""
+
+    def __init__(self, transport: Transport, conn: Engine[Any]) -> None:
+        self._transport = transport
+        self._conn = conn
+        self.receive = transport.receive
+        self.close = transport.close
+
+    def _show(self, message: bytes) -> None:
+        try:
+            decoded = self._conn.schema.decode_message(message, self._conn.peer_side)
+        except Exception:
+            decoded = None
+        self._conn._observe("out", message, decoded)
+
+    def send_nowait(self, message: bytes) -> None:
+        self._show(message)
+        self._transport.send_nowait(message)
+
+    async def send(self, message: bytes) -> None:
+        self._show(message)
+        await self._transport.send(message)

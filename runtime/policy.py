@@ -1,0 +1,457 @@
+"""ACP as policy: the protocol rules a connection applies around its JSON-RPC engine.
+
+A connection holds one policy, made for the package (the protocol version) it is bound to and for
+its side (`AgentPolicy`, `ClientPolicy`); binding to another package (version negotiation) makes a
+new one. The engine knows no ACP method: it calls the policy through a few hooks:
+
+- `before_send(method, params)`: capability guards, initialize first, interactions, session rules;
+  returns the params to send (checked and typed by the engine's `checked_params`);
+- `sent(method, params)`: a call or notification went out (a cancel ends a turn);
+- `received_request(request)` / `received_notification(note)` as a message arrives (False: drop
+  the notification), and `handling(note)` just before its handler runs, in arrival order;
+- `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions);
+- `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
+
+What differs between protocol versions comes from the package's plan as data (plan.py): its
+tables, its initialize checks, the methods it removed, and its turn rules (turns.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Awaitable, Iterable, Mapping, Protocol
+
+from . import rules, wire
+from .engine import Policy
+from .errors import (
+    CapabilityError,
+    ConnectionClosedError,
+    NotInitializedError,
+    ProtocolError,
+    ProtocolVersionError,
+)
+from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+
+if TYPE_CHECKING:
+    from .package import RpcException
+    from .plan import PackagePlan
+
+
+class Served(Protocol):
+    """A request a connection is serving, as the policy reads and cancels it."""
+
+    method: str
+    params: Any
+    answered: bool
+    task: asyncio.Task[None] | None
+    cancel_result: dict[str, Any] | None
+
+
+class Host(Protocol):
+    """What a policy reads and sets on its connection."""
+
+    side: str
+    schema: Any
+    handler: object
+    initialized: bool
+    protocol_version: int | None
+    protocol_versions: tuple[int, ...]
+    peer_initialize: Any
+    own_initialize: Any
+    _serving: Mapping[Any, Served]
+
+    def checked_params(self, method: str, params: Any) -> Any: ...
+
+    def _call_handler(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
+
+    def _error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
+
+    def _shutdown(self, error: ConnectionClosedError) -> None: ...
+
+
+_NO_GUARDS: Mapping[str, Any] = {}
+
+
+class AcpPolicy(Policy):
+    """The rules both sides apply, from the plan of the connection's package. With
+    `enforce=False` none is checked (interactions and turns are still tracked)."""
+
+    def __init__(self, conn: Host, plan: PackagePlan, enforce: bool) -> None:
+        self.conn = conn
+        self.plan = plan
+        self.enforce = enforce
+        tables = plan.side(conn.side)
+        self.requires_initialize = enforce and plan.requires_initialize
+        self.send_guards = tables.send_guards if enforce else _NO_GUARDS
+        self.receive_guards = tables.receive_guards if enforce else _NO_GUARDS
+        self.result_guards = tables.result_guards if enforce else _NO_GUARDS
+        self.turn_cancels = tables.turn_cancels
+        self.answer_checks = plan.answer_checks if enforce else _NO_GUARDS
+        self.completions = plan.completions if enforce else ()
+        self.completing = plan.completing if enforce else frozenset()
+        self.message_kinds = plan.message_kinds if enforce else frozenset()
+        self.removed = plan.removed if enforce else None
+        self.open_keys: dict[str, OrderedDict[Any, None]] = {
+            c.closer: OrderedDict() for c in self.completions
+        }
+        self.turns = plan.turns(self._served)
+        self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
+
+    def _served(self) -> Iterable[Served]:
+        return self.conn._serving.values()
+
+    # --- sending ----------------------------------------------------------------------------------
+
+    def before_send(self, method: str, params: Any) -> Any:
+        """Check an outgoing call or notification; returns the params to send."""
+        conn = self.conn
+        if self.enforce:
+            if self.removed is not None:
+                reason = self.removed(conn.schema, method)
+                if reason is not None:
+                    raise ProtocolError(f"{method}: {reason}")
+            params = conn.checked_params(method, params)
+        if (
+            self.requires_initialize
+            and not conn.initialized
+            and method not in rules.ALLOWED_BEFORE_INITIALIZE
+        ):
+            raise NotInitializedError(f"{method}: initialize has not completed on this connection")
+        for check in self.send_guards.get(method, ()):
+            reason = check(params, conn.peer_initialize)
+            if reason is not None:
+                raise CapabilityError(method, reason)
+        if method in self.completing and not self.track_interaction(method, params, sending=True):
+            raise ProtocolError(
+                f"{method}: it completes an interaction this side never opened on this connection"
+            )
+        return params
+
+    def sent(self, method: str, params: Any) -> None:
+        if method in rules.TURN_ENDED_BY:
+            self.cancel_turn(params)
+
+    # --- receiving --------------------------------------------------------------------------------
+
+    def received_request(self, method: str, params: Any) -> None:
+        self.track_interaction(method, params, sending=False)
+        if method in rules.TURN_ENDED_BY:
+            self.cancel_turn(params)
+
+    def received_notification(self, method: str, params: Any) -> bool:
+        """False: drop it (it completes an interaction unknown or already completed here)."""
+        if method in rules.TURN_ENDED_BY:
+            self.cancel_turn(params)
+            return True
+        return self.track_interaction(method, params, sending=False)
+
+    def handling(self, method: str, params: Any) -> None:
+        """A notification's handler is about to run (in arrival order)."""
+
+    # --- serving ----------------------------------------------------------------------------------
+
+    async def serve(self, request: Any) -> Any:
+        """The handler's answer to a request, checked against the rules."""
+        conn = self.conn
+        method = request.method
+        if (
+            self.requires_initialize
+            and not conn.initialized
+            and method not in rules.ALLOWED_BEFORE_INITIALIZE
+        ):
+            raise conn._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
+        for check in self.receive_guards.get(method, ()):
+            reason = check(request.params, conn.own_initialize)
+            if reason is not None:
+                raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
+        result = await conn._call_handler(request, is_request=True)
+        self.check_result(method, result)
+        answer_check = self.answer_checks.get(method)
+        reason = answer_check(request.params, result) if answer_check is not None else None
+        if reason is not None:
+            raise CapabilityError(
+                method, f"the handler's result does not fit the request: {reason}"
+            )
+        return result
+
+    def check_result(self, method: str, result: Any) -> None:
+        for check in self.result_guards.get(method, ()):
+            reason = check(result, self.conn.peer_initialize)
+            if reason is not None:
+                raise CapabilityError(
+                    method, f"the handler's result breaks a protocol rule: {reason}"
+                )
+
+    # --- answers to our calls ---------------------------------------------------------------------
+
+    def on_result(self, method: str, params: Any, result: Any) -> Any:
+        """A peer's result that does not fit the request it answers fails the call (-32603)."""
+        answer_check = self.answer_checks.get(method)
+        reason = answer_check(params, result) if answer_check is not None else None
+        if reason is not None:
+            raise self.conn._error(INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason})
+        return result
+
+    # --- interactions and turns -------------------------------------------------------------------
+
+    def track_interaction(self, method: str, params: Any, *, sending: bool) -> bool:
+        """Open and complete out-of-band interactions (`rules.COMPLETIONS`); False for a completion
+        of one not open here (sent: refused; received: ignored, and a received one completes once).
+        """
+        if method not in self.completing:
+            return True
+        for c in self.completions:
+            keys = self.open_keys[c.closer]
+            if method == c.opener and wire.get(params, c.tag) == c.value:
+                keys[wire.get(params, c.key)] = None
+                while len(keys) > 4096:
+                    keys.popitem(last=False)
+            elif method == c.closer:
+                key = wire.get(params, c.key)
+                if key not in keys:
+                    return False
+                if not sending:
+                    del keys[key]
+        return True
+
+    def cancel_turn(self, params: Any) -> None:
+        """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        self.turns.cancelled(session_id)
+        turn = self.turn_tasks.get(session_id)
+        if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
+            turn.cancel()
+        if not self.turn_cancels:
+            return
+        for serving in list(self._served()):
+            result = self.turn_cancels.get(serving.method)
+            if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
+                serving.cancel_result = result
+                if serving.task is not None:
+                    serving.task.cancel()
+
+    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
+        """A v2 turn of `session_id` runs in `task` after its prompt was answered."""
+        self.turn_tasks[session_id] = task
+
+        def done(task: asyncio.Task[Any]) -> None:
+            if self.turn_tasks.get(session_id) is task:
+                del self.turn_tasks[session_id]
+
+        task.add_done_callback(done)
+        if self.turns.is_cancelling(session_id):  # the cancel came before the turn's work started
+            task.cancel()
+
+
+class AgentHost(Host, Protocol):
+    client_info: Any
+    policy: AcpPolicy
+
+    def route_to(self, version: int) -> None: ...
+
+
+class AgentPolicy(AcpPolicy):
+    """The agent's rules: initialize answered by the runtime, unique session ids, the turn rules,
+    no history while a session is resumed."""
+
+    conn: AgentHost
+
+    def __init__(self, conn: AgentHost, plan: PackagePlan, enforce: bool) -> None:
+        super().__init__(conn, plan, enforce)
+        self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
+
+    def before_send(self, method: str, params: Any) -> Any:
+        if method != rules.SESSION_UPDATE:
+            return AcpPolicy.before_send(self, method, params)
+        if self.message_kinds:
+            reason = rules.missing_message_id(params, self.message_kinds)
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
+        params = AcpPolicy.before_send(self, method, params)
+        turns = self.turns
+        if turns.tracked:
+            reason = turns.update_breaks(params)
+            if reason is not None and self.enforce:
+                raise ProtocolError(f"{method}: {reason}")
+            if reason is None or not self.enforce:
+                turns.update_sent(params)
+        if (
+            self.enforce
+            and self.conn._serving
+            and any(s.method == rules.NO_HISTORY_DURING for s in self._served())
+            and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY
+        ):  # 33
+            session_id = wire.get(params, rules.SESSION_ID)
+            if any(
+                s.method == rules.NO_HISTORY_DURING
+                and wire.get(s.params, rules.SESSION_ID) == session_id
+                for s in self._served()
+            ):
+                raise ProtocolError(
+                    f"{method}: session {session_id!r} is being resumed, which replays no history"
+                )
+        return params
+
+    async def serve(self, request: Any) -> Any:
+        if request.method == rules.INITIALIZE:
+            return await self.initialize(request)
+        result = await super().serve(request)
+        if self.enforce:  # 24: a unique session id, per connection
+            reason = rules.reused_session_id(
+                request.method, request.params, result, self.sessions_known
+            )
+            if reason is not None:
+                raise ProtocolError(
+                    f"{request.method}: {reason}; each session gets a unique id"
+                    " (ACP v1 requirement 24)"
+                )
+            self.sessions_known.update(
+                rules.sessions_known_after(request.method, request.params, result)
+            )
+        if request.method == rules.SESSION_PROMPT:  # the turn may go on after it (v2)
+            self.turns.prompt_answered(request.params, result)
+        return result
+
+    async def initialize(self, request: Any) -> Any:
+        conn = self.conn
+        params = request.params
+        requested = wire.get(params, rules.PROTOCOL_VERSION)
+        versions = conn.protocol_versions
+        version = requested if requested in versions else versions[-1]
+        conn.route_to(version)  # not routed by the message (never for a valid one): as chosen
+        policy = conn.policy
+        assert isinstance(policy, AgentPolicy)
+        return await policy.answer_initialize(request, version)
+
+    async def answer_initialize(self, request: Any, version: int) -> Any:
+        conn = self.conn
+        conn.protocol_version = version
+        conn.peer_initialize = request.params
+        conn.client_info = rules.info_of(request.params, "client")
+        schema = conn.schema
+        try:
+            result = await conn._call_handler(request, is_request=True)
+        except schema.RpcError as err:
+            if err.code != METHOD_NOT_FOUND:
+                raise
+            result = None
+        if self.enforce:
+            promises = self.plan.promises_check
+            reason = next((r for c in self.plan.initialize_checks if (r := c(result))), None)
+            if reason is None and promises is not None:
+                reason = promises(result, conn.handler, schema.AgentHandler, schema)
+            if reason is not None:
+                raise ProtocolError(f"{rules.INITIALIZE}: the handler's answer breaks {reason}")
+        if result is None:
+            info = schema.REQUESTS[rules.INITIALIZE]
+            result = wire.build(schema, {rules.PROTOCOL_VERSION: version}, info.result)
+        else:
+            result = wire.replace(result, rules.PROTOCOL_VERSION, version)
+        self.check_result(rules.INITIALIZE, result)
+        conn.own_initialize = result
+        conn.initialized = True
+        return result
+
+
+class ClientHost(Host, Protocol):
+    agent_info: Any
+    sessions: dict[Any, dict[str, Any]]
+    on_session_update: Any
+    versions: object
+
+    def route_to(self, version: int) -> None: ...
+
+    def typed_answer(self, method: str, result: Any) -> Any: ...
+
+
+class ClientPolicy(AcpPolicy):
+    """The client's rules: the version asked for and the one answered, sessions set up here, what
+    the agent offered for each."""
+
+    conn: ClientHost
+
+    def before_send(self, method: str, params: Any) -> Any:
+        conn = self.conn
+        if method == rules.INITIALIZE:
+            if self.enforce:
+                for check in self.plan.initialize_checks:
+                    reason = check(params)
+                    if reason is not None:
+                        raise ProtocolError(f"{method}: {reason}")
+            params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
+            conn.own_initialize = params
+        params = super().before_send(method, params)
+        if not self.enforce:
+            return params
+        if method in rules.SESSION_REQUIRED_BY:
+            session_id = wire.get(params, rules.SESSION_ID)
+            if session_id not in conn.sessions:
+                raise ProtocolError(
+                    f"{method}: session {session_id!r} was not set up on this connection "
+                    f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
+                )
+        offered = rules.OFFER_CHECKS.get(method)
+        reason = (
+            offered(params, conn.sessions.get(wire.get(params, rules.SESSION_ID), {}))
+            if offered
+            else None
+        )
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
+        return params
+
+    def received_notification(self, method: str, params: Any) -> bool:
+        if method == rules.SESSION_UPDATE and self.conn.sessions:
+            update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+            if wire.declares_any(update, rules.OFFERS):
+                self.remember(wire.get(params, rules.SESSION_ID), update)
+        return super().received_notification(method, params)
+
+    def handling(self, method: str, params: Any) -> None:
+        fold = self.conn.on_session_update
+        if fold is not None and method == rules.SESSION_UPDATE:
+            fold(params)
+
+    def remember(self, session_id: Any, source: Any) -> None:
+        """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
+        offers = self.conn.sessions.get(session_id)
+        if offers is None or not wire.declares_any(source, rules.OFFERS):
+            return
+        for key in rules.OFFERS:
+            value = wire.get(source, key)
+            if value is not None:
+                offers[key] = value
+
+    def on_result(self, method: str, params: Any, result: Any) -> Any:
+        result = super().on_result(method, params, result)
+        conn = self.conn
+        if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
+            session_id = wire.get(
+                result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID
+            )
+            conn.sessions[session_id] = {}
+            self.remember(session_id, result)
+        elif method in rules.OFFERS_SET_BY:
+            self.remember(wire.get(params, rules.SESSION_ID), result)
+        elif method in rules.SESSION_CLOSED_BY:
+            conn.sessions.pop(wire.get(params, rules.SESSION_ID), None)
+        elif method == rules.INITIALIZE:
+            return self.initialized(result)
+        return result
+
+    def initialized(self, result: Any) -> Any:
+        conn = self.conn
+        version = wire.get(result, rules.PROTOCOL_VERSION)
+        if version not in conn.protocol_versions:
+            error = ProtocolVersionError(version, conn.protocol_versions)
+            conn._shutdown(ConnectionClosedError(f"connection closed: {error}"))
+            raise error
+        conn.protocol_version = version
+        if conn.versions is not None and type(result) is dict:  # read as JSON to route
+            conn.route_to(version)
+            result = conn.typed_answer(rules.INITIALIZE, result)
+        conn.peer_initialize = result
+        conn.agent_info = rules.info_of(result, "agent")
+        conn.initialized = True
+        return result

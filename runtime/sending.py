@@ -1,0 +1,171 @@
+"""The JSON-RPC layer's outgoing values: each checked strictly against the package's types and
+encoded once, its checked JSON going into its envelope as it is (`sending.Envelopes`).
+
+A `Sender` belongs to one engine bound to one package. `params` / `typed` check a value and keep
+its JSON; the envelope made next (`request`, `notification`, `response`) takes that JSON when the
+value is still the one checked (not a copy made since, such as the trace context's).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from . import wire
+from .errors import ProtocolError
+
+if TYPE_CHECKING:
+    from .jsonrpc import RequestId
+    from .package import Package, RequestMessage, TypeForm
+
+
+class Sender:
+    __slots__ = ("schema", "envelopes", "sending")
+
+    def __init__(self, schema: Any, envelopes: Envelopes) -> None:
+        self.schema = schema
+        self.envelopes = envelopes
+        # what `typed` last checked, and its JSON (None: nothing; the engine resets it per message)
+        self.sending: tuple[Any, bytes] | None = None
+
+    def params(self, method: str, params: Any) -> Any:
+        """Outgoing params as JSON-RPC and the package's types allow them: no `rpc.` method, params
+        an object or an array, a method's params checked strictly against its type (`typed`)."""
+        if method.startswith("rpc."):
+            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
+        if not wire.structured(params):  # 226
+            raise ProtocolError(
+                f"{method}: params must be an object or an array, not {type(params).__name__}"
+            )
+        info = self.schema.METHODS.get(method)
+        if info is not None and params is not None and params is not msgspec.UNSET:  # 164
+            params = self.typed(method, params, info.params, "params")
+        return params
+
+    def typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
+        """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
+        generated object is sent as it is, wire JSON (a dict) decoded into its type. One that does
+        not fit, or a dict with a key the schema does not declare (custom data belongs in `_meta`),
+        raises `SchemaMismatchError` naming the path and the value."""
+        if tp is None:
+            return value
+        schema = self.schema
+        if type(value) is dict:
+            value, data = wire.to_send(schema, value, tp, method=method, at=at)
+        else:
+            try:  # the common case, written out: a value that fits
+                data = schema.encode_message(value)
+                schema.decode(data, tp, strict=True)
+            except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
+                value, data = wire.to_send(schema, value, tp, method=method, at=at)  # raises
+        self.sending = (value, data)  # its envelope takes these bytes (`sent_json`)
+        return value
+
+    def sent_json(self, value: Any) -> bytes | None:
+        """The JSON `typed` checked of `value`, when `value` is what it checked; taken once."""
+        sending, self.sending = self.sending, None
+        return sending[1] if sending is not None and sending[0] is value else None
+
+    def request(self, request_id: RequestId, method: str, params: Any) -> bytes:
+        sent = self.sent_json(params)
+        if sent is not None:  # checked: its JSON goes in as it is
+            return self.envelopes.request(request_id, method, sent)
+        schema = self.schema
+        data: bytes = schema.encode_message(
+            schema.Request(id=request_id, method=method, params=_omit_none(params))
+        )
+        return data
+
+    def notification(self, method: str, params: Any) -> bytes:
+        sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
+        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
+            return self.envelopes.notification(method, sending[1])
+        schema = self.schema
+        data: bytes = schema.encode_message(
+            schema.Notification(method=method, params=_omit_none(params))
+        )
+        return data
+
+    def response(self, request: RequestMessage, result: Any, *, strict: bool) -> bytes:
+        """The answer to `request` with the handler's `result` (checked when `strict`)."""
+        schema = self.schema
+        if result is None:
+            info = schema.REQUESTS.get(request.method)
+            if info is not None and info.result is not None:
+                try:
+                    schema.decode(b"{}", info.result)
+                except Exception:
+                    raise TypeError(
+                        f"the {request.method} handler returned None, but its result has required"
+                        " fields"
+                    ) from None
+            result = {}
+        elif strict and request.method in schema.REQUESTS:
+            self.sending = None
+            result = self.typed(
+                request.method, result, schema.REQUESTS[request.method].result, "result"
+            )
+            sent = self.sent_json(result)
+            if sent is not None:  # checked: its JSON goes in as it is
+                return self.envelopes.response(request.id, sent)
+        data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
+        return data
+
+
+_MARK = b"\x00"
+"""Stands for the params in a notification encoded once per method: the package's encoder writes a
+`msgspec.Raw` as it is, and no JSON it writes holds a raw NUL byte (a string's is escaped)."""
+
+
+class Envelopes:
+    """The JSON-RPC envelopes of a package's messages around params or a result already encoded
+    (the JSON its strict send check encoded, `wire.to_send`): the value is encoded once, not once
+    to check it and again inside its message.
+
+    A notification of one of the package's methods is plain concatenation: the package's own
+    encoding of that notification, cut where its params go, worked out once per method with the
+    plan. Any other message is encoded by the package with its member as `msgspec.Raw`.
+    """
+
+    __slots__ = ("_schema", "_notifications")
+
+    def __init__(self, schema: Package) -> None:
+        self._schema = schema
+        self._notifications: dict[str, tuple[bytes, bytes]] = {}
+        for method in schema.NOTIFICATIONS:
+            note = schema.Notification(method=method, params=msgspec.Raw(_MARK))
+            head, mark, tail = schema.encode_message(note).partition(_MARK)
+            if mark and _MARK not in tail:
+                self._notifications[method] = (head, tail)
+
+    def notification(self, method: str, params: bytes) -> bytes:
+        """A notification of `method` whose params are the JSON `params`."""
+        ends = self._notifications.get(method)
+        if ends is not None:
+            return ends[0] + params + ends[1]
+        schema = self._schema
+        data: bytes = schema.encode_message(
+            schema.Notification(method=method, params=msgspec.Raw(params))
+        )
+        return data
+
+    def request(self, request_id: RequestId, method: str, params: bytes) -> bytes:
+        """A request of `method` whose params are the JSON `params`."""
+        schema = self._schema
+        data: bytes = schema.encode_message(
+            schema.Request(id=request_id, method=method, params=msgspec.Raw(params))
+        )
+        return data
+
+    def response(self, request_id: RequestId, result: bytes) -> bytes:
+        """A success answer whose result is the JSON `result`."""
+        schema = self._schema
+        data: bytes = schema.encode_message(
+            schema.Response(id=request_id, result=msgspec.Raw(result))
+        )
+        return data
+
+
+def _omit_none(params: Any) -> Any:
+    return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null

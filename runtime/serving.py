@@ -1,0 +1,195 @@
+"""The JSON-RPC layer's serving of requests: each received request's handler runs as a task at
+once, is answered when it returns (its result, its error, or -32800 when cancelled), and work
+asked for `after_answer` starts once that answer is written. A `Server` belongs to one engine."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+
+import msgspec
+
+from . import answers
+from .answers import as_rpc_error
+from .errors import ConnectionClosedError, ProtocolError
+from .jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RequestId
+
+if TYPE_CHECKING:
+    from .package import RequestMessage, RpcException
+    from .transport import Transport
+
+log = logging.getLogger("acp_runtime")
+
+
+class Serving(msgspec.Struct):
+    """A request being served."""
+
+    method: str
+    params: Any
+    task: asyncio.Task[None] | None = None
+    cancel_result: dict[str, Any] | None = None  # wire result to answer when a turn cancel ended it
+    cancelled_by_peer: bool = False
+    # `after_answer` work
+    after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
+    answered: bool = False
+
+
+class Host(Protocol):
+    """What a server asks of its engine."""
+
+    schema: Any
+    policy: Any
+    _close_error: ConnectionClosedError | None
+    _transport: Transport
+
+    def _encode_result(self, request: RequestMessage, result: Any) -> bytes: ...
+
+    def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None: ...
+
+    def _error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
+
+    async def _write(self, data: bytes) -> None: ...
+
+    def _maybe_finish(self) -> None: ...
+
+
+_now_serving: contextvars.ContextVar[tuple[Server, Serving] | None] = contextvars.ContextVar(
+    "acp_runtime_now_serving", default=None
+)
+
+
+class Server:
+    """The requests one engine is serving, by id."""
+
+    def __init__(self, engine: Host) -> None:
+        self.engine = engine
+        self.requests: dict[RequestId, Serving] = {}
+        self._after_tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, request: RequestMessage) -> None:
+        """Serve a request that arrived: its handler starts as a task at once."""
+        engine = self.engine
+        try:
+            duplicate = request.id in self.requests
+        except TypeError:
+            duplicate = True
+        if duplicate:
+            err = engine._error(
+                INVALID_REQUEST, "Invalid request: duplicate id of a request in progress"
+            )
+            engine._send_error_nowait(request.id, err)
+            return
+        engine.policy.received_request(request.method, request.params)
+        serving = Serving(request.method, request.params)
+        self.requests[request.id] = serving
+        serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
+        serving.task.add_done_callback(lambda task: self._served(request, serving, task))
+
+    def cancel(self, request_id: Any, *, by_peer: bool) -> None:
+        """Cancel the handler of a request being served (`$/cancel_request` from the peer)."""
+        serving = self.requests.get(request_id)
+        if serving is not None and serving.task is not None:
+            serving.cancelled_by_peer = by_peer
+            serving.task.cancel()
+
+    def cancel_all(self) -> None:
+        for serving in list(self.requests.values()):
+            if serving.task is not None:
+                serving.task.cancel()
+
+    async def _serve(self, request: RequestMessage, serving: Serving) -> None:
+        engine = self.engine
+        schema = engine.schema
+        _now_serving.set((self, serving))
+        succeeded = False
+        try:
+            try:
+                result = await engine.policy.serve(request)
+                data = engine._encode_result(request, result)
+                succeeded = True
+            except asyncio.CancelledError:
+                if engine._close_error is not None:
+                    return
+                data = _cancelled(engine.schema, request, serving)
+            except Exception as exc:
+                if serving.cancel_result is not None or isinstance(exc, TimeoutError):
+                    # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
+                    # the peer would (131)
+                    data = _cancelled(engine.schema, request, serving)
+                elif isinstance(exc, schema.RpcError):
+                    data = answers.encode_error(engine.schema, request.id, as_rpc_error(exc))
+                elif isinstance(
+                    exc, ProtocolError
+                ):  # a runtime rule refused it: no crash, no traceback
+                    log.error("refused the %s answer: %s", request.method, exc)
+                    error = engine._error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
+                    data = answers.encode_error(engine.schema, request.id, error)
+                else:
+                    log.exception("handler for %s failed", request.method)
+                    data = answers.encode_error(
+                        engine.schema, request.id, engine._error(INTERNAL_ERROR, "Internal error")
+                    )
+        finally:
+            self.requests.pop(request.id, None)
+        try:
+            await engine._write(data)
+        except ConnectionClosedError:
+            log.debug("could not answer %s: connection closed", request.method)
+        else:
+            serving.answered = True
+            if succeeded and serving.after:
+                self._start_after(request.method, serving.after)
+        finally:
+            engine._maybe_finish()
+
+    def _served(self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]) -> None:
+        """A task cancelled before it started never ran `_serve`: answer for it here."""
+        if self.requests.get(request.id) is not serving:
+            return
+        del self.requests[request.id]
+        engine = self.engine
+        if task.cancelled() and engine._close_error is None:
+            try:
+                engine._transport.send_nowait(_cancelled(engine.schema, request, serving))
+            except Exception as exc:
+                log.debug("could not answer cancelled %s: %r", request.method, exc)
+        engine._maybe_finish()
+
+    def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
+        """From inside a request handler: start `work()` once that request's answer has been
+        written (say, the commands of a session, sent right after answering `session/new`; a v1
+        `session/load` replays its history *before* answering). Nothing else moves: the
+        answer goes out when the handler returns, as always. The work is dropped when the answer is
+        an error or cannot be written; its own errors are logged."""
+        now = _now_serving.get()
+        if now is None or now[0] is not self:
+            raise ProtocolError(
+                "after_answer: call it from a handler of a request this connection serves"
+            )
+        serving = now[1]
+        if serving.answered:
+            self._start_after(serving.method, [work])
+        else:
+            serving.after.append(work)
+
+    def _start_after(self, method: str, works: list[Callable[[], Awaitable[Any]]]) -> None:
+        for work in works:
+            task = asyncio.get_running_loop().create_task(self._run_after(method, work))
+            self._after_tasks.add(task)
+            task.add_done_callback(self._after_tasks.discard)
+
+    async def _run_after(self, method: str, work: Callable[[], Awaitable[Any]]) -> None:
+        try:
+            await work()
+        except ConnectionClosedError as exc:
+            log.debug("work after the %s answer stopped: %s", method, exc)
+        except Exception:
+            log.exception("work after the %s answer failed", method)
+
+
+def _cancelled(schema: Any, request: RequestMessage, serving: Serving) -> bytes:
+    """The answer to a request whose handler was cancelled (`answers.encode_cancelled`)."""
+    result = None if serving.cancelled_by_peer else serving.cancel_result
+    return answers.encode_cancelled(schema, request.id, request.method, result)
