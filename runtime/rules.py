@@ -1,6 +1,9 @@
-"""ACP v1 protocol rules that a connection enforces, written against the wire (methods, fields).
+"""ACP's protocol rules that a connection's policy enforces, written against the wire (methods,
+fields), for every version: what differs by version is read from the package (`plan.py`).
 
-Everything else in `acp_runtime` is plain JSON-RPC plus the generated package's tables. Rules speak
+The engine below (`engine.py` and its helpers) is plain JSON-RPC; the policy (`policy.py`,
+`turns.py`) applies these rules; the friendly layer (`helpers.py`, `session.py`) names the methods
+it sends through the generated proxies. Rules speak
 the wire (method names, dotted camelCase paths) and read generated objects through `wire`, so they
 hold for any generated package. A rule is skipped when the package lacks its method, or does not
 declare a capability the rule reads: a schema without `session/load` has no `loadSession` guard,
