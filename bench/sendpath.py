@@ -107,8 +107,7 @@ def send_path(settings: Settings) -> dict[str, Any]:
         try:
             return measure(cases, settings)
         finally:
-            conn._out._parts.clear()  # what the cases wrote: nobody reads it
-            await conn.close()
+            await conn.close()  # what the cases wrote goes to `_Discard`
 
     timed = asyncio.run(main())
     return {
