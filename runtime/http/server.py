@@ -22,6 +22,10 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
   frames both ways, one message each, in order; binary frames are ignored, as the RFD says.
 - `DELETE` closes the connection (its running handlers are cancelled) and ends its streams.
 
+This module is the HTTP front (admission, the methods, the body read within its limits); the
+connections, their mailboxes and the registry that bounds them are `connections.py`, an SSE
+stream is `sse.py`, the WebSocket endpoint `websocket.py`, the refusals `replies.py`.
+
 Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
 browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a
 connection id used by another principal than the one that opened it is `404`, as an unknown one.
