@@ -21,7 +21,7 @@ from typing import Any
 from .. import __version__
 from .client import AgentPeer, Received
 from .frames import Problem, Validator
-from .wire import Link
+from .link import Link
 
 SESSION = "acpgen-check-session"
 ODD_IDS: tuple[Any, ...] = ("7", "acpgen check ✓", 0, -3)

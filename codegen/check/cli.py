@@ -17,11 +17,11 @@ from typing import Callable
 from ..cli_args import parse_args, usage_error
 from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
 from .context import progress_to_stderr
+from .link import SpawnError
 from .model import Run
 from .report import FORMATS, render
 from .runner import NoVersion, known_names, negotiate, run_agent_checks, selector
 from .schemas import SchemaProblem, default_package, package_for_schema
-from .wire import SpawnError
 
 VERSIONS = ("1", "2", "both")
 

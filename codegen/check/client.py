@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any, Mapping
 
 from .frames import Problem, Validator, _key
-from .wire import Closed, Link
+from .link import Closed, Link
 
 EVIDENCE_FRAMES = 24
 REFUSED = "acpgen_check_transport_refusal"  # in place of result / error: see AgentPeer._refused

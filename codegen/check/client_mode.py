@@ -21,8 +21,9 @@ from typing import Callable
 from .catalogue import V1_SCHEMA_ROWS
 from .checker_agent import CheckerAgent
 from .frames import NOT_A_MESSAGE, NOT_UTF8, SCHEMA
+from .link import SpawnError
 from .model import Check, Result, Run, outcome_of
-from .wire import SpawnError, Wire
+from .wire import Wire
 
 PLACEHOLDER = "{agent}"
 START = 3  # times --timeout the client has to start the agent

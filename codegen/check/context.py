@@ -14,10 +14,11 @@ from typing import Any
 from .. import __version__
 from .catalogue import CHECKS
 from .client import AgentPeer, Reply
+from .link import Link
 from .model import Result, outcome_of
 from .offering import OfferingPeer
 from .schemas import default_package
-from .wire import Link, Wire, remote_link
+from .wire import Wire, remote_link
 
 AFTER_ANSWER = 0.2  # how long the checker listens for stray updates after a turn ends
 PROMPT_TEXT = "Hello from acpgen check. Please answer briefly."

@@ -27,7 +27,7 @@ import json
 from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
-from .wire import Link, SpawnError
+from .link import Link, SpawnError
 
 CONNECTION_ID = "Acp-Connection-Id"
 SESSION_ID = "Acp-Session-Id"

@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from .client import AgentPeer
-from .wire import Link
+from .link import Link
 
 FILE_TEXT = "acpgen check: a file the checker serves without reading the disk\n"
 

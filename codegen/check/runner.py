@@ -9,8 +9,9 @@ from .agent_checks import check_agent
 from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer
 from .context import Context
+from .link import Link
 from .model import Run
-from .wire import Link, Wire, remote_link
+from .wire import Wire, remote_link
 
 Selector = Callable[[str, str], bool]
 

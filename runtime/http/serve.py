@@ -14,7 +14,8 @@ from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
 from hypercorn.protocol import ws_stream
 
-from .server import WEBSOCKET_COMPRESSION, AcpApp
+from .server import AcpApp
+from .websocket import WEBSOCKET_COMPRESSION
 
 
 def _without_compression() -> None:

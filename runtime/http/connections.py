@@ -1,0 +1,307 @@
+"""The server's open ACP connections: `RemoteConnection` (one connection: an `AgentSideConnection`
+fed from POSTs or WebSocket frames, its output sorted into the `Mailbox` of each outbound stream)
+and `Registry` (the connections an `AcpApp` holds: opening them within `max_connections`, finding
+one by id for its principal, counting the unread bytes they hold and shedding the biggest holders
+over `max_total_buffered_bytes`, closing them all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import uuid
+from typing import Any
+
+from .. import rules
+from ..agent import AgentSideConnection
+from ..framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc import INTERNAL_ERROR
+from ..transport import MessageTransport
+from .messages import Peek, peek
+from .replies import Refused
+
+log = logging.getLogger("acp_runtime.http")
+
+
+class RemoteAgentConnection(AgentSideConnection[Any]):
+    """The `AgentSideConnection` of a remote client: `principal` is what `AcpApp(authenticate=)`
+    returned for the request that opened it (None without the hook), set before the handler is
+    built, so a handler factory can read it."""
+
+    def __init__(
+        self, handler: Any, reader: Any, writer: Any, *, principal: Any = None, **options: Any
+    ) -> None:
+        self.principal = principal
+        super().__init__(handler, reader, writer, **options)
+
+
+class Mailbox:
+    """The messages waiting for one outbound stream, in order."""
+
+    def __init__(self, owner: RemoteConnection) -> None:
+        self._owner = owner
+        self.items: collections.deque[bytes] = collections.deque()
+        self.finished = False
+        self.leased = False
+        self._wake = asyncio.Event()
+
+    def push(self, data: bytes) -> None:
+        self.items.append(data)
+        self._owner.count(len(data))
+        self._wake.set()
+
+    def take(self) -> list[bytes]:
+        """Everything waiting, removed from the mailbox."""
+        items = list(self.items)
+        self.items.clear()
+        self._owner.count(-sum(map(len, items)))
+        return items
+
+    def finish(self) -> None:
+        self.finished = True
+        self._wake.set()
+
+    async def wait(self) -> None:
+        """Until a message waits or the mailbox is finished."""
+        while not self.items and not self.finished:
+            self._wake.clear()
+            await self._wake.wait()
+
+
+class RemoteConnection:
+    """One ACP connection served over HTTP or a WebSocket: an `AgentSideConnection` whose input is
+    fed from POSTs or frames and whose output is sorted into mailboxes."""
+
+    def __init__(self, registry: Registry, transport: str, principal: Any = None) -> None:
+        self.registry = registry
+        self.transport = transport
+        self.principal = principal
+        self.id = uuid.uuid4().hex
+        self.buffered = 0
+        self._counted = True  # its bytes are in registry.buffered (until it ends)
+        self.connection_stream = Mailbox(self)
+        self.session_streams: dict[str, Mailbox] = {}
+        self.everything = Mailbox(self)  # the WebSocket's single stream
+        # client request id -> session stream of its answer
+        self._answer_to: dict[Any, str | None] = {}
+        self._asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
+        self._waiters: dict[Any, asyncio.Future[bytes]] = {}
+        self._idle: asyncio.TimerHandle | None = None
+        limit = registry.options.get("max_line_bytes", DEFAULT_MAX_LINE_BYTES)
+        self.messages = MessageTransport(self._route, self._ended, limit)
+        self.conn = RemoteAgentConnection(
+            registry.handler, self.messages, None, principal=principal, **registry.options
+        )
+
+    def count(self, delta: int) -> None:
+        """Bytes added to (or taken from) this connection's mailboxes."""
+        self.buffered += delta
+        if self._counted:
+            self.registry.buffered += delta
+
+    # --- in ---------------------------------------------------------------------------------------
+
+    def receive(self, body: bytes, message: Peek, session_header: str | None = None) -> None:
+        """Hand one client message to the agent connection, remembering where its answer goes.
+
+        The answer to a request about a session goes to that session's stream, except for
+        session/new and session/fork (the client learns the id from the answer itself) and for
+        session/load and session/resume sent without `Acp-Session-Id`: those are answered on the
+        connection stream, as the RFD draws them. Sent with the header, which says the client
+        reads that session's stream, their answer follows the replayed history on it, so the
+        client has seen the whole history when the call returns (across two streams nothing
+        orders the answer after the history)."""
+        key = message.id_key
+        if message.kind == "request" and key is not None:
+            if message.method in rules.SESSION_CREATED_BY:
+                self._answer_to[key] = None
+            elif message.method in rules.SESSION_OPENED_BY:
+                self._answer_to[key] = session_header
+            else:
+                self._answer_to[key] = message.session_id
+        elif message.kind == "response" and key is not None:
+            self._asked.pop(key, None)
+        self.messages.feed(body)
+        self.touch()
+
+    def asked_about(self, message: Peek) -> str | None:
+        """The session of the agent request a client response answers (None: none, or unknown)."""
+        key = message.id_key
+        return self._asked.get(key) if key is not None else None
+
+    async def initialize(self, body: bytes, message: Peek) -> bytes | None:
+        """Feed the initialize request; its answer (None if the connection closed first)."""
+        key = message.id_key
+        waiter: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._waiters[key] = waiter
+        self.receive(body, message)
+        try:
+            return await waiter
+        except ConnectionResetError:
+            return None
+        finally:
+            self._waiters.pop(key, None)
+
+    # --- out --------------------------------------------------------------------------------------
+
+    def _route(self, line: bytes) -> None:
+        message = peek(line)
+        key = message.id_key
+        if message.kind == "response":
+            waiter = self._waiters.pop(key, None) if key is not None else None
+            if waiter is None and key is None and len(self._waiters) == 1:
+                # an error answer with a null id while initialize is the only message this
+                # connection has had (its params could not be decoded): it answers initialize
+                waiter = self._waiters.popitem()[1]
+            if waiter is not None and not waiter.done():
+                waiter.set_result(line)
+                return
+            session = self._answer_to.pop(key, None) if key is not None else None
+        else:
+            session = message.session_id
+            if message.kind == "request" and key is not None:
+                self._asked[key] = session
+        self.mailbox(session).push(line)
+        if self.buffered > self.registry.max_buffered_bytes:
+            log.warning(
+                "connection %s: over %d bytes wait unread: closing it",
+                self.id,
+                self.registry.max_buffered_bytes,
+            )
+            self.registry.spawn(self.close())
+        elif self.registry.buffered > self.registry.max_total_buffered_bytes:
+            self.registry.shed()
+
+    def mailbox(self, session: str | None) -> Mailbox:
+        """The mailbox for a session's messages (the connection's when None), made on first use."""
+        if self.transport == "websocket":
+            return self.everything
+        if session is None:
+            return self.connection_stream
+        box = self.session_streams.get(session)
+        if box is None:
+            box = self.session_streams[session] = Mailbox(self)
+        return box
+
+    def _ended(self) -> None:
+        """The agent connection closed its output: end every stream, forget the connection."""
+        for box in (self.connection_stream, self.everything, *self.session_streams.values()):
+            box.finish()
+        for waiter in self._waiters.values():
+            if not waiter.done():
+                waiter.set_exception(ConnectionResetError("the connection closed before answering"))
+        if self._idle is not None:
+            self._idle.cancel()
+        if self._counted:  # what is left unread is no longer the server's to hold
+            self._counted = False
+            self.registry.buffered -= self.buffered
+        self.registry.connections.pop(self.id, None)
+
+    # --- life -------------------------------------------------------------------------------------
+
+    def touch(self) -> None:
+        """Activity: restart the idle clock, unless an SSE stream is open (a reader is there).
+        A WebSocket's clock runs from the last message either way."""
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+        if self.conn.closed or self.registry.idle_timeout is None:
+            return
+        if self.transport == "http" and any(
+            box.leased for box in (self.connection_stream, *self.session_streams.values())
+        ):
+            return
+        loop = asyncio.get_running_loop()
+        self._idle = loop.call_later(
+            self.registry.idle_timeout, lambda: self.registry.spawn(self._idle_out())
+        )
+
+    async def _idle_out(self) -> None:
+        log.info(
+            "connection %s: no message and no open stream for %ss: closing it",
+            self.id,
+            self.registry.idle_timeout,
+        )
+        await self.close()
+
+    async def close(self) -> None:
+        await self.conn.close()
+        self._ended()
+
+
+class Registry:
+    """The connections of one `AcpApp`, what they are built from (`handler`, the
+    `AgentSideConnection` `options`) and the bounds they live within: `max_connections` open at
+    once, `max_buffered_bytes` unread in one connection's mailboxes, `max_total_buffered_bytes`
+    in the whole server's (`buffered` counts those and the request bodies being read), and
+    `idle_timeout`."""
+
+    def __init__(
+        self,
+        handler: Any,
+        options: dict[str, Any],
+        *,
+        max_connections: int,
+        max_buffered_bytes: int,
+        max_total_buffered_bytes: int,
+        idle_timeout: float | None,
+    ) -> None:
+        self.handler = handler
+        self.options = options
+        self.max_connections = max_connections
+        self.max_buffered_bytes = max_buffered_bytes
+        self.max_total_buffered_bytes = max_total_buffered_bytes
+        self.idle_timeout = idle_timeout
+        self.connections: dict[str, RemoteConnection] = {}
+        self.buffered = 0  # unread mailbox bytes of every connection, and bodies being read
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, work: Any) -> None:
+        """Run `work` as a task kept alive until it ends."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def shed(self) -> None:
+        """Over `max_total_buffered_bytes`: close the connections holding the most unread bytes
+        until the rest fit."""
+        excess = self.buffered - self.max_total_buffered_bytes
+        for connection in sorted(self.connections.values(), key=lambda c: -c.buffered):
+            if excess <= 0 or connection.buffered == 0:
+                break
+            log.warning(
+                "the server holds over %d unread bytes: closing connection %s (%d of them)",
+                self.max_total_buffered_bytes,
+                connection.id,
+                connection.buffered,
+            )
+            excess -= connection.buffered
+            connection.count(-connection.buffered)  # counted out now; closing frees it
+            connection.buffered = 0
+            self.spawn(connection.close())
+
+    async def close(self) -> None:
+        """Close every connection (their streams end)."""
+        await asyncio.gather(
+            *(c.close() for c in list(self.connections.values())), return_exceptions=True
+        )
+
+    def open(self, transport: str, principal: Any) -> RemoteConnection:
+        if len(self.connections) >= self.max_connections:
+            raise Refused(
+                503,
+                f"Server busy: it serves its limit of {self.max_connections} connections",
+                INTERNAL_ERROR,
+                {"limit": self.max_connections},
+            )
+        connection = RemoteConnection(self, transport, principal)
+        self.connections[connection.id] = connection
+        return connection
+
+    def lookup(self, connection_id: str, principal: Any) -> RemoteConnection | None:
+        """The connection of an id, if the request comes from the principal that opened it."""
+        connection = self.connections.get(connection_id)
+        if connection is None or connection.principal != principal:
+            return None
+        return connection

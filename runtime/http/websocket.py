@@ -1,0 +1,110 @@
+"""The WebSocket endpoint of an `AcpApp` (`GET` with `Upgrade: websocket`, an ASGI `websocket`
+scope): a connection of its own, admitted as an HTTP request is; text frames both ways, one
+message each, in order; binary frames are ignored, as the RFD says. A refused handshake is answered
+with its HTTP status where the server can (`refuse_websocket`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+from typing import Any, Protocol
+
+import msgspec
+
+from .connections import Registry, RemoteConnection
+from .messages import Peek, peek
+from .replies import Headers, Receive, Refused, Scope, Send
+
+WEBSOCKET_COMPRESSION: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "acp_websocket_compression", default=True
+)
+"""False while an `AcpApp` accepts a WebSocket: the server must not negotiate permessage-deflate
+(`serve` makes Hypercorn honour it). A compressed frame is inflated whole before its size is
+checked: 1 MiB on the wire can become 1 GiB in memory."""
+
+
+class Host(Protocol):
+    """What the endpoint needs of its `AcpApp`."""
+
+    path: str
+    registry: Registry
+
+    async def admit(self, scope: Scope, headers: Headers) -> Any: ...
+
+    def identity_headers(
+        self, connection: RemoteConnection, tls: bool
+    ) -> list[tuple[bytes, bytes]]: ...
+
+
+async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send) -> None:
+    """One WebSocket of `app`: admitted as a request is, a connection of its own, text frames both
+    ways (one message each, in order), binary frames ignored; it ends with the socket."""
+    event = await receive()
+    if event["type"] != "websocket.connect":
+        return
+    headers = Headers(scope)
+    try:
+        if scope.get("path") != app.path:
+            raise Refused(404, f"not found: ACP is served at {app.path}")
+        principal = await app.admit(scope, headers)
+        connection = app.registry.open("websocket", principal)
+    except Refused as exc:
+        await refuse_websocket(scope, send, exc)
+        return
+    token = WEBSOCKET_COMPRESSION.set(False)
+    try:
+        accept = {
+            "type": "websocket.accept",
+            "headers": app.identity_headers(connection, headers.tls),
+        }
+        await send(accept)
+    finally:
+        WEBSOCKET_COMPRESSION.reset(token)
+    connection.touch()
+    pump = asyncio.ensure_future(_pump(connection, send))
+    try:
+        while True:
+            event = await receive()
+            if event["type"] == "websocket.disconnect":
+                break
+            text = event.get("text")
+            if event["type"] == "websocket.receive" and text is not None:  # binary: ignored
+                data = text.encode()
+                try:
+                    message = peek(data)
+                except msgspec.DecodeError:
+                    message = Peek("invalid")
+                connection.receive(data, message)
+    finally:
+        await connection.close()
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await pump
+
+
+async def _pump(connection: RemoteConnection, send: Send) -> None:
+    box = connection.everything
+    while True:
+        await box.wait()
+        for item in box.take():
+            await send({"type": "websocket.send", "text": item.decode()})
+        connection.touch()
+        if box.finished:
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": 1000})
+            return
+
+
+async def refuse_websocket(scope: Scope, send: Send, refused: Refused) -> None:
+    """Refuse a WebSocket handshake with the HTTP status (where the server offers the ASGI
+    `websocket.http.response` extension; else a close, which the server answers 403)."""
+    if "websocket.http.response" in (scope.get("extensions") or {}):
+        start = [(b"content-type", b"text/plain; charset=utf-8")]
+        await send(
+            {"type": "websocket.http.response.start", "status": refused.status, "headers": start}
+        )
+        await send({"type": "websocket.http.response.body", "body": refused.text.encode()})
+    else:
+        await send({"type": "websocket.close", "code": 1008})
