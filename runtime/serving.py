@@ -66,6 +66,7 @@ class Server:
     def __init__(self, engine: Host) -> None:
         self.engine = engine
         self.requests: dict[RequestId, Serving] = {}
+        self._loop = asyncio.get_running_loop()  # once: each lookup costs a getpid() (3.11)
         self._after_tasks: set[asyncio.Task[None]] = set()
 
     def start(self, request: RequestMessage) -> None:
@@ -84,7 +85,7 @@ class Server:
         engine.policy.received_request(request.method, request.params)
         serving = Serving(request.method, request.params)
         self.requests[request.id] = serving
-        serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
+        serving.task = self._loop.create_task(self._serve(request, serving))
         serving.task.add_done_callback(lambda task: self._served(request, serving, task))
 
     def cancel(self, request_id: Any, *, by_peer: bool) -> None:
