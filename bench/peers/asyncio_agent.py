@@ -1,4 +1,4 @@
-"""The bare-asyncio floor, agent end: an asyncio loop and stdio pipes, no framework, untyped msgspec.
+"""The bare-asyncio floor, agent end: an asyncio loop, stdio pipes, no framework, untyped msgspec.
 Reads lines with `StreamReader.readline` and answers each one (a `session/prompt` ping) from a task
 of its own, as an engine serving requests concurrently must: what asyncio alone costs a round
 trip. `direct` as first argument answers inline instead, without the task.

@@ -5,9 +5,8 @@ python cpu_pings.py AGENT PINGS REPEATS
 Spawns the agent script AGENT (a runtime_agent.py) and sends PINGS sequential `session/prompt`
 pings REPEATS times after a warm-up. For each run it reports the wall time and the CPU time each
 process spent on it (`/proc/<pid>/schedstat`, as cpu_client.py reads it: a busy machine stretches
-the wall time, not the work), and the voluntary context switches (wake-ups) and the kernel's share (system time, in clock
-ticks) of each process. One
-JSON line.
+the wall time, not the work), the voluntary context switches (wake-ups) and the kernel's share
+(system time, in clock ticks) of each process. One JSON line.
 """
 
 from __future__ import annotations

@@ -34,7 +34,9 @@ PING = msgspec.json.encode(
 )
 
 
-async def timed(ping: Callable[[], Awaitable[None]], agent_pid: int, pings: int, repeats: int) -> Any:
+async def timed(
+    ping: Callable[[], Awaitable[None]], agent_pid: int, pings: int, repeats: int
+) -> Any:
     for _ in range(max(1, pings // 10)):  # warm-up
         await ping()
     me, runs = os.getpid(), []
