@@ -107,7 +107,7 @@ def send_path(settings: Settings) -> dict[str, Any]:
         try:
             return measure(cases, settings)
         finally:
-            conn._out._parts.clear()  # what the cases wrote: nobody reads it
+            conn._transport._out._parts.clear()  # what the cases wrote: nobody reads it
             await conn.close()
 
     timed = asyncio.run(main())
