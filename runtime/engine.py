@@ -154,7 +154,9 @@ class Engine(Generic[PackageT]):
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
         self._inbox_drained = False
-        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # the loop, looked up once: `get_running_loop()` costs a getpid() system call (3.11)
+        self._loop = asyncio.get_running_loop()
+        self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
@@ -174,7 +176,7 @@ class Engine(Generic[PackageT]):
 
     def _start_engine(self) -> None:
         """Start reading and handling messages."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
 
     # --- public API ------------------------------------------------------------------------------
@@ -238,7 +240,7 @@ class Engine(Generic[PackageT]):
             result_type = info.result if info is not None else None
         request_id = self._next_id
         self._next_id += 1
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         direct = _in_notification.get() is self
         self._pending[request_id] = Outgoing(method, result_type, future, direct)
         data = sender.request(request_id, method, params)

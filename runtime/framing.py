@@ -157,13 +157,20 @@ class LineWriter:
         self._size = 0
         self._scheduled = False
         self._failed: BaseException | None = None
+        # looked up once, not per message: `get_running_loop()` costs a getpid() system call
+        # (3.11), and the stream's transport (whose buffer says whether to drain) stays the same
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._transport: asyncio.WriteTransport | None = getattr(stream, "transport", None)
 
     def write_nowait(self, message: bytes) -> None:
         if self._failed is not None:
             raise self._failed
         if not self._scheduled:  # the first message of a loop turn goes out at once
             self._scheduled = True
-            asyncio.get_running_loop().call_soon(self._flush_soon)
+            loop = self._loop
+            if loop is None:
+                loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self._flush_soon)
             self._stream.write(message + b"\n")
             return
         self._parts.append(message)
@@ -173,7 +180,7 @@ class LineWriter:
 
     async def write(self, message: bytes) -> None:
         self.write_nowait(message)
-        transport = getattr(self._stream, "transport", None)
+        transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             return  # the bytes went out (or nearly): no back-pressure to wait for
         self.flush()

@@ -47,6 +47,8 @@ class Served(Protocol):
     task: asyncio.Task[None] | None
     cancel_result: dict[str, Any] | None
 
+    def cancel(self) -> None: ...
+
 
 class Host(Protocol):
     """What a policy reads and sets on its connection."""
@@ -228,8 +230,7 @@ class AcpPolicy(Policy):
             result = self.turn_cancels.get(serving.method)
             if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
                 serving.cancel_result = result
-                if serving.task is not None:
-                    serving.task.cancel()
+                serving.cancel()
 
     def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
         """A v2 turn of `session_id` runs in `task` after its prompt was answered."""

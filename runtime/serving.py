@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
@@ -34,6 +35,22 @@ class Serving(msgspec.Struct):
     # `after_answer` work
     after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
     answered: bool = False
+    started: bool = False  # its handler's task has begun `Server._serve`
+    # told when a task cancelled before it started ends (`Server._served`); set by `Server.start`
+    unstarted: Callable[[asyncio.Task[None]], object] | None = None
+
+    def cancel(self) -> None:
+        """Cancel its handler's task. A task cancelled before it started never runs `_serve`,
+        which answers the request: it is answered when the task ends (`Server._served`). Only
+        then is a done callback added: every other request ends without one (no loop callback
+        per request)."""
+        task = self.task
+        if task is None:
+            return
+        if not self.started and self.unstarted is not None and not task.done():
+            task.add_done_callback(self.unstarted)
+            self.unstarted = None
+        task.cancel()
 
 
 class Host(Protocol):
@@ -66,6 +83,7 @@ class Server:
     def __init__(self, engine: Host) -> None:
         self.engine = engine
         self.requests: dict[RequestId, Serving] = {}
+        self._loop = asyncio.get_running_loop()  # once: each lookup costs a getpid() (3.11)
         self._after_tasks: set[asyncio.Task[None]] = set()
 
     def start(self, request: RequestMessage) -> None:
@@ -84,22 +102,23 @@ class Server:
         engine.policy.received_request(request.method, request.params)
         serving = Serving(request.method, request.params)
         self.requests[request.id] = serving
-        serving.task = asyncio.get_running_loop().create_task(self._serve(request, serving))
-        serving.task.add_done_callback(lambda task: self._served(request, serving, task))
+        serving.task = self._loop.create_task(self._serve(request, serving))
+        serving.unstarted = functools.partial(self._served, request, serving)
 
     def cancel(self, request_id: Any, *, by_peer: bool) -> None:
         """Cancel the handler of a request being served (`$/cancel_request` from the peer)."""
         serving = self.requests.get(request_id)
         if serving is not None and serving.task is not None:
             serving.cancelled_by_peer = by_peer
-            serving.task.cancel()
+            serving.cancel()
 
     def cancel_all(self) -> None:
         for serving in list(self.requests.values()):
-            if serving.task is not None:
-                serving.task.cancel()
+            serving.cancel()
 
     async def _serve(self, request: RequestMessage, serving: Serving) -> None:
+        serving.started = True
+        serving.unstarted = None
         engine = self.engine
         schema = engine.schema
         _now_serving.set((self, serving))
@@ -145,7 +164,8 @@ class Server:
             engine._maybe_finish()
 
     def _served(self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]) -> None:
-        """A task cancelled before it started never ran `_serve`: answer for it here."""
+        """A task cancelled before it started never ran `_serve`: answer for it here (a done
+        callback `Serving.cancel` adds to such a task only)."""
         if self.requests.get(request.id) is not serving:
             return
         del self.requests[request.id]
