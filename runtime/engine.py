@@ -154,8 +154,7 @@ class Engine(Generic[PackageT]):
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
         self._inbox_drained = False
-        # the loop, looked up once: `get_running_loop()` costs a getpid() system call (3.11)
-        self._loop = asyncio.get_running_loop()
+        self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -247,8 +246,7 @@ class Engine(Generic[PackageT]):
         try:
             await self._write(data)
         except asyncio.CancelledError:
-            # Cancelled while waiting for the peer to read: the request is on its way, so the
-            # peer is asked to drop it, as for any call cancelled before its answer.
+            # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
             self._abandon(request_id)
             raise
         except BaseException:
