@@ -444,9 +444,9 @@ class _HttpTransport(_Transport):
         """POST one message: on the connection's own HTTP/2 connection or `Poster` where it has
         one, else with httpx."""
         if self._h2conn is not None:
-            return await self._h2conn.post(data, headers)
+            return await self._h2conn.post(data, headers, self._max_event_bytes)
         if self._poster is not None:
-            return await self._poster.post(data, headers)
+            return await self._poster.post(data, headers, self._max_event_bytes)
         return await self._client.post(self.url, content=data, headers=headers)
 
     def _refused(self, message: Peek, response: httpx.Response | Answer, why: str | None) -> None:

@@ -198,11 +198,19 @@ class H2Connection(asyncio.Protocol):
             raise
         return status, answer_headers, self._data(stream_id, stream)
 
-    async def post(self, body: bytes, headers: dict[str, str]) -> Answer:
-        """POST `body`: the whole answer, as `Poster.post` gives it."""
+    async def post(self, body: bytes, headers: dict[str, str], limit: int) -> Answer:
+        """POST `body`: the whole answer, as `Poster.post` gives it; an answer whose body passes
+        `limit` bytes raises `PostFailed` (its stream reset: nothing more is read)."""
         status, answer_headers, data = await self.request("POST", headers, body)
-        content = b"".join([chunk async for chunk in data])
-        return Answer(status, "", answer_headers, content)
+        content = bytearray()
+        try:
+            async for chunk in data:
+                content += chunk
+                if len(content) > limit:
+                    raise PostFailed(f"POST: the answer's body passed {limit} bytes")
+        finally:
+            await data.aclose()
+        return Answer(status, "", answer_headers, bytes(content))
 
     async def _start(
         self, method: str, headers: dict[str, str], body: bytes

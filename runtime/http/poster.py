@@ -94,8 +94,9 @@ class Poster:
         self._writer: asyncio.StreamWriter | None = None
         self._parser = h11.Connection(h11.CLIENT)
 
-    async def post(self, body: bytes, headers: dict[str, str]) -> Answer:
-        """POST `body` with `headers` (on top of the fixed ones); the server's answer."""
+    async def post(self, body: bytes, headers: dict[str, str], limit: int) -> Answer:
+        """POST `body` with `headers` (on top of the fixed ones); the server's answer, whose body
+        may not pass `limit` bytes (`PostFailed`, the connection closed: nothing more is read)."""
         head = dict(self._fixed)
         head.update((name.lower(), value) for name, value in headers.items())
         if self._cookies.jar:
@@ -104,12 +105,12 @@ class Poster:
                 head["cookie"] = cookie
         head["content-length"] = str(len(body))
         try:
-            return await self._exchange(head, body)
+            return await self._exchange(head, body, limit)
         except (OSError, EOFError, h11.ProtocolError, asyncio.TimeoutError) as exc:
             await self.aclose()
             raise PostFailed(f"POST {self._url}: {exc!r}") from exc
 
-    async def _exchange(self, head: dict[str, str], body: bytes) -> Answer:
+    async def _exchange(self, head: dict[str, str], body: bytes, limit: int) -> Answer:
         reader, writer = await self._connected()
         parser = self._parser
         request = h11.Request(method="POST", target=self._target, headers=list(head.items()))
@@ -127,6 +128,8 @@ class Poster:
                 response = event
             elif isinstance(event, h11.Data):
                 content += event.data
+                if len(content) > limit:
+                    raise EOFError(f"the answer's body passed {limit} bytes")
             elif isinstance(event, h11.EndOfMessage):
                 break
             elif isinstance(event, h11.ConnectionClosed):

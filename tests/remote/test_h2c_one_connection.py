@@ -8,6 +8,8 @@ import asyncio
 import functools
 from typing import Any
 
+import pytest
+
 import acp_schema as acp
 from acp_runtime.http import AcpApp, connect_agent
 
@@ -81,3 +83,42 @@ async def test_messages_larger_than_the_flow_control_windows_pass_both_ways() ->
                 answer = await conn.agent.session_prompt(prompt(session, text))
                 assert answer.stop_reason == acp.StopReason.END_TURN
             await asyncio.wait_for(handler.received(big, big + "y"), 10)
+
+
+class Hostile(Recording):
+    """Answers every POST with 200 and a body of `size` bytes, in 64 KiB pieces."""
+
+    def __init__(self, app: Any, size: int) -> None:
+        super().__init__(app)
+        self.size = size
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        left = self.size
+        while left > 0:
+            piece = min(65536, left)
+            left -= piece
+            await send({"type": "http.response.body", "body": b"x" * piece, "more_body": left > 0})
+
+
+async def test_an_answer_body_past_the_limit_fails_the_post() -> None:
+    """A hostile server answering a POST over h2c with a body bigger than the client's message
+    limit: the POST fails naming the limit, and the stream is reset (nothing more is read)."""
+    import httpx
+
+    from acp_runtime.http.h2conn import H2Connection
+    from acp_runtime.http.poster import PostFailed
+
+    app = Hostile(AcpApp(functools.partial(HistoryAgent, store=Store())), 8 * 1024 * 1024)
+    async with served(app) as base:  # type: ignore[arg-type]
+        conn = H2Connection(base + "/acp", httpx.Headers(), httpx.Cookies(), 5.0)
+        try:
+            with pytest.raises(PostFailed, match="passed 100000 bytes"):
+                await conn.post(b"{}", {"content-type": "application/json"}, 100_000)
+            app.size = 10
+            assert (await conn.post(b"{}", {}, 100_000)).content == b"x" * 10
+        finally:
+            await conn.aclose()

@@ -91,3 +91,49 @@ def test_a_proxy_in_the_environment_keeps_the_posts_on_httpx(
     monkeypatch.delenv("HTTP_PROXY")
     monkeypatch.setenv("ALL_PROXY", "socks5://proxy.example:1080")
     assert not usable("http://elsewhere.example/acp", None)
+
+
+async def _hostile_server(body_bytes: int) -> tuple[asyncio.Server, str]:
+    """Answers any HTTP/1.1 request with 200 and a body of `body_bytes` bytes, in 64 KiB writes."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % body_bytes)
+        sent = 0
+        try:
+            while sent < body_bytes:
+                piece = min(65536, body_bytes - sent)
+                writer.write(b"x" * piece)
+                await writer.drain()
+                sent += piece
+        except ConnectionError:
+            pass  # the client gave up, as it must
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    return server, f"http://127.0.0.1:{port}/acp"
+
+
+async def test_an_answer_body_past_the_limit_fails_the_post_and_is_not_read_further() -> None:
+    """A hostile server answering a POST with a body bigger than the client's message limit must not
+    grow the client's memory: the POST fails naming the limit, and the connection is dropped."""
+    import httpx
+
+    from acp_runtime.http.poster import Poster, PostFailed
+
+    server, url = await _hostile_server(64 * 1024 * 1024)
+    poster = Poster(url, httpx.Headers(), httpx.Cookies(), 5.0)
+    try:
+        with pytest.raises(PostFailed, match="passed 100000 bytes"):
+            await poster.post(b"{}", {"content-type": "application/json"}, 100_000)
+        answer_ok, url_ok = await _hostile_server(10)
+        ok = Poster(url_ok, httpx.Headers(), httpx.Cookies(), 5.0)
+        try:
+            assert (await ok.post(b"{}", {}, 100_000)).content == b"x" * 10
+        finally:
+            await ok.aclose()
+            answer_ok.close()
+    finally:
+        await poster.aclose()
+        server.close()
