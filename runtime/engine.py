@@ -149,7 +149,7 @@ class Engine(Generic[PackageT]):
         self._bind(schema)
         self._server = Server(self)
         self._serving = self._server.requests  # the requests being served, by id
-        self._inbox = _Inbox()  # (kind, message | None), handled in order by _work
+        self._inbox = _Inbox()  # notifications, `_Answer`s, `_EOF`: handled in order by _work
         self._busy = False
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
@@ -290,14 +290,8 @@ class Engine(Generic[PackageT]):
     ) -> Awaitable[Any]:
         """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
         if self.tracer is not None:
-            return self._call_handler_with_trace(message, is_request=is_request)
+            return _traced(self, message, is_request)
         return self._handler_awaitable(message, is_request=is_request)
-
-    async def _call_handler_with_trace(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Any:
-        with tracing.extract(self.tracer, message.params):
-            return await self._handler_awaitable(message, is_request=is_request)
 
     # --- receiving --------------------------------------------------------------------------------
 
@@ -345,11 +339,12 @@ class Engine(Generic[PackageT]):
             internal = self._error(INTERNAL_ERROR, "Internal error")
             self._refuse(answers.bad_message(schema, line, internal))
             return
-        self._observe("in", line, message)
-        if isinstance(message, schema.Request):
-            self._server.start(message)
-        elif isinstance(message, schema.Notification):
+        if self.observer is not None:
+            self._observe("in", line, message)
+        if isinstance(message, schema.Notification):  # first: a stream is all notifications
             self._on_notification(message)
+        elif isinstance(message, schema.Request):
+            self._server.start(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
             self._on_response(message)
         else:  # decode_message returns one of the four envelopes: a generator bug
@@ -372,14 +367,16 @@ class Engine(Generic[PackageT]):
             self._send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_notification(self, note: NotificationMessage) -> None:
-        if note.method == CANCEL_REQUEST:
+        method = note.method
+        if method == CANCEL_REQUEST:
             self._server.cancel(wire.get(note.params, CANCEL_REQUEST_ID), by_peer=True)
-        elif not self.policy.received_notification(note.method, note.params):
-            log.debug(
-                "ignored %s for an interaction unknown or already completed here", note.method
-            )
+        elif not self.policy.received_notification(method, note.params):
+            log.debug("ignored %s for an interaction unknown or already completed here", method)
             return
-        self._inbox.put_nowait(("notification", note))
+        inbox = self._inbox
+        inbox.items.append(note)  # `_Inbox.put_nowait`, written out: the path of every update
+        if inbox.waiter is not None:
+            inbox.wake()
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         try:
@@ -395,31 +392,29 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (self._inbox.empty() and not self._busy):
-            self._pending.resolve(response, self.schema)
+            self._pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
-            self._inbox.put_nowait(("response", response))
+            self._inbox.put_nowait(_Answer(response))
 
     async def _work(self) -> None:
+        """The one worker: each notification's handler in arrival order, and the answers that
+        came after notifications, in their turn."""
+        _in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
         inbox = self._inbox
         waiting = inbox.items
-        while True:
-            kind, message = waiting.popleft() if waiting else await inbox.get()
-            if kind == "eof":
-                break
+        while (item := waiting.popleft() if waiting else await inbox.get()) is not _EOF:
+            if type(item) is _Answer:
+                self._pending.resolve(item.response, self.schema)
+                continue
             self._busy = True
             try:
-                if kind == "response":
-                    self._pending.resolve(message, self.schema)
-                else:
-                    token = _in_notification.set(self)
-                    try:
-                        self.policy.handling(message.method, message.params)
-                        await self._call_handler(message, is_request=False)
-                    except Exception:
-                        log.exception("notification handler for %s failed", message.method)
-                    finally:
-                        _in_notification.reset(token)
+                self.policy.handling(item.method, item.params)
+                await (self._handler_awaitable if self.tracer is None else self._call_handler)(
+                    item, is_request=False
+                )
+            except Exception:
+                log.exception("notification handler for %s failed", item.method)
             finally:
                 self._busy = False
         self._inbox_drained = True
@@ -479,7 +474,7 @@ class Engine(Generic[PackageT]):
             return
         self._eof_error = error
         self._pending.fail_all(error, keep_answered=True)
-        self._inbox.put_nowait(("eof", None))
+        self._inbox.put_nowait(_EOF)
         self._maybe_finish()
 
     def _maybe_finish(self) -> None:
@@ -507,33 +502,55 @@ class Engine(Generic[PackageT]):
         raise NotImplementedError
 
 
-class _Inbox:
-    """The received notifications and answers, in arrival order, for the one worker task that
-    handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up future only
-    while the worker waits)."""
+async def _traced(engine: Engine[Any], message: Any, is_request: bool) -> Any:
+    """A handler's awaitable run inside the trace context its message carries."""
+    with tracing.extract(engine.tracer, message.params):
+        return await engine._handler_awaitable(message, is_request=is_request)
 
-    __slots__ = ("items", "_waiter")
+
+_EOF: Any = object()  # the end of the inbox: the peer's output ended
+
+
+class _Answer:
+    """An answer that arrived after notifications still to be handled: it waits its turn."""
+
+    __slots__ = ("response",)
+
+    def __init__(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+        self.response = response
+
+
+class _Inbox:
+    """The received notifications and answers (`_Answer`), in arrival order, for the one worker
+    task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up
+    future only while the worker waits)."""
+
+    __slots__ = ("items", "waiter")
 
     def __init__(self) -> None:
-        self.items: deque[tuple[str, Any]] = deque()
-        self._waiter: asyncio.Future[None] | None = None
+        self.items: deque[Any] = deque()
+        self.waiter: asyncio.Future[None] | None = None
 
-    def put_nowait(self, item: tuple[str, Any]) -> None:
+    def put_nowait(self, item: Any) -> None:
         self.items.append(item)
-        waiter = self._waiter
+        if self.waiter is not None:
+            self.wake()
+
+    def wake(self) -> None:
+        waiter = self.waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
     def empty(self) -> bool:
         return not self.items
 
-    async def get(self) -> tuple[str, Any]:
+    async def get(self) -> Any:
         while not self.items:
-            self._waiter = asyncio.get_running_loop().create_future()
+            self.waiter = asyncio.get_running_loop().create_future()
             try:
-                await self._waiter
+                await self.waiter
             finally:
-                self._waiter = None
+                self.waiter = None
         return self.items.popleft()
 
 

@@ -98,6 +98,8 @@ class AcpPolicy(Policy):
             c.closer: OrderedDict() for c in self.completions
         }
         self.turns = plan.turns(self._served)
+        # the notifications `received_notification` acts on; any other passes untouched
+        self.watched = rules.TURN_ENDED_BY | self.completing
         self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
 
     def _served(self) -> Iterable[Served]:
@@ -143,13 +145,12 @@ class AcpPolicy(Policy):
 
     def received_notification(self, method: str, params: Any) -> bool:
         """False: drop it (it completes an interaction unknown or already completed here)."""
+        if method not in self.watched:
+            return True
         if method in rules.TURN_ENDED_BY:
             self.cancel_turn(params)
             return True
         return self.track_interaction(method, params, sending=False)
-
-    def handling(self, method: str, params: Any) -> None:
-        """A notification's handler is about to run (in arrival order)."""
 
     # --- serving ----------------------------------------------------------------------------------
 
@@ -355,6 +356,13 @@ class AgentPolicy(AcpPolicy):
         return result
 
 
+_SESSION_SET_UP_BY = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
+_RESULTS_READ = (
+    _SESSION_SET_UP_BY | rules.OFFERS_SET_BY | rules.SESSION_CLOSED_BY | {rules.INITIALIZE}
+)  # the methods whose results `ClientPolicy.on_result` records
+_OFFERING: dict[type, bool] = {}  # type of a session update -> whether it declares an offer
+
+
 class ClientHost(Host, Protocol):
     agent_info: Any
     sessions: dict[Any, dict[str, Any]]
@@ -402,12 +410,28 @@ class ClientPolicy(AcpPolicy):
             raise ProtocolError(f"{method}: {reason}")
         return params
 
+    def __init__(self, conn: ClientHost, plan: PackagePlan, enforce: bool) -> None:
+        super().__init__(conn, plan, enforce)
+        # session/update params of the package's type: their update read by attribute
+        info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
+        self.update_type = info.params if info is not None else None
+        self.update_attr = wire.attribute(self.update_type, rules.SESSION_UPDATE_FIELD)
+
     def received_notification(self, method: str, params: Any) -> bool:
         if method == rules.SESSION_UPDATE and self.conn.sessions:
-            update = wire.get(params, rules.SESSION_UPDATE_FIELD)
-            if wire.declares_any(update, rules.OFFERS):
+            update = (
+                getattr(params, self.update_attr)
+                if type(params) is self.update_type and self.update_attr is not None
+                else wire.get(params, rules.SESSION_UPDATE_FIELD)
+            )
+            offering = _OFFERING.get(type(update))  # by type: `declares_any` depends on no more
+            if offering is None:
+                offering = _OFFERING[type(update)] = wire.declares_any(update, rules.OFFERS)
+            if offering:  # a kind of update that may carry offers (a mode update, say)
                 self.remember(wire.get(params, rules.SESSION_ID), update)
-        return super().received_notification(method, params)
+        if method not in self.watched:
+            return True
+        return AcpPolicy.received_notification(self, method, params)
 
     def handling(self, method: str, params: Any) -> None:
         fold = self.conn.on_session_update
@@ -425,9 +449,11 @@ class ClientPolicy(AcpPolicy):
                 offers[key] = value
 
     def on_result(self, method: str, params: Any, result: Any) -> Any:
+        if method not in _RESULTS_READ and method not in self.answer_checks:
+            return result  # a result this side neither checks nor records (say, a prompt's)
         result = super().on_result(method, params, result)
         conn = self.conn
-        if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
+        if method in _SESSION_SET_UP_BY:
             session_id = wire.get(
                 result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID
             )

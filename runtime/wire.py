@@ -33,6 +33,14 @@ def _fields(cls: type) -> dict[str, str]:
     return fields
 
 
+def attribute(cls: Any, key: str) -> str | None:
+    """The attribute name of a Struct type's field of wire name `key` (None: no such field, or
+    not a Struct type)."""
+    if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):
+        return None
+    return _fields(cls).get(key)
+
+
 def declares_any(obj: Any, keys: tuple[str, ...]) -> bool:
     """Whether a Struct declares any of these wire keys (dicts and other values: assume so)."""
     if not isinstance(obj, msgspec.Struct):
