@@ -342,7 +342,16 @@ class Engine(Generic[PackageT]):
         if self.observer is not None:
             self._observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
-            self._on_notification(message)
+            method = message.method  # (its own method once: a call per update costs)
+            if method == CANCEL_REQUEST:
+                self._server.cancel(wire.get(message.params, CANCEL_REQUEST_ID), by_peer=True)
+            elif not self.policy.received_notification(method, message.params):
+                log.debug("ignored %s for an interaction unknown or completed here", method)
+                return
+            inbox = self._inbox
+            inbox.items.append(message)  # `_Inbox.put_nowait`, written out
+            if inbox.waiter is not None:
+                inbox.wake()
         elif isinstance(message, schema.Request):
             self._server.start(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
@@ -365,18 +374,6 @@ class Engine(Generic[PackageT]):
                 outgoing.future.set_exception(refusal.err)
         elif refusal.answer:
             self._send_error_nowait(refusal.request_id, refusal.err)
-
-    def _on_notification(self, note: NotificationMessage) -> None:
-        method = note.method
-        if method == CANCEL_REQUEST:
-            self._server.cancel(wire.get(note.params, CANCEL_REQUEST_ID), by_peer=True)
-        elif not self.policy.received_notification(method, note.params):
-            log.debug("ignored %s for an interaction unknown or already completed here", method)
-            return
-        inbox = self._inbox
-        inbox.items.append(note)  # `_Inbox.put_nowait`, written out: the path of every update
-        if inbox.waiter is not None:
-            inbox.wake()
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         try:
@@ -537,7 +534,7 @@ class _Inbox:
             self.wake()
 
     def wake(self) -> None:
-        waiter = self.waiter
+        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 

@@ -19,8 +19,9 @@ tables, its initialize checks, the methods it removed, and its turn rules (turns
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
 from . import rules, wire
 from .engine import Policy
@@ -360,6 +361,13 @@ _SESSION_SET_UP_BY = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
 _RESULTS_READ = (
     _SESSION_SET_UP_BY | rules.OFFERS_SET_BY | rules.SESSION_CLOSED_BY | {rules.INITIALIZE}
 )  # the methods whose results `ClientPolicy.on_result` records
+
+
+def _update_of(params: Any) -> Any:
+    return wire.get(params, rules.SESSION_UPDATE_FIELD)
+
+
+_SESSION_UPDATE = rules.SESSION_UPDATE
 _OFFERING: dict[type, bool] = {}  # type of a session update -> whether it declares an offer
 
 
@@ -414,15 +422,16 @@ class ClientPolicy(AcpPolicy):
         super().__init__(conn, plan, enforce)
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
-        self.update_type = info.params if info is not None else None
-        self.update_attr = wire.attribute(self.update_type, rules.SESSION_UPDATE_FIELD)
+        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
+        self.update_type = info.params if info is not None and attr is not None else None
+        self.read_update: Callable[[Any], Any] = (
+            operator.attrgetter(attr) if attr is not None else _update_of
+        )
 
     def received_notification(self, method: str, params: Any) -> bool:
-        if method == rules.SESSION_UPDATE and self.conn.sessions:
+        if method == _SESSION_UPDATE and self.conn.sessions:
             update = (
-                getattr(params, self.update_attr)
-                if type(params) is self.update_type and self.update_attr is not None
-                else wire.get(params, rules.SESSION_UPDATE_FIELD)
+                self.read_update(params) if type(params) is self.update_type else _update_of(params)
             )
             offering = _OFFERING.get(type(update))  # by type: `declares_any` depends on no more
             if offering is None:
