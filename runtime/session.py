@@ -454,7 +454,17 @@ class _Router:
         elif session._waiting or session._listeners:
             session._fold(update)
         else:  # `Session._fold` with nothing to tell: the path of a streamed update
-            session.state.fold(update)
+            state = session.state
+            chunk = _CHUNKS.get(type(update))
+            if chunk is not None and state.messages:  # `SessionState.fold`'s hot path, inlined
+                last = state.messages[-1]
+                if last.role == chunk[0] and last.message_id is None:
+                    read = chunk[1]
+                    message_id, content = read(update) if chunk[2] else (None, read(update))
+                    if message_id is None or message_id is _UNSET:
+                        last.content.append(content)
+                        return
+            state.fold(update)
 
     def claim(self, session: Session[Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
