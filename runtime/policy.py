@@ -388,6 +388,16 @@ class ClientPolicy(AcpPolicy):
 
     conn: ClientHost
 
+    def __init__(self, conn: ClientHost, plan: PackagePlan, enforce: bool) -> None:
+        super().__init__(conn, plan, enforce)
+        # session/update params of the package's type: their update read by attribute
+        info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
+        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
+        self.update_type = info.params if info is not None and attr is not None else None
+        self.read_update: Callable[[Any], Any] = (
+            operator.attrgetter(attr) if attr is not None else _update_of
+        )
+
     def before_send(self, method: str, params: Any) -> Any:
         conn = self.conn
         if method == rules.INITIALIZE:
@@ -418,16 +428,6 @@ class ClientPolicy(AcpPolicy):
             raise ProtocolError(f"{method}: {reason}")
         return params
 
-    def __init__(self, conn: ClientHost, plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, plan, enforce)
-        # session/update params of the package's type: their update read by attribute
-        info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
-        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
-        self.update_type = info.params if info is not None and attr is not None else None
-        self.read_update: Callable[[Any], Any] = (
-            operator.attrgetter(attr) if attr is not None else _update_of
-        )
-
     def received_notification(self, method: str, params: Any) -> bool:
         if method == _SESSION_UPDATE and self.conn.sessions:
             update = (
@@ -444,7 +444,7 @@ class ClientPolicy(AcpPolicy):
 
     def handling(self, method: str, params: Any) -> None:
         fold = self.conn.on_session_update
-        if fold is not None and method == rules.SESSION_UPDATE:
+        if fold is not None and method == _SESSION_UPDATE:
             fold(params)
 
     def remember(self, session_id: Any, source: Any) -> None:
