@@ -25,6 +25,7 @@ connection closes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 from collections import deque
@@ -128,9 +129,7 @@ class Engine(Generic[PackageT]):
         timeout: float | None = None,
     ) -> None:
         self.schema: PackageT = schema
-        self.observer = (
-            observer  # observer("in" | "out", raw message bytes, decoded message or None)
-        )
+        self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         self.lenient = lenient
         self.strict = strict  # outgoing values checked strictly against the package's types
@@ -154,6 +153,7 @@ class Engine(Generic[PackageT]):
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
         self._inbox_drained = False
+        self._input_ended = False
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_error: ConnectionClosedError | None = None
@@ -175,8 +175,8 @@ class Engine(Generic[PackageT]):
 
     def _start_engine(self) -> None:
         """Start reading and handling messages."""
-        loop = self._loop
-        self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
+        self._tasks = [self._loop.create_task(self._work())]
+        self._transport.start(self._on_messages, self._on_input_end)
 
     # --- public API ------------------------------------------------------------------------------
 
@@ -295,28 +295,29 @@ class Engine(Generic[PackageT]):
 
     # --- receiving --------------------------------------------------------------------------------
 
-    async def _read_loop(self) -> None:
+    def _on_messages(self, lines: list[bytes | OversizedLine]) -> None:
+        if self._input_ended:  # after a failure below, as after the transport's end
+            return
         try:
-            readlines, receive = self._transport.receive, self._receive
-            while True:
-                lines = await readlines()  # every line that has arrived: one loop turn for all
-                if lines is None:
-                    break
-                for line in lines:
-                    if isinstance(line, OversizedLine):
-                        self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
-                    else:
-                        receive(line)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a broken stream; never a bad message
-            log.warning("reading failed: %r", exc)
+            for line in lines:
+                if isinstance(line, OversizedLine):
+                    self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
+                else:
+                    self._receive(line)
+        except Exception as exc:  # never a bad message: a bug, read as a broken stream
+            self._on_input_end(exc)
+
+    def _on_input_end(self, error: BaseException | None) -> None:
+        if not self._input_ended:  # the transport's end, or a failure above
+            self._input_ended = True
+            self._tasks.append(self._loop.create_task(self._input_closed(error)))
+
+    async def _input_closed(self, error: BaseException | None) -> None:
+        if error is not None:
+            log.warning("reading failed: %r", error)
         reason = "the peer closed the connection (end of input)"
-        if self.describe_eof is not None:
-            try:
-                reason = await self.describe_eof()
-            except Exception:  # pragma: no cover - best effort only
-                pass
+        with contextlib.suppress(Exception):  # best effort only
+            reason = await self.describe_eof() if self.describe_eof else reason
         self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
 
     def _receive(self, line: bytes) -> None:
@@ -558,7 +559,7 @@ class _ObservedTransport:
     def __init__(self, transport: Transport, conn: Engine[Any]) -> None:
         self._transport = transport
         self._conn = conn
-        self.receive = transport.receive
+        self.start = transport.start
         self.close = transport.close
 
     def _show(self, message: bytes) -> None:
