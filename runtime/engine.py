@@ -267,7 +267,13 @@ class Engine(Generic[PackageT]):
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
-        await self._write(sender.notification(method, params))
+        data = sender.notification(method, params)
+        if self._close_error is not None:  # `_write`, written out: no coroutine of ours per message
+            raise self._close_error
+        try:
+            await self._transport.send(data)
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            raise _write_failed(self, exc) from exc
         self.policy.sent(method, params)
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
@@ -448,12 +454,7 @@ class Engine(Generic[PackageT]):
         try:
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            known = self._eof_error or self._close_error
-            if known is not None:  # the peer went away first: say so, not how the write ended
-                raise known from exc
-            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-            self._shutdown(err)
-            raise err from exc
+            raise _write_failed(self, exc) from exc
 
     def _check_can_call(self) -> None:
         error = self._close_error or self._eof_error
@@ -505,6 +506,17 @@ class Engine(Generic[PackageT]):
     def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]:
         """The handler's awaitable for a message (the subclass says which handler serves it)."""
         raise NotImplementedError
+
+
+def _write_failed(engine: Engine[Any], exc: BaseException) -> ConnectionClosedError:
+    """What a write that failed with `exc` raises: when the peer went away first, that (not how
+    the write ended); else the connection closes now, for this reason."""
+    known = engine._eof_error or engine._close_error
+    if known is not None:
+        return known
+    err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+    engine._shutdown(err)
+    return err
 
 
 class _Inbox:

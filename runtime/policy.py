@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
 from . import rules, wire
 from .engine import Policy
@@ -73,6 +73,18 @@ class Host(Protocol):
 
 
 _NO_GUARDS: Mapping[str, Any] = {}
+_TURN_ENDED_BY = rules.TURN_ENDED_BY
+_NO_HISTORY_DURING = rules.NO_HISTORY_DURING
+
+_SendCheck = Callable[[str, Any], None]
+_SendSteps = tuple[
+    "_SendCheck | None",
+    "str | None",
+    bool,
+    "tuple[Callable[[Any, Any], str | None], ...]",
+    bool,
+    "_SendCheck | None",
+]
 
 
 class AcpPolicy(Policy):
@@ -99,6 +111,7 @@ class AcpPolicy(Policy):
         }
         self.turns = plan.turns(self._served)
         self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
+        self._send_steps: dict[str, _SendSteps] = {}  # by method, made at its first send
 
     def _served(self) -> Iterable[Served]:
         return self.conn._serving.values()
@@ -107,31 +120,59 @@ class AcpPolicy(Policy):
 
     def before_send(self, method: str, params: Any) -> Any:
         """Check an outgoing call or notification; returns the params to send."""
+        steps = self._send_steps.get(method)
+        if steps is None:
+            steps = self._steps(method)
+        before, removed, before_initialize, guards, completing, after = steps
+        if before is not None:
+            before(method, params)
+        if removed is not None:
+            raise ProtocolError(f"{method}: {removed}")
         conn = self.conn
         if self.enforce:
-            if self.removed is not None:
-                reason = self.removed(conn.schema, method)
-                if reason is not None:
-                    raise ProtocolError(f"{method}: {reason}")
             params = conn.checked_params(method, params)
-        if (
-            self.requires_initialize
-            and not conn.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
+        if not before_initialize and not conn.initialized:
             raise NotInitializedError(f"{method}: initialize has not completed on this connection")
-        for check in self.send_guards.get(method, ()):
-            reason = check(params, conn.peer_initialize)
-            if reason is not None:
-                raise CapabilityError(method, reason)
-        if method in self.completing and not self.track_interaction(method, params, sending=True):
+        if guards:
+            initialize = conn.peer_initialize
+            for check in guards:
+                reason = check(params, initialize)
+                if reason is not None:
+                    raise CapabilityError(method, reason)
+        if completing and not self.track_interaction(method, params, sending=True):
             raise ProtocolError(
                 f"{method}: it completes an interaction this side never opened on this connection"
             )
+        if after is not None:
+            after(method, params)
         return params
 
+    def _steps(self, method: str) -> _SendSteps:
+        """What `before_send` does with `method` (kept for the package's methods, worked out at
+        its first send): the side's checks before the others (`_around`), why it is refused (a
+        removed surface), whether it may go before initialize, its guards, whether it completes an
+        interaction, and the side's checks of the checked params."""
+        removed = self.removed(self.conn.schema, method) if self.removed is not None else None
+        before, after = self._around(method)
+        steps = (
+            before,
+            removed,
+            not self.requires_initialize or method in rules.ALLOWED_BEFORE_INITIALIZE,
+            tuple(self.send_guards.get(method, ())),
+            method in self.completing,
+            after,
+        )
+        if method in self.conn.schema.METHODS:  # not any name a caller makes up: a bounded table
+            self._send_steps[method] = steps
+        return steps
+
+    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
+        """A side's own checks of an outgoing `method`, before the others and after them (on the
+        checked params); they raise to refuse it."""
+        return None, None
+
     def sent(self, method: str, params: Any) -> None:
-        if method in rules.TURN_ENDED_BY:
+        if method in _TURN_ENDED_BY:
             self.cancel_turn(params)
 
     # --- receiving --------------------------------------------------------------------------------
@@ -262,14 +303,22 @@ class AgentPolicy(AcpPolicy):
         super().__init__(conn, plan, enforce)
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
 
-    def before_send(self, method: str, params: Any) -> Any:
+    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
         if method != rules.SESSION_UPDATE:
-            return AcpPolicy.before_send(self, method, params)
-        if self.message_kinds:
-            reason = rules.missing_message_id(params, self.message_kinds)
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
-        params = AcpPolicy.before_send(self, method, params)
+            return None, None
+        before = self.message_id_given if self.message_kinds else None
+        after = self.update_fits if self.turns.tracked or self.enforce else None
+        return before, after
+
+    def message_id_given(self, method: str, params: Any) -> None:
+        """v2: a message chunk or update carries the id of its message."""
+        reason = rules.missing_message_id(params, self.message_kinds)
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
+
+    def update_fits(self, method: str, params: Any) -> None:
+        """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
+        session being resumed (33)."""
         turns = self.turns
         if turns.tracked:
             reason = turns.update_breaks(params)
@@ -277,22 +326,26 @@ class AgentPolicy(AcpPolicy):
                 raise ProtocolError(f"{method}: {reason}")
             if reason is None or not self.enforce:
                 turns.update_sent(params)
-        if (
-            self.enforce
-            and self.conn._serving
-            and any(s.method == rules.NO_HISTORY_DURING for s in self._served())
-            and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY
-        ):  # 33
-            session_id = wire.get(params, rules.SESSION_ID)
-            if any(
-                s.method == rules.NO_HISTORY_DURING
-                and wire.get(s.params, rules.SESSION_ID) == session_id
-                for s in self._served()
-            ):
-                raise ProtocolError(
-                    f"{method}: session {session_id!r} is being resumed, which replays no history"
-                )
-        return params
+        if self.enforce and self.conn._serving:
+            self.no_history(method, params)
+
+    def no_history(self, method: str, params: Any) -> None:
+        """33: no history goes to a session while its session/resume is served."""
+        for served in self.conn._serving.values():  # a loop, not `any`: no generator per update
+            if served.method == _NO_HISTORY_DURING:
+                break
+        else:
+            return
+        if wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
+            return
+        session_id = wire.get(params, rules.SESSION_ID)
+        if any(
+            s.method == _NO_HISTORY_DURING and wire.get(s.params, rules.SESSION_ID) == session_id
+            for s in self._served()
+        ):
+            raise ProtocolError(
+                f"{method}: session {session_id!r} is being resumed, which replays no history"
+            )
 
     async def serve(self, request: Any) -> Any:
         if request.method == rules.INITIALIZE:

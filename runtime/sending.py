@@ -21,26 +21,36 @@ if TYPE_CHECKING:
 
 
 class Sender:
-    __slots__ = ("schema", "envelopes", "sending")
+    __slots__ = ("schema", "envelopes", "sending", "_types")
 
     def __init__(self, schema: Any, envelopes: Envelopes) -> None:
         self.schema = schema
         self.envelopes = envelopes
         # what `typed` last checked, and its JSON (None: nothing; the engine resets it per message)
         self.sending: tuple[Any, bytes] | None = None
+        # the package's methods: the type their params are checked against (None: not checked)
+        self._types: dict[str, TypeForm] = {
+            method: info.params
+            for method, info in schema.METHODS.items()
+            if not method.startswith("rpc.")
+        }
 
     def params(self, method: str, params: Any) -> Any:
         """Outgoing params as JSON-RPC and the package's types allow them: no `rpc.` method, params
         an object or an array, a method's params checked strictly against its type (`typed`)."""
-        if method.startswith("rpc."):
-            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
-        if not wire.structured(params):  # 226
+        tp = self._types.get(method, _NOT_KNOWN)  # one lookup for a method of the package
+        if tp is _NOT_KNOWN:
+            if method.startswith("rpc."):
+                raise ProtocolError(
+                    f"{method}: names starting with 'rpc.' are reserved by JSON-RPC"
+                )
+            tp = None
+        if type(params) not in _STRUCTURED and not _structured(params):  # 226
             raise ProtocolError(
                 f"{method}: params must be an object or an array, not {type(params).__name__}"
             )
-        info = self.schema.METHODS.get(method)
-        if info is not None and params is not None and params is not msgspec.UNSET:  # 164
-            params = self.typed(method, params, info.params, "params")
+        if tp is not None and params is not None and params is not msgspec.UNSET:  # 164
+            params = self.typed(method, params, tp, "params")
         return params
 
     def typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
@@ -80,6 +90,9 @@ class Sender:
     def notification(self, method: str, params: Any) -> bytes:
         sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
         if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
+            ends = self.envelopes.ends.get(method)  # `Envelopes.notification`, written out
+            if ends is not None:
+                return ends[0] + sending[1] + ends[1]
             return self.envelopes.notification(method, sending[1])
         schema = self.schema
         data: bytes = schema.encode_message(
@@ -128,20 +141,21 @@ class Envelopes:
     plan. Any other message is encoded by the package with its member as `msgspec.Raw`.
     """
 
-    __slots__ = ("_schema", "_notifications")
+    __slots__ = ("_schema", "ends")
 
     def __init__(self, schema: Package) -> None:
         self._schema = schema
-        self._notifications: dict[str, tuple[bytes, bytes]] = {}
+        # method -> its notification's JSON before the params and after them
+        self.ends: dict[str, tuple[bytes, bytes]] = {}
         for method in schema.NOTIFICATIONS:
             note = schema.Notification(method=method, params=msgspec.Raw(_MARK))
             head, mark, tail = schema.encode_message(note).partition(_MARK)
             if mark and _MARK not in tail:
-                self._notifications[method] = (head, tail)
+                self.ends[method] = (head, tail)
 
     def notification(self, method: str, params: bytes) -> bytes:
         """A notification of `method` whose params are the JSON `params`."""
-        ends = self._notifications.get(method)
+        ends = self.ends.get(method)
         if ends is not None:
             return ends[0] + params + ends[1]
         schema = self._schema
@@ -165,6 +179,22 @@ class Envelopes:
             schema.Response(id=request_id, result=msgspec.Raw(result))
         )
         return data
+
+
+_NOT_KNOWN: Any = object()
+
+_STRUCTURED: set[type] = set()
+"""Types of params seen to be structured values (`wire.structured`): one set lookup each."""
+
+
+def _structured(params: Any) -> bool:
+    """`wire.structured`, keeping the types it holds structured by type alone."""
+    if not wire.structured(params):
+        return False
+    kind = type(params)
+    if issubclass(kind, (msgspec.Struct, dict, list, tuple)):
+        _STRUCTURED.add(kind)
+    return True
 
 
 def _omit_none(params: Any) -> Any:

@@ -127,6 +127,11 @@ class Reach:
         ] = {}
 
     def __call__(self, obj: Any) -> bool:
+        return self.may_hold(obj)
+
+    def may_hold(self, obj: Any) -> bool:
+        """Whether `obj` may hold any of the paths (a bound method is a cheaper call than the
+        instance: keep `reach.may_hold` where it is called per message)."""
         plan = self._plans.get(type(obj))  # a Struct type seen before: the common case
         if plan is None:
             if not isinstance(obj, msgspec.Struct):
