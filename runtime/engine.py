@@ -268,9 +268,7 @@ class Engine(Generic[PackageT]):
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
         data = sender.notification(method, params)
-        if self._close_error is not None:  # `_write`, written out: no coroutine of ours per message
-            raise self._close_error
-        try:
+        try:  # `_write` written out (closed: checked above): no coroutine of ours per message
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
             raise _write_failed(self, exc) from exc

@@ -77,6 +77,16 @@ _TURN_ENDED_BY = rules.TURN_ENDED_BY
 _NO_HISTORY_DURING = rules.NO_HISTORY_DURING
 
 _SendCheck = Callable[[str, Any], None]
+_Answer = Callable[[Any], Awaitable[Any]]
+_Served = Callable[[Any, Any], None]
+_ServeSteps = tuple[
+    "_Answer | None",
+    bool,
+    "tuple[Callable[[Any, Any], str | None], ...]",
+    bool,
+    "Callable[[Any, Any], str | None] | None",
+    "_Served | None",
+]
 _SendSteps = tuple[
     "_SendCheck | None",
     "str | None",
@@ -112,6 +122,7 @@ class AcpPolicy(Policy):
         self.turns = plan.turns(self._served)
         self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._send_steps: dict[str, _SendSteps] = {}  # by method, made at its first send
+        self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
     def _served(self) -> Iterable[Served]:
         return self.conn._serving.values()
@@ -157,7 +168,10 @@ class AcpPolicy(Policy):
         steps = (
             before,
             removed,
-            not self.requires_initialize or method in rules.ALLOWED_BEFORE_INITIALIZE,
+            not (
+                self.requires_initialize
+                and method not in rules.ALLOWED_BEFORE_INITIALIZE
+            ),
             tuple(self.send_guards.get(method, ())),
             method in self.completing,
             after,
@@ -196,27 +210,58 @@ class AcpPolicy(Policy):
 
     async def serve(self, request: Any) -> Any:
         """The handler's answer to a request, checked against the rules."""
-        conn = self.conn
         method = request.method
-        if (
-            self.requires_initialize
-            and not conn.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
+        steps = self._serve_steps.get(method)
+        if steps is None:
+            steps = self._serve_plan(method)
+        instead, before_initialize, guards, result_guards, answer_check, after = steps
+        if instead is not None:
+            return await instead(request)
+        conn = self.conn
+        if not before_initialize and not conn.initialized:
             raise conn._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
-        for check in self.receive_guards.get(method, ()):
-            reason = check(request.params, conn.own_initialize)
-            if reason is not None:
-                raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
+        if guards:
+            for check in guards:
+                reason = check(request.params, conn.own_initialize)
+                if reason is not None:
+                    raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
         result = await conn._call_handler(request, is_request=True)
-        self.check_result(method, result)
-        answer_check = self.answer_checks.get(method)
+        if result_guards:
+            self.check_result(method, result)
         reason = answer_check(request.params, result) if answer_check is not None else None
         if reason is not None:
             raise CapabilityError(
                 method, f"the handler's result does not fit the request: {reason}"
             )
+        if after is not None:
+            after(request, result)
         return result
+
+    def _serve_plan(self, method: str) -> _ServeSteps:
+        """What `serve` does with a request of `method` (kept for the package's methods): the
+        side's own answer instead (`_serve_around`), whether it may come before initialize, its
+        guards, whether its result has guards, its answer check, and the side's bookkeeping of a
+        result that passed."""
+        instead, after = self._serve_around(method)
+        steps = (
+            instead,
+            not (
+                self.requires_initialize
+                and method not in rules.ALLOWED_BEFORE_INITIALIZE
+            ),
+            tuple(self.receive_guards.get(method, ())),
+            bool(self.result_guards.get(method)),
+            self.answer_checks.get(method),
+            after,
+        )
+        if method in self.conn.schema.METHODS:  # not any name a peer makes up: a bounded table
+            self._serve_steps[method] = steps
+        return steps
+
+    def _serve_around(self, method: str) -> tuple[_Answer | None, _Served | None]:
+        """A side's own answer to a request of `method` instead of its handler's, and its
+        bookkeeping of a result that passed every check (it raises to refuse it)."""
+        return None, None
 
     def check_result(self, method: str, result: Any) -> None:
         for check in self.result_guards.get(method, ()):
@@ -347,10 +392,20 @@ class AgentPolicy(AcpPolicy):
                 f"{method}: session {session_id!r} is being resumed, which replays no history"
             )
 
-    async def serve(self, request: Any) -> Any:
-        if request.method == rules.INITIALIZE:
-            return await self.initialize(request)
-        result = await super().serve(request)
+    def _serve_around(self, method: str) -> tuple[_Answer | None, _Served | None]:
+        if method == rules.INITIALIZE:
+            return self.initialize, None
+        sessions = self.enforce and (
+            method in rules.SESSION_CREATED_BY
+            or method in rules.SESSION_NAMED_BY
+            or method in rules.SESSIONS_LISTED_BY
+        )
+        turn = method == rules.SESSION_PROMPT and self.turns.tracked
+        return None, self.answered if sessions or turn else None
+
+    def answered(self, request: Any, result: Any) -> None:
+        """A request's result passed: a session id is unique per connection (24); a prompt's
+        answer may leave its turn open (v2)."""
         if self.enforce:  # 24: a unique session id, per connection
             reason = rules.reused_session_id(
                 request.method, request.params, result, self.sessions_known
@@ -365,7 +420,6 @@ class AgentPolicy(AcpPolicy):
             )
         if request.method == rules.SESSION_PROMPT:  # the turn may go on after it (v2)
             self.turns.prompt_answered(request.params, result)
-        return result
 
     async def initialize(self, request: Any) -> Any:
         conn = self.conn

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import logging
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
@@ -29,15 +28,16 @@ class Serving(msgspec.Struct):
 
     method: str
     params: Any
+    request: RequestMessage
+    server: Server
     task: asyncio.Task[None] | None = None
     cancel_result: dict[str, Any] | None = None  # wire result to answer when a turn cancel ended it
     cancelled_by_peer: bool = False
-    # `after_answer` work
-    after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
+    # `after_answer` work (None: none yet; no list per request)
+    after: list[Callable[[], Awaitable[Any]]] | None = None
     answered: bool = False
     started: bool = False  # its handler's task has begun `Server._serve`
-    # told when a task cancelled before it started ends (`Server._served`); set by `Server.start`
-    unstarted: Callable[[asyncio.Task[None]], object] | None = None
+    unstarted: bool | None = True  # None: `cancel` added the done callback of an unstarted task
 
     def cancel(self) -> None:
         """Cancel its handler's task. A task cancelled before it started never runs `_serve`,
@@ -48,9 +48,12 @@ class Serving(msgspec.Struct):
         if task is None:
             return
         if not self.started and self.unstarted is not None and not task.done():
-            task.add_done_callback(self.unstarted)
+            task.add_done_callback(self._ended)
             self.unstarted = None
         task.cancel()
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self.server._served(self.request, self, task)
 
 
 class Host(Protocol):
@@ -100,10 +103,9 @@ class Server:
             engine._send_error_nowait(request.id, err)
             return
         engine.policy.received_request(request.method, request.params)
-        serving = Serving(request.method, request.params)
+        serving = Serving(request.method, request.params, request, self)
         self.requests[request.id] = serving
         serving.task = self._loop.create_task(self._serve(request, serving))
-        serving.unstarted = functools.partial(self._served, request, serving)
 
     def cancel(self, request_id: Any, *, by_peer: bool) -> None:
         """Cancel the handler of a request being served (`$/cancel_request` from the peer)."""
@@ -118,7 +120,6 @@ class Server:
 
     async def _serve(self, request: RequestMessage, serving: Serving) -> None:
         serving.started = True
-        serving.unstarted = None
         engine = self.engine
         schema = engine.schema
         _now_serving.set((self, serving))
@@ -158,7 +159,7 @@ class Server:
             log.debug("could not answer %s: connection closed", request.method)
         else:
             serving.answered = True
-            if succeeded and serving.after:
+            if succeeded and serving.after is not None:
                 self._start_after(request.method, serving.after)
         finally:
             engine._maybe_finish()
@@ -191,6 +192,8 @@ class Server:
         serving = now[1]
         if serving.answered:
             self._start_after(serving.method, [work])
+        elif serving.after is None:
+            serving.after = [work]
         else:
             serving.after.append(work)
 
