@@ -49,7 +49,7 @@ from .jsonrpc import (
     INTERNAL_ERROR,
     RequestId,
 )
-from .sending import Envelopes, Sender
+from .sending import Envelopes, Sender, write_failed
 from .serving import Server
 
 if TYPE_CHECKING:
@@ -271,7 +271,7 @@ class Engine(Generic[PackageT]):
         try:  # `_write` written out (closed: checked above): no coroutine of ours per message
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            raise _write_failed(self, exc) from exc
+            raise write_failed(self, exc) from exc
         self.policy.sent(method, params)
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
@@ -452,7 +452,7 @@ class Engine(Generic[PackageT]):
         try:
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            raise _write_failed(self, exc) from exc
+            raise write_failed(self, exc) from exc
 
     def _check_can_call(self) -> None:
         error = self._close_error or self._eof_error
@@ -504,17 +504,6 @@ class Engine(Generic[PackageT]):
     def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]:
         """The handler's awaitable for a message (the subclass says which handler serves it)."""
         raise NotImplementedError
-
-
-def _write_failed(engine: Engine[Any], exc: BaseException) -> ConnectionClosedError:
-    """What a write that failed with `exc` raises: when the peer went away first, that (not how
-    the write ended); else the connection closes now, for this reason."""
-    known = engine._eof_error or engine._close_error
-    if known is not None:
-        return known
-    err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-    engine._shutdown(err)
-    return err
 
 
 class _Inbox:

@@ -8,12 +8,12 @@ value is still the one checked (not a copy made since, such as the trace context
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from . import wire
-from .errors import ProtocolError
+from .errors import ConnectionClosedError, ProtocolError
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
@@ -119,9 +119,9 @@ class Sender:
             result = self.typed(
                 request.method, result, schema.REQUESTS[request.method].result, "result"
             )
-            sent = self.sent_json(result)
-            if sent is not None:  # checked: its JSON goes in as it is
-                return self.envelopes.response(request.id, sent)
+            sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
+            if sending is not None and sending[0] is result:  # checked: its JSON goes in as it is
+                return self.envelopes.response(request.id, sending[1])
         data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
         return data
 
@@ -195,6 +195,26 @@ def _structured(params: Any) -> bool:
     if issubclass(kind, (msgspec.Struct, dict, list, tuple)):
         _STRUCTURED.add(kind)
     return True
+
+
+class Writer(Protocol):
+    """What `write_failed` reads and closes: an engine."""
+
+    _eof_error: ConnectionClosedError | None
+    _close_error: ConnectionClosedError | None
+
+    def _shutdown(self, error: ConnectionClosedError) -> None: ...
+
+
+def write_failed(engine: Writer, exc: BaseException) -> ConnectionClosedError:
+    """What a write of the engine's that failed with `exc` raises: when the peer went away first,
+    that (not how the write ended); else the connection closes now, for this reason."""
+    known = engine._eof_error or engine._close_error
+    if known is not None:
+        return known
+    err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+    engine._shutdown(err)
+    return err
 
 
 def _omit_none(params: Any) -> Any:

@@ -15,6 +15,7 @@ from . import answers
 from .answers import as_rpc_error
 from .errors import ConnectionClosedError, ProtocolError
 from .jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RequestId
+from .sending import write_failed
 
 if TYPE_CHECKING:
     from .package import RequestMessage, RpcException
@@ -62,7 +63,10 @@ class Host(Protocol):
     schema: Any
     policy: Any
     _close_error: ConnectionClosedError | None
+    _eof_error: ConnectionClosedError | None
     _transport: Transport
+
+    def _shutdown(self, error: ConnectionClosedError) -> None: ...
 
     def _encode_result(self, request: RequestMessage, result: Any) -> bytes: ...
 
@@ -75,7 +79,7 @@ class Host(Protocol):
     def _maybe_finish(self) -> None: ...
 
 
-_now_serving: contextvars.ContextVar[tuple[Server, Serving] | None] = contextvars.ContextVar(
+_now_serving: contextvars.ContextVar[Serving | None] = contextvars.ContextVar(
     "acp_runtime_now_serving", default=None
 )
 
@@ -122,7 +126,7 @@ class Server:
         serving.started = True
         engine = self.engine
         schema = engine.schema
-        _now_serving.set((self, serving))
+        _now_serving.set(serving)
         succeeded = False
         try:
             try:
@@ -153,11 +157,16 @@ class Server:
                     )
         finally:
             self.requests.pop(request.id, None)
+        closed = engine._close_error
         try:
-            await engine._write(data)
-        except ConnectionClosedError:
-            log.debug("could not answer %s: connection closed", request.method)
-        else:
+            if closed is None:  # `engine._write`, written out: no coroutine of ours per answer
+                try:
+                    await engine._transport.send(data)
+                except (ConnectionError, OSError, RuntimeError) as exc:
+                    closed = write_failed(engine, exc)
+            if closed is not None:
+                log.debug("could not answer %s: %s", request.method, closed)
+                return
             serving.answered = True
             if succeeded and serving.after is not None:
                 self._start_after(request.method, serving.after)
@@ -184,12 +193,11 @@ class Server:
         `session/load` replays its history *before* answering). Nothing else moves: the
         answer goes out when the handler returns, as always. The work is dropped when the answer is
         an error or cannot be written; its own errors are logged."""
-        now = _now_serving.get()
-        if now is None or now[0] is not self:
+        serving = _now_serving.get()
+        if serving is None or serving.server is not self:
             raise ProtocolError(
                 "after_answer: call it from a handler of a request this connection serves"
             )
-        serving = now[1]
         if serving.answered:
             self._start_after(serving.method, [work])
         elif serving.after is None:
