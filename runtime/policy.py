@@ -168,10 +168,7 @@ class AcpPolicy(Policy):
         steps = (
             before,
             removed,
-            not (
-                self.requires_initialize
-                and method not in rules.ALLOWED_BEFORE_INITIALIZE
-            ),
+            not (self.requires_initialize and method not in rules.ALLOWED_BEFORE_INITIALIZE),
             tuple(self.send_guards.get(method, ())),
             method in self.completing,
             after,
@@ -245,10 +242,7 @@ class AcpPolicy(Policy):
         instead, after = self._serve_around(method)
         steps = (
             instead,
-            not (
-                self.requires_initialize
-                and method not in rules.ALLOWED_BEFORE_INITIALIZE
-            ),
+            not (self.requires_initialize and method not in rules.ALLOWED_BEFORE_INITIALIZE),
             tuple(self.receive_guards.get(method, ())),
             bool(self.result_guards.get(method)),
             self.answer_checks.get(method),
@@ -352,7 +346,10 @@ class AgentPolicy(AcpPolicy):
         if method != rules.SESSION_UPDATE:
             return None, None
         before = self.message_id_given if self.message_kinds else None
-        after = self.update_fits if self.turns.tracked or self.enforce else None
+        if self.turns.tracked:
+            after: _SendCheck | None = self.update_fits
+        else:  # v1: no turn to track
+            after = self.no_history if self.enforce else None
         return before, after
 
     def message_id_given(self, method: str, params: Any) -> None:
@@ -371,12 +368,15 @@ class AgentPolicy(AcpPolicy):
                 raise ProtocolError(f"{method}: {reason}")
             if reason is None or not self.enforce:
                 turns.update_sent(params)
-        if self.enforce and self.conn._serving:
+        if self.enforce:
             self.no_history(method, params)
 
     def no_history(self, method: str, params: Any) -> None:
         """33: no history goes to a session while its session/resume is served."""
-        for served in self.conn._serving.values():  # a loop, not `any`: no generator per update
+        serving = self.conn._serving
+        if not serving:
+            return
+        for served in serving.values():  # a loop, not `any`: no generator per update
             if served.method == _NO_HISTORY_DURING:
                 break
         else:

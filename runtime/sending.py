@@ -49,9 +49,18 @@ class Sender:
             raise ProtocolError(
                 f"{method}: params must be an object or an array, not {type(params).__name__}"
             )
-        if tp is not None and params is not None and params is not msgspec.UNSET:  # 164
-            params = self.typed(method, params, tp, "params")
-        return params
+        if tp is None or params is None or params is msgspec.UNSET:
+            return params
+        if type(params) is not dict:  # `typed`, written out for a generated object: the hot path
+            schema = self.schema
+            try:
+                data = schema.encode_message(params)
+                schema.decode(data, tp, strict=True)
+            except (TypeError, ValueError, msgspec.EncodeError):
+                return self.typed(method, params, tp, "params")  # raises, naming what is wrong
+            self.sending = (params, data)
+            return params
+        return self.typed(method, params, tp, "params")  # 164
 
     def typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
         """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
