@@ -97,8 +97,8 @@ class Policy:
     def handling(self, method: str, params: Any) -> None:
         """A notification's handler is about to run (in arrival order)."""
 
-    async def serve(self, request: Any) -> Any:
-        """The answer to a request (the engine's `_call_handler`, checked)."""
+    def serve(self, request: Any) -> Awaitable[Any]:
+        """The answer to a request (the engine's `_call_handler`, checked): raise to refuse it."""
         raise NotImplementedError
 
     def on_result(self, method: str, params: Any, result: Any) -> Any:

@@ -205,15 +205,17 @@ class AcpPolicy(Policy):
 
     # --- serving ----------------------------------------------------------------------------------
 
-    async def serve(self, request: Any) -> Any:
-        """The handler's answer to a request, checked against the rules."""
+    def serve(self, request: Any) -> Awaitable[Any]:
+        """The handler's answer to a request, checked against the rules: it is refused at once
+        when the rules refuse the request; when nothing is checked of its result, it is the
+        handler's own awaitable (no coroutine of ours around it)."""
         method = request.method
         steps = self._serve_steps.get(method)
         if steps is None:
             steps = self._serve_plan(method)
         instead, before_initialize, guards, result_guards, answer_check, after = steps
         if instead is not None:
-            return await instead(request)
+            return instead(request)
         conn = self.conn
         if not before_initialize and not conn.initialized:
             raise conn._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
@@ -222,13 +224,21 @@ class AcpPolicy(Policy):
                 reason = check(request.params, conn.own_initialize)
                 if reason is not None:
                     raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        result = await conn._call_handler(request, is_request=True)
+        answer = conn._call_handler(request, is_request=True)
+        if not result_guards and answer_check is None and after is None:
+            return answer
+        return self._checked(request, answer, steps)
+
+    async def _checked(self, request: Any, answer: Awaitable[Any], steps: _ServeSteps) -> Any:
+        """The handler's result, checked: its guards, its fit to the request, the side's own."""
+        _, _, _, result_guards, answer_check, after = steps
+        result = await answer
         if result_guards:
-            self.check_result(method, result)
+            self.check_result(request.method, result)
         reason = answer_check(request.params, result) if answer_check is not None else None
         if reason is not None:
             raise CapabilityError(
-                method, f"the handler's result does not fit the request: {reason}"
+                request.method, f"the handler's result does not fit the request: {reason}"
             )
         if after is not None:
             after(request, result)
