@@ -50,7 +50,7 @@ from .jsonrpc import (
     INTERNAL_ERROR,
     RequestId,
 )
-from .sending import Envelopes, Sender
+from .sending import Envelopes, Sender, write_failed
 from .serving import Server
 
 if TYPE_CHECKING:
@@ -98,8 +98,8 @@ class Policy:
     def handling(self, method: str, params: Any) -> None:
         """A notification's handler is about to run (in arrival order)."""
 
-    async def serve(self, request: Any) -> Any:
-        """The answer to a request (the engine's `_call_handler`, checked)."""
+    def serve(self, request: Any) -> Awaitable[Any]:
+        """The answer to a request (the engine's `_call_handler`, checked): raise to refuse it."""
         raise NotImplementedError
 
     def on_result(self, method: str, params: Any, result: Any) -> Any:
@@ -267,7 +267,11 @@ class Engine(Generic[PackageT]):
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
-        await self._write(sender.notification(method, params))
+        data = sender.notification(method, params)
+        try:  # `_write` written out (closed: checked above): no coroutine of ours per message
+            await self._transport.send(data)
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            raise write_failed(self, exc) from exc
         self.policy.sent(method, params)
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
@@ -441,12 +445,7 @@ class Engine(Generic[PackageT]):
         try:
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            known = self._eof_error or self._close_error
-            if known is not None:  # the peer went away first: say so, not how the write ended
-                raise known from exc
-            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-            self._shutdown(err)
-            raise err from exc
+            raise write_failed(self, exc) from exc
 
     def _check_can_call(self) -> None:
         error = self._close_error or self._eof_error
