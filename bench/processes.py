@@ -166,15 +166,21 @@ CLIENTS = {
     "acpgen (uvloop)": "runtime_client.py",
     "sdk": "sdk_client.py",
     "floor": "raw_client.py",
+    "floor (asyncio)": "asyncio_client.py",
+    "floor (uvloop)": "asyncio_client.py",
 }
 """The pipe contenders. The three acpgen ones run the same client and agent: on asyncio's event
 loop; with the client's `Session` fold attached (on asyncio's loop too); on uvloop (when it is
-installed: the `fast` extra, which the `bench` extra includes)."""
+installed: the `fast` extra, which the `bench` extra includes). The floors: blocking pipes and
+untyped msgspec (`floor`, the raw pipe), and the same with no framework on asyncio's loop and on
+uvloop (what any peer on that loop reaches at best: a loop turn and a task per request)."""
 
 CLIENT_ENV = {
     "acpgen": {"ACP_RUNTIME_LOOP": "asyncio"},
     "acpgen+session": {"ACP_RUNTIME_LOOP": "asyncio", "BENCH_SESSION": "1"},
     "acpgen (uvloop)": {"ACP_RUNTIME_LOOP": "uvloop"},
+    "floor (asyncio)": {"BENCH_LOOP": "asyncio"},
+    "floor (uvloop)": {"BENCH_LOOP": "uvloop"},
 }
 MEMORY_CLIENTS = ("acpgen", "sdk", "floor")
 """The clients of the huge-line memory measure."""
@@ -273,7 +279,9 @@ def pipe_throughput(
             if name.startswith("acpgen"):
                 errors[name] = f"not measured: runtime not ready ({not_ready})"
     if not uvloop_ready(env):
-        errors["acpgen (uvloop)"] = "not measured: uvloop is not installed"
+        errors["acpgen (uvloop)"] = errors["floor (uvloop)"] = (
+            "not measured: uvloop is not installed"
+        )
     for _ in range(rounds):
         for name in CLIENTS:
             if name in errors:

@@ -440,6 +440,21 @@ def _variant_rows(pipe: dict[str, Any], where: str, stream_n: int, pings: int) -
             f"| {_rate(a, fast)} | {_rate(s, sdk)} | — | — | {_rate(f, floor)} "
             f"| {_x(a / s if a and s else None)} | {_x(f / a if a and f else None, 2)} | {note} |"
         )
+    key = "round_trips_per_s"
+    for loop, mine in (("asyncio", ours), ("uvloop", fast)):
+        bare = pipe.get(f"floor ({loop})", {})
+        b, f, a = bare.get(key), floor.get(key), mine.get(key)
+        note = (
+            f"{b / f:.2f} of the raw floor; acpgen on {loop} makes {a / b:.2f} of it"
+            if a and b and f
+            else "—"
+        )
+        out.append(
+            f"| sequential round trips, {pings:,} per run, {where}, no framework on {loop}'s loop"
+            f" (`StreamReader`, a task per request, untyped msgspec: the {loop} floor; round"
+            f" trips/s) | {_rate(b, bare)} | — | — | — | {_rate(f, floor)} | — |"
+            f" {_x(f / b if b and f else None, 2)} | {note} |"
+        )
     return out
 
 
