@@ -145,7 +145,7 @@ def test_quick_run_measures_the_pipe_and_memory(quick_run: tuple[dict, str]) -> 
     results, _ = quick_run
     assert "unpinned" in results["pipe"]
     for pipe in results["pipe"].values():
-        for name in ("sdk", "floor"):
+        for name in ("sdk", "floor", "floor (asyncio)"):
             assert pipe[name]["notifications_per_s"] > 0
             assert pipe[name]["round_trips_per_s"] > 0
             assert pipe[name]["maxrss_kb_after_stream"] > 0
@@ -153,7 +153,7 @@ def test_quick_run_measures_the_pipe_and_memory(quick_run: tuple[dict, str]) -> 
         assert ours.get("notifications_per_s", 0) > 0 or ours["error"].startswith(
             "not measured: runtime not ready"
         )
-        for variant in ("acpgen+session", "acpgen (uvloop)"):
+        for variant in ("acpgen+session", "acpgen (uvloop)", "floor (uvloop)"):
             measured = pipe[variant]
             assert measured.get("notifications_per_s", 0) > 0 or measured["error"].startswith(
                 "not measured"
