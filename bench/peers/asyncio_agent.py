@@ -1,9 +1,10 @@
-"""The bare-asyncio floor, agent end: an asyncio loop, stdio pipes, no framework, untyped msgspec.
-Reads lines with `StreamReader.readline` and answers each one from a task of its own, as an engine
-serving requests concurrently must: what asyncio alone costs a round trip. Answers like
-raw_agent.py: `stream N` gets N agent_message_chunk notifications then a response, `big N` one
-chunk of N characters, anything else (a `ping`) a response at once. `direct` as first argument
-answers inline instead, without the task. `BENCH_LOOP=uvloop` runs it on uvloop.
+"""The bare event-loop floor, agent end: an asyncio `Protocol` on stdio pipes, no framework,
+untyped msgspec. Each line is answered in the callback that received it, with the loop's own
+transport: the least any agent on that event loop does per message. Answers like raw_agent.py:
+`stream N` gets N agent_message_chunk notifications then a response, `big N` one chunk of N
+characters, anything else (a `ping`) a response at once. `task` as first argument answers each
+request from a task of its own instead (as an engine serving requests concurrently does).
+`BENCH_LOOP=uvloop` runs it on uvloop.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 
 import msgspec
 from common import big_text, pin
+
+decode, encode = msgspec.json.decode, msgspec.json.encode
 
 
 def chunk(session_id: str, text: str) -> bytes:
@@ -29,46 +32,62 @@ def chunk(session_id: str, text: str) -> bytes:
             },
         },
     }
-    return msgspec.json.encode(note) + b"\n"
+    return encode(note) + b"\n"
 
 
-async def main(direct: bool) -> None:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 30)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, sys.stdout
-    )
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-    decode, encode = msgspec.json.decode, msgspec.json.encode
+class Agent(asyncio.Protocol):
+    def __init__(self, out: asyncio.WriteTransport, use_task: bool, done: asyncio.Future[None]):
+        self.out, self.use_task, self.done, self.rest = out, use_task, done, b""
 
-    async def answer(request: Any) -> None:
+    def data_received(self, data: bytes) -> None:
+        lines = (self.rest + data).split(b"\n")
+        self.rest = lines.pop()
+        for line in lines:
+            if self.use_task:
+                asyncio.get_running_loop().create_task(self.answer_soon(decode(line)))
+            else:
+                self.answer(decode(line))
+
+    async def answer_soon(self, request: Any) -> None:
+        self.answer(request)
+
+    def answer(self, request: Any) -> None:
         params = request.get("params") or {}
         prompt = params.get("prompt") or [{}]
         command, session_id = prompt[0].get("text", ""), params.get("sessionId", "")
+        write = self.out.write
         if command.startswith("stream "):
-            for i in range(int(command[7:])):
-                writer.write(chunk(session_id, f"token {i} of the answer, "))
-                if transport.get_write_buffer_size() > 1 << 16:
-                    await writer.drain()
+            write(
+                b"".join(
+                    chunk(session_id, f"token {i} of the answer, ") for i in range(int(command[7:]))
+                )
+            )
         elif command.startswith("big "):
-            writer.write(chunk(session_id, big_text(int(command[4:]))))
-        result = {"stopReason": "end_turn"}
-        writer.write(encode({"jsonrpc": "2.0", "id": request["id"], "result": result}) + b"\n")
+            write(chunk(session_id, big_text(int(command[4:]))))
+        write(
+            encode({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": "end_turn"}})
+            + b"\n"
+        )
 
-    while line := await reader.readline():
-        request = decode(line)
-        if direct:
-            await answer(request)
-        else:
-            loop.create_task(answer(request))
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+async def main(use_task: bool) -> None:
+    loop = asyncio.get_running_loop()
+    out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout)
+    done: asyncio.Future[None] = loop.create_future()
+    await loop.connect_read_pipe(lambda: Agent(out, use_task, done), sys.stdin)
+    await done
 
 
 if __name__ == "__main__":
     pin("agent")
+    use_task = sys.argv[1:] == ["task"]
     if os.environ.get("BENCH_LOOP") == "uvloop":
         import uvloop
 
-        uvloop.run(main(sys.argv[1:] == ["direct"]))
+        uvloop.run(main(use_task))
     else:
-        asyncio.run(main(sys.argv[1:] == ["direct"]))
+        asyncio.run(main(use_task))
