@@ -46,6 +46,7 @@ from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
 from ..transport import MessageTransport
+from .events import EventParser, OversizedEventError
 from .h2conn import H2Connection
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -103,10 +104,6 @@ DEFAULT_MAX_SESSION_STREAMS = 64
 
 class SilentServerError(Exception):
     """An SSE stream brought nothing, not even a keepalive, for its read deadline."""
-
-
-class OversizedEventError(Exception):
-    """An SSE line or event passed the client's message limit."""
 
 
 @overload
@@ -524,16 +521,27 @@ class _HttpTransport(_Transport):
     async def _read_h2_events(
         self, conn: H2Connection, headers: dict[str, str], session: str | None
     ) -> None:
-        status, _, data = await conn.request("GET", headers)
-        async with contextlib.aclosing(data):
-            if status != 200:
-                body = b"".join([chunk async for chunk in data])[:_ERROR_BODY_LIMIT]
-                text = body.decode("utf-8", "replace")
-                self._stream_end[session] = f"the server refused the stream: HTTP {status}: {text}"
-                return
-            chunks = _alive_within(data, self._read_timeout)
-            async for event in _sse_events(chunks, self._max_event_bytes):
-                self._receive(event)
+        """The stream's events are parsed and handed on as its data arrives, within the HTTP/2
+        connection's callback (`H2Connection.follow`): no task wakes up per event."""
+        parser = EventParser(self._max_event_bytes)
+        receive = self._receive
+
+        def sink(data: bytes) -> None:
+            for event in parser.feed(data):
+                receive(event)
+
+        seconds = self._read_timeout
+
+        def silent() -> Exception:
+            return SilentServerError(f"nothing came for {seconds} seconds, not even a keepalive")
+
+        status, body = await conn.follow("GET", headers, sink, seconds, silent)
+        if status != 200:
+            text = body[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
+            self._stream_end[session] = f"the server refused the stream: HTTP {status}: {text}"
+            return
+        if (last := parser.end()) is not None:
+            receive(last)
 
 
 def _is_error(body: bytes) -> bool:
@@ -570,35 +578,14 @@ async def _alive_within(
 async def _sse_events(
     chunks: AsyncIterator[bytes], limit: int = DEFAULT_MAX_LINE_BYTES
 ) -> AsyncIterator[bytes]:
-    """The data of each server-sent event (multi-line data joined with newlines; comments and
-    other fields skipped). `OversizedEventError` once a line, or an event's data, passes `limit`
-    bytes (what is buffered never grows past it by more than a chunk)."""
-    buffer = bytearray()
-    scanned = 0  # bytes of `buffer` known to hold no newline
-    data: list[bytes] = []
-    size = 0  # of `data`
+    """The data of each server-sent event of `chunks` (see `events.EventParser`); an event
+    unfinished at the end of the stream is the last."""
+    parser = EventParser(limit)
     async for chunk in chunks:
-        buffer += chunk
-        start = 0
-        while (end := buffer.find(b"\n", max(start, scanned))) >= 0:
-            line = bytes(buffer[start:end]).rstrip(b"\r")
-            start = scanned = end + 1
-            if not line:
-                if data:
-                    yield b"\n".join(data)
-                    data, size = [], 0
-            elif line.startswith(b"data:"):
-                value = line[5:]
-                data.append(value[1:] if value.startswith(b" ") else value)
-                size += len(data[-1]) + 1
-                if size > limit:
-                    raise OversizedEventError(f"an event over {limit} bytes")
-        del buffer[:start]
-        scanned = len(buffer)
-        if scanned > limit + 8:  # "data: " and a CRLF beyond the message itself
-            raise OversizedEventError(f"a line over {limit} bytes")
-    if data:
-        yield b"\n".join(data)
+        for event in parser.feed(chunk):
+            yield event
+    if (last := parser.end()) is not None:
+        yield last
 
 
 class _WebSocketTransport(_Transport):
