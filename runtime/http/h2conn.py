@@ -29,6 +29,7 @@ import h2.events
 import h2.exceptions
 import httpx
 
+from .hpackenc import StatelessEncoder
 from .poster import Answer, PostFailed, fixed_headers, origin
 
 
@@ -73,11 +74,18 @@ class H2Connection(asyncio.Protocol):
         self._address = (where.host, where.port)
         self._path = where.target.encode()
         self._authority = where.authority.encode()
-        self._fixed = [(k.encode(), v.encode()) for k, v in fixed_headers(headers).items()]
+        self._fixed = [
+            (k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()
+        ]
         self._cookies = cookies
         self._connect_timeout = connect_timeout
-        config = h2.config.H2Configuration(client_side=True, header_encoding=None)
+        # the request heads are built here in lower case and stripped (`_start`): h2 checks
+        # them (validate_outbound_headers) but need not rewrite them
+        config = h2.config.H2Configuration(
+            client_side=True, header_encoding=None, normalize_outbound_headers=False
+        )
         self._h2 = h2.connection.H2Connection(config=config)
+        self._h2.encoder = StatelessEncoder()  # type: ignore[assignment]  # h2 calls encode()
         self._transport: asyncio.Transport | None = None
         self._streams: dict[int, _Stream] = {}
         self._window = asyncio.Event()  # set when a send window may have grown
@@ -276,13 +284,13 @@ class H2Connection(asyncio.Protocol):
             (b":authority", self._authority),
             (b":path", self._path),
             *self._fixed,
-            *((name.lower().encode(), value.encode()) for name, value in headers.items()),
+            *((name.lower().encode(), value.strip().encode()) for name, value in headers.items()),
         ]
         if self._cookies.jar:
             request = httpx.Request(method, self._url)
             self._cookies.set_cookie_header(request)
             if "cookie" in request.headers:
-                head.append((b"cookie", request.headers["cookie"].encode()))
+                head.append((b"cookie", request.headers["cookie"].strip().encode()))
         if body:
             head.append((b"content-length", str(len(body)).encode()))
         stream_id = self._h2.get_next_available_stream_id()
