@@ -11,14 +11,13 @@ import asyncio
 import collections
 import logging
 import uuid
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 from .. import rules
 from ..agent import AgentSideConnection
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
 from ..transport import MessageTransport
-from . import drive
 from .messages import Peek, peek
 from .replies import Refused
 
@@ -38,76 +37,19 @@ class RemoteAgentConnection(AgentSideConnection[Any]):
 
 
 class Mailbox:
-    """The messages waiting for one outbound stream, in order.
-
-    The stream's reader may `attach` a direct sender (an ASGI `send` of one message): while no
-    message waits and no send is under way, a message pushed is sent at once, within the push
-    (`drive.start`: the server writes it inside `send`), instead of waking the reader's task for
-    it. A send that has to wait (back-pressure) finishes in a task of its own; messages pushed
-    meanwhile wait here, in order, for the reader, which `hold`s the mailbox while it sends."""
+    """The messages waiting for one outbound stream, in order."""
 
     def __init__(self, owner: RemoteConnection) -> None:
         self._owner = owner
         self.items: collections.deque[bytes] = collections.deque()
         self.finished = False
         self.leased = False
-        self.sent = 0  # messages sent directly (a reader's keepalive clock reads it)
-        self.error: BaseException | None = None  # a direct send failed: the stream is broken
         self._wake = asyncio.Event()
-        self._direct: Callable[[bytes], Coroutine[Any, Any, None]] | None = None
-        self._busy = False  # a send is under way (the reader's, or a direct one that waits)
-        self._finishing: asyncio.Task[None] | None = None
 
     def push(self, data: bytes) -> None:
-        if self._direct is not None and not self._busy and not self.items:
-            self._send_now(self._direct, data)
-            return
         self.items.append(data)
         self._owner.count(len(data))
         self._wake.set()
-
-    def _send_now(self, direct: Callable[[bytes], Coroutine[Any, Any, None]], data: bytes) -> None:
-        self.sent += 1
-        try:
-            task = drive.start(direct(data))
-        except Exception as exc:  # the stream broke: its reader ends
-            self._broken(exc)
-            return
-        if task is not None:  # back-pressure: the rest runs in a task, later messages wait
-            self._busy = True
-            self._finishing = task
-            task.add_done_callback(self._finished)
-
-    def _finished(self, task: asyncio.Task[None]) -> None:
-        self._busy = False
-        self._finishing = None
-        if not task.cancelled() and task.exception() is not None:
-            self._broken(task.exception())
-        self._wake.set()
-
-    def _broken(self, exc: BaseException | None) -> None:
-        self.error = exc
-        self._direct = None
-        self._wake.set()
-
-    def attach(self, direct: Callable[[bytes], Coroutine[Any, Any, None]]) -> None:
-        """Send each message pushed from now on with `direct(message)`, when nothing waits."""
-        self._direct = direct
-
-    def detach(self) -> None:
-        """The reader is gone: messages wait again (a send under way finishes)."""
-        self._direct = None
-
-    async def hold(self) -> None:
-        """Wait for a direct send under way, then keep others from starting until `release`."""
-        while self._finishing is not None:
-            await asyncio.wait({self._finishing})
-        if self.error is not None:
-            raise self.error
-        self._busy = True
-
-    def release(self) -> None:
-        self._busy = False
 
     def take(self) -> list[bytes]:
         """Everything waiting, removed from the mailbox."""
@@ -121,8 +63,8 @@ class Mailbox:
         self._wake.set()
 
     async def wait(self) -> None:
-        """Until a message waits, the mailbox is finished, or a direct send failed."""
-        while not self.items and not self.finished and self.error is None:
+        """Until a message waits or the mailbox is finished."""
+        while not self.items and not self.finished:
             self._wake.clear()
             await self._wake.wait()
 

@@ -85,32 +85,16 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
 
 
 async def _pump(connection: RemoteConnection, send: Send) -> None:
-    """Send the connection's messages: each one at once as it is pushed while nothing waits
-    (`Mailbox.attach`), and here what waited (behind a send held up by back-pressure); then the
-    close."""
     box = connection.everything
-
-    async def frame(data: bytes) -> None:
-        await send({"type": "websocket.send", "text": data.decode()})
+    while True:
+        await box.wait()
+        for item in box.take():
+            await send({"type": "websocket.send", "text": item.decode()})
         connection.touch()
-
-    box.attach(frame)
-    try:
-        while True:
-            await box.wait()
-            await box.hold()  # raises when a direct send broke the socket
-            try:
-                for item in box.take():
-                    await send({"type": "websocket.send", "text": item.decode()})
-            finally:
-                box.release()
-            connection.touch()
-            if box.finished:
-                with contextlib.suppress(Exception):
-                    await send({"type": "websocket.close", "code": 1000})
-                return
-    finally:
-        box.detach()
+        if box.finished:
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": 1000})
+            return
 
 
 async def refuse_websocket(scope: Scope, send: Send, refused: Refused) -> None:
