@@ -74,9 +74,7 @@ class H2Connection(asyncio.Protocol):
         self._address = (where.host, where.port)
         self._path = where.target.encode()
         self._authority = where.authority.encode()
-        self._fixed = [
-            (k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()
-        ]
+        self._fixed = [(k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()]
         self._cookies = cookies
         self._connect_timeout = connect_timeout
         # the request heads are built here in lower case and stripped (`_start`): h2 checks
