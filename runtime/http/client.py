@@ -39,7 +39,10 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import msgspec
 import websockets
+from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as websocket_connect
+from websockets.frames import CloseCode, Frame, Opcode
+from websockets.protocol import State
 
 from ..client import ClientSideConnection
 from ..errors import CapabilityError
@@ -588,7 +591,58 @@ async def _sse_events(
         yield last
 
 
+class _Socket(ClientConnection):
+    """websockets' client connection, whose text messages go to `on_text` as their last frame
+    arrives, within the connection's own callback (no message queue, no task woken per
+    message); binary messages are dropped (ACP carries none). websockets' protocol has already
+    checked each frame, answered pings and bounded the message's size (`max_size`); the UTF-8 of
+    a text message is checked here, and a bad one fails the connection (1007), as websockets
+    fails it."""
+
+    on_text: Callable[[bytes], None] | None = None
+    _parts: list[bytes] | None = None  # the frames so far of a fragmented text message
+    _binary = False  # the frames of a fragmented binary message are being dropped
+
+    def process_event(self, event: Any) -> None:
+        on_text = self.on_text
+        if on_text is None or self.response is None or not isinstance(event, Frame):
+            super().process_event(event)
+            return
+        opcode = event.opcode
+        if opcode is Opcode.TEXT:
+            if event.fin:
+                self._deliver(on_text, bytes(event.data))
+            else:
+                self._parts = [bytes(event.data)]
+        elif opcode is Opcode.CONT:
+            if self._parts is not None:
+                self._parts.append(bytes(event.data))
+                if event.fin:
+                    parts, self._parts = self._parts, None
+                    self._deliver(on_text, b"".join(parts))
+            elif event.fin:
+                self._binary = False
+        elif opcode is Opcode.BINARY:
+            self._binary = not event.fin
+        elif opcode is Opcode.PONG:
+            self.acknowledge_pings(bytes(event.data))
+
+    def _deliver(self, on_text: Callable[[bytes], None], data: bytes) -> None:
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            self.protocol.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
+            self.send_data()
+            return
+        on_text(data)
+
+
 class _WebSocketTransport(_Transport):
+    """Text frames both ways. Received messages are fed as they arrive (`_Socket`); a message
+    sent while nothing waits to be sent goes out at once, within `send_nowait`, unless the
+    socket's write buffer is over its high-water mark; otherwise it waits its turn in a queue
+    the sending task empties with websockets' `send` (which waits for the buffer to drain)."""
+
     def __init__(
         self,
         url: str,
@@ -608,6 +662,7 @@ class _WebSocketTransport(_Transport):
         self._max = max_message_bytes
         self._socket: Any = None
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._queued = 0  # messages in the queue or being sent by the task
         self._tasks: list[asyncio.Task[None]] = []
 
     async def open(self) -> None:
@@ -627,6 +682,7 @@ class _WebSocketTransport(_Transport):
             max_size=self._max,
             open_timeout=self._connect_timeout,
             compression=None,
+            create_connection=_Socket,
             **({"ssl": ssl} if ssl is not None else {}),
         )
         response = self._socket.response
@@ -643,6 +699,17 @@ class _WebSocketTransport(_Transport):
         self._tasks = [loop.create_task(self._receive_all()), loop.create_task(self._send_all())]
 
     def send_nowait(self, message: bytes) -> None:
+        socket = self._socket
+        if (
+            self._queued == 0
+            and socket is not None
+            and socket.protocol.state is State.OPEN
+            and socket.transport.get_write_buffer_size() <= socket.write_limit_high
+        ):
+            socket.protocol.send_text(message)  # a text frame, sent without decoding
+            socket.send_data()
+            return
+        self._queued += 1
         self._queue.put_nowait(message)
 
     def end_output(self) -> None:
@@ -651,20 +718,25 @@ class _WebSocketTransport(_Transport):
     async def _send_all(self) -> None:
         try:
             while (data := await self._queue.get()) is not None:
-                await self._socket.send(data, text=True)  # a text frame, sent without decoding
+                try:
+                    await self._socket.send(data, text=True)  # a text frame, sent without decoding
+                finally:
+                    self._queued -= 1
         except websockets.ConnectionClosed:
             pass
         with contextlib.suppress(Exception):
             await self._socket.close()
 
     async def _receive_all(self) -> None:
+        """Feed each text message as it arrives (`_Socket`), and end the input with the socket."""
         reason = f"the server closed the WebSocket {self.url}"
+        socket = self._socket
+        socket.on_text = self._reader.feed
         try:
-            async for frame in self._socket:
-                if isinstance(frame, str):  # binary frames carry nothing in ACP
-                    self._reader.feed(frame.encode())
-        except websockets.ConnectionClosed as exc:
-            reason = f"the WebSocket {self.url} closed: {exc}"
+            await socket.wait_closed()
+            closed = socket.protocol.close_exc
+            if not isinstance(closed, websockets.ConnectionClosedOK):  # as `async for` ends
+                reason = f"the WebSocket {self.url} closed: {closed}"
         except Exception as exc:  # a broken socket
             reason = f"the WebSocket {self.url} broke: {exc!r}"
         self._end_input(reason)
