@@ -25,6 +25,7 @@ async def stream(box: Mailbox, keepalive: float, receive: Receive, send: Send) -
     gone.add_done_callback(lambda _: box.poke())
     last = loop.time()  # when the stream last sent something
     due = False  # a keepalive is due
+    timer: asyncio.TimerHandle | None = None
 
     def tick() -> None:
         nonlocal timer, due
@@ -58,7 +59,8 @@ async def stream(box: Mailbox, keepalive: float, receive: Receive, send: Send) -
         if not gone.done():
             await send({"type": "http.response.body", "body": b"", "more_body": False})
     finally:
-        timer.cancel()
+        if timer is not None:
+            timer.cancel()
         gone.cancel()
 
 

@@ -224,7 +224,7 @@ async def test_a_silent_stream_gets_keepalive_comments_and_still_carries_message
                 await read_until(b'"id":7')
 
 
-async def test_a_read_stream_keeps_its_connection_past_idle_timeout_and_the_clock_runs_after() -> None:
+async def test_a_read_stream_keeps_its_connection_past_idle_timeout_then_the_clock_runs() -> None:
     import asyncio
 
     async with connected(idle_timeout=0.2) as client:
