@@ -156,7 +156,20 @@ class RemoteConnection:
 
     # --- out --------------------------------------------------------------------------------------
 
+    def receive_frame(self, data: bytes) -> None:
+        """Hand one WebSocket message to the agent connection: a socket has one stream, so
+        nothing is read of the message to route its answer (the connection decodes it)."""
+        self.messages.feed(data)
+        self.touch()
+
     def _route(self, line: bytes) -> None:
+        if self.transport == "websocket":  # one stream: nothing to read of the message
+            self.everything.push(line)
+            if self.buffered > self.registry.max_buffered_bytes:
+                self._over_limit()
+            elif self.registry.buffered > self.registry.max_total_buffered_bytes:
+                self.registry.shed()
+            return
         message = peek(line)
         key = message.id_key
         if message.kind == "response":
@@ -175,14 +188,17 @@ class RemoteConnection:
                 self._asked[key] = session
         self.mailbox(session).push(line)
         if self.buffered > self.registry.max_buffered_bytes:
-            log.warning(
-                "connection %s: over %d bytes wait unread: closing it",
-                self.id,
-                self.registry.max_buffered_bytes,
-            )
-            self.registry.spawn(self.close())
+            self._over_limit()
         elif self.registry.buffered > self.registry.max_total_buffered_bytes:
             self.registry.shed()
+
+    def _over_limit(self) -> None:
+        log.warning(
+            "connection %s: over %d bytes wait unread: closing it",
+            self.id,
+            self.registry.max_buffered_bytes,
+        )
+        self.registry.spawn(self.close())
 
     def mailbox(self, session: str | None) -> Mailbox:
         """The mailbox for a session's messages (the connection's when None), made on first use."""

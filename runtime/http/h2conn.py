@@ -30,7 +30,7 @@ import h2.exceptions
 import httpx
 
 from .hpackenc import StatelessEncoder
-from .poster import Answer, PostFailed, fixed_headers, origin
+from .poster import Answer, PostFailed, RawHeaders, fixed_headers, origin, sets_cookie
 
 
 class StreamBroken(PostFailed):
@@ -46,7 +46,7 @@ class _Stream:
     __slots__ = ("head", "chunks", "ended", "error", "wake", "sink", "last")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.head: asyncio.Future[tuple[int, httpx.Headers]] = loop.create_future()
+        self.head: asyncio.Future[tuple[int, RawHeaders]] = loop.create_future()
         self.chunks: collections.deque[bytes] = collections.deque()
         self.ended = False
         self.error: Exception | None = None
@@ -149,11 +149,14 @@ class H2Connection(asyncio.Protocol):
         if isinstance(event, h2.events.ResponseReceived):
             stream = self._streams.get(event.stream_id)
             if stream is not None and not stream.head.done():
-                headers = httpx.Headers(
-                    [(k, v) for k, v in event.headers or [] if not k.startswith(b":")]
-                )
-                status = next(int(v) for k, v in event.headers or [] if k == b":status")
-                if "set-cookie" in headers:
+                status = 0
+                headers: list[tuple[bytes, bytes]] = []
+                for name, value in event.headers or []:
+                    if name == b":status":
+                        status = int(value)
+                    elif not name.startswith(b":"):
+                        headers.append((name, value))
+                if sets_cookie(headers):
                     request = httpx.Request("GET", self._url)
                     response = httpx.Response(status, headers=headers, request=request)
                     self._cookies.extract_cookies(response)
@@ -237,7 +240,7 @@ class H2Connection(asyncio.Protocol):
         except BaseException:
             self._forget(stream_id)
             raise
-        return status, answer_headers, self._data(stream_id, stream)
+        return status, httpx.Headers(list(answer_headers)), self._data(stream_id, stream)
 
     async def post(self, body: bytes, headers: dict[str, str], limit: int) -> Answer:
         """POST `body`: the whole answer, as `Poster.post` gives it; an answer whose body passes
