@@ -72,13 +72,22 @@ class PendingCalls(dict["RequestId", Outgoing]):
     def resolve(self, response: Any, schema: Any) -> None:
         """End the call a response answers with its result or its error."""
         outgoing = self.take(response.id)
-        if outgoing is None or outgoing.future.done():
+        if outgoing is not None:
+            self.settle(response.id, outgoing, response, schema)
+
+    def settle(self, request_id: RequestId, outgoing: Outgoing, response: Any, schema: Any) -> None:
+        """End the call `outgoing` (pending as `request_id`, found by the caller) with a response:
+        no longer pending, its future given the result or the error."""
+        dict.pop(self, request_id, None)
+        self.types.pop(request_id, None)
+        future = outgoing.future
+        if future.done():
             return
         if isinstance(response, schema.Response):
-            outgoing.future.set_result(response.result)
+            future.set_result(response.result)
         elif isinstance(response, schema.ErrorResponse):
             error = response.error
-            outgoing.future.set_exception(schema.error_for(error.code, error.message, error.data))
+            future.set_exception(schema.error_for(error.code, error.message, error.data))
 
     def abandon(self, request_id: RequestId) -> bool:
         """Stop waiting for a call (its late answer is dropped); False when it was not pending."""

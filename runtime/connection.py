@@ -118,10 +118,12 @@ class Connection(Engine[PackageT]):
         from .plan import PackagePlan  # at the first connection, not at import
 
         super()._bind(schema)
-        policy = self._policy(self, PackagePlan.of(schema), self.enforce_protocol)
+        plan = PackagePlan.of(schema)
+        policy = self._policy(self, plan, self.enforce_protocol)
         self.policy = policy  # pyright: ignore[reportIncompatibleVariableOverride]  # ACP's
-        # the sides whose methods this one does not receive (a proxy's, the peer's): never served
-        self._foreign_sides = frozenset(schema.SIDES) - {self.side}
+        # the handler method of each method this side serves (never another side's)
+        tables = plan.side(self.side)
+        self._handlers = (tables.notification_handlers, tables.request_handlers)
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         from .plan import PackagePlan  # at the first connection, not at import
@@ -174,18 +176,14 @@ class Connection(Engine[PackageT]):
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Awaitable[Any]:
         """The handler's own awaitable for a message: the common case adds no frame of ours."""
-        method = message.method
-        if method.startswith(rules.EXTENSION_PREFIX):
+        name = self._handlers[is_request].get(message.method)
+        fn = getattr(self.handler, name, None) if name is not None else None
+        if fn is not None:
+            awaitable: Awaitable[Any] = fn(message.params)  # (no `cast`: a call per message)
+            return awaitable
+        if message.method.startswith(rules.EXTENSION_PREFIX):
             return self._call_extension(message, is_request=is_request)
-        info = (self.schema.REQUESTS if is_request else self.schema.NOTIFICATIONS).get(method)
-        fn = (
-            getattr(self.handler, info.handler, None)
-            if info is not None and info.side not in self._foreign_sides
-            else None
-        )
-        if fn is None:
-            return self._unhandled(method, is_request=is_request)
-        return cast("Awaitable[Any]", fn(message.params))
+        return self._unhandled(message.method, is_request=is_request)
 
     async def _call_extension(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool

@@ -25,6 +25,7 @@ connection closes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 from collections import deque
@@ -49,7 +50,7 @@ from .jsonrpc import (
     INTERNAL_ERROR,
     RequestId,
 )
-from .sending import Envelopes, Sender
+from .sending import Envelopes, Sender, write_failed
 from .serving import Server
 
 if TYPE_CHECKING:
@@ -97,8 +98,8 @@ class Policy:
     def handling(self, method: str, params: Any) -> None:
         """A notification's handler is about to run (in arrival order)."""
 
-    async def serve(self, request: Any) -> Any:
-        """The answer to a request (the engine's `_call_handler`, checked)."""
+    def serve(self, request: Any) -> Awaitable[Any]:
+        """The answer to a request (the engine's `_call_handler`, checked): raise to refuse it."""
         raise NotImplementedError
 
     def on_result(self, method: str, params: Any, result: Any) -> Any:
@@ -128,9 +129,7 @@ class Engine(Generic[PackageT]):
         timeout: float | None = None,
     ) -> None:
         self.schema: PackageT = schema
-        self.observer = (
-            observer  # observer("in" | "out", raw message bytes, decoded message or None)
-        )
+        self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         self.lenient = lenient
         self.strict = strict  # outgoing values checked strictly against the package's types
@@ -149,11 +148,12 @@ class Engine(Generic[PackageT]):
         self._bind(schema)
         self._server = Server(self)
         self._serving = self._server.requests  # the requests being served, by id
-        self._inbox = _Inbox()  # (kind, message | None), handled in order by _work
+        self._inbox = _Inbox()  # notifications, `_Answer`s, `_EOF`: handled in order by _work
         self._busy = False
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
         self._inbox_drained = False
+        self._input_ended = False
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_error: ConnectionClosedError | None = None
@@ -175,8 +175,8 @@ class Engine(Generic[PackageT]):
 
     def _start_engine(self) -> None:
         """Start reading and handling messages."""
-        loop = self._loop
-        self._tasks = [loop.create_task(self._read_loop()), loop.create_task(self._work())]
+        self._tasks = [self._loop.create_task(self._work())]
+        self._transport.start(self._on_messages, self._on_input_end)
 
     # --- public API ------------------------------------------------------------------------------
 
@@ -267,7 +267,11 @@ class Engine(Generic[PackageT]):
         params = self.policy.before_send(method, params)
         if self.tracer is not None:
             params = tracing.inject(self.tracer, params)
-        await self._write(sender.notification(method, params))
+        data = sender.notification(method, params)
+        try:  # `_write` written out (closed: checked above): no coroutine of ours per message
+            await self._transport.send(data)
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            raise write_failed(self, exc) from exc
         self.policy.sent(method, params)
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
@@ -290,39 +294,34 @@ class Engine(Generic[PackageT]):
     ) -> Awaitable[Any]:
         """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
         if self.tracer is not None:
-            return self._call_handler_with_trace(message, is_request=is_request)
+            return _traced(self, message, is_request)
         return self._handler_awaitable(message, is_request=is_request)
-
-    async def _call_handler_with_trace(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Any:
-        with tracing.extract(self.tracer, message.params):
-            return await self._handler_awaitable(message, is_request=is_request)
 
     # --- receiving --------------------------------------------------------------------------------
 
-    async def _read_loop(self) -> None:
+    def _on_messages(self, lines: list[bytes | OversizedLine]) -> None:
+        if self._input_ended:  # after a failure below, as after the transport's end
+            return
         try:
-            readlines, receive = self._transport.receive, self._receive
-            while True:
-                lines = await readlines()  # every line that has arrived: one loop turn for all
-                if lines is None:
-                    break
-                for line in lines:
-                    if isinstance(line, OversizedLine):
-                        self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
-                    else:
-                        receive(line)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a broken stream; never a bad message
-            log.warning("reading failed: %r", exc)
+            for line in lines:
+                if isinstance(line, OversizedLine):
+                    self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
+                else:
+                    self._receive(line)
+        except Exception as exc:  # never a bad message: a bug, read as a broken stream
+            self._on_input_end(exc)
+
+    def _on_input_end(self, error: BaseException | None) -> None:
+        if not self._input_ended:  # the transport's end, or a failure above
+            self._input_ended = True
+            self._tasks.append(self._loop.create_task(self._input_closed(error)))
+
+    async def _input_closed(self, error: BaseException | None) -> None:
+        if error is not None:
+            log.warning("reading failed: %r", error)
         reason = "the peer closed the connection (end of input)"
-        if self.describe_eof is not None:
-            try:
-                reason = await self.describe_eof()
-            except Exception:  # pragma: no cover - best effort only
-                pass
+        with contextlib.suppress(Exception):  # best effort only
+            reason = await self.describe_eof() if self.describe_eof else reason
         self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
 
     def _receive(self, line: bytes) -> None:
@@ -345,11 +344,21 @@ class Engine(Generic[PackageT]):
             internal = self._error(INTERNAL_ERROR, "Internal error")
             self._refuse(answers.bad_message(schema, line, internal))
             return
-        self._observe("in", line, message)
-        if isinstance(message, schema.Request):
+        if self.observer is not None:
+            self._observe("in", line, message)
+        if isinstance(message, schema.Notification):  # first: a stream is all notifications
+            method = message.method  # (its own method once: a call per update costs)
+            if method == CANCEL_REQUEST:
+                self._server.cancel(wire.get(message.params, CANCEL_REQUEST_ID), by_peer=True)
+            elif not self.policy.received_notification(method, message.params):
+                log.debug("ignored %s for an interaction unknown or completed here", method)
+                return
+            inbox = self._inbox
+            inbox.items.append(message)  # `_Inbox.put_nowait`, written out
+            if inbox.waiter is not None:
+                inbox.wake()
+        elif isinstance(message, schema.Request):
             self._server.start(message)
-        elif isinstance(message, schema.Notification):
-            self._on_notification(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
             self._on_response(message)
         else:  # decode_message returns one of the four envelopes: a generator bug
@@ -371,16 +380,6 @@ class Engine(Generic[PackageT]):
         elif refusal.answer:
             self._send_error_nowait(refusal.request_id, refusal.err)
 
-    def _on_notification(self, note: NotificationMessage) -> None:
-        if note.method == CANCEL_REQUEST:
-            self._server.cancel(wire.get(note.params, CANCEL_REQUEST_ID), by_peer=True)
-        elif not self.policy.received_notification(note.method, note.params):
-            log.debug(
-                "ignored %s for an interaction unknown or already completed here", note.method
-            )
-            return
-        self._inbox.put_nowait(("notification", note))
-
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         try:
             outgoing = self._pending.get(response.id)
@@ -395,31 +394,29 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (self._inbox.empty() and not self._busy):
-            self._pending.resolve(response, self.schema)
+            self._pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
-            self._inbox.put_nowait(("response", response))
+            self._inbox.put_nowait(_Answer(response))
 
     async def _work(self) -> None:
+        """The one worker: each notification's handler in arrival order, and the answers that
+        came after notifications, in their turn."""
+        _in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
         inbox = self._inbox
         waiting = inbox.items
-        while True:
-            kind, message = waiting.popleft() if waiting else await inbox.get()
-            if kind == "eof":
-                break
+        while (item := waiting.popleft() if waiting else await inbox.get()) is not _EOF:
+            if type(item) is _Answer:
+                self._pending.resolve(item.response, self.schema)
+                continue
             self._busy = True
             try:
-                if kind == "response":
-                    self._pending.resolve(message, self.schema)
-                else:
-                    token = _in_notification.set(self)
-                    try:
-                        self.policy.handling(message.method, message.params)
-                        await self._call_handler(message, is_request=False)
-                    except Exception:
-                        log.exception("notification handler for %s failed", message.method)
-                    finally:
-                        _in_notification.reset(token)
+                self.policy.handling(item.method, item.params)
+                await (self._handler_awaitable if self.tracer is None else self._call_handler)(
+                    item, is_request=False
+                )
+            except Exception:
+                log.exception("notification handler for %s failed", item.method)
             finally:
                 self._busy = False
         self._inbox_drained = True
@@ -448,12 +445,7 @@ class Engine(Generic[PackageT]):
         try:
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            known = self._eof_error or self._close_error
-            if known is not None:  # the peer went away first: say so, not how the write ended
-                raise known from exc
-            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-            self._shutdown(err)
-            raise err from exc
+            raise write_failed(self, exc) from exc
 
     def _check_can_call(self) -> None:
         error = self._close_error or self._eof_error
@@ -479,7 +471,7 @@ class Engine(Generic[PackageT]):
             return
         self._eof_error = error
         self._pending.fail_all(error, keep_answered=True)
-        self._inbox.put_nowait(("eof", None))
+        self._inbox.put_nowait(_EOF)
         self._maybe_finish()
 
     def _maybe_finish(self) -> None:
@@ -507,33 +499,55 @@ class Engine(Generic[PackageT]):
         raise NotImplementedError
 
 
-class _Inbox:
-    """The received notifications and answers, in arrival order, for the one worker task that
-    handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up future only
-    while the worker waits)."""
+async def _traced(engine: Engine[Any], message: Any, is_request: bool) -> Any:
+    """A handler's awaitable run inside the trace context its message carries."""
+    with tracing.extract(engine.tracer, message.params):
+        return await engine._handler_awaitable(message, is_request=is_request)
 
-    __slots__ = ("items", "_waiter")
+
+_EOF: Any = object()  # the end of the inbox: the peer's output ended
+
+
+class _Answer:
+    """An answer that arrived after notifications still to be handled: it waits its turn."""
+
+    __slots__ = ("response",)
+
+    def __init__(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+        self.response = response
+
+
+class _Inbox:
+    """The received notifications and answers (`_Answer`), in arrival order, for the one worker
+    task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up
+    future only while the worker waits)."""
+
+    __slots__ = ("items", "waiter")
 
     def __init__(self) -> None:
-        self.items: deque[tuple[str, Any]] = deque()
-        self._waiter: asyncio.Future[None] | None = None
+        self.items: deque[Any] = deque()
+        self.waiter: asyncio.Future[None] | None = None
 
-    def put_nowait(self, item: tuple[str, Any]) -> None:
+    def put_nowait(self, item: Any) -> None:
         self.items.append(item)
-        waiter = self._waiter
+        if self.waiter is not None:
+            self.wake()
+
+    def wake(self) -> None:
+        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
     def empty(self) -> bool:
         return not self.items
 
-    async def get(self) -> tuple[str, Any]:
+    async def get(self) -> Any:
         while not self.items:
-            self._waiter = asyncio.get_running_loop().create_future()
+            self.waiter = asyncio.get_running_loop().create_future()
             try:
-                await self._waiter
+                await self.waiter
             finally:
-                self._waiter = None
+                self.waiter = None
         return self.items.popleft()
 
 
@@ -544,7 +558,7 @@ class _ObservedTransport:
     def __init__(self, transport: Transport, conn: Engine[Any]) -> None:
         self._transport = transport
         self._conn = conn
-        self.receive = transport.receive
+        self.start = transport.start
         self.close = transport.close
 
     def _show(self, message: bytes) -> None:

@@ -8,7 +8,8 @@ writer side anything with `write(bytes)` and `async drain()` (an `asyncio.Stream
 from __future__ import annotations
 
 import asyncio
-from typing import Callable, Protocol
+from collections import deque
+from typing import Callable, Protocol, cast
 
 import msgspec
 
@@ -34,6 +35,12 @@ class OversizedLine(msgspec.Struct, frozen=True):
 
     size: int
     head: bytes
+
+
+OnMessages = Callable[[list["bytes | OversizedLine"]], None]
+"""Takes messages as they arrive, in order (a transport's `start`)."""
+OnEnd = Callable[[BaseException | None], None]
+"""Told once that the input ended: None at its end, the error when reading failed."""
 
 
 class LineReader:
@@ -224,9 +231,12 @@ class LineWriter:
 
 class LineTransport:
     """Newline framing over a pair of byte streams as a transport of whole messages
-    (`acp_runtime.transport.Transport`): a `LineReader` in, a `LineWriter` out."""
+    (`acp_runtime.transport.Transport`): a `LineReader` in, a `LineWriter` out.
 
-    __slots__ = ("_lines", "_out", "receive", "send_nowait", "send")
+    Over a `PushReader` each chunk is split and handed on in the protocol callback that received
+    it; over any other reader a task reads chunks and hands on their lines."""
+
+    __slots__ = ("_lines", "_out", "_pump", "send_nowait", "send")
 
     def __init__(
         self,
@@ -237,12 +247,165 @@ class LineTransport:
     ) -> None:
         self._lines = LineReader(reader, max_line_bytes)
         self._out = LineWriter(writer, on_error=on_error)
-        self.receive = self._lines.readlines  # bound once: no frame of ours per call
-        self.send_nowait = self._out.write_nowait
+        self._pump: asyncio.Task[None] | None = None
+        self.send_nowait = self._out.write_nowait  # bound once: no frame of ours per call
         self.send = self._out.write
+
+    def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
+        lines = self._lines
+        source = lines._stream
+        if not isinstance(source, PushReader):
+            self._pump = asyncio.get_running_loop().create_task(self._pull(on_messages, on_end))
+            return
+
+        def on_data(chunk: bytes) -> None:
+            lines._feed(chunk)
+            if lines._ready:
+                ready, lines._ready = lines._ready, []
+                on_messages(ready)
+
+        def on_eof(error: BaseException | None) -> None:
+            if error is None:
+                on_data(b"")  # the unterminated last line, if any
+            on_end(error)
+
+        source.attach(on_data, on_eof)
+
+    async def _pull(self, on_messages: OnMessages, on_end: OnEnd) -> None:
+        try:
+            while (lines := await self._lines.readlines()) is not None:
+                on_messages(lines)
+        except Exception as exc:  # a broken stream
+            on_end(exc)
+        else:
+            on_end(None)
 
     def close(self) -> None:
         self._out.close()
+        if self._pump is not None:
+            self._pump.cancel()
+        source = self._lines._stream
+        if isinstance(source, PushReader):
+            source.detach()
+
+
+class PushReader:
+    """The bytes an event-loop protocol receives (`PushProtocol`, or a subprocess protocol
+    calling `feed_data`), for one consumer: one that `attach`es is handed each chunk in the
+    callback that received it (no loop turn between the system call and the message); `read`
+    serves as a `ByteReader` otherwise. Unread bytes past `limit` pause the protocol's transport."""
+
+    def __init__(self, limit: int = 1 << 20) -> None:
+        self._limit = limit
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._eof = False
+        self._error: BaseException | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        self._on_data: Callable[[bytes], None] | None = None
+        self._on_end: Callable[[BaseException | None], None] | None = None
+        self.transport: asyncio.ReadTransport | None = None
+        self._paused = False
+        self._held = False  # attached, but what arrived before is not handed over yet
+
+    # --- fed by the protocol ----------------------------------------------------------------------
+
+    def feed_data(self, data: bytes) -> None:
+        if self._on_data is not None and not self._held:
+            self._on_data(data)
+            return
+        self._chunks.append(data)
+        self._size += len(data)
+        if self._size > self._limit and self.transport is not None and not self._paused:
+            self._paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def feed_eof(self, error: BaseException | None = None) -> None:
+        if self._eof:
+            return
+        self._eof, self._error = True, error
+        on_end = self._on_end
+        if on_end is not None and not self._held:
+            self._on_data = self._on_end = None
+            on_end(error)
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # --- taken by the consumer --------------------------------------------------------------------
+
+    def attach(
+        self, on_data: Callable[[bytes], None], on_end: Callable[[BaseException | None], None]
+    ) -> None:
+        """Hand every chunk to `on_data` from now on and the end of input to `on_end`; what
+        arrived before is handed over in the next loop turn."""
+        self._on_data, self._on_end = on_data, on_end
+        if self._chunks or self._eof:
+            self._held = True  # until the next loop turn: the owner is still being built
+            asyncio.get_running_loop().call_soon(self._hand_over)
+        self._resume()
+
+    def _hand_over(self) -> None:
+        self._held = False
+        chunks, self._chunks, self._size = self._chunks, deque(), 0
+        for chunk in chunks:
+            if self._on_data is None:
+                return
+            self._on_data(chunk)
+        if self._eof and self._on_end is not None:
+            on_end, self._on_data, self._on_end = self._on_end, None, None
+            on_end(self._error)
+
+    def detach(self) -> None:
+        """Hand nothing more over."""
+        self._on_data = self._on_end = None
+
+    async def read(self, n: int = -1) -> bytes:
+        while not self._chunks:
+            if self._eof:
+                if self._error is not None:
+                    raise self._error
+                return b""
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        chunk = self._chunks.popleft()
+        if 0 < n < len(chunk):
+            chunk, rest = chunk[:n], chunk[n:]
+            self._chunks.appendleft(rest)
+        self._size -= len(chunk)
+        self._resume()
+        return chunk
+
+    def _resume(self) -> None:
+        if self._paused and self._size <= self._limit and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
+
+
+class PushProtocol(asyncio.Protocol):
+    """An event-loop read pipe's protocol feeding a `PushReader`."""
+
+    def __init__(self, reader: PushReader) -> None:
+        self._reader = reader
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._reader.transport = cast("asyncio.ReadTransport", transport)
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed_data(data)
+
+    def eof_received(self) -> None:
+        self._reader.feed_eof()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._reader.feed_eof(exc)
 
 
 class MemoryWriter:

@@ -44,6 +44,8 @@ class SidePlan:
         "receive_guards",
         "result_guards",
         "turn_cancels",
+        "request_handlers",
+        "notification_handlers",
     )
 
     def __init__(self, schema: Package, side: str) -> None:
@@ -52,6 +54,18 @@ class SidePlan:
         self.receive_guards: Guards = rules.guards_for(schema, side, "receive")
         self.result_guards: Guards = rules.guards_for(schema, side, "result")
         self.turn_cancels: Mapping[str, dict[str, Any]] = rules.turn_cancels_for(schema, side)
+        # the handler method of each method this side serves (of no other side, no extension)
+        self.request_handlers = _handlers(schema.REQUESTS, schema, side)
+        self.notification_handlers = _handlers(schema.NOTIFICATIONS, schema, side)
+
+
+def _handlers(infos: Mapping[str, MethodInfoLike], schema: Package, side: str) -> dict[str, str]:
+    foreign = frozenset(schema.SIDES) - {side}
+    return {
+        method: info.handler
+        for method, info in infos.items()
+        if info.side not in foreign and not method.startswith(rules.EXTENSION_PREFIX)
+    }
 
 
 class PackagePlan:

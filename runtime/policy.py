@@ -19,8 +19,9 @@ tables, its initialize checks, the methods it removed, and its turn rules (turns
 from __future__ import annotations
 
 import asyncio
+import operator
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol
 
 from . import rules, wire
 from .engine import Policy
@@ -73,6 +74,28 @@ class Host(Protocol):
 
 
 _NO_GUARDS: Mapping[str, Any] = {}
+_TURN_ENDED_BY = rules.TURN_ENDED_BY
+_NO_HISTORY_DURING = rules.NO_HISTORY_DURING
+
+_SendCheck = Callable[[str, Any], None]
+_Answer = Callable[[Any], Awaitable[Any]]
+_Served = Callable[[Any, Any], None]
+_ServeSteps = tuple[
+    "_Answer | None",
+    bool,
+    "tuple[Callable[[Any, Any], str | None], ...]",
+    bool,
+    "Callable[[Any, Any], str | None] | None",
+    "_Served | None",
+]
+_SendSteps = tuple[
+    "_SendCheck | None",
+    "str | None",
+    bool,
+    "tuple[Callable[[Any, Any], str | None], ...]",
+    bool,
+    "_SendCheck | None",
+]
 
 
 class AcpPolicy(Policy):
@@ -98,7 +121,11 @@ class AcpPolicy(Policy):
             c.closer: OrderedDict() for c in self.completions
         }
         self.turns = plan.turns(self._served)
+        # the notifications `received_notification` acts on; any other passes untouched
+        self.watched = rules.TURN_ENDED_BY | self.completing
         self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
+        self._send_steps: dict[str, _SendSteps] = {}  # by method, made at its first send
+        self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
     def _served(self) -> Iterable[Served]:
         return self.conn._serving.values()
@@ -107,31 +134,59 @@ class AcpPolicy(Policy):
 
     def before_send(self, method: str, params: Any) -> Any:
         """Check an outgoing call or notification; returns the params to send."""
+        steps = self._send_steps.get(method)
+        if steps is None:
+            steps = self._steps(method)
+        before, removed, before_initialize, guards, completing, after = steps
+        if before is not None:
+            before(method, params)
+        if removed is not None:
+            raise ProtocolError(f"{method}: {removed}")
         conn = self.conn
         if self.enforce:
-            if self.removed is not None:
-                reason = self.removed(conn.schema, method)
-                if reason is not None:
-                    raise ProtocolError(f"{method}: {reason}")
             params = conn.checked_params(method, params)
-        if (
-            self.requires_initialize
-            and not conn.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
+        if not before_initialize and not conn.initialized:
             raise NotInitializedError(f"{method}: initialize has not completed on this connection")
-        for check in self.send_guards.get(method, ()):
-            reason = check(params, conn.peer_initialize)
-            if reason is not None:
-                raise CapabilityError(method, reason)
-        if method in self.completing and not self.track_interaction(method, params, sending=True):
+        if guards:
+            initialize = conn.peer_initialize
+            for check in guards:
+                reason = check(params, initialize)
+                if reason is not None:
+                    raise CapabilityError(method, reason)
+        if completing and not self.track_interaction(method, params, sending=True):
             raise ProtocolError(
                 f"{method}: it completes an interaction this side never opened on this connection"
             )
+        if after is not None:
+            after(method, params)
         return params
 
+    def _steps(self, method: str) -> _SendSteps:
+        """What `before_send` does with `method` (kept for the package's methods, worked out at
+        its first send): the side's checks before the others (`_around`), why it is refused (a
+        removed surface), whether it may go before initialize, its guards, whether it completes an
+        interaction, and the side's checks of the checked params."""
+        removed = self.removed(self.conn.schema, method) if self.removed is not None else None
+        before, after = self._around(method)
+        steps = (
+            before,
+            removed,
+            not (self.requires_initialize and method not in rules.ALLOWED_BEFORE_INITIALIZE),
+            tuple(self.send_guards.get(method, ())),
+            method in self.completing,
+            after,
+        )
+        if method in self.conn.schema.METHODS:  # not any name a caller makes up: a bounded table
+            self._send_steps[method] = steps
+        return steps
+
+    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
+        """A side's own checks of an outgoing `method`, before the others and after them (on the
+        checked params); they raise to refuse it."""
+        return None, None
+
     def sent(self, method: str, params: Any) -> None:
-        if method in rules.TURN_ENDED_BY:
+        if method in _TURN_ENDED_BY:
             self.cancel_turn(params)
 
     # --- receiving --------------------------------------------------------------------------------
@@ -143,39 +198,76 @@ class AcpPolicy(Policy):
 
     def received_notification(self, method: str, params: Any) -> bool:
         """False: drop it (it completes an interaction unknown or already completed here)."""
+        if method not in self.watched:
+            return True
         if method in rules.TURN_ENDED_BY:
             self.cancel_turn(params)
             return True
         return self.track_interaction(method, params, sending=False)
 
-    def handling(self, method: str, params: Any) -> None:
-        """A notification's handler is about to run (in arrival order)."""
-
     # --- serving ----------------------------------------------------------------------------------
 
-    async def serve(self, request: Any) -> Any:
-        """The handler's answer to a request, checked against the rules."""
-        conn = self.conn
+    def serve(self, request: Any) -> Awaitable[Any]:
+        """The handler's answer to a request, checked against the rules: it is refused at once
+        when the rules refuse the request; when nothing is checked of its result, it is the
+        handler's own awaitable (no coroutine of ours around it)."""
         method = request.method
-        if (
-            self.requires_initialize
-            and not conn.initialized
-            and method not in rules.ALLOWED_BEFORE_INITIALIZE
-        ):
+        steps = self._serve_steps.get(method)
+        if steps is None:
+            steps = self._serve_plan(method)
+        instead, before_initialize, guards, result_guards, answer_check, after = steps
+        if instead is not None:
+            return instead(request)
+        conn = self.conn
+        if not before_initialize and not conn.initialized:
             raise conn._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
-        for check in self.receive_guards.get(method, ()):
-            reason = check(request.params, conn.own_initialize)
-            if reason is not None:
-                raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        result = await conn._call_handler(request, is_request=True)
-        self.check_result(method, result)
-        answer_check = self.answer_checks.get(method)
+        if guards:
+            for check in guards:
+                reason = check(request.params, conn.own_initialize)
+                if reason is not None:
+                    raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
+        answer = conn._call_handler(request, is_request=True)
+        if not result_guards and answer_check is None and after is None:
+            return answer
+        return self._checked(request, answer, steps)
+
+    async def _checked(self, request: Any, answer: Awaitable[Any], steps: _ServeSteps) -> Any:
+        """The handler's result, checked: its guards, its fit to the request, the side's own."""
+        _, _, _, result_guards, answer_check, after = steps
+        result = await answer
+        if result_guards:
+            self.check_result(request.method, result)
         reason = answer_check(request.params, result) if answer_check is not None else None
         if reason is not None:
             raise CapabilityError(
-                method, f"the handler's result does not fit the request: {reason}"
+                request.method, f"the handler's result does not fit the request: {reason}"
             )
+        if after is not None:
+            after(request, result)
         return result
+
+    def _serve_plan(self, method: str) -> _ServeSteps:
+        """What `serve` does with a request of `method` (kept for the package's methods): the
+        side's own answer instead (`_serve_around`), whether it may come before initialize, its
+        guards, whether its result has guards, its answer check, and the side's bookkeeping of a
+        result that passed."""
+        instead, after = self._serve_around(method)
+        steps = (
+            instead,
+            not (self.requires_initialize and method not in rules.ALLOWED_BEFORE_INITIALIZE),
+            tuple(self.receive_guards.get(method, ())),
+            bool(self.result_guards.get(method)),
+            self.answer_checks.get(method),
+            after,
+        )
+        if method in self.conn.schema.METHODS:  # not any name a peer makes up: a bounded table
+            self._serve_steps[method] = steps
+        return steps
+
+    def _serve_around(self, method: str) -> tuple[_Answer | None, _Served | None]:
+        """A side's own answer to a request of `method` instead of its handler's, and its
+        bookkeeping of a result that passed every check (it raises to refuse it)."""
+        return None, None
 
     def check_result(self, method: str, result: Any) -> None:
         for check in self.result_guards.get(method, ()):
@@ -262,14 +354,25 @@ class AgentPolicy(AcpPolicy):
         super().__init__(conn, plan, enforce)
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
 
-    def before_send(self, method: str, params: Any) -> Any:
+    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
         if method != rules.SESSION_UPDATE:
-            return AcpPolicy.before_send(self, method, params)
-        if self.message_kinds:
-            reason = rules.missing_message_id(params, self.message_kinds)
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
-        params = AcpPolicy.before_send(self, method, params)
+            return None, None
+        before = self.message_id_given if self.message_kinds else None
+        if self.turns.tracked:
+            after: _SendCheck | None = self.update_fits
+        else:  # v1: no turn to track
+            after = self.no_history if self.enforce else None
+        return before, after
+
+    def message_id_given(self, method: str, params: Any) -> None:
+        """v2: a message chunk or update carries the id of its message."""
+        reason = rules.missing_message_id(params, self.message_kinds)
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
+
+    def update_fits(self, method: str, params: Any) -> None:
+        """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
+        session being resumed (33)."""
         turns = self.turns
         if turns.tracked:
             reason = turns.update_breaks(params)
@@ -277,27 +380,44 @@ class AgentPolicy(AcpPolicy):
                 raise ProtocolError(f"{method}: {reason}")
             if reason is None or not self.enforce:
                 turns.update_sent(params)
-        if (
-            self.enforce
-            and self.conn._serving
-            and any(s.method == rules.NO_HISTORY_DURING for s in self._served())
-            and wire.get(params, *rules.UPDATE_KIND) in rules.HISTORY
-        ):  # 33
-            session_id = wire.get(params, rules.SESSION_ID)
-            if any(
-                s.method == rules.NO_HISTORY_DURING
-                and wire.get(s.params, rules.SESSION_ID) == session_id
-                for s in self._served()
-            ):
-                raise ProtocolError(
-                    f"{method}: session {session_id!r} is being resumed, which replays no history"
-                )
-        return params
+        if self.enforce:
+            self.no_history(method, params)
 
-    async def serve(self, request: Any) -> Any:
-        if request.method == rules.INITIALIZE:
-            return await self.initialize(request)
-        result = await super().serve(request)
+    def no_history(self, method: str, params: Any) -> None:
+        """33: no history goes to a session while its session/resume is served."""
+        serving = self.conn._serving
+        if not serving:
+            return
+        for served in serving.values():  # a loop, not `any`: no generator per update
+            if served.method == _NO_HISTORY_DURING:
+                break
+        else:
+            return
+        if wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
+            return
+        session_id = wire.get(params, rules.SESSION_ID)
+        if any(
+            s.method == _NO_HISTORY_DURING and wire.get(s.params, rules.SESSION_ID) == session_id
+            for s in self._served()
+        ):
+            raise ProtocolError(
+                f"{method}: session {session_id!r} is being resumed, which replays no history"
+            )
+
+    def _serve_around(self, method: str) -> tuple[_Answer | None, _Served | None]:
+        if method == rules.INITIALIZE:
+            return self.initialize, None
+        sessions = self.enforce and (
+            method in rules.SESSION_CREATED_BY
+            or method in rules.SESSION_NAMED_BY
+            or method in rules.SESSIONS_LISTED_BY
+        )
+        turn = method == rules.SESSION_PROMPT and self.turns.tracked
+        return None, self.answered if sessions or turn else None
+
+    def answered(self, request: Any, result: Any) -> None:
+        """A request's result passed: a session id is unique per connection (24); a prompt's
+        answer may leave its turn open (v2)."""
         if self.enforce:  # 24: a unique session id, per connection
             reason = rules.reused_session_id(
                 request.method, request.params, result, self.sessions_known
@@ -312,7 +432,6 @@ class AgentPolicy(AcpPolicy):
             )
         if request.method == rules.SESSION_PROMPT:  # the turn may go on after it (v2)
             self.turns.prompt_answered(request.params, result)
-        return result
 
     async def initialize(self, request: Any) -> Any:
         conn = self.conn
@@ -355,6 +474,20 @@ class AgentPolicy(AcpPolicy):
         return result
 
 
+_SESSION_SET_UP_BY = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
+_RESULTS_READ = (
+    _SESSION_SET_UP_BY | rules.OFFERS_SET_BY | rules.SESSION_CLOSED_BY | {rules.INITIALIZE}
+)  # the methods whose results `ClientPolicy.on_result` records
+
+
+def _update_of(params: Any) -> Any:
+    return wire.get(params, rules.SESSION_UPDATE_FIELD)
+
+
+_SESSION_UPDATE = rules.SESSION_UPDATE
+_OFFERING: dict[type, bool] = {}  # type of a session update -> whether it declares an offer
+
+
 class ClientHost(Host, Protocol):
     agent_info: Any
     sessions: dict[Any, dict[str, Any]]
@@ -371,6 +504,16 @@ class ClientPolicy(AcpPolicy):
     the agent offered for each."""
 
     conn: ClientHost
+
+    def __init__(self, conn: ClientHost, plan: PackagePlan, enforce: bool) -> None:
+        super().__init__(conn, plan, enforce)
+        # session/update params of the package's type: their update read by attribute
+        info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
+        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
+        self.update_type = info.params if info is not None and attr is not None else None
+        self.read_update: Callable[[Any], Any] = (
+            operator.attrgetter(attr) if attr is not None else _update_of
+        )
 
     def before_send(self, method: str, params: Any) -> Any:
         conn = self.conn
@@ -403,15 +546,22 @@ class ClientPolicy(AcpPolicy):
         return params
 
     def received_notification(self, method: str, params: Any) -> bool:
-        if method == rules.SESSION_UPDATE and self.conn.sessions:
-            update = wire.get(params, rules.SESSION_UPDATE_FIELD)
-            if wire.declares_any(update, rules.OFFERS):
+        if method == _SESSION_UPDATE and self.conn.sessions:
+            update = (
+                self.read_update(params) if type(params) is self.update_type else _update_of(params)
+            )
+            offering = _OFFERING.get(type(update))  # by type: `declares_any` depends on no more
+            if offering is None:
+                offering = _OFFERING[type(update)] = wire.declares_any(update, rules.OFFERS)
+            if offering:  # a kind of update that may carry offers (a mode update, say)
                 self.remember(wire.get(params, rules.SESSION_ID), update)
-        return super().received_notification(method, params)
+        if method not in self.watched:
+            return True
+        return AcpPolicy.received_notification(self, method, params)
 
     def handling(self, method: str, params: Any) -> None:
         fold = self.conn.on_session_update
-        if fold is not None and method == rules.SESSION_UPDATE:
+        if fold is not None and method == _SESSION_UPDATE:
             fold(params)
 
     def remember(self, session_id: Any, source: Any) -> None:
@@ -425,9 +575,11 @@ class ClientPolicy(AcpPolicy):
                 offers[key] = value
 
     def on_result(self, method: str, params: Any, result: Any) -> Any:
+        if method not in _RESULTS_READ and method not in self.answer_checks:
+            return result  # a result this side neither checks nor records (say, a prompt's)
         result = super().on_result(method, params, result)
         conn = self.conn
-        if method in rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY:
+        if method in _SESSION_SET_UP_BY:
             session_id = wire.get(
                 result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID
             )

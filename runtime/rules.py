@@ -483,11 +483,11 @@ def _gated(checks: list[Check]) -> list[Callable[[Any, Any], str | None]]:
     held = [c for c in checks if c.holds]
     if len(held) < 2:
         return [c.fn for c in checks]
-    reach = wire.Reach(tuple(dict.fromkeys(path for c in held for path in c.holds)))
+    may_hold = wire.Reach(tuple(dict.fromkeys(path for c in held for path in c.holds))).may_hold
     fns = tuple(c.fn for c in held)
 
     def gate(value: Any, initialize: Any) -> str | None:
-        if not reach(value):  # holds none of the paths they read: every one of them passes
+        if not may_hold(value):  # holds none of the paths they read: every one of them passes
             return None
         for fn in fns:
             reason = fn(value, initialize)

@@ -8,12 +8,12 @@ value is still the one checked (not a copy made since, such as the trace context
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from . import wire
-from .errors import ProtocolError
+from .errors import ConnectionClosedError, ProtocolError
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
@@ -21,27 +21,46 @@ if TYPE_CHECKING:
 
 
 class Sender:
-    __slots__ = ("schema", "envelopes", "sending")
+    __slots__ = ("schema", "envelopes", "sending", "_types")
 
     def __init__(self, schema: Any, envelopes: Envelopes) -> None:
         self.schema = schema
         self.envelopes = envelopes
         # what `typed` last checked, and its JSON (None: nothing; the engine resets it per message)
         self.sending: tuple[Any, bytes] | None = None
+        # the package's methods: the type their params are checked against (None: not checked)
+        self._types: dict[str, TypeForm] = {
+            method: info.params
+            for method, info in schema.METHODS.items()
+            if not method.startswith("rpc.")
+        }
 
     def params(self, method: str, params: Any) -> Any:
         """Outgoing params as JSON-RPC and the package's types allow them: no `rpc.` method, params
         an object or an array, a method's params checked strictly against its type (`typed`)."""
-        if method.startswith("rpc."):
-            raise ProtocolError(f"{method}: names starting with 'rpc.' are reserved by JSON-RPC")
-        if not wire.structured(params):  # 226
+        tp = self._types.get(method, _NOT_KNOWN)  # one lookup for a method of the package
+        if tp is _NOT_KNOWN:
+            if method.startswith("rpc."):
+                raise ProtocolError(
+                    f"{method}: names starting with 'rpc.' are reserved by JSON-RPC"
+                )
+            tp = None
+        if type(params) not in _STRUCTURED and not _structured(params):  # 226
             raise ProtocolError(
                 f"{method}: params must be an object or an array, not {type(params).__name__}"
             )
-        info = self.schema.METHODS.get(method)
-        if info is not None and params is not None and params is not msgspec.UNSET:  # 164
-            params = self.typed(method, params, info.params, "params")
-        return params
+        if tp is None or params is None or params is msgspec.UNSET:
+            return params
+        if type(params) is not dict:  # `typed`, written out for a generated object: the hot path
+            schema = self.schema
+            try:
+                data = schema.encode_message(params)
+                schema.decode(data, tp, strict=True)
+            except (TypeError, ValueError, msgspec.EncodeError):
+                return self.typed(method, params, tp, "params")  # raises, naming what is wrong
+            self.sending = (params, data)
+            return params
+        return self.typed(method, params, tp, "params")  # 164
 
     def typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
         """An outgoing value of a protocol type (`at`: "params" or "result"), checked strictly: a
@@ -80,6 +99,9 @@ class Sender:
     def notification(self, method: str, params: Any) -> bytes:
         sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
         if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
+            ends = self.envelopes.ends.get(method)  # `Envelopes.notification`, written out
+            if ends is not None:
+                return ends[0] + sending[1] + ends[1]
             return self.envelopes.notification(method, sending[1])
         schema = self.schema
         data: bytes = schema.encode_message(
@@ -106,9 +128,9 @@ class Sender:
             result = self.typed(
                 request.method, result, schema.REQUESTS[request.method].result, "result"
             )
-            sent = self.sent_json(result)
-            if sent is not None:  # checked: its JSON goes in as it is
-                return self.envelopes.response(request.id, sent)
+            sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
+            if sending is not None and sending[0] is result:  # checked: its JSON goes in as it is
+                return self.envelopes.response(request.id, sending[1])
         data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
         return data
 
@@ -128,20 +150,21 @@ class Envelopes:
     plan. Any other message is encoded by the package with its member as `msgspec.Raw`.
     """
 
-    __slots__ = ("_schema", "_notifications")
+    __slots__ = ("_schema", "ends")
 
     def __init__(self, schema: Package) -> None:
         self._schema = schema
-        self._notifications: dict[str, tuple[bytes, bytes]] = {}
+        # method -> its notification's JSON before the params and after them
+        self.ends: dict[str, tuple[bytes, bytes]] = {}
         for method in schema.NOTIFICATIONS:
             note = schema.Notification(method=method, params=msgspec.Raw(_MARK))
             head, mark, tail = schema.encode_message(note).partition(_MARK)
             if mark and _MARK not in tail:
-                self._notifications[method] = (head, tail)
+                self.ends[method] = (head, tail)
 
     def notification(self, method: str, params: bytes) -> bytes:
         """A notification of `method` whose params are the JSON `params`."""
-        ends = self._notifications.get(method)
+        ends = self.ends.get(method)
         if ends is not None:
             return ends[0] + params + ends[1]
         schema = self._schema
@@ -165,6 +188,42 @@ class Envelopes:
             schema.Response(id=request_id, result=msgspec.Raw(result))
         )
         return data
+
+
+_NOT_KNOWN: Any = object()
+
+_STRUCTURED: set[type] = set()
+"""Types of params seen to be structured values (`wire.structured`): one set lookup each."""
+
+
+def _structured(params: Any) -> bool:
+    """`wire.structured`, keeping the types it holds structured by type alone."""
+    if not wire.structured(params):
+        return False
+    kind = type(params)
+    if issubclass(kind, (msgspec.Struct, dict, list, tuple)):
+        _STRUCTURED.add(kind)
+    return True
+
+
+class Writer(Protocol):
+    """What `write_failed` reads and closes: an engine."""
+
+    _eof_error: ConnectionClosedError | None
+    _close_error: ConnectionClosedError | None
+
+    def _shutdown(self, error: ConnectionClosedError) -> None: ...
+
+
+def write_failed(engine: Writer, exc: BaseException) -> ConnectionClosedError:
+    """What a write of the engine's that failed with `exc` raises: when the peer went away first,
+    that (not how the write ended); else the connection closes now, for this reason."""
+    known = engine._eof_error or engine._close_error
+    if known is not None:
+        return known
+    err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+    engine._shutdown(err)
+    return err
 
 
 def _omit_none(params: Any) -> Any:

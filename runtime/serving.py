@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import logging
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
@@ -16,6 +15,7 @@ from . import answers
 from .answers import as_rpc_error
 from .errors import ConnectionClosedError, ProtocolError
 from .jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RequestId
+from .sending import write_failed
 
 if TYPE_CHECKING:
     from .package import RequestMessage, RpcException
@@ -29,15 +29,16 @@ class Serving(msgspec.Struct):
 
     method: str
     params: Any
+    request: RequestMessage
+    server: Server
     task: asyncio.Task[None] | None = None
     cancel_result: dict[str, Any] | None = None  # wire result to answer when a turn cancel ended it
     cancelled_by_peer: bool = False
-    # `after_answer` work
-    after: list[Callable[[], Awaitable[Any]]] = msgspec.field(default_factory=list)
+    # `after_answer` work (None: none yet; no list per request)
+    after: list[Callable[[], Awaitable[Any]]] | None = None
     answered: bool = False
     started: bool = False  # its handler's task has begun `Server._serve`
-    # told when a task cancelled before it started ends (`Server._served`); set by `Server.start`
-    unstarted: Callable[[asyncio.Task[None]], object] | None = None
+    unstarted: bool | None = True  # None: `cancel` added the done callback of an unstarted task
 
     def cancel(self) -> None:
         """Cancel its handler's task. A task cancelled before it started never runs `_serve`,
@@ -48,9 +49,12 @@ class Serving(msgspec.Struct):
         if task is None:
             return
         if not self.started and self.unstarted is not None and not task.done():
-            task.add_done_callback(self.unstarted)
+            task.add_done_callback(self._ended)
             self.unstarted = None
         task.cancel()
+
+    def _ended(self, task: asyncio.Task[None]) -> None:
+        self.server._served(self.request, self, task)
 
 
 class Host(Protocol):
@@ -59,7 +63,10 @@ class Host(Protocol):
     schema: Any
     policy: Any
     _close_error: ConnectionClosedError | None
+    _eof_error: ConnectionClosedError | None
     _transport: Transport
+
+    def _shutdown(self, error: ConnectionClosedError) -> None: ...
 
     def _encode_result(self, request: RequestMessage, result: Any) -> bytes: ...
 
@@ -72,7 +79,7 @@ class Host(Protocol):
     def _maybe_finish(self) -> None: ...
 
 
-_now_serving: contextvars.ContextVar[tuple[Server, Serving] | None] = contextvars.ContextVar(
+_now_serving: contextvars.ContextVar[Serving | None] = contextvars.ContextVar(
     "acp_runtime_now_serving", default=None
 )
 
@@ -100,10 +107,9 @@ class Server:
             engine._send_error_nowait(request.id, err)
             return
         engine.policy.received_request(request.method, request.params)
-        serving = Serving(request.method, request.params)
+        serving = Serving(request.method, request.params, request, self)
         self.requests[request.id] = serving
         serving.task = self._loop.create_task(self._serve(request, serving))
-        serving.unstarted = functools.partial(self._served, request, serving)
 
     def cancel(self, request_id: Any, *, by_peer: bool) -> None:
         """Cancel the handler of a request being served (`$/cancel_request` from the peer)."""
@@ -118,10 +124,9 @@ class Server:
 
     async def _serve(self, request: RequestMessage, serving: Serving) -> None:
         serving.started = True
-        serving.unstarted = None
         engine = self.engine
         schema = engine.schema
-        _now_serving.set((self, serving))
+        _now_serving.set(serving)
         succeeded = False
         try:
             try:
@@ -152,13 +157,18 @@ class Server:
                     )
         finally:
             self.requests.pop(request.id, None)
+        closed = engine._close_error
         try:
-            await engine._write(data)
-        except ConnectionClosedError:
-            log.debug("could not answer %s: connection closed", request.method)
-        else:
+            if closed is None:  # `engine._write`, written out: no coroutine of ours per answer
+                try:
+                    await engine._transport.send(data)
+                except (ConnectionError, OSError, RuntimeError) as exc:
+                    closed = write_failed(engine, exc)
+            if closed is not None:
+                log.debug("could not answer %s: %s", request.method, closed)
+                return
             serving.answered = True
-            if succeeded and serving.after:
+            if succeeded and serving.after is not None:
                 self._start_after(request.method, serving.after)
         finally:
             engine._maybe_finish()
@@ -183,14 +193,15 @@ class Server:
         `session/load` replays its history *before* answering). Nothing else moves: the
         answer goes out when the handler returns, as always. The work is dropped when the answer is
         an error or cannot be written; its own errors are logged."""
-        now = _now_serving.get()
-        if now is None or now[0] is not self:
+        serving = _now_serving.get()
+        if serving is None or serving.server is not self:
             raise ProtocolError(
                 "after_answer: call it from a handler of a request this connection serves"
             )
-        serving = now[1]
         if serving.answered:
             self._start_after(serving.method, [work])
+        elif serving.after is None:
+            serving.after = [work]
         else:
             serving.after.append(work)
 

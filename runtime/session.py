@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import operator
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, Sequence, overload
@@ -199,20 +200,14 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT]):
     def fold(self, update: Any) -> None:
         """Fold one session update (the `update` of a session/update notification) into state."""
         chunk = _CHUNKS.get(type(update))
-        if chunk is not None:  # the hot path: a message chunk of a type seen before
-            role, id_attr, content_attr = chunk
-            message_id = getattr(update, id_attr) if id_attr else None
-            if message_id is msgspec.UNSET:  # omitted: the same as no message id
-                message_id = None
-            last = self.messages[-1] if self.messages else None
-            if (
-                message_id is None
-                and last is not None
-                and last.role == role
-                and last.message_id is None
-            ):
-                last.content.append(getattr(update, content_attr))
-                return
+        if chunk is not None and self.messages:  # the hot path: a chunk of a type seen before
+            role, read, has_id = chunk
+            last = self.messages[-1]
+            if last.role == role and last.message_id is None:
+                message_id, content = read(update) if has_id else (None, read(update))
+                if message_id is None or message_id is _UNSET:  # omitted: the same as no id
+                    last.content.append(content)  # appended to the message without an id
+                    return
         kind = wire.get(update, KIND)
         how = FOLDS.get(kind)
         if how is None:
@@ -229,12 +224,9 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT]):
                 how.action == CHUNK
                 and isinstance(update, msgspec.Struct)
                 and type(update) not in _CHUNKS
+                and _attr(type(update), CONTENT)
             ):
-                _CHUNKS[type(update)] = (
-                    how.slot,
-                    _attr(type(update), MESSAGE_ID),
-                    _attr(type(update), CONTENT),
-                )
+                _CHUNKS[type(update)] = _chunk_plan(type(update), how.slot)
             self._fold_message(how, update)
         elif how.action == SET:
             setattr(self, how.slot, _at(update, how.path))
@@ -309,9 +301,17 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT]):
             store[key] = store.get(key, b"") + base64.b64decode(data)
 
 
-_CHUNKS: dict[type, tuple[str, str, str]] = (
-    {}
-)  # chunk type -> (role, messageId attribute, content attribute)
+_CHUNKS: dict[type, tuple[str, Callable[[Any], Any], bool]] = {}
+"""chunk type -> (role, what reads its (messageId, content) or, without a messageId field, its
+content, whether it has that field)"""
+_UNSET = msgspec.UNSET
+
+
+def _chunk_plan(cls: type, role: str) -> tuple[str, Callable[[Any], Any], bool]:
+    content, message_id = _attr(cls, CONTENT), _attr(cls, MESSAGE_ID)
+    if message_id:
+        return role, operator.attrgetter(message_id, content), True
+    return role, operator.attrgetter(content), False
 
 
 def _attr(cls: type, key: str) -> str:
@@ -434,33 +434,37 @@ class _Router:
         self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any]] = {}
         self.setups = 0
         self.held: list[Any] = []
-        self.attrs: dict[type, tuple[str, str]] = (
-            {}
-        )  # params type -> its sessionId and update attributes
+        # params type -> what reads its session id and update (one C call for a Struct type)
+        self.readers: dict[type, Callable[[Any], tuple[Any, Any]]] = {}
         self.chained: Callable[[Any], None] | None = conn.on_session_update
-        conn.on_session_update = self
+        conn.on_session_update = self.__call__  # a bound method: a cheaper call than an instance
         asyncio.ensure_future(conn.wait_closed()).add_done_callback(lambda _: self.closed())
 
     def __call__(self, params: Any) -> None:
         if self.chained is not None:
             self.chained(params)
-        attrs = self.attrs.get(type(params))
-        if attrs is None and isinstance(params, msgspec.Struct):
-            attrs = self.attrs[type(params)] = (
-                _attr(type(params), rules.SESSION_ID),
-                _attr(type(params), rules.SESSION_UPDATE_FIELD),
-            )
-        if attrs:
-            session_id, update = getattr(params, attrs[0]), getattr(params, attrs[1])
-        else:
-            session_id, update = wire.get(params, rules.SESSION_ID), wire.get(
-                params, rules.SESSION_UPDATE_FIELD
-            )
+        read = self.readers.get(type(params))
+        if read is None:
+            read = self.readers[type(params)] = _reader(type(params))
+        session_id, update = read(params)
         session = self.sessions.get(session_id)
-        if session is not None:
+        if session is None:
+            if self.setups:
+                self.held.append(params)
+        elif session._waiting or session._listeners:
             session._fold(update)
-        elif self.setups:
-            self.held.append(params)
+        else:  # `Session._fold` with nothing to tell: the path of a streamed update
+            state = session.state
+            chunk = _CHUNKS.get(type(update))
+            if chunk is not None and state.messages:  # `SessionState.fold`'s hot path, inlined
+                last = state.messages[-1]
+                if last.role == chunk[0] and last.message_id is None:
+                    read = chunk[1]
+                    message_id, content = read(update) if chunk[2] else (None, read(update))
+                    if message_id is None or message_id is _UNSET:
+                        last.content.append(content)
+                        return
+            state.fold(update)
 
     def claim(self, session: Session[Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
@@ -474,6 +478,17 @@ class _Router:
     def closed(self) -> None:
         for session in self.sessions.values():
             session._end(closed=True)
+
+
+def _reader(cls: type) -> Callable[[Any], tuple[Any, Any]]:
+    """What reads the session id and the update of session/update params of type `cls`."""
+    names = (wire.attribute(cls, rules.SESSION_ID), wire.attribute(cls, rules.SESSION_UPDATE_FIELD))
+    if names[0] is not None and names[1] is not None:
+        return operator.attrgetter(names[0], names[1])
+    return lambda params: (
+        wire.get(params, rules.SESSION_ID),
+        wire.get(params, rules.SESSION_UPDATE_FIELD),
+    )
 
 
 _ROUTERS: weakref.WeakKeyDictionary[ClientSideConnection, _Router] = weakref.WeakKeyDictionary()

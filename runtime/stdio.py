@@ -15,12 +15,22 @@ import signal
 import stat
 import subprocess
 import sys
-from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Callable, Coroutine, TypeVar, overload
+from typing import (
+    IO,
+    TYPE_CHECKING,
+    Any,
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    TypeVar,
+    cast,
+    overload,
+)
 
 from .agent import AgentSideConnection
 from .client import ClientSideConnection
 from .errors import ConnectionClosedError
-from .framing import ByteReader
+from .framing import ByteReader, PushProtocol, PushReader
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
@@ -93,12 +103,12 @@ async def _reader_for(fd: int) -> ByteReader:
     """A reader of `fd`. An event-loop pipe gets a duplicate of it, which the transport owns and
     closes (uvloop's transports close the descriptor they are given; asyncio's close the file)."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 20)
+    reader = PushReader()
     if not _pipe_like(fd):
         return _FileReader(fd)
     pipe = os.fdopen(os.dup(fd), "rb", buffering=0)
     try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+        await loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
     except (ValueError, OSError):
         pipe.close()
         return _FileReader(fd)
@@ -276,7 +286,9 @@ async def spawn_agent(
     group gets SIGTERM, another `shutdown_timeout`, then SIGKILL. The child is always reaped. See
     `_stop_tree` for what escapes this and for platforms without process groups.
     """
-    process = await asyncio.create_subprocess_exec(
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _AgentProcess(loop),
         command,
         *args,
         stdin=asyncio.subprocess.PIPE,
@@ -286,11 +298,12 @@ async def spawn_agent(
         cwd=cwd,
         **_own_group(),
     )
+    process = asyncio.subprocess.Process(transport, protocol, loop)
     tasks: list[asyncio.Task[None]] = []
     conn: ClientSideConnection[Any] | None = None
     try:
-        assert process.stdout is not None and process.stdin is not None  # both are pipes
-        conn = _client_connection(handler, process.stdout, process.stdin, schema=schema, **options)
+        assert process.stdin is not None  # a pipe
+        conn = _client_connection(handler, protocol.out, process.stdin, schema=schema, **options)
         conn.process = process
         conn.stderr_tail = b""
 
@@ -313,6 +326,32 @@ async def spawn_agent(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class _AgentProcess(asyncio.subprocess.SubprocessStreamProtocol):
+    """`asyncio.create_subprocess_exec`'s protocol, but the agent's stdout goes to a `PushReader`
+    (`out`), whose messages reach the connection in the callback that received them; the
+    process's `stdout` stream stays empty."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=1 << 20, loop=loop)
+        self.out = PushReader()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        pipe = cast("asyncio.SubprocessTransport", transport).get_pipe_transport(1)
+        self.out.transport = cast("asyncio.ReadTransport | None", pipe)
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1:
+            self.out.feed_data(cast(bytes, data))
+        else:
+            super().pipe_data_received(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.out.feed_eof(exc)
+        super().pipe_connection_lost(fd, exc)
 
 
 async def _exit_code(process: asyncio.subprocess.Process) -> int:

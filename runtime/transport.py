@@ -14,7 +14,7 @@ import asyncio
 from collections import deque
 from typing import Callable, Protocol
 
-from .framing import _SNIFF, DEFAULT_MAX_LINE_BYTES, OversizedLine
+from .framing import _SNIFF, DEFAULT_MAX_LINE_BYTES, OnEnd, OnMessages, OversizedLine
 
 __all__ = ["MessageTransport", "OversizedLine", "Transport"]
 
@@ -22,9 +22,9 @@ __all__ = ["MessageTransport", "OversizedLine", "Transport"]
 class Transport(Protocol):
     """Whole messages in and out."""
 
-    async def receive(self) -> list[bytes | OversizedLine] | None:
-        """Every message that has arrived (at least one; one over the size limit as an
-        `OversizedLine`), or None at the end of input."""
+    def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
+        """Hand every message to `on_messages` as it arrives, in order (one over the size limit
+        as an `OversizedLine`), and the end of input (or why reading failed) to `on_end`, once."""
         ...
 
     def send_nowait(self, message: bytes) -> None:
@@ -58,6 +58,7 @@ class MessageTransport:
         self._waiter: asyncio.Future[None] | None = None
         self._eof = False
         self._closed = False
+        self._pump: asyncio.Task[None] | None = None
 
     # --- in: fed by the owner ---------------------------------------------------------------------
 
@@ -92,6 +93,16 @@ class MessageTransport:
         self._items.clear()
         return items
 
+    def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
+        """Hand the messages fed on, a loop turn after `feed` (never inside the owner's call)."""
+
+        async def pump() -> None:
+            while (messages := await self.receive()) is not None:
+                on_messages(messages)
+            on_end(None)
+
+        self._pump = asyncio.get_running_loop().create_task(pump())
+
     # --- out --------------------------------------------------------------------------------------
 
     def send_nowait(self, message: bytes) -> None:
@@ -103,6 +114,8 @@ class MessageTransport:
         self.send_nowait(message)
 
     def close(self) -> None:
+        if self._pump is not None:
+            self._pump.cancel()
         if not self._closed:
             self._closed = True
             self._on_close()

@@ -33,6 +33,14 @@ def _fields(cls: type) -> dict[str, str]:
     return fields
 
 
+def attribute(cls: Any, key: str) -> str | None:
+    """The attribute name of a Struct type's field of wire name `key` (None: no such field, or
+    not a Struct type)."""
+    if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):
+        return None
+    return _fields(cls).get(key)
+
+
 def declares_any(obj: Any, keys: tuple[str, ...]) -> bool:
     """Whether a Struct declares any of these wire keys (dicts and other values: assume so)."""
     if not isinstance(obj, msgspec.Struct):
@@ -127,6 +135,11 @@ class Reach:
         ] = {}
 
     def __call__(self, obj: Any) -> bool:
+        return self.may_hold(obj)
+
+    def may_hold(self, obj: Any) -> bool:
+        """Whether `obj` may hold any of the paths (a bound method is a cheaper call than the
+        instance: keep `reach.may_hold` where it is called per message)."""
         plan = self._plans.get(type(obj))  # a Struct type seen before: the common case
         if plan is None:
             if not isinstance(obj, msgspec.Struct):
@@ -134,16 +147,9 @@ class Reach:
             plan = self._plans[type(obj)] = self._plan(type(obj))
         for key, attr, rests, held in plan:
             first = getattr(obj, attr) if attr else get(obj, key)
-            if first is None or first is msgspec.UNSET:
-                continue
-            if not rests:
-                return True
-            holds = held.get(type(first))
+            holds = held.get(type(first))  # what a value of its type may hold: one lookup
             if holds is None:
-                kind = type(first)
-                holds = held[kind] = not isinstance(first, msgspec.Struct) or any(
-                    _may_hold(kind, rest) for rest in rests
-                )
+                holds = held[type(first)] = _first_holds(first, rests)
             if holds:
                 return True
         return False
@@ -163,6 +169,17 @@ class Reach:
         return tuple(
             (first, fields.get(first, ""), tuple(rests), {}) for first, rests in groups.items()
         )
+
+
+def _first_holds(first: Any, rests: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the value at a path's first key may hold the rest of one of the paths: decided by
+    its type alone (absent: no; not a Struct, or no rest: yes; a Struct: its fields say)."""
+    if first is None or first is msgspec.UNSET:
+        return False
+    kind = type(first)
+    return (
+        not rests or not isinstance(first, msgspec.Struct) or any(_may_hold(kind, r) for r in rests)
+    )
 
 
 _PATHS: dict[str, tuple[str, ...]] = {}

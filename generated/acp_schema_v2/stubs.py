@@ -10,7 +10,7 @@ camelCase to snake_case, joined by `_` (`session/new` -> `session_new`, `documen
 from __future__ import annotations
 
 import typing as _t
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Coroutine, Protocol, cast
 
 from . import types as t
 from .errors import METHOD_NOT_FOUND, error_for
@@ -1071,16 +1071,18 @@ class AgentProxy:
         result = await self._peer.request("session/prompt", params, t.PromptResponse)
         return cast("t.PromptResponse", result)
 
-    async def session_cancel(self, params: t.CancelSessionNotification) -> None:
+    def session_cancel(self, params: t.CancelSessionNotification) -> Coroutine[Any, Any, None]:
         """Send `session/cancel` (notification)
 
         Notification to cancel a session's foreground work and its prompts not yet inserted.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
         """
-        await self._peer.notify("session/cancel", params)
+        return self._peer.notify("session/cancel", params)
 
-    async def mcp_message_notification(self, params: t.MessageMcpNotification) -> None:
+    def mcp_message_notification(
+        self, params: t.MessageMcpNotification
+    ) -> Coroutine[Any, Any, None]:
         """Send `mcp/message` (notification)
 
         **UNSTABLE**
@@ -1088,16 +1090,16 @@ class AgentProxy:
         Notification for an active request, sent from provider to consumer.
         Includes subscription acknowledgements and updates.
         """
-        await self._peer.notify("mcp/message", params)
+        return self._peer.notify("mcp/message", params)
 
-    async def cancel_request(self, params: t.CancelRequestNotification) -> None:
+    def cancel_request(self, params: t.CancelRequestNotification) -> Coroutine[Any, Any, None]:
         """Send `$/cancel_request` (notification)
 
         Notification to cancel an ongoing request.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
         """
-        await self._peer.notify("$/cancel_request", params)
+        return self._peer.notify("$/cancel_request", params)
 
 
 class ClientHandler:
@@ -1257,7 +1259,7 @@ class ClientProxy:
         result = await self._peer.request("mcp/message", params, t.MessageMcpResponse)
         return cast("t.MessageMcpResponse", result)
 
-    async def session_update(self, params: t.UpdateSessionNotification) -> None:
+    def session_update(self, params: t.UpdateSessionNotification) -> Coroutine[Any, Any, None]:
         """Send `session/update` (notification)
 
         Notification containing a session update from the agent.
@@ -1266,18 +1268,22 @@ class ClientProxy:
 
         See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#3-agent-reports-output)
         """
-        await self._peer.notify("session/update", params)
+        return self._peer.notify("session/update", params)
 
-    async def elicitation_complete(self, params: t.CompleteElicitationNotification) -> None:
+    def elicitation_complete(
+        self, params: t.CompleteElicitationNotification
+    ) -> Coroutine[Any, Any, None]:
         """Send `elicitation/complete` (notification)
 
         Notification sent by the agent when a URL-based elicitation is complete.
 
         This notification is not a foreground state update.
         """
-        await self._peer.notify("elicitation/complete", params)
+        return self._peer.notify("elicitation/complete", params)
 
-    async def auth_status_update(self, params: t.AuthStatusUpdateNotification) -> None:
+    def auth_status_update(
+        self, params: t.AuthStatusUpdateNotification
+    ) -> Coroutine[Any, Any, None]:
         """Send `auth/status_update` (notification)
 
         **UNSTABLE**
@@ -1290,16 +1296,16 @@ class ClientProxy:
         `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
         send it when the reported status differs from the last one sent on the connection.
         """
-        await self._peer.notify("auth/status_update", params)
+        return self._peer.notify("auth/status_update", params)
 
-    async def cancel_request(self, params: t.CancelRequestNotification) -> None:
+    def cancel_request(self, params: t.CancelRequestNotification) -> Coroutine[Any, Any, None]:
         """Send `$/cancel_request` (notification)
 
         Notification to cancel an ongoing request.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
         """
-        await self._peer.notify("$/cancel_request", params)
+        return self._peer.notify("$/cancel_request", params)
 
 
 class ProxyHandler:
@@ -1389,14 +1395,14 @@ class ProxyProxy:
     def __init__(self, peer: Peer) -> None:
         self._peer = peer
 
-    async def cancel_request(self, params: t.CancelRequestNotification) -> None:
+    def cancel_request(self, params: t.CancelRequestNotification) -> Coroutine[Any, Any, None]:
         """Send `$/cancel_request` (notification)
 
         Notification to cancel an ongoing request.
 
         See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
         """
-        await self._peer.notify("$/cancel_request", params)
+        return self._peer.notify("$/cancel_request", params)
 
     async def proxy_initialize(self, params: t.InitializeProxyRequest) -> t.InitializeProxyResponse:
         """Send `proxy/initialize` (request)
@@ -1445,7 +1451,9 @@ class ProxyProxy:
         result = await self._peer.request("proxy/successor", params, t.ProxySuccessorResponse)
         return cast("t.ProxySuccessorResponse", result)
 
-    async def proxy_successor_notification(self, params: t.ProxySuccessorNotification) -> None:
+    def proxy_successor_notification(
+        self, params: t.ProxySuccessorNotification
+    ) -> Coroutine[Any, Any, None]:
         """Send `proxy/successor` (notification)
 
         **UNSTABLE**
@@ -1460,4 +1468,4 @@ class ProxyProxy:
 
         See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
         """
-        await self._peer.notify("proxy/successor", params)
+        return self._peer.notify("proxy/successor", params)

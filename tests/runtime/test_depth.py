@@ -82,6 +82,8 @@ async def test_over_a_real_pipe_the_echo_agent_answers_and_prints_no_traceback()
     answers = [json.loads(await asyncio.wait_for(agent.stdout.readline(), 20)) for _ in range(3)]
     agent.stdin.close()
     _, err = await asyncio.wait_for(agent.communicate(), 20)
-    assert answers[1]["id"] == 7 and answers[1]["error"]["code"] == -32600, answers[1]
-    assert answers[2]["id"] == 8 and "sessionId" in answers[2]["result"]
+    by_id = {answer["id"]: answer for answer in answers}  # answers may come in any order
+    assert sorted(by_id) == [0, 7, 8], answers
+    assert by_id[7]["error"]["code"] == -32600, by_id[7]
+    assert "sessionId" in by_id[8]["result"], by_id[8]
     assert b"Traceback" not in err and b"RecursionError" not in err, err.decode()[-2000:]

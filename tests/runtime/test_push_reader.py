@@ -1,0 +1,101 @@
+"""`framing.PushReader`: bytes a protocol pushes reach the one consumer in order, whether they came
+before it attached or after, and `LineTransport` over it hands on whole lines."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from acp_runtime.framing import LineTransport, OversizedLine, PushReader
+
+
+class Pausable:
+    def __init__(self) -> None:
+        self.paused = False
+
+    def pause_reading(self) -> None:
+        self.paused = True
+
+    def resume_reading(self) -> None:
+        self.paused = False
+
+
+class Sink:
+    def write(self, data: bytes) -> None:
+        pass
+
+    async def drain(self) -> None:
+        pass
+
+
+async def test_chunks_that_came_before_and_after_attaching_keep_their_order() -> None:
+    reader = PushReader()
+    reader.feed_data(b"1")
+    got: list[bytes] = []
+    ends: list[BaseException | None] = []
+    reader.attach(got.append, ends.append)
+    reader.feed_data(b"2")  # arrives before the earlier chunk was handed over
+    reader.feed_eof()
+    assert got == [] and ends == []  # nothing inside the owner's constructor
+    await asyncio.sleep(0)
+    assert got == [b"1", b"2"] and ends == [None]
+    reader.feed_data(b"3")  # after the end: nothing more is handed over
+    assert got == [b"1", b"2"]
+
+
+async def test_an_attached_consumer_is_handed_each_chunk_at_once() -> None:
+    reader = PushReader()
+    got: list[bytes] = []
+    ends: list[BaseException | None] = []
+    reader.attach(got.append, ends.append)
+    reader.feed_data(b"a")
+    assert got == [b"a"]  # in the protocol's callback, no loop turn
+    error = ConnectionResetError("gone")
+    reader.feed_eof(error)
+    assert ends == [error]
+
+
+async def test_read_serves_the_bytes_and_pauses_the_transport_past_the_limit() -> None:
+    reader = PushReader(limit=4)
+    transport = Pausable()
+    reader.transport = transport  # type: ignore[assignment]
+    reader.feed_data(b"abc")
+    assert not transport.paused
+    reader.feed_data(b"defg")
+    assert transport.paused
+    assert await reader.read(2) == b"ab"
+    assert transport.paused  # 5 bytes still unread
+    assert await reader.read() == b"c"
+    assert await reader.read() == b"defg"
+    assert not transport.paused
+    reader.feed_eof()
+    assert await reader.read() == b""
+
+
+async def test_a_failed_input_raises_on_read_once_drained() -> None:
+    reader = PushReader()
+    reader.feed_data(b"x")
+    reader.feed_eof(BrokenPipeError("broken"))
+    assert await reader.read() == b"x"
+    with pytest.raises(BrokenPipeError):
+        await reader.read()
+
+
+async def test_a_line_transport_over_it_hands_on_whole_lines() -> None:
+    reader = PushReader()
+    transport = LineTransport(reader, Sink(), max_line_bytes=8)
+    batches: list[list[bytes | OversizedLine]] = []
+    ends: list[BaseException | None] = []
+    transport.start(batches.append, ends.append)
+    reader.feed_data(b'{"a":')
+    assert batches == []  # no newline yet
+    reader.feed_data(b"1}\n[]\n{")
+    assert batches == [[b'{"a":1}', b"[]"]]
+    reader.feed_data(b'"long":"line"}\n"tail"')
+    assert batches[1] == [OversizedLine(15, b'{"long":"line"}')]  # past 8 bytes: refused whole
+    reader.feed_eof()
+    assert batches[-1] == [b'"tail"'] and ends == [None]
+    transport.close()
+    reader.feed_data(b"after\n")
+    assert batches[-1] == [b'"tail"']

@@ -1,0 +1,67 @@
+"""The session router folds a streamed update the way `SessionState.fold` does.
+
+The router appends a message chunk to the last message itself when the session has no listener
+and no waiting turn (the path of a streamed answer); these tests check that path against
+`SessionState.fold` for chunks with and without message ids, of one role and of several.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import acp_schema as acp
+from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe
+from acp_runtime.session import Session
+
+from .helpers import CWD, Agent, Client, initialize_request
+from .test_session_fold import fold_all
+
+
+def chunk(kind: str, text: str, message_id: str | None = None) -> dict[str, Any]:
+    update: dict[str, Any] = {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+    if message_id is not None:
+        update["messageId"] = message_id
+    return update
+
+
+TURN = [
+    chunk("user_message_chunk", "hi"),
+    chunk("agent_message_chunk", "one "),
+    chunk("agent_message_chunk", "two "),
+    chunk("agent_message_chunk", "by id ", "m1"),  # an id: a message of its own
+    chunk("agent_message_chunk", "three "),  # no id after an id'd message: a new message
+    chunk("agent_message_chunk", "four"),
+    chunk("agent_thought_chunk", "hmm"),  # another role: a new message
+    chunk("agent_message_chunk", "again ", "m1"),  # back to m1 by its id
+    chunk("agent_message_chunk", "five"),
+]
+
+
+class StreamingAgent(Agent):
+    async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
+        return acp.NewSessionResponse(session_id="s1")
+
+    async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
+        for update in TURN:
+            note = {"sessionId": params.session_id, "update": update}
+            await self.conn.client.session_update(
+                acp.decode(json.dumps(note).encode(), acp.SessionNotification)
+            )
+        return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
+
+
+async def test_a_streamed_turn_is_folded_as_session_state_folds_it() -> None:
+    (agent_in, agent_out), (client_in, client_out) = memory_pipe()
+    AgentSideConnection(StreamingAgent, agent_in, agent_out)
+    client = Client()
+    conn = ClientSideConnection(client, client_in, client_out)
+    await conn.agent.initialize(initialize_request())
+    session = await Session.new(conn, CWD)
+    await session.prompt("go")
+    await session.prompt("go")  # a second turn folds on top of the first
+    expected = fold_all(TURN + TURN)
+    folded = [(m.role, m.message_id, m.text()) for m in session.state.messages]
+    assert folded == [(m.role, m.message_id, m.text()) for m in expected.messages]
+    assert [m.role for m in session.state.messages][:4] == ["user", "agent", "agent", "agent"]
+    assert len(client.updates) == 2 * len(TURN)  # the handler still sees every update
