@@ -39,13 +39,17 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import msgspec
 import websockets
+from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as websocket_connect
+from websockets.frames import CloseCode, Frame, Opcode
+from websockets.protocol import State
 
 from ..client import ClientSideConnection
 from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
 from ..transport import MessageTransport
+from .events import EventParser, OversizedEventError
 from .h2conn import H2Connection
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -103,10 +107,6 @@ DEFAULT_MAX_SESSION_STREAMS = 64
 
 class SilentServerError(Exception):
     """An SSE stream brought nothing, not even a keepalive, for its read deadline."""
-
-
-class OversizedEventError(Exception):
-    """An SSE line or event passed the client's message limit."""
 
 
 @overload
@@ -524,16 +524,27 @@ class _HttpTransport(_Transport):
     async def _read_h2_events(
         self, conn: H2Connection, headers: dict[str, str], session: str | None
     ) -> None:
-        status, _, data = await conn.request("GET", headers)
-        async with contextlib.aclosing(data):
-            if status != 200:
-                body = b"".join([chunk async for chunk in data])[:_ERROR_BODY_LIMIT]
-                text = body.decode("utf-8", "replace")
-                self._stream_end[session] = f"the server refused the stream: HTTP {status}: {text}"
-                return
-            chunks = _alive_within(data, self._read_timeout)
-            async for event in _sse_events(chunks, self._max_event_bytes):
-                self._receive(event)
+        """The stream's events are parsed and handed on as its data arrives, within the HTTP/2
+        connection's callback (`H2Connection.follow`): no task wakes up per event."""
+        parser = EventParser(self._max_event_bytes)
+        receive = self._receive
+
+        def sink(data: bytes) -> None:
+            for event in parser.feed(data):
+                receive(event)
+
+        seconds = self._read_timeout
+
+        def silent() -> Exception:
+            return SilentServerError(f"nothing came for {seconds} seconds, not even a keepalive")
+
+        status, body = await conn.follow("GET", headers, sink, seconds, silent)
+        if status != 200:
+            text = body[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
+            self._stream_end[session] = f"the server refused the stream: HTTP {status}: {text}"
+            return
+        if (last := parser.end()) is not None:
+            receive(last)
 
 
 def _is_error(body: bytes) -> bool:
@@ -570,38 +581,68 @@ async def _alive_within(
 async def _sse_events(
     chunks: AsyncIterator[bytes], limit: int = DEFAULT_MAX_LINE_BYTES
 ) -> AsyncIterator[bytes]:
-    """The data of each server-sent event (multi-line data joined with newlines; comments and
-    other fields skipped). `OversizedEventError` once a line, or an event's data, passes `limit`
-    bytes (what is buffered never grows past it by more than a chunk)."""
-    buffer = bytearray()
-    scanned = 0  # bytes of `buffer` known to hold no newline
-    data: list[bytes] = []
-    size = 0  # of `data`
+    """The data of each server-sent event of `chunks` (see `events.EventParser`); an event
+    unfinished at the end of the stream is the last."""
+    parser = EventParser(limit)
     async for chunk in chunks:
-        buffer += chunk
-        start = 0
-        while (end := buffer.find(b"\n", max(start, scanned))) >= 0:
-            line = bytes(buffer[start:end]).rstrip(b"\r")
-            start = scanned = end + 1
-            if not line:
-                if data:
-                    yield b"\n".join(data)
-                    data, size = [], 0
-            elif line.startswith(b"data:"):
-                value = line[5:]
-                data.append(value[1:] if value.startswith(b" ") else value)
-                size += len(data[-1]) + 1
-                if size > limit:
-                    raise OversizedEventError(f"an event over {limit} bytes")
-        del buffer[:start]
-        scanned = len(buffer)
-        if scanned > limit + 8:  # "data: " and a CRLF beyond the message itself
-            raise OversizedEventError(f"a line over {limit} bytes")
-    if data:
-        yield b"\n".join(data)
+        for event in parser.feed(chunk):
+            yield event
+    if (last := parser.end()) is not None:
+        yield last
+
+
+class _Socket(ClientConnection):
+    """websockets' client connection, whose text messages go to `on_text` as their last frame
+    arrives, within the connection's own callback (no message queue, no task woken per
+    message); binary messages are dropped (ACP carries none). websockets' protocol has already
+    checked each frame, answered pings and bounded the message's size (`max_size`); the UTF-8 of
+    a text message is checked here, and a bad one fails the connection (1007), as websockets
+    fails it."""
+
+    on_text: Callable[[bytes], None] | None = None
+    _parts: list[bytes] | None = None  # the frames so far of a fragmented text message
+    _binary = False  # the frames of a fragmented binary message are being dropped
+
+    def process_event(self, event: Any) -> None:
+        on_text = self.on_text
+        if on_text is None or self.response is None or not isinstance(event, Frame):
+            super().process_event(event)
+            return
+        opcode = event.opcode
+        if opcode is Opcode.TEXT:
+            if event.fin:
+                self._deliver(on_text, bytes(event.data))
+            else:
+                self._parts = [bytes(event.data)]
+        elif opcode is Opcode.CONT:
+            if self._parts is not None:
+                self._parts.append(bytes(event.data))
+                if event.fin:
+                    parts, self._parts = self._parts, None
+                    self._deliver(on_text, b"".join(parts))
+            elif event.fin:
+                self._binary = False
+        elif opcode is Opcode.BINARY:
+            self._binary = not event.fin
+        elif opcode is Opcode.PONG:
+            self.acknowledge_pings(bytes(event.data))
+
+    def _deliver(self, on_text: Callable[[bytes], None], data: bytes) -> None:
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            self.protocol.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
+            self.send_data()
+            return
+        on_text(data)
 
 
 class _WebSocketTransport(_Transport):
+    """Text frames both ways. Received messages are fed as they arrive (`_Socket`); a message
+    sent while nothing waits to be sent goes out at once, within `send_nowait`, unless the
+    socket's write buffer is over its high-water mark; otherwise it waits its turn in a queue
+    the sending task empties with websockets' `send` (which waits for the buffer to drain)."""
+
     def __init__(
         self,
         url: str,
@@ -621,6 +662,7 @@ class _WebSocketTransport(_Transport):
         self._max = max_message_bytes
         self._socket: Any = None
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._queued = 0  # messages in the queue or being sent by the task
         self._tasks: list[asyncio.Task[None]] = []
 
     async def open(self) -> None:
@@ -640,6 +682,7 @@ class _WebSocketTransport(_Transport):
             max_size=self._max,
             open_timeout=self._connect_timeout,
             compression=None,
+            create_connection=_Socket,
             **({"ssl": ssl} if ssl is not None else {}),
         )
         response = self._socket.response
@@ -656,6 +699,17 @@ class _WebSocketTransport(_Transport):
         self._tasks = [loop.create_task(self._receive_all()), loop.create_task(self._send_all())]
 
     def send_nowait(self, message: bytes) -> None:
+        socket = self._socket
+        if (
+            self._queued == 0
+            and socket is not None
+            and socket.protocol.state is State.OPEN
+            and socket.transport.get_write_buffer_size() <= socket.write_limit_high
+        ):
+            socket.protocol.send_text(message)  # a text frame, sent without decoding
+            socket.send_data()
+            return
+        self._queued += 1
         self._queue.put_nowait(message)
 
     def end_output(self) -> None:
@@ -664,20 +718,25 @@ class _WebSocketTransport(_Transport):
     async def _send_all(self) -> None:
         try:
             while (data := await self._queue.get()) is not None:
-                await self._socket.send(data, text=True)  # a text frame, sent without decoding
+                try:
+                    await self._socket.send(data, text=True)  # a text frame, sent without decoding
+                finally:
+                    self._queued -= 1
         except websockets.ConnectionClosed:
             pass
         with contextlib.suppress(Exception):
             await self._socket.close()
 
     async def _receive_all(self) -> None:
+        """Feed each text message as it arrives (`_Socket`), and end the input with the socket."""
         reason = f"the server closed the WebSocket {self.url}"
+        socket = self._socket
+        socket.on_text = self._reader.feed
         try:
-            async for frame in self._socket:
-                if isinstance(frame, str):  # binary frames carry nothing in ACP
-                    self._reader.feed(frame.encode())
-        except websockets.ConnectionClosed as exc:
-            reason = f"the WebSocket {self.url} closed: {exc}"
+            await socket.wait_closed()
+            closed = socket.protocol.close_exc
+            if not isinstance(closed, websockets.ConnectionClosedOK):  # as `async for` ends
+                reason = f"the WebSocket {self.url} closed: {closed}"
         except Exception as exc:  # a broken socket
             reason = f"the WebSocket {self.url} broke: {exc!r}"
         self._end_input(reason)

@@ -62,9 +62,19 @@ class Mailbox:
         self.finished = True
         self._wake.set()
 
+    def poke(self) -> None:
+        """Wake the reader without a message (its client left, or a keepalive is due)."""
+        self._wake.set()
+
     async def wait(self) -> None:
         """Until a message waits or the mailbox is finished."""
         while not self.items and not self.finished:
+            self._wake.clear()
+            await self._wake.wait()
+
+    async def wait_or_poke(self) -> None:
+        """Until a message waits, the mailbox is finished, or the reader is poked."""
+        if not self.items and not self.finished:
             self._wake.clear()
             await self._wake.wait()
 
@@ -88,6 +98,7 @@ class RemoteConnection:
         self._asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
         self._waiters: dict[Any, asyncio.Future[bytes]] = {}
         self._idle: asyncio.TimerHandle | None = None
+        self._active = 0.0  # loop time of the last activity (`touch`)
         limit = registry.options.get("max_line_bytes", DEFAULT_MAX_LINE_BYTES)
         self.messages = MessageTransport(self._route, self._ended, limit)
         self.conn = RemoteAgentConnection(
@@ -145,7 +156,20 @@ class RemoteConnection:
 
     # --- out --------------------------------------------------------------------------------------
 
+    def receive_frame(self, data: bytes) -> None:
+        """Hand one WebSocket message to the agent connection: a socket has one stream, so
+        nothing is read of the message to route its answer (the connection decodes it)."""
+        self.messages.feed(data)
+        self.touch()
+
     def _route(self, line: bytes) -> None:
+        if self.transport == "websocket":  # one stream: nothing to read of the message
+            self.everything.push(line)
+            if self.buffered > self.registry.max_buffered_bytes:
+                self._over_limit()
+            elif self.registry.buffered > self.registry.max_total_buffered_bytes:
+                self.registry.shed()
+            return
         message = peek(line)
         key = message.id_key
         if message.kind == "response":
@@ -164,14 +188,17 @@ class RemoteConnection:
                 self._asked[key] = session
         self.mailbox(session).push(line)
         if self.buffered > self.registry.max_buffered_bytes:
-            log.warning(
-                "connection %s: over %d bytes wait unread: closing it",
-                self.id,
-                self.registry.max_buffered_bytes,
-            )
-            self.registry.spawn(self.close())
+            self._over_limit()
         elif self.registry.buffered > self.registry.max_total_buffered_bytes:
             self.registry.shed()
+
+    def _over_limit(self) -> None:
+        log.warning(
+            "connection %s: over %d bytes wait unread: closing it",
+            self.id,
+            self.registry.max_buffered_bytes,
+        )
+        self.registry.spawn(self.close())
 
     def mailbox(self, session: str | None) -> Mailbox:
         """The mailbox for a session's messages (the connection's when None), made on first use."""
@@ -193,6 +220,7 @@ class RemoteConnection:
                 waiter.set_exception(ConnectionResetError("the connection closed before answering"))
         if self._idle is not None:
             self._idle.cancel()
+            self._idle = None
         if self._counted:  # what is left unread is no longer the server's to hold
             self._counted = False
             self.registry.buffered -= self.buffered
@@ -202,20 +230,37 @@ class RemoteConnection:
 
     def touch(self) -> None:
         """Activity: restart the idle clock, unless an SSE stream is open (a reader is there).
-        A WebSocket's clock runs from the last message either way."""
-        if self._idle is not None:
-            self._idle.cancel()
-            self._idle = None
+        A WebSocket's clock runs from the last message either way.
+
+        The clock is one timer per connection, not one per message: a touch notes the time, and
+        the timer, when it goes off early (there was activity since it was set), is set again
+        for what is left."""
         if self.conn.closed or self.registry.idle_timeout is None:
             return
-        if self.transport == "http" and any(
+        loop = asyncio.get_running_loop()
+        self._active = loop.time()
+        if self._idle is None:
+            self._idle = loop.call_at(self._active + self.registry.idle_timeout, self._idle_check)
+
+    def _reading(self) -> bool:
+        """Whether an SSE stream of this HTTP connection has a reader."""
+        return self.transport == "http" and any(
             box.leased for box in (self.connection_stream, *self.session_streams.values())
-        ):
+        )
+
+    def _idle_check(self) -> None:
+        self._idle = None
+        timeout = self.registry.idle_timeout
+        if self.conn.closed or timeout is None:
             return
         loop = asyncio.get_running_loop()
-        self._idle = loop.call_later(
-            self.registry.idle_timeout, lambda: self.registry.spawn(self._idle_out())
-        )
+        if self._reading():  # no clock while a stream is read: look again a timeout later
+            self._active = loop.time()
+        due = self._active + timeout
+        if due > loop.time():
+            self._idle = loop.call_at(due, self._idle_check)
+            return
+        self.registry.spawn(self._idle_out())
 
     async def _idle_out(self) -> None:
         log.info(

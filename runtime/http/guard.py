@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Collection, Mapping, Union
@@ -70,8 +71,9 @@ def request_info(scope: Mapping[str, Any], headers: Mapping[str, str]) -> Reques
     )
 
 
+@functools.lru_cache(maxsize=256)
 def is_loopback(host: str) -> bool:
-    """Whether an address (or name) is a loopback one."""
+    """Whether an address (or name) is a loopback one (remembered: a server sees few)."""
     host = host.strip("[]").lower()
     if host == "localhost":
         return True

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from typing import AsyncGenerator
+from typing import AsyncGenerator, Callable
 
 import h2.config
 import h2.connection
@@ -29,7 +29,8 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .poster import Answer, PostFailed, fixed_headers, origin
+from .hpackenc import StatelessEncoder
+from .poster import Answer, PostFailed, RawHeaders, fixed_headers, origin, sets_cookie
 
 
 class StreamBroken(PostFailed):
@@ -37,16 +38,21 @@ class StreamBroken(PostFailed):
 
 
 class _Stream:
-    """What the connection knows of one request: its answer's head, its data, its end."""
+    """What the connection knows of one request: its answer's head, its data, its end.
 
-    def __init__(self) -> None:
-        self.head: asyncio.Future[tuple[int, httpx.Headers]] = (
-            asyncio.get_running_loop().create_future()
-        )
+    Its data waits in `chunks` for a reader, or, once the reader has given the stream a `sink`
+    (`H2Connection.follow`), goes to the sink as it arrives, within the frame's own callback."""
+
+    __slots__ = ("head", "chunks", "ended", "error", "wake", "sink", "last")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.head: asyncio.Future[tuple[int, RawHeaders]] = loop.create_future()
         self.chunks: collections.deque[bytes] = collections.deque()
         self.ended = False
         self.error: Exception | None = None
         self.wake = asyncio.Event()
+        self.sink: Callable[[bytes], None] | None = None
+        self.last = 0.0  # loop time of the last data handed to the sink
 
     def fail(self, error: Exception) -> None:
         if not self.ended and self.error is None:
@@ -68,11 +74,16 @@ class H2Connection(asyncio.Protocol):
         self._address = (where.host, where.port)
         self._path = where.target.encode()
         self._authority = where.authority.encode()
-        self._fixed = [(k.encode(), v.encode()) for k, v in fixed_headers(headers).items()]
+        self._fixed = [(k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()]
         self._cookies = cookies
         self._connect_timeout = connect_timeout
-        config = h2.config.H2Configuration(client_side=True, header_encoding=None)
+        # the request heads are built here in lower case and stripped (`_start`): h2 checks
+        # them (validate_outbound_headers) but need not rewrite them
+        config = h2.config.H2Configuration(
+            client_side=True, header_encoding=None, normalize_outbound_headers=False
+        )
         self._h2 = h2.connection.H2Connection(config=config)
+        self._h2.encoder = StatelessEncoder()  # type: ignore[assignment]  # h2 calls encode()
         self._transport: asyncio.Transport | None = None
         self._streams: dict[int, _Stream] = {}
         self._window = asyncio.Event()  # set when a send window may have grown
@@ -80,9 +91,14 @@ class H2Connection(asyncio.Protocol):
         self._broken: Exception | None = None  # no stream can go on
         self._refusing: Exception | None = None  # no new stream (GOAWAY)
         self._opening: asyncio.Task[None] | None = None
+        self._event_loop: asyncio.AbstractEventLoop | None = None
 
     async def _open(self) -> None:
         """Connect, once: the first request waits for it, the others for the first."""
+        opening = self._opening
+        if opening is not None and opening.done() and not opening.cancelled():
+            if opening.exception() is None:
+                return  # connected: no shield (a future and callbacks) per request
         if self._opening is None:
             self._opening = asyncio.get_running_loop().create_task(self._connect())
         await asyncio.shield(self._opening)
@@ -97,6 +113,15 @@ class H2Connection(asyncio.Protocol):
             error = PostFailed(f"could not connect to {self._url}: {exc!r}")
             self._break(error)
             raise error from exc
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        loop = self._event_loop
+        if loop is None:
+            loop = self._event_loop = asyncio.get_running_loop()
+        return loop
+
+    def _loop_time(self) -> float:
+        return self._loop().time()
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
 
@@ -124,11 +149,14 @@ class H2Connection(asyncio.Protocol):
         if isinstance(event, h2.events.ResponseReceived):
             stream = self._streams.get(event.stream_id)
             if stream is not None and not stream.head.done():
-                headers = httpx.Headers(
-                    [(k, v) for k, v in event.headers or [] if not k.startswith(b":")]
-                )
-                status = next(int(v) for k, v in event.headers or [] if k == b":status")
-                if "set-cookie" in headers:
+                status = 0
+                headers: list[tuple[bytes, bytes]] = []
+                for name, value in event.headers or []:
+                    if name == b":status":
+                        status = int(value)
+                    elif not name.startswith(b":"):
+                        headers.append((name, value))
+                if sets_cookie(headers):
                     request = httpx.Request("GET", self._url)
                     response = httpx.Response(status, headers=headers, request=request)
                     self._cookies.extract_cookies(response)
@@ -137,10 +165,14 @@ class H2Connection(asyncio.Protocol):
             stream = self._streams.get(event.stream_id)
             if stream is None:  # a stream we gave up: its window back at once
                 self._acknowledge(event.flow_controlled_length or 0, event.stream_id)
+            elif stream.sink is not None:  # taken at once: its window back at once
+                self._acknowledge(event.flow_controlled_length or 0, event.stream_id)
+                if event.data:
+                    self._to_sink(event.stream_id, stream, event.data)
             elif event.data:
                 stream.chunks.append(event.data)
                 stream.wake.set()
-                # its window goes back as the reader takes it (`_take`); padding at once
+                # its window goes back as the reader takes it (`_data`); padding at once
                 padding = (event.flow_controlled_length or 0) - len(event.data)
                 self._acknowledge(padding, event.stream_id)
         elif isinstance(event, h2.events.StreamEnded):
@@ -163,6 +195,18 @@ class H2Connection(asyncio.Protocol):
         elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
             self._window.set()
             self._slots.set()
+
+    def _to_sink(self, stream_id: int, stream: _Stream, data: bytes) -> None:
+        """Hand `data` to the stream's sink; a sink that raises fails the stream (reset)."""
+        assert stream.sink is not None
+        stream.last = self._loop_time()
+        try:
+            stream.sink(data)
+        except Exception as exc:
+            stream.sink = None
+            stream.fail(exc)
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
 
     def _break(self, error: Exception) -> None:
         if self._broken is None:
@@ -196,21 +240,32 @@ class H2Connection(asyncio.Protocol):
         except BaseException:
             self._forget(stream_id)
             raise
-        return status, answer_headers, self._data(stream_id, stream)
+        return status, httpx.Headers(list(answer_headers)), self._data(stream_id, stream)
 
     async def post(self, body: bytes, headers: dict[str, str], limit: int) -> Answer:
         """POST `body`: the whole answer, as `Poster.post` gives it; an answer whose body passes
         `limit` bytes raises `PostFailed` (its stream reset: nothing more is read)."""
-        status, answer_headers, data = await self.request("POST", headers, body)
-        content = bytearray()
+        stream_id, stream = await self._start("POST", headers, body)
         try:
-            async for chunk in data:
-                content += chunk
-                if len(content) > limit:
-                    raise PostFailed(f"POST: the answer's body passed {limit} bytes")
+            status, answer_headers = await stream.head
+            content = b""
+            while True:
+                if stream.chunks:
+                    chunk = stream.chunks.popleft()
+                    self._acknowledge(len(chunk), stream_id)
+                    content += chunk
+                    if len(content) > limit:
+                        raise PostFailed(f"POST: the answer's body passed {limit} bytes")
+                elif stream.error is not None:
+                    raise stream.error
+                elif stream.ended:
+                    return Answer(status, "", answer_headers, content)
+                else:
+                    self._flush()  # the window updates of what was taken
+                    stream.wake.clear()
+                    await stream.wake.wait()
         finally:
-            await data.aclose()
-        return Answer(status, "", answer_headers, bytes(content))
+            self._forget(stream_id)
 
     async def _start(
         self, method: str, headers: dict[str, str], body: bytes
@@ -230,17 +285,17 @@ class H2Connection(asyncio.Protocol):
             (b":authority", self._authority),
             (b":path", self._path),
             *self._fixed,
-            *((name.lower().encode(), value.encode()) for name, value in headers.items()),
+            *((name.lower().encode(), value.strip().encode()) for name, value in headers.items()),
         ]
         if self._cookies.jar:
             request = httpx.Request(method, self._url)
             self._cookies.set_cookie_header(request)
             if "cookie" in request.headers:
-                head.append((b"cookie", request.headers["cookie"].encode()))
+                head.append((b"cookie", request.headers["cookie"].strip().encode()))
         if body:
             head.append((b"content-length", str(len(body)).encode()))
         stream_id = self._h2.get_next_available_stream_id()
-        stream = self._streams[stream_id] = _Stream()
+        stream = self._streams[stream_id] = _Stream(self._loop())
         try:
             self._h2.send_headers(stream_id, head, end_stream=not body)
             if body:
@@ -286,6 +341,63 @@ class H2Connection(asyncio.Protocol):
                     stream.wake.clear()
                     await stream.wake.wait()
         finally:
+            self._forget(stream_id)
+
+    async def follow(
+        self,
+        method: str,
+        headers: dict[str, str],
+        sink: Callable[[bytes], None],
+        silence: float | None,
+        timeout_error: Callable[[], Exception],
+    ) -> tuple[int, bytes]:
+        """Send a request whose answer streams (an SSE GET): on status 200 hand each piece of its
+        data to `sink` as it arrives, within the connection's own callback (no task wakes up
+        for it), until the server ends the stream; `timeout_error()` is raised once no data
+        came for `silence` seconds (None: no deadline). Returns the status and, for another
+        status, the start of the answer's body (at most 8 KiB, for the error's text)."""
+        stream_id, stream = await self._start(method, headers, b"")
+        try:
+            status, _ = await stream.head
+            if status != 200:
+                body = b""
+                while len(body) < 8192 and not stream.ended and stream.error is None:
+                    if stream.chunks:
+                        chunk = stream.chunks.popleft()
+                        self._acknowledge(len(chunk), stream_id)
+                        body += chunk
+                    else:
+                        self._flush()
+                        stream.wake.clear()
+                        await stream.wake.wait()
+                if stream.error is not None:
+                    raise stream.error
+                return status, body
+            loop = asyncio.get_running_loop()
+            stream.last = loop.time()
+            stream.sink = sink
+            while stream.chunks:  # what came before the sink was given
+                chunk = stream.chunks.popleft()
+                self._acknowledge(len(chunk), stream_id)
+                self._to_sink(stream_id, stream, chunk)
+            self._flush()
+            while True:
+                if stream.error is not None:
+                    raise stream.error
+                if stream.ended:
+                    return status, b""
+                stream.wake.clear()
+                if silence is None:
+                    await stream.wake.wait()
+                    continue
+                left = stream.last + silence - loop.time()
+                if left <= 0:
+                    raise timeout_error()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(left):  # a timer per silence, not per chunk
+                        await stream.wake.wait()
+        finally:
+            stream.sink = None
             self._forget(stream_id)
 
     def _forget(self, stream_id: int) -> None:

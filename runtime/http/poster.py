@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.request
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 from urllib.parse import urlsplit
 
 import h11
@@ -51,18 +51,35 @@ class PostFailed(Exception):
     """The POST could not be sent or its answer not read (the connection broke)."""
 
 
-class Answer:
-    """What the server answered a POST: what `connect_agent` reads of an `httpx.Response`."""
+RawHeaders = Sequence[tuple[bytes, bytes]]
 
-    __slots__ = ("status_code", "reason_phrase", "headers", "content")
+
+class Answer:
+    """What the server answered a POST: what `connect_agent` reads of an `httpx.Response`. Its
+    `headers` are made from the raw ones when first read (`connect_agent` reads them of an
+    `initialize` answer, not of the 202 of every other message)."""
+
+    __slots__ = ("status_code", "reason_phrase", "_raw", "_headers", "content")
 
     def __init__(
-        self, status_code: int, reason_phrase: str, headers: httpx.Headers, content: bytes
+        self, status_code: int, reason_phrase: str, headers: RawHeaders, content: bytes
     ) -> None:
         self.status_code = status_code
         self.reason_phrase = reason_phrase
-        self.headers = headers
+        self._raw = headers
+        self._headers: httpx.Headers | None = None
         self.content = content
+
+    @property
+    def headers(self) -> httpx.Headers:
+        if self._headers is None:
+            self._headers = httpx.Headers(list(self._raw))
+        return self._headers
+
+
+def sets_cookie(headers: RawHeaders) -> bool:
+    """Whether raw response headers hold a Set-Cookie."""
+    return any(name.lower() == b"set-cookie" for name, _ in headers)
 
 
 def usable(url: str, http2: bool | None) -> bool:
@@ -136,11 +153,11 @@ class Poster:
                 raise EOFError("the server closed the connection before answering")
             # h11.InformationalResponse (1xx): skipped, the final answer follows
         assert response is not None
-        headers = httpx.Headers(response.headers.raw_items())
-        answer = Answer(response.status_code, response.reason.decode(), headers, bytes(content))
-        if "set-cookie" in headers:
+        raw = list(response.headers.raw_items())
+        answer = Answer(response.status_code, response.reason.decode(), raw, bytes(content))
+        if sets_cookie(raw):
             self._cookies.extract_cookies(
-                httpx.Response(answer.status_code, headers=headers, request=self._request())
+                httpx.Response(answer.status_code, headers=answer.headers, request=self._request())
             )
         if parser.our_state is h11.MUST_CLOSE or parser.their_state is h11.MUST_CLOSE:
             await self.aclose()

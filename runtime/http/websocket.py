@@ -11,10 +11,7 @@ import contextlib
 import contextvars
 from typing import Any, Protocol
 
-import msgspec
-
 from .connections import Registry, RemoteConnection
-from .messages import Peek, peek
 from .replies import Headers, Receive, Refused, Scope, Send
 
 WEBSOCKET_COMPRESSION: contextvars.ContextVar[bool] = contextvars.ContextVar(
@@ -71,12 +68,7 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
                 break
             text = event.get("text")
             if event["type"] == "websocket.receive" and text is not None:  # binary: ignored
-                data = text.encode()
-                try:
-                    message = peek(data)
-                except msgspec.DecodeError:
-                    message = Peek("invalid")
-                connection.receive(data, message)
+                connection.receive_frame(text.encode())
     finally:
         await connection.close()
         pump.cancel()

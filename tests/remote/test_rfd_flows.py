@@ -194,3 +194,45 @@ async def test_a_connection_without_requests_or_open_streams_is_closed_after_idl
         (remote,) = _app_of(client).connections.values()
         await remote.conn.wait_closed()
         assert (await client.post(request(1, "session/new", NEW))).status_code == 404
+
+
+async def test_a_silent_stream_gets_keepalive_comments_and_still_carries_messages() -> None:
+    """The SSE loop's keepalive clock (one timer, set again after what was sent): comments come
+    in a silence, and a message after them still arrives."""
+    import asyncio
+
+    import httpx
+
+    async with connected(keepalive=0.15) as client:
+        await client.initialize()
+        seen = b""
+        async with httpx.AsyncClient(http2=True, http1=False) as http:
+            headers = {"accept": "text/event-stream", **client.ids()}
+            async with http.stream("GET", client.url, headers=headers) as response:
+                assert response.status_code == 200
+                chunks = response.aiter_bytes()
+
+                async def read_until(marker: bytes) -> None:
+                    nonlocal seen
+                    while marker not in seen:
+                        seen += await asyncio.wait_for(chunks.__anext__(), 5)
+
+                await read_until(b": keepalive\n\n: keepalive\n\n")
+                assert b"data:" not in seen
+                posted = await client.post(request(7, "session/new", NEW))
+                assert posted.status_code == 202
+                await read_until(b'"id":7')
+
+
+async def test_a_read_stream_keeps_its_connection_past_idle_timeout_then_the_clock_runs() -> None:
+    import asyncio
+
+    async with connected(idle_timeout=0.2) as client:
+        await client.initialize()
+        (remote,) = _app_of(client).connections.values()
+        stream = await client.open()
+        await asyncio.sleep(0.7)  # over three idle timeouts with a reader there
+        assert not remote.conn.closed
+        await stream.close()
+        await client.clients[-1].aclose()  # its HTTP/2 connection goes: the server sees it leave
+        await asyncio.wait_for(remote.conn.wait_closed(), 5)

@@ -1,0 +1,62 @@
+"""The client's reading of a server-sent event stream: `EventParser` takes the stream's bytes as
+they come, in pieces of any size, and gives the data of each whole event.
+
+Each event's data lines are joined with newlines; comments (`: keepalive`) and other fields are
+skipped. A line, or an event's data, longer than the client's message limit raises
+`OversizedEventError`: what is buffered never grows past the limit by more than a piece.
+"""
+
+from __future__ import annotations
+
+from ..framing import DEFAULT_MAX_LINE_BYTES
+
+
+class OversizedEventError(Exception):
+    """An SSE line or event passed the client's message limit."""
+
+
+class EventParser:
+    """Incremental SSE parsing: `feed(piece)` returns the data of the events it completed."""
+
+    __slots__ = ("_limit", "_buffer", "_scanned", "_data", "_size")
+
+    def __init__(self, limit: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self._limit = limit
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of `_buffer` known to hold no newline
+        self._data: list[bytes] = []
+        self._size = 0  # of `_data`
+
+    def feed(self, piece: bytes) -> list[bytes]:
+        """The events `piece` completes (none, one or several), in order."""
+        events: list[bytes] = []
+        buffer = self._buffer
+        buffer += piece
+        start = 0
+        scanned = self._scanned
+        while (end := buffer.find(b"\n", max(start, scanned))) >= 0:
+            line = bytes(buffer[start:end]).rstrip(b"\r")
+            start = scanned = end + 1
+            if not line:
+                if self._data:
+                    events.append(b"\n".join(self._data))
+                    self._data, self._size = [], 0
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                value = value[1:] if value.startswith(b" ") else value
+                self._data.append(value)
+                self._size += len(value) + 1
+                if self._size > self._limit:
+                    raise OversizedEventError(f"an event over {self._limit} bytes")
+        del buffer[:start]
+        self._scanned = len(buffer)
+        if self._scanned > self._limit + 8:  # "data: " and a CRLF beyond the message itself
+            raise OversizedEventError(f"a line over {self._limit} bytes")
+        return events
+
+    def end(self) -> bytes | None:
+        """At the end of the stream: the data of an event that had no blank line after it."""
+        if not self._data:
+            return None
+        data, self._data, self._size = b"\n".join(self._data), [], 0
+        return data
