@@ -4,6 +4,8 @@ own decoder (h2's) reads back exactly, request after request, with no dynamic ta
 from __future__ import annotations
 
 from hpack import Decoder
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hpack.struct import NeverIndexedHeaderTuple
 
 from acp_runtime.http.hpackenc import StatelessEncoder
@@ -43,3 +45,25 @@ def test_a_table_size_change_is_acknowledged_at_the_start_of_the_next_block() ->
     assert block[:1] == b"\x20"  # a dynamic table size update to 0
     assert decoder.decode(block, raw=True) == HEADS[:2]
     assert encoder.encode(HEADS[:2])[:1] != b"\x20"  # once
+
+
+_NAME = st.binary(min_size=1, max_size=40).map(bytes.lower)
+_STATIC_NAMES = st.sampled_from([b":method", b":path", b"content-type", b"accept", b"cookie"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.one_of(_STATIC_NAMES, _NAME), st.binary(max_size=300)),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(min_value=1, max_value=4),
+)
+def test_any_heads_decode_back_exactly_request_after_request(
+    heads: list[tuple[bytes, bytes]], repeats: int
+) -> None:
+    encoder, decoder = StatelessEncoder(), Decoder()
+    for _ in range(repeats):  # the cached encodings too
+        assert decoder.decode(encoder.encode(heads), raw=True) == heads
+        assert len(decoder.header_table.dynamic_entries) == 0
