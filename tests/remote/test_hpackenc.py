@@ -4,9 +4,9 @@ own decoder (h2's) reads back exactly, request after request, with no dynamic ta
 from __future__ import annotations
 
 from hpack import Decoder
+from hpack.struct import NeverIndexedHeaderTuple
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hpack.struct import NeverIndexedHeaderTuple
 
 from acp_runtime.http.hpackenc import StatelessEncoder
 
