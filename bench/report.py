@@ -452,7 +452,8 @@ def _variant_rows(pipe: dict[str, Any], where: str, stream_n: int, pings: int) -
         out.append(
             f"| sequential round trips, {pings:,} per run, {where}, no framework on {loop}'s loop"
             f" (a bare `Protocol` per end, each line handled in the callback that read it,"
-            f" untyped msgspec: the {loop} floor; round trips/s) | {_rate(b, bare)} | — | — | — | {_rate(f, floor)} | — |"
+            f" untyped msgspec: the {loop} floor; round trips/s) | {_rate(b, bare)} | — | — | — |"
+            f" {_rate(f, floor)} | — |"
             f" {_x(f / b if b and f else None, 2)} | {note} |"
         )
     return out
