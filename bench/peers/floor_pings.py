@@ -102,7 +102,7 @@ async def main(kind: str, pings: int, repeats: int) -> None:
     if kind == "raw":
         runs = await raw(pings, repeats)
     elif kind in ("asyncio", "asyncio-direct"):
-        runs = await bare_asyncio(pings, repeats, *(["direct"] if kind != "asyncio" else []))
+        runs = await bare_asyncio(pings, repeats, *(["task"] if kind == "asyncio" else []))
     else:
         raise SystemExit(f"unknown floor {kind!r}: raw, asyncio or asyncio-direct")
     report({"floor": kind, "pings": pings, "runs": runs})
