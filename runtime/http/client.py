@@ -181,7 +181,8 @@ async def connect_agent(
 
     Against a hostile or dead server (HTTP): an SSE stream that brings nothing for `read_timeout`
     seconds (its `: keepalive` comments count) is broken, and the connection closes when it is
-    the connection stream; at most `max_session_streams` session streams are open at once (a
+    the connection stream; a POST not answered within `read_timeout` seconds closes the
+    connection; at most `max_session_streams` session streams are open at once (a
     server naming more sessions cannot make the client open more connections); an SSE line or
     event longer than `max_message_bytes` breaks its stream.
     """
@@ -442,12 +443,21 @@ class _HttpTransport(_Transport):
 
     async def _send(self, data: bytes, headers: dict[str, str]) -> httpx.Response | Answer:
         """POST one message: on the connection's own HTTP/2 connection or `Poster` where it has
-        one, else with httpx."""
-        if self._h2conn is not None:
-            return await self._h2conn.post(data, headers, self._max_event_bytes)
-        if self._poster is not None:
-            return await self._poster.post(data, headers, self._max_event_bytes)
-        return await self._client.post(self.url, content=data, headers=headers)
+        one, else with httpx. A server that has not answered within `read_timeout` seconds fails
+        the POST (`PostFailed`): later messages must not wait behind it forever."""
+        try:
+            async with asyncio.timeout(self._read_timeout):
+                if self._h2conn is not None:
+                    return await self._h2conn.post(data, headers, self._max_event_bytes)
+                if self._poster is not None:
+                    return await self._poster.post(data, headers, self._max_event_bytes)
+                return await self._client.post(self.url, content=data, headers=headers)
+        except TimeoutError:
+            if self._poster is not None:
+                await self._poster.aclose()  # cut off mid-answer: never reused
+            raise PostFailed(
+                f"POST {self.url}: no answer within {self._read_timeout:g} s (read_timeout)"
+            ) from None
 
     def _refused(self, message: Peek, response: httpx.Response | Answer, why: str | None) -> None:
         """A POST the server did not accept: its request fails with -32603 (data: status and

@@ -137,3 +137,23 @@ async def test_an_answer_body_past_the_limit_fails_the_post_and_is_not_read_furt
     finally:
         await poster.aclose()
         server.close()
+
+
+async def test_a_post_the_server_never_answers_closes_the_connection_within_read_timeout() -> None:
+    """A server that takes a POST and never answers must not leave the connection (and every
+    message queued behind that POST) waiting forever: the call fails within `read_timeout`,
+    naming it."""
+    from acp_runtime import ConnectionClosedError
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        await asyncio.sleep(3600)
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/acp"
+    try:
+        async with connect_agent(url, Handler(), read_timeout=0.5) as conn:
+            with pytest.raises(ConnectionClosedError, match=r"no answer within 0\.5 s"):
+                await asyncio.wait_for(conn.agent.initialize(INIT), 10)  # not wait_for's error
+    finally:
+        server.close()
