@@ -15,24 +15,9 @@ import sys
 from typing import Any
 
 import msgspec
-from common import big_text, pin
+from common import big_text, chunk_line, pin
 
 decode, encode = msgspec.json.decode, msgspec.json.encode
-
-
-def chunk(session_id: str, text: str) -> bytes:
-    note = {
-        "jsonrpc": "2.0",
-        "method": "session/update",
-        "params": {
-            "sessionId": session_id,
-            "update": {
-                "sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": text},
-            },
-        },
-    }
-    return encode(note) + b"\n"
 
 
 class Agent(asyncio.Protocol):
@@ -59,11 +44,12 @@ class Agent(asyncio.Protocol):
         if command.startswith("stream "):
             write(
                 b"".join(
-                    chunk(session_id, f"token {i} of the answer, ") for i in range(int(command[7:]))
+                    chunk_line(session_id, f"token {i} of the answer, ")
+                    for i in range(int(command[7:]))
                 )
             )
         elif command.startswith("big "):
-            write(chunk(session_id, big_text(int(command[4:]))))
+            write(chunk_line(session_id, big_text(int(command[4:]))))
         write(
             encode({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": "end_turn"}})
             + b"\n"

@@ -29,6 +29,25 @@ def pin(role: str) -> None:
         os.sched_setaffinity(0, {cpus[0] if role == "client" else cpus[1]})
 
 
+def chunk_line(session_id: str, text: str) -> bytes:
+    """One agent_message_chunk notification as the floor agents write it: untyped, newline-ended.
+    (msgspec is imported here: the official SDK's peers import this module in a venv without it.)"""
+    import msgspec
+
+    note = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {
+            "sessionId": session_id,
+            "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text},
+            },
+        },
+    }
+    return msgspec.json.encode(note) + b"\n"
+
+
 def big_text(size: int) -> str:
     """Text of `size` characters, as the agents send it in the huge-line mode."""
     lines, total, i = [], 0, 0

@@ -10,26 +10,12 @@ from __future__ import annotations
 import sys
 
 import msgspec
-from common import big_text, pin
+from common import big_text, chunk_line, pin
 
 
 def main() -> None:
     decode, encode = msgspec.json.decode, msgspec.json.encode
     out = sys.stdout.buffer
-
-    def chunk(session_id: str, text: str) -> bytes:
-        note = {
-            "jsonrpc": "2.0",
-            "method": "session/update",
-            "params": {
-                "sessionId": session_id,
-                "update": {
-                    "sessionUpdate": "agent_message_chunk",
-                    "content": {"type": "text", "text": text},
-                },
-            },
-        }
-        return encode(note) + b"\n"
 
     for line in sys.stdin.buffer:
         request = decode(line)
@@ -37,9 +23,9 @@ def main() -> None:
         session_id = request["params"]["sessionId"]
         if command.startswith("stream "):
             for i in range(int(command[7:])):
-                out.write(chunk(session_id, f"token {i} of the answer, "))
+                out.write(chunk_line(session_id, f"token {i} of the answer, "))
         elif command.startswith("big "):
-            out.write(chunk(session_id, big_text(int(command[4:]))))
+            out.write(chunk_line(session_id, big_text(int(command[4:]))))
         out.write(
             encode({"jsonrpc": "2.0", "id": request["id"], "result": {"stopReason": "end_turn"}})
             + b"\n"
