@@ -80,6 +80,13 @@ class LineReader:
         lines, self._ready = self._ready, []
         return lines
 
+    def split(self, chunk: bytes) -> list[bytes | OversizedLine]:
+        """The lines `chunk` completes (b"": the end of the stream, with an unterminated last
+        line if any), for bytes pushed rather than read (`PushReader`)."""
+        self._feed(chunk)
+        lines, self._ready = self._ready, []
+        return lines
+
     def _feed(self, chunk: bytes) -> None:
         if not chunk:
             self._eof = True
@@ -236,7 +243,7 @@ class LineTransport:
     Over a `PushReader` each chunk is split and handed on in the protocol callback that received
     it; over any other reader a task reads chunks and hands on their lines."""
 
-    __slots__ = ("_lines", "_out", "_pump", "send_nowait", "send")
+    __slots__ = ("_source", "_lines", "_out", "_pump", "send_nowait", "send")
 
     def __init__(
         self,
@@ -245,6 +252,7 @@ class LineTransport:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         on_error: Callable[[BaseException], object] | None = None,
     ) -> None:
+        self._source = reader
         self._lines = LineReader(reader, max_line_bytes)
         self._out = LineWriter(writer, on_error=on_error)
         self._pump: asyncio.Task[None] | None = None
@@ -252,17 +260,15 @@ class LineTransport:
         self.send = self._out.write
 
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        lines = self._lines
-        source = lines._stream
+        source, split = self._source, self._lines.split
         if not isinstance(source, PushReader):
             self._pump = asyncio.get_running_loop().create_task(self._pull(on_messages, on_end))
             return
 
         def on_data(chunk: bytes) -> None:
-            lines._feed(chunk)
-            if lines._ready:
-                ready, lines._ready = lines._ready, []
-                on_messages(ready)
+            lines = split(chunk)
+            if lines:
+                on_messages(lines)
 
         def on_eof(error: BaseException | None) -> None:
             if error is None:
@@ -284,9 +290,8 @@ class LineTransport:
         self._out.close()
         if self._pump is not None:
             self._pump.cancel()
-        source = self._lines._stream
-        if isinstance(source, PushReader):
-            source.detach()
+        if isinstance(self._source, PushReader):
+            self._source.detach()
 
 
 class PushReader:
