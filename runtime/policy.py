@@ -42,8 +42,12 @@ if TYPE_CHECKING:
 class Served(Protocol):
     """A request a connection is serving, as the policy reads and cancels it."""
 
-    method: str
-    params: Any
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def params(self) -> Any: ...
+
     answered: bool
     task: asyncio.Task[None] | None
     cancel_result: dict[str, Any] | None

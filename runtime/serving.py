@@ -27,8 +27,6 @@ log = logging.getLogger("acp_runtime")
 class Serving(msgspec.Struct):
     """A request being served."""
 
-    method: str
-    params: Any
     request: RequestMessage
     server: Server
     task: asyncio.Task[None] | None = None
@@ -52,6 +50,14 @@ class Serving(msgspec.Struct):
             task.add_done_callback(self._ended)
             self.unstarted = None
         task.cancel()
+
+    @property
+    def method(self) -> str:
+        return self.request.method
+
+    @property
+    def params(self) -> Any:
+        return self.request.params
 
     def _ended(self, task: asyncio.Task[None]) -> None:
         self.server._served(self.request, self, task)
@@ -107,7 +113,7 @@ class Server:
             engine._send_error_nowait(request.id, err)
             return
         engine.policy.received_request(request.method, request.params)
-        serving = Serving(request.method, request.params, request, self)
+        serving = Serving(request, self)
         self.requests[request.id] = serving
         serving.task = self._loop.create_task(self._serve(request, serving))
 

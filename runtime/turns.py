@@ -17,8 +17,12 @@ from . import rules, wire
 class Request(Protocol):
     """A request being served, as the turn rules read it."""
 
-    method: str
-    params: Any
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def params(self) -> Any: ...
+
     answered: bool
 
 
