@@ -30,7 +30,17 @@ import base64
 import operator
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, Sequence, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    AsyncIterator,
+    Callable,
+    Generic,
+    Mapping,
+    Sequence,
+    cast,
+    overload,
+)
 
 import msgspec
 
@@ -38,7 +48,7 @@ from . import rules, wire
 from .client import ClientSideConnection
 from .connection import _DEFAULT as DEFAULT
 from .errors import ConnectionClosedError, RequestTimeoutError
-from .schema_types import AnswerT, ContentT, EntryT, StopT, ToolCallT, UpdateT
+from .schema_types import AgentSchemaT, AnswerT, ContentT, EntryT, StopT, ToolCallT, UpdateT
 
 if TYPE_CHECKING:
     from .schema_types import (
@@ -51,14 +61,31 @@ if TYPE_CHECKING:
         C,
         E,
         HasAgent,
+        HasAvailableCommand,
+        HasBackgroundWork,
+        HasCompactionUpdate,
+        HasNotice,
+        HasPlanUpdateContent,
+        HasSessionConfigOption,
+        HasSessionConfigValueId,
+        HasSessionInfoUpdate,
+        HasSessionMode,
+        HasSessionModeState,
+        HasSessionUpdate,
+        HasTerminalUpdate,
+        HasUsageUpdate,
         K,
+        M,
         Opt,
         ProxyV1,
         ProxyV1Calls,
         ProxyV2,
         S,
         T,
+        Types,
         U,
+        V,
+        X,
     )
 
 # --- what each kind of session update means: the one hand-written table --------------------------
@@ -133,7 +160,7 @@ class Message(Generic[ContentT]):
     role: str
     message_id: str | None = None
     content: list[ContentT] = field(default_factory=list)  # the package's content blocks, in order
-    meta: Any = None  # the message's `_meta`, patched by key by whole-message upserts (v2)
+    meta: Any = None  # the message's `_meta` (any JSON), patched by key by upserts (v2)
 
     def text(self) -> str:
         """The text of its text blocks, joined."""
@@ -143,8 +170,11 @@ class Message(Generic[ContentT]):
 
 
 @dataclass
-class SessionState(Generic[ContentT, ToolCallT, EntryT]):
-    """A session's state, folded from its updates (see `FOLDS`). Values are the package's types.
+class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
+    """A session's state, folded from its updates (see `FOLDS`). Values are the package's types:
+    the last parameter is the agent proxy, whose package types what the others do not (a type
+    checker reads `terminals`, `usage` ... as properties of the package's types, see
+    `schema_types`; a package without the type has no such member for it).
 
     `tool_calls[id]` is the first update that told of the call (a tool call, or a tool call update
     when none came first), patched by every later one: read `title`, `status`, `content` ... on it
@@ -157,22 +187,79 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT]):
         default_factory=list
     )  # user and agent messages and thoughts, in order
     tool_calls: dict[str, ToolCallT] = field(default_factory=dict)
-    terminals: dict[str, Any] = field(default_factory=dict)  # v2 agent-owned terminals by id
+    if not TYPE_CHECKING:  # at run time: fields; a type checker reads the properties below
+        terminals: dict[str, Any] = field(default_factory=dict)
     terminal_output: dict[str, bytes] = field(default_factory=dict)  # their decoded output
-    compactions: dict[str, Any] = field(default_factory=dict)  # v2 context compactions by id
+    if not TYPE_CHECKING:
+        compactions: dict[str, Any] = field(default_factory=dict)
     plan: list[EntryT] = field(default_factory=list)  # v1: the plan's entries
-    plans: dict[str, Any] = field(default_factory=dict)  # v2: each plan by planId
-    activity: Any = None  # v2: the last state_update (running / requires_action / idle)
-    notices: list[Any] = field(default_factory=list)  # v2: notices, in order
+    if not TYPE_CHECKING:
+        plans: dict[str, Any] = field(default_factory=dict)
+        activity: Any = None
+        notices: list[Any] = field(default_factory=list)
     current_mode_id: str | None = None
-    config_options: list[Any] = field(default_factory=list)
-    commands: list[Any] = field(default_factory=list)
-    usage: Any = None  # the last usage update (context window, cost)
-    info: Any = None  # session info (title, updatedAt), patched
+    if not TYPE_CHECKING:
+        config_options: list[Any] = field(default_factory=list)
+        commands: list[Any] = field(default_factory=list)
+        usage: Any = None
+        info: Any = None
     other: dict[str, Any] = field(
         default_factory=dict
     )  # kind -> the last update of a kind not in FOLDS
     _by_id: dict[tuple[str, str], Message[ContentT]] = field(default_factory=dict, repr=False)
+
+    if TYPE_CHECKING:
+
+        @property
+        def terminals(self: _State[HasTerminalUpdate[V]]) -> dict[str, V]:
+            """v2 agent-owned terminals by id."""
+            ...
+
+        @property
+        def compactions(self: _State[HasCompactionUpdate[V]]) -> dict[str, V]:
+            """Context compactions by id."""
+            ...
+
+        @property
+        def plans(self: _State[HasPlanUpdateContent[V]]) -> dict[str, V]:
+            """Each plan by planId (v2, and v1's unstable plan updates)."""
+            ...
+
+        @property
+        def activity(self: _State[HasSessionUpdate[V]]) -> V | None:
+            """v2: the last `state_update` (running / requires_action / idle), as it came."""
+            ...
+
+        @property
+        def notices(self: _State[HasNotice[V]]) -> list[V]:
+            """Notices, in order."""
+            ...
+
+        @property
+        def config_options(self: _State[HasSessionConfigOption[V]]) -> list[V]:
+            """The session's config options, as last offered or updated."""
+            ...
+
+        @config_options.setter
+        def config_options(self: _State[HasSessionConfigOption[V]], value: list[V]) -> None: ...
+
+        @property
+        def commands(self: _State[HasAvailableCommand[V]]) -> list[V]:
+            """The agent's commands, as last offered or updated."""
+            ...
+
+        @commands.setter
+        def commands(self: _State[HasAvailableCommand[V]], value: list[V]) -> None: ...
+
+        @property
+        def usage(self: _State[HasUsageUpdate[V]]) -> V | None:
+            """The last usage update (context window, cost)."""
+            ...
+
+        @property
+        def info(self: _State[HasSessionInfoUpdate[V]]) -> V | None:
+            """Session info (title, updatedAt), patched by each update."""
+            ...
 
     def text(self, role: str = "agent") -> str:
         """All text of the messages of `role`, joined."""
@@ -182,20 +269,23 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT]):
     def thoughts(self) -> list[Message[ContentT]]:
         return [m for m in self.messages if m.role == "thought"]
 
+    # A state and a stop reason are tags of the state update variants (no enum names them), and
+    # wire values are read as strings: `str`, in every package.
     @property
-    def status(self) -> str | None:
+    def status(self: SessionState[Any, Any, Any, Any]) -> str | None:
         """v2: "running", "requires_action" or "idle" as last reported (None: not reported)."""
         return wire.get(self.activity, STATE)  # type: ignore[no-any-return]
 
     @property
-    def stop_reason(self) -> str | None:
+    def stop_reason(self: SessionState[Any, Any, Any, Any]) -> str | None:
         """v2: the stop reason of the last state update (None: not reported)."""
         return wire.get(self.activity, STOP_REASON)  # type: ignore[no-any-return]
 
     @property
-    def background(self) -> list[Any] | None:
+    def background(self: _State[HasBackgroundWork[V]]) -> Sequence[V] | None:
         """v2: the background work of the last state update (None: not reported)."""
-        return wire.get(self.activity, "background")  # type: ignore[no-any-return]
+        state: SessionState[Any, Any, Any, Any] = self
+        return wire.get(state.activity, "background")  # type: ignore[no-any-return]
 
     def fold(self, update: Any) -> None:
         """Fold one session update (the `update` of a session/update notification) into state."""
@@ -431,7 +521,7 @@ class _Router:
     after its answer, before the caller has the id."""
 
     def __init__(self, conn: ClientSideConnection) -> None:
-        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any]] = {}
+        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any, Any]] = {}
         self.setups = 0
         self.held: list[Any] = []
         # params type -> what reads its session id and update (one C call for a Struct type)
@@ -466,7 +556,7 @@ class _Router:
                         return
             state.fold(update)
 
-    def claim(self, session: Session[Any, Any, Any, Any, Any, Any]) -> None:
+    def claim(self, session: Session[Any, Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
         held, self.held = self.held, []
         for params in held:
@@ -501,34 +591,36 @@ def _router(conn: ClientSideConnection) -> _Router:
     return router
 
 
-class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
+class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, AgentSchemaT]):
     """One session of a client connection: its id, the agent's offers, its folded `state`.
 
     Make one with `await Session.new(conn, cwd)` or `await Session.load(conn, session_id, cwd)`.
     Typed with the connection's package (read off `conn.agent`, see `acp_runtime.schema_types`):
     `prompt` takes its content blocks, `updates()` gives its session updates, `state.tool_calls`
     holds its tool calls and `state.plan` its plan entries, and the `TurnOutcome` has its stop
-    reason and prompt answer.
+    reason and prompt answer. The last parameter is the agent proxy, which carries the rest of the
+    package's types (`modes`, `config_options`, `commands`, `state.usage` ...: see
+    `schema_types`).
     """
 
     @overload
     def __init__(
-        self: Session[C, U, T | T2, S, A, E],
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        self: Session[C, U, T | T2, S, A, E, X],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, U, S, A, E],
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        self: Session[C, U, U, S, A, E, X],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, T2, str, A, E],
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        self: Session[C, U, T2, str, A, E, X],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         session_id: str,
     ) -> None: ...
 
@@ -536,10 +628,8 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         self.conn = _client_connection(conn, "Session")
         self.schema = self.conn.schema
         self.id = session_id
-        self.state: SessionState[ContentT, ToolCallT, EntryT] = SessionState()
-        self.modes: Any = (
-            None  # the agent's mode offer (available modes and the current one), if any
-        )
+        self.state: SessionState[ContentT, ToolCallT, EntryT, AgentSchemaT] = SessionState()
+        self._modes: object = None  # the agent's mode offer, if any: `modes`
         self.last_outcome: TurnOutcome[StopT, AnswerT] | None = None
         self._listeners: list[asyncio.Queue[Any]] = []
         self._closed = False
@@ -557,36 +647,36 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T | T2, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, U, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T2, str, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def new(
         cls, conn: object, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
         conn = _client_connection(conn, "Session.new")
         router = _router(conn)
@@ -605,34 +695,34 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T | T2, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, U, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T2, str, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def load(
@@ -641,8 +731,8 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[Any] = (),
-        **params: Any,
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
         return await cls._open(conn, "session/load", session_id, data)
@@ -651,36 +741,36 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        **params: Any,
-    ) -> Session[C, U, T | T2, S, A, E]: ...
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        **params: Any,
-    ) -> Session[C, U, U, S, A, E]: ...
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         session_id: str,
         cwd: str,
-        **params: Any,
-    ) -> Session[C, U, T2, str, A, E]: ...
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def resume(
         cls, conn: object, session_id: str, cwd: str, **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
         `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
         return await cls._open(conn, "session/resume", session_id, {"cwd": cwd, **params})
@@ -688,9 +778,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def _open(
         cls, conn: object, method: str, session_id: Any, data: dict[str, Any]
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         conn = _client_connection(conn, f"Session.{method.split('/')[-1]}")
-        session: Session[Any, Any, Any, Any, Any, Any] = cls(conn, session_id)
+        session: Session[Any, Any, Any, Any, Any, Any, Any] = cls(conn, session_id)
         router = _router(conn)
         router.sessions[session_id] = session
         data = {rules.SESSION_ID: session_id, **data}
@@ -703,24 +793,30 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         return session
 
     def _offered(self, result: Any) -> None:
-        self.modes = wire.get(result, "modes")
-        self.state.current_mode_id = wire.get(result, "modes", "currentModeId")
-        self.state.config_options = wire.items(result, "configOptions")
+        self._modes = wire.get(result, "modes")
+        state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
+        state.current_mode_id = wire.get(result, "modes", "currentModeId")
+        state.config_options = wire.items(result, "configOptions")
         if wire.get(result, "availableCommands") is not None:  # v2 offers commands up front
-            self.state.commands = wire.items(result, "availableCommands")
+            state.commands = wire.items(result, "availableCommands")
 
     # --- what the agent offers ---
 
     @property
-    def available_modes(self) -> list[Any]:
-        return wire.items(self.modes, "availableModes")
+    def modes(self: _Session[HasSessionModeState[V]]) -> V | None:
+        """The agent's mode offer (available modes and the current one), if any."""
+        return cast("V | None", self._modes)
 
     @property
-    def config_options(self) -> list[Any]:
+    def available_modes(self: _Session[HasSessionMode[V]]) -> list[V]:
+        return wire.items(self._modes, "availableModes")
+
+    @property
+    def config_options(self: _Session[HasSessionConfigOption[V]]) -> list[V]:
         return self.state.config_options
 
     @property
-    def commands(self) -> list[Any]:
+    def commands(self: _Session[HasAvailableCommand[V]]) -> list[V]:
         return self.state.commands
 
     # --- turns ---
@@ -818,12 +914,14 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         )
         self.state.current_mode_id = mode_id
 
-    async def set_config_option(self, config_id: str, value: Any) -> None:
-        """`session/set_config_option`; `state.config_options` becomes the agent's answer."""
+    async def set_config_option(
+        self: _Session[HasSessionConfigValueId[V]], config_id: str, value: V | bool
+    ) -> None:
+        """`session/set_config_option` to a value id (or a boolean, where the option is one);
+        `state.config_options` becomes the agent's answer."""
         data = {rules.SESSION_ID: self.id, "configId": config_id, "value": value}
-        offered = next(
-            (o for o in self.state.config_options if wire.get(o, "id") == config_id), None
-        )
+        state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
+        offered = next((o for o in state.config_options if wire.get(o, "id") == config_id), None)
         kind = (
             wire.get(offered, "type")
             if offered is not None
@@ -834,7 +932,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         result = await self.conn.request(
             "session/set_config_option", _params(self.conn, "session/set_config_option", data)
         )
-        self.state.config_options = wire.items(result, "configOptions")
+        state.config_options = wire.items(result, "configOptions")
 
     def updates(self) -> AsyncIterator[UpdateT]:
         """Each update of this session as it is folded, from now until a turn ends (its prompt is
@@ -889,6 +987,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         listeners, self._listeners = self._listeners, []
         for queue in listeners:
             queue.put_nowait(_END)
+
+
+if TYPE_CHECKING:
+    # a session's state (or a session), by one def name of its package: see `schema_types`
+    _State = SessionState[Any, Any, Any, Types[X]]
+    _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
 
 
 def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
