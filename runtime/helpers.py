@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         HasToolCall,
         HasToolCallValues,
         K,
+        M,
         Opt,
         ProxyV1,
         ProxyV2,
@@ -128,14 +129,14 @@ class AgentSession(
         @overload
         def __init__(
             self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE, X],
-            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE, object], X],
+            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE, M], X],
             session_id: str,
         ) -> None: ...
 
         @overload
         def __init__(
             self: AgentSession[C, E, K, KV, Opt, U, str, str, A, object, object, X],
-            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object, object], X],
+            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object, M], X],
             session_id: str,
         ) -> None: ...
 

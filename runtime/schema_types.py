@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     TE_co = TypeVar("TE_co", covariant=True)
     P_co = TypeVar("P_co", covariant=True)
     M_co = TypeVar("M_co", covariant=True)
+    M_in = TypeVar("M_in")
     X_co = TypeVar("X_co", covariant=True)
 
     # The friendly constructors' own type variables, solved from the connection's proxy.
@@ -108,7 +109,7 @@ if TYPE_CHECKING:
 
     # Both versions' types, by def name (read-only: each solved from the package's own).
 
-    class _Types(Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_co]):
+    class _Types(Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_in]):
         @property
         def ContentBlock(self) -> C_co: ...
         @property
@@ -123,12 +124,14 @@ if TYPE_CHECKING:
         def PromptResponse(self) -> A_co: ...
         @property
         def SessionUpdateToolCallUpdate(self) -> T2_co: ...
-        @property
-        def McpServer(self) -> M_co: ...
+
+        # an attribute, as the package declares it (invariant): `Session.new(conn, cwd, [...])`
+        # then takes only the package's MCP servers, never widening them to what it is given
+        McpServer: M_in
 
     class TypesV1(
-        _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_co],
-        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_co],
+        _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_in],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_in],
     ):
         """v1's types: also its stop reasons and its client terminals."""
 
@@ -140,8 +143,8 @@ if TYPE_CHECKING:
         def WaitForTerminalExitResponse(self) -> TE_co: ...
 
     class TypesV1Calls(
-        TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_co],
-        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co, M_co],
+        TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_in],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co, M_in],
     ):
         """v1's types with its whole tool call named `ToolCall` (not so in every revision)."""
 
@@ -159,20 +162,20 @@ if TYPE_CHECKING:
         def StopReason(self) -> Sequence[SV_co]: ...
 
     class ProxyV1(
-        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T2_co, TO_co, TE_co, M_co]
+        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T2_co, TO_co, TE_co, M_in]
     ):
         """A v1 package's proxy (its types have `StopReason` and client terminals)."""
 
         @property
         def _schema_types(
             self,
-        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_co]: ...
+        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_in]: ...
         @property
         def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
 
     class ProxyV1Calls(
         Protocol[
-            C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co, M_co
+            C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co, M_in
         ]
     ):
         """A v1 package's proxy whose types also name its whole tool call `ToolCall`."""
@@ -181,16 +184,16 @@ if TYPE_CHECKING:
         def _schema_types(
             self,
         ) -> TypesV1Calls[
-            C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co, M_co
+            C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co, M_in
         ]: ...
         @property
         def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
 
-    class ProxyV2(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, A_co, T2_co, M_co]):
+    class ProxyV2(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, A_co, T2_co, M_in]):
         """A v2 package's proxy (no `StopReason`: a stop reason is a string)."""
 
         @property
-        def _schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_co]: ...
+        def _schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_in]: ...
         @property
         def _schema_values(self) -> _Values[KV_co]: ...
 

@@ -41,6 +41,18 @@ async def agent_side(conn: AgentSideConnection, conn2: AgentSideConnection[acp2.
     session2 = AgentSession(conn2, "s")
     session2.tool_call("Read", kind="raed")  # error: mypy[arg-type] pyright[reportArgumentType]
     await session2.say(acp.TextContent(text="a v1 block"))  # error: mypy[arg-type] pyright[reportArgumentType]
+    async with session.tool_call("Edit") as edit:
+        await edit.update(status="complted")  # error: mypy[arg-type] pyright[reportArgumentType]
+        await edit.update(kind="raed")  # error: mypy[arg-type] pyright[reportArgumentType]
+        await edit.update(title=42)  # error: mypy[arg-type] pyright[reportArgumentType]
+        await edit.update(content=[acp.TextContent(text="a block, not tool call content")])  # error: mypy[list-item] pyright[reportArgumentType]
+        await edit.update(locations=["/a"])  # error: mypy[list-item] pyright[reportArgumentType]
+        edit.content[0].path  # error: mypy[union-attr] pyright[reportAttributeAccessIssue]
+    async with session2.tool_call("Edit") as edit2:
+        await edit2.update(content=[acp.Content(content=acp.TextContent(text="v1"))])  # error: mypy[list-item] pyright[reportArgumentType]
+    await session.state("idle", "end_turn")  # error: mypy[misc] pyright[reportAttributeAccessIssue]
+    await session2.state("idle", "end_turn", usage=42)  # error: mypy[arg-type] pyright[reportArgumentType]
+    await session2.state("running", background=[42])  # error: mypy[list-item] pyright[reportArgumentType]
 
 
 async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[acp2.AgentProxy], url: str, data: bytes) -> None:
@@ -65,3 +77,20 @@ async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[ac
     acp.decode(data, acp.SessionUpdate).content  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
     acp.Decoder[acp.SessionUpdate](acp.SessionUpdate).decode(data).content  # error: mypy[union-attr] pyright[reportAttributeAccessIssue]
     AgentSession(conn, "s")  # error: mypy[call-overload] pyright[reportCallIssue,reportArgumentType]
+    session.modes.current_mode_id  # error: mypy[union-attr] pyright[reportOptionalMemberAccess]
+    session2.modes  # error: mypy[misc] pyright[reportAttributeAccessIssue]
+    session.available_modes[0].title  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
+    session.config_options[0].config_id  # error: mypy[union-attr] pyright[reportAttributeAccessIssue]
+    session.commands[0].title  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
+    await session.set_config_option("model", 42)  # error: mypy[arg-type] pyright[reportArgumentType]
+    await Session.new(conn, "/tmp", [42])  # error: mypy[misc] pyright[reportCallIssue,reportArgumentType]
+    session.state.usage.used  # error: mypy[union-attr] pyright[reportOptionalMemberAccess]
+    session.state.terminals  # error: mypy[misc] pyright[reportAttributeAccessIssue]
+    session.state.background  # error: mypy[misc] pyright[reportAttributeAccessIssue]
+    session2.state.plans["p"].entries  # error: mypy[union-attr] pyright[reportAttributeAccessIssue]
+    session.state.notices[0].mesage  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
+    info: int = session.state.info  # error: mypy[assignment] pyright[reportAssignmentType]
+    session2.state.terminals["t"].output.data  # error: mypy[union-attr] pyright[reportOptionalMemberAccess,reportAttributeAccessIssue]
+    for work in session2.state.background or ():
+        work.command  # error: mypy[union-attr] pyright[reportAttributeAccessIssue]
+    session2.state.compactions["c"].summery  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
