@@ -143,7 +143,7 @@ async def client(conn: ClientSideConnection, url: str, data: bytes) -> None:
     assert_type(state.status, str | None)
     assert_type(state.stop_reason, str | None)
     for message in state.messages:
-        meta: dict[str, Any] | None = message.meta  # any JSON
+        assert_type(message.meta, Any)  # a message's `_meta` is any JSON
     server = acp.McpServerStdio(name="x", command="/bin/x", args=[], env=[])
     await Session.new(conn, "/tmp", [server])
     await Session.new(conn, "/tmp", [{"name": "y", "command": "/bin/y", "args": [], "env": []}])
