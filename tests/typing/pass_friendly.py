@@ -11,6 +11,7 @@ from acp_runtime import AgentSideConnection, ClientSideConnection
 from acp_runtime.helpers import AgentSession
 from acp_runtime.http import connect_agent
 from acp_runtime.session import Session, SessionState, TurnOutcome
+from acp_runtime.versions import ClientRoute, ClientVersions
 
 
 class Agent(acp.AgentHandler):
@@ -160,6 +161,9 @@ async def client(conn: ClientSideConnection, url: str, data: bytes) -> None:
         assert_type(remote, ClientSideConnection[acp.AgentProxy])
     async with connect_agent(url, None) as bare:
         assert_type(bare, ClientSideConnection[acp.AgentProxy])
+    versions = ClientVersions(ClientRoute(1, acp, acp.ClientHandler()))
+    async with connect_agent(url, versions) as negotiated:  # its package: known at run time
+        assert_type(negotiated, ClientSideConnection[Any])
 
 
 class Client2(acp2.ClientHandler):
