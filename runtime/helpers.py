@@ -55,6 +55,8 @@ if TYPE_CHECKING:
         C,
         E,
         HasClient,
+        HasPlanEntry,
+        HasPlanEntryValues,
         HasStateFields,
         HasToolCall,
         HasToolCallValues,
@@ -72,6 +74,8 @@ if TYPE_CHECKING:
         X,
     )
 
+    # a plan entry's status and priority, as members or wire values (both versions)
+    _PlanTypes = TypesValues[HasPlanEntry[S, V], HasPlanEntryValues[SV, W]]
     # a `ToolCall` whose client proxy's package has these (both versions)
     _CallTypes = TypesValues[HasToolCall[S, V, K, W], HasToolCallValues[SV, KV]]
 
@@ -143,7 +147,7 @@ class AgentSession(
     def __init__(self, conn: object, session_id: str) -> None:
         if not isinstance(conn, AgentSideConnection):
             raise TypeError(f"AgentSession needs an AgentSideConnection, not {type(conn).__name__}")
-        self.conn: AgentSideConnection[Any] = conn
+        self.conn: AgentSideConnection[ClientSchemaT] = conn
         self.id = session_id
         # v2 (a package requiring `messageId` on messages): the agent message and thought that
         # `say` / `think` append to: new ids with each AgentSession (one a prompt) or `new_message`
@@ -282,8 +286,10 @@ class AgentSession(
         return update
 
     async def plan(
-        self,
-        entries: Sequence[EntryT | Mapping[str, Any] | tuple[str, str] | tuple[str, str, str]],
+        self: AgentSession[
+            Any, E, Any, Any, Any, Any, Any, Any, Any, Any, Any, _PlanTypes[S, V, SV, W]
+        ],
+        entries: Sequence[E | Mapping[str, Any] | tuple[str, S | SV] | tuple[str, S | SV, V | W]],
     ) -> None:
         """The whole plan (`plan`): each entry a PlanEntry, wire JSON, or a `(content, status)` /
         `(content, status, priority)` tuple (priority "medium" when not given)."""

@@ -304,6 +304,22 @@ if TYPE_CHECKING:
         @property
         def Error(self) -> M_co: ...
 
+    class HasPlanEntry(Protocol[X_co, P_co]):
+        """A plan entry's status and priority (enums: their members)."""
+
+        @property
+        def PlanEntryStatus(self) -> X_co: ...
+        @property
+        def PlanEntryPriority(self) -> P_co: ...
+
+    class HasPlanEntryValues(Protocol[X_co, P_co]):
+        """... and their wire values."""
+
+        @property
+        def PlanEntryStatus(self) -> Sequence[X_co]: ...
+        @property
+        def PlanEntryPriority(self) -> Sequence[P_co]: ...
+
     class HasToolCall(Protocol[X_co, P_co, K_co, M_co]):
         """What a tool call update carries: its status, content, kind and locations."""
 

@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         HasSessionModeState,
         HasSessionUpdate,
         HasTerminalUpdate,
+        HasUsage,
         HasUsageUpdate,
         K,
         M,
@@ -488,15 +489,32 @@ _END = object()  # ends an `updates()` iteration: a turn ended, or the connectio
 
 
 @dataclass(frozen=True)
-class TurnOutcome(Generic[StopT, AnswerT]):
+class TurnOutcome(Generic[StopT, AnswerT, AgentSchemaT]):
     """How a prompt turn ended: `stop_reason` ("end_turn", "cancelled" ...; in v2 None when the
     idle state reports none), the turn's `usage` (None when the agent reports none), the agent's
-    whole `response` to the prompt and, in v2, the `idle` state update that ended the turn."""
+    whole `response` to the prompt and, in v2, the `idle` state update that ended the turn.
+
+    The last parameter is the agent proxy: `usage` is its package's `Usage`, `idle` one of its
+    `SessionUpdate`s (read through it, as `SessionState`'s members are)."""
 
     stop_reason: StopT | None
-    usage: Any
+    if not TYPE_CHECKING:  # at run time: fields; a type checker reads the properties below
+        usage: Any
     response: AnswerT
-    idle: Any = None
+    if not TYPE_CHECKING:
+        idle: Any = None
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self, stop_reason: StopT | None, usage: object, response: AnswerT, idle: object = None
+        ) -> None: ...
+
+        @property
+        def usage(self: _Outcome[HasUsage[V]]) -> V | None: ...
+
+        @property
+        def idle(self: _Outcome[HasSessionUpdate[V]]) -> V | None: ...
 
     @property
     def cancelled(self) -> bool:
@@ -625,12 +643,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> None: ...
 
     def __init__(self, conn: object, session_id: Any) -> None:
-        self.conn = _client_connection(conn, "Session")
+        self.conn: ClientSideConnection[AgentSchemaT] = _client_connection(conn, "Session")
         self.schema = self.conn.schema
-        self.id = session_id
+        self.id: str = session_id
         self.state: SessionState[ContentT, ToolCallT, EntryT, AgentSchemaT] = SessionState()
         self._modes: object = None  # the agent's mode offer, if any: `modes`
-        self.last_outcome: TurnOutcome[StopT, AnswerT] | None = None
+        self.last_outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] | None = None
         self._listeners: list[asyncio.Queue[Any]] = []
         self._closed = False
         # v2 turns end by state: while prompts wait, the user messages and idle states seen, by the
@@ -823,7 +841,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 
     async def prompt(
         self, prompt: str | Sequence[ContentT], *, timeout: Any = DEFAULT, **params: Any
-    ) -> TurnOutcome[StopT, AnswerT]:
+    ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """Send one prompt (a string is one text block) and wait for the turn to end.
 
         v1: the turn ends with the prompt's answer, which carries the stop reason. v2: the answer
@@ -844,7 +862,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
             params = _params(self.conn, "session/prompt", data)
             if not by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
-                outcome: TurnOutcome[StopT, AnswerT] = TurnOutcome(
+                outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
                     wire.get(response, STOP_REASON), wire.get(response, USAGE), response
                 )
             else:
@@ -854,7 +872,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         self.last_outcome = outcome
         return outcome
 
-    async def _turn_by_state(self, params: Any, timeout: Any) -> TurnOutcome[StopT, AnswerT]:
+    async def _turn_by_state(
+        self, params: Any, timeout: Any
+    ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """v2: send the prompt, then wait for the idle state that ends its turn."""
         limit = self.conn.timeout if timeout is DEFAULT else timeout
         loop = asyncio.get_running_loop()
@@ -993,6 +1013,7 @@ if TYPE_CHECKING:
     # a session's state (or a session), by one def name of its package: see `schema_types`
     _State = SessionState[Any, Any, Any, Types[X]]
     _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
+    _Outcome = TurnOutcome[Any, Any, Types[X]]
 
 
 def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
@@ -1002,7 +1023,7 @@ def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
     return conn
 
 
-def _params(conn: ClientSideConnection, method: str, data: dict[str, Any]) -> Any:
+def _params(conn: ClientSideConnection[Any], method: str, data: dict[str, Any]) -> Any:
     """The typed params of `method` from wire-shaped data (Structs inside are fine)."""
     return wire.build(
         conn.schema, data, conn.schema.METHODS[method].params, method=method, at="params"

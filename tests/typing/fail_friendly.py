@@ -53,6 +53,9 @@ async def agent_side(conn: AgentSideConnection, conn2: AgentSideConnection[acp2.
     await session.state("idle", "end_turn")  # error: mypy[misc] pyright[reportAttributeAccessIssue]
     await session2.state("idle", "end_turn", usage=42)  # error: mypy[arg-type] pyright[reportArgumentType]
     await session2.state("running", background=[42])  # error: mypy[list-item] pyright[reportArgumentType]
+    await session.plan([("Read the code", "in_progres")])  # error: mypy[list-item] pyright[reportArgumentType]
+    await session.plan([("Fix it", "pending", "hgh")])  # error: mypy[list-item] pyright[reportArgumentType]
+    session.conn.client.fs_read_txt_file  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
 
 
 async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[acp2.AgentProxy], url: str, data: bytes) -> None:
@@ -70,7 +73,7 @@ async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[ac
     session2 = await Session.new(conn2, "/tmp")
     outcome2 = await session2.prompt("hi")
     reason2: acp.StopReason | None = outcome2.stop_reason  # error: mypy[assignment] pyright[reportAssignmentType]
-    async with connect_agent(url, 42):  # error: mypy[call-overload] pyright[reportArgumentType]
+    async with connect_agent(url, 42):  # error: mypy[call-overload] pyright[reportArgumentType,reportCallIssue]
         pass
     async with connect_agent(url, acp.ClientHandler(), schema=acp2):  # error: mypy[arg-type] pyright[reportArgumentType,reportCallIssue]
         pass
@@ -94,3 +97,7 @@ async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[ac
     for work in session2.state.background or ():
         work.command  # error: mypy[union-attr] pyright[reportAttributeAccessIssue]
     session2.state.compactions["c"].summery  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
+    outcome.usage.total_tokens  # error: mypy[union-attr] pyright[reportOptionalMemberAccess]
+    outcome2.idle.stop_reason  # error: mypy[union-attr] pyright[reportAttributeAccessIssue,reportOptionalMemberAccess]
+    count: int = session.id  # error: mypy[assignment] pyright[reportAssignmentType]
+    session.conn.agent.session_nwe  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]

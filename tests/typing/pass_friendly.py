@@ -28,6 +28,8 @@ class Agent(acp.AgentHandler):
             content="x", priority=acp.PlanEntryPriority.LOW, status=acp.PlanEntryStatus.PENDING
         )
         await session.plan([entry, {"content": "y", "status": "pending", "priority": "low"}])
+        await session.plan([("z", acp.PlanEntryStatus.PENDING, acp.PlanEntryPriority.HIGH)])
+        assert_type(session.conn, AgentSideConnection[acp.ClientProxy])
         async with session.tool_call("Run tests", kind="execute") as call:
             option = await session.ask_permission(call)
             if option is not None:
@@ -125,6 +127,10 @@ async def client(conn: ClientSideConnection, url: str, data: bytes) -> None:
     assert_type(typed, Session)
     if reason is not None:
         assert_type(reason, acp.StopReason)
+    assert_type(session.id, str)
+    assert_type(session.conn, ClientSideConnection[acp.AgentProxy])
+    assert_type(outcome.usage, acp.Usage | None)
+    assert_type(outcome.idle, acp.SessionUpdate | None)
     modes = session.modes
     if modes is not None:
         assert_type(modes.current_mode_id, str)
@@ -181,6 +187,8 @@ async def client_v2(url: str) -> None:
             assert_type(call, acp2.SessionUpdateToolCallUpdate)
         print(reason)
         state = session.state
+        assert_type(outcome.idle, acp2.SessionUpdate | None)
+        assert_type(outcome.usage, acp2.Usage | None)
         assert_type(state.terminals, dict[str, acp2.TerminalUpdate])
         assert_type(state.background, Sequence[acp2.BackgroundWork] | None)
         assert_type(state.usage, acp2.UsageUpdate | None)
