@@ -840,7 +840,11 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     # --- turns ---
 
     async def prompt(
-        self, prompt: str | Sequence[ContentT], *, timeout: Any = DEFAULT, **params: Any
+        self,
+        prompt: str | Sequence[ContentT],
+        *,
+        timeout: float | None = DEFAULT,  # DEFAULT: the connection's
+        **params: Any,  # further wire fields: any JSON
     ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """Send one prompt (a string is one text block) and wait for the turn to end.
 
@@ -873,7 +877,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         return outcome
 
     async def _turn_by_state(
-        self, params: Any, timeout: Any
+        self, params: Any, timeout: float | None
     ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """v2: send the prompt, then wait for the idle state that ends its turn."""
         limit = self.conn.timeout if timeout is DEFAULT else timeout

@@ -100,4 +100,5 @@ async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[ac
     outcome.usage.total_tokens  # error: mypy[union-attr] pyright[reportOptionalMemberAccess]
     outcome2.idle.stop_reason  # error: mypy[union-attr] pyright[reportAttributeAccessIssue,reportOptionalMemberAccess]
     count: int = session.id  # error: mypy[assignment] pyright[reportAssignmentType]
+    await session.prompt("hi", timeout="5")  # error: mypy[arg-type] pyright[reportArgumentType]
     session.conn.agent.session_nwe  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]

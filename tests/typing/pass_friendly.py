@@ -108,6 +108,8 @@ async def client(conn: ClientSideConnection, url: str, data: bytes) -> None:
     assert_type(outcome.response, acp.PromptResponse)
     assert_type(outcome, TurnOutcome[acp.StopReason, acp.PromptResponse])
     await session.prompt([acp.TextContent(text="more")])
+    await session.prompt("more", timeout=None)
+    await session.prompt("more", timeout=5)
     for call in session.state.tool_calls.values():
         if isinstance(call, acp.ToolCall):
             assert_type(call.title, str)
