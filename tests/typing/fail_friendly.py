@@ -99,6 +99,7 @@ async def client_side(conn: ClientSideConnection, conn2: ClientSideConnection[ac
     session2.state.compactions["c"].summery  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
     outcome.usage.total_tokens  # error: mypy[union-attr] pyright[reportOptionalMemberAccess]
     outcome2.idle.stop_reason  # error: mypy[union-attr] pyright[reportAttributeAccessIssue,reportOptionalMemberAccess]
+    session2.state.activity.stop_reason  # error: mypy[union-attr] pyright[reportAttributeAccessIssue,reportOptionalMemberAccess]
     count: int = session.id  # error: mypy[assignment] pyright[reportAssignmentType]
     await session.prompt("hi", timeout="5")  # error: mypy[arg-type] pyright[reportArgumentType]
     session.conn.agent.session_nwe  # error: mypy[attr-defined] pyright[reportAttributeAccessIssue]
