@@ -32,6 +32,7 @@ from .errors import ConnectionClosedError, ProtocolError
 from .jsonrpc import INTERNAL_ERROR
 from .schema_types import (
     AnswerT,
+    ClientSchemaT,
     ContentT,
     EntryT,
     ExitT,
@@ -45,7 +46,38 @@ from .schema_types import (
 )
 
 if TYPE_CHECKING:
-    from .schema_types import KV, SV, TE, TO, A, C, E, HasClient, K, Opt, ProxyV1, ProxyV2, S, U
+    from .schema_types import (
+        KV,
+        SV,
+        TE,
+        TO,
+        A,
+        C,
+        E,
+        HasClient,
+        HasPlanEntry,
+        HasPlanEntryValues,
+        HasStateFields,
+        HasToolCall,
+        HasToolCallValues,
+        K,
+        M,
+        Opt,
+        ProxyV1,
+        ProxyV2,
+        S,
+        Types,
+        TypesValues,
+        U,
+        V,
+        W,
+        X,
+    )
+
+    # a plan entry's status and priority, as members or wire values (both versions)
+    _PlanTypes = TypesValues[HasPlanEntry[S, V], HasPlanEntryValues[SV, W]]
+    # a `ToolCall` whose client proxy's package has these (both versions)
+    _CallTypes = TypesValues[HasToolCall[S, V, K, W], HasToolCallValues[SV, KV]]
 
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"
@@ -83,6 +115,7 @@ class AgentSession(
         AnswerT,
         OutputT,
         ExitT,
+        ClientSchemaT,
     ]
 ):
     """An agent's handle on one session of a connection: updates, tool calls, permission, files
@@ -91,29 +124,30 @@ class AgentSession(
     Typed with the connection's package (read off `conn.client`, see `acp_runtime.schema_types`):
     `say` takes its content blocks, `plan` its plan entries, `tool_call` its tool kinds (members
     or wire values), `ask_permission` gives its permission options, and `turn` takes its stop
-    reasons and gives its prompt answer.
+    reasons and gives its prompt answer. The last parameter is the client proxy itself, which
+    carries the rest of the package's types (`ToolCall.update`'s, `state`'s: see `schema_types`).
     """
 
     if TYPE_CHECKING:
 
         @overload
         def __init__(
-            self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE],
-            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE]],
+            self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE, X],
+            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE, M], X],
             session_id: str,
         ) -> None: ...
 
         @overload
         def __init__(
-            self: AgentSession[C, E, K, KV, Opt, U, str, str, A, object, object],
-            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object]],
+            self: AgentSession[C, E, K, KV, Opt, U, str, str, A, object, object, X],
+            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object, M], X],
             session_id: str,
         ) -> None: ...
 
     def __init__(self, conn: object, session_id: str) -> None:
         if not isinstance(conn, AgentSideConnection):
             raise TypeError(f"AgentSession needs an AgentSideConnection, not {type(conn).__name__}")
-        self.conn: AgentSideConnection[Any] = conn
+        self.conn: AgentSideConnection[ClientSchemaT] = conn
         self.id = session_id
         # v2 (a package requiring `messageId` on messages): the agent message and thought that
         # `say` / `think` append to: new ids with each AgentSession (one a prompt) or `new_message`
@@ -168,7 +202,7 @@ class AgentSession(
                         "content": list(prompt),
                     }
                 )
-                await self.state(rules.RUNNING)
+                await self._state(rules.RUNNING, None)
                 stop: object = await work()
                 if self.conn.turn_cancelled(self.id):  # cancelled as the work was ending
                     stop = rules.CANCELLED
@@ -196,10 +230,27 @@ class AgentSession(
         return acknowledged
 
     async def state(
-        self, state: str, stop_reason: StopT | StopValueT | None = None, **fields: Any
+        self: AgentSession[
+            Any, Any, Any, Any, Any, Any, S, SV, Any, Any, Any, Types[HasStateFields[V, W, X]]
+        ],
+        state: str,
+        stop_reason: S | SV | None = None,
+        *,
+        usage: V | Mapping[str, Any] | None | msgspec.UnsetType = msgspec.UNSET,
+        background: Sequence[W | Mapping[str, Any]] | None | msgspec.UnsetType = msgspec.UNSET,
+        error: X | Mapping[str, Any] | None | msgspec.UnsetType = msgspec.UNSET,
+        **fields: Any,  # further wire fields (`_meta` ...): any JSON
     ) -> None:
-        """A v2 `state_update`: `running`, `requires_action`, or `idle` with its stop reason."""
-        await self._state(state, stop_reason, **fields)
+        """A v2 `state_update`: `running`, `requires_action`, or `idle` with its stop reason (and
+        `usage`, `background` work, `error`: omitted when not given). A package without state
+        updates (v1: no `BackgroundWork`) has no such method for the checker."""
+        given = {"usage": usage, "background": background, "error": error}
+        await self._state(
+            state,
+            stop_reason,
+            **{k: v for k, v in given.items() if v is not msgspec.UNSET},
+            **fields,
+        )
 
     async def _state(self, state: str, stop_reason: object, **fields: Any) -> None:
         update: dict[str, Any] = {"sessionUpdate": rules.STATE_UPDATE, rules.STATE: state, **fields}
@@ -235,8 +286,10 @@ class AgentSession(
         return update
 
     async def plan(
-        self,
-        entries: Sequence[EntryT | Mapping[str, Any] | tuple[str, str] | tuple[str, str, str]],
+        self: AgentSession[
+            Any, E, Any, Any, Any, Any, Any, Any, Any, Any, Any, _PlanTypes[S, V, SV, W]
+        ],
+        entries: Sequence[E | Mapping[str, Any] | tuple[str, S | SV] | tuple[str, S | SV, V | W]],
     ) -> None:
         """The whole plan (`plan`): each entry a PlanEntry, wire JSON, or a `(content, status)` /
         `(content, status, priority)` tuple (priority "medium" when not given)."""
@@ -244,19 +297,20 @@ class AgentSession(
 
     def tool_call(
         self, title: str, *, kind: KindT | KindValueT | None = None, **fields: Any
-    ) -> ToolCall:
+    ) -> ToolCall[ClientSchemaT]:
         """A tool call to report, as `async with session.tool_call(title) as call:`. It is sent
         `in_progress` on entry and `completed` on exit, or `failed` when the block raises (the
         exception goes on). `fields` are further wire fields of the tool call (`locations`,
-        `rawInput` ...); `call.update(...)` sends patches on the way."""
+        `rawInput` ...: any JSON); `call.update(...)` sends patches on the way."""
         data = {"title": title, **({"kind": kind} if kind is not None else {}), **fields}
-        return ToolCall(self, f"call_{uuid.uuid4().hex[:12]}", data)
+        call: ToolCall[ClientSchemaT] = ToolCall(self, f"call_{uuid.uuid4().hex[:12]}", data)
+        return call
 
     # --- permission ---
 
     async def ask_permission(
         self,
-        tool_call: ToolCall | msgspec.Struct | Mapping[str, Any],
+        tool_call: ToolCall[ClientSchemaT] | msgspec.Struct | Mapping[str, Any],
         options: Sequence[OptionT | Mapping[str, Any]] = DEFAULT_PERMISSION_OPTIONS,
     ) -> OptionT | None:
         """Ask the user to allow a tool call (a `ToolCall` handle, or the wire/Struct tool call
@@ -334,31 +388,47 @@ class AgentSession(
         )
 
 
-class ToolCall:
+class ToolCall(Generic[ClientSchemaT]):
     """A reported tool call: `await call.update(status=..., content=[...], rawOutput=...)` with wire
     field names; `add_text` / `add_diff` / `add_terminal` append to its content (which a tool call
-    update replaces as a whole, so the handle keeps what was sent)."""
+    update replaces as a whole, so the handle keeps what was sent).
+
+    Typed with its session's package (the client proxy `ClientSchemaT` carries it): `update` takes
+    its tool call statuses, kinds, content and locations, `status` and `content` read them back."""
 
     def __init__(
         self,
-        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
+        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
         tool_call_id: str,
         fields: dict[str, Any],
     ) -> None:
         self.session = session
         self.id = tool_call_id
-        self.fields = fields  # wire fields as last sent
-        self.content: list[Any] = list(fields.get("content", ()))
-        self.status: str | None = None
+        self.fields = fields  # wire fields as last sent (any JSON, or the package's Structs)
+        # as last sent: the content items, and the status (a wire value or a member)
+        self._content: list[Any] = list(fields.get("content", ()))
+        self._status: Any = None
 
-    async def __aenter__(self) -> ToolCall:
-        self.status = "in_progress"
+    @property
+    def status(self: ToolCall[_CallTypes[S, V, K, W, SV, KV]]) -> S | SV | None:
+        """The status last sent (None before `async with`)."""
+        status: S | SV | None = self._status
+        return status
+
+    @property
+    def content(self: ToolCall[_CallTypes[S, V, K, W, SV, KV]]) -> list[V | Mapping[str, Any]]:
+        """The content last sent (a tool call update replaces it whole)."""
+        content: list[V | Mapping[str, Any]] = self._content
+        return content
+
+    async def __aenter__(self) -> ToolCall[ClientSchemaT]:
+        self._status = "in_progress"
         await self.session.send(
             {
                 "sessionUpdate": "tool_call",
                 "toolCallId": self.id,
                 **self.fields,
-                "status": self.status,
+                "status": self._status,
             }
         )
         return self
@@ -366,27 +436,47 @@ class ToolCall:
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if kind is None and self.status not in FINAL_STATUSES:
-            await self.update(status="completed")
+        if kind is None and self._status not in FINAL_STATUSES:
+            await self._update(status="completed")
         elif kind is not None:
             with contextlib.suppress(ConnectionClosedError):  # the block's own error goes on
-                await self.update(
+                await self._update(
                     status="failed",
                     **({"rawOutput": {"error": str(exc)}} if isinstance(exc, Exception) else {}),
                 )
 
-    async def update(self, **fields: Any) -> None:
-        """A `tool_call_update` with these wire fields (omitted ones stay as they were)."""
+    async def update(
+        self: ToolCall[_CallTypes[S, V, K, W, SV, KV]],
+        *,
+        status: S | SV | None | msgspec.UnsetType = msgspec.UNSET,
+        title: str | None | msgspec.UnsetType = msgspec.UNSET,
+        kind: K | KV | None | msgspec.UnsetType = msgspec.UNSET,
+        content: Sequence[V | Mapping[str, Any]] | None | msgspec.UnsetType = msgspec.UNSET,
+        locations: Sequence[W | Mapping[str, Any]] | None | msgspec.UnsetType = msgspec.UNSET,
+        **fields: Any,  # further wire fields (`rawInput`, `rawOutput`, `_meta`): any JSON
+    ) -> None:
+        """A `tool_call_update` with these wire fields (omitted ones stay as they were; None
+        clears one)."""
+        given = {
+            "status": status,
+            "title": title,
+            "kind": kind,
+            "content": content,
+            "locations": locations,
+        }
+        await self._update(**{k: v for k, v in given.items() if v is not msgspec.UNSET}, **fields)
+
+    async def _update(self, **fields: Any) -> None:
         self.fields.update(fields)
-        self.status = fields.get("status", self.status)
+        self._status = fields.get("status", self._status)
         if "content" in fields:
-            self.content = list(fields["content"])
+            self._content = list(fields["content"])
         await self.session.send(
             {"sessionUpdate": "tool_call_update", "toolCallId": self.id, **fields}
         )
 
     async def add_text(self, value: str) -> None:
-        await self.update(content=[*self.content, {"type": "content", "content": text(value)}])
+        await self._update(content=[*self._content, {"type": "content", "content": text(value)}])
 
     async def add_diff(self, path: str, new_text: str, old_text: str | None = None) -> None:
         """A diff of the file at `path` (absolute); `old_text` None for a new file."""
@@ -396,11 +486,13 @@ class ToolCall:
             "newText": new_text,
             **({"oldText": old_text} if old_text is not None else {}),
         }
-        await self.update(content=[*self.content, diff], locations=[{"path": path}])
+        await self._update(content=[*self._content, diff], locations=[{"path": path}])
 
     async def add_terminal(self, terminal_id: str) -> None:
         """Embed a client terminal's live output."""
-        await self.update(content=[*self.content, {"type": "terminal", "terminalId": terminal_id}])
+        await self._update(
+            content=[*self._content, {"type": "terminal", "terminalId": terminal_id}]
+        )
 
 
 class Terminal(Generic[OutputT, ExitT]):
@@ -409,7 +501,7 @@ class Terminal(Generic[OutputT, ExitT]):
 
     def __init__(
         self,
-        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
+        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
         data: dict[str, Any],
     ) -> None:
         self.session = session

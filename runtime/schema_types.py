@@ -10,6 +10,14 @@ the `...V2` Protocols, where a stop reason is a string. A v1 revision that names
 `ToolCall` is matched by `ProxyV1Calls`; an older one (its variant named `SessionUpdateToolCall`)
 by `ProxyV1`, and a client `Session` then types its folded tool calls as its `SessionUpdate`.
 
+The rest of the package's types reach the friendly classes through one carrier, not one type
+variable each: a `Session` (and its `SessionState`) is also Generic over the agent proxy it calls
+(`AgentSchemaT`), an `AgentSession` (and its `ToolCall`) over the client proxy (`ClientSchemaT`).
+Each member read through the carrier is typed by a self-type matched against `Types[Has...]` (one
+def name each), so it is solved on use: `state.usage` is the package's `UsageUpdate`. A package
+without that def (v1 has no `TerminalUpdate` nor `BackgroundWork`, v2 no `SessionModeState`) does
+not match, and the checker reports the read: what a version lacks is an error, not `Any`.
+
 The type variables are used at run time (the friendly classes are Generic over them); the
 Protocols are for type checkers only.
 """
@@ -41,6 +49,8 @@ if TYPE_CHECKING:
     )
     OutputT = DefaultTypeVar("OutputT", default=acp_schema.TerminalOutputResponse)
     ExitT = DefaultTypeVar("ExitT", default=acp_schema.WaitForTerminalExitResponse)
+    AgentSchemaT = DefaultTypeVar("AgentSchemaT", covariant=True, default=acp_schema.AgentProxy)
+    ClientSchemaT = DefaultTypeVar("ClientSchemaT", covariant=True, default=acp_schema.ClientProxy)
 else:  # at run time: plain type variables
     ContentT = TypeVar("ContentT")  # a content block (`ContentBlock`)
     EntryT = TypeVar("EntryT")  # a plan entry (`PlanEntry`)
@@ -54,9 +64,11 @@ else:  # at run time: plain type variables
     ToolCallT = TypeVar("ToolCallT")  # a folded tool call (v1 `ToolCall` or its update)
     OutputT = TypeVar("OutputT")  # a client terminal's output (`TerminalOutputResponse`; v2: none)
     ExitT = TypeVar("ExitT")  # its exit (`WaitForTerminalExitResponse`; v2: none)
+    AgentSchemaT = TypeVar("AgentSchemaT", covariant=True)  # a client's agent proxy: the carrier
+    ClientSchemaT = TypeVar("ClientSchemaT", covariant=True)  # an agent's client proxy: the same
 
 if TYPE_CHECKING:
-    from typing import Protocol, Sequence
+    from typing import Callable, Protocol, Sequence
 
     C_co = TypeVar("C_co", covariant=True)
     E_co = TypeVar("E_co", covariant=True)
@@ -72,6 +84,9 @@ if TYPE_CHECKING:
     TO_co = TypeVar("TO_co", covariant=True)
     TE_co = TypeVar("TE_co", covariant=True)
     P_co = TypeVar("P_co", covariant=True)
+    M_co = TypeVar("M_co", covariant=True)
+    M_in = TypeVar("M_in")
+    X_co = TypeVar("X_co", covariant=True)
 
     # The friendly constructors' own type variables, solved from the connection's proxy.
     C = TypeVar("C")
@@ -87,10 +102,14 @@ if TYPE_CHECKING:
     T2 = TypeVar("T2")
     TO = TypeVar("TO")
     TE = TypeVar("TE")
+    M = TypeVar("M")
+    X = TypeVar("X")
+    V = TypeVar("V")  # a type read through the carrier (`Types[HasUsageUpdate[V]]` ...)
+    W = TypeVar("W")
 
     # Both versions' types, by def name (read-only: each solved from the package's own).
 
-    class _Types(Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]):
+    class _Types(Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_in]):
         @property
         def ContentBlock(self) -> C_co: ...
         @property
@@ -106,9 +125,13 @@ if TYPE_CHECKING:
         @property
         def SessionUpdateToolCallUpdate(self) -> T2_co: ...
 
+        # an attribute, as the package declares it (invariant): `Session.new(conn, cwd, [...])`
+        # then takes only the package's MCP servers, never widening them to what it is given
+        McpServer: M_in
+
     class TypesV1(
-        _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co],
-        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co],
+        _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_in],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_in],
     ):
         """v1's types: also its stop reasons and its client terminals."""
 
@@ -120,8 +143,8 @@ if TYPE_CHECKING:
         def WaitForTerminalExitResponse(self) -> TE_co: ...
 
     class TypesV1Calls(
-        TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co],
-        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co],
+        TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_in],
+        Protocol[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co, M_in],
     ):
         """v1's types with its whole tool call named `ToolCall` (not so in every revision)."""
 
@@ -139,45 +162,180 @@ if TYPE_CHECKING:
         def StopReason(self) -> Sequence[SV_co]: ...
 
     class ProxyV1(
-        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T2_co, TO_co, TE_co]
+        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T2_co, TO_co, TE_co, M_in]
     ):
         """A v1 package's proxy (its types have `StopReason` and client terminals)."""
 
         @property
         def _schema_types(
             self,
-        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co]: ...
+        ) -> TypesV1[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, M_in]: ...
         @property
         def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
 
     class ProxyV1Calls(
-        Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co]
+        Protocol[
+            C_co, E_co, K_co, KV_co, O_co, U_co, S_co, SV_co, A_co, T_co, T2_co, TO_co, TE_co, M_in
+        ]
     ):
         """A v1 package's proxy whose types also name its whole tool call `ToolCall`."""
 
         @property
         def _schema_types(
             self,
-        ) -> TypesV1Calls[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co]: ...
+        ) -> TypesV1Calls[
+            C_co, E_co, K_co, O_co, U_co, A_co, T2_co, S_co, TO_co, TE_co, T_co, M_in
+        ]: ...
         @property
         def _schema_values(self) -> ValuesV1[KV_co, SV_co]: ...
 
-    class ProxyV2(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, A_co, T2_co]):
+    class ProxyV2(Protocol[C_co, E_co, K_co, KV_co, O_co, U_co, A_co, T2_co, M_in]):
         """A v2 package's proxy (no `StopReason`: a stop reason is a string)."""
 
         @property
-        def _schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co]: ...
+        def _schema_types(self) -> _Types[C_co, E_co, K_co, O_co, U_co, A_co, T2_co, M_in]: ...
         @property
         def _schema_values(self) -> _Values[KV_co]: ...
 
-    class HasClient(Protocol[P_co]):
-        """An agent's connection, by the proxy it calls its client with."""
+    class _MakesClient(Protocol[X_co]):
+        @property
+        def ClientProxy(self) -> Callable[..., X_co]: ...
+
+    class _MakesAgent(Protocol[X_co]):
+        @property
+        def AgentProxy(self) -> Callable[..., X_co]: ...
+
+    class HasClient(Protocol[P_co, X_co]):
+        """An agent's connection, by the proxy it calls its client with: read as a Protocol
+        (`P_co`) from `client`, and whole (`X_co`, the carrier) from its package's `ClientProxy`."""
 
         @property
         def client(self) -> P_co: ...
+        @property
+        def schema(self) -> _MakesClient[X_co]: ...
 
-    class HasAgent(Protocol[P_co]):
-        """A client's connection, by the proxy it calls its agent with."""
+    class HasAgent(Protocol[P_co, X_co]):
+        """A client's connection, by the proxy it calls its agent with (as `HasClient`)."""
 
         @property
         def agent(self) -> P_co: ...
+        @property
+        def schema(self) -> _MakesAgent[X_co]: ...
+
+    # --- the carrier: one def name each, matched on use ---
+
+    class Types(Protocol[X_co]):
+        """A proxy, by its package's types (`_schema_types`)."""
+
+        @property
+        def _schema_types(self) -> X_co: ...
+
+    class TypesValues(Protocol[X_co, P_co]):
+        """A proxy, by its package's types and enum wire values (`_schema_values`)."""
+
+        @property
+        def _schema_types(self) -> X_co: ...
+        @property
+        def _schema_values(self) -> P_co: ...
+
+    class HasTerminalUpdate(Protocol[X_co]):
+        @property
+        def TerminalUpdate(self) -> X_co: ...
+
+    class HasCompactionUpdate(Protocol[X_co]):
+        @property
+        def CompactionUpdate(self) -> X_co: ...
+
+    class HasPlanUpdateContent(Protocol[X_co]):
+        @property
+        def PlanUpdateContent(self) -> X_co: ...
+
+    class HasSessionUpdate(Protocol[X_co]):
+        @property
+        def SessionUpdate(self) -> X_co: ...
+
+    class HasNotice(Protocol[X_co]):
+        @property
+        def Notice(self) -> X_co: ...
+
+    class HasSessionConfigOption(Protocol[X_co]):
+        @property
+        def SessionConfigOption(self) -> X_co: ...
+
+    class HasSessionConfigValueId(Protocol[X_co]):
+        @property
+        def SessionConfigValueId(self) -> X_co: ...
+
+    class HasAvailableCommand(Protocol[X_co]):
+        @property
+        def AvailableCommand(self) -> X_co: ...
+
+    class HasUsageUpdate(Protocol[X_co]):
+        @property
+        def UsageUpdate(self) -> X_co: ...
+
+    class HasSessionInfoUpdate(Protocol[X_co]):
+        @property
+        def SessionInfoUpdate(self) -> X_co: ...
+
+    class HasBackgroundWork(Protocol[X_co]):
+        @property
+        def BackgroundWork(self) -> X_co: ...
+
+    class HasUsage(Protocol[X_co]):
+        @property
+        def Usage(self) -> X_co: ...
+
+    class HasSessionModeState(Protocol[X_co]):
+        @property
+        def SessionModeState(self) -> X_co: ...
+
+    class HasSessionMode(Protocol[X_co]):
+        @property
+        def SessionMode(self) -> X_co: ...
+
+    class HasStateFields(Protocol[X_co, P_co, M_co]):
+        """What a v2 state update carries besides its state and stop reason."""
+
+        @property
+        def Usage(self) -> X_co: ...
+        @property
+        def BackgroundWork(self) -> P_co: ...
+        @property
+        def Error(self) -> M_co: ...
+
+    class HasPlanEntry(Protocol[X_co, P_co]):
+        """A plan entry's status and priority (enums: their members)."""
+
+        @property
+        def PlanEntryStatus(self) -> X_co: ...
+        @property
+        def PlanEntryPriority(self) -> P_co: ...
+
+    class HasPlanEntryValues(Protocol[X_co, P_co]):
+        """... and their wire values."""
+
+        @property
+        def PlanEntryStatus(self) -> Sequence[X_co]: ...
+        @property
+        def PlanEntryPriority(self) -> Sequence[P_co]: ...
+
+    class HasToolCall(Protocol[X_co, P_co, K_co, M_co]):
+        """What a tool call update carries: its status, content, kind and locations."""
+
+        @property
+        def ToolCallStatus(self) -> X_co: ...
+        @property
+        def ToolCallContent(self) -> P_co: ...
+        @property
+        def ToolKind(self) -> K_co: ...
+        @property
+        def ToolCallLocation(self) -> M_co: ...
+
+    class HasToolCallValues(Protocol[X_co, K_co]):
+        """The wire values of a tool call's status and kind."""
+
+        @property
+        def ToolCallStatus(self) -> Sequence[X_co]: ...
+        @property
+        def ToolKind(self) -> Sequence[K_co]: ...

@@ -30,7 +30,17 @@ import base64
 import operator
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, Sequence, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    AsyncIterator,
+    Callable,
+    Generic,
+    Mapping,
+    Sequence,
+    cast,
+    overload,
+)
 
 import msgspec
 
@@ -38,7 +48,7 @@ from . import rules, wire
 from .client import ClientSideConnection
 from .connection import _DEFAULT as DEFAULT
 from .errors import ConnectionClosedError, RequestTimeoutError
-from .schema_types import AnswerT, ContentT, EntryT, StopT, ToolCallT, UpdateT
+from .schema_types import AgentSchemaT, AnswerT, ContentT, EntryT, StopT, ToolCallT, UpdateT
 
 if TYPE_CHECKING:
     from .schema_types import (
@@ -51,14 +61,32 @@ if TYPE_CHECKING:
         C,
         E,
         HasAgent,
+        HasAvailableCommand,
+        HasBackgroundWork,
+        HasCompactionUpdate,
+        HasNotice,
+        HasPlanUpdateContent,
+        HasSessionConfigOption,
+        HasSessionConfigValueId,
+        HasSessionInfoUpdate,
+        HasSessionMode,
+        HasSessionModeState,
+        HasSessionUpdate,
+        HasTerminalUpdate,
+        HasUsage,
+        HasUsageUpdate,
         K,
+        M,
         Opt,
         ProxyV1,
         ProxyV1Calls,
         ProxyV2,
         S,
         T,
+        Types,
         U,
+        V,
+        X,
     )
 
 # --- what each kind of session update means: the one hand-written table --------------------------
@@ -133,7 +161,7 @@ class Message(Generic[ContentT]):
     role: str
     message_id: str | None = None
     content: list[ContentT] = field(default_factory=list)  # the package's content blocks, in order
-    meta: Any = None  # the message's `_meta`, patched by key by whole-message upserts (v2)
+    meta: Any = None  # the message's `_meta` (any JSON), patched by key by upserts (v2)
 
     def text(self) -> str:
         """The text of its text blocks, joined."""
@@ -143,8 +171,11 @@ class Message(Generic[ContentT]):
 
 
 @dataclass
-class SessionState(Generic[ContentT, ToolCallT, EntryT]):
-    """A session's state, folded from its updates (see `FOLDS`). Values are the package's types.
+class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
+    """A session's state, folded from its updates (see `FOLDS`). Values are the package's types:
+    the last parameter is the agent proxy, whose package types what the others do not (a type
+    checker reads `terminals`, `usage` ... as properties of the package's types, see
+    `schema_types`; a package without the type has no such member for it).
 
     `tool_calls[id]` is the first update that told of the call (a tool call, or a tool call update
     when none came first), patched by every later one: read `title`, `status`, `content` ... on it
@@ -157,22 +188,79 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT]):
         default_factory=list
     )  # user and agent messages and thoughts, in order
     tool_calls: dict[str, ToolCallT] = field(default_factory=dict)
-    terminals: dict[str, Any] = field(default_factory=dict)  # v2 agent-owned terminals by id
+    if not TYPE_CHECKING:  # at run time: fields; a type checker reads the properties below
+        terminals: dict[str, Any] = field(default_factory=dict)
     terminal_output: dict[str, bytes] = field(default_factory=dict)  # their decoded output
-    compactions: dict[str, Any] = field(default_factory=dict)  # v2 context compactions by id
+    if not TYPE_CHECKING:
+        compactions: dict[str, Any] = field(default_factory=dict)
     plan: list[EntryT] = field(default_factory=list)  # v1: the plan's entries
-    plans: dict[str, Any] = field(default_factory=dict)  # v2: each plan by planId
-    activity: Any = None  # v2: the last state_update (running / requires_action / idle)
-    notices: list[Any] = field(default_factory=list)  # v2: notices, in order
+    if not TYPE_CHECKING:
+        plans: dict[str, Any] = field(default_factory=dict)
+        activity: Any = None
+        notices: list[Any] = field(default_factory=list)
     current_mode_id: str | None = None
-    config_options: list[Any] = field(default_factory=list)
-    commands: list[Any] = field(default_factory=list)
-    usage: Any = None  # the last usage update (context window, cost)
-    info: Any = None  # session info (title, updatedAt), patched
+    if not TYPE_CHECKING:
+        config_options: list[Any] = field(default_factory=list)
+        commands: list[Any] = field(default_factory=list)
+        usage: Any = None
+        info: Any = None
     other: dict[str, Any] = field(
         default_factory=dict
     )  # kind -> the last update of a kind not in FOLDS
     _by_id: dict[tuple[str, str], Message[ContentT]] = field(default_factory=dict, repr=False)
+
+    if TYPE_CHECKING:
+
+        @property
+        def terminals(self: _State[HasTerminalUpdate[V]]) -> dict[str, V]:
+            """v2 agent-owned terminals by id."""
+            ...
+
+        @property
+        def compactions(self: _State[HasCompactionUpdate[V]]) -> dict[str, V]:
+            """Context compactions by id."""
+            ...
+
+        @property
+        def plans(self: _State[HasPlanUpdateContent[V]]) -> dict[str, V]:
+            """Each plan by planId (v2, and v1's unstable plan updates)."""
+            ...
+
+        @property
+        def activity(self: _State[HasSessionUpdate[V]]) -> V | None:
+            """v2: the last `state_update` (running / requires_action / idle), as it came."""
+            ...
+
+        @property
+        def notices(self: _State[HasNotice[V]]) -> list[V]:
+            """Notices, in order."""
+            ...
+
+        @property
+        def config_options(self: _State[HasSessionConfigOption[V]]) -> list[V]:
+            """The session's config options, as last offered or updated."""
+            ...
+
+        @config_options.setter
+        def config_options(self: _State[HasSessionConfigOption[V]], value: list[V]) -> None: ...
+
+        @property
+        def commands(self: _State[HasAvailableCommand[V]]) -> list[V]:
+            """The agent's commands, as last offered or updated."""
+            ...
+
+        @commands.setter
+        def commands(self: _State[HasAvailableCommand[V]], value: list[V]) -> None: ...
+
+        @property
+        def usage(self: _State[HasUsageUpdate[V]]) -> V | None:
+            """The last usage update (context window, cost)."""
+            ...
+
+        @property
+        def info(self: _State[HasSessionInfoUpdate[V]]) -> V | None:
+            """Session info (title, updatedAt), patched by each update."""
+            ...
 
     def text(self, role: str = "agent") -> str:
         """All text of the messages of `role`, joined."""
@@ -182,20 +270,23 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT]):
     def thoughts(self) -> list[Message[ContentT]]:
         return [m for m in self.messages if m.role == "thought"]
 
+    # A state and a stop reason are tags of the state update variants (no enum names them), and
+    # wire values are read as strings: `str`, in every package.
     @property
-    def status(self) -> str | None:
+    def status(self: SessionState[Any, Any, Any, Any]) -> str | None:
         """v2: "running", "requires_action" or "idle" as last reported (None: not reported)."""
         return wire.get(self.activity, STATE)  # type: ignore[no-any-return]
 
     @property
-    def stop_reason(self) -> str | None:
+    def stop_reason(self: SessionState[Any, Any, Any, Any]) -> str | None:
         """v2: the stop reason of the last state update (None: not reported)."""
         return wire.get(self.activity, STOP_REASON)  # type: ignore[no-any-return]
 
     @property
-    def background(self) -> list[Any] | None:
+    def background(self: _State[HasBackgroundWork[V]]) -> Sequence[V] | None:
         """v2: the background work of the last state update (None: not reported)."""
-        return wire.get(self.activity, "background")  # type: ignore[no-any-return]
+        state: SessionState[Any, Any, Any, Any] = self
+        return wire.get(state.activity, "background")  # type: ignore[no-any-return]
 
     def fold(self, update: Any) -> None:
         """Fold one session update (the `update` of a session/update notification) into state."""
@@ -398,15 +489,32 @@ _END = object()  # ends an `updates()` iteration: a turn ended, or the connectio
 
 
 @dataclass(frozen=True)
-class TurnOutcome(Generic[StopT, AnswerT]):
+class TurnOutcome(Generic[StopT, AnswerT, AgentSchemaT]):
     """How a prompt turn ended: `stop_reason` ("end_turn", "cancelled" ...; in v2 None when the
     idle state reports none), the turn's `usage` (None when the agent reports none), the agent's
-    whole `response` to the prompt and, in v2, the `idle` state update that ended the turn."""
+    whole `response` to the prompt and, in v2, the `idle` state update that ended the turn.
+
+    The last parameter is the agent proxy: `usage` is its package's `Usage`, `idle` one of its
+    `SessionUpdate`s (read through it, as `SessionState`'s members are)."""
 
     stop_reason: StopT | None
-    usage: Any
+    if not TYPE_CHECKING:  # at run time: fields; a type checker reads the properties below
+        usage: Any
     response: AnswerT
-    idle: Any = None
+    if not TYPE_CHECKING:
+        idle: Any = None
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self, stop_reason: StopT | None, usage: object, response: AnswerT, idle: object = None
+        ) -> None: ...
+
+        @property
+        def usage(self: _Outcome[HasUsage[V]]) -> V | None: ...
+
+        @property
+        def idle(self: _Outcome[HasSessionUpdate[V]]) -> V | None: ...
 
     @property
     def cancelled(self) -> bool:
@@ -431,7 +539,7 @@ class _Router:
     after its answer, before the caller has the id."""
 
     def __init__(self, conn: ClientSideConnection) -> None:
-        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any]] = {}
+        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any, Any]] = {}
         self.setups = 0
         self.held: list[Any] = []
         # params type -> what reads its session id and update (one C call for a Struct type)
@@ -466,7 +574,7 @@ class _Router:
                         return
             state.fold(update)
 
-    def claim(self, session: Session[Any, Any, Any, Any, Any, Any]) -> None:
+    def claim(self, session: Session[Any, Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
         held, self.held = self.held, []
         for params in held:
@@ -501,46 +609,46 @@ def _router(conn: ClientSideConnection) -> _Router:
     return router
 
 
-class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
+class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, AgentSchemaT]):
     """One session of a client connection: its id, the agent's offers, its folded `state`.
 
     Make one with `await Session.new(conn, cwd)` or `await Session.load(conn, session_id, cwd)`.
     Typed with the connection's package (read off `conn.agent`, see `acp_runtime.schema_types`):
     `prompt` takes its content blocks, `updates()` gives its session updates, `state.tool_calls`
     holds its tool calls and `state.plan` its plan entries, and the `TurnOutcome` has its stop
-    reason and prompt answer.
+    reason and prompt answer. The last parameter is the agent proxy, which carries the rest of the
+    package's types (`modes`, `config_options`, `commands`, `state.usage` ...: see
+    `schema_types`).
     """
 
     @overload
     def __init__(
-        self: Session[C, U, T | T2, S, A, E],
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        self: Session[C, U, T | T2, S, A, E, X],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, U, S, A, E],
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        self: Session[C, U, U, S, A, E, X],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, T2, str, A, E],
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        self: Session[C, U, T2, str, A, E, X],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         session_id: str,
     ) -> None: ...
 
     def __init__(self, conn: object, session_id: Any) -> None:
-        self.conn = _client_connection(conn, "Session")
+        self.conn: ClientSideConnection[AgentSchemaT] = _client_connection(conn, "Session")
         self.schema = self.conn.schema
-        self.id = session_id
-        self.state: SessionState[ContentT, ToolCallT, EntryT] = SessionState()
-        self.modes: Any = (
-            None  # the agent's mode offer (available modes and the current one), if any
-        )
-        self.last_outcome: TurnOutcome[StopT, AnswerT] | None = None
+        self.id: str = session_id
+        self.state: SessionState[ContentT, ToolCallT, EntryT, AgentSchemaT] = SessionState()
+        self._modes: object = None  # the agent's mode offer, if any: `modes`
+        self.last_outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] | None = None
         self._listeners: list[asyncio.Queue[Any]] = []
         self._closed = False
         # v2 turns end by state: while prompts wait, the user messages and idle states seen, by the
@@ -557,36 +665,36 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T | T2, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, U, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T2, str, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def new(
         cls, conn: object, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
         conn = _client_connection(conn, "Session.new")
         router = _router(conn)
@@ -605,34 +713,34 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T | T2, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, U, S, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[Any] = ...,
-        **params: Any,
-    ) -> Session[C, U, T2, str, A, E]: ...
+        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def load(
@@ -641,8 +749,8 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[Any] = (),
-        **params: Any,
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
         return await cls._open(conn, "session/load", session_id, data)
@@ -651,36 +759,36 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE]],
+        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        **params: Any,
-    ) -> Session[C, U, T | T2, S, A, E]: ...
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE]],
+        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
         session_id: str,
         cwd: str,
-        **params: Any,
-    ) -> Session[C, U, U, S, A, E]: ...
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2]],
+        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
         session_id: str,
         cwd: str,
-        **params: Any,
-    ) -> Session[C, U, T2, str, A, E]: ...
+        **params: Any,  # further wire fields: any JSON
+    ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def resume(
         cls, conn: object, session_id: str, cwd: str, **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
         `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
         return await cls._open(conn, "session/resume", session_id, {"cwd": cwd, **params})
@@ -688,9 +796,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
     @classmethod
     async def _open(
         cls, conn: object, method: str, session_id: Any, data: dict[str, Any]
-    ) -> Session[Any, Any, Any, Any, Any, Any]:
+    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         conn = _client_connection(conn, f"Session.{method.split('/')[-1]}")
-        session: Session[Any, Any, Any, Any, Any, Any] = cls(conn, session_id)
+        session: Session[Any, Any, Any, Any, Any, Any, Any] = cls(conn, session_id)
         router = _router(conn)
         router.sessions[session_id] = session
         data = {rules.SESSION_ID: session_id, **data}
@@ -703,31 +811,41 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         return session
 
     def _offered(self, result: Any) -> None:
-        self.modes = wire.get(result, "modes")
-        self.state.current_mode_id = wire.get(result, "modes", "currentModeId")
-        self.state.config_options = wire.items(result, "configOptions")
+        self._modes = wire.get(result, "modes")
+        state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
+        state.current_mode_id = wire.get(result, "modes", "currentModeId")
+        state.config_options = wire.items(result, "configOptions")
         if wire.get(result, "availableCommands") is not None:  # v2 offers commands up front
-            self.state.commands = wire.items(result, "availableCommands")
+            state.commands = wire.items(result, "availableCommands")
 
     # --- what the agent offers ---
 
     @property
-    def available_modes(self) -> list[Any]:
-        return wire.items(self.modes, "availableModes")
+    def modes(self: _Session[HasSessionModeState[V]]) -> V | None:
+        """The agent's mode offer (available modes and the current one), if any."""
+        return cast("V | None", self._modes)
 
     @property
-    def config_options(self) -> list[Any]:
+    def available_modes(self: _Session[HasSessionMode[V]]) -> list[V]:
+        return wire.items(self._modes, "availableModes")
+
+    @property
+    def config_options(self: _Session[HasSessionConfigOption[V]]) -> list[V]:
         return self.state.config_options
 
     @property
-    def commands(self) -> list[Any]:
+    def commands(self: _Session[HasAvailableCommand[V]]) -> list[V]:
         return self.state.commands
 
     # --- turns ---
 
     async def prompt(
-        self, prompt: str | Sequence[ContentT], *, timeout: Any = DEFAULT, **params: Any
-    ) -> TurnOutcome[StopT, AnswerT]:
+        self,
+        prompt: str | Sequence[ContentT],
+        *,
+        timeout: float | None = DEFAULT,  # DEFAULT: the connection's
+        **params: Any,  # further wire fields: any JSON
+    ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """Send one prompt (a string is one text block) and wait for the turn to end.
 
         v1: the turn ends with the prompt's answer, which carries the stop reason. v2: the answer
@@ -748,7 +866,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
             params = _params(self.conn, "session/prompt", data)
             if not by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
-                outcome: TurnOutcome[StopT, AnswerT] = TurnOutcome(
+                outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
                     wire.get(response, STOP_REASON), wire.get(response, USAGE), response
                 )
             else:
@@ -758,7 +876,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         self.last_outcome = outcome
         return outcome
 
-    async def _turn_by_state(self, params: Any, timeout: Any) -> TurnOutcome[StopT, AnswerT]:
+    async def _turn_by_state(
+        self, params: Any, timeout: float | None
+    ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """v2: send the prompt, then wait for the idle state that ends its turn."""
         limit = self.conn.timeout if timeout is DEFAULT else timeout
         loop = asyncio.get_running_loop()
@@ -818,12 +938,14 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         )
         self.state.current_mode_id = mode_id
 
-    async def set_config_option(self, config_id: str, value: Any) -> None:
-        """`session/set_config_option`; `state.config_options` becomes the agent's answer."""
+    async def set_config_option(
+        self: _Session[HasSessionConfigValueId[V]], config_id: str, value: V | bool
+    ) -> None:
+        """`session/set_config_option` to a value id (or a boolean, where the option is one);
+        `state.config_options` becomes the agent's answer."""
         data = {rules.SESSION_ID: self.id, "configId": config_id, "value": value}
-        offered = next(
-            (o for o in self.state.config_options if wire.get(o, "id") == config_id), None
-        )
+        state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
+        offered = next((o for o in state.config_options if wire.get(o, "id") == config_id), None)
         kind = (
             wire.get(offered, "type")
             if offered is not None
@@ -834,7 +956,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
         result = await self.conn.request(
             "session/set_config_option", _params(self.conn, "session/set_config_option", data)
         )
-        self.state.config_options = wire.items(result, "configOptions")
+        state.config_options = wire.items(result, "configOptions")
 
     def updates(self) -> AsyncIterator[UpdateT]:
         """Each update of this session as it is folded, from now until a turn ends (its prompt is
@@ -891,6 +1013,13 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT]):
             queue.put_nowait(_END)
 
 
+if TYPE_CHECKING:
+    # a session's state (or a session), by one def name of its package: see `schema_types`
+    _State = SessionState[Any, Any, Any, Types[X]]
+    _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
+    _Outcome = TurnOutcome[Any, Any, Types[X]]
+
+
 def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
     """`conn` as the client connection it must be (a clear error naming `what` otherwise)."""
     if not isinstance(conn, ClientSideConnection):
@@ -898,7 +1027,7 @@ def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
     return conn
 
 
-def _params(conn: ClientSideConnection, method: str, data: dict[str, Any]) -> Any:
+def _params(conn: ClientSideConnection[Any], method: str, data: dict[str, Any]) -> Any:
     """The typed params of `method` from wire-shaped data (Structs inside are fine)."""
     return wire.build(
         conn.schema, data, conn.schema.METHODS[method].params, method=method, at="params"

@@ -77,7 +77,6 @@ if TYPE_CHECKING:
     ClientHandlerArg = (
         acp_schema.ClientHandler
         | Callable[[ClientSideConnection[acp_schema.AgentProxy]], acp_schema.ClientHandler]
-        | ClientRoutes  # several protocol versions, each route with its package
         | None  # a client that serves nothing (every request the agent sends: -32601)
     )
 
@@ -126,6 +125,29 @@ def connect_agent(
     schema: None = None,
     **options: Unpack[RemoteOptions],
 ) -> AbstractAsyncContextManager[ClientSideConnection[acp_schema.AgentProxy]]: ...
+
+
+# Several versions: the package driving the connection is the one negotiated, known at run time
+# only: typed as `ClientVersions.spawn` and `.connect` type it, never as one route's package.
+@overload
+def connect_agent(
+    url: str,
+    handler: ClientRoutes,  # several protocol versions, each route with its package
+    *,
+    headers: dict[str, str] | None = None,
+    cookies: httpx.Cookies | dict[str, str] | None = None,
+    http2: bool | None = None,
+    verify: SSLContext | str | bool = True,
+    connect_timeout: float = 30.0,
+    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
+    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
+    client: httpx.AsyncClient | None = None,
+    schema: None = None,
+    **options: Unpack[RemoteOptions],
+) -> AbstractAsyncContextManager[ClientSideConnection[Any]]: ...
+
+
 @overload
 def connect_agent(
     url: str,
