@@ -473,6 +473,16 @@ def _change(update: Any, key: str) -> tuple[bool, Any]:
     return not (value is msgspec.UNSET or (value is None and field.default is None)), value
 
 
+def _as_typed(obj: Any, key: str) -> Any:
+    """The value at `key` as the package typed it (an enum member stays a member; `wire.get`
+    gives its wire value), or None when absent."""
+    name = wire.attribute(type(obj), key) if isinstance(obj, msgspec.Struct) else None
+    if name is None:
+        return wire.get(obj, key)
+    value = getattr(obj, name)
+    return None if value is msgspec.UNSET else value
+
+
 def _copy(struct: Any) -> Any:
     return msgspec.structs.replace(struct) if isinstance(struct, msgspec.Struct) else struct
 
@@ -867,7 +877,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
             if not by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
                 outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
-                    wire.get(response, STOP_REASON), wire.get(response, USAGE), response
+                    _as_typed(response, STOP_REASON), wire.get(response, USAGE), response
                 )
             else:
                 outcome = await self._turn_by_state(params, timeout)

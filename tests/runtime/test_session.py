@@ -95,6 +95,8 @@ async def test_prompt_returns_the_stop_reason_and_usage_with_every_update_folded
     session = await Session.new(conn, CWD)
     outcome = await session.prompt("go")
     assert outcome.stop_reason == "end_turn" and not outcome.cancelled
+    # typed as the package's StopReason, and so it is: a member, not its bare wire string
+    assert outcome.stop_reason is acp.StopReason.END_TURN
     assert outcome.usage.total_tokens == 30
     assert session.state.text() == "Let me look at the test. Fixed: f() returns 2."
     assert set(session.state.tool_calls) == {"call_1", "call_2"}
