@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from .framing import _SNIFF, DEFAULT_MAX_LINE_BYTES, OnEnd, OnMessages, OversizedLine
 
@@ -43,7 +43,10 @@ class Transport(Protocol):
 class MessageTransport:
     """A transport whose messages arrive one by one from its owner: `feed(message)` hands the
     engine one received message, `feed_eof()` ends the input; each sent message goes to
-    `deliver(message)`, and `on_close()` runs once when the engine closes its output.
+    `deliver(message)`, and `on_close()` runs once when the engine closes its output. With
+    `write`, a message the engine sends and waits for (`send`, not `send_nowait`) goes to
+    `await write(message)` instead, in the engine's task: an owner that can write at once saves a
+    task of its own waking per message.
 
     Once started, each message is pushed to the engine within the owner's `feed` call, as the
     stdio transports push each chunk (`framing.PushReader`): no task wakes up per message.
@@ -59,8 +62,10 @@ class MessageTransport:
         deliver: Callable[[bytes], None],
         on_close: Callable[[], None],
         max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        write: Callable[[bytes], Awaitable[None]] | None = None,
     ) -> None:
         self._deliver = deliver
+        self._write = write
         self._on_close = on_close
         self._max = max_message_bytes
         self._items: deque[bytes | OversizedLine] = deque()
@@ -155,7 +160,12 @@ class MessageTransport:
         self._deliver(message)
 
     async def send(self, message: bytes) -> None:
-        self.send_nowait(message)
+        if self._closed:
+            raise ConnectionResetError("the remote connection is closed")
+        if self._write is None:
+            self._deliver(message)
+        else:
+            await self._write(message)
 
     def close(self) -> None:
         self._on_messages = self._on_end = None  # hand nothing more over

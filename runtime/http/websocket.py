@@ -60,6 +60,7 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
     finally:
         WEBSOCKET_COMPRESSION.reset(token)
     connection.touch()
+    connection.attach_socket(send)
     pump = asyncio.ensure_future(_pump(connection, send))
     try:
         while True:
@@ -80,8 +81,12 @@ async def _pump(connection: RemoteConnection, send: Send) -> None:
     box = connection.everything
     while True:
         await box.wait()
-        for item in box.take():
-            await send({"type": "websocket.send", "text": item.decode()})
+        connection.flushing = True  # what the agent sends meanwhile queues behind these
+        try:
+            for item in box.take():
+                await send({"type": "websocket.send", "text": item.decode()})
+        finally:
+            connection.flushing = False
         connection.touch()
         if box.finished:
             with contextlib.suppress(Exception):
