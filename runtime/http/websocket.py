@@ -109,7 +109,7 @@ def _direct_inbox(receive: Receive, connection: RemoteConnection) -> asyncio.Que
         else:
             put_nowait(event)
 
-    queue.put_nowait = take_or_queue  # type: ignore[method-assign]
+    queue.put_nowait = take_or_queue  # type: ignore[method-assign,assignment]
     return queue
 
 

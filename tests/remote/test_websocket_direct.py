@@ -182,4 +182,3 @@ async def test_a_client_that_reads_nothing_is_cut_off_at_the_buffer_limit() -> N
     assert app.buffered == 0
     server.gate.set()
     await server.close()
-
