@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from .framing import _SNIFF, DEFAULT_MAX_LINE_BYTES, OnEnd, OnMessages, OversizedLine
 
@@ -43,22 +43,38 @@ class Transport(Protocol):
 class MessageTransport:
     """A transport whose messages arrive one by one from its owner: `feed(message)` hands the
     engine one received message, `feed_eof()` ends the input; each sent message goes to
-    `deliver(message)`, and `on_close()` runs once when the engine closes its output."""
+    `deliver(message)`, and `on_close()` runs once when the engine closes its output. With
+    `write`, a message the engine sends and waits for (`send`, not `send_nowait`) goes to
+    `await write(message)` instead, in the engine's task: an owner that can write at once saves a
+    task of its own waking per message.
+
+    Once started, each message is pushed to the engine within the owner's `feed` call, as the
+    stdio transports push each chunk (`framing.PushReader`): no task wakes up per message.
+    Within that call the engine may send (`deliver` runs inside `feed`), and may close the
+    transport. A message fed while another is being handed over (the owner fed from inside
+    `deliver`, say) waits for it and follows it, so the engine never sees messages out of order
+    nor is entered twice; after `close` what is fed is dropped. What is fed before `start` is
+    handed over a loop turn after it (the engine is still being built), or taken by `receive`
+    when nothing starts it."""
 
     def __init__(
         self,
         deliver: Callable[[bytes], None],
         on_close: Callable[[], None],
         max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        write: Callable[[bytes], Awaitable[None]] | None = None,
     ) -> None:
         self._deliver = deliver
+        self._write = write
         self._on_close = on_close
         self._max = max_message_bytes
         self._items: deque[bytes | OversizedLine] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._eof = False
         self._closed = False
-        self._pump: asyncio.Task[None] | None = None
+        self._on_messages: OnMessages | None = None
+        self._on_end: OnEnd | None = None
+        self._handing = False  # handing messages over (or holding them until the next turn)
 
     # --- in: fed by the owner ---------------------------------------------------------------------
 
@@ -66,14 +82,47 @@ class MessageTransport:
         """One received message, whole."""
         if self._eof:
             raise RuntimeError("feed after feed_eof")
+        if self._closed:
+            return  # the engine closed: nobody reads on
         size = len(message)
-        self._items.append(OversizedLine(size, message[:_SNIFF]) if size > self._max else message)
-        self._wake()
+        item = OversizedLine(size, message[:_SNIFF]) if size > self._max else message
+        on_messages = self._on_messages
+        if on_messages is None or self._handing:
+            self._items.append(item)
+            self._wake()
+            return
+        self._handing = True
+        try:
+            on_messages([item])
+        finally:
+            self._handing = False
+        if self._items or self._eof:  # fed (or ended) while that one was handed over
+            self._hand_over()
 
     def feed_eof(self) -> None:
         """The input ended."""
+        if self._eof:
+            return
         self._eof = True
+        if self._on_end is not None and not self._handing:
+            self._hand_over()
         self._wake()
+
+    def _hand_over(self) -> None:
+        """Hand the engine what waits, in order, then the end of input if it came."""
+        self._handing = False
+        while self._items and self._on_messages is not None:
+            items = list(self._items)
+            self._items.clear()
+            self._handing = True
+            try:
+                self._on_messages(items)
+            finally:
+                self._handing = False
+        on_end = self._on_end
+        if self._eof and on_end is not None and not self._items:
+            self._on_messages = self._on_end = None
+            on_end(None)
 
     def _wake(self) -> None:
         waiter = self._waiter
@@ -81,6 +130,8 @@ class MessageTransport:
             waiter.set_result(None)
 
     async def receive(self) -> list[bytes | OversizedLine] | None:
+        """Every message fed so far (at least one), or None at the end of input: for an owner
+        that reads rather than `start`s."""
         while not self._items:
             if self._eof:
                 return None
@@ -94,14 +145,12 @@ class MessageTransport:
         return items
 
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        """Hand the messages fed on, a loop turn after `feed` (never inside the owner's call)."""
-
-        async def pump() -> None:
-            while (messages := await self.receive()) is not None:
-                on_messages(messages)
-            on_end(None)
-
-        self._pump = asyncio.get_running_loop().create_task(pump())
+        """Hand every message fed from now on to `on_messages` within `feed`; what was fed before,
+        and an end that came before, a loop turn later."""
+        self._on_messages, self._on_end = on_messages, on_end
+        if self._items or self._eof:
+            self._handing = True  # held until the next loop turn: the owner is still being built
+            asyncio.get_running_loop().call_soon(self._hand_over)
 
     # --- out --------------------------------------------------------------------------------------
 
@@ -111,11 +160,16 @@ class MessageTransport:
         self._deliver(message)
 
     async def send(self, message: bytes) -> None:
-        self.send_nowait(message)
+        if self._closed:
+            raise ConnectionResetError("the remote connection is closed")
+        if self._write is None:
+            self._deliver(message)
+        else:
+            await self._write(message)
 
     def close(self) -> None:
-        if self._pump is not None:
-            self._pump.cancel()
+        self._on_messages = self._on_end = None  # hand nothing more over
+        self._items.clear()
         if not self._closed:
             self._closed = True
             self._on_close()

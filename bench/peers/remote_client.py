@@ -122,8 +122,23 @@ SERVER_PID = 0
 
 
 def server_cpu() -> float:
-    """CPU seconds the server process has used (user and system)."""
-    with open(f"/proc/{SERVER_PID}/stat") as f:
+    """CPU seconds the server process has used (user and system), to the nanosecond: its
+    threads' time on a CPU from /proc/PID/task/*/schedstat (/proc/PID/stat counts clock ticks,
+    10 ms each: a tenth of a round trip's CPU time over 1,000 round trips)."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{SERVER_PID}/task")
+    except OSError:
+        tasks = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{SERVER_PID}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended in between
+    if total:
+        return total / 1e9
+    with open(f"/proc/{SERVER_PID}/stat") as f:  # no schedstat (a kernel without it)
         fields = f.read().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 

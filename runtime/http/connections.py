@@ -19,7 +19,7 @@ from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
 from ..transport import MessageTransport
 from .messages import Peek, peek
-from .replies import Refused
+from .replies import Refused, Send
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -99,8 +99,16 @@ class RemoteConnection:
         self._waiters: dict[Any, asyncio.Future[bytes]] = {}
         self._idle: asyncio.TimerHandle | None = None
         self._active = 0.0  # loop time of the last activity (`touch`)
+        # once: `get_running_loop()` costs a getpid() system call (3.11), and `touch` runs twice
+        # per round trip
+        self._loop = asyncio.get_running_loop()
+        # a WebSocket's `send` (`attach_socket`), and whether its pump holds messages it took from
+        # `everything` but has not handed to the socket yet
+        self._socket_send: Send | None = None
+        self.flushing = False
         limit = registry.options.get("max_line_bytes", DEFAULT_MAX_LINE_BYTES)
-        self.messages = MessageTransport(self._route, self._ended, limit)
+        write = self._write if transport == "websocket" else None
+        self.messages = MessageTransport(self._route, self._ended, limit, write)
         self.conn = RemoteAgentConnection(
             registry.handler, self.messages, None, principal=principal, **registry.options
         )
@@ -160,6 +168,31 @@ class RemoteConnection:
         """Hand one WebSocket message to the agent connection: a socket has one stream, so
         nothing is read of the message to route its answer (the connection decodes it)."""
         self.messages.feed(data)
+        self.touch()
+
+    def attach_socket(self, send: Send) -> None:
+        """The accepted WebSocket's ASGI `send`: from now on a message the agent sends and waits
+        for goes to it at once, in the agent's task, when nothing waits in `everything` before
+        it (else it waits its turn there, for the socket's pump)."""
+        self._socket_send = send
+
+    async def _write(self, data: bytes) -> None:
+        send = self._socket_send
+        if send is None or self.flushing or self.everything.items:
+            self._route(data)  # after what waits, in order
+            return
+        size = len(data)
+        self.count(size)  # unread until the socket has it: a client that reads nothing is cut off
+        try:
+            if self.buffered > self.registry.max_buffered_bytes:
+                self._over_limit()
+            elif self.registry.buffered > self.registry.max_total_buffered_bytes:
+                self.registry.shed()
+            await send({"type": "websocket.send", "text": data.decode()})
+        except Exception as exc:  # the server's socket is closing: as a write to a closed pipe
+            raise ConnectionResetError(f"the WebSocket is closed: {exc!r}") from exc
+        finally:
+            self.count(-size)
         self.touch()
 
     def _route(self, line: bytes) -> None:
@@ -237,7 +270,7 @@ class RemoteConnection:
         for what is left."""
         if self.conn.closed or self.registry.idle_timeout is None:
             return
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         self._active = loop.time()
         if self._idle is None:
             self._idle = loop.call_at(self._active + self.registry.idle_timeout, self._idle_check)
@@ -253,7 +286,7 @@ class RemoteConnection:
         timeout = self.registry.idle_timeout
         if self.conn.closed or timeout is None:
             return
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         if self._reading():  # no clock while a stream is read: look again a timeout later
             self._active = loop.time()
         due = self._active + timeout

@@ -60,28 +60,69 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
     finally:
         WEBSOCKET_COMPRESSION.reset(token)
     connection.touch()
+    connection.attach_socket(send)
     pump = asyncio.ensure_future(_pump(connection, send))
+    inbox = _direct_inbox(receive, connection)
     try:
         while True:
             event = await receive()
             if event["type"] == "websocket.disconnect":
                 break
-            text = event.get("text")
-            if event["type"] == "websocket.receive" and text is not None:  # binary: ignored
-                connection.receive_frame(text.encode())
+            _take(connection, event)
     finally:
+        if inbox is not None:
+            del inbox.put_nowait  # the queue's own again
         await connection.close()
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pump
 
 
+def _take(connection: RemoteConnection, event: dict[str, Any]) -> None:
+    """One received event other than the disconnect: a text frame's message goes to the agent
+    connection; binary frames are ignored."""
+    text = event.get("text")
+    if event["type"] == "websocket.receive" and text is not None:
+        connection.receive_frame(text.encode())
+
+
+def _direct_inbox(receive: Receive, connection: RemoteConnection) -> asyncio.Queue[Any] | None:
+    """Where the server hands events through an `asyncio.Queue` whose `get` is `receive` (as
+    Hypercorn does), take each received frame as the server puts it, in its reading task: the
+    message reaches the agent connection without a task of ours waking up for it. A frame put
+    while events wait in the queue queues behind them (order is kept); the disconnect, and
+    everything on a server that hands events another way, goes through `receive` as before.
+    Returns the queue so taken (None: none), for the caller to give back."""
+    queue = getattr(receive, "__self__", None)
+    if (
+        not isinstance(queue, asyncio.Queue)
+        or getattr(receive, "__func__", None) is not asyncio.Queue.get
+        or type(queue).put_nowait is not asyncio.Queue.put_nowait
+        or "put_nowait" in vars(queue)
+    ):
+        return None
+    put_nowait = queue.put_nowait
+
+    def take_or_queue(event: Any) -> None:
+        if queue.empty() and event.get("type") == "websocket.receive":
+            _take(connection, event)
+        else:
+            put_nowait(event)
+
+    queue.put_nowait = take_or_queue  # type: ignore[method-assign,assignment]
+    return queue
+
+
 async def _pump(connection: RemoteConnection, send: Send) -> None:
     box = connection.everything
     while True:
         await box.wait()
-        for item in box.take():
-            await send({"type": "websocket.send", "text": item.decode()})
+        connection.flushing = True  # what the agent sends meanwhile queues behind these
+        try:
+            for item in box.take():
+                await send({"type": "websocket.send", "text": item.decode()})
+        finally:
+            connection.flushing = False
         connection.touch()
         if box.finished:
             with contextlib.suppress(Exception):

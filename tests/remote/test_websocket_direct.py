@@ -1,0 +1,184 @@
+"""The WebSocket endpoint's fast paths, driven through ASGI with a fake server (no socket):
+
+- a frame the server puts in its event queue (Hypercorn hands events through an `asyncio.Queue`
+  whose `get` is the app's `receive`) reaches the agent connection within the `put`, unless
+  events wait before it;
+- a message the agent sends and waits for goes to the server's `send` in the agent's task,
+  after whatever waits in the socket's mailbox;
+- what waits in a `send` the server does not finish (a client that reads nothing) counts as
+  unread, and past `max_buffered_bytes` closes the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from acp_runtime.http import AcpApp
+
+from .agents import HistoryAgent, Store
+from .helpers import prompt, request
+
+SCOPE = {
+    "type": "websocket",
+    "path": "/acp",
+    "scheme": "ws",
+    "headers": [(b"host", b"127.0.0.1")],
+    "server": ("127.0.0.1", 8000),
+}
+
+
+class FakeServer:
+    """An ASGI server's side of one WebSocket: events in through a queue (as Hypercorn), what the
+    app sends recorded; `gate`, when set, holds every `websocket.send` until it opens."""
+
+    def __init__(self, app: AcpApp) -> None:
+        self.app = app
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.sent: list[dict[str, Any]] = []
+        self.gate: asyncio.Event | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    async def send(self, event: dict[str, Any]) -> None:
+        if event["type"] == "websocket.send" and self.gate is not None:
+            await self.gate.wait()
+        self.sent.append(event)
+
+    async def open(self, receive: Any = None) -> None:
+        self.events.put_nowait({"type": "websocket.connect"})
+        self.task = asyncio.create_task(
+            self.app(dict(SCOPE), receive or self.events.get, self.send)
+        )
+        for _ in range(100):
+            if any(e["type"] == "websocket.accept" for e in self.sent):
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"not accepted: {self.sent}")
+
+    def frame(self, message: Any) -> dict[str, Any]:
+        return {"type": "websocket.receive", "text": json.dumps(message)}
+
+    def messages(self) -> list[Any]:
+        return [json.loads(e["text"]) for e in self.sent if e["type"] == "websocket.send"]
+
+    async def answer(self, request_id: int) -> Any:
+        for _ in range(200):
+            for message in self.messages():
+                if message.get("id") == request_id and "method" not in message:
+                    return message
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"no answer to {request_id}: {self.messages()}")
+
+    async def close(self) -> None:
+        self.events.put_nowait({"type": "websocket.disconnect", "code": 1000})
+        assert self.task is not None
+        await asyncio.wait_for(self.task, 10)
+
+
+def history_app(**options: Any) -> AcpApp:
+    return AcpApp(lambda conn: HistoryAgent(conn, Store()), **options)
+
+
+INIT = request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+NEW = request(1, "session/new", {"cwd": "/tmp", "mcpServers": []})
+
+
+async def test_a_frame_put_in_an_empty_queue_reaches_the_agent_within_the_put() -> None:
+    seen: list[bytes] = []
+    app = history_app(observer=lambda direction, line, message: seen.append(line))
+    server = FakeServer(app)
+    await server.open()
+    server.events.put_nowait(server.frame(INIT))  # what Hypercorn's reading task does
+    assert seen and json.loads(seen[0])["method"] == "initialize"  # no loop turn in between
+    assert (await server.answer(0))["result"]["protocolVersion"] == 1
+    queue = server.events
+    await server.close()
+    assert "put_nowait" not in vars(queue)  # the queue is its own again once the socket ended
+
+
+async def test_frames_put_while_events_wait_keep_their_order() -> None:
+    app = history_app()
+    server = FakeServer(app)
+    await server.open()
+    server.events.put_nowait(server.frame(INIT))
+    await server.answer(0)
+    server.events.put_nowait(server.frame(NEW))
+    sid = (await server.answer(1))["result"]["sessionId"]
+    # a frame the app's loop has not taken yet (put without waking it, as a `put` the loop has
+    # not run after): the frames put after it must queue behind it, not overtake it
+    server.events._queue.append(server.frame(prompt(10, sid, "p0")))  # type: ignore[attr-defined]
+    for n in range(1, 5):
+        server.events.put_nowait(server.frame(prompt(10 + n, sid, f"p{n}")))
+    for n in range(5):
+        await server.answer(10 + n)
+    chunks = [
+        m["params"]["update"]["content"]["text"]
+        for m in server.messages()
+        if m.get("method") == "session/update"
+    ]
+    assert chunks == [f"p{n}" for n in range(5)]  # each prompt's echo, in the order sent
+    await server.close()
+
+
+async def test_a_server_that_hands_events_another_way_is_served_as_before() -> None:
+    app = history_app()
+    server = FakeServer(app)
+
+    async def receive() -> dict[str, Any]:  # not a queue's `get`: nothing is taken early
+        return await server.events.get()
+
+    await server.open(receive)
+    server.events.put_nowait(server.frame(INIT))
+    assert server.messages() == []
+    assert (await server.answer(0))["result"]["protocolVersion"] == 1
+    await server.close()
+
+
+async def test_an_awaited_send_goes_after_what_waits_in_the_mailbox() -> None:
+    app = history_app()
+    server = FakeServer(app)
+    await server.open()
+    server.events.put_nowait(server.frame(INIT))
+    await server.answer(0)
+    (connection,) = app.connections.values()
+    connection.messages.send_nowait(b'{"jsonrpc":"2.0","method":"_first","params":{}}')
+    await connection.messages.send(b'{"jsonrpc":"2.0","method":"_second","params":{}}')
+    server.gate = asyncio.Event()  # the socket is slow: the pump holds what it took
+    connection.messages.send_nowait(b'{"jsonrpc":"2.0","method":"_third","params":{}}')
+    await asyncio.sleep(0.05)
+    assert connection.flushing
+    fourth = asyncio.create_task(
+        connection.messages.send(b'{"jsonrpc":"2.0","method":"_fourth","params":{}}')
+    )
+    await asyncio.sleep(0.05)
+    server.gate.set()
+    await fourth
+    for _ in range(100):
+        methods = [m.get("method") for m in server.messages()][1:]
+        if len(methods) == 4:
+            break
+        await asyncio.sleep(0.01)
+    assert methods == ["_first", "_second", "_third", "_fourth"]
+    await server.close()
+
+
+async def test_a_client_that_reads_nothing_is_cut_off_at_the_buffer_limit() -> None:
+    app = history_app(max_buffered_bytes=20_000)
+    server = FakeServer(app)
+    await server.open()
+    server.events.put_nowait(server.frame(INIT))
+    await server.answer(0)
+    server.events.put_nowait(server.frame(NEW))
+    sid = (await server.answer(1))["result"]["sessionId"]
+    server.gate = asyncio.Event()  # from now on nothing sent is taken: the client reads nothing
+    for n in range(10):  # each echo of 4 KiB waits in a send that never ends
+        server.events.put_nowait(server.frame(prompt(10 + n, sid, "x" * 4096)))
+    for _ in range(200):
+        if not app.connections:
+            break
+        await asyncio.sleep(0.01)
+    assert not app.connections  # closed, its bytes given back
+    assert app.buffered == 0
+    server.gate.set()
+    await server.close()
