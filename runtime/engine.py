@@ -114,6 +114,7 @@ class Engine(Generic[PackageT]):
 
     side: str  # whose methods this end receives: the package's codec reads them
     peer_side: str  # the other end's
+    _read_as_json: frozenset[str] = frozenset()  # methods whose results are not typed for now
 
     def __init__(
         self,
@@ -217,7 +218,33 @@ class Engine(Generic[PackageT]):
         came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
         `RequestTimeoutError`.
         """
-        return await (await self.send_request(method, params, result_type, timeout=timeout))
+        if timeout is _DEFAULT:
+            timeout = self.timeout
+        if timeout is not None:
+            return await (await self.send_request(method, params, result_type, timeout=timeout))
+        # `send_request`, then `PendingCall` without a limit, written out: no coroutine or object
+        # of ours per call but this one (a sequential caller pays each on every round trip)
+        request_id, future, params, data = self._call(method, params, result_type)
+        try:  # `_write`, written out (closed: `_call` raised)
+            await self._transport.send(data)
+        except asyncio.CancelledError:
+            self._abandon(request_id)  # the request is on its way: ask the peer to drop it
+            raise
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            error = write_failed(self, exc)
+            self._not_sent(request_id, future)
+            raise error from exc
+        except BaseException:
+            self._not_sent(request_id, future)
+            raise
+        self.policy.sent(method, params)
+        try:
+            result = await future
+        except asyncio.CancelledError:
+            if not future.done() or future.cancelled():
+                self._abandon(request_id)
+            raise
+        return self.policy.on_result(method, params, result)
 
     async def send_request(
         self,
@@ -228,21 +255,7 @@ class Engine(Generic[PackageT]):
         timeout: Any = _DEFAULT,
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
-        self._check_can_call()
-        sender = self._sender
-        sender.sending = None
-        params = self.policy.before_send(method, params)
-        if self.tracer is not None:
-            params = tracing.inject(self.tracer, params)
-        if result_type is _DEFAULT:
-            info = self.schema.REQUESTS.get(method)
-            result_type = info.result if info is not None else None
-        request_id = self._next_id
-        self._next_id += 1
-        future: asyncio.Future[Any] = self._loop.create_future()
-        direct = _in_notification.get() is self
-        self._pending[request_id] = Outgoing(method, result_type, future, direct)
-        data = sender.request(request_id, method, params)
+        request_id, future, params, data = self._call(method, params, result_type)
         try:
             await self._write(data)
         except asyncio.CancelledError:
@@ -250,13 +263,42 @@ class Engine(Generic[PackageT]):
             self._abandon(request_id)
             raise
         except BaseException:
-            self._pending.pop(request_id, None)
-            if future.done() and not future.cancelled():
-                future.exception()  # failed by the shutdown this write caused: reported below
+            self._not_sent(request_id, future)
             raise
         self.policy.sent(method, params)
         timeout = self.timeout if timeout is _DEFAULT else timeout
         return PendingCall(self, request_id, method, params, future, timeout)
+
+    def _call(
+        self, method: str, params: Any, result_type: TypeForm
+    ) -> tuple[int, asyncio.Future[Any], Any, bytes]:
+        """A call about to be sent, checked and pending: its id, the future its answer resolves,
+        its params as checked, and its message."""
+        error = self._close_error or self._eof_error  # no call once either end closed
+        if error is not None:
+            raise error
+        sender = self._sender
+        sender.sending = None
+        params = self.policy.before_send(method, params)
+        if self.tracer is not None:
+            params = tracing.inject(self.tracer, params)
+        if method in self._read_as_json:
+            result_type = None
+        elif result_type is _DEFAULT:
+            info = self.schema.REQUESTS.get(method)
+            result_type = info.result if info is not None else None
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        future: asyncio.Future[Any] = self._loop.create_future()
+        direct = _in_notification.get() is self
+        self._pending[request_id] = Outgoing(method, result_type, future, direct)
+        return request_id, future, params, sender.request(request_id, method, params)
+
+    def _not_sent(self, request_id: int, future: asyncio.Future[Any]) -> None:
+        """A call whose message could not be written: no longer pending."""
+        self._pending.pop(request_id, None)
+        if future.done() and not future.cancelled():
+            future.exception()  # failed by the shutdown the write caused: the caller raises that
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
@@ -446,11 +488,6 @@ class Engine(Generic[PackageT]):
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
             raise write_failed(self, exc) from exc
-
-    def _check_can_call(self) -> None:
-        error = self._close_error or self._eof_error
-        if error is not None:
-            raise error
 
     def _abandon(self, request_id: RequestId) -> None:
         if not self._pending.abandon(request_id):
