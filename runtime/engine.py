@@ -466,9 +466,6 @@ class Engine(Generic[PackageT]):
 
     # --- serving requests -------------------------------------------------------------------------
 
-    def _encode_result(self, request: RequestMessage, result: Any) -> bytes:
-        return self._sender.response(request, result, strict=self.strict)
-
     def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         try:
             self._transport.send_nowait(answers.encode_error(self.schema, request_id, err))

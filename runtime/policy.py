@@ -70,7 +70,11 @@ class Host(Protocol):
 
     def checked_params(self, method: str, params: Any) -> Any: ...
 
+    tracer: object
+
     def _call_handler(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
+
+    def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
 
     def _error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
 
@@ -196,8 +200,9 @@ class AcpPolicy(Policy):
     # --- receiving --------------------------------------------------------------------------------
 
     def received_request(self, method: str, params: Any) -> None:
-        self.track_interaction(method, params, sending=False)
-        if method in rules.TURN_ENDED_BY:
+        if method in self.completing:
+            self.track_interaction(method, params, sending=False)
+        if method in _TURN_ENDED_BY:
             self.cancel_turn(params)
 
     def received_notification(self, method: str, params: Any) -> bool:
@@ -230,7 +235,9 @@ class AcpPolicy(Policy):
                 reason = check(request.params, conn.own_initialize)
                 if reason is not None:
                     raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        answer = conn._call_handler(request, is_request=True)
+        answer = (conn._handler_awaitable if conn.tracer is None else conn._call_handler)(
+            request, is_request=True
+        )
         if not result_guards and answer_check is None and after is None:
             return answer
         return self._checked(request, answer, steps)
