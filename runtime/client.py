@@ -147,7 +147,9 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 return
             params = wire.replace(params, cursor, token)
 
-    def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+    def _read_answer(
+        self, response: ResponseMessage | ErrorResponseMessage
+    ) -> ResponseMessage | ErrorResponseMessage:
         if not self._routed and isinstance(response, self.schema.Response):
             # route as the answer to initialize is read, so what follows it is read by its package
             try:
@@ -159,7 +161,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             if outgoing is not None and outgoing.method == rules.INITIALIZE and version in routes:
                 self._route(version)  # the answer in the envelope of its package, as read by it
                 response = self.schema.Response(id=response.id, result=response.result)
-        super()._on_response(response)
+        return response
 
     def typed_answer(self, method: str, result: Any) -> Any:
         """A result read as JSON, decoded into the bound package's result type of `method`."""

@@ -159,6 +159,8 @@ class Engine(Generic[PackageT]):
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        # what reads each received line: `_receive`, unless a side reads them another way for now
+        self._receive_line: Callable[[bytes], None] = self._receive
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
     def _bind(self, schema: PackageT) -> None:
@@ -349,7 +351,7 @@ class Engine(Generic[PackageT]):
                 if isinstance(line, OversizedLine):
                     self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
                 else:
-                    self._receive(line)
+                    self._receive_line(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
             self._on_input_end(exc)
 
@@ -423,6 +425,8 @@ class Engine(Generic[PackageT]):
             self._send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+        if self._read_as_json:  # an answer read as JSON may choose the package (the client's)
+            response = self._read_answer(response)
         try:
             outgoing = self._pending.get(response.id)
         except TypeError:
@@ -440,6 +444,13 @@ class Engine(Generic[PackageT]):
         else:
             outgoing.answered = True
             self._inbox.put_nowait(_Answer(response))
+
+    def _read_answer(
+        self, response: ResponseMessage | ErrorResponseMessage
+    ) -> ResponseMessage | ErrorResponseMessage:
+        """An answer that arrived while some results are read as JSON (`_read_as_json`), as the
+        engine goes on to read it."""
+        return response
 
     async def _work(self) -> None:
         """The one worker: each notification's handler in arrival order, and the answers that

@@ -23,9 +23,7 @@ def walked(entries: str, tag: str, required: dict[str, str], params: Any, init: 
     """The check as a plain walk of the path: every entry read on its own."""
     for entry in wire.values(params, entries):
         capability = required.get(wire.get(entry, tag))
-        if capability is not None and not rules.supported(
-            wire.get(init, *capability.split("."))
-        ):
+        if capability is not None and not rules.supported(wire.get(init, *capability.split("."))):
             return f"{tag} {wire.get(entry, tag)!r} needs {capability}, which was not advertised"
     return None
 
@@ -38,17 +36,13 @@ def _init(**prompt: bool) -> acp.InitializeResponse:
 _TEXT = acp.TextContent(text="hi")
 _IMAGE = acp.ImageContent(data="AA==", mime_type="image/png")
 _AUDIO = acp.AudioContent(data="AA==", mime_type="audio/wav")
-_RESOURCE = acp.EmbeddedResource(
-    resource=acp.TextResourceContents(uri="file:///a", text="a")
-)
+_RESOURCE = acp.EmbeddedResource(resource=acp.TextResourceContents(uri="file:///a", text="a"))
 _BLOCKS = [_TEXT, _IMAGE, _AUDIO, _RESOURCE]
 _INITS = [None, {}, _init(), _init(image=True), _init(audio=True, embedded_context=True)]
 
 
 def _prompts() -> list[Any]:
-    prompts: list[Any] = [
-        acp.PromptRequest(session_id="s", prompt=[block]) for block in _BLOCKS
-    ]
+    prompts: list[Any] = [acp.PromptRequest(session_id="s", prompt=[block]) for block in _BLOCKS]
     prompts.append(acp.PromptRequest(session_id="s", prompt=[_TEXT, _TEXT, _IMAGE]))
     prompts.append(acp.PromptRequest(session_id="s", prompt=[]))
     as_dicts = [msgspec.to_builtins(p) for p in prompts]
