@@ -6,7 +6,14 @@ import asyncio
 
 import pytest
 
-from acp_runtime.framing import LineReader, LineWriter, OversizedLine, memory_pipe
+from acp_runtime.framing import (
+    LineReader,
+    LineTransport,
+    LineWriter,
+    OversizedLine,
+    PushReader,
+    memory_pipe,
+)
 from acp_runtime.jsonrpc import sniff as _sniff
 
 
@@ -126,3 +133,31 @@ async def test_close_hands_over_what_is_still_buffered() -> None:
     out.write_nowait(b"b")
     out.close()
     assert b"".join(stream.writes) == b"a\nb\n"
+
+
+async def test_an_answer_to_input_goes_out_at_once_and_schedules_nothing() -> None:
+    """A message written in answer to input goes to the stream in that call, with no loop callback
+    scheduled for it (a round trip costs no loop turn for the writer); a burst in answer to one
+    chunk still goes out as the first message, then the rest in one write at the end of the turn."""
+    reader, stream = PushReader(), _Recorder()
+    transport = LineTransport(reader, stream)
+
+    def answer(lines: list[bytes | OversizedLine]) -> None:
+        for line in lines:
+            assert isinstance(line, bytes)
+            transport.send_nowait(b"answer-" + line)
+
+    transport.start(answer, lambda error: None)
+    loop = asyncio.get_running_loop()
+    ready = loop._ready  # type: ignore[attr-defined]  # the loop's scheduled callbacks
+    for i in range(3):
+        before = len(ready)
+        reader.feed_data(b"q%d\n" % i)
+        assert stream.writes[-1] == b"answer-q%d\n" % i
+        assert len(ready) == before, "a callback was scheduled for a lone answer"
+        await asyncio.sleep(0)
+    reader.feed_data(b"a\nb\nc\n")
+    assert stream.writes[-1] == b"answer-a\n"
+    await asyncio.sleep(0)
+    assert stream.writes[-1] == b"answer-b\nanswer-c\n"
+    assert b"".join(stream.writes).count(b"\n") == 6
