@@ -83,6 +83,11 @@ class LineReader:
     def split(self, chunk: bytes) -> list[bytes | OversizedLine]:
         """The lines `chunk` completes (b"": the end of the stream, with an unterminated last
         line if any), for bytes pushed rather than read (`PushReader`)."""
+        if chunk[-1:] == b"\n" and not (self._pieces or self._skipped or self._ready):
+            if len(chunk) <= self._max:  # whole lines, none too long: `_feed`, written out
+                lines: list[bytes | OversizedLine] = chunk.split(b"\n")  # type: ignore[assignment]
+                lines.pop()  # the empty tail after the last newline
+                return lines
         self._feed(chunk)
         lines, self._ready = self._ready, []
         return lines
@@ -178,6 +183,12 @@ class LineWriter:
         # (3.11), and the stream's transport (whose buffer says whether to drain) stays the same
         self._loop: asyncio.AbstractEventLoop | None = None
         self._transport: asyncio.WriteTransport | None = getattr(stream, "transport", None)
+        # what takes the bytes: an asyncio.StreamWriter's `write` is its transport's (no frame)
+        self._write: Callable[[bytes], object] = (
+            self._transport.write
+            if type(stream) is asyncio.StreamWriter and self._transport is not None
+            else stream.write
+        )
 
     def fresh(self) -> None:
         """Input arrived (a new loop turn): the next message may go out at once, unless messages
@@ -190,7 +201,7 @@ class LineWriter:
             raise self._failed
         if self._fresh:  # idle: at once, and nothing to schedule (`_scheduled` is False)
             self._fresh = False
-            self._stream.write(message + b"\n")
+            self._write(message + b"\n")
             return
         if not self._scheduled:  # the ones after it wait for the end of the loop turn
             self._scheduled = True
@@ -223,7 +234,7 @@ class LineWriter:
         else:
             parts.append(b"")
             data = b"\n".join(parts)
-        self._stream.write(data)
+        self._write(data)
 
     def _flush_soon(self) -> None:
         self._scheduled = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 
@@ -161,3 +162,29 @@ async def test_an_answer_to_input_goes_out_at_once_and_schedules_nothing() -> No
     await asyncio.sleep(0)
     assert stream.writes[-1] == b"answer-b\nanswer-c\n"
     assert b"".join(stream.writes).count(b"\n") == 6
+
+
+def test_split_reads_whole_line_chunks_as_the_careful_path_does() -> None:
+    """`LineReader.split` writes out `_feed` for a chunk of whole lines: over random messages cut
+    at random places (often right after a newline), with a small limit so that some lines are
+    too long, it hands over the same lines, chunk by chunk, as `_feed` alone."""
+    rng = random.Random(21)
+    for _ in range(300):
+        messages = [b"x" * rng.choice([0, 1, 5, 9, 30]) for _ in range(rng.randint(1, 8))]
+        data = b"".join(m + b"\n" for m in messages)
+        if rng.random() < 0.3:
+            data += b"tail"
+        cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 4))))
+        if rng.random() < 0.5:  # cut right after newlines: the written-out path
+            cuts = sorted({i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)})
+        chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)] + [b""]
+        fast, careful = LineReader(_NoStream(), 8), LineReader(_NoStream(), 8)
+        for chunk in chunks:
+            careful._feed(chunk)
+            expected, careful._ready = careful._ready, []
+            assert fast.split(chunk) == expected, (chunks, chunk)
+
+
+class _NoStream:
+    async def read(self, n: int = -1) -> bytes:
+        raise AssertionError("split reads nothing")
