@@ -439,7 +439,7 @@ class Engine(Generic[PackageT]):
             else:
                 log.warning("dropped a response to unknown id %r", response.id)
             return
-        if outgoing.direct or (self._inbox.empty() and not self._busy):
+        if outgoing.direct or (not self._inbox.items and not self._busy):
             self._pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True

@@ -215,7 +215,11 @@ class LineWriter:
             self.flush()
 
     async def write(self, message: bytes) -> None:
-        self.write_nowait(message)
+        if self._fresh and self._failed is None:  # `write_nowait`'s first case, written out
+            self._fresh = False
+            self._write(message + b"\n")
+        else:
+            self.write_nowait(message)
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             return  # the bytes went out (or nearly): no back-pressure to wait for

@@ -132,12 +132,15 @@ class Sender:
             # path): its JSON goes in as it is
             if tp is not None and type(result) is not dict:
                 try:
-                    data = schema.encode_message(result)
-                    schema.decode(data, tp, strict=True)
+                    checked: bytes = schema.encode_message(result)
+                    schema.decode(checked, tp, strict=True)
                 except (TypeError, ValueError, msgspec.EncodeError):
                     pass  # `typed` below raises, naming what is wrong
-                else:
-                    return self.envelopes.response(request.id, data)
+                else:  # `Envelopes.response`, written out
+                    answer: bytes = schema.encode_message(
+                        schema.Response(id=request.id, result=msgspec.Raw(checked))
+                    )
+                    return answer
             self.sending = None
             result = self.typed(
                 request.method, result, schema.REQUESTS[request.method].result, "result"

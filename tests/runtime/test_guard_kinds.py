@@ -28,8 +28,11 @@ def walked(entries: str, tag: str, required: dict[str, str], params: Any, init: 
     return None
 
 
-def _init(**prompt: bool) -> acp.InitializeResponse:
-    caps = acp.AgentCapabilities(prompt_capabilities=acp.PromptCapabilities(**prompt))
+def _init(
+    image: bool = False, audio: bool = False, embedded_context: bool = False
+) -> acp.InitializeResponse:
+    prompt = acp.PromptCapabilities(image=image, audio=audio, embedded_context=embedded_context)
+    caps = acp.AgentCapabilities(prompt_capabilities=prompt)
     return acp.InitializeResponse(protocol_version=1, agent_capabilities=caps)
 
 
