@@ -30,10 +30,8 @@ if TYPE_CHECKING:
     from .package import (
         AgentProxyT,
         ClientPackage,
-        ErrorResponseMessage,
         HandlerT,
         ProxyT,
-        ResponseMessage,
     )
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
@@ -147,9 +145,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 return
             params = wire.replace(params, cursor, token)
 
-    def _read_answer(
-        self, response: ResponseMessage | ErrorResponseMessage
-    ) -> ResponseMessage | ErrorResponseMessage:
+    def _read_answer(self, response: Any) -> Any:
         if not self._routed and isinstance(response, self.schema.Response):
             # route as the answer to initialize is read, so what follows it is read by its package
             try:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, TypeVar, cast
@@ -35,7 +34,8 @@ import msgspec
 
 from . import answers, tracing, wire
 from .answers import as_rpc_error as as_rpc_error
-from .calls import Outgoing, PendingCall, PendingCalls
+from .calls import _DEFAULT as _DEFAULT
+from .calls import PendingCall, PendingCalls, _in_notification, start_call
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import (
     DEFAULT_MAX_LINE_BYTES,
@@ -70,11 +70,6 @@ else:  # acp_runtime.package is for type checkers: at run time, only the type va
     PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
-
-_DEFAULT: TypeForm = object()  # "the method's own result type"
-_in_notification: contextvars.ContextVar[Engine[Any] | None] = contextvars.ContextVar(
-    "acp_runtime_in_notification", default=None
-)
 
 
 class Policy:
@@ -220,24 +215,22 @@ class Engine(Generic[PackageT]):
         came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
         `RequestTimeoutError`.
         """
-        if timeout is _DEFAULT:
-            timeout = self.timeout
+        timeout = self.timeout if timeout is _DEFAULT else timeout
         if timeout is not None:
             return await (await self.send_request(method, params, result_type, timeout=timeout))
-        # `send_request`, then `PendingCall` without a limit, written out: no coroutine or object
-        # of ours per call but this one (a sequential caller pays each on every round trip)
-        request_id, future, params, data = self._call(method, params, result_type)
-        try:  # `_write`, written out (closed: `_call` raised)
+        # `send_request` and `PendingCall` without a limit, written out: no other coroutine of ours
+        request_id, future, params, data = start_call(self, method, params, result_type)
+        try:  # `_write`, written out (closed: `start_call` raised)
             await self._transport.send(data)
         except asyncio.CancelledError:
             self._abandon(request_id)  # the request is on its way: ask the peer to drop it
             raise
         except (ConnectionError, OSError, RuntimeError) as exc:
             error = write_failed(self, exc)
-            self._not_sent(request_id, future)
+            self._pending.drop(request_id, future)
             raise error from exc
         except BaseException:
-            self._not_sent(request_id, future)
+            self._pending.drop(request_id, future)
             raise
         self.policy.sent(method, params)
         try:
@@ -257,7 +250,7 @@ class Engine(Generic[PackageT]):
         timeout: Any = _DEFAULT,
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
-        request_id, future, params, data = self._call(method, params, result_type)
+        request_id, future, params, data = start_call(self, method, params, result_type)
         try:
             await self._write(data)
         except asyncio.CancelledError:
@@ -265,42 +258,11 @@ class Engine(Generic[PackageT]):
             self._abandon(request_id)
             raise
         except BaseException:
-            self._not_sent(request_id, future)
+            self._pending.drop(request_id, future)
             raise
         self.policy.sent(method, params)
         timeout = self.timeout if timeout is _DEFAULT else timeout
         return PendingCall(self, request_id, method, params, future, timeout)
-
-    def _call(
-        self, method: str, params: Any, result_type: TypeForm
-    ) -> tuple[int, asyncio.Future[Any], Any, bytes]:
-        """A call about to be sent, checked and pending: its id, the future its answer resolves,
-        its params as checked, and its message."""
-        error = self._close_error or self._eof_error  # no call once either end closed
-        if error is not None:
-            raise error
-        sender = self._sender
-        sender.sending = None
-        params = self.policy.before_send(method, params)
-        if self.tracer is not None:
-            params = tracing.inject(self.tracer, params)
-        if method in self._read_as_json:
-            result_type = None
-        elif result_type is _DEFAULT:
-            info = self.schema.REQUESTS.get(method)
-            result_type = info.result if info is not None else None
-        request_id = self._next_id
-        self._next_id = request_id + 1
-        future: asyncio.Future[Any] = self._loop.create_future()
-        direct = _in_notification.get() is self
-        self._pending[request_id] = Outgoing(method, result_type, future, direct)
-        return request_id, future, params, sender.request(request_id, method, params)
-
-    def _not_sent(self, request_id: int, future: asyncio.Future[Any]) -> None:
-        """A call whose message could not be written: no longer pending."""
-        self._pending.pop(request_id, None)
-        if future.done() and not future.cancelled():
-            future.exception()  # failed by the shutdown the write caused: the caller raises that
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
@@ -445,11 +407,8 @@ class Engine(Generic[PackageT]):
             outgoing.answered = True
             self._inbox.put_nowait(_Answer(response))
 
-    def _read_answer(
-        self, response: ResponseMessage | ErrorResponseMessage
-    ) -> ResponseMessage | ErrorResponseMessage:
-        """An answer that arrived while some results are read as JSON (`_read_as_json`), as the
-        engine goes on to read it."""
+    def _read_answer(self, response: Any) -> Any:
+        """An answer that came while results are read as JSON (`_read_as_json`), as read on."""
         return response
 
     async def _work(self) -> None:
