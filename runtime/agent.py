@@ -94,11 +94,14 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _setup(self) -> None:
         self.client: ClientProxyT = self.schema.ClientProxy(self)
         self.client_info: Any = None
+        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):
+            self._receive_line = self._receive_unrouted  # until its initialize routes it
 
     def _bound(self) -> None:
         self.client = self.schema.ClientProxy(self)
 
-    def _receive(self, line: bytes) -> None:
+    def _receive_unrouted(self, line: bytes) -> None:
+        """A line received before the connection is routed: routed by its initialize."""
         if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):  # by initialize
             requested = negotiation.requested_version(line)
             if type(requested) is int:
@@ -106,7 +109,11 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
                 if requested not in self.versions.routes:
                     self._receive_newer_initialize(line)
                     return
-        super()._receive(line)
+        self._receive(line)
+
+    def _route(self, version: int) -> None:
+        super()._route(version)
+        self._receive_line = self._receive  # routed: each line as the engine reads it
 
     def _receive_newer_initialize(self, line: bytes) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
@@ -121,7 +128,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             self._server.start(message)
             return
         if not refusals:  # nested too deep for the decoder: as any other message
-            super()._receive(line)
+            self._receive(line)
             return
         why = "; ".join(f"as version {v}: {as_rpc_error(err).message}" for v, err in refusals)
         err = self._error(

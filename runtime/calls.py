@@ -4,16 +4,24 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Generator, Protocol
 
 import msgspec
 
-from .errors import RequestTimeoutError
+from . import tracing
+from .errors import ConnectionClosedError, RequestTimeoutError
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
     from .package import TypeForm
+    from .sending import Sender
+
+_DEFAULT: TypeForm = object()  # "the method's own result type"
+_in_notification: contextvars.ContextVar[object | None] = contextvars.ContextVar(
+    "acp_runtime_in_notification", default=None
+)  # the engine whose notification handler runs in this task (its calls resolve on arrival)
 
 
 class _Caller(Protocol):
@@ -30,6 +38,47 @@ class _Caller(Protocol):
 class _Results(Protocol):
     def on_result(self, method: str, params: Any, result: Any) -> Any:
         """The peer's result for one of our calls, checked; returns what the call gives."""
+
+
+class _Calling(Protocol):
+    """What `start_call` reads and sets on its engine."""
+
+    schema: Any
+    policy: Any
+    tracer: Any
+    _close_error: ConnectionClosedError | None
+    _eof_error: ConnectionClosedError | None
+    _sender: Sender
+    _read_as_json: frozenset[str]
+    _next_id: int
+    _loop: asyncio.AbstractEventLoop
+    _pending: PendingCalls
+
+
+def start_call(
+    engine: _Calling, method: str, params: Any, result_type: TypeForm
+) -> tuple[int, asyncio.Future[Any], Any, bytes]:
+    """A call of `engine` about to be sent, checked and pending: its id, the future its answer
+    resolves, its params as checked, and its message."""
+    error = engine._close_error or engine._eof_error  # no call once either end closed
+    if error is not None:
+        raise error
+    sender = engine._sender
+    sender.sending = None
+    params = engine.policy.before_send(method, params)
+    if engine.tracer is not None:
+        params = tracing.inject(engine.tracer, params)
+    if method in engine._read_as_json:
+        result_type = None
+    elif result_type is _DEFAULT:
+        info = engine.schema.REQUESTS.get(method)
+        result_type = info.result if info is not None else None
+    request_id = engine._next_id
+    engine._next_id = request_id + 1
+    future: asyncio.Future[Any] = engine._loop.create_future()
+    direct = _in_notification.get() is engine
+    engine._pending[request_id] = Outgoing(method, result_type, future, direct)
+    return request_id, future, params, sender.request(request_id, method, params)
 
 
 class Outgoing(msgspec.Struct):
@@ -88,6 +137,12 @@ class PendingCalls(dict["RequestId", Outgoing]):
         elif isinstance(response, schema.ErrorResponse):
             error = response.error
             future.set_exception(schema.error_for(error.code, error.message, error.data))
+
+    def drop(self, request_id: RequestId, future: asyncio.Future[Any]) -> None:
+        """A call whose message could not be written: no longer pending."""
+        self.pop(request_id, None)
+        if future.done() and not future.cancelled():
+            future.exception()  # failed by the shutdown the write caused: the caller raises that
 
     def abandon(self, request_id: RequestId) -> bool:
         """Stop waiting for a call (its late answer is dropped); False when it was not pending."""

@@ -16,7 +16,7 @@ from typing import (
 import msgspec
 
 from . import rules, wire
-from .connection import _DEFAULT, Connection, PendingCall
+from .connection import Connection
 from .errors import ConnectionClosedError, ProtocolError
 from .framing import ByteReader, ByteWriter
 from .policy import ClientPolicy
@@ -30,11 +30,8 @@ if TYPE_CHECKING:
     from .package import (
         AgentProxyT,
         ClientPackage,
-        ErrorResponseMessage,
         HandlerT,
         ProxyT,
-        ResponseMessage,
-        TypeForm,
     )
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
@@ -121,21 +118,15 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         # called with each session/update's params in arrival order, just before the handler (the
         # session objects of `acp_runtime.session` fold their state here)
         self.on_session_update: Callable[[Any], None] | None = None
+        if not self._routed:  # initialize's result read as JSON: typed by the package of the
+            self._read_as_json = frozenset({rules.INITIALIZE})  # version the agent picks
 
     def _bound(self) -> None:
         self.agent = self.schema.AgentProxy(self)
 
-    async def send_request(
-        self,
-        method: str,
-        params: Any = None,
-        result_type: TypeForm = _DEFAULT,
-        *,
-        timeout: Any = _DEFAULT,
-    ) -> PendingCall:
-        if method == rules.INITIALIZE and not self._routed:
-            result_type = None  # read as JSON: typed by the package of the version the agent picks
-        return await super().send_request(method, params, result_type, timeout=timeout)
+    def _route(self, version: int) -> None:
+        super()._route(version)
+        self._read_as_json = frozenset()
 
     async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
@@ -154,7 +145,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 return
             params = wire.replace(params, cursor, token)
 
-    def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+    def _read_answer(self, response: Any) -> Any:
         if not self._routed and isinstance(response, self.schema.Response):
             # route as the answer to initialize is read, so what follows it is read by its package
             try:
@@ -166,7 +157,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             if outgoing is not None and outgoing.method == rules.INITIALIZE and version in routes:
                 self._route(version)  # the answer in the envelope of its package, as read by it
                 response = self.schema.Response(id=response.id, result=response.result)
-        super()._on_response(response)
+        return response
 
     def typed_answer(self, method: str, result: Any) -> Any:
         """A result read as JSON, decoded into the bound package's result type of `method`."""

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, TypeVar, cast
@@ -35,7 +34,8 @@ import msgspec
 
 from . import answers, tracing, wire
 from .answers import as_rpc_error as as_rpc_error
-from .calls import Outgoing, PendingCall, PendingCalls
+from .calls import _DEFAULT as _DEFAULT
+from .calls import PendingCall, PendingCalls, _in_notification, start_call
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import (
     DEFAULT_MAX_LINE_BYTES,
@@ -70,11 +70,6 @@ else:  # acp_runtime.package is for type checkers: at run time, only the type va
     PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
-
-_DEFAULT: TypeForm = object()  # "the method's own result type"
-_in_notification: contextvars.ContextVar[Engine[Any] | None] = contextvars.ContextVar(
-    "acp_runtime_in_notification", default=None
-)
 
 
 class Policy:
@@ -114,6 +109,7 @@ class Engine(Generic[PackageT]):
 
     side: str  # whose methods this end receives: the package's codec reads them
     peer_side: str  # the other end's
+    _read_as_json: frozenset[str] = frozenset()  # methods whose results are not typed for now
 
     def __init__(
         self,
@@ -158,6 +154,8 @@ class Engine(Generic[PackageT]):
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        # what reads each received line: `_receive`, unless a side reads them another way for now
+        self._receive_line: Callable[[bytes], None] = self._receive
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
     def _bind(self, schema: PackageT) -> None:
@@ -217,7 +215,31 @@ class Engine(Generic[PackageT]):
         came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
         `RequestTimeoutError`.
         """
-        return await (await self.send_request(method, params, result_type, timeout=timeout))
+        timeout = self.timeout if timeout is _DEFAULT else timeout
+        if timeout is not None:
+            return await (await self.send_request(method, params, result_type, timeout=timeout))
+        # `send_request` and `PendingCall` without a limit, written out: no other coroutine of ours
+        request_id, future, params, data = start_call(self, method, params, result_type)
+        try:  # `_write`, written out (closed: `start_call` raised)
+            await self._transport.send(data)
+        except asyncio.CancelledError:
+            self._abandon(request_id)  # the request is on its way: ask the peer to drop it
+            raise
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            error = write_failed(self, exc)
+            self._pending.drop(request_id, future)
+            raise error from exc
+        except BaseException:
+            self._pending.drop(request_id, future)
+            raise
+        self.policy.sent(method, params)
+        try:
+            result = await future
+        except asyncio.CancelledError:
+            if not future.done() or future.cancelled():
+                self._abandon(request_id)
+            raise
+        return self.policy.on_result(method, params, result)
 
     async def send_request(
         self,
@@ -228,21 +250,7 @@ class Engine(Generic[PackageT]):
         timeout: Any = _DEFAULT,
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
-        self._check_can_call()
-        sender = self._sender
-        sender.sending = None
-        params = self.policy.before_send(method, params)
-        if self.tracer is not None:
-            params = tracing.inject(self.tracer, params)
-        if result_type is _DEFAULT:
-            info = self.schema.REQUESTS.get(method)
-            result_type = info.result if info is not None else None
-        request_id = self._next_id
-        self._next_id += 1
-        future: asyncio.Future[Any] = self._loop.create_future()
-        direct = _in_notification.get() is self
-        self._pending[request_id] = Outgoing(method, result_type, future, direct)
-        data = sender.request(request_id, method, params)
+        request_id, future, params, data = start_call(self, method, params, result_type)
         try:
             await self._write(data)
         except asyncio.CancelledError:
@@ -250,9 +258,7 @@ class Engine(Generic[PackageT]):
             self._abandon(request_id)
             raise
         except BaseException:
-            self._pending.pop(request_id, None)
-            if future.done() and not future.cancelled():
-                future.exception()  # failed by the shutdown this write caused: reported below
+            self._pending.drop(request_id, future)
             raise
         self.policy.sent(method, params)
         timeout = self.timeout if timeout is _DEFAULT else timeout
@@ -307,7 +313,7 @@ class Engine(Generic[PackageT]):
                 if isinstance(line, OversizedLine):
                     self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
                 else:
-                    self._receive(line)
+                    self._receive_line(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
             self._on_input_end(exc)
 
@@ -381,6 +387,8 @@ class Engine(Generic[PackageT]):
             self._send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+        if self._read_as_json:  # an answer read as JSON may choose the package (the client's)
+            response = self._read_answer(response)
         try:
             outgoing = self._pending.get(response.id)
         except TypeError:
@@ -393,11 +401,15 @@ class Engine(Generic[PackageT]):
             else:
                 log.warning("dropped a response to unknown id %r", response.id)
             return
-        if outgoing.direct or (self._inbox.empty() and not self._busy):
+        if outgoing.direct or (not self._inbox.items and not self._busy):
             self._pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(_Answer(response))
+
+    def _read_answer(self, response: Any) -> Any:
+        """An answer that came while results are read as JSON (`_read_as_json`), as read on."""
+        return response
 
     async def _work(self) -> None:
         """The one worker: each notification's handler in arrival order, and the answers that
@@ -424,9 +436,6 @@ class Engine(Generic[PackageT]):
 
     # --- serving requests -------------------------------------------------------------------------
 
-    def _encode_result(self, request: RequestMessage, result: Any) -> bytes:
-        return self._sender.response(request, result, strict=self.strict)
-
     def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         try:
             self._transport.send_nowait(answers.encode_error(self.schema, request_id, err))
@@ -446,11 +455,6 @@ class Engine(Generic[PackageT]):
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
             raise write_failed(self, exc) from exc
-
-    def _check_can_call(self) -> None:
-        error = self._close_error or self._eof_error
-        if error is not None:
-            raise error
 
     def _abandon(self, request_id: RequestId) -> None:
         if not self._pending.abandon(request_id):

@@ -83,6 +83,11 @@ class LineReader:
     def split(self, chunk: bytes) -> list[bytes | OversizedLine]:
         """The lines `chunk` completes (b"": the end of the stream, with an unterminated last
         line if any), for bytes pushed rather than read (`PushReader`)."""
+        if chunk[-1:] == b"\n" and not (self._pieces or self._skipped or self._ready):
+            if len(chunk) <= self._max:  # whole lines, none too long: `_feed`, written out
+                lines: list[bytes | OversizedLine] = chunk.split(b"\n")  # type: ignore[assignment]
+                lines.pop()  # the empty tail after the last newline
+                return lines
         self._feed(chunk)
         lines, self._ready = self._ready, []
         return lines
@@ -152,10 +157,12 @@ _FLUSH_ABOVE = 64 * 1024
 
 
 class LineWriter:
-    """Writes one message per line. The first message of a turn of the event loop goes to the
-    stream at once; the ones written after it in the same turn are joined and handed over in one
-    `write` call (one system call) at the end of the turn, or as soon as they pass `_FLUSH_ABOVE`
-    bytes. Lines never mix, and their order is kept.
+    """Writes one message per line. A message written while the writer is idle (nothing written
+    since the last end of a loop turn it waited for, or since input arrived: `fresh`) goes to the
+    stream at once, and no call is scheduled for it; the ones written after it are joined and
+    handed over in one `write` call (one system call) at the end of the loop turn, or as soon as
+    they pass `_FLUSH_ABOVE` bytes. Lines never mix, and their order is kept. (An answer written
+    after a request arrived costs one `write` and nothing more; a burst costs two.)
 
     `on_error(exc)` is told when handing them over fails after the call that wrote them returned;
     later writes then raise that error.
@@ -169,31 +176,50 @@ class LineWriter:
         self._drain_lock = asyncio.Lock()
         self._parts: list[bytes] = []
         self._size = 0
-        self._scheduled = False
+        self._scheduled = False  # a flush at the end of this loop turn (`_flush_soon`)
+        self._fresh = True  # idle: the next message may go out at once (`fresh`)
         self._failed: BaseException | None = None
         # looked up once, not per message: `get_running_loop()` costs a getpid() system call
         # (3.11), and the stream's transport (whose buffer says whether to drain) stays the same
         self._loop: asyncio.AbstractEventLoop | None = None
         self._transport: asyncio.WriteTransport | None = getattr(stream, "transport", None)
+        # what takes the bytes: an asyncio.StreamWriter's `write` is its transport's (no frame)
+        self._write: Callable[[bytes], object] = (
+            self._transport.write
+            if type(stream) is asyncio.StreamWriter and self._transport is not None
+            else stream.write
+        )
+
+    def fresh(self) -> None:
+        """Input arrived (a new loop turn): the next message may go out at once, unless messages
+        of this turn still wait for its end (they go first)."""
+        if not self._scheduled:
+            self._fresh = True
 
     def write_nowait(self, message: bytes) -> None:
         if self._failed is not None:
             raise self._failed
-        if not self._scheduled:  # the first message of a loop turn goes out at once
+        if self._fresh:  # idle: at once, and nothing to schedule (`_scheduled` is False)
+            self._fresh = False
+            self._write(message + b"\n")
+            return
+        if not self._scheduled:  # the ones after it wait for the end of the loop turn
             self._scheduled = True
             loop = self._loop
             if loop is None:
                 loop = self._loop = asyncio.get_running_loop()
             loop.call_soon(self._flush_soon)
-            self._stream.write(message + b"\n")
-            return
         self._parts.append(message)
         self._size += len(message)
         if self._size >= _FLUSH_ABOVE:
             self.flush()
 
     async def write(self, message: bytes) -> None:
-        self.write_nowait(message)
+        if self._fresh and self._failed is None:  # `write_nowait`'s first case, written out
+            self._fresh = False
+            self._write(message + b"\n")
+        else:
+            self.write_nowait(message)
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             return  # the bytes went out (or nearly): no back-pressure to wait for
@@ -212,10 +238,11 @@ class LineWriter:
         else:
             parts.append(b"")
             data = b"\n".join(parts)
-        self._stream.write(data)
+        self._write(data)
 
     def _flush_soon(self) -> None:
         self._scheduled = False
+        self._fresh = True  # the end of the loop turn: idle again
         try:
             self.flush()
         except Exception as exc:  # a broken stream: later writes raise it, the owner is told
@@ -265,7 +292,11 @@ class LineTransport:
             self._pump = asyncio.get_running_loop().create_task(self._pull(on_messages, on_end))
             return
 
+        out = self._out
+
         def on_data(chunk: bytes) -> None:
+            if not out._scheduled:  # `out.fresh()`, written out: input, a new loop turn
+                out._fresh = True
             lines = split(chunk)
             if lines:
                 on_messages(lines)
@@ -280,6 +311,7 @@ class LineTransport:
     async def _pull(self, on_messages: OnMessages, on_end: OnEnd) -> None:
         try:
             while (lines := await self._lines.readlines()) is not None:
+                self._out.fresh()  # input: a new loop turn, as in `start`
                 on_messages(lines)
         except Exception as exc:  # a broken stream
             on_end(exc)

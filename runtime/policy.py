@@ -70,7 +70,11 @@ class Host(Protocol):
 
     def checked_params(self, method: str, params: Any) -> Any: ...
 
+    tracer: object
+
     def _call_handler(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
+
+    def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
 
     def _error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
 
@@ -196,8 +200,9 @@ class AcpPolicy(Policy):
     # --- receiving --------------------------------------------------------------------------------
 
     def received_request(self, method: str, params: Any) -> None:
-        self.track_interaction(method, params, sending=False)
-        if method in rules.TURN_ENDED_BY:
+        if method in self.completing:
+            self.track_interaction(method, params, sending=False)
+        if method in _TURN_ENDED_BY:
             self.cancel_turn(params)
 
     def received_notification(self, method: str, params: Any) -> bool:
@@ -230,7 +235,9 @@ class AcpPolicy(Policy):
                 reason = check(request.params, conn.own_initialize)
                 if reason is not None:
                     raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        answer = conn._call_handler(request, is_request=True)
+        answer = (conn._handler_awaitable if conn.tracer is None else conn._call_handler)(
+            request, is_request=True
+        )
         if not result_guards and answer_check is None and after is None:
             return answer
         return self._checked(request, answer, steps)
@@ -520,34 +527,40 @@ class ClientPolicy(AcpPolicy):
         )
 
     def before_send(self, method: str, params: Any) -> Any:
-        conn = self.conn
         if method == rules.INITIALIZE:
             if self.enforce:
                 for check in self.plan.initialize_checks:
                     reason = check(params)
                     if reason is not None:
                         raise ProtocolError(f"{method}: {reason}")
+            conn = self.conn
             params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
             conn.own_initialize = params
-        params = super().before_send(method, params)
+        return AcpPolicy.before_send(self, method, params)
+
+    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
+        """After every other check: a call naming a session needs one set up here, and a mode or
+        config value one the agent offered for it."""
         if not self.enforce:
-            return params
-        if method in rules.SESSION_REQUIRED_BY:
+            return None, None
+        required = method in rules.SESSION_REQUIRED_BY
+        offered = rules.OFFER_CHECKS.get(method)
+        if not required and offered is None:
+            return None, None
+
+        def sessions(method: str, params: Any) -> None:
+            sessions = self.conn.sessions
             session_id = wire.get(params, rules.SESSION_ID)
-            if session_id not in conn.sessions:
+            if required and session_id not in sessions:
                 raise ProtocolError(
                     f"{method}: session {session_id!r} was not set up on this connection "
                     f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
                 )
-        offered = rules.OFFER_CHECKS.get(method)
-        reason = (
-            offered(params, conn.sessions.get(wire.get(params, rules.SESSION_ID), {}))
-            if offered
-            else None
-        )
-        if reason is not None:
-            raise ProtocolError(f"{method}: {reason}")
-        return params
+            reason = offered(params, sessions.get(session_id, {})) if offered else None
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
+
+        return None, sessions
 
     def received_notification(self, method: str, params: Any) -> bool:
         if method == _SESSION_UPDATE and self.conn.sessions:

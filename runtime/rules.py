@@ -184,6 +184,9 @@ TURN_CANCELS = (
 # message breaks the rule, or None. Omitted, null, false mean unsupported; `{}` is supported (12).
 
 
+_UNKNOWN: Any = object()
+
+
 def supported(value: Any) -> bool:
     return value is not None and value is not False
 
@@ -216,13 +219,32 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
     `required` needs that capability."""
 
     keys = tuple(entries.split(".")) if entries else ()
-    reach = wire.Reach((entries,)) if "*" in keys else None  # else one value at most: read it
+    # "field.*", the items of one list (a prompt's content): read it at once, no walk of the path
+    listed = keys[0] if len(keys) == 2 and keys[1] == "*" else None
+    reach = wire.Reach((entries,)) if "*" in keys and listed is None else None
+    # the capability each type of entry needs, for the Structs whose `tag` is their class's own:
+    # an entry of a type seen before costs one lookup
+    by_type: dict[type, str | None] = {}
 
     def check(params: Any, initialize: Any) -> str | None:
-        if reach is not None and not reach(params):  # most messages hold no such list: done
-            return None
-        for entry in wire.values(params, entries) if reach else [wire.get(params, *keys)]:
-            capability = required.get(wire.get(entry, tag))
+        if listed is not None:
+            found = wire.get(params, listed)
+            if type(found) is not list and not isinstance(found, (list, tuple)):
+                return None  # `wire.values` of "field.*": the items of a list or a tuple, or none
+        elif reach is not None:
+            if not reach.may_hold(params):  # most messages hold no such list: done
+                return None
+            found = wire.values(params, entries)
+        else:  # one value at most: read it
+            found = [wire.get(params, *keys)]
+        for entry in found:
+            capability = by_type.get(type(entry), _UNKNOWN)
+            if capability is _UNKNOWN:
+                if entry is None:
+                    continue
+                capability = required.get(wire.get(entry, tag))
+                if isinstance(entry, Struct) and wire.attribute(type(entry), tag) is None:
+                    by_type[type(entry)] = capability  # its tag, not a field: the same for all
             if capability is not None and not supported(
                 wire.get(initialize, *capability.split("."))
             ):

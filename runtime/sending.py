@@ -87,11 +87,14 @@ class Sender:
         return sending[1] if sending is not None and sending[0] is value else None
 
     def request(self, request_id: RequestId, method: str, params: Any) -> bytes:
-        sent = self.sent_json(params)
-        if sent is not None:  # checked: its JSON goes in as it is
-            return self.envelopes.request(request_id, method, sent)
         schema = self.schema
-        data: bytes = schema.encode_message(
+        sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
+        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
+            data: bytes = schema.encode_message(  # `Envelopes.request`, written out
+                schema.Request(id=request_id, method=method, params=msgspec.Raw(sending[1]))
+            )
+            return data
+        data = schema.encode_message(
             schema.Request(id=request_id, method=method, params=_omit_none(params))
         )
         return data
@@ -124,6 +127,20 @@ class Sender:
                     ) from None
             result = {}
         elif strict and request.method in schema.REQUESTS:
+            tp = schema.REQUESTS[request.method].result
+            # `typed` and `sent_json`, written out for a generated object that fits (the hot
+            # path): its JSON goes in as it is
+            if tp is not None and type(result) is not dict:
+                try:
+                    checked: bytes = schema.encode_message(result)
+                    schema.decode(checked, tp, strict=True)
+                except (TypeError, ValueError, msgspec.EncodeError):
+                    pass  # `typed` below raises, naming what is wrong
+                else:  # `Envelopes.response`, written out
+                    answer: bytes = schema.encode_message(
+                        schema.Response(id=request.id, result=msgspec.Raw(checked))
+                    )
+                    return answer
             self.sending = None
             result = self.typed(
                 request.method, result, schema.REQUESTS[request.method].result, "result"

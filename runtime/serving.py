@@ -19,6 +19,7 @@ from .sending import write_failed
 
 if TYPE_CHECKING:
     from .package import RequestMessage, RpcException
+    from .sending import Sender
     from .transport import Transport
 
 log = logging.getLogger("acp_runtime")
@@ -74,7 +75,8 @@ class Host(Protocol):
 
     def _shutdown(self, error: ConnectionClosedError) -> None: ...
 
-    def _encode_result(self, request: RequestMessage, result: Any) -> bytes: ...
+    strict: bool
+    _sender: Sender
 
     def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None: ...
 
@@ -137,7 +139,7 @@ class Server:
         try:
             try:
                 result = await engine.policy.serve(request)
-                data = engine._encode_result(request, result)
+                data = engine._sender.response(request, result, strict=engine.strict)
                 succeeded = True
             except asyncio.CancelledError:
                 if engine._close_error is not None:
@@ -177,7 +179,8 @@ class Server:
             if succeeded and serving.after is not None:
                 self._start_after(request.method, serving.after)
         finally:
-            engine._maybe_finish()
+            if engine._eof_error is not None:  # the last request served after the end of input
+                engine._maybe_finish()
 
     def _served(self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]) -> None:
         """A task cancelled before it started never ran `_serve`: answer for it here (a done

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 
-from acp_runtime.framing import LineReader, LineWriter, OversizedLine, memory_pipe
+from acp_runtime.framing import (
+    LineReader,
+    LineTransport,
+    LineWriter,
+    OversizedLine,
+    PushReader,
+    memory_pipe,
+)
 from acp_runtime.jsonrpc import sniff as _sniff
 
 
@@ -126,3 +134,57 @@ async def test_close_hands_over_what_is_still_buffered() -> None:
     out.write_nowait(b"b")
     out.close()
     assert b"".join(stream.writes) == b"a\nb\n"
+
+
+async def test_an_answer_to_input_goes_out_at_once_and_schedules_nothing() -> None:
+    """A message written in answer to input goes to the stream in that call, with no loop callback
+    scheduled for it (a round trip costs no loop turn for the writer); a burst in answer to one
+    chunk still goes out as the first message, then the rest in one write at the end of the turn."""
+    reader, stream = PushReader(), _Recorder()
+    transport = LineTransport(reader, stream)
+
+    def answer(lines: list[bytes | OversizedLine]) -> None:
+        for line in lines:
+            assert isinstance(line, bytes)
+            transport.send_nowait(b"answer-" + line)
+
+    transport.start(answer, lambda error: None)
+    loop = asyncio.get_running_loop()
+    ready = loop._ready  # type: ignore[attr-defined]  # the loop's scheduled callbacks
+    for i in range(3):
+        before = len(ready)
+        reader.feed_data(b"q%d\n" % i)
+        assert stream.writes[-1] == b"answer-q%d\n" % i
+        assert len(ready) == before, "a callback was scheduled for a lone answer"
+        await asyncio.sleep(0)
+    reader.feed_data(b"a\nb\nc\n")
+    assert stream.writes[-1] == b"answer-a\n"
+    await asyncio.sleep(0)
+    assert stream.writes[-1] == b"answer-b\nanswer-c\n"
+    assert b"".join(stream.writes).count(b"\n") == 6
+
+
+def test_split_reads_whole_line_chunks_as_the_careful_path_does() -> None:
+    """`LineReader.split` writes out `_feed` for a chunk of whole lines: over random messages cut
+    at random places (often right after a newline), with a small limit so that some lines are
+    too long, it hands over the same lines, chunk by chunk, as `_feed` alone."""
+    rng = random.Random(21)
+    for _ in range(300):
+        messages = [b"x" * rng.choice([0, 1, 5, 9, 30]) for _ in range(rng.randint(1, 8))]
+        data = b"".join(m + b"\n" for m in messages)
+        if rng.random() < 0.3:
+            data += b"tail"
+        cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 4))))
+        if rng.random() < 0.5:  # cut right after newlines: the written-out path
+            cuts = sorted({i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)})
+        chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)] + [b""]
+        fast, careful = LineReader(_NoStream(), 8), LineReader(_NoStream(), 8)
+        for chunk in chunks:
+            careful._feed(chunk)
+            expected, careful._ready = careful._ready, []
+            assert fast.split(chunk) == expected, (chunks, chunk)
+
+
+class _NoStream:
+    async def read(self, n: int = -1) -> bytes:
+        raise AssertionError("split reads nothing")

@@ -226,3 +226,52 @@ def test_guards_of_paths_the_type_cannot_hold_are_dropped_and_the_rest_gated(
         None,
         "bad",
     ]  # wire JSON: its types say nothing, every check is asked
+
+
+def _typed_response(sender: Any, request: Any, result: Any) -> bytes:
+    """A handler's answer the way `Sender.response` made it through `typed` and `sent_json`."""
+    package = sender.schema
+    sender.sending = None
+    typed = sender.typed(request.method, result, package.REQUESTS[request.method].result, "result")
+    sent = sender.sent_json(typed)
+    if sent is not None:
+        return sender.envelopes.response(request.id, sent)  # type: ignore[no-any-return]
+    return package.encode_message(package.Response(id=request.id, result=typed))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name,method,at,tp", [c for c in CASES if c.values[2] == "result"])
+def test_a_checked_answer_is_the_one_typed_makes_or_the_error_it_raises(
+    name: str, method: str, at: str, tp: Any
+) -> None:
+    """`Sender.response` writes out `typed` for a generated object: for valid results (as
+    generated objects and as wire JSON) and broken ones, it gives the same bytes or raises the
+    same error as the way through `typed`."""
+    from acp_runtime.sending import Sender
+    from acpgen.instances import mutations
+
+    package = SCHEMAS[name][0]
+    sender = Sender(package, Envelopes(package))
+    request = package.Request(id=7, method=method, params=None)
+    def_name = def_of(name, method, tp)
+    assert def_name is not None
+    values: list[Any] = []
+    for instance, _ in valid_instances_with_defaults(schema_of(name), def_name, count=3, seed=SEED):
+        values += [instance, wire.build(package, instance, tp)]
+    for m in mutations(schema_of(name), def_name, count=4, seed=SEED):
+        values.append(m.instance)
+        try:  # a broken generated object, where one can be built without a check
+            values.append(msgspec.convert(m.instance, tp, strict=False))
+        except (msgspec.ValidationError, TypeError):
+            pass
+    for value in values:
+        if value is None:  # answered before the check (`{}`, or refused for its required fields)
+            continue
+        try:
+            expected: Any = _typed_response(sender, request, value)
+        except Exception as exc:  # the error, by kind and text
+            expected = (type(exc), str(exc))
+        try:
+            got: Any = sender.response(request, value, strict=True)
+        except Exception as exc:
+            got = (type(exc), str(exc))
+        assert got == expected, value

@@ -1,0 +1,89 @@
+"""`Engine.request` without a time limit writes out `send_request` and `PendingCall` (no coroutine
+or object of ours per call but its own): it must behave as the way through them. Each case runs
+on the three ways a call is made: `request` (the written-out path), `await send_request(...)`
+without a limit, and `request` with a limit (through `PendingCall`)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from acp_runtime import ConnectionClosedError
+
+from .helpers import raw_agent
+
+Call = Callable[[Any, str, Any], Awaitable[Any]]
+
+
+async def _request(conn: Any, method: str, params: Any) -> Any:
+    return await conn.request(method, params)
+
+
+async def _pending(conn: Any, method: str, params: Any) -> Any:
+    return await (await conn.send_request(method, params))
+
+
+async def _limited(conn: Any, method: str, params: Any) -> Any:
+    return await conn.request(method, params, timeout=30)
+
+
+WAYS = pytest.mark.parametrize("call", [_request, _pending, _limited], ids=lambda f: f.__name__)
+
+
+@WAYS
+async def test_an_answer_and_an_error_answer_end_the_call_alike(call: Call) -> None:
+    conn, peer = await raw_agent(enforce_protocol=False)
+    task = asyncio.ensure_future(call(conn, "_echo", {"a": 1}))
+    request = await peer.recv()
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"b": 2}})
+    assert await task == {"b": 2}
+    task = asyncio.ensure_future(call(conn, "_fail", {}))
+    request = await peer.recv()
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32000, "message": "no"}})
+    with pytest.raises(Exception) as failed:
+        await task
+    assert getattr(failed.value, "code", None) == -32000
+    assert not conn._pending and not conn._pending.types
+    await conn.close()
+
+
+@WAYS
+async def test_cancelling_the_caller_asks_the_peer_to_drop_the_call(call: Call) -> None:
+    conn, peer = await raw_agent(enforce_protocol=False)
+    task = asyncio.ensure_future(call(conn, "_slow", {}))
+    request = await peer.recv()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    note = await peer.recv()
+    assert note["method"] == "$/cancel_request" and note["params"] == {"requestId": request["id"]}
+    assert not conn._pending and request["id"] in conn._pending.abandoned
+    await conn.close()
+
+
+@WAYS
+async def test_a_write_that_fails_closes_the_connection_and_leaves_nothing_pending(
+    call: Call, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn, _ = await raw_agent(enforce_protocol=False)
+
+    async def broken(message: bytes) -> None:
+        raise ConnectionResetError("gone")
+
+    monkeypatch.setattr(conn._transport, "send", broken)
+    with pytest.raises(ConnectionClosedError, match="writing failed"):
+        await call(conn, "_x", {})
+    assert not conn._pending and conn.closed
+    with pytest.raises(ConnectionClosedError, match="writing failed"):  # and the next call too
+        await call(conn, "_x", {})
+
+
+@WAYS
+async def test_a_call_on_a_closed_connection_raises_the_close(call: Call) -> None:
+    conn, _ = await raw_agent(enforce_protocol=False)
+    await conn.close()
+    with pytest.raises(ConnectionClosedError):
+        await call(conn, "_x", {})
+    assert not conn._pending
