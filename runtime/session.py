@@ -763,7 +763,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
-        return await cls._open(conn, "session/load", session_id, data)
+        return await _open(cls, conn, "session/load", session_id, data)
 
     @overload
     @classmethod
@@ -801,24 +801,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
         `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
-        return await cls._open(conn, "session/resume", session_id, {"cwd": cwd, **params})
-
-    @classmethod
-    async def _open(
-        cls, conn: object, method: str, session_id: Any, data: dict[str, Any]
-    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
-        conn = _client_connection(conn, f"Session.{method.split('/')[-1]}")
-        session: Session[Any, Any, Any, Any, Any, Any, Any] = cls(conn, session_id)
-        router = _router(conn)
-        router.sessions[session_id] = session
-        data = {rules.SESSION_ID: session_id, **data}
-        try:
-            result = await conn.request(method, _params(conn, method, data))
-        except BaseException:
-            router.sessions.pop(session_id, None)
-            raise
-        session._offered(result)
-        return session
+        return await _open(cls, conn, "session/resume", session_id, {"cwd": cwd, **params})
 
     def _offered(self, result: Any) -> None:
         self._modes = wire.get(result, "modes")
@@ -1028,6 +1011,29 @@ if TYPE_CHECKING:
     _State = SessionState[Any, Any, Any, Types[X]]
     _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
     _Outcome = TurnOutcome[Any, Any, Types[X]]
+
+
+async def _open(
+    cls: type[Session[Any, Any, Any, Any, Any, Any, Any]],
+    conn: object,
+    method: str,
+    session_id: Any,
+    data: dict[str, Any],
+) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    """`Session.load` and `Session.resume`: the session is routed before the agent answers (a
+    load replays its history as updates first)."""
+    conn = _client_connection(conn, f"Session.{method.split('/')[-1]}")
+    session = cls(conn, session_id)
+    router = _router(conn)
+    router.sessions[session_id] = session
+    data = {rules.SESSION_ID: session_id, **data}
+    try:
+        result = await conn.request(method, _params(conn, method, data))
+    except BaseException:
+        router.sessions.pop(session_id, None)
+        raise
+    session._offered(result)
+    return session
 
 
 def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
