@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, TypeVar, cast
@@ -98,6 +99,13 @@ class Policy:
     def handling(self, method: str, params: Any) -> None:
         """A notification's handler is about to run (in arrival order)."""
 
+    def handling_step(self, method: str) -> Callable[[Any], object] | None:
+        """What `handling` does with notifications of `method`, as a function of their params (None:
+        nothing). The engine asks once per method and keeps the answer until `forget_steps`."""
+        if type(self).handling is Policy.handling:
+            return None
+        return functools.partial(self.handling, method)
+
     def serve(self, request: Any) -> Awaitable[Any]:
         """The answer to a request (the engine's `_call_handler`, checked): raise to refuse it."""
         raise NotImplementedError
@@ -159,6 +167,8 @@ class Engine(Generic[PackageT]):
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
+        # method -> (the policy's `handling_step`, the handler's function): `_work`'s dispatch
+        self._steps: dict[str, tuple[Callable[[Any], object] | None, Any]] = {}
 
     def _bind(self, schema: PackageT) -> None:
         """Read and write messages with `schema`'s codec from now on."""
@@ -167,6 +177,20 @@ class Engine(Generic[PackageT]):
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
         self._sender = Sender(schema, envelopes)
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
+
+    def forget_steps(self) -> None:
+        """What `_work` keeps per method is stale (a new policy, handler or hook): ask again."""
+        self._steps = {}
+
+    def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
+        """What `_work` does with a notification of `method`: the policy's step before its handler,
+        and the handler's function of its params (None: `_handler_awaitable` says)."""
+        return self.policy.handling_step(method), self._notification_handler(method)
+
+    def _notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None:
+        """The function that handles notifications of `method` (their params its one argument),
+        when it is found once for all of them (None: `_handler_awaitable`, each time)."""
+        return None
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         """What the engine derives from a package: its envelopes and the `$/cancel_request`
@@ -409,12 +433,18 @@ class Engine(Generic[PackageT]):
             if type(item) is _Answer:
                 self._pending.resolve(item.response, self.schema)
                 continue
+            step = self._steps.get(item.method)
+            if step is None:
+                step = self._steps[item.method] = self._notification_step(item.method)
+            before, handle = step
             self._busy = True
             try:
-                self.policy.handling(item.method, item.params)
-                await (self._handler_awaitable if self.tracer is None else self._call_handler)(
-                    item, is_request=False
-                )
+                if before is not None:  # the policy's `handling`
+                    before(item.params)
+                if handle is not None and self.tracer is None:  # `_handler_awaitable`'s own
+                    await handle(item.params)
+                else:
+                    await self._call_handler(item, is_request=False)
             except Exception:
                 log.exception("notification handler for %s failed", item.method)
             finally:

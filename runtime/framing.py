@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Callable, Protocol, cast
+from typing import Awaitable, Callable, Protocol, cast
 
 import msgspec
 
@@ -175,6 +175,7 @@ class LineWriter:
         # (3.11), and the stream's transport (whose buffer says whether to drain) stays the same
         self._loop: asyncio.AbstractEventLoop | None = None
         self._transport: asyncio.WriteTransport | None = getattr(stream, "transport", None)
+        self._done: asyncio.Future[None] | None = None  # what `write` returns when nothing waits
 
     def write_nowait(self, message: bytes) -> None:
         if self._failed is not None:
@@ -192,11 +193,21 @@ class LineWriter:
         if self._size >= _FLUSH_ABOVE:
             self.flush()
 
-    async def write(self, message: bytes) -> None:
+    def write(self, message: bytes) -> Awaitable[None]:
+        """Write one message; the awaitable returned waits while the peer reads too slowly.
+
+        Not a coroutine: with no back-pressure to wait for (the common case), the message is
+        written by the call and the awaitable is a finished future, with no frame to run."""
         self.write_nowait(message)
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
-            return  # the bytes went out (or nearly): no back-pressure to wait for
+            done = self._done  # the bytes went out (or nearly): no back-pressure to wait for
+            if done is None:
+                done = self._done = _finished(self._loop)
+            return done
+        return self._drain()
+
+    async def _drain(self) -> None:
         self.flush()
         async with self._drain_lock:
             await self._stream.drain()
@@ -234,6 +245,13 @@ class LineWriter:
                 close()
             except Exception:  # already closed, broken pipe: nothing left to do
                 pass
+
+
+def _finished(loop: asyncio.AbstractEventLoop | None) -> asyncio.Future[None]:
+    """A future that is done (awaiting it returns at once, whoever awaits it, as often)."""
+    done = (loop or asyncio.get_running_loop()).create_future()
+    done.set_result(None)
+    return done
 
 
 class LineTransport:

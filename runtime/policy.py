@@ -568,6 +568,11 @@ class ClientPolicy(AcpPolicy):
         if fold is not None and method == _SESSION_UPDATE:
             fold(params)
 
+    def handling_step(self, method: str) -> Callable[[Any], object] | None:
+        """`handling`, per method: the connection's `on_session_update` itself for session/update
+        (the connection forgets it when that changes)."""
+        return self.conn.on_session_update if method == _SESSION_UPDATE else None
+
     def remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
         offers = self.conn.sessions.get(session_id)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from .framing import _SNIFF, DEFAULT_MAX_LINE_BYTES, OnEnd, OnMessages, OversizedLine
 
@@ -31,8 +31,8 @@ class Transport(Protocol):
         """Send one message (raises when the output is closed or broken)."""
         ...
 
-    async def send(self, message: bytes) -> None:
-        """Send one message, waiting while the peer reads too slowly."""
+    def send(self, message: bytes) -> Awaitable[None]:
+        """Send one message; await the result to wait while the peer reads too slowly."""
         ...
 
     def close(self) -> None:
