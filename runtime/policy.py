@@ -357,6 +357,7 @@ class AgentPolicy(AcpPolicy):
     def __init__(self, conn: AgentHost, plan: PackagePlan, enforce: bool) -> None:
         super().__init__(conn, plan, enforce)
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
+        self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
 
     def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
         if method != rules.SESSION_UPDATE:
@@ -387,8 +388,15 @@ class AgentPolicy(AcpPolicy):
         if self.enforce:
             self.no_history(method, params)
 
+    def received_request(self, method: str, params: Any) -> None:
+        if method == _NO_HISTORY_DURING:
+            self.resumes_came = True
+        super().received_request(method, params)
+
     def no_history(self, method: str, params: Any) -> None:
         """33: no history goes to a session while its session/resume is served."""
+        if not self.resumes_came:  # none came on this connection, so none is served
+            return
         serving = self.conn._serving
         if not serving:
             return
