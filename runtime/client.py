@@ -129,7 +129,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     @on_session_update.setter
     def on_session_update(self, fold: Callable[[Any], None] | None) -> None:
         self._on_session_update = fold
-        self.forget_steps()  # the engine calls it directly (`ClientPolicy.handling_step`)
+        self._steps.clear()  # the engine calls it directly (`ClientPolicy.handling_step`)
 
     def _bound(self) -> None:
         self.agent = self.schema.AgentProxy(self)

@@ -101,7 +101,7 @@ class Policy:
 
     def handling_step(self, method: str) -> Callable[[Any], object] | None:
         """What `handling` does with notifications of `method`, as a function of their params (None:
-        nothing). The engine asks once per method and keeps the answer until `forget_steps`."""
+        nothing). The engine asks once per method and keeps the answer."""
         if type(self).handling is Policy.handling:
             return None
         return functools.partial(self.handling, method)
@@ -153,6 +153,7 @@ class Engine(Generic[PackageT]):
         self._transport = _ObservedTransport(transport, self) if observer is not None else transport
         self._pending = PendingCalls()
         self.policy: Policy = Policy()
+        self._steps: dict[str, tuple[Callable[[Any], object] | None, Any]] = {}  # by method
         self._bind(schema)
         self._server = Server(self)
         self._serving = self._server.requests  # the requests being served, by id
@@ -167,8 +168,6 @@ class Engine(Generic[PackageT]):
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
-        # method -> (the policy's `handling_step`, the handler's function): `_work`'s dispatch
-        self._steps: dict[str, tuple[Callable[[Any], object] | None, Any]] = {}
 
     def _bind(self, schema: PackageT) -> None:
         """Read and write messages with `schema`'s codec from now on."""
@@ -178,19 +177,9 @@ class Engine(Generic[PackageT]):
         self._sender = Sender(schema, envelopes)
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
-    def forget_steps(self) -> None:
-        """What `_work` keeps per method is stale (a new policy, handler or hook): ask again."""
-        self._steps = {}
-
     def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
-        """What `_work` does with a notification of `method`: the policy's step before its handler,
-        and the handler's function of its params (None: `_handler_awaitable` says)."""
-        return self.policy.handling_step(method), self._notification_handler(method)
-
-    def _notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None:
-        """The function that handles notifications of `method` (their params its one argument),
-        when it is found once for all of them (None: `_handler_awaitable`, each time)."""
-        return None
+        """`_work`'s dispatch of `method` (kept): the policy's step, the handler's function."""
+        return self.policy.handling_step(method), None
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         """What the engine derives from a package: its envelopes and the `$/cancel_request`
@@ -436,13 +425,12 @@ class Engine(Generic[PackageT]):
             step = self._steps.get(item.method)
             if step is None:
                 step = self._steps[item.method] = self._notification_step(item.method)
-            before, handle = step
             self._busy = True
             try:
-                if before is not None:  # the policy's `handling`
-                    before(item.params)
-                if handle is not None and self.tracer is None:  # `_handler_awaitable`'s own
-                    await handle(item.params)
+                if step[0] is not None:  # the policy's `handling`
+                    step[0](item.params)
+                if step[1] is not None and self.tracer is None:  # `_handler_awaitable`'s own
+                    await step[1](item.params)
                 else:
                     await self._call_handler(item, is_request=False)
             except Exception:
