@@ -5,9 +5,9 @@ policy (`policy.py`), called through the hooks of `Policy`.
 
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
-- One reader task takes the messages the transport hands on (a newline-framed burst, `framing._SLICE`
-  lines per loop turn) and decodes each once with the package's `MessageDecoder` in that turn; it
-  never waits on a handler.
+- One reader task takes the messages the transport hands on (a newline-framed burst: 64 lines per
+  loop turn, `framing._SLICE`) and decodes each once with the package's `MessageDecoder` in that
+  turn; it never waits on a handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
 - Incoming notifications and responses go through one ordered inbox, served by one worker task:
