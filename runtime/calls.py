@@ -81,6 +81,38 @@ def start_call(
     return request_id, future, params, sender.request(request_id, method, params)
 
 
+class _Sending(_Calling, Protocol):
+    """What `send_call` also asks of its engine (and its `PendingCall`, of a `_Caller`)."""
+
+    timeout: float | None
+
+    async def _write(self, data: bytes) -> None: ...
+
+    def _abandon(self, request_id: RequestId) -> None: ...
+
+    async def cancel_request(self, request_id: RequestId) -> None: ...
+
+
+async def send_call(
+    engine: _Sending, method: str, params: Any, result_type: TypeForm, timeout: Any
+) -> PendingCall:
+    """`Engine.send_request`: the call written, and pending with its time limit (`_DEFAULT`: the
+    engine's)."""
+    request_id, future, params, data = start_call(engine, method, params, result_type)
+    try:
+        await engine._write(data)
+    except asyncio.CancelledError:
+        # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
+        engine._abandon(request_id)
+        raise
+    except BaseException:
+        engine._pending.drop(request_id, future)
+        raise
+    engine.policy.sent(method, params)
+    timeout = engine.timeout if timeout is _DEFAULT else timeout
+    return PendingCall(engine, request_id, method, params, future, timeout)
+
+
 class Outgoing(msgspec.Struct):
     method: str
     result_type: TypeForm

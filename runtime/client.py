@@ -115,11 +115,20 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         # the agent's subprocess, when spawned by `spawn_agent`
         self.process: asyncio.subprocess.Process | None = None
         self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
-        # called with each session/update's params in arrival order, just before the handler (the
-        # session objects of `acp_runtime.session` fold their state here)
-        self.on_session_update: Callable[[Any], None] | None = None
+        self._on_session_update: Callable[[Any], None] | None = None
         if not self._routed:  # initialize's result read as JSON: typed by the package of the
             self._read_as_json = frozenset({rules.INITIALIZE})  # version the agent picks
+
+    @property
+    def on_session_update(self) -> Callable[[Any], None] | None:
+        """Called with each session/update's params in arrival order, just before the handler (the
+        session objects of `acp_runtime.session` fold their state here)."""
+        return self._on_session_update
+
+    @on_session_update.setter
+    def on_session_update(self, fold: Callable[[Any], None] | None) -> None:
+        self._on_session_update = fold
+        self._steps.clear()  # the engine calls it directly (`ClientPolicy.handling_step`)
 
     def _bound(self) -> None:
         self.agent = self.schema.AgentProxy(self)

@@ -124,6 +124,7 @@ class Connection(Engine[PackageT]):
         # the handler method of each method this side serves (never another side's)
         tables = plan.side(self.side)
         self._handlers = (tables.notification_handlers, tables.request_handlers)
+        self._steps.clear()  # `_work`'s dispatch: a new policy or handler
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         from .plan import PackagePlan  # at the first connection, not at import
@@ -146,6 +147,7 @@ class Connection(Engine[PackageT]):
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
+        self._steps.clear()  # `_work`'s dispatch: a new policy or handler
 
     def route_to(self, version: int) -> None:
         """Serve protocol `version` from now on, unless the connection is routed already."""
@@ -184,6 +186,11 @@ class Connection(Engine[PackageT]):
         if message.method.startswith(rules.EXTENSION_PREFIX):
             return self._call_extension(message, is_request=is_request)
         return self._unhandled(message.method, is_request=is_request)
+
+    def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
+        name = self._handlers[False].get(method)
+        fn = getattr(self.handler, name, None) if name is not None else None
+        return self.policy.handling_step(method), fn
 
     async def _call_extension(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool

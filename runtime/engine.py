@@ -5,8 +5,9 @@ policy (`policy.py`), called through the hooks of `Policy`.
 
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
-- One reader task takes every message that has arrived from the transport and decodes each once
-  with the package's `MessageDecoder` in one loop turn; it never waits on a handler.
+- One reader task takes the messages the transport hands on (a newline-framed burst: 64 lines per
+  loop turn, `framing._SLICE`) and decodes each once with the package's `MessageDecoder` in that
+  turn; it never waits on a handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
 - Incoming notifications and responses go through one ordered inbox, served by one worker task:
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, TypeVar, cast
@@ -35,7 +37,7 @@ import msgspec
 from . import answers, tracing, wire
 from .answers import as_rpc_error as as_rpc_error
 from .calls import _DEFAULT as _DEFAULT
-from .calls import PendingCall, PendingCalls, _in_notification, start_call
+from .calls import PendingCall, PendingCalls, _in_notification, send_call, start_call
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import (
     DEFAULT_MAX_LINE_BYTES,
@@ -93,6 +95,13 @@ class Policy:
     def handling(self, method: str, params: Any) -> None:
         """A notification's handler is about to run (in arrival order)."""
 
+    def handling_step(self, method: str) -> Callable[[Any], object] | None:
+        """What `handling` does with notifications of `method`, as a function of their params (None:
+        nothing). The engine asks once per method and keeps the answer."""
+        if type(self).handling is Policy.handling:
+            return None
+        return functools.partial(self.handling, method)
+
     def serve(self, request: Any) -> Awaitable[Any]:
         """The answer to a request (the engine's `_call_handler`, checked): raise to refuse it."""
         raise NotImplementedError
@@ -141,6 +150,7 @@ class Engine(Generic[PackageT]):
         self._transport = _ObservedTransport(transport, self) if observer is not None else transport
         self._pending = PendingCalls()
         self.policy: Policy = Policy()
+        self._steps: dict[str, tuple[Callable[[Any], object] | None, Any]] = {}  # by method
         self._bind(schema)
         self._server = Server(self)
         self._serving = self._server.requests  # the requests being served, by id
@@ -165,6 +175,10 @@ class Engine(Generic[PackageT]):
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
         self._sender = Sender(schema, envelopes)
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
+
+    def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
+        """`_work`'s dispatch of `method` (kept): the policy's step, the handler's function."""
+        return self.policy.handling_step(method), None
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         """What the engine derives from a package: its envelopes and the `$/cancel_request`
@@ -250,19 +264,7 @@ class Engine(Generic[PackageT]):
         timeout: Any = _DEFAULT,
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
-        request_id, future, params, data = start_call(self, method, params, result_type)
-        try:
-            await self._write(data)
-        except asyncio.CancelledError:
-            # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
-            self._abandon(request_id)
-            raise
-        except BaseException:
-            self._pending.drop(request_id, future)
-            raise
-        self.policy.sent(method, params)
-        timeout = self.timeout if timeout is _DEFAULT else timeout
-        return PendingCall(self, request_id, method, params, future, timeout)
+        return await send_call(self, method, params, result_type, timeout)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
@@ -421,12 +423,17 @@ class Engine(Generic[PackageT]):
             if type(item) is _Answer:
                 self._pending.resolve(item.response, self.schema)
                 continue
+            step = self._steps.get(item.method)
+            if step is None:
+                step = self._steps[item.method] = self._notification_step(item.method)
             self._busy = True
             try:
-                self.policy.handling(item.method, item.params)
-                await (self._handler_awaitable if self.tracer is None else self._call_handler)(
-                    item, is_request=False
-                )
+                if step[0] is not None:  # the policy's `handling`
+                    step[0](item.params)
+                if step[1] is not None and self.tracer is None:  # `_handler_awaitable`'s own
+                    await step[1](item.params)
+                else:
+                    await self._call_handler(item, is_request=False)
             except Exception:
                 log.exception("notification handler for %s failed", item.method)
             finally:

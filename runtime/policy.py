@@ -364,6 +364,7 @@ class AgentPolicy(AcpPolicy):
     def __init__(self, conn: AgentHost, plan: PackagePlan, enforce: bool) -> None:
         super().__init__(conn, plan, enforce)
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
+        self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
 
     def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
         if method != rules.SESSION_UPDATE:
@@ -394,8 +395,15 @@ class AgentPolicy(AcpPolicy):
         if self.enforce:
             self.no_history(method, params)
 
+    def received_request(self, method: str, params: Any) -> None:
+        if method == _NO_HISTORY_DURING:
+            self.resumes_came = True
+        super().received_request(method, params)
+
     def no_history(self, method: str, params: Any) -> None:
         """33: no history goes to a session while its session/resume is served."""
+        if not self.resumes_came:  # none came on this connection, so none is served
+            return
         serving = self.conn._serving
         if not serving:
             return
@@ -580,6 +588,11 @@ class ClientPolicy(AcpPolicy):
         fold = self.conn.on_session_update
         if fold is not None and method == _SESSION_UPDATE:
             fold(params)
+
+    def handling_step(self, method: str) -> Callable[[Any], object] | None:
+        """`handling`, per method: the connection's `on_session_update` itself for session/update
+        (the connection forgets it when that changes)."""
+        return self.conn.on_session_update if method == _SESSION_UPDATE else None
 
     def remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""

@@ -31,8 +31,8 @@ class Transport(Protocol):
         """Send one message (raises when the output is closed or broken)."""
         ...
 
-    async def send(self, message: bytes) -> None:
-        """Send one message, waiting while the peer reads too slowly."""
+    def send(self, message: bytes) -> Awaitable[None]:
+        """Send one message; await the result to wait while the peer reads too slowly."""
         ...
 
     def close(self) -> None:

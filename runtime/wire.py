@@ -125,7 +125,7 @@ class Reach:
     few dict lookups and attribute reads.
     """
 
-    __slots__ = ("paths", "_plans")
+    __slots__ = ("paths", "_plans", "one_field")
 
     def __init__(self, paths: tuple[str, ...]) -> None:
         self.paths = paths
@@ -133,6 +133,9 @@ class Reach:
         self._plans: dict[
             type, tuple[tuple[str, str, tuple[tuple[str, ...], ...], dict[type, bool]], ...]
         ] = {}
+        # the types whose paths all start at one field: its attribute name and what a value of each
+        # type there may hold (that plan's `held`)
+        self.one_field: dict[type, tuple[str, dict[type, bool]]] = {}
 
     def __call__(self, obj: Any) -> bool:
         return self.may_hold(obj)
@@ -140,11 +143,18 @@ class Reach:
     def may_hold(self, obj: Any) -> bool:
         """Whether `obj` may hold any of the paths (a bound method is a cheaper call than the
         instance: keep `reach.may_hold` where it is called per message)."""
-        plan = self._plans.get(type(obj))  # a Struct type seen before: the common case
+        one = self.one_field.get(type(obj))  # the common case: one field read, its type seen before
+        if one is not None:
+            holds = one[1].get(type(getattr(obj, one[0])))
+            if holds is not None:
+                return holds
+        plan = self._plans.get(type(obj))  # a Struct type seen before
         if plan is None:
             if not isinstance(obj, msgspec.Struct):
                 return True
             plan = self._plans[type(obj)] = self._plan(type(obj))
+            if len(plan) == 1 and plan[0][1]:
+                self.one_field[type(obj)] = (plan[0][1], plan[0][3])
         for key, attr, rests, held in plan:
             first = getattr(obj, attr) if attr else get(obj, key)
             holds = held.get(type(first))  # what a value of its type may hold: one lookup

@@ -1,6 +1,7 @@
 """The streaming client of `bench.ab`: runtime_client.py's stream, timed in CPU time and wall time.
 
 python cpu_client.py AGENT STREAM_N REPEATS
+(BENCH_SESSION=1: prompted through `acp_runtime.session.Session`, its fold attached)
 
 Spawns the agent script AGENT (a runtime_agent.py) and has it stream STREAM_N agent_message_chunk
 updates REPEATS times after a warm-up. For each stream it reports the wall time and the CPU time
@@ -19,6 +20,7 @@ from common import report
 
 import acp_schema as acp
 from acp_runtime import run, spawn_agent
+from acp_runtime.session import Session
 
 
 def on_cpu_ns(pid: int) -> int:
@@ -48,15 +50,25 @@ async def main(agent_script: str, stream_n: int, repeats: int) -> None:
     async with spawn_agent(client, sys.executable, agent_script) as conn:
         agent = conn.agent
         await agent.initialize(acp.InitializeRequest(protocol_version=1))
-        new = await agent.session_new(acp.NewSessionRequest(cwd="/", mcp_servers=[]))
+        if os.environ.get("BENCH_SESSION") == "1":  # the Session fold attached
+            session = await Session.new(conn, "/")
+
+            async def prompt(text: str) -> None:
+                await session.prompt(text)
+
+        else:
+            new = await agent.session_new(acp.NewSessionRequest(cwd="/", mcp_servers=[]))
+
+            async def prompt(text: str) -> None:
+                await agent.session_prompt(
+                    acp.PromptRequest(
+                        session_id=new.session_id, prompt=[acp.TextContent(text=text)]
+                    )
+                )
 
         async def stream(n: int) -> None:
             client.count = 0
-            await agent.session_prompt(
-                acp.PromptRequest(
-                    session_id=new.session_id, prompt=[acp.TextContent(text=f"stream {n}")]
-                )
-            )
+            await prompt(f"stream {n}")
             if client.count != n:
                 raise SystemExit(f"the client handled {client.count} chunks of {n}")
 

@@ -99,3 +99,46 @@ async def test_a_line_transport_over_it_hands_on_whole_lines() -> None:
     transport.close()
     reader.feed_data(b"after\n")
     assert batches[-1] == [b'"tail"']
+
+
+async def test_a_burst_of_lines_is_handed_on_a_slice_per_loop_turn_in_order() -> None:
+    """A pipe read of hundreds of lines reaches the engine at most 64 lines per loop turn (the
+    first slice in the callback that read them), lines read meanwhile wait behind the rest, and the
+    end of the input comes after the last line; once the transport is closed, nothing more."""
+    reader = PushReader()
+    transport = LineTransport(reader, Sink())
+    calls: list[list[bytes]] = []
+    ends: list[BaseException | None] = []
+    transport.start(lambda lines: calls.append(list(lines)), ends.append)  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    reader.feed_data(b"".join(b"%d\n" % i for i in range(150)))
+    assert [len(c) for c in calls] == [64]  # the first slice at once
+    reader.feed_data(b"150\n151\n")  # behind the 86 lines still waiting
+    reader.feed_eof()
+    assert [len(c) for c in calls] == [64] and ends == []
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert [len(c) for c in calls] == [64, 64, 22, 2]  # a slice per loop turn
+    assert [line for c in calls for line in c] == [b"%d" % i for i in range(152)]
+    assert ends == [None]  # after the last line
+
+    closed = PushReader()
+    transport = LineTransport(closed, Sink())
+    calls.clear()
+    transport.start(lambda lines: calls.append(list(lines)), ends.append)  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    closed.feed_data(b"x\n" * 100)
+    transport.close()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert [len(c) for c in calls] == [64]  # closed: the rest is dropped
+
+
+async def test_a_short_burst_is_handed_on_whole_in_the_callback_that_read_it() -> None:
+    reader = PushReader()
+    transport = LineTransport(reader, Sink())
+    calls: list[list[bytes]] = []
+    transport.start(lambda lines: calls.append(list(lines)), lambda error: None)  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    reader.feed_data(b"a\nb\n")
+    assert calls == [[b"a", b"b"]]

@@ -65,3 +65,33 @@ async def test_a_streamed_turn_is_folded_as_session_state_folds_it() -> None:
     assert folded == [(m.role, m.message_id, m.text()) for m in expected.messages]
     assert [m.role for m in session.state.messages][:4] == ["user", "agent", "agent", "agent"]
     assert len(client.updates) == 2 * len(TURN)  # the handler still sees every update
+
+
+async def test_a_session_set_up_after_updates_were_handled_folds_the_later_ones() -> None:
+    """The engine keeps, per notification method, what runs before its handler: a `Session` set up
+    once session/update notifications have already been handled (none folded) still folds every
+    later one, the handler seeing them all."""
+
+    class TwoSessions(StreamingAgent):
+        made = 0
+
+        async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
+            TwoSessions.made += 1
+            return acp.NewSessionResponse(session_id=f"s{TwoSessions.made}")
+
+    (agent_in, agent_out), (client_in, client_out) = memory_pipe()
+    AgentSideConnection(TwoSessions, agent_in, agent_out)
+    client = Client()
+    conn = ClientSideConnection(client, client_in, client_out)
+    await conn.agent.initialize(initialize_request())
+    new = await conn.agent.session_new(acp.NewSessionRequest(cwd=CWD, mcp_servers=[]))
+    await conn.agent.session_prompt(
+        acp.PromptRequest(session_id=new.session_id, prompt=[acp.TextContent(text="go")])
+    )
+    assert len(client.updates) == len(TURN)  # handled with no session to fold them
+    session = await Session.new(conn, CWD)
+    await session.prompt("go")
+    expected = fold_all(TURN)
+    folded = [(m.role, m.message_id, m.text()) for m in session.state.messages]
+    assert folded == [(m.role, m.message_id, m.text()) for m in expected.messages]
+    assert len(client.updates) == 2 * len(TURN)

@@ -52,3 +52,55 @@ def test_replace_and_build_use_wire_names() -> None:
     assert response.protocol_version == 1
     built = wire.build(acp, {"stopReason": "cancelled"}, acp.PromptResponse)
     assert built == acp.PromptResponse(stop_reason=acp.StopReason.CANCELLED)
+
+
+def _updates() -> list[acp.SessionNotification]:
+    """session/update params of several kinds: some may hold the paths below, some cannot."""
+    text = acp.TextContent(text="hi")
+    kinds: list[object] = [
+        acp.SessionUpdateAgentMessageChunk(content=text),
+        acp.SessionUpdateUserMessageChunk(content=text),
+        acp.ToolCall(tool_call_id="t1", title="Read", locations=[acp.ToolCallLocation(path="/a")]),
+        acp.ToolCall(tool_call_id="t2", title="Read"),
+        acp.ToolCallUpdate(tool_call_id="t1", locations=[acp.ToolCallLocation(path="rel")]),
+        acp.Plan(entries=[]),
+    ]
+    return [acp.SessionNotification(session_id="s", update=k) for k in kinds]  # type: ignore[arg-type]
+
+
+def test_reach_answers_a_value_the_same_once_its_type_was_seen() -> None:
+    """`Reach.may_hold` reads the field of a type seen before through its one-field fast path
+    (and `rules._gated`'s gate writes that path out): each answer is the one a fresh `Reach`
+    works out, for every kind of update, in any order."""
+    paths = ("update.locations.*.path", "update.content.*.path", "update.plan.uri")
+    values: list[object] = [*_updates(), {"update": {"sessionUpdate": "plan"}}, None]
+    fresh = [wire.Reach(paths).may_hold(value) for value in values]
+    assert True in fresh and False in fresh  # both answers are exercised
+    seen = wire.Reach(paths)
+    for _ in range(3):
+        assert [seen.may_hold(value) for value in values] == fresh
+        assert [seen.may_hold(value) for value in reversed(values)] == fresh[::-1]
+    assert seen.one_field  # the fast path was taken
+
+
+def test_a_gate_answers_as_its_checks_do() -> None:
+    """A guard of several checks behind one `Reach` (`rules._gated`) refuses exactly what one of
+    its checks refuses, whether or not the value's type was seen before."""
+    from acp_runtime import rules
+
+    reach_paths = ("update.locations.*.path", "update.plan.uri")
+
+    def relative(value: object, initialize: object) -> str | None:
+        paths = wire.values(value, "update.locations.*.path")
+        return "relative" if any(not str(p).startswith("/") for p in paths) else None
+
+    def never(value: object, initialize: object) -> str | None:
+        return None
+
+    checks = [rules.Check(relative, holds=reach_paths[:1]), rules.Check(never, holds=reach_paths)]
+    (gate,) = rules._gated(checks)
+    values = _updates()
+    expected = [relative(v, None) for v in values]
+    assert "relative" in expected and None in expected
+    for _ in range(3):
+        assert [gate(v, None) for v in values] == expected
