@@ -97,6 +97,11 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
 
+    def at_least(name: str, wanted: str, value: float | None, limit: float, shown: str) -> None:
+        """A row that passes at `limit` or above; `shown` formats the value (`{:.2f}` ...)."""
+        ok = None if value is None else value >= limit
+        add(name, wanted, value, ok, "not measured" if value is None else shown.format(value))
+
     codecs = results.get("codecs")
     if codecs:
         s = codecs["summary"]
@@ -165,20 +170,16 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             ("round_trips_per_s", "round trips", ROUND_TRIP_SHARE_OF_FLOOR, ROUND_TRIP_VS_SDK),
         ):
             value = ours[key] / sdk[key] if ready and key in sdk else None
-            add(
-                f"{label} vs official SDK ({where})",
-                f"≥ {vs_sdk:g}×",
-                value,
-                None if value is None else value >= vs_sdk,
-                "not measured" if value is None else f"{value:.1f}×",
+            at_least(
+                f"{label} vs official SDK ({where})", f"≥ {vs_sdk:g}×", value, vs_sdk, "{:.1f}×"
             )
             value = ours[key] / floor[key] if ready and key in floor else None
-            add(
+            at_least(
                 f"{label} vs raw-pipe floor ({where})",
                 f"≥ {_fraction(share)} of the floor",
                 value,
-                None if value is None else value >= share,
-                "not measured" if value is None else f"{value:.2f} of the floor",
+                share,
+                "{:.2f} of the floor",
             )
         for loop, variant in ISSUE_21_LOOPS.items():
             mine = pipe.get(variant, {})
@@ -187,32 +188,32 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 ("round_trips_per_s", "round trips"),
             ):
                 value = mine[key] / floor[key] if key in mine and key in floor else None
-                add(
+                at_least(
                     f"{label} vs raw-pipe floor, on {loop}'s loop ({where}; issue 21)",
                     f"≥ {_fraction(ISSUE_21_SHARE_OF_FLOOR)} of the floor",
                     value,
-                    None if value is None else value >= ISSUE_21_SHARE_OF_FLOOR,
-                    "not measured" if value is None else f"{value:.2f} of the floor",
+                    ISSUE_21_SHARE_OF_FLOOR,
+                    "{:.2f} of the floor",
                 )
             key = "round_trips_per_s"
             value = mine[key] / sdk[key] if key in mine and key in sdk else None
-            add(
+            at_least(
                 f"round trips vs official SDK, on {loop}'s loop ({where}; issue 21)",
                 f"≥ {ISSUE_21_ROUND_TRIP_VS_SDK:g}×",
                 value,
-                None if value is None else value >= ISSUE_21_ROUND_TRIP_VS_SDK,
-                "not measured" if value is None else f"{value:.1f}×",
+                ISSUE_21_ROUND_TRIP_VS_SDK,
+                "{:.1f}×",
             )
         folded = pipe.get("acpgen+session", {})
         key = "notifications_per_s"
         value = folded[key] / ours[key] if ready and key in folded else None
-        add(
+        at_least(
             f"streaming with the client's Session fold attached vs without"
             f" ({where}; issues 13, 21)",
             f"no slower (≥ {SESSION_FOLD_SHARE:g} of the plain client's rate)",
             value,
-            None if value is None else value >= SESSION_FOLD_SHARE,
-            "not measured" if value is None else f"{value:.2f} of the plain client's rate",
+            SESSION_FOLD_SHARE,
+            "{:.2f} of the plain client's rate",
         )
     return rows
 
