@@ -77,7 +77,9 @@ def start_call(
     engine._next_id = request_id + 1
     future: asyncio.Future[Any] = engine._loop.create_future()
     direct = _in_notification.get() is engine
-    engine._pending[request_id] = Outgoing(method, result_type, future, direct)
+    pending = engine._pending  # `PendingCalls.__setitem__`, written out: no slot call per call
+    _set_item(pending, request_id, Outgoing(method, result_type, future, direct))
+    pending.types[request_id] = result_type
     return request_id, future, params, sender.request(request_id, method, params)
 
 
@@ -119,6 +121,9 @@ class Outgoing(msgspec.Struct):
     future: asyncio.Future[Any]
     direct: bool  # made from inside a notification handler: resolve on arrival
     answered: bool = False
+
+
+_set_item = dict.__setitem__  # a plain dict's, beside `PendingCalls.__setitem__`
 
 
 class PendingCalls(dict["RequestId", Outgoing]):

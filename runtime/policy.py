@@ -398,7 +398,7 @@ class AgentPolicy(AcpPolicy):
     def received_request(self, method: str, params: Any) -> None:
         if method == _NO_HISTORY_DURING:
             self.resumes_came = True
-        super().received_request(method, params)
+        AcpPolicy.received_request(self, method, params)  # (no `super()` object per request)
 
     def no_history(self, method: str, params: Any) -> None:
         """33: no history goes to a session while its session/resume is served."""

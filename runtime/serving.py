@@ -165,6 +165,9 @@ class Server:
                     )
         finally:
             self.requests.pop(request.id, None)
+            # the handler is done: this task's context forgets `serving` (which holds this task),
+            # so that no request leaves a reference cycle for the garbage collector to find
+            _now_serving.set(None)
         closed = engine._close_error
         try:
             if closed is None:  # `engine._write`, written out: no coroutine of ours per answer

@@ -10,9 +10,11 @@ from typing import Any, Awaitable, Callable
 
 import pytest
 
+import acp_schema as acp
 from acp_runtime import ConnectionClosedError
+from acp_runtime.calls import PendingCalls
 
-from .helpers import raw_agent
+from .helpers import initialize_request, raw_agent
 
 Call = Callable[[Any, str, Any], Awaitable[Any]]
 
@@ -87,3 +89,20 @@ async def test_a_call_on_a_closed_connection_raises_the_close(call: Call) -> Non
     with pytest.raises(ConnectionClosedError):
         await call(conn, "_x", {})
     assert not conn._pending
+
+
+@WAYS
+async def test_a_call_is_pending_with_its_result_type_as_through_pending_calls(call: Call) -> None:
+    """`start_call` writes out `PendingCalls.__setitem__`: the call and its result type are
+    pending as that method would leave them."""
+    conn, peer = await raw_agent()
+    task = asyncio.ensure_future(call(conn, "initialize", initialize_request()))
+    request = await peer.recv()
+    expected = PendingCalls()
+    expected[request["id"]] = conn._pending[request["id"]]
+    assert dict(conn._pending) == dict(expected) and conn._pending.types == expected.types
+    assert conn._pending.types == {request["id"]: acp.InitializeResponse}
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
+    assert isinstance(await task, acp.InitializeResponse)
+    assert not conn._pending and not conn._pending.types
+    await conn.close()

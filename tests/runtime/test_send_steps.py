@@ -6,6 +6,8 @@ from the tasks its handler starts (the context the handler runs in)."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -122,4 +124,31 @@ async def test_after_answer_from_a_task_the_handler_started_runs_after_that_answ
     for _ in range(10):
         await asyncio.sleep(0)
     assert order == ["returned", "work"]
+    await conn.close()
+
+
+async def test_a_served_request_leaves_no_reference_cycle() -> None:
+    """Its task, its `Serving` and the task's context are freed once it is answered, without the
+    garbage collector (a cycle per request costs the collector's work on every round trip)."""
+    tasks: list[weakref.ref[asyncio.Task[Any]]] = []
+
+    class Watched(Agent):
+        async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
+            task = asyncio.current_task()
+            assert task is not None
+            tasks.append(weakref.ref(task))
+            return acp.NewSessionResponse(session_id=f"s{len(tasks)}")
+
+    conn, peer = await _agent_over(lambda writer: writer, Watched)
+    gc.collect()
+    gc.disable()
+    try:
+        for request_id in (1, 2):
+            answer = await peer.call(request_id, "session/new", {"cwd": "/w", "mcpServers": []})
+            assert answer["result"] == {"sessionId": f"s{request_id}"}, answer
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert len(tasks) == 2 and [ref() for ref in tasks] == [None, None]
+    finally:
+        gc.enable()
     await conn.close()
