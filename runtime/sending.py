@@ -37,7 +37,9 @@ class Sender:
         # the same methods: the strict check of their params' JSON (`_strict_check`), looked up
         # once per package, not once per message
         self._checks: dict[str, Callable[[bytes], Any]] = {
-            method: _strict_check(schema, tp) for method, tp in self._types.items() if tp is not None
+            method: _strict_check(schema, tp)
+            for method, tp in self._types.items()
+            if tp is not None
         }
 
     def params(self, method: str, params: Any) -> Any:
@@ -226,6 +228,7 @@ def _strict_check(schema: Any, tp: TypeForm) -> Callable[[bytes], Any]:
         check: Callable[[bytes], Any] = decoder(tp).decode
         return check
     return lambda data: schema.decode(data, tp, strict=True)
+
 
 _STRUCTURED: set[type] = set()
 """Types of params seen to be structured values (`wire.structured`): one set lookup each."""

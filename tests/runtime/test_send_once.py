@@ -352,7 +352,8 @@ def _broken(value: Any, depth: int) -> list[Any]:
         current = getattr(value, field)
         out += [msgspec.structs.replace(value, **{field: junk}) for junk in _JUNK]
         out += [
-            msgspec.structs.replace(value, **{field: inner}) for inner in _broken(current, depth - 1)
+            msgspec.structs.replace(value, **{field: inner})
+            for inner in _broken(current, depth - 1)
         ]
     return out
 
