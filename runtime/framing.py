@@ -227,6 +227,14 @@ class LineWriter:
         if self._fresh and self._failed is None:  # `write_nowait`'s first case, written out
             self._fresh = self._below = False
             self._write(message + b"\n")
+        elif self._scheduled and self._failed is None:  # `write_nowait`'s joining, written out
+            self._parts.append(message)
+            self._size += len(message)
+            if self._size >= _FLUSH_ABOVE:
+                self.flush()
+            done = self._done
+            if self._below and done is not None:  # nothing handed over since the buffer was low
+                return done
         else:
             self.write_nowait(message)
             done = self._done

@@ -237,3 +237,36 @@ async def test_the_buffer_is_asked_again_only_after_bytes_were_handed_over() -> 
     await asyncio.gather(full, waiting)
     await asyncio.sleep(0)
     assert out.write(b"again").done()
+
+
+async def test_write_hands_over_the_same_bytes_as_write_nowait() -> None:
+    """`LineWriter.write` writes out `write_nowait`'s cases: for the same messages (small ones and
+    ones past the flush line, over several loop turns), the stream gets the same writes."""
+    import random
+
+    rng = random.Random(21)
+    turns = [
+        [b"m" * rng.choice((1, 50, 30_000, 70_000)) for _ in range(rng.randint(1, 12))]
+        for _ in range(30)
+    ]
+
+    class Reading(_Recorder):  # a peer that reads at once: no back-pressure
+        class transport:
+            @staticmethod
+            def get_write_buffer_size() -> int:
+                return 0
+
+    got: list[list[bytes]] = []
+    for way in ("write", "write_nowait"):
+        stream = Reading()
+        out = LineWriter(stream)
+        for i, turn in enumerate(turns):
+            for j, message in enumerate(turn):
+                message = b"%d.%d:" % (i, j) + message
+                if way == "write":
+                    await out.write(message)
+                else:
+                    out.write_nowait(message)
+            await asyncio.sleep(0)
+        got.append(stream.writes)
+    assert got[0] == got[1] and len(got[0]) > 30
