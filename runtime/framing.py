@@ -190,6 +190,10 @@ class LineWriter:
             else stream.write
         )
         self._done: asyncio.Future[None] | None = None  # what `write` returns when nothing waits
+        # the transport's buffer was below `_DRAIN_ABOVE` when last asked, and nothing was handed
+        # to it since (it grows only by our writes): no need to ask again (on stock asyncio that
+        # is a Python call per message)
+        self._below = False
 
     def fresh(self) -> None:
         """Input arrived (a new loop turn): the next message may go out at once, unless messages
@@ -201,7 +205,7 @@ class LineWriter:
         if self._failed is not None:
             raise self._failed
         if self._fresh:  # idle: at once, and nothing to schedule (`_scheduled` is False)
-            self._fresh = False
+            self._fresh = self._below = False
             self._write(message + b"\n")
             return
         if not self._scheduled:  # the ones after it wait for the end of the loop turn
@@ -221,15 +225,27 @@ class LineWriter:
         Not a coroutine: with no back-pressure to wait for (the common case), the message is
         written by the call and the awaitable is a finished future, with no frame to run."""
         if self._fresh and self._failed is None:  # `write_nowait`'s first case, written out
-            self._fresh = False
+            self._fresh = self._below = False
             self._write(message + b"\n")
+        elif self._scheduled and self._failed is None:  # `write_nowait`'s joining, written out
+            self._parts.append(message)
+            self._size += len(message)
+            if self._size >= _FLUSH_ABOVE:
+                self.flush()
+            done = self._done
+            if self._below and done is not None:  # nothing handed over since the buffer was low
+                return done
         else:
             self.write_nowait(message)
+            done = self._done
+            if self._below and done is not None:  # nothing handed over since the buffer was low
+                return done
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             done = self._done  # the bytes went out (or nearly): no back-pressure to wait for
             if done is None:
                 done = self._done = _finished(self._loop)
+            self._below = True
             return done
         return self._drain()
 
@@ -249,6 +265,7 @@ class LineWriter:
         else:
             parts.append(b"")
             data = b"\n".join(parts)
+        self._below = False
         self._write(data)
 
     def _flush_soon(self) -> None:

@@ -372,8 +372,9 @@ class AgentPolicy(AcpPolicy):
         before = self.message_id_given if self.message_kinds else None
         if self.turns.tracked:
             after: _SendCheck | None = self.update_fits
-        else:  # v1: no turn to track
-            after = self.no_history if self.enforce else None
+        else:  # v1: no turn to track; no history to check before a session/resume came (it
+            # passes every update then, see `received_request`: no call per update)
+            after = self.no_history if self.enforce and self.resumes_came else None
         return before, after
 
     def message_id_given(self, method: str, params: Any) -> None:
@@ -396,8 +397,9 @@ class AgentPolicy(AcpPolicy):
             self.no_history(method, params)
 
     def received_request(self, method: str, params: Any) -> None:
-        if method == _NO_HISTORY_DURING:
+        if method == _NO_HISTORY_DURING and not self.resumes_came:
             self.resumes_came = True
+            self._send_steps.clear()  # `_around`: session/update now checks `no_history`
         AcpPolicy.received_request(self, method, params)  # (no `super()` object per request)
 
     def no_history(self, method: str, params: Any) -> None:

@@ -8,7 +8,7 @@ value is still the one checked (not a copy made since, such as the trace context
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 import msgspec
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 class Sender:
-    __slots__ = ("schema", "envelopes", "sending", "_types")
+    __slots__ = ("schema", "envelopes", "sending", "_types", "_checks")
 
     def __init__(self, schema: Any, envelopes: Envelopes) -> None:
         self.schema = schema
@@ -33,6 +33,13 @@ class Sender:
             method: info.params
             for method, info in schema.METHODS.items()
             if not method.startswith("rpc.")
+        }
+        # the same methods: the strict check of their params' JSON (`_strict_check`), looked up
+        # once per package, not once per message
+        self._checks: dict[str, Callable[[bytes], Any]] = {
+            method: _strict_check(schema, tp)
+            for method, tp in self._types.items()
+            if tp is not None
         }
 
     def params(self, method: str, params: Any) -> Any:
@@ -52,10 +59,9 @@ class Sender:
         if tp is None or params is None or params is msgspec.UNSET:
             return params
         if type(params) is not dict:  # `typed`, written out for a generated object: the hot path
-            schema = self.schema
             try:
-                data = schema.encode_message(params)
-                schema.decode(data, tp, strict=True)
+                data = self.schema.encode_message(params)
+                self._checks[method](data)
             except (TypeError, ValueError, msgspec.EncodeError):
                 return self.typed(method, params, tp, "params")  # raises, naming what is wrong
             self.sending = (params, data)
@@ -208,6 +214,21 @@ class Envelopes:
 
 
 _NOT_KNOWN: Any = object()
+
+
+def _strict_check(schema: Any, tp: TypeForm) -> Callable[[bytes], Any]:
+    """`schema.decode(data, tp, strict=True)` as one call, for a value that fits: a generated
+    package's `decode` is its codec's, which returns what the codec's prebuilt decoder of `tp`
+    (`codec.decoder(tp)`) decodes, and raises when it raises. Only the error differs (the strict
+    decode names the path), so a refused value goes on to `Sender.typed`, which says what is
+    wrong. Any other package gets its strict `decode`."""
+    codec = getattr(schema, "codec", None)
+    decoder = getattr(codec, "decoder", None)
+    if decoder is not None and schema.decode is getattr(codec, "decode", None):
+        check: Callable[[bytes], Any] = decoder(tp).decode
+        return check
+    return lambda data: schema.decode(data, tp, strict=True)
+
 
 _STRUCTURED: set[type] = set()
 """Types of params seen to be structured values (`wire.structured`): one set lookup each."""

@@ -364,6 +364,28 @@ async def test_agent_cannot_replay_history_while_resuming(pkg: Any) -> None:
 
 
 @requirement("ACP-V1-SETUP-RESUME-NO-REPLAY")
+async def test_agent_cannot_replay_history_while_resuming_after_updates_went_out(pkg: Any) -> None:
+    """The same refusal when session/update already went out before the first session/resume
+    came (the agent's checks of session/update are worked out at its first send, without the
+    history check while no resume came; the first resume brings it in)."""
+    refused: list[Exception] = []
+
+    async def resume(params: Any) -> Any:
+        try:
+            await agent.client.session_update(update(pkg, chunk("old answer"), params.session_id))
+        except ProtocolError as err:
+            refused.append(err)
+        return {}
+
+    capabilities = {"sessionCapabilities": {"resume": {}}}
+    agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_resume=resume))
+    await agent.client.session_update(update(pkg, chunk("before")))
+    await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
+    assert len(refused) == 1 and "resumed" in str(refused[0])
+    assert [u["content"]["text"] for u in client.handler.updates()] == ["before"]
+
+
+@requirement("ACP-V1-SETUP-RESUME-NO-REPLAY")
 async def test_agent_streams_history_again_once_the_resume_is_answered(pkg: Any) -> None:
     capabilities = {"sessionCapabilities": {"resume": {}}}
     agent, client = await connect(

@@ -188,3 +188,85 @@ def test_split_reads_whole_line_chunks_as_the_careful_path_does() -> None:
 class _NoStream:
     async def read(self, n: int = -1) -> bytes:
         raise AssertionError("split reads nothing")
+
+
+class _Buffered:
+    """A stream whose transport keeps every byte written (a peer that reads nothing) until told
+    to let them go, and counts how often its buffer size is asked."""
+
+    def __init__(self) -> None:
+        self.buffered = 0
+        self.asked = 0
+        self.drained = asyncio.Event()
+        stream = self
+
+        class Transport:
+            def get_write_buffer_size(self) -> int:
+                stream.asked += 1
+                return stream.buffered
+
+        self.transport = Transport()
+
+    def write(self, data: bytes) -> None:
+        self.buffered += len(data)
+
+    async def drain(self) -> None:
+        await self.drained.wait()
+
+
+async def test_the_buffer_is_asked_again_only_after_bytes_were_handed_over() -> None:
+    """`LineWriter.write` asks the transport's buffer size (a Python call on stock asyncio) once
+    per handover, not once per message: messages that only join the ones waiting for the end of
+    the loop turn add nothing to it. Back-pressure is still seen: once the bytes handed over pass
+    the line, the next write waits for the drain."""
+    stream = _Buffered()
+    out = LineWriter(stream)
+    first = out.write(b"m0")  # at once: handed over, then asked
+    assert first.done() and stream.asked == 1
+    for i in range(1, 50):
+        assert out.write(b"m%d" % i).done()  # joins the waiting ones: nothing asked
+    assert stream.asked == 1
+    big = b"x" * (64 * 1024)
+    full = asyncio.ensure_future(out.write(big))  # past the flush line: handed over, asked again
+    assert stream.asked == 2 and stream.buffered > 64 * 1024
+    waiting = asyncio.ensure_future(out.write(b"after"))  # the buffer is full: it waits
+    await asyncio.sleep(0)
+    assert not full.done() and not waiting.done()
+    stream.buffered = 0
+    stream.drained.set()
+    await asyncio.gather(full, waiting)
+    await asyncio.sleep(0)
+    assert out.write(b"again").done()
+
+
+async def test_write_hands_over_the_same_bytes_as_write_nowait() -> None:
+    """`LineWriter.write` writes out `write_nowait`'s cases: for the same messages (small ones and
+    ones past the flush line, over several loop turns), the stream gets the same writes."""
+    import random
+
+    rng = random.Random(21)
+    turns = [
+        [b"m" * rng.choice((1, 50, 30_000, 70_000)) for _ in range(rng.randint(1, 12))]
+        for _ in range(30)
+    ]
+
+    class Reading(_Recorder):  # a peer that reads at once: no back-pressure
+        class transport:
+            @staticmethod
+            def get_write_buffer_size() -> int:
+                return 0
+
+    got: list[list[bytes]] = []
+    for way in ("write", "write_nowait"):
+        stream = Reading()
+        out = LineWriter(stream)
+        for i, turn in enumerate(turns):
+            for j, message in enumerate(turn):
+                message = b"%d.%d:" % (i, j) + message
+                if way == "write":
+                    await out.write(message)
+                else:
+                    out.write_nowait(message)
+            await asyncio.sleep(0)
+        got.append(stream.writes)
+    assert got[0] == got[1] and len(got[0]) > 30

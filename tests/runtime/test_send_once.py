@@ -275,3 +275,95 @@ def test_a_checked_answer_is_the_one_typed_makes_or_the_error_it_raises(
         except Exception as exc:
             got = (type(exc), str(exc))
         assert got == expected, value
+
+
+@pytest.mark.parametrize("name,method,at,tp", [c for c in CASES if c.values[2] == "params"])
+def test_the_strict_check_of_params_refuses_what_the_strict_decode_refuses(
+    name: str, method: str, at: str, tp: Any
+) -> None:
+    """`Sender.params` checks a generated object's JSON with the codec's prebuilt decoder
+    (`sending._strict_check`), not through `decode(..., strict=True)`: over valid and broken
+    values of every method's params (generated objects built without a check, and their JSON),
+    the check passes exactly the JSON the strict decode passes, and `params` returns the same
+    value or raises the same error as `typed`."""
+    from acp_runtime.sending import Sender, _strict_check
+    from acpgen.instances import mutations
+
+    package = SCHEMAS[name][0]
+    check = _strict_check(package, tp)
+    assert check is not None and getattr(check, "__name__", "") == "decode"  # the decoder's own
+    def_name = def_of(name, method, tp)
+    assert def_name is not None
+    values: list[Any] = []
+    for instance, _ in valid_instances_with_defaults(schema_of(name), def_name, count=3, seed=SEED):
+        values.append(wire.build(package, instance, tp))
+    for m in mutations(schema_of(name), def_name, count=BROKEN_PARAMS, seed=SEED):
+        try:  # a mutated instance, where the lax conversion still builds an object of it
+            values.append(msgspec.convert(m.instance, tp, strict=False))
+        except (msgspec.ValidationError, TypeError):
+            pass
+    values += [broken for value in list(values) for broken in _broken(value, 2)]
+    refused = checked = 0
+    for value in values:
+        if value is None or type(value) is dict:  # wire JSON: `typed`'s way, not this check's
+            continue
+        try:
+            data = package.encode_message(value)
+        except (TypeError, ValueError, msgspec.EncodeError):
+            continue  # refused before either check
+        try:
+            package.decode(data, tp, strict=True)
+            expected = True
+        except (TypeError, ValueError):
+            expected = False
+        try:
+            check(data)
+            got = True
+        except (TypeError, ValueError):
+            got = False
+        assert got == expected, value
+        refused += not expected
+        checked += 1
+        sender = Sender(package, Envelopes(package))
+        try:
+            want: Any = sender.typed(method, value, tp, "params")
+        except Exception as exc:
+            want = (type(exc), str(exc))
+        sender.sending = None
+        try:
+            have: Any = sender.params(method, value)
+        except Exception as exc:
+            have = (type(exc), str(exc))
+        assert have == want, value
+    assert refused or not checked, "no broken value reached the check"
+
+
+BROKEN_PARAMS = 8
+_JUNK = (5, 2.5, "x", None, True, [], {}, [1], msgspec.UNSET)
+
+
+def _broken(value: Any, depth: int) -> list[Any]:
+    """Copies of a generated object with one field (at most `depth` objects down) set to a value
+    of another kind, built without any check (`msgspec.structs.replace`)."""
+    if not isinstance(value, msgspec.Struct) or depth == 0:
+        return []
+    out: list[Any] = []
+    for field in value.__struct_fields__:
+        current = getattr(value, field)
+        out += [msgspec.structs.replace(value, **{field: junk}) for junk in _JUNK]
+        out += [
+            msgspec.structs.replace(value, **{field: inner})
+            for inner in _broken(current, depth - 1)
+        ]
+    return out
+
+
+def test_a_package_without_the_codec_gets_its_strict_decode() -> None:
+    """`_strict_check` of a package whose `decode` is not its codec's calls that `decode`."""
+    from acp_runtime.sending import _strict_check
+
+    calls: list[tuple[bytes, Any, bool]] = []
+    package = ModuleType("custom")
+    package.decode = lambda data, tp, *, strict=False: calls.append((data, tp, strict))  # type: ignore[attr-defined]
+    _strict_check(package, acp.SessionNotification)(b"{}")
+    assert calls == [(b"{}", acp.SessionNotification, True)]
