@@ -549,9 +549,6 @@ class _Inbox:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    def empty(self) -> bool:
-        return not self.items
-
     async def get(self) -> Any:
         while not self.items:
             self.waiter = asyncio.get_running_loop().create_future()
