@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from .connections import Registry, RemoteConnection
 from .replies import Headers, Receive, Refused, Scope, Send
+from .wsfast import TextWriter, text_writer
 
 WEBSOCKET_COMPRESSION: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "acp_websocket_compression", default=True
@@ -60,8 +61,9 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
     finally:
         WEBSOCKET_COMPRESSION.reset(token)
     connection.touch()
-    connection.attach_socket(send)
-    pump = asyncio.ensure_future(_pump(connection, send))
+    write_text = text_writer(send)
+    connection.attach_socket(send, write_text)
+    pump = asyncio.ensure_future(_pump(connection, send, write_text))
     inbox = _direct_inbox(receive, connection)
     try:
         while True:
@@ -113,14 +115,17 @@ def _direct_inbox(receive: Receive, connection: RemoteConnection) -> asyncio.Que
     return queue
 
 
-async def _pump(connection: RemoteConnection, send: Send) -> None:
+async def _pump(connection: RemoteConnection, send: Send, write_text: TextWriter | None) -> None:
     box = connection.everything
     while True:
         await box.wait()
         connection.flushing = True  # what the agent sends meanwhile queues behind these
         try:
             for item in box.take():
-                await send({"type": "websocket.send", "text": item.decode()})
+                if write_text is not None:
+                    await write_text(item)
+                else:
+                    await send({"type": "websocket.send", "text": item.decode()})
         finally:
             connection.flushing = False
         connection.touch()
