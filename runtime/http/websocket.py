@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from .connections import Registry, RemoteConnection
 from .replies import Headers, Receive, Refused, Scope, Send
-from .wsfast import TextWriter, text_writer
+from .wsfast import TextWriter, direct_reader, text_writer
 
 WEBSOCKET_COMPRESSION: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "acp_websocket_compression", default=True
@@ -65,6 +65,7 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
     connection.attach_socket(send, write_text)
     pump = asyncio.ensure_future(_pump(connection, send, write_text))
     inbox = _direct_inbox(receive, connection)
+    undo_reader = None if inbox is None else direct_reader(send, inbox, connection.receive_frame)
     try:
         while True:
             event = await receive()
@@ -72,6 +73,8 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
                 break
             _take(connection, event)
     finally:
+        if undo_reader is not None:
+            undo_reader()
         if inbox is not None:
             del inbox.put_nowait  # the queue's own again
         await connection.close()

@@ -13,6 +13,7 @@ else takes the libraries' own path, so what they check and answer stays theirs.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from itertools import chain
 from typing import Any, Awaitable, Callable
@@ -29,10 +30,11 @@ from .replies import Send
 _TEXT = 0x81  # FIN, no RSV bit, opcode TEXT
 
 
-def parse_text_frames(data: bytes) -> list[TextMessage] | None:
-    """The text messages of `data` when it is whole client frames, each a FIN text frame with no
-    RSV bit, masked, its length in the shortest form, its payload valid UTF-8; else None."""
-    messages: list[TextMessage] = []
+def text_payloads(data: bytes) -> list[tuple[bytes, str]] | None:
+    """The text messages of `data` (each as its UTF-8 bytes and its text) when it is whole client
+    frames, each a FIN text frame with no RSV bit, masked, its length in the shortest form, its
+    payload valid UTF-8; else None."""
+    messages: list[tuple[bytes, str]] = []
     pos, end = 0, len(data)
     while pos < end:
         if end - pos < 6 or data[pos] != _TEXT or not data[pos + 1] & 0x80:
@@ -63,11 +65,20 @@ def parse_text_frames(data: bytes) -> list[TextMessage] | None:
             key = int.from_bytes(mask * ((size + 3) // 4), "big") >> (8 * (-size % 4))
             payload = (int.from_bytes(payload, "big") ^ key).to_bytes(size, "big")
         try:
-            text = payload.decode()
+            messages.append((payload, payload.decode()))
         except UnicodeDecodeError:
             return None
-        messages.append(TextMessage(data=text, frame_finished=True, message_finished=True))
     return messages
+
+
+def parse_text_frames(data: bytes) -> list[TextMessage] | None:
+    """`text_payloads` as wsproto's events."""
+    messages = text_payloads(data)
+    if messages is None:
+        return None
+    return [
+        TextMessage(data=text, frame_finished=True, message_finished=True) for _, text in messages
+    ]
 
 
 class TextFrames(Connection):
@@ -116,14 +127,9 @@ class TextFrames(Connection):
 TextWriter = Callable[[bytes], Awaitable[None]]
 
 
-def text_writer(send: Send) -> TextWriter | None:
-    """A writer of one text message (its UTF-8 bytes) for the accepted WebSocket whose ASGI `send`
-    is `send`, when it is Hypercorn's over HTTP/1.1 on asyncio (None otherwise).
-
-    The frame goes to the stream writer at once when the socket is open and nothing else is being
-    written (Hypercorn's send lock is free, and no message of this writer waits for it); the
-    writer then waits for the buffer to drain under the lock, as Hypercorn does. Otherwise the
-    message goes through `send`, in order."""
+def _hypercorn_of(send: Send) -> tuple[WSStream, H11Protocol, TCPServer] | None:
+    """Hypercorn's WebSocket stream, HTTP/1.1 protocol and asyncio TCP server behind the ASGI
+    `send` of an accepted WebSocket (None: another server, or WebSocket over HTTP/2)."""
     stream = getattr(send, "__self__", None)
     if type(stream) is not WSStream or getattr(send, "__func__", None) is not WSStream.app_send:
         return None
@@ -136,6 +142,80 @@ def text_writer(send: Send) -> TextWriter | None:
         or getattr(protocol.send, "__func__", None) is not TCPServer.protocol_send
     ):
         return None
+    return stream, protocol, server
+
+
+def direct_reader(
+    send: Send, queue: asyncio.Queue[Any], deliver: Callable[[bytes], None]
+) -> Callable[[], None] | None:
+    """Hand each chunk of plain text frames (`text_payloads`) that reaches the accepted WebSocket
+    whose ASGI `send` is `send` (Hypercorn's over HTTP/1.1 on asyncio's own socket transport) to
+    `deliver`, message by message, within the transport's `data_received`: no task wakes up
+    and none of Hypercorn's reading runs for it. Only while everything before the chunk has been
+    handled: Hypercorn's reader waits for data with none buffered, its WebSocket connection
+    holds no part of a message, and `queue` (the app's events) is empty; and only when each
+    message fits `websocket_max_message_size`. Any other chunk goes to Hypercorn as before.
+    Returns the undo (None: not Hypercorn's, nothing done)."""
+    found = _hypercorn_of(send)
+    if found is None:
+        return None
+    stream, protocol, server = found
+    transport: Any = server.writer.transport
+    reader: Any = server.reader
+    received: Any = transport.get_protocol()
+    if (
+        not isinstance(transport, asyncio.Transport)
+        or type(transport).__module__ != "asyncio.selector_events"
+        or type(received) is not asyncio.StreamReaderProtocol
+        or getattr(received, "_stream_reader", None) is not reader
+        or "data_received" in vars(received)
+    ):
+        return None
+    connection = stream.connection
+    limit = server.config.websocket_max_message_size
+    data_received = received.data_received
+
+    def take(data: bytes) -> None:
+        waiter = reader._waiter
+        if (
+            waiter is not None
+            and not waiter.done()
+            and not reader._buffer
+            and not stream.closed
+            and queue.empty()
+            and not protocol.connection.buffer
+            and isinstance(connection, TextFrames)
+            and connection._ready is None
+            and connection._idle()
+        ):
+            messages = text_payloads(data)
+            if messages is not None and all(len(text) <= limit for _, text in messages):
+                for payload, _ in messages:
+                    deliver(payload)
+                return
+        data_received(data)
+
+    received.data_received = take
+
+    def undo() -> None:
+        if vars(received).get("data_received") is take:
+            del received.data_received
+
+    return undo
+
+
+def text_writer(send: Send) -> TextWriter | None:
+    """A writer of one text message (its UTF-8 bytes) for the accepted WebSocket whose ASGI `send`
+    is `send`, when it is Hypercorn's over HTTP/1.1 on asyncio (None otherwise).
+
+    The frame goes to the stream writer at once when the socket is open and nothing else is being
+    written (Hypercorn's send lock is free, and no message of this writer waits for it); the
+    writer then waits for the buffer to drain under the lock, as Hypercorn does. Otherwise the
+    message goes through `send`, in order."""
+    found = _hypercorn_of(send)
+    if found is None:
+        return None
+    stream, _, server = found
     writer = server.writer
     transport: Any = writer.transport
     lock = server.send_lock

@@ -42,7 +42,7 @@ from wsproto.frame_protocol import FrameProtocol
 from wsproto.utilities import LocalProtocolError
 
 from acp_runtime.http import AcpApp, websocket, wsfast
-from acp_runtime.http.wsfast import TextFrames, parse_text_frames, text_writer
+from acp_runtime.http.wsfast import TextFrames, direct_reader, parse_text_frames, text_writer
 
 from .agents import HistoryAgent, Store
 from .helpers import prompt, request, served
@@ -336,15 +336,23 @@ async def test_both_short_paths_serve_a_real_socket_frames_cut_and_packed(
         return writer
 
     monkeypatch.setattr(websocket, "text_writer", spy)
+    readers: list[Any] = []
+
+    def spy_reader(*args: Any) -> Any:
+        undo = direct_reader(*args)
+        readers.append(undo)
+        return undo
+
+    monkeypatch.setattr(websocket, "direct_reader", spy_reader)
     parsed: list[int] = []
-    real_parse = wsfast.parse_text_frames
+    real_parse = wsfast.text_payloads
 
     def count_parse(data: bytes) -> Any:
         messages = real_parse(data)
         parsed.append(0 if messages is None else len(messages))
         return messages
 
-    monkeypatch.setattr(wsfast, "parse_text_frames", count_parse)
+    monkeypatch.setattr(wsfast, "text_payloads", count_parse)
     app = AcpApp(lambda conn: HistoryAgent(conn, Store()))
     async with served(app) as url:
         host, port = url.removeprefix("http://").split(":")
@@ -391,4 +399,5 @@ async def test_both_short_paths_serve_a_real_socket_frames_cut_and_packed(
         assert all("result" in a for a in answers if "id" in a)
         writer.close()
     assert writers and writers[0] is not None  # the writer was in use
+    assert readers and readers[0] is not None  # and the direct reader
     assert max(parsed) == 2 and parsed.count(0) >= 1  # packed pair parsed in one step; cut one not
