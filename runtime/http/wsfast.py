@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable
 
 from hypercorn.asyncio.tcp_server import TCPServer
 from hypercorn.events import Closed
-from hypercorn.protocol.h11 import H11Protocol
+from hypercorn.protocol.h11 import H11Protocol, H11WSConnection
 from hypercorn.protocol.ws_stream import ASGIWebsocketState, WSStream
 from wsproto.connection import Connection, ConnectionState
 from wsproto.events import Event, TextMessage
@@ -172,6 +172,9 @@ def direct_reader(
     ):
         return None
     connection = stream.connection
+    passing = protocol.connection
+    if not isinstance(connection, TextFrames) or type(passing) is not H11WSConnection:
+        return None
     limit = server.config.websocket_max_message_size
     data_received = received.data_received
 
@@ -183,8 +186,7 @@ def direct_reader(
             and not reader._buffer
             and not stream.closed
             and queue.empty()
-            and not protocol.connection.buffer
-            and isinstance(connection, TextFrames)
+            and not passing.buffer
             and connection._ready is None
             and connection._idle()
         ):

@@ -19,11 +19,12 @@ import random
 import socket
 from typing import Any
 
+import h11
 import pytest
 from hypercorn.asyncio.tcp_server import TCPServer
 from hypercorn.asyncio.worker_context import WorkerContext
 from hypercorn.config import Config
-from hypercorn.protocol.h11 import H11Protocol
+from hypercorn.protocol.h11 import H11Protocol, H11WSConnection
 from hypercorn.protocol.ws_stream import ASGIWebsocketState, WSStream
 from hypercorn.typing import ConnectionState as HypercornState
 from wsproto import ConnectionType, WSConnection
@@ -245,8 +246,9 @@ async def hypercorn_socket() -> tuple[Any, TCPServer, WSStream, socket.socket]:
     )
     stream = WSStream(None, config, context, None, False, None, None, protocol.stream_send, 1)  # type: ignore[arg-type]
     protocol.stream = stream
+    protocol.connection = H11WSConnection(h11.Connection(h11.SERVER))  # as after the upgrade
     stream.state = ASGIWebsocketState.CONNECTED
-    stream.connection = Connection(ConnectionType.SERVER)
+    stream.connection = TextFrames(ConnectionType.SERVER)  # as `serve` makes it
     theirs.setblocking(False)
     return stream.app_send, server, stream, theirs
 
@@ -315,11 +317,52 @@ async def test_after_the_socket_closes_the_writer_leaves_it_to_hypercorn() -> No
     peer.close()
 
 
-def test_no_writer_for_a_server_that_is_not_hypercorns() -> None:
+def test_no_writer_nor_reader_for_a_server_that_is_not_hypercorns() -> None:
     async def send(event: Any) -> None:
         pass
 
     assert text_writer(send) is None
+    assert direct_reader(send, asyncio.Queue(), print) is None
+
+
+async def test_the_direct_reader_takes_a_chunk_only_when_nothing_waits_before_it() -> None:
+    send, server, stream, peer = await hypercorn_socket()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    taken: list[bytes] = []
+    undo = direct_reader(send, queue, taken.append)
+    assert undo is not None
+    reader = server.reader
+    loop = asyncio.get_running_loop()
+
+    async def arrives(data: bytes) -> None:
+        await loop.sock_sendall(peer, data)
+        await asyncio.sleep(0.05)
+
+    # Hypercorn's reader task busy elsewhere (not waiting for data): the chunk is its
+    await arrives(chunk := text("one"))
+    assert taken == [] and await reader.read(100) == chunk
+    # waiting, nothing before it: taken at once, Hypercorn's reader still waits
+    reading = asyncio.ensure_future(reader.read(100))
+    await asyncio.sleep(0)
+    await arrives(text("two") + text("three"))
+    assert taken == [b"two", b"three"] and not reading.done()
+    # an event waits for the app: the chunk goes behind it, to Hypercorn
+    queue.put_nowait({"type": "websocket.receive", "text": "earlier"})
+    await arrives(chunk := text("four"))
+    assert taken == [b"two", b"three"] and await reading == chunk
+    queue.get_nowait()
+    # not plain frames (a ping): Hypercorn's
+    reading = asyncio.ensure_future(reader.read(100))
+    await asyncio.sleep(0)
+    await arrives(frame(0x9, b"hi") + text("five"))
+    assert taken == [b"two", b"three"] and reading.done()
+    undo()  # Hypercorn's reading again, for everything
+    reading = asyncio.ensure_future(reader.read(100))
+    await asyncio.sleep(0)
+    await arrives(chunk := text("six"))
+    assert taken == [b"two", b"three"] and await reading == chunk
+    server.writer.close()
+    peer.close()
 
 
 # --- over a real Hypercorn server -----------------------------------------------------------------
@@ -401,3 +444,87 @@ async def test_both_short_paths_serve_a_real_socket_frames_cut_and_packed(
     assert writers and writers[0] is not None  # the writer was in use
     assert readers and readers[0] is not None  # and the direct reader
     assert max(parsed) == 2 and parsed.count(0) >= 1  # packed pair parsed in one step; cut one not
+
+
+class RawClient:
+    """A WebSocket client by hand (wsproto) on a plain socket to an app served by Hypercorn."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.ws = WSConnection(ConnectionType.CLIENT)
+
+    @classmethod
+    async def open(cls, url: str) -> RawClient:
+        host, port = url.removeprefix("http://").split(":")
+        client = cls(*await asyncio.open_connection(host, int(port)))
+        client.writer.write(client.ws.send(Request(host="127.0.0.1", target="/acp")))
+        client.ws.receive_data(await asyncio.wait_for(client.reader.read(1 << 16), 5))
+        assert isinstance(next(client.ws.events()), AcceptConnection)
+        return client
+
+    async def write(self, data: bytes, settle: float = 0.05) -> None:
+        """Write `data` and give the server time to take it (so the next write is a chunk of
+        its own)."""
+        self.writer.write(data)
+        await self.writer.drain()
+        await asyncio.sleep(settle)
+
+    async def outcome(self) -> tuple[list[Any], int | None]:
+        """The messages the server sends until it closes (or 1 s of silence), and its close
+        code (None: still open; -1: the connection ended without a close frame)."""
+        messages: list[Any] = []
+        while True:
+            try:
+                data = await asyncio.wait_for(self.reader.read(1 << 16), 1)
+            except TimeoutError:
+                return messages, None
+            if not data:
+                return messages, -1
+            self.ws.receive_data(data)
+            for event in self.ws.events():
+                if isinstance(event, TextMessage):
+                    messages.append(json.loads(event.data))
+                elif isinstance(event, CloseConnection):
+                    return messages, event.code
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def test_a_plain_message_over_the_limit_closes_the_socket_1009() -> None:
+    app = AcpApp(lambda conn: HistoryAgent(conn, Store()), max_message_bytes=1000)
+    async with served(app) as url:
+        client = await RawClient.open(url)
+        padding = " " * 1500  # JSON whitespace: the message is valid, only too big
+        message = json.dumps(request(1, "initialize", {"protocolVersion": 1})) + padding
+        await client.write(text(message))  # one plain frame, one chunk
+        messages, code = await client.outcome()
+        assert (messages, code) == ([], 1009)
+        client.close()
+
+
+async def test_a_plain_frame_inside_a_fragmented_message_fails_the_socket() -> None:
+    app = AcpApp(lambda conn: HistoryAgent(conn, Store()))
+    async with served(app) as url:
+        client = await RawClient.open(url)
+        first = json.dumps(request(1, "initialize", {"protocolVersion": 1})).encode()
+        await client.write(frame(0x1, first[:10], fin=False))  # a message begun
+        # a new text frame where its continuation must come: a protocol error, not a message
+        await client.write(text(json.dumps(request(2, "initialize", {"protocolVersion": 1}))))
+        messages, code = await client.outcome()
+        assert (messages, code) == ([], -1)  # wsproto's protocol error: Hypercorn drops the socket
+        client.close()
+
+
+async def test_a_ping_and_plain_frames_in_one_chunk_are_answered_in_order() -> None:
+    app = AcpApp(lambda conn: HistoryAgent(conn, Store()))
+    async with served(app) as url:
+        client = await RawClient.open(url)
+        init = text(json.dumps(request(1, "initialize", {"protocolVersion": 1})))
+        new = text(json.dumps(request(2, "session/new", {"cwd": "/", "mcpServers": []})))
+        await client.write(frame(0x9, b"are you there") + init + new)  # Hypercorn's chunk
+        await client.write(text(json.dumps(request(3, "session/new", {"cwd": "/"}))))
+        messages, code = await client.outcome()
+        assert code is None
+        assert [m["id"] for m in messages] == [1, 2, 3]
+        client.close()
