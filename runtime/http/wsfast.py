@@ -145,6 +145,17 @@ def _hypercorn_of(send: Send) -> tuple[WSStream, H11Protocol, TCPServer] | None:
     return stream, protocol, server
 
 
+def _plain_stream(transport: Any, received: Any, reader: Any) -> bool:
+    """Whether `received` is the stream protocol feeding `reader`, untouched, on asyncio's own
+    socket transport (not TLS, not uvloop, which looks `data_received` up once)."""
+    return (
+        type(transport).__module__ == "asyncio.selector_events"
+        and type(received) is asyncio.StreamReaderProtocol
+        and getattr(received, "_stream_reader", None) is reader
+        and "data_received" not in vars(received)
+    )
+
+
 def direct_reader(
     send: Send, queue: asyncio.Queue[Any], deliver: Callable[[bytes], None]
 ) -> Callable[[], None] | None:
@@ -163,13 +174,7 @@ def direct_reader(
     transport: Any = server.writer.transport
     reader: Any = server.reader
     received: Any = transport.get_protocol()
-    if (
-        not isinstance(transport, asyncio.Transport)
-        or type(transport).__module__ != "asyncio.selector_events"
-        or type(received) is not asyncio.StreamReaderProtocol
-        or getattr(received, "_stream_reader", None) is not reader
-        or "data_received" in vars(received)
-    ):
+    if not _plain_stream(transport, received, reader):
         return None
     connection = stream.connection
     passing = protocol.connection
