@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import secrets
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, TypedDict, overload
 from urllib.parse import urlsplit, urlunsplit
 
@@ -43,6 +44,11 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as websocket_connect
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.protocol import State
+
+try:  # as websockets.frames: its C masking where built, else its Python one
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 
 from ..client import ClientSideConnection
 from ..errors import CapabilityError
@@ -669,6 +675,20 @@ class _Socket(ClientConnection):
         on_text(data)
 
 
+def _masked_text(data: bytes) -> bytes:
+    """A client's text frame of `data` (FIN, masked with a fresh random key), as websockets'
+    `Frame(TEXT, data).serialize(mask=True)` writes it."""
+    size = len(data)
+    if size < 126:
+        head = bytes((0x81, 0x80 | size))
+    elif size < 65536:
+        head = bytes((0x81, 0xFE)) + size.to_bytes(2, "big")
+    else:
+        head = bytes((0x81, 0xFF)) + size.to_bytes(8, "big")
+    mask = secrets.token_bytes(4)
+    return head + mask + apply_mask(data, mask)
+
+
 class _WebSocketTransport(_Transport):
     """Text frames both ways. Received messages are fed as they arrive (`_Socket`); a message
     sent while nothing waits to be sent goes out at once, within `send_nowait`, unless the
@@ -738,8 +758,17 @@ class _WebSocketTransport(_Transport):
             and socket.protocol.state is State.OPEN
             and socket.transport.get_write_buffer_size() <= socket.write_limit_high
         ):
-            socket.protocol.send_text(message)  # a text frame, sent without decoding
-            socket.send_data()
+            protocol = socket.protocol
+            if (
+                protocol.writes
+                or protocol.extensions
+                or protocol.debug
+                or protocol.expect_continuation_frame
+            ):
+                protocol.send_text(message)  # a text frame, sent without decoding
+                socket.send_data()
+            else:  # the frame websockets would write (`Frame.serialize`), in one step
+                socket.transport.write(_masked_text(message))
             return
         self._queued += 1
         self._queue.put_nowait(message)
