@@ -37,6 +37,7 @@ def test_a_frame_is_the_one_websockets_writes_but_for_the_mask_key() -> None:
         server = Protocol(Side.SERVER, max_size=None)
         server.receive_data(ours)
         (frame,) = server.events_received()
+        assert isinstance(frame, Frame)
         assert (frame.opcode, frame.fin, bytes(frame.data)) == (Opcode.TEXT, True, data), size
     keys = {_masked_text(b"x")[2:6] for _ in range(20)}
     assert len(keys) > 1  # a fresh key per frame
