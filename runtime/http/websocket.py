@@ -2,6 +2,11 @@
 scope): a connection of its own, admitted as an HTTP request is; text frames both ways, one
 message each, in order; binary frames are ignored, as the RFD says. A refused handshake is answered
 with its HTTP status where the server can (`refuse_websocket`).
+
+Under Hypercorn (HTTP/1.1, asyncio) a plain message takes the short paths of `wsfast.py` both
+ways: a chunk of whole text frames reaches the connection within the socket's `data_received`
+(`direct_reader`), and each message the agent sends is one write of its frame (`text_writer`);
+anything else, and every other server, goes through ASGI as before.
 """
 
 from __future__ import annotations
