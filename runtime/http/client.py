@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import secrets
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, TypedDict, overload
 from urllib.parse import urlsplit, urlunsplit
 
@@ -42,7 +43,13 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as websocket_connect
 from websockets.frames import CloseCode, Frame, Opcode
-from websockets.protocol import State
+from websockets.protocol import Protocol, State
+from websockets.streams import StreamReader
+
+try:  # as websockets.frames: its C masking where built, else its Python one
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 
 from ..client import ClientSideConnection
 from ..errors import CapabilityError
@@ -623,6 +630,52 @@ async def _sse_events(
         yield last
 
 
+_AT_EOF = StreamReader.at_eof.__code__
+_PARSE = Protocol.parse.__code__
+
+
+def _at_frame_start(parser: Any) -> bool:
+    """Whether websockets' frame parser (`Protocol.parse`, run by the client's handshake parser)
+    waits for the first byte of a frame: the generators it waits in, innermost last, end with
+    `Protocol.parse` waiting in `StreamReader.at_eof`."""
+    outer, inner = None, parser
+    while inner is not None and inner.gi_code is not _AT_EOF:
+        outer, inner = inner, inner.gi_yieldfrom
+    return inner is not None and outer is not None and outer.gi_code is _PARSE
+
+
+def _text_frames(data: bytes, max_size: int | None) -> list[bytes] | None:
+    """The messages of `data` when it is whole server frames, each a FIN text frame with no RSV
+    bit, unmasked, within `max_size`, its payload valid UTF-8; else None."""
+    messages: list[bytes] = []
+    pos, end = 0, len(data)
+    while pos < end:
+        if end - pos < 2 or data[pos] != 0x81 or data[pos + 1] & 0x80:
+            return None
+        size = data[pos + 1]
+        pos += 2
+        if size == 126:
+            if end - pos < 2:
+                return None
+            size = int.from_bytes(data[pos : pos + 2], "big")
+            pos += 2
+        elif size == 127:
+            if end - pos < 8:
+                return None
+            size = int.from_bytes(data[pos : pos + 8], "big")
+            pos += 8
+        if (max_size is not None and size > max_size) or end - pos < size:
+            return None
+        payload = data[pos : pos + size]
+        pos += size
+        try:
+            payload.decode()
+        except UnicodeDecodeError:
+            return None
+        messages.append(payload)
+    return messages
+
+
 class _Socket(ClientConnection):
     """websockets' client connection, whose text messages go to `on_text` as their last frame
     arrives, within the connection's own callback (no message queue, no task woken per
@@ -634,6 +687,30 @@ class _Socket(ClientConnection):
     on_text: Callable[[bytes], None] | None = None
     _parts: list[bytes] | None = None  # the frames so far of a fragmented text message
     _binary = False  # the frames of a fragmented binary message are being dropped
+
+    def data_received(self, data: bytes) -> None:
+        """A chunk of whole, plain text frames (`_text_frames`) that comes while websockets'
+        parser waits at a frame's start with nothing buffered goes to `on_text` message by
+        message at once; any other chunk to websockets, as before."""
+        on_text = self.on_text
+        protocol = self.protocol
+        if (
+            on_text is not None
+            and self.response is not None
+            and protocol.state is State.OPEN
+            and protocol.current_size is None
+            and self._parts is None
+            and not self._binary
+            and not protocol.reader.buffer
+            and not protocol.extensions
+            and _at_frame_start(protocol.parser)
+        ):
+            messages = _text_frames(data, protocol.max_message_size)
+            if messages is not None:
+                for message in messages:
+                    on_text(message)
+                return
+        super().data_received(data)
 
     def process_event(self, event: Any) -> None:
         on_text = self.on_text
@@ -667,6 +744,20 @@ class _Socket(ClientConnection):
             self.send_data()
             return
         on_text(data)
+
+
+def _masked_text(data: bytes) -> bytes:
+    """A client's text frame of `data` (FIN, masked with a fresh random key), as websockets'
+    `Frame(TEXT, data).serialize(mask=True)` writes it."""
+    size = len(data)
+    if size < 126:
+        head = bytes((0x81, 0x80 | size))
+    elif size < 65536:
+        head = bytes((0x81, 0xFE)) + size.to_bytes(2, "big")
+    else:
+        head = bytes((0x81, 0xFF)) + size.to_bytes(8, "big")
+    mask = secrets.token_bytes(4)
+    return head + mask + apply_mask(data, mask)
 
 
 class _WebSocketTransport(_Transport):
@@ -738,8 +829,17 @@ class _WebSocketTransport(_Transport):
             and socket.protocol.state is State.OPEN
             and socket.transport.get_write_buffer_size() <= socket.write_limit_high
         ):
-            socket.protocol.send_text(message)  # a text frame, sent without decoding
-            socket.send_data()
+            protocol = socket.protocol
+            if (
+                protocol.writes
+                or protocol.extensions
+                or protocol.debug
+                or protocol.expect_continuation_frame
+            ):
+                protocol.send_text(message)  # a text frame, sent without decoding
+                socket.send_data()
+            else:  # the frame websockets would write (`Frame.serialize`), in one step
+                socket.transport.write(_masked_text(message))
             return
         self._queued += 1
         self._queue.put_nowait(message)

@@ -11,7 +11,7 @@ import asyncio
 import collections
 import logging
 import uuid
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from .. import rules
 from ..agent import AgentSideConnection
@@ -105,6 +105,7 @@ class RemoteConnection:
         # a WebSocket's `send` (`attach_socket`), and whether its pump holds messages it took from
         # `everything` but has not handed to the socket yet
         self._socket_send: Send | None = None
+        self._socket_text: Callable[[bytes], Awaitable[None]] | None = None
         self.flushing = False
         limit = registry.options.get("max_line_bytes", DEFAULT_MAX_LINE_BYTES)
         write = self._write if transport == "websocket" else None
@@ -170,11 +171,15 @@ class RemoteConnection:
         self.messages.feed(data)
         self.touch()
 
-    def attach_socket(self, send: Send) -> None:
+    def attach_socket(
+        self, send: Send, write_text: Callable[[bytes], Awaitable[None]] | None = None
+    ) -> None:
         """The accepted WebSocket's ASGI `send`: from now on a message the agent sends and waits
         for goes to it at once, in the agent's task, when nothing waits in `everything` before
-        it (else it waits its turn there, for the socket's pump)."""
+        it (else it waits its turn there, for the socket's pump). `write_text(data)`, if given,
+        sends a text message given as UTF-8 bytes, in place of `send`."""
         self._socket_send = send
+        self._socket_text = write_text
 
     async def _write(self, data: bytes) -> None:
         send = self._socket_send
@@ -188,7 +193,10 @@ class RemoteConnection:
                 self._over_limit()
             elif self.registry.buffered > self.registry.max_total_buffered_bytes:
                 self.registry.shed()
-            await send({"type": "websocket.send", "text": data.decode()})
+            if self._socket_text is not None:
+                await self._socket_text(data)
+            else:
+                await send({"type": "websocket.send", "text": data.decode()})
         except Exception as exc:  # the server's socket is closing: as a write to a closed pipe
             raise ConnectionResetError(f"the WebSocket is closed: {exc!r}") from exc
         finally:

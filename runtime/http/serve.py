@@ -14,25 +14,32 @@ from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
 from hypercorn.protocol import h2 as h2_protocol
 from hypercorn.protocol import ws_stream
+from wsproto.connection import Connection
 
 from .server import AcpApp
 from .websocket import WEBSOCKET_COMPRESSION
+from .wsfast import TextFrames
 
 
 def _without_compression() -> None:
     """Make Hypercorn's WebSocket handshake negotiate no extension while an `AcpApp` accepts
     (`WEBSOCKET_COMPRESSION` is False then; other applications keep Hypercorn's behaviour).
     Hypercorn 0.18 always offers permessage-deflate and inflates a whole frame before checking
-    its size against `websocket_max_message_size`: 1 MiB on the wire can become 1 GiB."""
+    its size against `websocket_max_message_size`: 1 MiB on the wire can become 1 GiB.
+    The accepted connection parses plain text frames in one step (`wsfast.TextFrames`)."""
     handshake = ws_stream.Handshake
     if getattr(handshake.accept, "_acp_runtime", False):
         return
     accept = handshake.accept
 
     def accept_without_compression(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not WEBSOCKET_COMPRESSION.get():
-            self.extensions = None  # as if the client offered none
-        return accept(self, *args, **kwargs)
+        if WEBSOCKET_COMPRESSION.get():
+            return accept(self, *args, **kwargs)
+        self.extensions = None  # as if the client offered none
+        status, headers, connection = accept(self, *args, **kwargs)
+        if type(connection) is Connection:
+            connection.__class__ = TextFrames  # plain text frames parsed in one step (wsfast)
+        return status, headers, connection
 
     accept_without_compression._acp_runtime = True  # type: ignore[attr-defined]
     handshake.accept = accept_without_compression  # type: ignore[method-assign]

@@ -24,7 +24,8 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
 
 This module is the HTTP front (admission, the methods, the body read within its limits); the
 connections, their mailboxes and the registry that bounds them are `connections.py`, an SSE
-stream is `sse.py`, the WebSocket endpoint `websocket.py`, the refusals `replies.py`.
+stream is `sse.py`, the WebSocket endpoint `websocket.py` (its short paths under Hypercorn
+`wsfast.py`), the refusals `replies.py`.
 
 Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
 browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a

@@ -2,6 +2,11 @@
 scope): a connection of its own, admitted as an HTTP request is; text frames both ways, one
 message each, in order; binary frames are ignored, as the RFD says. A refused handshake is answered
 with its HTTP status where the server can (`refuse_websocket`).
+
+Under Hypercorn (HTTP/1.1, asyncio) a plain message takes the short paths of `wsfast.py` both
+ways: a chunk of whole text frames reaches the connection within the socket's `data_received`
+(`direct_reader`), and each message the agent sends is one write of its frame (`text_writer`);
+anything else, and every other server, goes through ASGI as before.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any, Protocol
 
 from .connections import Registry, RemoteConnection
 from .replies import Headers, Receive, Refused, Scope, Send
+from .wsfast import TextWriter, direct_reader, text_writer
 
 WEBSOCKET_COMPRESSION: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "acp_websocket_compression", default=True
@@ -60,9 +66,11 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
     finally:
         WEBSOCKET_COMPRESSION.reset(token)
     connection.touch()
-    connection.attach_socket(send)
-    pump = asyncio.ensure_future(_pump(connection, send))
+    write_text = text_writer(send)
+    connection.attach_socket(send, write_text)
+    pump = asyncio.ensure_future(_pump(connection, send, write_text))
     inbox = _direct_inbox(receive, connection)
+    undo_reader = None if inbox is None else direct_reader(send, inbox, connection.receive_frame)
     try:
         while True:
             event = await receive()
@@ -70,6 +78,8 @@ async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send)
                 break
             _take(connection, event)
     finally:
+        if undo_reader is not None:
+            undo_reader()
         if inbox is not None:
             del inbox.put_nowait  # the queue's own again
         await connection.close()
@@ -113,14 +123,17 @@ def _direct_inbox(receive: Receive, connection: RemoteConnection) -> asyncio.Que
     return queue
 
 
-async def _pump(connection: RemoteConnection, send: Send) -> None:
+async def _pump(connection: RemoteConnection, send: Send, write_text: TextWriter | None) -> None:
     box = connection.everything
     while True:
         await box.wait()
         connection.flushing = True  # what the agent sends meanwhile queues behind these
         try:
             for item in box.take():
-                await send({"type": "websocket.send", "text": item.decode()})
+                if write_text is not None:
+                    await write_text(item)
+                else:
+                    await send({"type": "websocket.send", "text": item.decode()})
         finally:
             connection.flushing = False
         connection.touch()
