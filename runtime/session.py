@@ -29,8 +29,8 @@ import asyncio
 import base64
 import operator
 import weakref
-from keyword import iskeyword
 from dataclasses import dataclass, field
+from keyword import iskeyword
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -661,7 +661,9 @@ def _compile_fast(
         "content": wire.attribute(chunk_type, CONTENT),
     }
     chunk = _CHUNKS.get(chunk_type)
-    if chunk is None or not all(n and n.isidentifier() and not iskeyword(n) for n in names.values()):
+    if chunk is None or not all(
+        n and n.isidentifier() and not iskeyword(n) for n in names.values()
+    ):
         return None
     message_id = wire.attribute(chunk_type, MESSAGE_ID)
     if message_id is not None and (not message_id.isidentifier() or iskeyword(message_id)):
