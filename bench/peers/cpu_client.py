@@ -6,11 +6,13 @@ python cpu_client.py AGENT STREAM_N REPEATS
 Spawns the agent script AGENT (a runtime_agent.py) and has it stream STREAM_N agent_message_chunk
 updates REPEATS times after a warm-up. For each stream it reports the wall time and the CPU time
 each process spent on it, read from `/proc/<pid>/schedstat` (nanoseconds on a CPU, whatever the
-load of the machine: a busy machine stretches the wall time, not the work). One JSON line.
+load of the machine: a busy machine stretches the wall time, not the work), and the time the
+client's garbage collector took (collections by generation and seconds). One JSON line.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
@@ -35,6 +37,30 @@ def child_pid() -> int:
     if len(children) != 1:
         raise SystemExit(f"expected one child process (the agent), found {children}")
     return int(children[0])
+
+
+class Collections:
+    """The client's garbage collections (`gc.callbacks`): how many of each generation, and the time
+    they took."""
+
+    def __init__(self) -> None:
+        self.counts = [0, 0, 0]
+        self.seconds = 0.0
+        self._start = 0.0
+        gc.callbacks.append(self.on_collection)
+
+    def on_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.counts[info["generation"]] += 1
+            self.seconds += time.perf_counter() - self._start
+
+    def since(self, counts: list[int], seconds: float) -> dict[str, object]:
+        return {
+            "collections": [a - b for a, b in zip(self.counts, counts, strict=True)],
+            "seconds": self.seconds - seconds,
+        }
 
 
 class CountingClient(acp.ClientHandler):
@@ -75,7 +101,9 @@ async def main(agent_script: str, stream_n: int, repeats: int) -> None:
         await stream(max(1, stream_n // 10))  # warm-up
         agent_pid, me = child_pid(), os.getpid()
         runs = []
+        collections = Collections()
         for _ in range(repeats):
+            gc_counts, gc_seconds = list(collections.counts), collections.seconds
             wall, mine, theirs = time.perf_counter(), on_cpu_ns(me), on_cpu_ns(agent_pid)
             await stream(stream_n)
             runs.append(
@@ -83,6 +111,7 @@ async def main(agent_script: str, stream_n: int, repeats: int) -> None:
                     "wall_s": time.perf_counter() - wall,
                     "client_cpu_s": (on_cpu_ns(me) - mine) / 1e9,
                     "agent_cpu_s": (on_cpu_ns(agent_pid) - theirs) / 1e9,
+                    "client_gc": collections.since(gc_counts, gc_seconds),
                 }
             )
     report({"stream_n": stream_n, "runs": runs})

@@ -95,3 +95,128 @@ async def test_a_session_set_up_after_updates_were_handled_folds_the_later_ones(
     folded = [(m.role, m.message_id, m.text()) for m in session.state.messages]
     assert folded == [(m.role, m.message_id, m.text()) for m in expected.messages]
     assert len(client.updates) == 2 * len(TURN)
+
+
+def _note(session_id: str, update: dict[str, Any]) -> acp.SessionNotification:
+    note = {"sessionId": session_id, "update": update}
+    return acp.decode(json.dumps(note).encode(), acp.SessionNotification)
+
+
+MIXED = [  # (session, update): two sessions interleaved, ids, roles, a message's end and restart
+    ("s1", chunk("agent_message_chunk", "a1 ")),
+    ("s1", chunk("agent_message_chunk", "a2 ")),  # continues: the compiled way from here on
+    ("s2", chunk("agent_message_chunk", "b1 ")),
+    ("s1", chunk("agent_message_chunk", "a3 ")),
+    ("s2", chunk("agent_message_chunk", "b2 ")),
+    ("s1", chunk("agent_message_chunk", "by id ", "m1")),
+    ("s1", chunk("agent_message_chunk", "a4 ")),  # after an id'd message: a message of its own
+    ("s1", chunk("agent_message_chunk", "again ", "m1")),
+    ("s9", chunk("agent_message_chunk", "nobody's ")),  # no such session: dropped
+    ("s1", chunk("agent_thought_chunk", "hmm ")),
+    ("s1", chunk("agent_thought_chunk", "more ")),  # the thought chunks' own compiled way
+    ("s1", chunk("agent_message_chunk", "a5 ")),
+    ("s1", chunk("agent_message_chunk", "a6 ")),
+    ("s2", {"sessionUpdate": "plan", "entries": []}),
+    ("s2", chunk("agent_message_chunk", "b3 ")),
+    ("s2", chunk("user_message_chunk", "u1 ")),
+    ("s2", chunk("agent_message_chunk", "b4 ")),
+    ("s2", chunk("agent_message_chunk", "b5 ")),
+]
+
+
+async def test_the_compiled_way_of_a_streamed_chunk_folds_as_the_router_does() -> None:
+    """`_Router`'s compiled fast path (`_FAST`) against `SessionState.fold`: the sessions' states
+    are each session's updates folded one by one, and the fast path is what the connection calls
+    once a chunk continued a message (so the chunks after that went through it)."""
+    from acp_runtime.session import _Router
+
+    _, conn = await _connected()
+    s1, s2 = Session(conn, "s1"), Session(conn, "s2")
+    router = _Router(conn)
+    router.sessions.update({"s1": s1, "s2": s2})
+    calls: list[Any] = []
+    for n, (session_id, update) in enumerate(MIXED):
+        handler = conn.on_session_update
+        assert handler is not None
+        calls.append(handler)
+        handler(_note(session_id, update))
+        if n == 1:  # a chunk continued a message: compiled, and installed
+            assert conn.on_session_update is not router.route
+            assert conn.on_session_update is router.installed
+    assert sum(1 for c in calls if c != router.route) >= 10  # most went the compiled way
+    for session in (s1, s2):
+        expected = fold_all([u for sid, u in MIXED if sid == session.id])
+        got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
+        assert got == [(m.role, m.message_id, m.text()) for m in expected.messages]
+        assert session.state.plan == expected.plan
+
+
+async def test_a_listener_takes_the_whole_way_once_the_compiled_one_is_in() -> None:
+    """With a listener (`updates()`) each update goes to `route`, which tells the listener, also
+    once the compiled path is installed."""
+    from acp_runtime.session import _Router
+
+    _, conn = await _connected()
+    session = Session(conn, "s1")
+    router = _Router(conn)
+    router.sessions["s1"] = session
+    for update in TURN[:3]:  # a chunk continues a message: the compiled path goes in
+        router.installed(_note("s1", update))
+    assert router.installed is not router.route and conn.on_session_update is router.installed
+    updates = session.updates()
+    for update in TURN[3:]:
+        router.installed(_note("s1", update))
+    session._end()
+    assert len([u async for u in updates]) == len(TURN) - 3
+    expected = fold_all(TURN)
+    got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
+    assert got == [(m.role, m.message_id, m.text()) for m in expected.messages]
+
+
+async def test_a_waiting_turn_takes_the_whole_way_once_the_compiled_one_is_in() -> None:
+    """While a v2 turn waits (`Session._waiting`) each update goes to `Session._fold`, which
+    numbers it for the turn's end (`_watch`), also once the compiled path is installed."""
+    from acp_runtime.session import _Router
+
+    _, conn = await _connected()
+    session = Session(conn, "s1")
+    router = _Router(conn)
+    router.sessions["s1"] = session
+    for update in TURN[:3]:
+        router.installed(_note("s1", update))
+    assert router.installed is not router.route
+    session._waiting = 1
+    for update in TURN[3:]:
+        router.installed(_note("s1", update))
+    assert session._folded == len(TURN) - 3
+    expected = fold_all(TURN)
+    got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
+    assert got == [(m.role, m.message_id, m.text()) for m in expected.messages]
+
+
+async def test_a_chained_hook_is_called_first_for_every_update() -> None:
+    """A hook set before the router (`chained`) is called for every update; no compiled path."""
+    from acp_runtime.session import _Router
+
+    _, conn = await _connected()
+    seen: list[Any] = []
+    conn.on_session_update = seen.append
+    session = Session(conn, "s1")
+    router = _Router(conn)
+    router.sessions["s1"] = session
+    for update in TURN:
+        handler = conn.on_session_update
+        assert handler is not None
+        handler(_note("s1", update))
+    assert len(seen) == len(TURN) and conn.on_session_update == router.route
+    expected = fold_all(TURN)
+    got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
+    assert got == [(m.role, m.message_id, m.text()) for m in expected.messages]
+
+
+async def _connected() -> tuple[AgentSideConnection, ClientSideConnection[Any]]:
+    (agent_in, agent_out), (client_in, client_out) = memory_pipe()
+    agent = AgentSideConnection(StreamingAgent, agent_in, agent_out)
+    conn = ClientSideConnection(Client(), client_in, client_out)
+    await conn.agent.initialize(initialize_request())
+    return agent, conn
