@@ -390,7 +390,8 @@ class _Context:
     # ---- structs
 
     def struct_bases(self, d: ObjectDef) -> str:
-        options = ["kw_only=True"]
+        # gc=False: a value decoded from JSON is a tree, so the cycle collector need not track it
+        options = ["kw_only=True", "gc=False"]
         if d.closed:
             options.append("forbid_unknown_fields=True")
         if d.tag is not None:

@@ -650,7 +650,7 @@ class SessionArchiveFilter(_s.OpenStrEnum):
     """Only archived sessions."""
 
 
-class WriteTextFileRequest(_m.Struct, kw_only=True):
+class WriteTextFileRequest(_m.Struct, kw_only=True, gc=False):
     """Request to write content to a text file.
 
     Only available if the client supports the `fs.writeTextFile` capability.
@@ -674,7 +674,7 @@ class WriteTextFileRequest(_m.Struct, kw_only=True):
     """
 
 
-class ReadTextFileRequest(_m.Struct, kw_only=True):
+class ReadTextFileRequest(_m.Struct, kw_only=True, gc=False):
     """Request to read content from a text file.
 
     Only available if the client supports the `fs.readTextFile` capability.
@@ -701,7 +701,7 @@ class ReadTextFileRequest(_m.Struct, kw_only=True):
     """
 
 
-class RequestPermissionRequest(_m.Struct, kw_only=True):
+class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -727,7 +727,7 @@ class RequestPermissionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ToolCallUpdate(_m.Struct, kw_only=True):
+class ToolCallUpdate(_m.Struct, kw_only=True, gc=False):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -776,7 +776,7 @@ class ToolCallUpdate(_m.Struct, kw_only=True):
     """
 
 
-class Content(_m.Struct, kw_only=True, tag_field="type", tag="content"):
+class Content(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="content"):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
@@ -791,7 +791,7 @@ class Content(_m.Struct, kw_only=True, tag_field="type", tag="content"):
     """
 
 
-class Diff(_m.Struct, kw_only=True, tag_field="type", tag="diff"):
+class Diff(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
     """A diff representing file modifications.
 
     Shows changes to files in a format suitable for display in the client UI.
@@ -817,7 +817,7 @@ class Diff(_m.Struct, kw_only=True, tag_field="type", tag="diff"):
     """
 
 
-class Terminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
+class Terminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
     """Embed a terminal created with `terminal/create` by its id.
 
     The terminal must be added before calling `terminal/release`.
@@ -837,7 +837,7 @@ class Terminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
     """
 
 
-class TextContent(_m.Struct, kw_only=True, tag_field="type", tag="text"):
+class TextContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
     """Text provided to or from an LLM."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -855,7 +855,7 @@ class TextContent(_m.Struct, kw_only=True, tag_field="type", tag="text"):
     """
 
 
-class ImageContent(_m.Struct, kw_only=True, tag_field="type", tag="image"):
+class ImageContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="image"):
     """An image provided to or from an LLM."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -879,7 +879,7 @@ class ImageContent(_m.Struct, kw_only=True, tag_field="type", tag="image"):
     """
 
 
-class AudioContent(_m.Struct, kw_only=True, tag_field="type", tag="audio"):
+class AudioContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="audio"):
     """Audio provided to or from an LLM."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -900,7 +900,7 @@ class AudioContent(_m.Struct, kw_only=True, tag_field="type", tag="audio"):
     """
 
 
-class ResourceLink(_m.Struct, kw_only=True, tag_field="type", tag="resource_link"):
+class ResourceLink(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource_link"):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -933,7 +933,7 @@ class ResourceLink(_m.Struct, kw_only=True, tag_field="type", tag="resource_link
     """
 
 
-class EmbeddedResource(_m.Struct, kw_only=True, tag_field="type", tag="resource"):
+class EmbeddedResource(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource"):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -951,7 +951,7 @@ class EmbeddedResource(_m.Struct, kw_only=True, tag_field="type", tag="resource"
     """
 
 
-class Annotations(_m.Struct, kw_only=True):
+class Annotations(_m.Struct, kw_only=True, gc=False):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: _t.Sequence[Role] | None | _m.UnsetType = _m.UNSET
@@ -972,7 +972,7 @@ class Annotations(_m.Struct, kw_only=True):
     """
 
 
-class TextResourceContents(_m.Struct, kw_only=True):
+class TextResourceContents(_m.Struct, kw_only=True, gc=False):
     """Text-based resource contents."""
 
     mime_type: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="mimeType")
@@ -993,7 +993,7 @@ class TextResourceContents(_m.Struct, kw_only=True):
     """
 
 
-class BlobResourceContents(_m.Struct, kw_only=True):
+class BlobResourceContents(_m.Struct, kw_only=True, gc=False):
     """Binary resource contents."""
 
     blob: str
@@ -1014,7 +1014,7 @@ class BlobResourceContents(_m.Struct, kw_only=True):
     """
 
 
-class ToolCallLocation(_m.Struct, kw_only=True):
+class ToolCallLocation(_m.Struct, kw_only=True, gc=False):
     """A file location being accessed or modified by a tool.
 
     Enables clients to implement "follow-along" features that track
@@ -1038,7 +1038,7 @@ class ToolCallLocation(_m.Struct, kw_only=True):
     """
 
 
-class PermissionOption(_m.Struct, kw_only=True):
+class PermissionOption(_m.Struct, kw_only=True, gc=False):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId = _m.field(name="optionId")
@@ -1059,7 +1059,7 @@ class PermissionOption(_m.Struct, kw_only=True):
     """
 
 
-class CreateTerminalRequest(_m.Struct, kw_only=True):
+class CreateTerminalRequest(_m.Struct, kw_only=True, gc=False):
     """Request to create a new terminal and execute a command."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1099,7 +1099,7 @@ class CreateTerminalRequest(_m.Struct, kw_only=True):
     """
 
 
-class EnvVariable(_m.Struct, kw_only=True):
+class EnvVariable(_m.Struct, kw_only=True, gc=False):
     """An environment variable to set when launching an MCP server."""
 
     name: str
@@ -1117,7 +1117,7 @@ class EnvVariable(_m.Struct, kw_only=True):
     """
 
 
-class TerminalOutputRequest(_m.Struct, kw_only=True):
+class TerminalOutputRequest(_m.Struct, kw_only=True, gc=False):
     """Request to get the current output and status of a terminal."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1135,7 +1135,7 @@ class TerminalOutputRequest(_m.Struct, kw_only=True):
     """
 
 
-class ReleaseTerminalRequest(_m.Struct, kw_only=True):
+class ReleaseTerminalRequest(_m.Struct, kw_only=True, gc=False):
     """Request to release a terminal and free its resources."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1153,7 +1153,7 @@ class ReleaseTerminalRequest(_m.Struct, kw_only=True):
     """
 
 
-class WaitForTerminalExitRequest(_m.Struct, kw_only=True):
+class WaitForTerminalExitRequest(_m.Struct, kw_only=True, gc=False):
     """Request to wait for a terminal command to exit."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1171,7 +1171,7 @@ class WaitForTerminalExitRequest(_m.Struct, kw_only=True):
     """
 
 
-class KillTerminalRequest(_m.Struct, kw_only=True):
+class KillTerminalRequest(_m.Struct, kw_only=True, gc=False):
     """Request to kill a terminal without releasing it."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1189,7 +1189,7 @@ class KillTerminalRequest(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationSessionScope(_m.Struct, kw_only=True):
+class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False):
     """Session-scoped elicitation, optionally tied to a specific tool call.
 
     When `toolCallId` is set, the elicitation is tied to a specific tool call.
@@ -1208,7 +1208,7 @@ class ElicitationSessionScope(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True):
+class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True, gc=False):
     """Tied to a session, optionally to a specific tool call within that session.
 
     A variant of `ElicitationFormMode`.
@@ -1218,7 +1218,7 @@ class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True):
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class ElicitationRequestScope(_m.Struct, kw_only=True):
+class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False):
     """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -1227,7 +1227,7 @@ class ElicitationRequestScope(_m.Struct, kw_only=True):
     """The request this elicitation is tied to."""
 
 
-class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True):
+class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True, gc=False):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
 
@@ -1238,7 +1238,9 @@ class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True):
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class CreateElicitationRequestFormSession(_m.Struct, kw_only=True, tag_field="mode", tag="form"):
+class CreateElicitationRequestFormSession(
+    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="form"
+):
     """Form-based elicitation where the client renders a form from the provided schema.
 
     The `form` variant of `CreateElicitationRequest`.
@@ -1271,7 +1273,9 @@ class CreateElicitationRequestFormSession(_m.Struct, kw_only=True, tag_field="mo
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class CreateElicitationRequestFormRequest(_m.Struct, kw_only=True, tag_field="mode", tag="form"):
+class CreateElicitationRequestFormRequest(
+    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="form"
+):
     """Form-based elicitation where the client renders a form from the provided schema.
 
     The `form` variant of `CreateElicitationRequest`.
@@ -1297,7 +1301,7 @@ class CreateElicitationRequestFormRequest(_m.Struct, kw_only=True, tag_field="mo
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True):
+class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True, gc=False):
     """Tied to a session, optionally to a specific tool call within that session.
 
     A variant of `ElicitationUrlMode`.
@@ -1310,7 +1314,7 @@ class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True):
     """The URL to direct the user to."""
 
 
-class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True):
+class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True, gc=False):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
 
@@ -1324,7 +1328,9 @@ class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True):
     """The URL to direct the user to."""
 
 
-class CreateElicitationRequestUrlSession(_m.Struct, kw_only=True, tag_field="mode", tag="url"):
+class CreateElicitationRequestUrlSession(
+    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="url"
+):
     """URL-based elicitation where the client directs the user to a URL.
 
     The `url` variant of `CreateElicitationRequest`.
@@ -1360,7 +1366,9 @@ class CreateElicitationRequestUrlSession(_m.Struct, kw_only=True, tag_field="mod
     """The URL to direct the user to."""
 
 
-class CreateElicitationRequestUrlRequest(_m.Struct, kw_only=True, tag_field="mode", tag="url"):
+class CreateElicitationRequestUrlRequest(
+    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="url"
+):
     """URL-based elicitation where the client directs the user to a URL.
 
     The `url` variant of `CreateElicitationRequest`.
@@ -1389,7 +1397,7 @@ class CreateElicitationRequestUrlRequest(_m.Struct, kw_only=True, tag_field="mod
     """The URL to direct the user to."""
 
 
-class ElicitationSchema(_m.Struct, kw_only=True):
+class ElicitationSchema(_m.Struct, kw_only=True, gc=False):
     """Type-safe elicitation schema for requesting structured user input.
 
     This represents a JSON Schema object with primitive-typed properties,
@@ -1431,7 +1439,7 @@ class ElicitationSchema(_m.Struct, kw_only=True):
     """
 
 
-class StringPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="string"):
+class StringPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
     """Schema for string properties in an elicitation form.
 
     When `enum` or `oneOf` is set, this represents a single-select enum
@@ -1507,7 +1515,7 @@ class StringPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="strin
     """
 
 
-class NumberPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="number"):
+class NumberPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="number"):
     """Schema for number (floating-point) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1551,7 +1559,7 @@ class NumberPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="numbe
     """
 
 
-class IntegerPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="integer"):
+class IntegerPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="integer"):
     """Schema for integer properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1595,7 +1603,7 @@ class IntegerPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="inte
     """
 
 
-class BooleanPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="boolean"):
+class BooleanPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"):
     """Schema for boolean properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1627,7 +1635,7 @@ class BooleanPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="bool
     """
 
 
-class MultiSelectPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="array"):
+class MultiSelectPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="array"):
     """Schema for multi-select (array) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1678,7 +1686,7 @@ class MultiSelectPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="
     """
 
 
-class EnumOption(_m.Struct, kw_only=True):
+class EnumOption(_m.Struct, kw_only=True, gc=False):
     """A titled enum option with a const value, human-readable title, and optional description."""
 
     const: str
@@ -1704,7 +1712,7 @@ class EnumOption(_m.Struct, kw_only=True):
     """
 
 
-class StringMultiSelectItems(_m.Struct, kw_only=True, tag_field="type", tag="string"):
+class StringMultiSelectItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
     """String item schema for multi-select enum properties."""
 
     enum: _t.Sequence[str]
@@ -1721,7 +1729,7 @@ class StringMultiSelectItems(_m.Struct, kw_only=True, tag_field="type", tag="str
     """
 
 
-class TitledMultiSelectItems(_m.Struct, kw_only=True):
+class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False):
     """Items definition for titled multi-select enum properties."""
 
     any_of: _t.Sequence[EnumOption] = _m.field(name="anyOf")
@@ -1738,7 +1746,7 @@ class TitledMultiSelectItems(_m.Struct, kw_only=True):
     """
 
 
-class MessageMcpRequest(_m.Struct, kw_only=True):
+class MessageMcpRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1770,7 +1778,7 @@ class MessageMcpRequest(_m.Struct, kw_only=True):
     """
 
 
-class PromptCapabilities(_m.Struct, kw_only=True):
+class PromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
     Baseline agent functionality requires support for `text`
@@ -1807,7 +1815,7 @@ class PromptCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class McpCapabilities(_m.Struct, kw_only=True):
+class McpCapabilities(_m.Struct, kw_only=True, gc=False):
     """MCP capabilities supported by the agent"""
 
     http: bool = False
@@ -1833,7 +1841,7 @@ class McpCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionCapabilities(_m.Struct, kw_only=True):
+class SessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """Session capabilities supported by the agent.
 
     As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
@@ -1957,7 +1965,7 @@ class SessionCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AgentAuthCapabilities(_m.Struct, kw_only=True):
+class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """Authentication-related capabilities supported by the agent."""
 
     status: AuthStatusCapabilities | None | _m.UnsetType = _m.UNSET
@@ -1987,7 +1995,7 @@ class AgentAuthCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AgentCapabilities(_m.Struct, kw_only=True):
+class AgentCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -2041,7 +2049,7 @@ class AgentCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class InitializeResponse(_m.Struct, kw_only=True):
+class InitializeResponse(_m.Struct, kw_only=True, gc=False):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -2088,7 +2096,7 @@ class InitializeResponse(_m.Struct, kw_only=True):
     """
 
 
-class SessionListCapabilities(_m.Struct, kw_only=True):
+class SessionListCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for the `session/list` method.
 
     Supplying `{}` means the agent supports listing sessions.
@@ -2103,7 +2111,7 @@ class SessionListCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionDeleteCapabilities(_m.Struct, kw_only=True):
+class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for the `session/delete` method.
 
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
@@ -2118,7 +2126,7 @@ class SessionDeleteCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True):
+class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for additional session directories support.
 
     Supplying `{}` means the agent supports the `additionalDirectories` field on
@@ -2136,7 +2144,7 @@ class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionSystemPromptCapabilities(_m.Struct, kw_only=True):
+class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2162,7 +2170,7 @@ class SessionSystemPromptCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True):
+class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2190,7 +2198,7 @@ class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True):
+class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2210,7 +2218,7 @@ class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionForkCapabilities(_m.Struct, kw_only=True):
+class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2229,7 +2237,7 @@ class SessionForkCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionArchiveCapabilities(_m.Struct, kw_only=True):
+class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2249,7 +2257,7 @@ class SessionArchiveCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionStatusCapabilities(_m.Struct, kw_only=True):
+class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2268,7 +2276,7 @@ class SessionStatusCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionTitleCapabilities(_m.Struct, kw_only=True):
+class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2288,7 +2296,7 @@ class SessionTitleCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionResumeCapabilities(_m.Struct, kw_only=True):
+class SessionResumeCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for the `session/resume` method.
 
     Supplying `{}` means the agent supports resuming sessions.
@@ -2303,7 +2311,7 @@ class SessionResumeCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionCloseCapabilities(_m.Struct, kw_only=True):
+class SessionCloseCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for the `session/close` method.
 
     Supplying `{}` means the agent supports closing sessions.
@@ -2318,7 +2326,7 @@ class SessionCloseCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusCapabilities(_m.Struct, kw_only=True):
+class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2337,7 +2345,7 @@ class AuthStatusCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class LogoutCapabilities(_m.Struct, kw_only=True):
+class LogoutCapabilities(_m.Struct, kw_only=True, gc=False):
     """Logout capabilities supported by the agent.
 
     Supplying `{}` means the agent supports the logout method.
@@ -2352,7 +2360,7 @@ class LogoutCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ProvidersCapabilities(_m.Struct, kw_only=True):
+class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2371,7 +2379,7 @@ class ProvidersCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AuthMethodTerminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
+class AuthMethodTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
     """Terminal-based authentication method.
 
     The client runs the configured agent program as a separate interactive
@@ -2407,7 +2415,7 @@ class AuthMethodTerminal(_m.Struct, kw_only=True, tag_field="type", tag="termina
     """
 
 
-class AuthMethodAgent(_m.Struct, kw_only=True):
+class AuthMethodAgent(_m.Struct, kw_only=True, gc=False):
     """Agent handles authentication itself through `authenticate`.
 
     This is the default authentication method type.
@@ -2431,7 +2439,7 @@ class AuthMethodAgent(_m.Struct, kw_only=True):
     """
 
 
-class Implementation(_m.Struct, kw_only=True):
+class Implementation(_m.Struct, kw_only=True, gc=False):
     """Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
     title for UI representation.
@@ -2463,7 +2471,7 @@ class Implementation(_m.Struct, kw_only=True):
     """
 
 
-class AuthenticateResponse(_m.Struct, kw_only=True):
+class AuthenticateResponse(_m.Struct, kw_only=True, gc=False):
     """Response to the `authenticate` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2475,7 +2483,7 @@ class AuthenticateResponse(_m.Struct, kw_only=True):
     """
 
 
-class ListProvidersResponse(_m.Struct, kw_only=True):
+class ListProvidersResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2495,7 +2503,7 @@ class ListProvidersResponse(_m.Struct, kw_only=True):
     """
 
 
-class ProviderInfo(_m.Struct, kw_only=True):
+class ProviderInfo(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2528,7 +2536,7 @@ class ProviderInfo(_m.Struct, kw_only=True):
     """
 
 
-class ProviderCurrentConfig(_m.Struct, kw_only=True):
+class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2551,7 +2559,7 @@ class ProviderCurrentConfig(_m.Struct, kw_only=True):
     """
 
 
-class SetProviderResponse(_m.Struct, kw_only=True):
+class SetProviderResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2568,7 +2576,7 @@ class SetProviderResponse(_m.Struct, kw_only=True):
     """
 
 
-class DisableProviderResponse(_m.Struct, kw_only=True):
+class DisableProviderResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2585,7 +2593,7 @@ class DisableProviderResponse(_m.Struct, kw_only=True):
     """
 
 
-class LogoutResponse(_m.Struct, kw_only=True):
+class LogoutResponse(_m.Struct, kw_only=True, gc=False):
     """Response to the `logout` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2597,7 +2605,7 @@ class LogoutResponse(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusResponse(_m.Struct, kw_only=True):
+class AuthStatusResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2629,7 +2637,7 @@ class AuthStatusResponse(_m.Struct, kw_only=True):
     """
 
 
-class AuthAccount(_m.Struct, kw_only=True):
+class AuthAccount(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2682,7 +2690,7 @@ class AuthAccount(_m.Struct, kw_only=True):
     """
 
 
-class NewSessionResponse(_m.Struct, kw_only=True):
+class NewSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
@@ -2714,7 +2722,7 @@ class NewSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class SessionModeState(_m.Struct, kw_only=True):
+class SessionModeState(_m.Struct, kw_only=True, gc=False):
     """The set of modes and the one currently active."""
 
     current_mode_id: SessionModeId = _m.field(name="currentModeId")
@@ -2732,7 +2740,7 @@ class SessionModeState(_m.Struct, kw_only=True):
     """
 
 
-class SessionMode(_m.Struct, kw_only=True):
+class SessionMode(_m.Struct, kw_only=True, gc=False):
     """A mode the agent can operate in.
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
@@ -2756,7 +2764,7 @@ class SessionMode(_m.Struct, kw_only=True):
     """
 
 
-class SessionConfigSelect(_m.Struct, kw_only=True):
+class SessionConfigSelect(_m.Struct, kw_only=True, gc=False):
     """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: SessionConfigValueId = _m.field(name="currentValue")
@@ -2766,7 +2774,9 @@ class SessionConfigSelect(_m.Struct, kw_only=True):
     """The set of selectable options."""
 
 
-class SessionConfigOptionSelect(SessionConfigSelect, kw_only=True, tag_field="type", tag="select"):
+class SessionConfigOptionSelect(
+    SessionConfigSelect, kw_only=True, gc=False, tag_field="type", tag="select"
+):
     """Single-value selector (dropdown).
 
     The `select` variant of `SessionConfigOption`.
@@ -2793,7 +2803,7 @@ class SessionConfigOptionSelect(SessionConfigSelect, kw_only=True, tag_field="ty
     """
 
 
-class SessionConfigBoolean(_m.Struct, kw_only=True):
+class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False):
     """A boolean on/off toggle session configuration option payload."""
 
     current_value: bool = _m.field(name="currentValue")
@@ -2801,7 +2811,7 @@ class SessionConfigBoolean(_m.Struct, kw_only=True):
 
 
 class SessionConfigOptionBoolean(
-    SessionConfigBoolean, kw_only=True, tag_field="type", tag="boolean"
+    SessionConfigBoolean, kw_only=True, gc=False, tag_field="type", tag="boolean"
 ):
     """Boolean on/off toggle.
 
@@ -2829,7 +2839,7 @@ class SessionConfigOptionBoolean(
     """
 
 
-class SessionConfigSelectOption(_m.Struct, kw_only=True):
+class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -2850,7 +2860,7 @@ class SessionConfigSelectOption(_m.Struct, kw_only=True):
     """
 
 
-class SessionConfigSelectGroup(_m.Struct, kw_only=True):
+class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False):
     """A group of possible values for a session configuration option."""
 
     group: SessionConfigGroupId
@@ -2871,7 +2881,7 @@ class SessionConfigSelectGroup(_m.Struct, kw_only=True):
     """
 
 
-class LoadSessionResponse(_m.Struct, kw_only=True):
+class LoadSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from loading an existing session."""
 
     modes: SessionModeState | None | _m.UnsetType = _m.UNSET
@@ -2894,7 +2904,7 @@ class LoadSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class ListSessionsResponse(_m.Struct, kw_only=True):
+class ListSessionsResponse(_m.Struct, kw_only=True, gc=False):
     """Response from listing sessions."""
 
     sessions: _t.Sequence[SessionInfo]
@@ -2914,7 +2924,7 @@ class ListSessionsResponse(_m.Struct, kw_only=True):
     """
 
 
-class SessionInfo(_m.Struct, kw_only=True):
+class SessionInfo(_m.Struct, kw_only=True, gc=False):
     """Information about a session returned by session/list"""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -2959,7 +2969,7 @@ class SessionInfo(_m.Struct, kw_only=True):
     """
 
 
-class DeleteSessionResponse(_m.Struct, kw_only=True):
+class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from deleting a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2971,7 +2981,7 @@ class DeleteSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class ForkSessionResponse(_m.Struct, kw_only=True):
+class ForkSessionResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3002,7 +3012,7 @@ class ForkSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class ArchiveSessionResponse(_m.Struct, kw_only=True):
+class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3019,7 +3029,7 @@ class ArchiveSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class UnarchiveSessionResponse(_m.Struct, kw_only=True):
+class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3036,7 +3046,7 @@ class UnarchiveSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class SessionStatusResponse(_m.Struct, kw_only=True):
+class SessionStatusResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3062,7 +3072,7 @@ class SessionStatusResponse(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionTitleResponse(_m.Struct, kw_only=True):
+class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3086,7 +3096,7 @@ class SetSessionTitleResponse(_m.Struct, kw_only=True):
     """
 
 
-class ResumeSessionResponse(_m.Struct, kw_only=True):
+class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from resuming an existing session."""
 
     modes: SessionModeState | None | _m.UnsetType = _m.UNSET
@@ -3109,7 +3119,7 @@ class ResumeSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class CloseSessionResponse(_m.Struct, kw_only=True):
+class CloseSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from closing a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -3121,7 +3131,7 @@ class CloseSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionModeResponse(_m.Struct, kw_only=True):
+class SetSessionModeResponse(_m.Struct, kw_only=True, gc=False):
     """Response to `session/set_mode` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -3133,7 +3143,7 @@ class SetSessionModeResponse(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionConfigOptionResponse(_m.Struct, kw_only=True):
+class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False):
     """Response to `session/set_config_option` method."""
 
     config_options: _t.Sequence[SessionConfigOption] = _m.field(name="configOptions")
@@ -3148,7 +3158,7 @@ class SetSessionConfigOptionResponse(_m.Struct, kw_only=True):
     """
 
 
-class PromptResponse(_m.Struct, kw_only=True):
+class PromptResponse(_m.Struct, kw_only=True, gc=False):
     """Response from processing a user prompt.
 
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
@@ -3174,7 +3184,7 @@ class PromptResponse(_m.Struct, kw_only=True):
     """
 
 
-class Usage(_m.Struct, kw_only=True):
+class Usage(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3215,7 +3225,7 @@ class Usage(_m.Struct, kw_only=True):
     """
 
 
-class Error(_m.Struct, kw_only=True):
+class Error(_m.Struct, kw_only=True, gc=False):
     """JSON-RPC error object.
 
     Represents an error that occurred during method execution, following the
@@ -3240,7 +3250,7 @@ class Error(_m.Struct, kw_only=True):
     """
 
 
-class SessionNotification(_m.Struct, kw_only=True):
+class SessionNotification(_m.Struct, kw_only=True, gc=False):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -3263,7 +3273,7 @@ class SessionNotification(_m.Struct, kw_only=True):
     """
 
 
-class ContentChunk(_m.Struct, kw_only=True):
+class ContentChunk(_m.Struct, kw_only=True, gc=False):
     """A streamed item of content"""
 
     content: ContentBlock
@@ -3286,7 +3296,7 @@ class ContentChunk(_m.Struct, kw_only=True):
 
 
 class SessionUpdateUserMessageChunk(
-    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="user_message_chunk"
+    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message_chunk"
 ):
     """A chunk of the user's message being streamed.
 
@@ -3295,7 +3305,7 @@ class SessionUpdateUserMessageChunk(
 
 
 class SessionUpdateAgentMessageChunk(
-    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="agent_message_chunk"
+    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message_chunk"
 ):
     """A chunk of the agent's response being streamed.
 
@@ -3304,7 +3314,7 @@ class SessionUpdateAgentMessageChunk(
 
 
 class SessionUpdateAgentThoughtChunk(
-    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="agent_thought_chunk"
+    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought_chunk"
 ):
     """A chunk of the agent's internal reasoning being streamed.
 
@@ -3312,7 +3322,7 @@ class SessionUpdateAgentThoughtChunk(
     """
 
 
-class ToolCall(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_call"):
+class ToolCall(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call"):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -3366,7 +3376,7 @@ class ToolCall(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_cal
 
 
 class SessionUpdateToolCallUpdate(
-    ToolCallUpdate, kw_only=True, tag_field="sessionUpdate", tag="tool_call_update"
+    ToolCallUpdate, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_update"
 ):
     """Update on the status or results of a tool call.
 
@@ -3374,7 +3384,7 @@ class SessionUpdateToolCallUpdate(
     """
 
 
-class Plan(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan"):
+class Plan(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan"):
     """An execution plan for accomplishing complex tasks.
 
     Plans consist of multiple entries representing individual tasks or goals.
@@ -3400,7 +3410,7 @@ class Plan(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan"):
     """
 
 
-class PlanUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_update"):
+class PlanUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_update"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3420,7 +3430,7 @@ class PlanUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_u
     """
 
 
-class PlanRemoved(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_removed"):
+class PlanRemoved(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_removed"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3441,7 +3451,7 @@ class PlanRemoved(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_
 
 
 class AvailableCommandsUpdate(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="available_commands_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="available_commands_update"
 ):
     """Available commands are ready or have changed"""
 
@@ -3458,7 +3468,7 @@ class AvailableCommandsUpdate(
 
 
 class CurrentModeUpdate(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="current_mode_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="current_mode_update"
 ):
     """The current mode of the session has changed
 
@@ -3478,7 +3488,7 @@ class CurrentModeUpdate(
 
 
 class ConfigOptionUpdate(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="config_option_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="config_option_update"
 ):
     """Session configuration options have been updated."""
 
@@ -3495,7 +3505,7 @@ class ConfigOptionUpdate(
 
 
 class SessionInfoUpdate(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_info_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_info_update"
 ):
     """Update to session metadata. All fields are optional to support partial updates.
 
@@ -3518,7 +3528,7 @@ class SessionInfoUpdate(
     """
 
 
-class UsageUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="usage_update"):
+class UsageUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="usage_update"):
     """Context window and cost update for a session."""
 
     used: _t.Annotated[int, _m.Meta(ge=0)]
@@ -3539,7 +3549,7 @@ class UsageUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="usage
     """
 
 
-class Notice(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="notice"):
+class Notice(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="notice"):
     """Fire-and-forget information for the user.
 
     Notices are live events rather than session history. Agents must not rely on
@@ -3570,7 +3580,9 @@ class Notice(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="notice"):
     """
 
 
-class CompactionUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="compaction_update"):
+class CompactionUpdate(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_update"
+):
     """A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
     Agents MUST only send this update when the Client advertised
@@ -3598,7 +3610,7 @@ class CompactionUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="
 
 
 class CompactionSummaryChunk(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="compaction_summary_chunk"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_summary_chunk"
 ):
     """A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -3616,7 +3628,9 @@ class CompactionSummaryChunk(
     """Metadata scoped to this chunk. Omission and `null` both mean absent."""
 
 
-class SubagentUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="subagent_update"):
+class SubagentUpdate(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="subagent_update"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3711,7 +3725,9 @@ class SubagentUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="su
     """
 
 
-class SessionMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_message"):
+class SessionMessage(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3771,7 +3787,7 @@ class SessionMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="se
 
 
 class SessionMessageChunk(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_message_chunk"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message_chunk"
 ):
     """**UNSTABLE**
 
@@ -3796,7 +3812,7 @@ class SessionMessageChunk(
     """
 
 
-class PlanEntry(_m.Struct, kw_only=True):
+class PlanEntry(_m.Struct, kw_only=True, gc=False):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -3824,7 +3840,7 @@ class PlanEntry(_m.Struct, kw_only=True):
     """
 
 
-class PlanItems(_m.Struct, kw_only=True, tag_field="type", tag="items"):
+class PlanItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="items"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3851,7 +3867,7 @@ class PlanItems(_m.Struct, kw_only=True, tag_field="type", tag="items"):
     """
 
 
-class PlanFile(_m.Struct, kw_only=True, tag_field="type", tag="file"):
+class PlanFile(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3874,7 +3890,7 @@ class PlanFile(_m.Struct, kw_only=True, tag_field="type", tag="file"):
     """
 
 
-class PlanMarkdown(_m.Struct, kw_only=True, tag_field="type", tag="markdown"):
+class PlanMarkdown(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="markdown"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3897,7 +3913,7 @@ class PlanMarkdown(_m.Struct, kw_only=True, tag_field="type", tag="markdown"):
     """
 
 
-class AvailableCommand(_m.Struct, kw_only=True):
+class AvailableCommand(_m.Struct, kw_only=True, gc=False):
     """Information about a command."""
 
     name: str
@@ -3918,7 +3934,7 @@ class AvailableCommand(_m.Struct, kw_only=True):
     """
 
 
-class UnstructuredCommandInput(_m.Struct, kw_only=True):
+class UnstructuredCommandInput(_m.Struct, kw_only=True, gc=False):
     """All text that was typed after the command name is provided as input."""
 
     hint: str
@@ -3933,7 +3949,7 @@ class UnstructuredCommandInput(_m.Struct, kw_only=True):
     """
 
 
-class Cost(_m.Struct, kw_only=True):
+class Cost(_m.Struct, kw_only=True, gc=False):
     """Cost information for a session."""
 
     amount: float
@@ -3953,7 +3969,7 @@ class Cost(_m.Struct, kw_only=True):
     """
 
 
-class SubagentSessionCapabilities(_m.Struct, kw_only=True):
+class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3977,7 +3993,7 @@ class SubagentSessionCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionCancelCapabilities(_m.Struct, kw_only=True):
+class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3996,7 +4012,7 @@ class SessionCancelCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class RunningStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="running"):
+class RunningStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="running"):
     """Foreground work is in progress."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4006,7 +4022,9 @@ class RunningStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="runnin
     """
 
 
-class IdleStateUpdateEndTurn(_m.Struct, kw_only=True, tag_field="stopReason", tag="end_turn"):
+class IdleStateUpdateEndTurn(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="end_turn"
+):
     """The work ended successfully.
 
     The `end_turn` variant of `IdleStateUpdate`.
@@ -4025,7 +4043,9 @@ class IdleStateUpdateEndTurn(_m.Struct, kw_only=True, tag_field="stopReason", ta
     """
 
 
-class IdleStateUpdateMaxTokens(_m.Struct, kw_only=True, tag_field="stopReason", tag="max_tokens"):
+class IdleStateUpdateMaxTokens(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_tokens"
+):
     """The work ended because the agent reached the maximum number of tokens.
 
     The `max_tokens` variant of `IdleStateUpdate`.
@@ -4045,7 +4065,7 @@ class IdleStateUpdateMaxTokens(_m.Struct, kw_only=True, tag_field="stopReason", 
 
 
 class IdleStateUpdateMaxTurnRequests(
-    _m.Struct, kw_only=True, tag_field="stopReason", tag="max_turn_requests"
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_turn_requests"
 ):
     """The work ended because the agent reached the maximum number of allowed
     agent requests.
@@ -4066,7 +4086,9 @@ class IdleStateUpdateMaxTurnRequests(
     """
 
 
-class IdleStateUpdateRefusal(_m.Struct, kw_only=True, tag_field="stopReason", tag="refusal"):
+class IdleStateUpdateRefusal(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="refusal"
+):
     """The work ended because the agent refused to continue.
 
     The `refusal` variant of `IdleStateUpdate`.
@@ -4085,7 +4107,9 @@ class IdleStateUpdateRefusal(_m.Struct, kw_only=True, tag_field="stopReason", ta
     """
 
 
-class IdleStateUpdateCancelled(_m.Struct, kw_only=True, tag_field="stopReason", tag="cancelled"):
+class IdleStateUpdateCancelled(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="cancelled"
+):
     """The work was cancelled.
 
     The `cancelled` variant of `IdleStateUpdate`.
@@ -4104,7 +4128,7 @@ class IdleStateUpdateCancelled(_m.Struct, kw_only=True, tag_field="stopReason", 
     """
 
 
-class ErrorStopReason(_m.Struct, kw_only=True):
+class ErrorStopReason(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4120,7 +4144,9 @@ class ErrorStopReason(_m.Struct, kw_only=True):
     """
 
 
-class IdleStateUpdateError(ErrorStopReason, kw_only=True, tag_field="stopReason", tag="error"):
+class IdleStateUpdateError(
+    ErrorStopReason, kw_only=True, gc=False, tag_field="stopReason", tag="error"
+):
     """The work ended because something failed.
 
     The `error` variant of `IdleStateUpdate`.
@@ -4139,7 +4165,7 @@ class IdleStateUpdateError(ErrorStopReason, kw_only=True, tag_field="stopReason"
     """
 
 
-class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4160,7 +4186,7 @@ class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, tag_field="state", tag="id
     """
 
 
-class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4181,7 +4207,9 @@ class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, tag_field="state", tag="
     """
 
 
-class StateUpdateIdleMaxTurnRequests(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleMaxTurnRequests(
+    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"
+):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4202,7 +4230,7 @@ class StateUpdateIdleMaxTurnRequests(_m.Struct, kw_only=True, tag_field="state",
     """
 
 
-class StateUpdateIdleRefusal(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleRefusal(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4223,7 +4251,7 @@ class StateUpdateIdleRefusal(_m.Struct, kw_only=True, tag_field="state", tag="id
     """
 
 
-class StateUpdateIdleCancelled(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleCancelled(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4244,7 +4272,7 @@ class StateUpdateIdleCancelled(_m.Struct, kw_only=True, tag_field="state", tag="
     """
 
 
-class StateUpdateIdleError(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleError(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4272,7 +4300,9 @@ class StateUpdateIdleError(_m.Struct, kw_only=True, tag_field="state", tag="idle
     """
 
 
-class RequiresActionStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="requires_action"):
+class RequiresActionStateUpdate(
+    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="requires_action"
+):
     """Foreground work is blocked on user action."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4282,7 +4312,7 @@ class RequiresActionStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag=
     """
 
 
-class UnknownStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="unknown"):
+class UnknownStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="unknown"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4305,7 +4335,7 @@ class UnknownStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="unknow
     """
 
 
-class CompleteElicitationNotification(_m.Struct, kw_only=True):
+class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False):
     """Notification sent by the agent when a URL-based elicitation is complete."""
 
     elicitation_id: ElicitationId = _m.field(name="elicitationId")
@@ -4322,7 +4352,7 @@ class CompleteElicitationNotification(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusUpdateNotification(_m.Struct, kw_only=True):
+class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4358,7 +4388,7 @@ class AuthStatusUpdateNotification(_m.Struct, kw_only=True):
     """
 
 
-class FileSystemCapabilities(_m.Struct, kw_only=True):
+class FileSystemCapabilities(_m.Struct, kw_only=True, gc=False):
     """File system capabilities that a client may support.
 
     See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
@@ -4379,7 +4409,7 @@ class FileSystemCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AuthCapabilities(_m.Struct, kw_only=True):
+class AuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """Authentication capabilities supported by the client.
 
     Advertised during initialization to inform the agent which authentication
@@ -4404,7 +4434,7 @@ class AuthCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ClientCapabilities(_m.Struct, kw_only=True):
+class ClientCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -4477,7 +4507,7 @@ class ClientCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class InitializeRequest(_m.Struct, kw_only=True):
+class InitializeRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -4515,7 +4545,7 @@ class InitializeRequest(_m.Struct, kw_only=True):
     """
 
 
-class ClientSessionCapabilities(_m.Struct, kw_only=True):
+class ClientSessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """Session-related capabilities supported by the client."""
 
     compaction: CompactionCapabilities | None | _m.UnsetType = _m.UNSET
@@ -4548,7 +4578,7 @@ class ClientSessionCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionConfigOptionsCapabilities(_m.Struct, kw_only=True):
+class SessionConfigOptionsCapabilities(_m.Struct, kw_only=True, gc=False):
     """Session configuration option capabilities supported by the client."""
 
     boolean: BooleanConfigOptionCapabilities | None | _m.UnsetType = _m.UNSET
@@ -4569,7 +4599,7 @@ class SessionConfigOptionsCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class BooleanConfigOptionCapabilities(_m.Struct, kw_only=True):
+class BooleanConfigOptionCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for boolean session configuration options.
 
     Supplying `{}` means the client supports boolean session configuration options.
@@ -4584,7 +4614,7 @@ class BooleanConfigOptionCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SubagentCapabilities(_m.Struct, kw_only=True):
+class SubagentCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4604,7 +4634,7 @@ class SubagentCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class PlanCapabilities(_m.Struct, kw_only=True):
+class PlanCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4621,7 +4651,7 @@ class PlanCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationCapabilities(_m.Struct, kw_only=True):
+class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False):
     """Elicitation capabilities supported by the client."""
 
     form: ElicitationFormCapabilities | None | _m.UnsetType = _m.UNSET
@@ -4649,7 +4679,7 @@ class ElicitationCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationFormCapabilities(_m.Struct, kw_only=True):
+class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False):
     """Form-based elicitation capabilities.
 
     Supplying `{}` means the client supports form-based elicitation.
@@ -4666,7 +4696,7 @@ class ElicitationFormCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationUrlCapabilities(_m.Struct, kw_only=True):
+class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False):
     """URL-based elicitation capabilities.
 
     Supplying `{}` means the client supports URL-based elicitation.
@@ -4683,7 +4713,7 @@ class ElicitationUrlCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AuthenticateRequest(_m.Struct, kw_only=True):
+class AuthenticateRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for the authenticate method.
 
     Specifies which authentication method to use.
@@ -4703,7 +4733,7 @@ class AuthenticateRequest(_m.Struct, kw_only=True):
     """
 
 
-class ListProvidersRequest(_m.Struct, kw_only=True):
+class ListProvidersRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4720,7 +4750,7 @@ class ListProvidersRequest(_m.Struct, kw_only=True):
     """
 
 
-class SetProviderRequest(_m.Struct, kw_only=True):
+class SetProviderRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4753,7 +4783,7 @@ class SetProviderRequest(_m.Struct, kw_only=True):
     """
 
 
-class DisableProviderRequest(_m.Struct, kw_only=True):
+class DisableProviderRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4773,7 +4803,7 @@ class DisableProviderRequest(_m.Struct, kw_only=True):
     """
 
 
-class LogoutRequest(_m.Struct, kw_only=True):
+class LogoutRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for the logout method.
 
     Terminates the current authenticated session.
@@ -4788,7 +4818,7 @@ class LogoutRequest(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusRequest(_m.Struct, kw_only=True):
+class AuthStatusRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4810,7 +4840,7 @@ class AuthStatusRequest(_m.Struct, kw_only=True):
     """
 
 
-class NewSessionRequest(_m.Struct, kw_only=True):
+class NewSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
@@ -4855,7 +4885,7 @@ class NewSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class McpServerHttp(_m.Struct, kw_only=True, tag_field="type", tag="http"):
+class McpServerHttp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="http"):
     """HTTP transport configuration for MCP."""
 
     name: str
@@ -4876,7 +4906,7 @@ class McpServerHttp(_m.Struct, kw_only=True, tag_field="type", tag="http"):
     """
 
 
-class McpServerSse(_m.Struct, kw_only=True, tag_field="type", tag="sse"):
+class McpServerSse(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="sse"):
     """SSE transport configuration for MCP."""
 
     name: str
@@ -4897,7 +4927,7 @@ class McpServerSse(_m.Struct, kw_only=True, tag_field="type", tag="sse"):
     """
 
 
-class McpServerAcp(_m.Struct, kw_only=True, tag_field="type", tag="acp"):
+class McpServerAcp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="acp"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4927,7 +4957,7 @@ class McpServerAcp(_m.Struct, kw_only=True, tag_field="type", tag="acp"):
     """
 
 
-class McpServerStdio(_m.Struct, kw_only=True):
+class McpServerStdio(_m.Struct, kw_only=True, gc=False):
     """Stdio transport configuration for MCP."""
 
     name: str
@@ -4951,7 +4981,7 @@ class McpServerStdio(_m.Struct, kw_only=True):
     """
 
 
-class HttpHeader(_m.Struct, kw_only=True):
+class HttpHeader(_m.Struct, kw_only=True, gc=False):
     """An HTTP header to set when making requests to the MCP server."""
 
     name: str
@@ -4969,7 +4999,7 @@ class HttpHeader(_m.Struct, kw_only=True):
     """
 
 
-class SystemPrompt(_m.Struct, kw_only=True):
+class SystemPrompt(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5011,7 +5041,7 @@ class SystemPrompt(_m.Struct, kw_only=True):
     """
 
 
-class LoadSessionRequest(_m.Struct, kw_only=True):
+class LoadSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for loading an existing session.
 
     Only available if the Agent supports the `loadSession` capability.
@@ -5064,7 +5094,7 @@ class LoadSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ListSessionsRequest(_m.Struct, kw_only=True):
+class ListSessionsRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for listing existing sessions.
 
     Only available if the Agent supports the `sessionCapabilities.list` capability.
@@ -5097,7 +5127,7 @@ class ListSessionsRequest(_m.Struct, kw_only=True):
     """
 
 
-class DeleteSessionRequest(_m.Struct, kw_only=True):
+class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
@@ -5115,7 +5145,7 @@ class DeleteSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ForkSessionRequest(_m.Struct, kw_only=True):
+class ForkSessionRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5174,7 +5204,7 @@ class ForkSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ArchiveSessionRequest(_m.Struct, kw_only=True):
+class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5201,7 +5231,7 @@ class ArchiveSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class UnarchiveSessionRequest(_m.Struct, kw_only=True):
+class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5229,7 +5259,7 @@ class UnarchiveSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class SessionStatusRequest(_m.Struct, kw_only=True):
+class SessionStatusRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5255,7 +5285,7 @@ class SessionStatusRequest(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionTitleRequest(_m.Struct, kw_only=True):
+class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5292,7 +5322,7 @@ class SetSessionTitleRequest(_m.Struct, kw_only=True):
     """
 
 
-class ResumeSessionRequest(_m.Struct, kw_only=True):
+class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session without returning previous messages (unlike `session/load`).
@@ -5348,7 +5378,7 @@ class ResumeSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class CloseSessionRequest(_m.Struct, kw_only=True):
+class CloseSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -5370,7 +5400,7 @@ class CloseSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionModeRequest(_m.Struct, kw_only=True):
+class SetSessionModeRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for setting a session mode."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -5389,7 +5419,7 @@ class SetSessionModeRequest(_m.Struct, kw_only=True):
 
 
 class SetSessionConfigOptionRequestBoolean(
-    _m.Struct, kw_only=True, tag_field="type", tag="boolean"
+    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"
 ):
     """A boolean value (`type: "boolean"`).
 
@@ -5414,7 +5444,7 @@ class SetSessionConfigOptionRequestBoolean(
     """The boolean value."""
 
 
-class SetSessionConfigOptionRequestValueId(_m.Struct, kw_only=True):
+class SetSessionConfigOptionRequestValueId(_m.Struct, kw_only=True, gc=False):
     """A `SessionConfigValueId` string value.
 
     This is the default when `type` is absent on the wire. Unknown `type`
@@ -5442,7 +5472,7 @@ class SetSessionConfigOptionRequestValueId(_m.Struct, kw_only=True):
     """The value ID."""
 
 
-class PromptRequest(_m.Struct, kw_only=True):
+class PromptRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -5478,7 +5508,7 @@ class PromptRequest(_m.Struct, kw_only=True):
     """
 
 
-class WriteTextFileResponse(_m.Struct, kw_only=True):
+class WriteTextFileResponse(_m.Struct, kw_only=True, gc=False):
     """Response to `fs/write_text_file`"""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -5490,7 +5520,7 @@ class WriteTextFileResponse(_m.Struct, kw_only=True):
     """
 
 
-class ReadTextFileResponse(_m.Struct, kw_only=True):
+class ReadTextFileResponse(_m.Struct, kw_only=True, gc=False):
     """Response containing the contents of a text file."""
 
     content: str
@@ -5505,7 +5535,7 @@ class ReadTextFileResponse(_m.Struct, kw_only=True):
     """
 
 
-class RequestPermissionResponse(_m.Struct, kw_only=True):
+class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False):
     """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
@@ -5521,7 +5551,7 @@ class RequestPermissionResponse(_m.Struct, kw_only=True):
 
 
 class RequestPermissionOutcomeCancelled(
-    _m.Struct, kw_only=True, tag_field="outcome", tag="cancelled"
+    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="cancelled"
 ):
     """The prompt turn was cancelled before the user responded.
 
@@ -5535,7 +5565,9 @@ class RequestPermissionOutcomeCancelled(
     """
 
 
-class SelectedPermissionOutcome(_m.Struct, kw_only=True, tag_field="outcome", tag="selected"):
+class SelectedPermissionOutcome(
+    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="selected"
+):
     """The user selected one of the provided options."""
 
     option_id: PermissionOptionId = _m.field(name="optionId")
@@ -5550,7 +5582,7 @@ class SelectedPermissionOutcome(_m.Struct, kw_only=True, tag_field="outcome", ta
     """
 
 
-class CreateTerminalResponse(_m.Struct, kw_only=True):
+class CreateTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """Response containing the ID of the created terminal."""
 
     terminal_id: TerminalId = _m.field(name="terminalId")
@@ -5565,7 +5597,7 @@ class CreateTerminalResponse(_m.Struct, kw_only=True):
     """
 
 
-class TerminalOutputResponse(_m.Struct, kw_only=True):
+class TerminalOutputResponse(_m.Struct, kw_only=True, gc=False):
     """Response containing the terminal output and exit status."""
 
     output: str
@@ -5588,7 +5620,7 @@ class TerminalOutputResponse(_m.Struct, kw_only=True):
     """
 
 
-class TerminalExitStatus(_m.Struct, kw_only=True):
+class TerminalExitStatus(_m.Struct, kw_only=True, gc=False):
     """Exit status of a terminal command."""
 
     exit_code: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
@@ -5608,7 +5640,7 @@ class TerminalExitStatus(_m.Struct, kw_only=True):
     """
 
 
-class ReleaseTerminalResponse(_m.Struct, kw_only=True):
+class ReleaseTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """Response to terminal/release method"""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -5620,7 +5652,7 @@ class ReleaseTerminalResponse(_m.Struct, kw_only=True):
     """
 
 
-class WaitForTerminalExitResponse(_m.Struct, kw_only=True):
+class WaitForTerminalExitResponse(_m.Struct, kw_only=True, gc=False):
     """Response containing the exit status of a terminal command."""
 
     exit_code: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
@@ -5640,7 +5672,7 @@ class WaitForTerminalExitResponse(_m.Struct, kw_only=True):
     """
 
 
-class KillTerminalResponse(_m.Struct, kw_only=True):
+class KillTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """Response to `terminal/kill` method"""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -5652,7 +5684,7 @@ class KillTerminalResponse(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationAcceptAction(_m.Struct, kw_only=True):
+class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False):
     """The user accepted the elicitation and provided content."""
 
     content: dict[str, ElicitationContentValue] | None | _m.UnsetType = _m.UNSET
@@ -5660,7 +5692,7 @@ class ElicitationAcceptAction(_m.Struct, kw_only=True):
 
 
 class CreateElicitationResponseAccept(
-    ElicitationAcceptAction, kw_only=True, tag_field="action", tag="accept"
+    ElicitationAcceptAction, kw_only=True, gc=False, tag_field="action", tag="accept"
 ):
     """The user accepted and provided content.
 
@@ -5678,7 +5710,9 @@ class CreateElicitationResponseAccept(
     """
 
 
-class CreateElicitationResponseDecline(_m.Struct, kw_only=True, tag_field="action", tag="decline"):
+class CreateElicitationResponseDecline(
+    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="decline"
+):
     """The user declined the elicitation.
 
     The `decline` variant of `CreateElicitationResponse`.
@@ -5695,7 +5729,9 @@ class CreateElicitationResponseDecline(_m.Struct, kw_only=True, tag_field="actio
     """
 
 
-class CreateElicitationResponseCancel(_m.Struct, kw_only=True, tag_field="action", tag="cancel"):
+class CreateElicitationResponseCancel(
+    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="cancel"
+):
     """The elicitation was cancelled.
 
     The `cancel` variant of `CreateElicitationResponse`.
@@ -5712,7 +5748,7 @@ class CreateElicitationResponseCancel(_m.Struct, kw_only=True, tag_field="action
     """
 
 
-class MessageMcpResponseResult(_m.Struct, kw_only=True):
+class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False):
     """An opaque inner MCP result.
 
     A variant of `MessageMcpResponse`.
@@ -5725,7 +5761,7 @@ class MessageMcpResponseResult(_m.Struct, kw_only=True):
     """Optional ACP carrier metadata."""
 
 
-class MessageMcpResponseError(_m.Struct, kw_only=True):
+class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False):
     """A structured inner MCP error.
 
     A variant of `MessageMcpResponse`.
@@ -5738,7 +5774,7 @@ class MessageMcpResponseError(_m.Struct, kw_only=True):
     """Optional ACP carrier metadata."""
 
 
-class CancelNotification(_m.Struct, kw_only=True):
+class CancelNotification(_m.Struct, kw_only=True, gc=False):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
@@ -5756,7 +5792,7 @@ class CancelNotification(_m.Struct, kw_only=True):
     """
 
 
-class MessageMcpNotification(_m.Struct, kw_only=True):
+class MessageMcpNotification(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5791,7 +5827,7 @@ class MessageMcpNotification(_m.Struct, kw_only=True):
     """
 
 
-class CancelRequestNotification(_m.Struct, kw_only=True):
+class CancelRequestNotification(_m.Struct, kw_only=True, gc=False):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
@@ -5809,7 +5845,7 @@ class CancelRequestNotification(_m.Struct, kw_only=True):
     """
 
 
-class ProxySuccessorRequest(_m.Struct, kw_only=True):
+class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5854,7 +5890,7 @@ class ProxySuccessorRequest(_m.Struct, kw_only=True):
     """
 
 
-class ProxySuccessorNotification(_m.Struct, kw_only=True):
+class ProxySuccessorNotification(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.

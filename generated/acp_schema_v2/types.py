@@ -688,7 +688,7 @@ class SessionArchiveFilter(_s.OpenStrEnum):
     """Only archived sessions."""
 
 
-class RequestPermissionRequest(_m.Struct, kw_only=True):
+class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -734,7 +734,9 @@ class RequestPermissionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ToolCallPermissionSubject(_m.Struct, kw_only=True, tag_field="type", tag="tool_call"):
+class ToolCallPermissionSubject(
+    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="tool_call"
+):
     """Permission request details for a tool call."""
 
     tool_call: ToolCallUpdate = _m.field(name="toolCall")
@@ -754,7 +756,7 @@ class ToolCallPermissionSubject(_m.Struct, kw_only=True, tag_field="type", tag="
     """
 
 
-class CommandPermissionSubject(_m.Struct, kw_only=True, tag_field="type", tag="command"):
+class CommandPermissionSubject(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="command"):
     """Permission request details for a command."""
 
     command: str
@@ -778,7 +780,7 @@ class CommandPermissionSubject(_m.Struct, kw_only=True, tag_field="type", tag="c
     """
 
 
-class ToolCallUpdate(_m.Struct, kw_only=True):
+class ToolCallUpdate(_m.Struct, kw_only=True, gc=False):
     """Represents an upsert for a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -862,7 +864,7 @@ class ToolCallUpdate(_m.Struct, kw_only=True):
     """
 
 
-class Content(_m.Struct, kw_only=True, tag_field="type", tag="content"):
+class Content(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="content"):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
@@ -877,7 +879,7 @@ class Content(_m.Struct, kw_only=True, tag_field="type", tag="content"):
     """
 
 
-class Diff(_m.Struct, kw_only=True, tag_field="type", tag="diff"):
+class Diff(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
     """File changes produced by a tool call.
 
     `changes` is authoritative for affected absolute paths and operations.
@@ -910,7 +912,7 @@ class Diff(_m.Struct, kw_only=True, tag_field="type", tag="diff"):
     """
 
 
-class Terminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
+class Terminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
     """A display-only reference to an agent-owned terminal.
 
     Terminal state and output are delivered separately through
@@ -929,7 +931,7 @@ class Terminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
     """
 
 
-class TextContent(_m.Struct, kw_only=True, tag_field="type", tag="text"):
+class TextContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
     """Text provided to or from an LLM."""
 
     text: str
@@ -950,7 +952,7 @@ class TextContent(_m.Struct, kw_only=True, tag_field="type", tag="text"):
     """
 
 
-class ImageContent(_m.Struct, kw_only=True, tag_field="type", tag="image"):
+class ImageContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="image"):
     """An image provided to or from an LLM."""
 
     data: str
@@ -980,7 +982,7 @@ class ImageContent(_m.Struct, kw_only=True, tag_field="type", tag="image"):
     """
 
 
-class AudioContent(_m.Struct, kw_only=True, tag_field="type", tag="audio"):
+class AudioContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="audio"):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -1004,7 +1006,7 @@ class AudioContent(_m.Struct, kw_only=True, tag_field="type", tag="audio"):
     """
 
 
-class ResourceLink(_m.Struct, kw_only=True, tag_field="type", tag="resource_link"):
+class ResourceLink(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource_link"):
     """A link to a resource that the receiver may be able to read, included in a prompt or tool call result."""
 
     name: str
@@ -1058,7 +1060,7 @@ class ResourceLink(_m.Struct, kw_only=True, tag_field="type", tag="resource_link
     """
 
 
-class EmbeddedResource(_m.Struct, kw_only=True, tag_field="type", tag="resource"):
+class EmbeddedResource(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource"):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     resource: EmbeddedResourceResource
@@ -1079,7 +1081,7 @@ class EmbeddedResource(_m.Struct, kw_only=True, tag_field="type", tag="resource"
     """
 
 
-class Annotations(_m.Struct, kw_only=True):
+class Annotations(_m.Struct, kw_only=True, gc=False):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: _t.Sequence[Role] | None | _m.UnsetType = _m.UNSET
@@ -1112,7 +1114,7 @@ class Annotations(_m.Struct, kw_only=True):
     """
 
 
-class Icon(_m.Struct, kw_only=True):
+class Icon(_m.Struct, kw_only=True, gc=False):
     """An optionally-sized icon that can be displayed in a user interface."""
 
     src: str
@@ -1152,7 +1154,7 @@ class Icon(_m.Struct, kw_only=True):
     """
 
 
-class TextResourceContents(_m.Struct, kw_only=True):
+class TextResourceContents(_m.Struct, kw_only=True, gc=False):
     """Text-based resource contents."""
 
     text: str
@@ -1176,7 +1178,7 @@ class TextResourceContents(_m.Struct, kw_only=True):
     """
 
 
-class BlobResourceContents(_m.Struct, kw_only=True):
+class BlobResourceContents(_m.Struct, kw_only=True, gc=False):
     """Binary resource contents."""
 
     blob: str
@@ -1200,14 +1202,14 @@ class BlobResourceContents(_m.Struct, kw_only=True):
     """
 
 
-class DiffPathChange(_m.Struct, kw_only=True):
+class DiffPathChange(_m.Struct, kw_only=True, gc=False):
     """Operation metadata for add, delete, and modify changes."""
 
     path: AbsolutePath
     """Absolute path for the operation."""
 
 
-class DiffChangeAdd(DiffPathChange, kw_only=True, tag_field="operation", tag="add"):
+class DiffChangeAdd(DiffPathChange, kw_only=True, gc=False, tag_field="operation", tag="add"):
     """A file was added.
 
     The `add` variant of `DiffChange`.
@@ -1234,7 +1236,7 @@ class DiffChangeAdd(DiffPathChange, kw_only=True, tag_field="operation", tag="ad
     """
 
 
-class DiffChangeDelete(DiffPathChange, kw_only=True, tag_field="operation", tag="delete"):
+class DiffChangeDelete(DiffPathChange, kw_only=True, gc=False, tag_field="operation", tag="delete"):
     """A file was deleted.
 
     The `delete` variant of `DiffChange`.
@@ -1261,7 +1263,7 @@ class DiffChangeDelete(DiffPathChange, kw_only=True, tag_field="operation", tag=
     """
 
 
-class DiffChangeModify(DiffPathChange, kw_only=True, tag_field="operation", tag="modify"):
+class DiffChangeModify(DiffPathChange, kw_only=True, gc=False, tag_field="operation", tag="modify"):
     """A file was modified in place.
 
     The `modify` variant of `DiffChange`.
@@ -1288,7 +1290,7 @@ class DiffChangeModify(DiffPathChange, kw_only=True, tag_field="operation", tag=
     """
 
 
-class DiffPathPairChange(_m.Struct, kw_only=True):
+class DiffPathPairChange(_m.Struct, kw_only=True, gc=False):
     """Operation metadata for move and copy changes."""
 
     old_path: AbsolutePath = _m.field(name="oldPath")
@@ -1298,7 +1300,7 @@ class DiffPathPairChange(_m.Struct, kw_only=True):
     """Absolute path after the operation."""
 
 
-class DiffChangeMove(DiffPathPairChange, kw_only=True, tag_field="operation", tag="move"):
+class DiffChangeMove(DiffPathPairChange, kw_only=True, gc=False, tag_field="operation", tag="move"):
     """A file was moved or renamed.
 
     The `move` variant of `DiffChange`.
@@ -1325,7 +1327,7 @@ class DiffChangeMove(DiffPathPairChange, kw_only=True, tag_field="operation", ta
     """
 
 
-class DiffChangeCopy(DiffPathPairChange, kw_only=True, tag_field="operation", tag="copy"):
+class DiffChangeCopy(DiffPathPairChange, kw_only=True, gc=False, tag_field="operation", tag="copy"):
     """A file was copied.
 
     The `copy` variant of `DiffChange`.
@@ -1352,7 +1354,7 @@ class DiffChangeCopy(DiffPathPairChange, kw_only=True, tag_field="operation", ta
     """
 
 
-class DiffPatch(_m.Struct, kw_only=True):
+class DiffPatch(_m.Struct, kw_only=True, gc=False):
     """Renderable patch text and its format."""
 
     format: DiffPatchFormat
@@ -1370,7 +1372,7 @@ class DiffPatch(_m.Struct, kw_only=True):
     """
 
 
-class ToolCallLocation(_m.Struct, kw_only=True):
+class ToolCallLocation(_m.Struct, kw_only=True, gc=False):
     """A file location being accessed or modified by a tool.
 
     Enables clients to implement "follow-along" features that track
@@ -1396,7 +1398,7 @@ class ToolCallLocation(_m.Struct, kw_only=True):
     """
 
 
-class ToolCallCapabilities(_m.Struct, kw_only=True):
+class ToolCallCapabilities(_m.Struct, kw_only=True, gc=False):
     """Client-initiated controls a tool call currently supports.
 
     A malformed value falls back to no controls, so the Client never sends a request the
@@ -1421,7 +1423,7 @@ class ToolCallCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ToolCallCancelCapabilities(_m.Struct, kw_only=True):
+class ToolCallCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capability to cancel a tool call with `tool_call/cancel`.
 
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
@@ -1436,7 +1438,7 @@ class ToolCallCancelCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class PermissionOption(_m.Struct, kw_only=True):
+class PermissionOption(_m.Struct, kw_only=True, gc=False):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId = _m.field(name="optionId")
@@ -1457,7 +1459,7 @@ class PermissionOption(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationSessionScope(_m.Struct, kw_only=True):
+class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False):
     """Session-scoped elicitation, optionally tied to a specific tool call.
 
     When `toolCallId` is set, the elicitation is tied to a specific tool call.
@@ -1476,7 +1478,7 @@ class ElicitationSessionScope(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationRequestScope(_m.Struct, kw_only=True):
+class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False):
     """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -1485,7 +1487,7 @@ class ElicitationRequestScope(_m.Struct, kw_only=True):
     """The pending Client-to-Agent request this elicitation is tied to."""
 
 
-class ElicitationSchema(_m.Struct, kw_only=True):
+class ElicitationSchema(_m.Struct, kw_only=True, gc=False):
     """Type-safe elicitation schema for requesting structured user input.
 
     This represents a JSON Schema object with primitive-typed properties,
@@ -1525,7 +1527,7 @@ class ElicitationSchema(_m.Struct, kw_only=True):
     """
 
 
-class StringPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="string"):
+class StringPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
     """Schema for string properties in an elicitation form.
 
     When `enum` or `oneOf` is set, this represents a single-select enum
@@ -1603,7 +1605,7 @@ class StringPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="strin
     """
 
 
-class NumberPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="number"):
+class NumberPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="number"):
     """Schema for number (floating-point) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1645,7 +1647,7 @@ class NumberPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="numbe
     """
 
 
-class IntegerPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="integer"):
+class IntegerPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="integer"):
     """Schema for integer properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1687,7 +1689,7 @@ class IntegerPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="inte
     """
 
 
-class BooleanPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="boolean"):
+class BooleanPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"):
     """Schema for boolean properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1717,7 +1719,7 @@ class BooleanPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="bool
     """
 
 
-class MultiSelectPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="array"):
+class MultiSelectPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="array"):
     """Schema for multi-select (array) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1766,7 +1768,7 @@ class MultiSelectPropertySchema(_m.Struct, kw_only=True, tag_field="type", tag="
     """
 
 
-class EnumOption(_m.Struct, kw_only=True):
+class EnumOption(_m.Struct, kw_only=True, gc=False):
     """A titled enum option with a const value, human-readable title, and optional description."""
 
     const: str
@@ -1790,7 +1792,7 @@ class EnumOption(_m.Struct, kw_only=True):
     """
 
 
-class StringMultiSelectItems(_m.Struct, kw_only=True, tag_field="type", tag="string"):
+class StringMultiSelectItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
     """String item schema for multi-select enum properties."""
 
     enum: _t.Annotated[_t.Sequence[str], _m.Meta(min_length=1)]
@@ -1805,7 +1807,7 @@ class StringMultiSelectItems(_m.Struct, kw_only=True, tag_field="type", tag="str
     """
 
 
-class TitledMultiSelectItems(_m.Struct, kw_only=True):
+class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False):
     """Items definition for titled multi-select enum properties."""
 
     any_of: _t.Annotated[_t.Sequence[EnumOption], _m.Meta(min_length=1)] = _m.field(name="anyOf")
@@ -1820,7 +1822,7 @@ class TitledMultiSelectItems(_m.Struct, kw_only=True):
     """
 
 
-class MessageMcpRequest(_m.Struct, kw_only=True):
+class MessageMcpRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     Request parameters for `mcp/message`, sent from consumer to provider.
@@ -1848,7 +1850,7 @@ class MessageMcpRequest(_m.Struct, kw_only=True):
     """
 
 
-class AgentCapabilities(_m.Struct, kw_only=True):
+class AgentCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -1896,7 +1898,7 @@ class AgentCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class InitializeResponse(_m.Struct, kw_only=True):
+class InitializeResponse(_m.Struct, kw_only=True, gc=False):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -1938,7 +1940,7 @@ class InitializeResponse(_m.Struct, kw_only=True):
     """
 
 
-class Implementation(_m.Struct, kw_only=True):
+class Implementation(_m.Struct, kw_only=True, gc=False):
     """Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
     title for UI representation.
@@ -1972,7 +1974,7 @@ class Implementation(_m.Struct, kw_only=True):
     """
 
 
-class SessionCapabilities(_m.Struct, kw_only=True):
+class SessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """Session capabilities supported by the agent.
 
     Supplying `{}` means the agent supports the baseline session methods:
@@ -2091,7 +2093,7 @@ class SessionCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class PromptCapabilities(_m.Struct, kw_only=True):
+class PromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
     Baseline agent functionality requires support for `text`
@@ -2141,7 +2143,7 @@ class PromptCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class PromptImageCapabilities(_m.Struct, kw_only=True):
+class PromptImageCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for image content in prompt requests.
 
     Supplying `{}` means the agent supports image content in prompts.
@@ -2156,7 +2158,7 @@ class PromptImageCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class PromptAudioCapabilities(_m.Struct, kw_only=True):
+class PromptAudioCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for audio content in prompt requests.
 
     Supplying `{}` means the agent supports audio content in prompts.
@@ -2171,7 +2173,7 @@ class PromptAudioCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class PromptEmbeddedContextCapabilities(_m.Struct, kw_only=True):
+class PromptEmbeddedContextCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for embedded context in prompt requests.
 
     Supplying `{}` means the agent supports embedded context in prompts.
@@ -2186,7 +2188,7 @@ class PromptEmbeddedContextCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class McpCapabilities(_m.Struct, kw_only=True):
+class McpCapabilities(_m.Struct, kw_only=True, gc=False):
     """MCP capabilities supported by the agent for session lifecycle requests."""
 
     stdio: McpStdioCapabilities | None | _m.UnsetType = _m.UNSET
@@ -2223,7 +2225,7 @@ class McpCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class McpStdioCapabilities(_m.Struct, kw_only=True):
+class McpStdioCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for stdio MCP server transports.
 
     Supplying `{}` means the agent supports stdio MCP server transports.
@@ -2238,7 +2240,7 @@ class McpStdioCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class McpHttpCapabilities(_m.Struct, kw_only=True):
+class McpHttpCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for HTTP MCP server transports.
 
     Supplying `{}` means the agent supports HTTP MCP server transports.
@@ -2253,7 +2255,7 @@ class McpHttpCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class McpAcpCapabilities(_m.Struct, kw_only=True):
+class McpAcpCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2272,7 +2274,7 @@ class McpAcpCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionDeleteCapabilities(_m.Struct, kw_only=True):
+class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for the `session/delete` method.
 
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
@@ -2287,7 +2289,7 @@ class SessionDeleteCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True):
+class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for additional session directories support.
 
     Supplying `{}` means the agent supports the `additionalDirectories` field on
@@ -2305,7 +2307,7 @@ class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionSystemPromptCapabilities(_m.Struct, kw_only=True):
+class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2331,7 +2333,7 @@ class SessionSystemPromptCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True):
+class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2359,7 +2361,7 @@ class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True):
+class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2379,7 +2381,7 @@ class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionForkCapabilities(_m.Struct, kw_only=True):
+class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2398,7 +2400,7 @@ class SessionForkCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionArchiveCapabilities(_m.Struct, kw_only=True):
+class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2418,7 +2420,7 @@ class SessionArchiveCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionStatusCapabilities(_m.Struct, kw_only=True):
+class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2437,7 +2439,7 @@ class SessionStatusCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionTitleCapabilities(_m.Struct, kw_only=True):
+class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2457,7 +2459,7 @@ class SessionTitleCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AgentAuthCapabilities(_m.Struct, kw_only=True):
+class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """Authentication-related extension capabilities supported by the agent.
 
     This object does not advertise support for `auth/login` or `auth/logout`.
@@ -2485,7 +2487,7 @@ class AgentAuthCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusCapabilities(_m.Struct, kw_only=True):
+class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2504,7 +2506,7 @@ class AuthStatusCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ProvidersCapabilities(_m.Struct, kw_only=True):
+class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2523,7 +2525,7 @@ class ProvidersCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class AuthMethodTerminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
+class AuthMethodTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
     """Terminal-based authentication method.
 
     The client runs the configured agent program as a separate interactive
@@ -2563,7 +2565,7 @@ class AuthMethodTerminal(_m.Struct, kw_only=True, tag_field="type", tag="termina
     """
 
 
-class AuthMethodAgent(_m.Struct, kw_only=True, tag_field="type", tag="agent"):
+class AuthMethodAgent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="agent"):
     """Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
@@ -2590,7 +2592,7 @@ class AuthMethodAgent(_m.Struct, kw_only=True, tag_field="type", tag="agent"):
     """
 
 
-class EnvVariable(_m.Struct, kw_only=True):
+class EnvVariable(_m.Struct, kw_only=True, gc=False):
     """An environment variable to set when launching a process."""
 
     name: str
@@ -2608,7 +2610,7 @@ class EnvVariable(_m.Struct, kw_only=True):
     """
 
 
-class LoginAuthResponse(_m.Struct, kw_only=True):
+class LoginAuthResponse(_m.Struct, kw_only=True, gc=False):
     """Response to the `auth/login` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2620,7 +2622,7 @@ class LoginAuthResponse(_m.Struct, kw_only=True):
     """
 
 
-class ListProvidersResponse(_m.Struct, kw_only=True):
+class ListProvidersResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2640,7 +2642,7 @@ class ListProvidersResponse(_m.Struct, kw_only=True):
     """
 
 
-class ProviderInfo(_m.Struct, kw_only=True):
+class ProviderInfo(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2673,7 +2675,7 @@ class ProviderInfo(_m.Struct, kw_only=True):
     """
 
 
-class ProviderCurrentConfig(_m.Struct, kw_only=True):
+class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2696,7 +2698,7 @@ class ProviderCurrentConfig(_m.Struct, kw_only=True):
     """
 
 
-class SetProviderResponse(_m.Struct, kw_only=True):
+class SetProviderResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2713,7 +2715,7 @@ class SetProviderResponse(_m.Struct, kw_only=True):
     """
 
 
-class DisableProviderResponse(_m.Struct, kw_only=True):
+class DisableProviderResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2730,7 +2732,7 @@ class DisableProviderResponse(_m.Struct, kw_only=True):
     """
 
 
-class LogoutAuthResponse(_m.Struct, kw_only=True):
+class LogoutAuthResponse(_m.Struct, kw_only=True, gc=False):
     """Response to the `auth/logout` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2742,7 +2744,7 @@ class LogoutAuthResponse(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusResponse(_m.Struct, kw_only=True):
+class AuthStatusResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2774,7 +2776,7 @@ class AuthStatusResponse(_m.Struct, kw_only=True):
     """
 
 
-class AuthAccount(_m.Struct, kw_only=True):
+class AuthAccount(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2827,7 +2829,7 @@ class AuthAccount(_m.Struct, kw_only=True):
     """
 
 
-class NewSessionResponse(_m.Struct, kw_only=True):
+class NewSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from creating a new session.
 
     New sessions default to `idle` until a state update reports otherwise.
@@ -2872,7 +2874,7 @@ class NewSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class SessionConfigSelect(_m.Struct, kw_only=True):
+class SessionConfigSelect(_m.Struct, kw_only=True, gc=False):
     """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: SessionConfigValueId = _m.field(name="currentValue")
@@ -2884,7 +2886,9 @@ class SessionConfigSelect(_m.Struct, kw_only=True):
     """
 
 
-class SessionConfigOptionSelect(SessionConfigSelect, kw_only=True, tag_field="type", tag="select"):
+class SessionConfigOptionSelect(
+    SessionConfigSelect, kw_only=True, gc=False, tag_field="type", tag="select"
+):
     """Single-value selector (dropdown).
 
     The `select` variant of `SessionConfigOption`.
@@ -2917,7 +2921,7 @@ class SessionConfigOptionSelect(SessionConfigSelect, kw_only=True, tag_field="ty
     """
 
 
-class SessionConfigBoolean(_m.Struct, kw_only=True):
+class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False):
     """A boolean on/off toggle session configuration option payload."""
 
     current_value: bool = _m.field(name="currentValue")
@@ -2925,7 +2929,7 @@ class SessionConfigBoolean(_m.Struct, kw_only=True):
 
 
 class SessionConfigOptionBoolean(
-    SessionConfigBoolean, kw_only=True, tag_field="type", tag="boolean"
+    SessionConfigBoolean, kw_only=True, gc=False, tag_field="type", tag="boolean"
 ):
     """Boolean on/off toggle.
 
@@ -2959,7 +2963,7 @@ class SessionConfigOptionBoolean(
     """
 
 
-class SessionConfigSelectOption(_m.Struct, kw_only=True):
+class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -2983,7 +2987,7 @@ class SessionConfigSelectOption(_m.Struct, kw_only=True):
     """
 
 
-class SessionConfigSelectGroup(_m.Struct, kw_only=True):
+class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False):
     """A group of possible values for a session configuration option."""
 
     group_id: SessionConfigGroupId = _m.field(name="groupId")
@@ -3004,7 +3008,7 @@ class SessionConfigSelectGroup(_m.Struct, kw_only=True):
     """
 
 
-class Command(_m.Struct, kw_only=True, tag_field="type", tag="command"):
+class Command(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="command"):
     """A slash command the user can invoke by including it in a prompt.
 
     The `type` discriminator value is `command`.
@@ -3034,7 +3038,7 @@ class Command(_m.Struct, kw_only=True, tag_field="type", tag="command"):
     """
 
 
-class TextCommandInput(_m.Struct, kw_only=True, tag_field="type", tag="text"):
+class TextCommandInput(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
     """All text that was typed after the command name is provided as input."""
 
     hint: str
@@ -3049,7 +3053,7 @@ class TextCommandInput(_m.Struct, kw_only=True, tag_field="type", tag="text"):
     """
 
 
-class ListSessionsResponse(_m.Struct, kw_only=True):
+class ListSessionsResponse(_m.Struct, kw_only=True, gc=False):
     """Response from listing sessions."""
 
     sessions: _t.Sequence[SessionInfo]
@@ -3072,7 +3076,7 @@ class ListSessionsResponse(_m.Struct, kw_only=True):
     """
 
 
-class SessionInfo(_m.Struct, kw_only=True):
+class SessionInfo(_m.Struct, kw_only=True, gc=False):
     """Information about a session returned by session/list"""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -3123,7 +3127,7 @@ class SessionInfo(_m.Struct, kw_only=True):
     """
 
 
-class DeleteSessionResponse(_m.Struct, kw_only=True):
+class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from deleting a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -3135,7 +3139,7 @@ class DeleteSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class ForkSessionResponse(_m.Struct, kw_only=True):
+class ForkSessionResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3175,7 +3179,7 @@ class ForkSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class ArchiveSessionResponse(_m.Struct, kw_only=True):
+class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3192,7 +3196,7 @@ class ArchiveSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class UnarchiveSessionResponse(_m.Struct, kw_only=True):
+class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3209,7 +3213,7 @@ class UnarchiveSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class SessionStatusResponse(_m.Struct, kw_only=True):
+class SessionStatusResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3245,7 +3249,7 @@ class SessionStatusResponse(_m.Struct, kw_only=True):
     """
 
 
-class RunningStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="running"):
+class RunningStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="running"):
     """Foreground work is in progress."""
 
     background: _t.Sequence[BackgroundWork] | None | _m.UnsetType = _m.UNSET
@@ -3268,7 +3272,9 @@ class RunningStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="runnin
     """
 
 
-class IdleStateUpdateEndTurn(_m.Struct, kw_only=True, tag_field="stopReason", tag="end_turn"):
+class IdleStateUpdateEndTurn(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="end_turn"
+):
     """The active work ended successfully.
     Includes locally handled commands that required no model call.
 
@@ -3306,7 +3312,9 @@ class IdleStateUpdateEndTurn(_m.Struct, kw_only=True, tag_field="stopReason", ta
     """
 
 
-class IdleStateUpdateMaxTokens(_m.Struct, kw_only=True, tag_field="stopReason", tag="max_tokens"):
+class IdleStateUpdateMaxTokens(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_tokens"
+):
     """The active work ended because the agent reached the maximum number of tokens.
 
     The `max_tokens` variant of `IdleStateUpdate`.
@@ -3344,7 +3352,7 @@ class IdleStateUpdateMaxTokens(_m.Struct, kw_only=True, tag_field="stopReason", 
 
 
 class IdleStateUpdateMaxTurnRequests(
-    _m.Struct, kw_only=True, tag_field="stopReason", tag="max_turn_requests"
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_turn_requests"
 ):
     """The active work ended because the agent reached the maximum number of
     model requests for the foreground work.
@@ -3383,7 +3391,9 @@ class IdleStateUpdateMaxTurnRequests(
     """
 
 
-class IdleStateUpdateRefusal(_m.Struct, kw_only=True, tag_field="stopReason", tag="refusal"):
+class IdleStateUpdateRefusal(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="refusal"
+):
     """The active work ended because the agent refused to continue.
 
     The `refusal` variant of `IdleStateUpdate`.
@@ -3420,7 +3430,9 @@ class IdleStateUpdateRefusal(_m.Struct, kw_only=True, tag_field="stopReason", ta
     """
 
 
-class IdleStateUpdateCancelled(_m.Struct, kw_only=True, tag_field="stopReason", tag="cancelled"):
+class IdleStateUpdateCancelled(
+    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="cancelled"
+):
     """The user or client chose to stop the work: via `session/cancel`, by
     closing the session, or through an interaction the agent offers, such
     as a permission option that tells the agent to stop. Work the agent
@@ -3466,7 +3478,7 @@ class IdleStateUpdateCancelled(_m.Struct, kw_only=True, tag_field="stopReason", 
     """
 
 
-class ErrorStopReason(_m.Struct, kw_only=True):
+class ErrorStopReason(_m.Struct, kw_only=True, gc=False):
     """Details of a failure that ended active work."""
 
     error: Error | None | _m.UnsetType = _m.UNSET
@@ -3477,7 +3489,9 @@ class ErrorStopReason(_m.Struct, kw_only=True):
     """
 
 
-class IdleStateUpdateError(ErrorStopReason, kw_only=True, tag_field="stopReason", tag="error"):
+class IdleStateUpdateError(
+    ErrorStopReason, kw_only=True, gc=False, tag_field="stopReason", tag="error"
+):
     """The active work ended because something failed.
 
     This includes pre-insertion foreground work. A prompt failure before
@@ -3518,7 +3532,7 @@ class IdleStateUpdateError(ErrorStopReason, kw_only=True, tag_field="stopReason"
     """
 
 
-class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3557,7 +3571,7 @@ class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, tag_field="state", tag="id
     """
 
 
-class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3596,7 +3610,9 @@ class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, tag_field="state", tag="
     """
 
 
-class StateUpdateIdleMaxTurnRequests(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleMaxTurnRequests(
+    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"
+):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3635,7 +3651,7 @@ class StateUpdateIdleMaxTurnRequests(_m.Struct, kw_only=True, tag_field="state",
     """
 
 
-class StateUpdateIdleRefusal(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleRefusal(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3674,7 +3690,7 @@ class StateUpdateIdleRefusal(_m.Struct, kw_only=True, tag_field="state", tag="id
     """
 
 
-class StateUpdateIdleCancelled(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleCancelled(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3713,7 +3729,7 @@ class StateUpdateIdleCancelled(_m.Struct, kw_only=True, tag_field="state", tag="
     """
 
 
-class StateUpdateIdleError(_m.Struct, kw_only=True, tag_field="state", tag="idle"):
+class StateUpdateIdleError(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3759,7 +3775,9 @@ class StateUpdateIdleError(_m.Struct, kw_only=True, tag_field="state", tag="idle
     """
 
 
-class RequiresActionStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="requires_action"):
+class RequiresActionStateUpdate(
+    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="requires_action"
+):
     """The foreground workflow as a whole is blocked on user action.
 
     Agents SHOULD report this state when foreground work cannot progress without
@@ -3790,7 +3808,7 @@ class RequiresActionStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag=
     """
 
 
-class UnknownStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="unknown"):
+class UnknownStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="unknown"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3826,7 +3844,7 @@ class UnknownStateUpdate(_m.Struct, kw_only=True, tag_field="state", tag="unknow
     """
 
 
-class BackgroundTerminal(_m.Struct, kw_only=True, tag_field="type", tag="terminal"):
+class BackgroundTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
     """A listed terminal running in the background."""
 
     terminal_id: TerminalId = _m.field(name="terminalId")
@@ -3841,7 +3859,7 @@ class BackgroundTerminal(_m.Struct, kw_only=True, tag_field="type", tag="termina
     """
 
 
-class BackgroundToolCall(_m.Struct, kw_only=True, tag_field="type", tag="tool_call"):
+class BackgroundToolCall(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="tool_call"):
     """A listed tool call whose work continues in the background."""
 
     tool_call_id: ToolCallId = _m.field(name="toolCallId")
@@ -3856,7 +3874,7 @@ class BackgroundToolCall(_m.Struct, kw_only=True, tag_field="type", tag="tool_ca
     """
 
 
-class BackgroundSubagent(_m.Struct, kw_only=True, tag_field="type", tag="subagent"):
+class BackgroundSubagent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="subagent"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3876,7 +3894,7 @@ class BackgroundSubagent(_m.Struct, kw_only=True, tag_field="type", tag="subagen
     """
 
 
-class Error(_m.Struct, kw_only=True):
+class Error(_m.Struct, kw_only=True, gc=False):
     """JSON-RPC error object.
 
     Represents an error that occurred during method execution, following the
@@ -3905,7 +3923,7 @@ class Error(_m.Struct, kw_only=True):
     """
 
 
-class UnsupportedProtocolVersionErrorData(_m.Struct, kw_only=True):
+class UnsupportedProtocolVersionErrorData(_m.Struct, kw_only=True, gc=False):
     """Data for the `-32022` (Unsupported protocol version) error.
 
     See protocol docs: [Version Negotiation](https://agentclientprotocol.com/protocol/v2/draft/initialization#version-negotiation)
@@ -3926,7 +3944,7 @@ class UnsupportedProtocolVersionErrorData(_m.Struct, kw_only=True):
     """
 
 
-class SessionNotFoundErrorData(_m.Struct, kw_only=True):
+class SessionNotFoundErrorData(_m.Struct, kw_only=True, gc=False):
     """Data for the `-32002` (Resource not found) error when a session-scoped request names a
     session that does not exist or is not active.
 
@@ -3945,7 +3963,7 @@ class SessionNotFoundErrorData(_m.Struct, kw_only=True):
     """
 
 
-class Usage(_m.Struct, kw_only=True):
+class Usage(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3995,7 +4013,7 @@ class Usage(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionTitleResponse(_m.Struct, kw_only=True):
+class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4019,7 +4037,7 @@ class SetSessionTitleResponse(_m.Struct, kw_only=True):
     """
 
 
-class ResumeSessionResponse(_m.Struct, kw_only=True):
+class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from resuming an existing session.
 
     The agent MUST send a current `state_update` after any requested history
@@ -4058,7 +4076,7 @@ class ResumeSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class CloseSessionResponse(_m.Struct, kw_only=True):
+class CloseSessionResponse(_m.Struct, kw_only=True, gc=False):
     """Response from closing a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4070,7 +4088,7 @@ class CloseSessionResponse(_m.Struct, kw_only=True):
     """
 
 
-class CancelToolCallResponse(_m.Struct, kw_only=True):
+class CancelToolCallResponse(_m.Struct, kw_only=True, gc=False):
     """Response from cancelling a tool call."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4082,7 +4100,7 @@ class CancelToolCallResponse(_m.Struct, kw_only=True):
     """
 
 
-class CancelTerminalResponse(_m.Struct, kw_only=True):
+class CancelTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """Response from cancelling a terminal."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4094,7 +4112,7 @@ class CancelTerminalResponse(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionConfigOptionResponse(_m.Struct, kw_only=True):
+class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False):
     """Response to `session/set_config_option` method."""
 
     config_options: _t.Sequence[SessionConfigOption] = _m.field(name="configOptions")
@@ -4109,7 +4127,7 @@ class SetSessionConfigOptionResponse(_m.Struct, kw_only=True):
     """
 
 
-class PromptResponse(_m.Struct, kw_only=True):
+class PromptResponse(_m.Struct, kw_only=True, gc=False):
     """Response acknowledging that a user prompt was inserted into the ACP conversation.
 
     This response does not indicate that the prompt was merely received or held, nor that the
@@ -4141,7 +4159,7 @@ class PromptResponse(_m.Struct, kw_only=True):
     """
 
 
-class UpdateSessionNotification(_m.Struct, kw_only=True):
+class UpdateSessionNotification(_m.Struct, kw_only=True, gc=False):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -4164,7 +4182,7 @@ class UpdateSessionNotification(_m.Struct, kw_only=True):
     """
 
 
-class ContentChunk(_m.Struct, kw_only=True):
+class ContentChunk(_m.Struct, kw_only=True, gc=False):
     """A streamed item of message content."""
 
     message_id: MessageId = _m.field(name="messageId")
@@ -4188,7 +4206,7 @@ class ContentChunk(_m.Struct, kw_only=True):
 
 
 class SessionUpdateUserMessageChunk(
-    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="user_message_chunk"
+    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message_chunk"
 ):
     """A chunk of the user's message being streamed.
 
@@ -4196,7 +4214,7 @@ class SessionUpdateUserMessageChunk(
     """
 
 
-class UserMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="user_message"):
+class UserMessage(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message"):
     """A user message upsert.
 
     Only `messageId` is required. `content` has patch semantics:
@@ -4231,7 +4249,7 @@ class UserMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="user_
 
 
 class SessionUpdateAgentMessageChunk(
-    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="agent_message_chunk"
+    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message_chunk"
 ):
     """A chunk of the agent's response being streamed.
 
@@ -4239,7 +4257,9 @@ class SessionUpdateAgentMessageChunk(
     """
 
 
-class AgentMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="agent_message"):
+class AgentMessage(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message"
+):
     """An agent message upsert.
 
     Only `messageId` is required. `content` has patch semantics:
@@ -4274,7 +4294,7 @@ class AgentMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="agen
 
 
 class SessionUpdateAgentThoughtChunk(
-    ContentChunk, kw_only=True, tag_field="sessionUpdate", tag="agent_thought_chunk"
+    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought_chunk"
 ):
     """A chunk of the agent's internal reasoning being streamed.
 
@@ -4282,7 +4302,9 @@ class SessionUpdateAgentThoughtChunk(
     """
 
 
-class AgentThought(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="agent_thought"):
+class AgentThought(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought"
+):
     """An agent thought or reasoning message upsert.
 
     Only `messageId` is required. `content` has patch semantics:
@@ -4317,7 +4339,7 @@ class AgentThought(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="agen
 
 
 class SessionUpdateStateUpdateRunning(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4347,7 +4369,7 @@ class SessionUpdateStateUpdateRunning(
 
 
 class SessionUpdateStateUpdateIdleEndTurn(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4390,7 +4412,7 @@ class SessionUpdateStateUpdateIdleEndTurn(
 
 
 class SessionUpdateStateUpdateIdleMaxTokens(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4433,7 +4455,7 @@ class SessionUpdateStateUpdateIdleMaxTokens(
 
 
 class SessionUpdateStateUpdateIdleMaxTurnRequests(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4476,7 +4498,7 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(
 
 
 class SessionUpdateStateUpdateIdleRefusal(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4519,7 +4541,7 @@ class SessionUpdateStateUpdateIdleRefusal(
 
 
 class SessionUpdateStateUpdateIdleCancelled(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4562,7 +4584,7 @@ class SessionUpdateStateUpdateIdleCancelled(
 
 
 class SessionUpdateStateUpdateIdleError(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4612,7 +4634,7 @@ class SessionUpdateStateUpdateIdleError(
 
 
 class SessionUpdateStateUpdateRequiresAction(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4642,7 +4664,7 @@ class SessionUpdateStateUpdateRequiresAction(
 
 
 class SessionUpdateStateUpdateUnknown(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4672,7 +4694,7 @@ class SessionUpdateStateUpdateUnknown(
 
 
 class ToolCallContentChunk(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="tool_call_content_chunk"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_content_chunk"
 ):
     """A streamed item of tool-call content.
 
@@ -4699,7 +4721,7 @@ class ToolCallContentChunk(
 
 
 class SessionUpdateToolCallUpdate(
-    ToolCallUpdate, kw_only=True, tag_field="sessionUpdate", tag="tool_call_update"
+    ToolCallUpdate, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_update"
 ):
     """A tool call has been created or updated.
 
@@ -4707,7 +4729,9 @@ class SessionUpdateToolCallUpdate(
     """
 
 
-class TerminalUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="terminal_update"):
+class TerminalUpdate(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_update"
+):
     """An upsert for the stored state of an agent-owned terminal.
 
     Only `terminalId` is required. Other fields have patch
@@ -4761,7 +4785,7 @@ class TerminalUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="te
 
 
 class TerminalOutputChunk(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="terminal_output_chunk"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_output_chunk"
 ):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
@@ -4781,7 +4805,7 @@ class TerminalOutputChunk(
     """
 
 
-class PlanUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_update"):
+class PlanUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_update"):
     """A content update for a plan identified by ID."""
 
     plan: PlanUpdateContent
@@ -4796,7 +4820,7 @@ class PlanUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_u
     """
 
 
-class PlanRemoved(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_removed"):
+class PlanRemoved(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_removed"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4817,7 +4841,7 @@ class PlanRemoved(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="plan_
 
 
 class AvailableCommandsUpdate(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="available_commands_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="available_commands_update"
 ):
     """Available commands are ready or have changed"""
 
@@ -4834,7 +4858,7 @@ class AvailableCommandsUpdate(
 
 
 class ConfigOptionUpdate(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="config_option_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="config_option_update"
 ):
     """Session configuration options have been updated."""
 
@@ -4851,7 +4875,7 @@ class ConfigOptionUpdate(
 
 
 class SessionInfoUpdate(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_info_update"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_info_update"
 ):
     """Update to session metadata. All fields are optional to support partial updates.
 
@@ -4881,7 +4905,7 @@ class SessionInfoUpdate(
     """
 
 
-class UsageUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="usage_update"):
+class UsageUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="usage_update"):
     """Context window and cost update for a session."""
 
     used: _t.Annotated[int, _m.Meta(ge=0)]
@@ -4905,7 +4929,7 @@ class UsageUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="usage
     """
 
 
-class Notice(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="notice"):
+class Notice(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="notice"):
     """Fire-and-forget information for the user.
 
     Notices are live events rather than session history. Agents must not rely on
@@ -4936,7 +4960,9 @@ class Notice(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="notice"):
     """
 
 
-class CompactionUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="compaction_update"):
+class CompactionUpdate(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_update"
+):
     """A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
 
@@ -4971,7 +4997,7 @@ class CompactionUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="
 
 
 class CompactionSummaryChunk(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="compaction_summary_chunk"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_summary_chunk"
 ):
     """A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -4993,7 +5019,9 @@ class CompactionSummaryChunk(
     """
 
 
-class SubagentUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="subagent_update"):
+class SubagentUpdate(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="subagent_update"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5095,7 +5123,9 @@ class SubagentUpdate(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="su
     """
 
 
-class SessionMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_message"):
+class SessionMessage(
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5160,7 +5190,7 @@ class SessionMessage(_m.Struct, kw_only=True, tag_field="sessionUpdate", tag="se
 
 
 class SessionMessageChunk(
-    _m.Struct, kw_only=True, tag_field="sessionUpdate", tag="session_message_chunk"
+    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message_chunk"
 ):
     """**UNSTABLE**
 
@@ -5188,7 +5218,7 @@ class SessionMessageChunk(
     """
 
 
-class TerminalOutput(_m.Struct, kw_only=True):
+class TerminalOutput(_m.Struct, kw_only=True, gc=False):
     """An authoritative replacement snapshot of terminal output bytes."""
 
     data: str
@@ -5203,7 +5233,7 @@ class TerminalOutput(_m.Struct, kw_only=True):
     """
 
 
-class TerminalExitStatus(_m.Struct, kw_only=True):
+class TerminalExitStatus(_m.Struct, kw_only=True, gc=False):
     """Exit information for an agent-owned terminal.
 
     The presence of this object marks the terminal as exited, even when neither
@@ -5232,7 +5262,7 @@ class TerminalExitStatus(_m.Struct, kw_only=True):
     """
 
 
-class TerminalSize(_m.Struct, kw_only=True):
+class TerminalSize(_m.Struct, kw_only=True, gc=False):
     """The size of an agent-owned terminal in character cells."""
 
     cols: _t.Annotated[int, _m.Meta(ge=1, le=65535)]
@@ -5250,7 +5280,7 @@ class TerminalSize(_m.Struct, kw_only=True):
     """
 
 
-class TerminalCapabilities(_m.Struct, kw_only=True):
+class TerminalCapabilities(_m.Struct, kw_only=True, gc=False):
     """Client-initiated controls a terminal currently supports.
 
     A malformed value falls back to no controls, so the Client never sends a request the
@@ -5275,7 +5305,7 @@ class TerminalCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class TerminalCancelCapabilities(_m.Struct, kw_only=True):
+class TerminalCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capability to cancel a terminal with `terminal/cancel`.
 
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
@@ -5290,7 +5320,7 @@ class TerminalCancelCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class PlanItems(_m.Struct, kw_only=True, tag_field="type", tag="items"):
+class PlanItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="items"):
     """A plan represented as structured entries."""
 
     plan_id: PlanId = _m.field(name="planId")
@@ -5312,7 +5342,7 @@ class PlanItems(_m.Struct, kw_only=True, tag_field="type", tag="items"):
     """
 
 
-class PlanFile(_m.Struct, kw_only=True, tag_field="type", tag="file"):
+class PlanFile(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5335,7 +5365,7 @@ class PlanFile(_m.Struct, kw_only=True, tag_field="type", tag="file"):
     """
 
 
-class PlanMarkdown(_m.Struct, kw_only=True, tag_field="type", tag="markdown"):
+class PlanMarkdown(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="markdown"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5358,7 +5388,7 @@ class PlanMarkdown(_m.Struct, kw_only=True, tag_field="type", tag="markdown"):
     """
 
 
-class PlanEntry(_m.Struct, kw_only=True):
+class PlanEntry(_m.Struct, kw_only=True, gc=False):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -5386,7 +5416,7 @@ class PlanEntry(_m.Struct, kw_only=True):
     """
 
 
-class Cost(_m.Struct, kw_only=True):
+class Cost(_m.Struct, kw_only=True, gc=False):
     """Cost information for a session."""
 
     amount: float
@@ -5406,7 +5436,7 @@ class Cost(_m.Struct, kw_only=True):
     """
 
 
-class SubagentSessionCapabilities(_m.Struct, kw_only=True):
+class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5432,7 +5462,7 @@ class SubagentSessionCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class SessionCancelCapabilities(_m.Struct, kw_only=True):
+class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5451,7 +5481,7 @@ class SessionCancelCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class CompleteElicitationNotification(_m.Struct, kw_only=True):
+class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False):
     """Notification sent by the agent when a URL-based elicitation is complete.
 
     This notification is not a foreground state update.
@@ -5469,7 +5499,7 @@ class CompleteElicitationNotification(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusUpdateNotification(_m.Struct, kw_only=True):
+class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5505,7 +5535,7 @@ class AuthStatusUpdateNotification(_m.Struct, kw_only=True):
     """
 
 
-class ClientCapabilities(_m.Struct, kw_only=True):
+class ClientCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -5540,7 +5570,7 @@ class ClientCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class InitializeRequest(_m.Struct, kw_only=True):
+class InitializeRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -5566,7 +5596,7 @@ class InitializeRequest(_m.Struct, kw_only=True):
     """
 
 
-class ClientAuthCapabilities(_m.Struct, kw_only=True):
+class ClientAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """Authentication capabilities supported by the client.
 
     Advertised during initialization to inform the agent which authentication
@@ -5592,7 +5622,7 @@ class ClientAuthCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class TerminalAuthCapabilities(_m.Struct, kw_only=True):
+class TerminalAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """Capabilities for terminal authentication methods.
 
     Supplying `{}` means the client can reproduce the configured agent
@@ -5609,7 +5639,7 @@ class TerminalAuthCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationCapabilities(_m.Struct, kw_only=True):
+class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False):
     """Elicitation capabilities supported by the client."""
 
     form: ElicitationFormCapabilities | None | _m.UnsetType = _m.UNSET
@@ -5635,7 +5665,7 @@ class ElicitationCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationFormCapabilities(_m.Struct, kw_only=True):
+class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False):
     """Form-based elicitation capabilities.
 
     Supplying `{}` means the client supports form-based elicitation.
@@ -5650,7 +5680,7 @@ class ElicitationFormCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class ElicitationUrlCapabilities(_m.Struct, kw_only=True):
+class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False):
     """URL-based elicitation capabilities.
 
     Supplying `{}` means the client supports URL-based elicitation.
@@ -5665,7 +5695,7 @@ class ElicitationUrlCapabilities(_m.Struct, kw_only=True):
     """
 
 
-class LoginAuthRequest(_m.Struct, kw_only=True):
+class LoginAuthRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for the `auth/login` method.
 
     Specifies which authentication method to use.
@@ -5689,7 +5719,7 @@ class LoginAuthRequest(_m.Struct, kw_only=True):
     """
 
 
-class ListProvidersRequest(_m.Struct, kw_only=True):
+class ListProvidersRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5706,7 +5736,7 @@ class ListProvidersRequest(_m.Struct, kw_only=True):
     """
 
 
-class SetProviderRequest(_m.Struct, kw_only=True):
+class SetProviderRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5739,7 +5769,7 @@ class SetProviderRequest(_m.Struct, kw_only=True):
     """
 
 
-class DisableProviderRequest(_m.Struct, kw_only=True):
+class DisableProviderRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5759,7 +5789,7 @@ class DisableProviderRequest(_m.Struct, kw_only=True):
     """
 
 
-class LogoutAuthRequest(_m.Struct, kw_only=True):
+class LogoutAuthRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for the `auth/logout` method.
 
     Terminates the current authenticated session.
@@ -5778,7 +5808,7 @@ class LogoutAuthRequest(_m.Struct, kw_only=True):
     """
 
 
-class AuthStatusRequest(_m.Struct, kw_only=True):
+class AuthStatusRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5800,7 +5830,7 @@ class AuthStatusRequest(_m.Struct, kw_only=True):
     """
 
 
-class NewSessionRequest(_m.Struct, kw_only=True):
+class NewSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
@@ -5847,7 +5877,7 @@ class NewSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class McpServerHttp(_m.Struct, kw_only=True, tag_field="type", tag="http"):
+class McpServerHttp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="http"):
     """HTTP transport configuration for MCP."""
 
     name: str
@@ -5870,7 +5900,7 @@ class McpServerHttp(_m.Struct, kw_only=True, tag_field="type", tag="http"):
     """
 
 
-class McpServerAcp(_m.Struct, kw_only=True, tag_field="type", tag="acp"):
+class McpServerAcp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="acp"):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5900,7 +5930,7 @@ class McpServerAcp(_m.Struct, kw_only=True, tag_field="type", tag="acp"):
     """
 
 
-class McpServerStdio(_m.Struct, kw_only=True, tag_field="type", tag="stdio"):
+class McpServerStdio(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="stdio"):
     """Stdio transport configuration for MCP."""
 
     name: str
@@ -5926,7 +5956,7 @@ class McpServerStdio(_m.Struct, kw_only=True, tag_field="type", tag="stdio"):
     """
 
 
-class HttpHeader(_m.Struct, kw_only=True):
+class HttpHeader(_m.Struct, kw_only=True, gc=False):
     """An HTTP header to set when making requests to the MCP server."""
 
     name: str
@@ -5944,7 +5974,7 @@ class HttpHeader(_m.Struct, kw_only=True):
     """
 
 
-class SystemPrompt(_m.Struct, kw_only=True):
+class SystemPrompt(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5985,7 +6015,7 @@ class SystemPrompt(_m.Struct, kw_only=True):
     """
 
 
-class ListSessionsRequest(_m.Struct, kw_only=True):
+class ListSessionsRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None | _m.UnsetType = _m.UNSET
@@ -6024,7 +6054,7 @@ class ListSessionsRequest(_m.Struct, kw_only=True):
     """
 
 
-class DeleteSessionRequest(_m.Struct, kw_only=True):
+class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -6042,7 +6072,7 @@ class DeleteSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ForkSessionRequest(_m.Struct, kw_only=True):
+class ForkSessionRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6101,7 +6131,7 @@ class ForkSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ArchiveSessionRequest(_m.Struct, kw_only=True):
+class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6128,7 +6158,7 @@ class ArchiveSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class UnarchiveSessionRequest(_m.Struct, kw_only=True):
+class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6156,7 +6186,7 @@ class UnarchiveSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class SessionStatusRequest(_m.Struct, kw_only=True):
+class SessionStatusRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6182,7 +6212,7 @@ class SessionStatusRequest(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionTitleRequest(_m.Struct, kw_only=True):
+class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6219,7 +6249,7 @@ class SetSessionTitleRequest(_m.Struct, kw_only=True):
     """
 
 
-class ResumeSessionRequest(_m.Struct, kw_only=True):
+class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session and optionally replays retained conversation
@@ -6295,7 +6325,7 @@ class ResumeSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class ReplayFromStart(_m.Struct, kw_only=True, tag_field="type", tag="start"):
+class ReplayFromStart(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="start"):
     """Inclusive replay cursor requesting replay from the start of retained conversation history."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -6307,7 +6337,7 @@ class ReplayFromStart(_m.Struct, kw_only=True, tag_field="type", tag="start"):
     """
 
 
-class CloseSessionRequest(_m.Struct, kw_only=True):
+class CloseSessionRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for closing an active session.
 
     The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
@@ -6342,7 +6372,7 @@ class CloseSessionRequest(_m.Struct, kw_only=True):
     """
 
 
-class CancelToolCallRequest(_m.Struct, kw_only=True):
+class CancelToolCallRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for cancelling one tool call.
 
     Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.
@@ -6372,7 +6402,7 @@ class CancelToolCallRequest(_m.Struct, kw_only=True):
     """
 
 
-class CancelTerminalRequest(_m.Struct, kw_only=True):
+class CancelTerminalRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for cancelling one terminal.
 
     Clients MUST NOT send it unless the terminal currently advertises `capabilities.cancel`.
@@ -6403,7 +6433,9 @@ class CancelTerminalRequest(_m.Struct, kw_only=True):
     """
 
 
-class SetSessionConfigOptionRequestId(_m.Struct, kw_only=True, tag_field="type", tag="id"):
+class SetSessionConfigOptionRequestId(
+    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="id"
+):
     """A `SessionConfigValueId` string value (`type: "id"`).
 
     The `id` variant of `SetSessionConfigOptionRequest`.
@@ -6428,7 +6460,7 @@ class SetSessionConfigOptionRequestId(_m.Struct, kw_only=True, tag_field="type",
 
 
 class SetSessionConfigOptionRequestBoolean(
-    _m.Struct, kw_only=True, tag_field="type", tag="boolean"
+    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"
 ):
     """A boolean value (`type: "boolean"`).
 
@@ -6453,7 +6485,7 @@ class SetSessionConfigOptionRequestBoolean(
     """The boolean value."""
 
 
-class PromptRequest(_m.Struct, kw_only=True):
+class PromptRequest(_m.Struct, kw_only=True, gc=False):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -6492,7 +6524,7 @@ class PromptRequest(_m.Struct, kw_only=True):
     """
 
 
-class RequestPermissionResponse(_m.Struct, kw_only=True):
+class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False):
     """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
@@ -6507,7 +6539,9 @@ class RequestPermissionResponse(_m.Struct, kw_only=True):
     """
 
 
-class CancelledPermissionOutcome(_m.Struct, kw_only=True, tag_field="outcome", tag="cancelled"):
+class CancelledPermissionOutcome(
+    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="cancelled"
+):
     """The request was not approved and no option was selected."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -6519,7 +6553,9 @@ class CancelledPermissionOutcome(_m.Struct, kw_only=True, tag_field="outcome", t
     """
 
 
-class SelectedPermissionOutcome(_m.Struct, kw_only=True, tag_field="outcome", tag="selected"):
+class SelectedPermissionOutcome(
+    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="selected"
+):
     """The user selected one of the provided options."""
 
     option_id: PermissionOptionId = _m.field(name="optionId")
@@ -6534,7 +6570,7 @@ class SelectedPermissionOutcome(_m.Struct, kw_only=True, tag_field="outcome", ta
     """
 
 
-class ElicitationAcceptAction(_m.Struct, kw_only=True):
+class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False):
     """The user accepted the elicitation and provided content."""
 
     content: dict[str, ElicitationContentValue] | None | _m.UnsetType = _m.UNSET
@@ -6545,7 +6581,7 @@ class ElicitationAcceptAction(_m.Struct, kw_only=True):
 
 
 class CreateElicitationResponseAccept(
-    ElicitationAcceptAction, kw_only=True, tag_field="action", tag="accept"
+    ElicitationAcceptAction, kw_only=True, gc=False, tag_field="action", tag="accept"
 ):
     """The user accepted and provided content.
 
@@ -6561,7 +6597,9 @@ class CreateElicitationResponseAccept(
     """
 
 
-class CreateElicitationResponseDecline(_m.Struct, kw_only=True, tag_field="action", tag="decline"):
+class CreateElicitationResponseDecline(
+    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="decline"
+):
     """The user declined the elicitation.
 
     The `decline` variant of `CreateElicitationResponse`.
@@ -6576,7 +6614,9 @@ class CreateElicitationResponseDecline(_m.Struct, kw_only=True, tag_field="actio
     """
 
 
-class CreateElicitationResponseCancel(_m.Struct, kw_only=True, tag_field="action", tag="cancel"):
+class CreateElicitationResponseCancel(
+    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="cancel"
+):
     """The elicitation was cancelled.
 
     The `cancel` variant of `CreateElicitationResponse`.
@@ -6591,7 +6631,7 @@ class CreateElicitationResponseCancel(_m.Struct, kw_only=True, tag_field="action
     """
 
 
-class MessageMcpResponseResult(_m.Struct, kw_only=True):
+class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False):
     """An opaque inner MCP result.
 
     A variant of `MessageMcpResponse`.
@@ -6610,7 +6650,7 @@ class MessageMcpResponseResult(_m.Struct, kw_only=True):
     """
 
 
-class MessageMcpResponseError(_m.Struct, kw_only=True):
+class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False):
     """A structured inner MCP error.
 
     A variant of `MessageMcpResponse`.
@@ -6629,7 +6669,7 @@ class MessageMcpResponseError(_m.Struct, kw_only=True):
     """
 
 
-class CancelSessionNotification(_m.Struct, kw_only=True):
+class CancelSessionNotification(_m.Struct, kw_only=True, gc=False):
     """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
@@ -6647,7 +6687,7 @@ class CancelSessionNotification(_m.Struct, kw_only=True):
     """
 
 
-class MessageMcpNotification(_m.Struct, kw_only=True):
+class MessageMcpNotification(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     Notification for an active request, sent from provider to consumer.
@@ -6676,7 +6716,7 @@ class MessageMcpNotification(_m.Struct, kw_only=True):
     """
 
 
-class CancelRequestNotification(_m.Struct, kw_only=True):
+class CancelRequestNotification(_m.Struct, kw_only=True, gc=False):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
@@ -6696,7 +6736,7 @@ class CancelRequestNotification(_m.Struct, kw_only=True):
     """
 
 
-class ProxySuccessorRequest(_m.Struct, kw_only=True):
+class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6741,7 +6781,7 @@ class ProxySuccessorRequest(_m.Struct, kw_only=True):
     """
 
 
-class ProxySuccessorNotification(_m.Struct, kw_only=True):
+class ProxySuccessorNotification(_m.Struct, kw_only=True, gc=False):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.

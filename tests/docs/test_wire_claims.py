@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import ast
 import enum
+import gc
 import json
 import re
 import typing
+import weakref
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -285,3 +287,34 @@ def test_unstable_types_and_methods_say_so(name: str) -> None:
         if method in methods and info.kind == "request" and methods[method]:
             assert info.unstable, method
     assert {m for m, i in pkg.METHODS.items() if i.unstable} <= {m for m, u in methods.items() if u}
+
+
+@claim("not tracked by Python's cycle collector")
+@pytest.mark.parametrize("name", PACKAGES)
+def test_decoded_values_are_not_tracked_by_the_cycle_collector(name: str) -> None:
+    pkg, structs = PACKAGES[name], 0
+    for def_name, cls in _types(pkg).items():
+        if isinstance(cls, type) and issubclass(cls, msgspec.Struct):
+            assert cls.__struct_config__.gc is False, def_name
+            structs += 1
+    assert structs > 100
+    # what that buys: a kept value with a container inside (`meta`) adds no tracked object of its
+    # own, so keeping many decoded blocks sets off no collection and makes none slower
+    block = b'{"type": "text", "text": "hello", "_meta": {"k": [1]}}'
+    kept = [pkg.decode(block, pkg.TextContent) for _ in range(2_000)]
+    assert not any(gc.is_tracked(value) for value in kept)
+    assert all(gc.is_tracked(value.meta) for value in kept)  # its own containers still are
+
+
+@claim("Do not build a reference cycle through a value")
+def test_a_cycle_through_a_value_is_never_freed() -> None:
+    class Witness:
+        pass
+
+    witness = Witness()
+    seen = weakref.ref(witness)
+    value = acp_schema.TextContent(text="hello")
+    value.meta = {"self": value, "witness": witness}
+    del value, witness
+    gc.collect()
+    assert seen() is not None  # the collector cannot see the cycle: the witness is kept for good
