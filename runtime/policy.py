@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import operator
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
 
 from . import rules, wire
 from .engine import Policy
@@ -67,6 +67,7 @@ class Host(Protocol):
     peer_initialize: Any
     own_initialize: Any
     _serving: Mapping[Any, Served]
+    _request_fns: Mapping[str, Callable[[Any], Awaitable[Any]]]
 
     def checked_params(self, method: str, params: Any) -> Any: ...
 
@@ -121,6 +122,7 @@ class AcpPolicy(Policy):
         self.result_guards = tables.result_guards if enforce else _NO_GUARDS
         self.turn_cancels = tables.turn_cancels
         self.answer_checks = plan.answer_checks if enforce else _NO_GUARDS
+        self.results_read: Container[str] | None = frozenset(self.answer_checks)  # `on_result`'s
         self.completions = plan.completions if enforce else ()
         self.completing = plan.completing if enforce else frozenset()
         self.message_kinds = plan.message_kinds if enforce else frozenset()
@@ -131,6 +133,7 @@ class AcpPolicy(Policy):
         self.turns = plan.turns(self._served)
         # the notifications `received_notification` acts on; any other passes untouched
         self.watched = rules.TURN_ENDED_BY | self.completing
+        self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
         self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._send_steps: dict[str, _SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
@@ -235,9 +238,14 @@ class AcpPolicy(Policy):
                 reason = check(request.params, conn.own_initialize)
                 if reason is not None:
                     raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        answer = (conn._handler_awaitable if conn.tracer is None else conn._call_handler)(
-            request, is_request=True
-        )
+        if conn.tracer is None:
+            fn = conn._request_fns.get(method)  # `_handler_awaitable`'s, once it found it
+            if fn is not None:
+                answer = fn(request.params)
+            else:
+                answer = conn._handler_awaitable(request, is_request=True)
+        else:
+            answer = conn._call_handler(request, is_request=True)
         if not result_guards and answer_check is None and after is None:
             return answer
         return self._checked(request, answer, steps)
@@ -365,6 +373,7 @@ class AgentPolicy(AcpPolicy):
         super().__init__(conn, plan, enforce)
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
         self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
+        self.requests_watched = _TURN_ENDED_BY | self.completing | {_NO_HISTORY_DURING}
 
     def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
         if method != rules.SESSION_UPDATE:
@@ -535,6 +544,7 @@ class ClientPolicy(AcpPolicy):
         self.read_update: Callable[[Any], Any] = (
             operator.attrgetter(attr) if attr is not None else _update_of
         )
+        self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
 
     def before_send(self, method: str, params: Any) -> Any:
         if method == rules.INITIALIZE:

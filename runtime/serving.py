@@ -114,7 +114,10 @@ class Server:
             )
             engine._send_error_nowait(request.id, err)
             return
-        engine.policy.received_request(request.method, request.params)
+        policy = engine.policy
+        watched = policy.requests_watched
+        if watched is None or request.method in watched:
+            policy.received_request(request.method, request.params)
         serving = Serving(request, self)
         self.requests[request.id] = serving
         serving.task = self._loop.create_task(self._serve(request, serving))
