@@ -155,7 +155,8 @@ async def request(
     except BaseException:
         pending.drop(request_id, future)
         raise
-    policy.sent(method, params)
+    if policy.sends_watched is None or method in policy.sends_watched:
+        policy.sent(method, params)
     try:
         result = await future
     except asyncio.CancelledError:

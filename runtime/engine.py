@@ -82,6 +82,8 @@ class Policy:
     results_read: Container[str] | None = None
     # the methods of requests `received_request` acts on (None: all); it is not called for others
     requests_watched: Container[str] | None = None
+    # the methods of calls `sent` acts on (None: all); it is not called for others
+    sends_watched: Container[str] | None = None
 
     def before_send(self, method: str, params: Any) -> Any:
         """An outgoing call or notification: raise to refuse it; returns the params to send."""
@@ -371,7 +373,13 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (not self._inbox.items and not self._busy):
-            self._pending.settle(response.id, outgoing, response, self.schema)
+            future, pending = outgoing.future, self._pending
+            if type(response) is self.schema.Response and not future.done():
+                _pop(pending, response.id, None)  # `PendingCalls.settle` of a result, written out
+                pending.types.pop(response.id, None)
+                future.set_result(response.result)
+            else:
+                pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(_Answer(response))
@@ -483,6 +491,7 @@ async def _traced(engine: Engine[Any], message: Any, is_request: bool) -> Any:
         return await engine._handler_awaitable(message, is_request=is_request)
 
 
+_pop = dict.pop  # a plain dict's, beside `PendingCalls.pop`
 _EOF: Any = object()  # the end of the inbox: the peer's output ended
 
 
