@@ -279,6 +279,7 @@ class Engine(Generic[PackageT]):
     def _on_messages(self, lines: list[bytes | OversizedLine]) -> None:
         if self._input_ended:  # after a failure below, as after the transport's end
             return
+        self._server.alone = len(lines) == 1  # (a request alone in its read may start eagerly)
         try:
             for line in lines:
                 if isinstance(line, OversizedLine):
@@ -287,6 +288,7 @@ class Engine(Generic[PackageT]):
                     self._receive_line(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
             self._on_input_end(exc)
+        self._server.alone = False
 
     def _on_input_end(self, error: BaseException | None) -> None:
         if not self._input_ended:  # the transport's end, or a failure above
