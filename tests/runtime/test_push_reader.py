@@ -164,11 +164,13 @@ async def test_lines_pushed_reach_the_engine_as_split_and_hand_on_give_them() ->
         limit = rng.choice([8, 64, 1 << 20])  # some lines too long, or only some chunks, or none
         reader = PushReader()
         LineTransport(reader, Sink(), max_line_bytes=limit).start(
-            lambda lines: fast.append(list(lines)), lambda error: None
+            lambda lines, fast=fast: fast.append(list(lines)), lambda error: None
         )
         await asyncio.sleep(0)
         lines_of = LineReader(_NoStream(), limit)
-        slices = _Slices(lambda lines: careful.append(list(lines)), lambda error: None)
+        slices = _Slices(
+            lambda lines, careful=careful: careful.append(list(lines)), lambda error: None
+        )
         for chunk in chunks:
             reader.feed_data(chunk)
             lines_of._feed(chunk)
