@@ -379,7 +379,7 @@ class Engine(Generic[PackageT]):
             if type(response) is self.schema.Response and not future.done():
                 _pop(pending, response.id, None)  # `PendingCalls.settle` of a result, written out
                 pending.types.pop(response.id, None)
-                future.set_result(response.result)
+                future.set_result(response.result)  # pyright: ignore[reportAttributeAccessIssue]
             else:
                 pending.settle(response.id, outgoing, response, self.schema)
         else:

@@ -499,7 +499,7 @@ class PushReader:
         """While each chunk goes to the consumer as it comes, `feed_data` is the consumer's
         `on_data` itself (no call of ours per chunk); else the method, which keeps it."""
         if self._on_data is not None and not self._held and not self._eof:
-            self.feed_data = self._on_data  # type: ignore[method-assign]
+            self.feed_data = self._on_data  # type: ignore[method-assign,assignment]
         else:
             self.__dict__.pop("feed_data", None)
 

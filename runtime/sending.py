@@ -107,7 +107,7 @@ class Sender:
                 id_json: bytes = schema.encode_message(request_id)
                 return parts[0] + id_json + parts[1] + sending[1] + parts[2]
             return self.envelopes.request(request_id, method, sending[1])
-        data = schema.encode_message(
+        data: bytes = schema.encode_message(
             schema.Request(id=request_id, method=method, params=_omit_none(params))
         )
         return data
@@ -194,15 +194,17 @@ class Envelopes:
             if mark and _MARK not in tail:
                 self.ends[method] = (head, tail)
         # method -> its request's JSON before the id, between the id and the params, after them
+        # (the id a `msgspec.Raw` too: the package's encoder writes any value, typed or not)
+        mark_id: Any = msgspec.Raw(_ID)
         self.calls: dict[str, tuple[bytes, bytes, bytes]] = {}
         for method in schema.REQUESTS:
-            call = schema.Request(id=msgspec.Raw(_ID), method=method, params=msgspec.Raw(_MARK))
+            call = schema.Request(id=mark_id, method=method, params=msgspec.Raw(_MARK))
             parts = _cut(schema.encode_message(call))
             if parts is not None:
                 self.calls[method] = parts
         # a success answer's JSON before the id, between the id and the result, after it
         self.answer = _cut(
-            schema.encode_message(schema.Response(id=msgspec.Raw(_ID), result=msgspec.Raw(_MARK)))
+            schema.encode_message(schema.Response(id=mark_id, result=msgspec.Raw(_MARK)))
         )
 
     def notification(self, method: str, params: bytes) -> bytes:

@@ -68,7 +68,9 @@ class Serving(msgspec.Struct):
 
 
 class _Queue(Protocol):
-    items: Sized  # what waits to be handled
+    @property
+    def items(self) -> Sized:  # what waits to be handled
+        ...
 
 
 class Host(Protocol):
@@ -76,7 +78,9 @@ class Host(Protocol):
 
     schema: Any
     policy: Any
-    _inbox: _Queue
+
+    @property
+    def _inbox(self) -> _Queue: ...
     _close_error: ConnectionClosedError | None
     _eof_error: ConnectionClosedError | None
     _transport: Transport
