@@ -81,6 +81,7 @@ class Host(Protocol):
 
     @property
     def _inbox(self) -> _Queue: ...
+
     _close_error: ConnectionClosedError | None
     _eof_error: ConnectionClosedError | None
     _transport: Transport
