@@ -12,11 +12,13 @@ import msgspec
 
 from . import tracing
 from .errors import ConnectionClosedError, RequestTimeoutError
+from .sending import write_failed
 
 if TYPE_CHECKING:
     from .jsonrpc import RequestId
     from .package import TypeForm
     from .sending import Sender
+    from .transport import Transport
 
 _DEFAULT: TypeForm = object()  # "the method's own result type"
 _in_notification: contextvars.ContextVar[object | None] = contextvars.ContextVar(
@@ -87,12 +89,85 @@ class _Sending(_Calling, Protocol):
     """What `send_call` also asks of its engine (and its `PendingCall`, of a `_Caller`)."""
 
     timeout: float | None
+    _transport: Transport
 
     async def _write(self, data: bytes) -> None: ...
 
     def _abandon(self, request_id: RequestId) -> None: ...
 
     async def cancel_request(self, request_id: RequestId) -> None: ...
+
+    async def send_request(
+        self, method: str, params: Any = None, result_type: TypeForm = ..., *, timeout: Any = ...
+    ) -> PendingCall: ...
+
+    def _shutdown(self, error: ConnectionClosedError) -> None: ...
+
+
+async def request(
+    engine: _Sending,
+    method: str,
+    params: Any = None,
+    result_type: TypeForm = _DEFAULT,
+    *,
+    timeout: Any = _DEFAULT,
+) -> Any:
+    """Send a request and wait for its typed result (or raise the peer's typed error).
+
+    `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
+    came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
+    `RequestTimeoutError`.
+    """
+    timeout = engine.timeout if timeout is _DEFAULT else timeout
+    if timeout is not None:
+        return await (await engine.send_request(method, params, result_type, timeout=timeout))
+    # `send_request` and `PendingCall` without a limit, written out: no other coroutine of ours;
+    # and `start_call`, written out: no other call of ours before the policy's
+    error = engine._close_error or engine._eof_error  # no call once either end closed
+    if error is not None:
+        raise error
+    sender = engine._sender
+    sender.sending = None
+    policy = engine.policy
+    params = policy.before_send(method, params)
+    if engine.tracer is not None:
+        params = tracing.inject(engine.tracer, params)
+    if method in engine._read_as_json:
+        result_type = None
+    elif result_type is _DEFAULT:
+        info = engine.schema.REQUESTS.get(method)
+        result_type = info.result if info is not None else None
+    request_id = engine._next_id
+    engine._next_id = request_id + 1
+    future: asyncio.Future[Any] = engine._loop.create_future()
+    pending = engine._pending  # `PendingCalls.__setitem__`, written out: no slot call per call
+    direct = _in_notification.get() is engine
+    _set_item(pending, request_id, Outgoing(method, result_type, future, direct))
+    pending.types[request_id] = result_type
+    data = sender.request(request_id, method, params)
+    try:  # `_write`, written out (closed: raised above)
+        await engine._transport.send(data)
+    except asyncio.CancelledError:
+        engine._abandon(request_id)  # the request is on its way: ask the peer to drop it
+        raise
+    except (ConnectionError, OSError, RuntimeError) as exc:
+        failed = write_failed(engine, exc)
+        pending.drop(request_id, future)
+        raise failed from exc
+    except BaseException:
+        pending.drop(request_id, future)
+        raise
+    if policy.sends_watched is None or method in policy.sends_watched:
+        policy.sent(method, params)
+    try:
+        result = await future
+    except asyncio.CancelledError:
+        if not future.done() or future.cancelled():
+            engine._abandon(request_id)
+        raise
+    if policy.results_read is not None and method not in policy.results_read:
+        return result  # `on_result` would give it back as it is
+    return policy.on_result(method, params, result)
 
 
 async def send_call(

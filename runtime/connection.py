@@ -125,6 +125,8 @@ class Connection(Engine[PackageT]):
         tables = plan.side(self.side)
         self._handlers = (tables.notification_handlers, tables.request_handlers)
         self._steps.clear()  # `_work`'s dispatch: a new policy or handler
+        # the handler's method serving each method, once it was served (`_handler_awaitable`)
+        self._request_fns: dict[str, Callable[[Any], Awaitable[Any]]] = {}
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         from .plan import PackagePlan  # at the first connection, not at import
@@ -148,6 +150,7 @@ class Connection(Engine[PackageT]):
             handler = handler(self)
         self.handler = handler
         self._steps.clear()  # `_work`'s dispatch: a new policy or handler
+        self._request_fns.clear()
 
     def route_to(self, version: int) -> None:
         """Serve protocol `version` from now on, unless the connection is routed already."""
@@ -181,6 +184,8 @@ class Connection(Engine[PackageT]):
         name = self._handlers[is_request].get(message.method)
         fn = getattr(self.handler, name, None) if name is not None else None
         if fn is not None:
+            if is_request:  # kept: `AcpPolicy.serve` calls it with no call of ours (a bounded
+                self._request_fns[message.method] = fn  # table: the methods this side serves)
             awaitable: Awaitable[Any] = fn(message.params)  # (no `cast`: a call per message)
             return awaitable
         if message.method.startswith(rules.EXTENSION_PREFIX):

@@ -30,14 +30,14 @@ import contextlib
 import functools
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generic, TypeVar, cast
 
 import msgspec
 
-from . import answers, tracing, wire
+from . import answers, calls, tracing, wire
 from .answers import as_rpc_error as as_rpc_error
 from .calls import _DEFAULT as _DEFAULT
-from .calls import PendingCall, PendingCalls, _in_notification, send_call, start_call
+from .calls import PendingCall, PendingCalls, _in_notification, send_call
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import (
     DEFAULT_MAX_LINE_BYTES,
@@ -77,6 +77,13 @@ log = logging.getLogger("acp_runtime")
 class Policy:
     """The hooks through which a protocol's rules ride on the engine (`acp_runtime.policy` for
     ACP's). This one applies none: values are only checked against the package's types."""
+
+    # the methods whose results `on_result` reads (None: all); any other result is given as it is
+    results_read: Container[str] | None = None
+    # the methods of requests `received_request` acts on (None: all); it is not called for others
+    requests_watched: Container[str] | None = None
+    # the methods of calls `sent` acts on (None: all); it is not called for others
+    sends_watched: Container[str] | None = None
 
     def before_send(self, method: str, params: Any) -> Any:
         """An outgoing call or notification: raise to refuse it; returns the params to send."""
@@ -215,45 +222,7 @@ class Engine(Generic[PackageT]):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def request(
-        self,
-        method: str,
-        params: Any = None,
-        result_type: TypeForm = _DEFAULT,
-        *,
-        timeout: Any = _DEFAULT,
-    ) -> Any:
-        """Send a request and wait for its typed result (or raise the peer's typed error).
-
-        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
-        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
-        `RequestTimeoutError`.
-        """
-        timeout = self.timeout if timeout is _DEFAULT else timeout
-        if timeout is not None:
-            return await (await self.send_request(method, params, result_type, timeout=timeout))
-        # `send_request` and `PendingCall` without a limit, written out: no other coroutine of ours
-        request_id, future, params, data = start_call(self, method, params, result_type)
-        try:  # `_write`, written out (closed: `start_call` raised)
-            await self._transport.send(data)
-        except asyncio.CancelledError:
-            self._abandon(request_id)  # the request is on its way: ask the peer to drop it
-            raise
-        except (ConnectionError, OSError, RuntimeError) as exc:
-            error = write_failed(self, exc)
-            self._pending.drop(request_id, future)
-            raise error from exc
-        except BaseException:
-            self._pending.drop(request_id, future)
-            raise
-        self.policy.sent(method, params)
-        try:
-            result = await future
-        except asyncio.CancelledError:
-            if not future.done() or future.cancelled():
-                self._abandon(request_id)
-            raise
-        return self.policy.on_result(method, params, result)
+    request = calls.request  # `request(method, params, result_type, *, timeout)`: its result
 
     async def send_request(
         self,
@@ -310,6 +279,7 @@ class Engine(Generic[PackageT]):
     def _on_messages(self, lines: list[bytes | OversizedLine]) -> None:
         if self._input_ended:  # after a failure below, as after the transport's end
             return
+        self._server.alone = len(lines) == 1  # (a request alone in its read may start eagerly)
         try:
             for line in lines:
                 if isinstance(line, OversizedLine):
@@ -318,6 +288,7 @@ class Engine(Generic[PackageT]):
                     self._receive_line(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
             self._on_input_end(exc)
+        self._server.alone = False
 
     def _on_input_end(self, error: BaseException | None) -> None:
         if not self._input_ended:  # the transport's end, or a failure above
@@ -404,7 +375,13 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (not self._inbox.items and not self._busy):
-            self._pending.settle(response.id, outgoing, response, self.schema)
+            future, pending = outgoing.future, self._pending
+            if type(response) is self.schema.Response and not future.done():
+                _pop(pending, response.id, None)  # `PendingCalls.settle` of a result, written out
+                pending.types.pop(response.id, None)
+                future.set_result(response.result)  # pyright: ignore[reportAttributeAccessIssue]
+            else:
+                pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(_Answer(response))
@@ -516,6 +493,7 @@ async def _traced(engine: Engine[Any], message: Any, is_request: bool) -> Any:
         return await engine._handler_awaitable(message, is_request=is_request)
 
 
+_pop = dict.pop  # a plain dict's, beside `PendingCalls.pop`
 _EOF: Any = object()  # the end of the inbox: the peer's output ended
 
 

@@ -331,12 +331,23 @@ class LineTransport:
             self._pump = asyncio.get_running_loop().create_task(self._pull(on_messages, on_end))
             return
 
-        out = self._out
+        out, reader, deliver = self._out, self._lines, slices._on_messages
 
         def on_data(chunk: bytes) -> None:
             if not out._scheduled:  # `out.fresh()`, written out: input, a new loop turn
                 out._fresh = True
-            lines = split(chunk)
+            if (  # `split` and `hand_on`, written out for whole lines, none too long, none waiting
+                chunk[-1:] == b"\n"
+                and len(chunk) <= reader._max
+                and not (reader._pieces or reader._skipped or reader._ready or slices._queued)
+            ):
+                lines: list[bytes | OversizedLine] = chunk.split(b"\n")  # type: ignore[assignment]
+                lines.pop()  # the empty tail after the last newline
+                if len(lines) <= _SLICE:
+                    deliver(lines)
+                    return
+            else:
+                lines = split(chunk)
             if lines:
                 on_messages(lines)
 
@@ -458,6 +469,7 @@ class PushReader:
         if self._eof:
             return
         self._eof, self._error = True, error
+        self._direct()  # (data after the end is kept, as before)
         on_end = self._on_end
         if on_end is not None and not self._held:
             self._on_data = self._on_end = None
@@ -480,10 +492,20 @@ class PushReader:
         if self._chunks or self._eof:
             self._held = True  # until the next loop turn: the owner is still being built
             asyncio.get_running_loop().call_soon(self._hand_over)
+        self._direct()
         self._resume()
+
+    def _direct(self) -> None:
+        """While each chunk goes to the consumer as it comes, `feed_data` is the consumer's
+        `on_data` itself (no call of ours per chunk); else the method, which keeps it."""
+        if self._on_data is not None and not self._held and not self._eof:
+            self.feed_data = self._on_data  # type: ignore[method-assign,assignment]
+        else:
+            self.__dict__.pop("feed_data", None)
 
     def _hand_over(self) -> None:
         self._held = False
+        self._direct()
         chunks, self._chunks, self._size = self._chunks, deque(), 0
         for chunk in chunks:
             if self._on_data is None:
@@ -491,11 +513,13 @@ class PushReader:
             self._on_data(chunk)
         if self._eof and self._on_end is not None:
             on_end, self._on_data, self._on_end = self._on_end, None, None
+            self._direct()
             on_end(self._error)
 
     def detach(self) -> None:
         """Hand nothing more over."""
         self._on_data = self._on_end = None
+        self._direct()
 
     async def read(self, n: int = -1) -> bytes:
         while not self._chunks:

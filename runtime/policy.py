@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import operator
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
 
 from . import rules, wire
 from .engine import Policy
@@ -67,6 +67,7 @@ class Host(Protocol):
     peer_initialize: Any
     own_initialize: Any
     _serving: Mapping[Any, Served]
+    _request_fns: Mapping[str, Callable[[Any], Awaitable[Any]]]
 
     def checked_params(self, method: str, params: Any) -> Any: ...
 
@@ -86,6 +87,7 @@ _TURN_ENDED_BY = rules.TURN_ENDED_BY
 _NO_HISTORY_DURING = rules.NO_HISTORY_DURING
 
 _SendCheck = Callable[[str, Any], None]
+_SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
 _Answer = Callable[[Any], Awaitable[Any]]
 _Served = Callable[[Any, Any], None]
 _ServeSteps = tuple[
@@ -97,7 +99,7 @@ _ServeSteps = tuple[
     "_Served | None",
 ]
 _SendSteps = tuple[
-    "_SendCheck | None",
+    "_SendStep | None",
     "str | None",
     bool,
     "tuple[Callable[[Any, Any], str | None], ...]",
@@ -121,6 +123,7 @@ class AcpPolicy(Policy):
         self.result_guards = tables.result_guards if enforce else _NO_GUARDS
         self.turn_cancels = tables.turn_cancels
         self.answer_checks = plan.answer_checks if enforce else _NO_GUARDS
+        self.results_read: Container[str] | None = frozenset(self.answer_checks)  # `on_result`'s
         self.completions = plan.completions if enforce else ()
         self.completing = plan.completing if enforce else frozenset()
         self.message_kinds = plan.message_kinds if enforce else frozenset()
@@ -131,6 +134,8 @@ class AcpPolicy(Policy):
         self.turns = plan.turns(self._served)
         # the notifications `received_notification` acts on; any other passes untouched
         self.watched = rules.TURN_ENDED_BY | self.completing
+        self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
+        self.sends_watched: Container[str] | None = _TURN_ENDED_BY  # `sent`'s
         self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._send_steps: dict[str, _SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
@@ -146,8 +151,10 @@ class AcpPolicy(Policy):
         if steps is None:
             steps = self._steps(method)
         before, removed, before_initialize, guards, completing, after = steps
-        if before is not None:
-            before(method, params)
+        if before is not None:  # a side's own first step: it may replace the params
+            replaced = before(method, params)
+            if replaced is not None:
+                params = replaced
         if removed is not None:
             raise ProtocolError(f"{method}: {removed}")
         conn = self.conn
@@ -188,9 +195,10 @@ class AcpPolicy(Policy):
             self._send_steps[method] = steps
         return steps
 
-    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
-        """A side's own checks of an outgoing `method`, before the others and after them (on the
-        checked params); they raise to refuse it."""
+    def _around(self, method: str) -> tuple[_SendStep | None, _SendCheck | None]:
+        """A side's own checks of an outgoing `method`, before the others (returning the params
+        to send instead, or None to keep them) and after them (on the checked params); they raise
+        to refuse it."""
         return None, None
 
     def sent(self, method: str, params: Any) -> None:
@@ -235,9 +243,14 @@ class AcpPolicy(Policy):
                 reason = check(request.params, conn.own_initialize)
                 if reason is not None:
                     raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        answer = (conn._handler_awaitable if conn.tracer is None else conn._call_handler)(
-            request, is_request=True
-        )
+        if conn.tracer is None:
+            fn = conn._request_fns.get(method)  # `_handler_awaitable`'s, once it found it
+            if fn is not None:
+                answer = fn(request.params)
+            else:
+                answer = conn._handler_awaitable(request, is_request=True)
+        else:
+            answer = conn._call_handler(request, is_request=True)
         if not result_guards and answer_check is None and after is None:
             return answer
         return self._checked(request, answer, steps)
@@ -365,8 +378,9 @@ class AgentPolicy(AcpPolicy):
         super().__init__(conn, plan, enforce)
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
         self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
+        self.requests_watched = _TURN_ENDED_BY | self.completing | {_NO_HISTORY_DURING}
 
-    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
+    def _around(self, method: str) -> tuple[_SendStep | None, _SendCheck | None]:
         if method != rules.SESSION_UPDATE:
             return None, None
         before = self.message_id_given if self.message_kinds else None
@@ -535,22 +549,27 @@ class ClientPolicy(AcpPolicy):
         self.read_update: Callable[[Any], Any] = (
             operator.attrgetter(attr) if attr is not None else _update_of
         )
+        self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
 
-    def before_send(self, method: str, params: Any) -> Any:
+    def initializing(self, method: str, params: Any) -> Any:
+        """An outgoing initialize (before every other check): the client's checks of it, and the
+        params to send, asking for the latest version the client speaks."""
+        if self.enforce:
+            for check in self.plan.initialize_checks:
+                reason = check(params)
+                if reason is not None:
+                    raise ProtocolError(f"{method}: {reason}")
+        conn = self.conn
+        params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
+        conn.own_initialize = params
+        return params
+
+    def _around(self, method: str) -> tuple[_SendStep | None, _SendCheck | None]:
+        """Before every other check, initialize's own (`initializing`). After every other check: a
+        call naming a session needs one set up here, and a mode or config value one the agent
+        offered for it."""
         if method == rules.INITIALIZE:
-            if self.enforce:
-                for check in self.plan.initialize_checks:
-                    reason = check(params)
-                    if reason is not None:
-                        raise ProtocolError(f"{method}: {reason}")
-            conn = self.conn
-            params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
-            conn.own_initialize = params
-        return AcpPolicy.before_send(self, method, params)
-
-    def _around(self, method: str) -> tuple[_SendCheck | None, _SendCheck | None]:
-        """After every other check: a call naming a session needs one set up here, and a mode or
-        config value one the agent offered for it."""
+            return self.initializing, None
         if not self.enforce:
             return None, None
         required = method in rules.SESSION_REQUIRED_BY

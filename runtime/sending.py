@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 class Sender:
-    __slots__ = ("schema", "envelopes", "sending", "_types", "_checks")
+    __slots__ = ("schema", "envelopes", "sending", "_types", "_checks", "_results")
 
     def __init__(self, schema: Any, envelopes: Envelopes) -> None:
         self.schema = schema
@@ -40,6 +40,12 @@ class Sender:
             method: _strict_check(schema, tp)
             for method, tp in self._types.items()
             if tp is not None
+        }
+        # the package's requests: the strict check of their results' JSON, as `_checks`
+        self._results: dict[str, Callable[[bytes], Any]] = {
+            method: _strict_check(schema, info.result)
+            for method, info in schema.REQUESTS.items()
+            if info.result is not None
         }
 
     def params(self, method: str, params: Any) -> Any:
@@ -96,11 +102,12 @@ class Sender:
         schema = self.schema
         sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
         if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
-            data: bytes = schema.encode_message(  # `Envelopes.request`, written out
-                schema.Request(id=request_id, method=method, params=msgspec.Raw(sending[1]))
-            )
-            return data
-        data = schema.encode_message(
+            parts = self.envelopes.calls.get(method)  # `Envelopes.request`, written out
+            if parts is not None:
+                id_json: bytes = schema.encode_message(request_id)
+                return parts[0] + id_json + parts[1] + sending[1] + parts[2]
+            return self.envelopes.request(request_id, method, sending[1])
+        data: bytes = schema.encode_message(
             schema.Request(id=request_id, method=method, params=_omit_none(params))
         )
         return data
@@ -133,20 +140,21 @@ class Sender:
                     ) from None
             result = {}
         elif strict and request.method in schema.REQUESTS:
-            tp = schema.REQUESTS[request.method].result
             # `typed` and `sent_json`, written out for a generated object that fits (the hot
             # path): its JSON goes in as it is
-            if tp is not None and type(result) is not dict:
+            check = self._results.get(request.method)  # (None: the method has no result type)
+            if check is not None and type(result) is not dict:
                 try:
                     checked: bytes = schema.encode_message(result)
-                    schema.decode(checked, tp, strict=True)
+                    check(checked)
                 except (TypeError, ValueError, msgspec.EncodeError):
                     pass  # `typed` below raises, naming what is wrong
-                else:  # `Envelopes.response`, written out
-                    answer: bytes = schema.encode_message(
-                        schema.Response(id=request.id, result=msgspec.Raw(checked))
-                    )
-                    return answer
+                else:
+                    parts = self.envelopes.answer  # `Envelopes.response`, written out
+                    if parts is not None:
+                        id_json: bytes = schema.encode_message(request.id)
+                        return parts[0] + id_json + parts[1] + checked + parts[2]
+                    return self.envelopes.response(request.id, checked)
             self.sending = None
             result = self.typed(
                 request.method, result, schema.REQUESTS[request.method].result, "result"
@@ -168,12 +176,13 @@ class Envelopes:
     (the JSON its strict send check encoded, `wire.to_send`): the value is encoded once, not once
     to check it and again inside its message.
 
-    A notification of one of the package's methods is plain concatenation: the package's own
-    encoding of that notification, cut where its params go, worked out once per method with the
-    plan. Any other message is encoded by the package with its member as `msgspec.Raw`.
+    A notification of one of the package's methods, a request of one of them and a success answer
+    are plain concatenation: the package's own encoding of that message, cut where its id and its
+    params (or result) go, worked out once per method with the plan. Any other message is encoded
+    by the package with its member as `msgspec.Raw`.
     """
 
-    __slots__ = ("_schema", "ends")
+    __slots__ = ("_schema", "ends", "calls", "answer")
 
     def __init__(self, schema: Package) -> None:
         self._schema = schema
@@ -184,6 +193,19 @@ class Envelopes:
             head, mark, tail = schema.encode_message(note).partition(_MARK)
             if mark and _MARK not in tail:
                 self.ends[method] = (head, tail)
+        # method -> its request's JSON before the id, between the id and the params, after them
+        # (the id a `msgspec.Raw` too: the package's encoder writes any value, typed or not)
+        mark_id: Any = msgspec.Raw(_ID)
+        self.calls: dict[str, tuple[bytes, bytes, bytes]] = {}
+        for method in schema.REQUESTS:
+            call = schema.Request(id=mark_id, method=method, params=msgspec.Raw(_MARK))
+            parts = _cut(schema.encode_message(call))
+            if parts is not None:
+                self.calls[method] = parts
+        # a success answer's JSON before the id, between the id and the result, after it
+        self.answer = _cut(
+            schema.encode_message(schema.Response(id=mark_id, result=msgspec.Raw(_MARK)))
+        )
 
     def notification(self, method: str, params: bytes) -> bytes:
         """A notification of `method` whose params are the JSON `params`."""
@@ -199,6 +221,9 @@ class Envelopes:
     def request(self, request_id: RequestId, method: str, params: bytes) -> bytes:
         """A request of `method` whose params are the JSON `params`."""
         schema = self._schema
+        parts = self.calls.get(method)
+        if parts is not None:
+            return parts[0] + schema.encode_message(request_id) + parts[1] + params + parts[2]
         data: bytes = schema.encode_message(
             schema.Request(id=request_id, method=method, params=msgspec.Raw(params))
         )
@@ -207,10 +232,27 @@ class Envelopes:
     def response(self, request_id: RequestId, result: bytes) -> bytes:
         """A success answer whose result is the JSON `result`."""
         schema = self._schema
+        parts = self.answer
+        if parts is not None:
+            return parts[0] + schema.encode_message(request_id) + parts[1] + result + parts[2]
         data: bytes = schema.encode_message(
             schema.Response(id=request_id, result=msgspec.Raw(result))
         )
         return data
+
+
+_ID = b"\x01"
+"""Stands for the id in a request or an answer encoded once (as `_MARK` for the params)."""
+
+
+def _cut(data: bytes) -> tuple[bytes, bytes, bytes] | None:
+    """A message encoded with `_ID` for its id and `_MARK` for its params or result, cut there (in
+    that order); None when it is not so made."""
+    head, mark, rest = data.partition(_ID)
+    middle, mark2, tail = rest.partition(_MARK)
+    if not mark or not mark2 or _ID in rest or _MARK in head or _MARK in tail:
+        return None
+    return head, middle, tail
 
 
 _NOT_KNOWN: Any = object()

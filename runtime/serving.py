@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
+import sys
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sized
 
 import msgspec
 
@@ -45,8 +46,10 @@ class Serving(msgspec.Struct):
         then is a done callback added: every other request ends without one (no loop callback
         per request)."""
         task = self.task
-        if task is None:
-            return
+        if task is None:  # none yet: its handler runs in its eager first step, in this very task
+            task = asyncio.current_task() if self.started else None  # (see `Server.start`)
+            if task is None:
+                return
         if not self.started and self.unstarted is not None and not task.done():
             task.add_done_callback(self._ended)
             self.unstarted = None
@@ -64,11 +67,21 @@ class Serving(msgspec.Struct):
         self.server._served(self.request, self, task)
 
 
+class _Queue(Protocol):
+    @property
+    def items(self) -> Sized:  # what waits to be handled
+        ...
+
+
 class Host(Protocol):
     """What a server asks of its engine."""
 
     schema: Any
     policy: Any
+
+    @property
+    def _inbox(self) -> _Queue: ...
+
     _close_error: ConnectionClosedError | None
     _eof_error: ConnectionClosedError | None
     _transport: Transport
@@ -87,6 +100,9 @@ class Host(Protocol):
     def _maybe_finish(self) -> None: ...
 
 
+_EAGER = sys.version_info >= (3, 12)  # `asyncio.Task(..., eager_start=True)`
+_Task: Any = asyncio.Task  # (its `eager_start` is unknown to the checkers' 3.11 stubs)
+
 _now_serving: contextvars.ContextVar[Serving | None] = contextvars.ContextVar(
     "acp_runtime_now_serving", default=None
 )
@@ -100,10 +116,20 @@ class Server:
         self.requests: dict[RequestId, Serving] = {}
         self._loop = asyncio.get_running_loop()  # once: each lookup costs a getpid() (3.11)
         self._after_tasks: set[asyncio.Task[None]] = set()
+        self.alone = False  # set by the engine while it takes a read of one line (`start`)
 
     def start(self, request: RequestMessage) -> None:
-        """Serve a request that arrived: its handler starts as a task at once."""
+        """Serve a request that arrived: its handler starts as a task at once.
+
+        On Python 3.12 and later the task starts eagerly (its handler runs in this call up to its
+        first wait: a handler that answers at once costs no loop turn) when the request came
+        alone in its read (`alone`: no later line of that read is taken before its handler runs,
+        a `$/cancel_request` say) and no notification that came before it waits to be handled;
+        else it waits its turn in the loop, behind them. Its handler sees what a task's first step
+        would: its own task as `current_task()`, a context of its own."""
         engine = self.engine
+        if _EAGER and engine._close_error is not None:  # an eager handler closed the connection
+            return  # while this read was handed on: as a task the close cancelled before it began
         try:
             duplicate = request.id in self.requests
         except TypeError:
@@ -114,10 +140,16 @@ class Server:
             )
             engine._send_error_nowait(request.id, err)
             return
-        engine.policy.received_request(request.method, request.params)
+        policy = engine.policy
+        watched = policy.requests_watched
+        if watched is None or request.method in watched:
+            policy.received_request(request.method, request.params)
         serving = Serving(request, self)
         self.requests[request.id] = serving
-        serving.task = self._loop.create_task(self._serve(request, serving))
+        if _EAGER and self.alone and not engine._inbox.items:
+            serving.task = _Task(self._serve(request, serving), loop=self._loop, eager_start=True)
+        else:
+            serving.task = self._loop.create_task(self._serve(request, serving))
 
     def cancel(self, request_id: Any, *, by_peer: bool) -> None:
         """Cancel the handler of a request being served (`$/cancel_request` from the peer)."""

@@ -344,7 +344,7 @@ class _AgentProcess(asyncio.subprocess.SubprocessStreamProtocol):
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         if fd == 1:
-            self.out.feed_data(cast(bytes, data))
+            self.out.feed_data(data)  # type: ignore[arg-type]  # bytes: no `cast` call per chunk
         else:
             super().pipe_data_received(fd, data)
 

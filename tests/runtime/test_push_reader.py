@@ -4,10 +4,11 @@ before it attached or after, and `LineTransport` over it hands on whole lines.""
 from __future__ import annotations
 
 import asyncio
+import random
 
 import pytest
 
-from acp_runtime.framing import LineTransport, OversizedLine, PushReader
+from acp_runtime.framing import LineReader, LineTransport, OversizedLine, PushReader, _Slices
 
 
 class Pausable:
@@ -142,3 +143,66 @@ async def test_a_short_burst_is_handed_on_whole_in_the_callback_that_read_it() -
     await asyncio.sleep(0)
     reader.feed_data(b"a\nb\n")
     assert calls == [[b"a", b"b"]]
+
+
+async def test_lines_pushed_reach_the_engine_as_split_and_hand_on_give_them() -> None:
+    """`LineTransport.start`'s callback writes out `LineReader.split` and `_Slices.hand_on` for a
+    chunk of whole lines: over random chunks (often cut right after a newline, some bursts over a
+    slice, some lines too long, waiting lines), the engine is handed the same lines in the same
+    calls, loop turn by loop turn, as the careful path (`_feed`, then `hand_on`) hands them."""
+    rng = random.Random(5)
+    for _ in range(200):
+        messages = [b"x" * rng.choice([0, 1, 5, 9, 30]) for _ in range(rng.randint(1, 150))]
+        data = b"".join(m + b"\n" for m in messages)
+        cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 4))))
+        if rng.random() < 0.5:  # cut right after newlines: the written-out path
+            newlines = [i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)]
+            cuts = sorted(rng.sample(newlines, min(len(newlines), rng.randint(0, 3))))
+        chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+        fast: list[list[bytes | OversizedLine]] = []
+        careful: list[list[bytes | OversizedLine]] = []
+        limit = rng.choice([8, 64, 1 << 20])  # some lines too long, or only some chunks, or none
+        reader = PushReader()
+        LineTransport(reader, Sink(), max_line_bytes=limit).start(
+            lambda lines, fast=fast: fast.append(list(lines)), lambda error: None
+        )
+        await asyncio.sleep(0)
+        lines_of = LineReader(_NoStream(), limit)
+        slices = _Slices(
+            lambda lines, careful=careful: careful.append(list(lines)), lambda error: None
+        )
+        for chunk in chunks:
+            reader.feed_data(chunk)
+            lines_of._feed(chunk)
+            ready, lines_of._ready = lines_of._ready, []
+            if ready:
+                slices.hand_on(ready)
+            assert fast == careful, chunks
+            if rng.random() < 0.5:
+                await asyncio.sleep(0)
+                assert fast == careful, chunks
+        for _ in range(4):
+            await asyncio.sleep(0)
+        assert fast == careful, chunks
+
+
+async def test_nothing_is_handed_on_once_the_transport_closed_before_the_end() -> None:
+    """A closed transport detaches from its reader: bytes the protocol still pushes are kept by
+    the reader, not handed on (`PushReader.feed_data` is the consumer's own callback only while
+    attached)."""
+    reader = PushReader()
+    transport = LineTransport(reader, Sink())
+    batches: list[list[bytes | OversizedLine]] = []
+    transport.start(batches.append, lambda error: None)
+    reader.feed_data(b"one\n")
+    assert batches == [[b"one"]]
+    transport.close()
+    reader.feed_data(b"two\n")
+    await asyncio.sleep(0)
+    assert batches == [[b"one"]]
+    assert await reader.read() == b"two\n"
+
+
+class _NoStream:
+    async def read(self, n: int = -1) -> bytes:
+        raise AssertionError("split reads nothing")

@@ -14,7 +14,7 @@ import acp_schema as acp
 from acp_runtime import ConnectionClosedError
 from acp_runtime.calls import PendingCalls
 
-from .helpers import initialize_request, raw_agent
+from .helpers import Client, initialize_request, raw_agent, raw_client
 
 Call = Callable[[Any, str, Any], Awaitable[Any]]
 
@@ -105,4 +105,68 @@ async def test_a_call_is_pending_with_its_result_type_as_through_pending_calls(c
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
     assert isinstance(await task, acp.InitializeResponse)
     assert not conn._pending and not conn._pending.types
+    await conn.close()
+
+
+class _Asking(Client):
+    async def session_request_permission(self, params: Any) -> Any:
+        await asyncio.Event().wait()  # answered only when the turn is cancelled
+
+
+@WAYS
+async def test_a_call_that_ends_a_turn_cancels_the_requests_served_for_it(call: Call) -> None:
+    """`policy.sent` runs for the calls the policy watches (`sends_watched`): session/close, sent,
+    cancels the permission request the client serves for that session, as session/cancel does."""
+    conn, peer = await raw_agent(_Asking(), enforce_protocol=False)
+    options = [{"optionId": "ok", "name": "OK", "kind": "allow_once"}]
+    tool_call = {"toolCallId": "t1"}
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 100,
+            "method": "session/request_permission",
+            "params": {"sessionId": "s1", "toolCall": tool_call, "options": options},
+        }
+    )
+    await asyncio.sleep(0.01)
+    task = asyncio.ensure_future(call(conn, "session/close", {"sessionId": "s1"}))
+    close = await peer.recv()
+    assert close["method"] == "session/close"
+    answer = await asyncio.wait_for(peer.recv(), 5)
+    assert answer == {"jsonrpc": "2.0", "id": 100, "result": {"outcome": {"outcome": "cancelled"}}}
+    peer.send({"jsonrpc": "2.0", "id": close["id"], "result": {}})
+    await task
+    await conn.close()
+
+
+@WAYS
+async def test_a_result_the_policy_checks_is_checked_whichever_way_it_was_asked(call: Call) -> None:
+    """`policy.on_result` runs for the results the policy reads (`results_read`): form content
+    that breaks the requested schema fails the agent's elicitation/create call."""
+    conn, peer = await raw_client(initialize=False)
+    capabilities = {"elicitation": {"form": {}}}
+    answer = await peer.call(
+        0, "initialize", {"protocolVersion": 1, "clientCapabilities": capabilities}
+    )
+    assert "result" in answer, answer
+    form = {
+        "sessionId": "s1",
+        "mode": "form",
+        "message": "How many?",
+        "requestedSchema": {
+            "type": "object",
+            "properties": {"count": {"type": "integer", "maximum": 5}},
+        },
+    }
+    task = asyncio.ensure_future(call(conn, "elicitation/create", form))
+    request = await peer.recv()
+    peer.send(
+        {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"action": "accept", "content": {"count": 9}},
+        }
+    )
+    with pytest.raises(acp.RpcError, match="Invalid result"):
+        await task
     await conn.close()

@@ -127,6 +127,16 @@ async def test_a_checked_value_is_encoded_once_and_goes_out_as_the_package_encod
             id=msgspec.json.decode(sent_prompt[0])["id"], method="session/prompt", params=prompt
         )
     )
+    # the handler's answer, enveloped in place (`Sender.response`), is the package's encoding too
+    prompt_id = msgspec.json.decode(sent_prompt[0])["id"]
+    answered = [line for line in received if b'"stopReason"' in line]
+    assert answered == [
+        acp.encode_message(
+            acp.Response(
+                id=prompt_id, result=acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)
+            )
+        )
+    ]
 
 
 @pytest.mark.parametrize("name,method,at,tp", CASES)
@@ -159,13 +169,17 @@ def test_every_envelope_around_checked_json_is_the_package_encoding(
                 )
 
 
-def test_a_notification_of_a_method_the_package_lacks_is_enveloped_too() -> None:
+def test_a_call_of_a_method_the_package_lacks_is_enveloped_too() -> None:
     envelopes = Envelopes(acp)
     for method in ('_vendor/odd "name"\u0001', "_x"):
         data = acp.encode({"a": [1, "\u0000"]})
         assert envelopes.notification(method, data) == acp.encode_message(
             acp.Notification(method=method, params={"a": [1, "\u0000"]})
         )
+        for request_id in (4, "a-\u0001-id"):  # a request of it, with any id
+            assert envelopes.request(request_id, method, data) == acp.encode_message(
+                acp.Request(id=request_id, method=method, params={"a": [1, "\u0000"]})
+            )
 
 
 def _recorder(calls: list[str], name: str, reason: str | None = None) -> Any:
