@@ -24,7 +24,6 @@ working on the stream, and the two paths must not both end it.
 from __future__ import annotations
 
 import asyncio
-import types
 from typing import Any
 
 import h2.exceptions
@@ -43,19 +42,19 @@ def install(protocol: h2_protocol.H2Protocol) -> None:
     state = _State(protocol)
     attributes: Any = protocol.__dict__
     attributes["stream_send"] = state.stream_send
-    attributes["_close_stream"] = types.MethodType(_close_stream, protocol)
 
 
 class _State:
     """The held heads and the streams that took Hypercorn's own path, of one connection."""
 
-    __slots__ = ("protocol", "original", "held", "slow")
+    __slots__ = ("protocol", "original", "held", "slow", "sending")
 
     def __init__(self, protocol: h2_protocol.H2Protocol) -> None:
         self.protocol = protocol
         self.original = protocol.stream_send
         self.held: dict[int, list[tuple[bytes, bytes]]] = {}
         self.slow: set[int] = set()
+        self.sending: set[asyncio.Task[None]] = set()  # heads sent on their own (kept alive)
 
     async def stream_send(self, event: Any) -> None:
         protocol = self.protocol
@@ -130,7 +129,9 @@ class _State:
     def _release(self, stream_id: int) -> None:
         """A loop turn after a head was held: send it if no message of the stream took it."""
         if stream_id in self.held:
-            asyncio.get_running_loop().create_task(self._send_held(stream_id))
+            task = asyncio.get_running_loop().create_task(self._send_held(stream_id))
+            self.sending.add(task)
+            task.add_done_callback(self.sending.discard)
 
     async def _send_held(self, stream_id: int) -> None:
         head = self.held.pop(stream_id, None)
@@ -141,13 +142,3 @@ class _State:
         except _GONE:
             return
         await self.protocol._flush()
-
-
-async def _close_stream(self: h2_protocol.H2Protocol, stream_id: int) -> None:
-    """Hypercorn's `_close_stream`, without waking the sending task for a stream that left it
-    nothing to send."""
-    if stream_id in self.streams:
-        stream = self.streams.pop(stream_id)
-        await stream.handle(StreamClosed(stream_id=stream_id))
-        if stream_id in self.stream_buffers:
-            await self.has_data.set()
