@@ -27,10 +27,17 @@ import h2.connection
 import h2.errors
 import h2.events
 import h2.exceptions
+import h2.utilities
 import httpx
 
 from .hpackenc import StatelessEncoder
 from .poster import Answer, PostFailed, RawHeaders, fixed_headers, origin, sets_cookie
+
+
+_REQUEST = h2.utilities.HeaderValidationFlags(
+    is_client=True, is_trailer=False, is_response_header=False, is_push_promise=False
+)
+_CHECKED_HEADS = 64  # distinct heads remembered as checked (one per session, about)
 
 
 class StreamBroken(PostFailed):
@@ -77,10 +84,13 @@ class H2Connection(asyncio.Protocol):
         self._fixed = [(k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()]
         self._cookies = cookies
         self._connect_timeout = connect_timeout
-        # the request heads are built here in lower case and stripped (`_start`): h2 checks
-        # them (validate_outbound_headers) but need not rewrite them
+        # the request heads are built here in lower case and stripped (`_start`): h2 need not
+        # rewrite them, and its checks run once per distinct head (`_check`), not per request
         config = h2.config.H2Configuration(
-            client_side=True, header_encoding=None, normalize_outbound_headers=False
+            client_side=True,
+            header_encoding=None,
+            normalize_outbound_headers=False,
+            validate_outbound_headers=False,
         )
         self._h2 = h2.connection.H2Connection(config=config)
         self._h2.encoder = StatelessEncoder()  # type: ignore[assignment]  # h2 calls encode()
@@ -92,6 +102,7 @@ class H2Connection(asyncio.Protocol):
         self._refusing: Exception | None = None  # no new stream (GOAWAY)
         self._opening: asyncio.Task[None] | None = None
         self._event_loop: asyncio.AbstractEventLoop | None = None
+        self._checked: set[tuple[tuple[bytes, bytes], ...]] = set()  # heads h2's checks passed
 
     async def _open(self) -> None:
         """Connect, once: the first request waits for it, the others for the first."""
@@ -292,6 +303,7 @@ class H2Connection(asyncio.Protocol):
             self._cookies.set_cookie_header(request)
             if "cookie" in request.headers:
                 head.append((b"cookie", request.headers["cookie"].strip().encode()))
+        self._check(head)
         if body:
             head.append((b"content-length", str(len(body)).encode()))
         stream_id = self._h2.get_next_available_stream_id()
@@ -308,6 +320,21 @@ class H2Connection(asyncio.Protocol):
             self._forget(stream_id)
             raise
         return stream_id, stream
+
+    def _check(self, head: list[tuple[bytes, bytes]]) -> None:
+        """h2's own checks of an outgoing request head (`StreamBroken` if it fails them), run
+        once per distinct head: a connection sends the same few heads again and again."""
+        key = tuple(head)
+        if key in self._checked:
+            return
+        try:
+            for _ in h2.utilities.validate_outbound_headers(head, _REQUEST):
+                pass
+        except h2.exceptions.ProtocolError as exc:
+            raise StreamBroken(f"could not send the request: {exc!r}") from exc
+        if len(self._checked) >= _CHECKED_HEADS:
+            self._checked.clear()
+        self._checked.add(key)
 
     async def _send_body(self, stream_id: int, body: bytes) -> None:
         view = memoryview(body)
