@@ -48,9 +48,11 @@ class _Stream:
     """What the connection knows of one request: its answer's head, its data, its end.
 
     Its data waits in `chunks` for a reader, or, once the reader has given the stream a `sink`
-    (`H2Connection.follow`), goes to the sink as it arrives, within the frame's own callback."""
+    (`H2Connection.follow`), goes to the sink as it arrives, within the frame's own callback.
+    A POST sent at once (`H2Connection.post_at_once`) has no reader: `then` is handed its answer
+    (or why it failed) when the stream ends, and its body may not pass `limit` bytes."""
 
-    __slots__ = ("head", "chunks", "ended", "error", "wake", "sink", "last")
+    __slots__ = ("head", "chunks", "ended", "error", "wake", "sink", "last", "then", "limit", "size")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.head: asyncio.Future[tuple[int, RawHeaders]] = loop.create_future()
@@ -60,6 +62,9 @@ class _Stream:
         self.wake = asyncio.Event()
         self.sink: Callable[[bytes], None] | None = None
         self.last = 0.0  # loop time of the last data handed to the sink
+        self.then: Callable[[Answer | Exception], None] | None = None
+        self.limit = 0
+        self.size = 0  # of `chunks`
 
     def fail(self, error: Exception) -> None:
         if not self.ended and self.error is None:
@@ -186,22 +191,34 @@ class H2Connection(asyncio.Protocol):
                 # its window goes back as the reader takes it (`_data`); padding at once
                 padding = (event.flow_controlled_length or 0) - len(event.data)
                 self._acknowledge(padding, event.stream_id)
+                if stream.then is not None:
+                    stream.size += len(event.data)
+                    if stream.size > stream.limit:
+                        text = f"POST: the answer's body passed {stream.limit} bytes"
+                        stream.fail(PostFailed(text))
+                        self._answered(event.stream_id, stream)
         elif isinstance(event, h2.events.StreamEnded):
             if (stream := self._streams.get(event.stream_id)) is not None:
                 stream.ended = True
                 stream.wake.set()
+                if stream.then is not None:
+                    self._answered(event.stream_id, stream)
         elif isinstance(event, h2.events.StreamReset):
             if (stream := self._streams.get(event.stream_id)) is not None:
                 stream.fail(StreamBroken(f"the server reset the stream ({event.error_code!r})"))
+                if stream.then is not None:
+                    self._answered(event.stream_id, stream)
         elif isinstance(event, h2.events.ConnectionTerminated):
             # GOAWAY: no new stream; the streams past `last_stream_id` were not processed and
             # fail, the others may still finish (the server closes the socket after them)
             error = StreamBroken(f"the server ended the HTTP/2 connection ({event.error_code!r})")
             self._refusing = error
             last = event.last_stream_id
-            for stream_id, stream in self._streams.items():
+            for stream_id, stream in list(self._streams.items()):
                 if last is None or stream_id > last:
                     stream.fail(error)
+                    if stream.then is not None:
+                        self._answered(stream_id, stream)
             self._slots.set()
         elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
             self._window.set()
@@ -223,8 +240,10 @@ class H2Connection(asyncio.Protocol):
         if self._broken is None:
             self._broken = error
         self._refusing = self._refusing or error
-        for stream in self._streams.values():
+        for stream_id, stream in list(self._streams.items()):
             stream.fail(error)
+            if stream.then is not None:
+                self._answered(stream_id, stream)
         self._window.set()
         self._slots.set()
 
@@ -278,6 +297,79 @@ class H2Connection(asyncio.Protocol):
         finally:
             self._forget(stream_id)
 
+    def can_post_at_once(self, size: int) -> bool:
+        """Whether a POST of `size` bytes can go out at once (`post_at_once`): the connection is
+        open and takes new streams, a stream slot is free, and the body fits the send window
+        and one frame."""
+        opening = self._opening
+        if opening is None or not opening.done() or opening.cancelled():
+            return False
+        if opening.exception() is not None or self._refusing is not None:
+            return False
+        h2c = self._h2
+        if h2c.open_outbound_streams >= h2c.remote_settings.max_concurrent_streams:
+            return False
+        room = min(
+            h2c.outbound_flow_control_window,
+            h2c.remote_settings.initial_window_size,
+            h2c.max_outbound_frame_size,
+        )
+        return size <= room
+
+    def post_at_once(
+        self,
+        body: bytes,
+        headers: dict[str, str],
+        limit: int,
+        then: Callable[[Answer | Exception], None],
+    ) -> int:
+        """POST `body` now, in the caller's step, when `can_post_at_once(len(body))`: no task
+        waits for the answer; `then(answer)` is called, within the connection's own callback,
+        once the stream ends (`then(error)` once it fails: reset, an answer whose body passes
+        `limit` bytes, the connection broken, `abandon`). Returns the stream's id; raises
+        `StreamBroken` (and sends nothing) when h2 refuses the request."""
+        head = self._head("POST", headers, body)
+        stream_id = self._h2.get_next_available_stream_id()
+        stream = self._streams[stream_id] = _Stream(self._loop())
+        stream.then, stream.limit = then, limit
+        try:
+            self._h2.send_headers(stream_id, head, end_stream=not body)
+            if body:
+                self._h2.send_data(stream_id, body, end_stream=True)
+        except h2.exceptions.ProtocolError as exc:
+            stream.then = None
+            self._forget(stream_id)
+            raise StreamBroken(f"could not send the request: {exc!r}") from exc
+        self._flush()
+        return stream_id
+
+    def abandon(self, stream_id: int, error: Exception) -> None:
+        """Give up a POST sent at once: its stream is reset and `then(error)` is called."""
+        stream = self._streams.get(stream_id)
+        if stream is not None and stream.then is not None:
+            stream.fail(error)
+            self._answered(stream_id, stream)
+
+    def _answered(self, stream_id: int, stream: _Stream) -> None:
+        """A POST sent at once ended (or failed): hand its answer to `then`, forget the stream."""
+        then, stream.then = stream.then, None
+        assert then is not None
+        outcome: Answer | Exception
+        if stream.error is not None:
+            outcome = stream.error
+        elif not stream.head.done():
+            outcome = StreamBroken("the server ended the stream before answering")
+        else:
+            status, answer_headers = stream.head.result()
+            for chunk in stream.chunks:
+                self._acknowledge(len(chunk), stream_id)
+            outcome = Answer(status, "", answer_headers, b"".join(stream.chunks))
+        if not stream.ended:  # the server is not done with it: tell it to stop
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        self._forget(stream_id)
+        then(outcome)
+
     async def _start(
         self, method: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, _Stream]:
@@ -290,6 +382,26 @@ class H2Connection(asyncio.Protocol):
                 break
             self._slots.clear()
             await self._slots.wait()
+        head = self._head(method, headers, body)
+        stream_id = self._h2.get_next_available_stream_id()
+        stream = self._streams[stream_id] = _Stream(self._loop())
+        try:
+            self._h2.send_headers(stream_id, head, end_stream=not body)
+            if body:
+                await self._send_body(stream_id, body)
+            self._flush()  # the headers and a body that fits the window: one write
+        except h2.exceptions.ProtocolError as exc:
+            self._forget(stream_id)
+            raise StreamBroken(f"could not send the request: {exc!r}") from exc
+        except BaseException:
+            self._forget(stream_id)
+            raise
+        return stream_id, stream
+
+    def _head(
+        self, method: str, headers: dict[str, str], body: bytes
+    ) -> list[tuple[bytes, bytes]]:
+        """A request's head: `StreamBroken` when h2's checks refuse it."""
         head = [
             (b":method", method.encode()),
             (b":scheme", b"http"),
@@ -306,20 +418,7 @@ class H2Connection(asyncio.Protocol):
         self._check(head)
         if body:
             head.append((b"content-length", str(len(body)).encode()))
-        stream_id = self._h2.get_next_available_stream_id()
-        stream = self._streams[stream_id] = _Stream(self._loop())
-        try:
-            self._h2.send_headers(stream_id, head, end_stream=not body)
-            if body:
-                await self._send_body(stream_id, body)
-            self._flush()  # the headers and a body that fits the window: one write
-        except h2.exceptions.ProtocolError as exc:
-            self._forget(stream_id)
-            raise StreamBroken(f"could not send the request: {exc!r}") from exc
-        except BaseException:
-            self._forget(stream_id)
-            raise
-        return stream_id, stream
+        return head
 
     def _check(self, head: list[tuple[bytes, bytes]]) -> None:
         """h2's own checks of an outgoing request head (`StreamBroken` if it fails them), run
