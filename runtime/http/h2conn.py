@@ -33,7 +33,6 @@ import httpx
 from .hpackenc import StatelessEncoder
 from .poster import Answer, PostFailed, RawHeaders, fixed_headers, origin, sets_cookie
 
-
 _REQUEST = h2.utilities.HeaderValidationFlags(
     is_client=True, is_trailer=False, is_response_header=False, is_push_promise=False
 )
@@ -52,7 +51,18 @@ class _Stream:
     A POST sent at once (`H2Connection.post_at_once`) has no reader: `then` is handed its answer
     (or why it failed) when the stream ends, and its body may not pass `limit` bytes."""
 
-    __slots__ = ("head", "chunks", "ended", "error", "wake", "sink", "last", "then", "limit", "size")
+    __slots__ = (
+        "head",
+        "chunks",
+        "ended",
+        "error",
+        "wake",
+        "sink",
+        "last",
+        "then",
+        "limit",
+        "size",
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.head: asyncio.Future[tuple[int, RawHeaders]] = loop.create_future()
@@ -398,9 +408,7 @@ class H2Connection(asyncio.Protocol):
             raise
         return stream_id, stream
 
-    def _head(
-        self, method: str, headers: dict[str, str], body: bytes
-    ) -> list[tuple[bytes, bytes]]:
+    def _head(self, method: str, headers: dict[str, str], body: bytes) -> list[tuple[bytes, bytes]]:
         """A request's head: `StreamBroken` when h2's checks refuse it."""
         head = [
             (b":method", method.encode()),

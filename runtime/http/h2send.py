@@ -27,13 +27,13 @@ import asyncio
 from typing import Any
 
 import h2.exceptions
-import priority
 from hypercorn.protocol import h2 as h2_protocol
 from hypercorn.protocol.events import Body, Data, EndBody, EndData, Response, StreamClosed
+from priority.priority import MissingStreamError
 
 _QUICK = (Body, Data)
 _ENDS = (EndBody, EndData)
-_GONE = (KeyError, priority.MissingStreamError, h2.exceptions.ProtocolError)
+_GONE = (KeyError, MissingStreamError, h2.exceptions.ProtocolError)
 
 
 def install(protocol: h2_protocol.H2Protocol) -> None:
@@ -123,7 +123,7 @@ class _State:
         protocol.stream_buffers.pop(stream_id, None)
         try:
             protocol.priority.remove_stream(stream_id)
-        except priority.MissingStreamError:
+        except MissingStreamError:
             pass
 
     def _release(self, stream_id: int) -> None:

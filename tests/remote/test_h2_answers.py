@@ -1,7 +1,8 @@
 """What an `AcpApp` sends over Hypercorn's HTTP/2 (acp_runtime.http.h2send), read frame by frame
 with a bare h2 client: a `202` is one HEADERS frame that ends its stream; an SSE stream's head
 comes at once, before any event; events, whether the stream's task or the agent's task sends them,
-come whole and in order; an event larger than the stream's flow-control window still comes whole, in order."""
+come whole and in order; events larger than the stream's flow-control window still come whole,
+in order."""
 
 from __future__ import annotations
 
@@ -101,7 +102,9 @@ def status(head: h2.events.ResponseReceived) -> int:
     return int(dict(head.headers or [])[b":status"])
 
 
-def post(client: BareH2, message: Any, connection_id: str | None, session: str | None = None) -> int:
+def post(
+    client: BareH2, message: Any, connection_id: str | None, session: str | None = None
+) -> int:
     headers = {"content-type": "application/json"}
     if connection_id is not None:
         headers["acp-connection-id"] = connection_id
@@ -158,7 +161,9 @@ async def test_an_sse_stream_gets_its_head_before_any_event_then_every_event_in_
             head = await client.next(session_stream)
             assert isinstance(head, h2.events.ResponseReceived) and status(head) == 200
             for n in range(2, 12):  # each prompt: its chunk (queued), then its answer (direct)
-                await client.answer(post(client, prompt(n, session, f"p{n}"), connection_id, session))
+                await client.answer(
+                    post(client, prompt(n, session, f"p{n}"), connection_id, session)
+                )
                 chunk, done = await events(client, session_stream, 2)
                 assert chunk["method"] == "session/update"
                 assert chunk["params"]["update"]["content"]["text"].endswith(f"p{n}")

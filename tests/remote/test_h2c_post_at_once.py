@@ -1,8 +1,8 @@
 """connect_agent over h2c sends a POST at once, in the sending task's step, when nothing is under
 way before it (acp_runtime.http.client `_post_at_once`, h2conn `post_at_once`); its answer is
 read within the connection's callback. The rules of the queued path hold on it: messages reach
-the server in the order they were sent (a refused one fails alone: test_connect_agent), an answer over
-`max_message_bytes` or none within `read_timeout` closes the connection."""
+the server in the order they were sent (a refused one fails alone: test_connect_agent), an
+answer over `max_message_bytes` or none within `read_timeout` closes the connection."""
 
 from __future__ import annotations
 
@@ -15,21 +15,28 @@ import pytest
 from acp_runtime import ConnectionClosedError
 from acp_runtime.http import connect_agent
 
-from .test_hostile_server import INIT_ANSWER, Send, chunk, hostile, initialized
+from .test_hostile_server import INIT_ANSWER, Hostile, Send, chunk, hostile, initialized
 
 
-class Server:
+async def keepalives(send: Send, session: str | None) -> None:
+    while True:
+        await chunk(send, b": keepalive\n\n")
+        await asyncio.sleep(0.2)
+
+
+class Server(Hostile):
     """An ASGI server answering initialize, then each POST as `answer(message)` says (None:
     never), and keeping each GET alive with keepalives; records the POSTed messages in order."""
 
     def __init__(self, answer: Any) -> None:
+        super().__init__(keepalives)
         self.answer = answer
         self.posted: list[Any] = []
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Send) -> None:
-        if scope["type"] != "http":
-            return
-        if scope["method"] == "POST":
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await super().__call__(scope, receive, send)
+        else:
             body = b""
             while True:
                 event = await receive()
@@ -46,18 +53,10 @@ class Server:
             reply = self.answer(message)
             if reply is None:
                 await asyncio.Event().wait()
+                return
             status, body = reply
             await send({"type": "http.response.start", "status": status, "headers": []})
             await send({"type": "http.response.body", "body": body})
-        elif scope["method"] == "GET":
-            start = [(b"content-type", b"text/event-stream")]
-            await send({"type": "http.response.start", "status": 200, "headers": start})
-            while True:
-                await chunk(send, b": keepalive\n\n")
-                await asyncio.sleep(0.2)
-        else:
-            await send({"type": "http.response.start", "status": 202, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
 
 
 async def test_messages_reach_the_server_in_the_order_they_were_sent() -> None:
