@@ -13,8 +13,11 @@ per stream, while nothing of it waits in Hypercorn's buffer:
   message after it within the loop turn goes out on its own then (an SSE stream's head);
 - a piece of body that fits the stream's flow-control window is handed to h2 (in frames of the
   peer's frame size) and written at once, in the app's own task;
-- the end of a body is sent at once, and the stream is done with (its buffer and its place in
-  the priority tree go, as the sending task would drop them).
+- the end of a body is handed to h2 at once, and the stream is done with (its buffer and its
+  place in the priority tree go, as the sending task would drop them); it is written a loop turn
+  later (`_flush_soon`), after the tasks that were ready before it: a POST's handler answering at
+  once (a `ping` prompt) sends its answer on the SSE stream in that turn, and the `202` and the
+  answer reach the client in one write, one wake-up of the client instead of two.
 
 Anything else (a piece larger than the window, trailers, server push) takes Hypercorn's own path,
 and once a stream took it, every later message of that stream does: the sending task may then be
@@ -24,7 +27,7 @@ working on the stream, and the two paths must not both end it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Coroutine
 
 import h2.exceptions
 from hypercorn.protocol import h2 as h2_protocol
@@ -47,14 +50,15 @@ def install(protocol: h2_protocol.H2Protocol) -> None:
 class _State:
     """The held heads and the streams that took Hypercorn's own path, of one connection."""
 
-    __slots__ = ("protocol", "original", "held", "slow", "sending")
+    __slots__ = ("protocol", "original", "held", "slow", "sending", "flush_due")
 
     def __init__(self, protocol: h2_protocol.H2Protocol) -> None:
         self.protocol = protocol
         self.original = protocol.stream_send
         self.held: dict[int, list[tuple[bytes, bytes]]] = {}
         self.slow: set[int] = set()
-        self.sending: set[asyncio.Task[None]] = set()  # heads sent on their own (kept alive)
+        self.sending: set[asyncio.Task[None]] = set()  # writes of ours to come (kept alive)
+        self.flush_due = False  # a `_flush_soon` task is made and has not started
 
     async def stream_send(self, event: Any) -> None:
         protocol = self.protocol
@@ -94,7 +98,7 @@ class _State:
                     else:
                         connection.end_stream(stream_id)
                     self._drop(stream_id)
-                    await protocol._flush()
+                    self._flush_soon()
                     return
         except _GONE:  # the stream or the connection closed: as Hypercorn's sending task does
             self._drop(stream_id)
@@ -126,12 +130,27 @@ class _State:
         except MissingStreamError:
             pass
 
+    def _flush_soon(self) -> None:
+        """Write what h2 holds a loop turn from now, in a task made now: tasks made before it
+        (the request's handler, fed by this very POST) take their turn first, and an answer
+        they send at once goes out in the same write as this stream's end."""
+        if not self.flush_due:
+            self.flush_due = True
+            self._spawn(self._flush_now())
+
+    async def _flush_now(self) -> None:
+        self.flush_due = False  # what comes from now on needs a write of its own
+        await self.protocol._flush()
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self.sending.add(task)
+        task.add_done_callback(self.sending.discard)
+
     def _release(self, stream_id: int) -> None:
         """A loop turn after a head was held: send it if no message of the stream took it."""
         if stream_id in self.held:
-            task = asyncio.get_running_loop().create_task(self._send_held(stream_id))
-            self.sending.add(task)
-            task.add_done_callback(self.sending.discard)
+            self._spawn(self._send_held(stream_id))
 
     async def _send_held(self, stream_id: int) -> None:
         head = self.held.pop(stream_id, None)
