@@ -32,11 +32,10 @@ from typing import Any, Coroutine
 import h2.exceptions
 from hypercorn.protocol import h2 as h2_protocol
 from hypercorn.protocol.events import Body, Data, EndBody, EndData, Response, StreamClosed
-from priority.priority import MissingStreamError
 
 _QUICK = (Body, Data)
 _ENDS = (EndBody, EndData)
-_GONE = (KeyError, MissingStreamError, h2.exceptions.ProtocolError)
+_GONE = (KeyError, h2.exceptions.ProtocolError)  # priority's MissingStreamError is a KeyError
 
 
 def install(protocol: h2_protocol.H2Protocol) -> None:
@@ -127,7 +126,7 @@ class _State:
         protocol.stream_buffers.pop(stream_id, None)
         try:
             protocol.priority.remove_stream(stream_id)
-        except MissingStreamError:
+        except KeyError:  # priority's MissingStreamError
             pass
 
     def _flush_soon(self) -> None:
