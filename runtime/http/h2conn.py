@@ -85,22 +85,15 @@ class _Stream:
         self.wake.set()
 
 
-class H2Connection(asyncio.Protocol):
-    """An HTTP/2 client connection to the origin of `url`; `open()` connects it."""
+class _Wire(asyncio.Protocol):
+    """The half of an HTTP/2 client connection that reads and writes its socket: h2's state, the
+    `_Stream` of each request, the frames handed to them (`H2Connection` adds the requests)."""
 
-    def __init__(
-        self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
-    ) -> None:
-        where = origin(url)
+    def __init__(self, url: str, cookies: httpx.Cookies) -> None:
         self._url = url
-        self._address = (where.host, where.port)
-        self._path = where.target.encode()
-        self._authority = where.authority.encode()
-        self._fixed = [(k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()]
-        self._cookies = cookies
-        self._connect_timeout = connect_timeout
-        # the request heads are built here in lower case and stripped (`_start`): h2 need not
-        # rewrite them, and its checks run once per distinct head (`_check`), not per request
+        self._cookies = cookies  # what answers set goes in (and requests send, `H2Connection`)
+        # the request heads are built in lower case and stripped (`H2Connection._head`): h2
+        # need not rewrite them, and its checks run once per distinct head (`_check`)
         config = h2.config.H2Configuration(
             client_side=True,
             header_encoding=None,
@@ -115,30 +108,7 @@ class H2Connection(asyncio.Protocol):
         self._slots = asyncio.Event()  # set when a stream ended (a MAX_CONCURRENT_STREAMS slot)
         self._broken: Exception | None = None  # no stream can go on
         self._refusing: Exception | None = None  # no new stream (GOAWAY)
-        self._opening: asyncio.Task[None] | None = None
         self._event_loop: asyncio.AbstractEventLoop | None = None
-        self._checked: set[tuple[tuple[bytes, bytes], ...]] = set()  # heads h2's checks passed
-
-    async def _open(self) -> None:
-        """Connect, once: the first request waits for it, the others for the first."""
-        opening = self._opening
-        if opening is not None and opening.done() and not opening.cancelled():
-            if opening.exception() is None:
-                return  # connected: no shield (a future and callbacks) per request
-        if self._opening is None:
-            self._opening = asyncio.get_running_loop().create_task(self._connect())
-        await asyncio.shield(self._opening)
-
-    async def _connect(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.wait_for(
-                loop.create_connection(lambda: self, *self._address), self._connect_timeout
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            error = PostFailed(f"could not connect to {self._url}: {exc!r}")
-            self._break(error)
-            raise error from exc
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         loop = self._event_loop
@@ -267,6 +237,73 @@ class H2Connection(asyncio.Protocol):
             with contextlib.suppress(h2.exceptions.ProtocolError):
                 self._h2.acknowledge_received_data(size, stream_id)
 
+    def _answered(self, stream_id: int, stream: _Stream) -> None:
+        """A POST sent at once ended (or failed): hand its answer to `then`, forget the stream."""
+        then, stream.then = stream.then, None
+        assert then is not None
+        outcome: Answer | Exception
+        if stream.error is not None:
+            outcome = stream.error
+        elif not stream.head.done():
+            outcome = StreamBroken("the server ended the stream before answering")
+        else:
+            status, answer_headers = stream.head.result()
+            for chunk in stream.chunks:
+                self._acknowledge(len(chunk), stream_id)
+            outcome = Answer(status, "", answer_headers, b"".join(stream.chunks))
+        if not stream.ended:  # the server is not done with it: tell it to stop
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        self._forget(stream_id)
+        then(outcome)
+
+    def _forget(self, stream_id: int) -> None:
+        """The reader is done with the stream: reset it if the server has not ended it."""
+        stream = self._streams.pop(stream_id, None)
+        if stream is not None and not stream.ended and stream.error is None:
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        self._slots.set()
+        self._flush()
+
+
+class H2Connection(_Wire):
+    """An HTTP/2 client connection to the origin of `url`; `open()` connects it."""
+
+    def __init__(
+        self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
+    ) -> None:
+        super().__init__(url, cookies)
+        where = origin(url)
+        self._address = (where.host, where.port)
+        self._path = where.target.encode()
+        self._authority = where.authority.encode()
+        self._fixed = [(k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()]
+        self._connect_timeout = connect_timeout
+        self._opening: asyncio.Task[None] | None = None
+        self._checked: set[tuple[tuple[bytes, bytes], ...]] = set()  # heads h2's checks passed
+
+    async def _open(self) -> None:
+        """Connect, once: the first request waits for it, the others for the first."""
+        opening = self._opening
+        if opening is not None and opening.done() and not opening.cancelled():
+            if opening.exception() is None:
+                return  # connected: no shield (a future and callbacks) per request
+        if self._opening is None:
+            self._opening = asyncio.get_running_loop().create_task(self._connect())
+        await asyncio.shield(self._opening)
+
+    async def _connect(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait_for(
+                loop.create_connection(lambda: self, *self._address), self._connect_timeout
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            error = PostFailed(f"could not connect to {self._url}: {exc!r}")
+            self._break(error)
+            raise error from exc
+
     # --- requests ---------------------------------------------------------------------------------
 
     async def request(
@@ -359,26 +396,6 @@ class H2Connection(asyncio.Protocol):
         if stream is not None and stream.then is not None:
             stream.fail(error)
             self._answered(stream_id, stream)
-
-    def _answered(self, stream_id: int, stream: _Stream) -> None:
-        """A POST sent at once ended (or failed): hand its answer to `then`, forget the stream."""
-        then, stream.then = stream.then, None
-        assert then is not None
-        outcome: Answer | Exception
-        if stream.error is not None:
-            outcome = stream.error
-        elif not stream.head.done():
-            outcome = StreamBroken("the server ended the stream before answering")
-        else:
-            status, answer_headers = stream.head.result()
-            for chunk in stream.chunks:
-                self._acknowledge(len(chunk), stream_id)
-            outcome = Answer(status, "", answer_headers, b"".join(stream.chunks))
-        if not stream.ended:  # the server is not done with it: tell it to stop
-            with contextlib.suppress(h2.exceptions.ProtocolError):
-                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
-        self._forget(stream_id)
-        then(outcome)
 
     async def _start(
         self, method: str, headers: dict[str, str], body: bytes
@@ -533,15 +550,6 @@ class H2Connection(asyncio.Protocol):
         finally:
             stream.sink = None
             self._forget(stream_id)
-
-    def _forget(self, stream_id: int) -> None:
-        """The reader is done with the stream: reset it if the server has not ended it."""
-        stream = self._streams.pop(stream_id, None)
-        if stream is not None and not stream.ended and stream.error is None:
-            with contextlib.suppress(h2.exceptions.ProtocolError):
-                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
-        self._slots.set()
-        self._flush()
 
     async def aclose(self) -> None:
         """Say goodbye (GOAWAY) and close the socket; open streams fail."""
