@@ -351,6 +351,10 @@ class _HttpTransport(_Transport):
             self._h2conn = H2Connection(url, httpx.Headers(headers), self.cookies, connect_timeout)
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
+        self._sending = False  # the sender task holds a message
+        # h2c: the POST sent at once (`_post_at_once`), until it is answered, and its deadline
+        self._at_once: asyncio.Future[None] | None = None
+        self._deadline: asyncio.TimerHandle | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
         self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
         self._stream_end: dict[str | None, str] = {}  # why a stream was refused
@@ -383,7 +387,8 @@ class _HttpTransport(_Transport):
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
 
     def send_nowait(self, message: bytes) -> None:
-        self._queue.put_nowait(message)
+        if not self._post_at_once(message):
+            self._queue.put_nowait(message)
 
     def end_output(self) -> None:
         self._queue.put_nowait(None)
@@ -428,13 +433,80 @@ class _HttpTransport(_Transport):
     # --- out --------------------------------------------------------------------------------------
 
     async def _send_all(self) -> None:
-        while (data := await self._queue.get()) is not None:
-            if self._ended:
-                continue
+        while True:
+            data = await self._queue.get()
+            self._sending = True
             try:
-                await self._post(data, peek(data))
-            except (httpx.HTTPError, PostFailed) as exc:
-                self._end_input(f"the request to {self.url} failed: {exc!r}")
+                if self._at_once is not None:  # after the POST sent at once before this one
+                    await asyncio.shield(self._at_once)
+                if data is None:
+                    return
+                if self._ended:
+                    continue
+                try:
+                    await self._post(data, peek(data))
+                except (httpx.HTTPError, PostFailed) as exc:
+                    self._end_input(f"the request to {self.url} failed: {exc!r}")
+            finally:
+                self._sending = False
+
+    def _post_at_once(self, data: bytes) -> bool:
+        """h2c: POST `data` now, in the caller's step, when nothing is sent or waits before it
+        and the HTTP/2 connection can take it at once (`H2Connection.post_at_once`); its answer
+        is handled within the connection's callback (`_answered`). The sender task does not
+        wake up for it, nor for its answer. False: it goes through the queue."""
+        conn = self._h2conn
+        if (
+            conn is None
+            or self._sending
+            or self._at_once is not None
+            or self.connection_id is None
+            or self._ended
+            or not self._queue.empty()
+            or not conn.can_post_at_once(len(data))
+        ):
+            return False
+        message = peek(data)
+        headers = self._route(message)
+        loop = asyncio.get_running_loop()
+        self._at_once = loop.create_future()
+        then = functools.partial(self._answered, message)
+        try:
+            stream_id = conn.post_at_once(data, headers, self._max_event_bytes, then)
+        except PostFailed as exc:
+            self._answered(message, exc)
+            return True
+        if self._read_timeout is not None:
+            error = PostFailed(
+                f"POST {self.url}: no answer within {self._read_timeout:g} s (read_timeout)"
+            )
+            self._deadline = loop.call_later(self._read_timeout, conn.abandon, stream_id, error)
+        return True
+
+    def _answered(self, message: Peek, outcome: Answer | Exception) -> None:
+        """The answer to a POST sent at once (or why it failed), as `_post` takes it."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        at_once, self._at_once = self._at_once, None
+        if at_once is not None and not at_once.done():
+            at_once.set_result(None)
+        if isinstance(outcome, Exception):
+            self._end_input(f"the request to {self.url} failed: {outcome!r}")
+        elif outcome.status_code == 200 and outcome.content:
+            self._receive(outcome.content)
+        elif outcome.status_code not in (200, 202):
+            self._refused(message, outcome, None)
+
+    def _route(self, message: Peek) -> dict[str, str]:
+        """The headers of a POST on the open connection, its session's stream opened first."""
+        if message.kind == "response":
+            session = self._asked.pop(message.id_key, None)
+        else:
+            session = message.session_id
+        if session is not None:
+            self._open_stream(session)
+        return {"content-type": JSON_TYPE, **self._ids(session)}
 
     async def _post(self, data: bytes, message: Peek) -> None:
         headers = {"content-type": JSON_TYPE}
@@ -457,14 +529,7 @@ class _HttpTransport(_Transport):
             self._open_stream(None)
             self._receive(response.content)
             return
-        if message.kind == "response":
-            session = self._asked.pop(message.id_key, None)
-        else:
-            session = message.session_id
-        if session is not None:
-            self._open_stream(session)
-        headers.update(self._ids(session))
-        response = await self._send(data, headers)
+        response = await self._send(data, self._route(message))
         if response.status_code == 200 and response.content:
             self._receive(response.content)
         elif response.status_code not in (200, 202):

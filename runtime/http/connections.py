@@ -24,6 +24,11 @@ from .replies import Refused, Send
 log = logging.getLogger("acp_runtime.http")
 
 
+def event(data: bytes) -> bytes:
+    """One message as an SSE event."""
+    return b"data: " + data + b"\n\n"
+
+
 class RemoteAgentConnection(AgentSideConnection[Any]):
     """The `AgentSideConnection` of a remote client: `principal` is what `AcpApp(authenticate=)`
     returned for the request that opened it (None without the hook), set before the handler is
@@ -37,7 +42,12 @@ class RemoteAgentConnection(AgentSideConnection[Any]):
 
 
 class Mailbox:
-    """The messages waiting for one outbound stream, in order."""
+    """The messages waiting for one outbound stream, in order.
+
+    While an SSE stream reads it, `sender` is the stream's ASGI `send`: a message the agent sends
+    and waits for then goes to the reader at once, in the agent's task (`RemoteConnection`'s
+    `_write`), when nothing waits here before it and no other send to the reader is under way
+    (`busy`); `last` is the loop time the reader was last sent something."""
 
     def __init__(self, owner: RemoteConnection) -> None:
         self._owner = owner
@@ -45,6 +55,10 @@ class Mailbox:
         self.finished = False
         self.leased = False
         self._wake = asyncio.Event()
+        self.sender: Send | None = None
+        self.busy = False
+        self.last = 0.0
+        self._free: asyncio.Future[None] | None = None
 
     def push(self, data: bytes) -> None:
         self.items.append(data)
@@ -78,6 +92,22 @@ class Mailbox:
             self._wake.clear()
             await self._wake.wait()
 
+    async def until_free(self) -> None:
+        """Until no send to the reader is under way."""
+        while self.busy:
+            self._free = asyncio.get_running_loop().create_future()
+            try:
+                await self._free
+            finally:
+                self._free = None
+
+    def freed(self) -> None:
+        """A send to the reader is over: wake whoever waits for it (`until_free`)."""
+        self.busy = False
+        free = self._free
+        if free is not None and not free.done():
+            free.set_result(None)
+
 
 class RemoteConnection:
     """One ACP connection served over HTTP or a WebSocket: an `AgentSideConnection` whose input is
@@ -108,7 +138,7 @@ class RemoteConnection:
         self._socket_text: Callable[[bytes], Awaitable[None]] | None = None
         self.flushing = False
         limit = registry.options.get("max_line_bytes", DEFAULT_MAX_LINE_BYTES)
-        write = self._write if transport == "websocket" else None
+        write = self._write if transport == "websocket" else self._write_event
         self.messages = MessageTransport(self._route, self._ended, limit, write)
         self.conn = RemoteAgentConnection(
             registry.handler, self.messages, None, principal=principal, **registry.options
@@ -189,10 +219,7 @@ class RemoteConnection:
         size = len(data)
         self.count(size)  # unread until the socket has it: a client that reads nothing is cut off
         try:
-            if self.buffered > self.registry.max_buffered_bytes:
-                self._over_limit()
-            elif self.registry.buffered > self.registry.max_total_buffered_bytes:
-                self.registry.shed()
+            self._check_limits()
             if self._socket_text is not None:
                 await self._socket_text(data)
             else:
@@ -203,14 +230,49 @@ class RemoteConnection:
             self.count(-size)
         self.touch()
 
+    async def _write_event(self, data: bytes) -> None:
+        """HTTP: a message the agent sends and waits for goes to its stream's reader at once, in
+        the agent's task, as an SSE event, when the reader is there and idle and nothing waits
+        in the mailbox before it; else it waits its turn there, for the stream's loop (`sse.py`).
+        The stream's task need not wake up for it."""
+        box = self._destination(data)
+        if box is None:
+            return
+        send = box.sender
+        if send is None or box.busy or box.items:
+            box.push(data)
+            self._check_limits()
+            return
+        size = len(data)
+        self.count(size)  # unread until the stream has it
+        box.busy = True
+        try:
+            self._check_limits()
+            await send({"type": "http.response.body", "body": event(data), "more_body": True})
+            box.last = self._loop.time()
+        except Exception:  # the stream is ending: the message waits for the next reader
+            log.debug("connection %s: an SSE stream refused a message", self.id, exc_info=True)
+            box.sender = None
+            box.items.appendleft(data)
+            self.count(size)
+            box.poke()
+        finally:
+            self.count(-size)
+            box.freed()
+
     def _route(self, line: bytes) -> None:
         if self.transport == "websocket":  # one stream: nothing to read of the message
             self.everything.push(line)
-            if self.buffered > self.registry.max_buffered_bytes:
-                self._over_limit()
-            elif self.registry.buffered > self.registry.max_total_buffered_bytes:
-                self.registry.shed()
+            self._check_limits()
             return
+        box = self._destination(line)
+        if box is not None:
+            box.push(line)
+            self._check_limits()
+
+    def _destination(self, line: bytes) -> Mailbox | None:
+        """The mailbox of an agent message over HTTP (None: it answers `initialize`, and was
+        handed to the POST waiting for it)."""
         message = peek(line)
         key = message.id_key
         if message.kind == "response":
@@ -221,13 +283,15 @@ class RemoteConnection:
                 waiter = self._waiters.popitem()[1]
             if waiter is not None and not waiter.done():
                 waiter.set_result(line)
-                return
+                return None
             session = self._answer_to.pop(key, None) if key is not None else None
         else:
             session = message.session_id
             if message.kind == "request" and key is not None:
                 self._asked[key] = session
-        self.mailbox(session).push(line)
+        return self.mailbox(session)
+
+    def _check_limits(self) -> None:
         if self.buffered > self.registry.max_buffered_bytes:
             self._over_limit()
         elif self.registry.buffered > self.registry.max_total_buffered_bytes:

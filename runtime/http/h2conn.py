@@ -27,10 +27,16 @@ import h2.connection
 import h2.errors
 import h2.events
 import h2.exceptions
+import h2.utilities
 import httpx
 
 from .hpackenc import StatelessEncoder
 from .poster import Answer, PostFailed, RawHeaders, fixed_headers, origin, sets_cookie
+
+_REQUEST = h2.utilities.HeaderValidationFlags(
+    is_client=True, is_trailer=False, is_response_header=False, is_push_promise=False
+)
+_CHECKED_HEADS = 64  # distinct heads remembered as checked (one per session, about)
 
 
 class StreamBroken(PostFailed):
@@ -41,9 +47,22 @@ class _Stream:
     """What the connection knows of one request: its answer's head, its data, its end.
 
     Its data waits in `chunks` for a reader, or, once the reader has given the stream a `sink`
-    (`H2Connection.follow`), goes to the sink as it arrives, within the frame's own callback."""
+    (`H2Connection.follow`), goes to the sink as it arrives, within the frame's own callback.
+    A POST sent at once (`H2Connection.post_at_once`) has no reader: `then` is handed its answer
+    (or why it failed) when the stream ends, and its body may not pass `limit` bytes."""
 
-    __slots__ = ("head", "chunks", "ended", "error", "wake", "sink", "last")
+    __slots__ = (
+        "head",
+        "chunks",
+        "ended",
+        "error",
+        "wake",
+        "sink",
+        "last",
+        "then",
+        "limit",
+        "size",
+    )
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.head: asyncio.Future[tuple[int, RawHeaders]] = loop.create_future()
@@ -53,6 +72,9 @@ class _Stream:
         self.wake = asyncio.Event()
         self.sink: Callable[[bytes], None] | None = None
         self.last = 0.0  # loop time of the last data handed to the sink
+        self.then: Callable[[Answer | Exception], None] | None = None
+        self.limit = 0
+        self.size = 0  # of `chunks`
 
     def fail(self, error: Exception) -> None:
         if not self.ended and self.error is None:
@@ -63,24 +85,20 @@ class _Stream:
         self.wake.set()
 
 
-class H2Connection(asyncio.Protocol):
-    """An HTTP/2 client connection to the origin of `url`; `open()` connects it."""
+class _Wire(asyncio.Protocol):
+    """The half of an HTTP/2 client connection that reads and writes its socket: h2's state, the
+    `_Stream` of each request, the frames handed to them (`H2Connection` adds the requests)."""
 
-    def __init__(
-        self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
-    ) -> None:
-        where = origin(url)
+    def __init__(self, url: str, cookies: httpx.Cookies) -> None:
         self._url = url
-        self._address = (where.host, where.port)
-        self._path = where.target.encode()
-        self._authority = where.authority.encode()
-        self._fixed = [(k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()]
-        self._cookies = cookies
-        self._connect_timeout = connect_timeout
-        # the request heads are built here in lower case and stripped (`_start`): h2 checks
-        # them (validate_outbound_headers) but need not rewrite them
+        self._cookies = cookies  # what answers set goes in (and requests send, `H2Connection`)
+        # the request heads are built in lower case and stripped (`H2Connection._head`): h2
+        # need not rewrite them, and its checks run once per distinct head (`_check`)
         config = h2.config.H2Configuration(
-            client_side=True, header_encoding=None, normalize_outbound_headers=False
+            client_side=True,
+            header_encoding=None,
+            normalize_outbound_headers=False,
+            validate_outbound_headers=False,
         )
         self._h2 = h2.connection.H2Connection(config=config)
         self._h2.encoder = StatelessEncoder()  # type: ignore[assignment]  # h2 calls encode()
@@ -90,29 +108,7 @@ class H2Connection(asyncio.Protocol):
         self._slots = asyncio.Event()  # set when a stream ended (a MAX_CONCURRENT_STREAMS slot)
         self._broken: Exception | None = None  # no stream can go on
         self._refusing: Exception | None = None  # no new stream (GOAWAY)
-        self._opening: asyncio.Task[None] | None = None
         self._event_loop: asyncio.AbstractEventLoop | None = None
-
-    async def _open(self) -> None:
-        """Connect, once: the first request waits for it, the others for the first."""
-        opening = self._opening
-        if opening is not None and opening.done() and not opening.cancelled():
-            if opening.exception() is None:
-                return  # connected: no shield (a future and callbacks) per request
-        if self._opening is None:
-            self._opening = asyncio.get_running_loop().create_task(self._connect())
-        await asyncio.shield(self._opening)
-
-    async def _connect(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.wait_for(
-                loop.create_connection(lambda: self, *self._address), self._connect_timeout
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            error = PostFailed(f"could not connect to {self._url}: {exc!r}")
-            self._break(error)
-            raise error from exc
 
     def _loop(self) -> asyncio.AbstractEventLoop:
         loop = self._event_loop
@@ -175,22 +171,34 @@ class H2Connection(asyncio.Protocol):
                 # its window goes back as the reader takes it (`_data`); padding at once
                 padding = (event.flow_controlled_length or 0) - len(event.data)
                 self._acknowledge(padding, event.stream_id)
+                if stream.then is not None:
+                    stream.size += len(event.data)
+                    if stream.size > stream.limit:
+                        text = f"POST: the answer's body passed {stream.limit} bytes"
+                        stream.fail(PostFailed(text))
+                        self._answered(event.stream_id, stream)
         elif isinstance(event, h2.events.StreamEnded):
             if (stream := self._streams.get(event.stream_id)) is not None:
                 stream.ended = True
                 stream.wake.set()
+                if stream.then is not None:
+                    self._answered(event.stream_id, stream)
         elif isinstance(event, h2.events.StreamReset):
             if (stream := self._streams.get(event.stream_id)) is not None:
                 stream.fail(StreamBroken(f"the server reset the stream ({event.error_code!r})"))
+                if stream.then is not None:
+                    self._answered(event.stream_id, stream)
         elif isinstance(event, h2.events.ConnectionTerminated):
             # GOAWAY: no new stream; the streams past `last_stream_id` were not processed and
             # fail, the others may still finish (the server closes the socket after them)
             error = StreamBroken(f"the server ended the HTTP/2 connection ({event.error_code!r})")
             self._refusing = error
             last = event.last_stream_id
-            for stream_id, stream in self._streams.items():
+            for stream_id, stream in list(self._streams.items()):
                 if last is None or stream_id > last:
                     stream.fail(error)
+                    if stream.then is not None:
+                        self._answered(stream_id, stream)
             self._slots.set()
         elif isinstance(event, (h2.events.WindowUpdated, h2.events.RemoteSettingsChanged)):
             self._window.set()
@@ -212,8 +220,10 @@ class H2Connection(asyncio.Protocol):
         if self._broken is None:
             self._broken = error
         self._refusing = self._refusing or error
-        for stream in self._streams.values():
+        for stream_id, stream in list(self._streams.items()):
             stream.fail(error)
+            if stream.then is not None:
+                self._answered(stream_id, stream)
         self._window.set()
         self._slots.set()
 
@@ -226,6 +236,73 @@ class H2Connection(asyncio.Protocol):
         if size > 0 and self._broken is None:
             with contextlib.suppress(h2.exceptions.ProtocolError):
                 self._h2.acknowledge_received_data(size, stream_id)
+
+    def _answered(self, stream_id: int, stream: _Stream) -> None:
+        """A POST sent at once ended (or failed): hand its answer to `then`, forget the stream."""
+        then, stream.then = stream.then, None
+        assert then is not None
+        outcome: Answer | Exception
+        if stream.error is not None:
+            outcome = stream.error
+        elif not stream.head.done():
+            outcome = StreamBroken("the server ended the stream before answering")
+        else:
+            status, answer_headers = stream.head.result()
+            for chunk in stream.chunks:
+                self._acknowledge(len(chunk), stream_id)
+            outcome = Answer(status, "", answer_headers, b"".join(stream.chunks))
+        if not stream.ended:  # the server is not done with it: tell it to stop
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        self._forget(stream_id)
+        then(outcome)
+
+    def _forget(self, stream_id: int) -> None:
+        """The reader is done with the stream: reset it if the server has not ended it."""
+        stream = self._streams.pop(stream_id, None)
+        if stream is not None and not stream.ended and stream.error is None:
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        self._slots.set()
+        self._flush()
+
+
+class H2Connection(_Wire):
+    """An HTTP/2 client connection to the origin of `url`; `open()` connects it."""
+
+    def __init__(
+        self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
+    ) -> None:
+        super().__init__(url, cookies)
+        where = origin(url)
+        self._address = (where.host, where.port)
+        self._path = where.target.encode()
+        self._authority = where.authority.encode()
+        self._fixed = [(k.encode(), v.strip().encode()) for k, v in fixed_headers(headers).items()]
+        self._connect_timeout = connect_timeout
+        self._opening: asyncio.Task[None] | None = None
+        self._checked: set[tuple[tuple[bytes, bytes], ...]] = set()  # heads h2's checks passed
+
+    async def _open(self) -> None:
+        """Connect, once: the first request waits for it, the others for the first."""
+        opening = self._opening
+        if opening is not None and opening.done() and not opening.cancelled():
+            if opening.exception() is None:
+                return  # connected: no shield (a future and callbacks) per request
+        if self._opening is None:
+            self._opening = asyncio.get_running_loop().create_task(self._connect())
+        await asyncio.shield(self._opening)
+
+    async def _connect(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.wait_for(
+                loop.create_connection(lambda: self, *self._address), self._connect_timeout
+            )
+        except (OSError, asyncio.TimeoutError) as exc:
+            error = PostFailed(f"could not connect to {self._url}: {exc!r}")
+            self._break(error)
+            raise error from exc
 
     # --- requests ---------------------------------------------------------------------------------
 
@@ -267,6 +344,59 @@ class H2Connection(asyncio.Protocol):
         finally:
             self._forget(stream_id)
 
+    def can_post_at_once(self, size: int) -> bool:
+        """Whether a POST of `size` bytes can go out at once (`post_at_once`): the connection is
+        open and takes new streams, a stream slot is free, and the body fits the send window
+        and one frame."""
+        opening = self._opening
+        if opening is None or not opening.done() or opening.cancelled():
+            return False
+        if opening.exception() is not None or self._refusing is not None:
+            return False
+        h2c = self._h2
+        if h2c.open_outbound_streams >= h2c.remote_settings.max_concurrent_streams:
+            return False
+        room = min(
+            h2c.outbound_flow_control_window,
+            h2c.remote_settings.initial_window_size,
+            h2c.max_outbound_frame_size,
+        )
+        return size <= room
+
+    def post_at_once(
+        self,
+        body: bytes,
+        headers: dict[str, str],
+        limit: int,
+        then: Callable[[Answer | Exception], None],
+    ) -> int:
+        """POST `body` now, in the caller's step, when `can_post_at_once(len(body))`: no task
+        waits for the answer; `then(answer)` is called, within the connection's own callback,
+        once the stream ends (`then(error)` once it fails: reset, an answer whose body passes
+        `limit` bytes, the connection broken, `abandon`). Returns the stream's id; raises
+        `StreamBroken` (and sends nothing) when h2 refuses the request."""
+        head = self._head("POST", headers, body)
+        stream_id = self._h2.get_next_available_stream_id()
+        stream = self._streams[stream_id] = _Stream(self._loop())
+        stream.then, stream.limit = then, limit
+        try:
+            self._h2.send_headers(stream_id, head, end_stream=not body)
+            if body:
+                self._h2.send_data(stream_id, body, end_stream=True)
+        except h2.exceptions.ProtocolError as exc:
+            stream.then = None
+            self._forget(stream_id)
+            raise StreamBroken(f"could not send the request: {exc!r}") from exc
+        self._flush()
+        return stream_id
+
+    def abandon(self, stream_id: int, error: Exception) -> None:
+        """Give up a POST sent at once: its stream is reset and `then(error)` is called."""
+        stream = self._streams.get(stream_id)
+        if stream is not None and stream.then is not None:
+            stream.fail(error)
+            self._answered(stream_id, stream)
+
     async def _start(
         self, method: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, _Stream]:
@@ -279,21 +409,7 @@ class H2Connection(asyncio.Protocol):
                 break
             self._slots.clear()
             await self._slots.wait()
-        head = [
-            (b":method", method.encode()),
-            (b":scheme", b"http"),
-            (b":authority", self._authority),
-            (b":path", self._path),
-            *self._fixed,
-            *((name.lower().encode(), value.strip().encode()) for name, value in headers.items()),
-        ]
-        if self._cookies.jar:
-            request = httpx.Request(method, self._url)
-            self._cookies.set_cookie_header(request)
-            if "cookie" in request.headers:
-                head.append((b"cookie", request.headers["cookie"].strip().encode()))
-        if body:
-            head.append((b"content-length", str(len(body)).encode()))
+        head = self._head(method, headers, body)
         stream_id = self._h2.get_next_available_stream_id()
         stream = self._streams[stream_id] = _Stream(self._loop())
         try:
@@ -308,6 +424,41 @@ class H2Connection(asyncio.Protocol):
             self._forget(stream_id)
             raise
         return stream_id, stream
+
+    def _head(self, method: str, headers: dict[str, str], body: bytes) -> list[tuple[bytes, bytes]]:
+        """A request's head: `StreamBroken` when h2's checks refuse it."""
+        head = [
+            (b":method", method.encode()),
+            (b":scheme", b"http"),
+            (b":authority", self._authority),
+            (b":path", self._path),
+            *self._fixed,
+            *((name.lower().encode(), value.strip().encode()) for name, value in headers.items()),
+        ]
+        if self._cookies.jar:
+            request = httpx.Request(method, self._url)
+            self._cookies.set_cookie_header(request)
+            if "cookie" in request.headers:
+                head.append((b"cookie", request.headers["cookie"].strip().encode()))
+        self._check(head)
+        if body:
+            head.append((b"content-length", str(len(body)).encode()))
+        return head
+
+    def _check(self, head: list[tuple[bytes, bytes]]) -> None:
+        """h2's own checks of an outgoing request head (`StreamBroken` if it fails them), run
+        once per distinct head: a connection sends the same few heads again and again."""
+        key = tuple(head)
+        if key in self._checked:
+            return
+        try:
+            for _ in h2.utilities.validate_outbound_headers(head, _REQUEST):
+                pass
+        except h2.exceptions.ProtocolError as exc:
+            raise StreamBroken(f"could not send the request: {exc!r}") from exc
+        if len(self._checked) >= _CHECKED_HEADS:
+            self._checked.clear()
+        self._checked.add(key)
 
     async def _send_body(self, stream_id: int, body: bytes) -> None:
         view = memoryview(body)
@@ -399,15 +550,6 @@ class H2Connection(asyncio.Protocol):
         finally:
             stream.sink = None
             self._forget(stream_id)
-
-    def _forget(self, stream_id: int) -> None:
-        """The reader is done with the stream: reset it if the server has not ended it."""
-        stream = self._streams.pop(stream_id, None)
-        if stream is not None and not stream.ended and stream.error is None:
-            with contextlib.suppress(h2.exceptions.ProtocolError):
-                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
-        self._slots.set()
-        self._flush()
 
     async def aclose(self) -> None:
         """Say goodbye (GOAWAY) and close the socket; open streams fail."""

@@ -16,6 +16,7 @@ from hypercorn.protocol import h2 as h2_protocol
 from hypercorn.protocol import ws_stream
 from wsproto.connection import Connection
 
+from . import h2send
 from .server import AcpApp
 from .websocket import WEBSOCKET_COMPRESSION
 from .wsfast import TextFrames
@@ -66,6 +67,7 @@ def _trusting_own_headers() -> None:
             h2_config = self.connection.config
             h2_config.validate_outbound_headers = False
             h2_config.normalize_outbound_headers = False
+            h2send.install(self)
 
     init_trusting_acp_apps._acp_runtime = True  # type: ignore[attr-defined]
     protocol.__init__ = init_trusting_acp_apps  # type: ignore[method-assign]

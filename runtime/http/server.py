@@ -233,42 +233,28 @@ class AcpApp:
         """The request body as it arrives, counted in `buffered`; `Refused` 413 once it passes
         `max_message_bytes` (the rest is read and dropped), 503 once the server's buffers would
         pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds. A body not
-        `keep`-t is read and dropped."""
-        body = bytearray()
-        size = 0
-        refused: Refused | None = None
-        try:
-            async with asyncio.timeout(self.body_timeout):
-                while True:
-                    event = await receive()
-                    if event["type"] == "http.disconnect":
-                        break
-                    chunk = event.get("body", b"")
-                    size += len(chunk)
-                    if keep and refused is None:
-                        if size > self.max_message_bytes:
-                            text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
-                            refused = Refused(
-                                413, text, INVALID_REQUEST, {"limit": self.max_message_bytes}
-                            )
-                        elif self.registry.buffered + len(chunk) > self.max_total_buffered_bytes:
-                            text = "Server busy: its buffers are full, try again later"
-                            limit = {"limit": self.max_total_buffered_bytes}
-                            refused = Refused(503, text, INTERNAL_ERROR, limit)
-                        else:
-                            body += chunk
-                            self.registry.buffered += len(chunk)
-                        if refused is not None:
-                            self.registry.buffered -= len(body)
-                            body = bytearray()
-                    if not event.get("more_body", False):
-                        break
-        except TimeoutError:
-            self.registry.buffered -= len(body)
-            raise Refused(408, f"the request body took over {self.body_timeout} seconds") from None
-        if refused is not None:
-            raise refused
-        return bytes(body) if keep else b""
+        `keep`-t is read and dropped.
+
+        What the server already holds of it is taken first, with no clock: Hypercorn has queued
+        a small POST's whole body before the app runs (`receive` is its queue's `get`), and a
+        clock per request costs a timer; the clock runs only while the rest is awaited."""
+        body = _Body(self, keep)
+        queue = _queue_of(receive)
+        if queue is not None:
+            while not body.done and queue.qsize():
+                body.take(queue.get_nowait())
+        if not body.done:
+            try:
+                async with asyncio.timeout(self.body_timeout):
+                    while not body.done:
+                        body.take(await receive())
+            except TimeoutError:
+                self.registry.buffered -= len(body.data)
+                text = f"the request body took over {self.body_timeout} seconds"
+                raise Refused(408, text) from None
+        if body.refused is not None:
+            raise body.refused
+        return bytes(body.data) if keep else b""
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -431,6 +417,52 @@ class AcpApp:
         if connection is None:
             await plain(send, 404, "unknown Acp-Connection-Id")
         return connection
+
+
+class _Body:
+    """A request body read event by event within `AcpApp`'s limits (see `_read_body`)."""
+
+    __slots__ = ("app", "keep", "data", "size", "refused", "done")
+
+    def __init__(self, app: AcpApp, keep: bool) -> None:
+        self.app, self.keep = app, keep
+        self.data = bytearray()
+        self.size = 0
+        self.refused: Refused | None = None
+        self.done = False
+
+    def take(self, event: dict[str, Any]) -> None:
+        if event["type"] == "http.disconnect":
+            self.done = True
+            return
+        app = self.app
+        chunk = event.get("body", b"")
+        self.size += len(chunk)
+        if self.keep and self.refused is None:
+            if self.size > app.max_message_bytes:
+                text = f"Message exceeds the limit of {app.max_message_bytes} bytes"
+                limit = {"limit": app.max_message_bytes}
+                self.refused = Refused(413, text, INVALID_REQUEST, limit)
+            elif app.registry.buffered + len(chunk) > app.max_total_buffered_bytes:
+                text = "Server busy: its buffers are full, try again later"
+                limit = {"limit": app.max_total_buffered_bytes}
+                self.refused = Refused(503, text, INTERNAL_ERROR, limit)
+            else:
+                self.data += chunk
+                app.registry.buffered += len(chunk)
+            if self.refused is not None:
+                app.registry.buffered -= len(self.data)
+                self.data = bytearray()
+        if not event.get("more_body", False):
+            self.done = True
+
+
+def _queue_of(receive: Receive) -> asyncio.Queue[Any] | None:
+    """The `asyncio.Queue` whose `get` `receive` is (Hypercorn's), else None."""
+    queue = getattr(receive, "__self__", None)
+    if type(queue) is asyncio.Queue and getattr(receive, "__func__", None) is asyncio.Queue.get:
+        return queue
+    return None
 
 
 def _session_header_problem(
