@@ -221,7 +221,7 @@ class AcpApp:
             elif method == "POST":
                 await self._post(headers, body, principal, send)
             elif method == "GET":
-                await self._get(headers, principal, receive, send)
+                await self._get(headers, principal, receive, send, scope.get("http_version") == "2")
             elif method == "DELETE":
                 await self._delete(headers, principal, send)
             else:
@@ -369,7 +369,9 @@ class AcpApp:
 
     # --- GET --------------------------------------------------------------------------------------
 
-    async def _get(self, headers: Headers, principal: Any, receive: Receive, send: Send) -> None:
+    async def _get(
+        self, headers: Headers, principal: Any, receive: Receive, send: Send, direct: bool
+    ) -> None:
         if (headers.get("upgrade") or "").lower() == "websocket":
             await plain(send, 426, "this server takes WebSocket upgrades over HTTP/1.1")
             return
@@ -393,7 +395,9 @@ class AcpApp:
         box.leased = True
         connection.touch()
         try:
-            await stream(box, self.keepalive, receive, send)
+            # over HTTP/2 the agent's task writes to an idle reader itself (h2send coalesces the
+            # frames of a loop turn); over HTTP/1.1 the stream's loop batches what came meanwhile
+            await stream(box, self.keepalive, receive, send, direct)
         finally:
             box.leased = False
             connection.touch()

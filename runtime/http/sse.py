@@ -11,14 +11,18 @@ from .messages import EVENT_STREAM_TYPE
 from .replies import Receive, Send
 
 
-async def stream(box: Mailbox, keepalive: float, receive: Receive, send: Send) -> None:
+async def stream(
+    box: Mailbox, keepalive: float, receive: Receive, send: Send, direct: bool = True
+) -> None:
     """Send what comes to `box` as SSE events, a comment every `keepalive` seconds of silence,
     until the mailbox is finished (the connection ended) or the client goes away.
 
     The loop waits on the mailbox alone: the client leaving and the keepalive clock each wake it
     (`Mailbox.poke`), so a message costs no task and no timer of its own. While it waits, the
     mailbox's `sender` lets the agent's task send a message straight to the client (see
-    `Mailbox`); one send at a time (`busy`), the loop's or the agent's. The keepalive clock is
+    `Mailbox`) when `direct`; one send at a time (`busy`), the loop's or the agent's. Without
+    `direct` (HTTP/1.1, where each send is a write of its own) the messages an agent streams wait
+    for the loop, which sends all that came meanwhile as one body chunk. The keepalive clock is
     one timer, set again for what is left when something went out since it was set."""
     headers = [(b"content-type", EVENT_STREAM_TYPE.encode()), (b"cache-control", b"no-cache")]
     await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -44,7 +48,7 @@ async def stream(box: Mailbox, keepalive: float, receive: Receive, send: Send) -
             box.poke()
 
     timer = loop.call_later(keepalive, tick)
-    box.sender = send
+    box.sender = send if direct else None
     try:
         while not gone.done():
             await box.wait_or_poke()

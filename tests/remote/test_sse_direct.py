@@ -4,10 +4,12 @@ behind a send under way, and back into the mailbox when the reader's `send` fail
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from typing import Any
 
 from acp_runtime.http.connections import Registry, RemoteConnection, event
+from acp_runtime.http.sse import stream
 
 from .agents import HistoryAgent, Store
 
@@ -84,3 +86,34 @@ async def test_a_failed_send_keeps_the_message_for_the_next_reader() -> None:
     assert box.sender is None and list(box.items) == [ONE] and conn.buffered == len(ONE)
     assert not box.busy
     await conn.close()
+
+
+async def _streamed(direct: bool) -> list[bytes]:
+    """The bodies an SSE stream sends for two messages the agent sends one after the other."""
+    conn = connection()
+    box, reader, gone = conn.connection_stream, Reader(), asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    task = asyncio.ensure_future(stream(box, 60.0, receive, reader, direct))
+    for _ in range(3):
+        await asyncio.sleep(0)  # the head is out, the loop waits
+    for data in (ONE, TWO):
+        await conn._write_event(data)
+    for _ in range(10):
+        await asyncio.sleep(0)
+    gone.set()
+    await task
+    await conn.close()
+    return [m["body"] for m in reader.sent if m["type"] == "http.response.body" and m["body"]]
+
+
+async def test_over_http2_each_message_goes_to_the_reader_at_once() -> None:
+    assert await _streamed(direct=True) == [event(ONE), event(TWO)]
+
+
+async def test_over_http1_what_came_meanwhile_leaves_as_one_chunk() -> None:
+    # each send is a write of its own over HTTP/1.1: one per message cost the client 3x per event
+    assert await _streamed(direct=False) == [event(ONE) + event(TWO)]
