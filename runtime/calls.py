@@ -121,31 +121,10 @@ async def request(
     timeout = engine.timeout if timeout is _DEFAULT else timeout
     if timeout is not None:
         return await (await engine.send_request(method, params, result_type, timeout=timeout))
-    # `send_request` and `PendingCall` without a limit, written out: no other coroutine of ours;
-    # and `start_call`, written out: no other call of ours before the policy's
-    error = engine._close_error or engine._eof_error  # no call once either end closed
-    if error is not None:
-        raise error
-    sender = engine._sender
-    sender.sending = None
-    policy = engine.policy
-    params = policy.before_send(method, params)
-    if engine.tracer is not None:
-        params = tracing.inject(engine.tracer, params)
-    if method in engine._read_as_json:
-        result_type = None
-    elif result_type is _DEFAULT:
-        info = engine.schema.REQUESTS.get(method)
-        result_type = info.result if info is not None else None
-    request_id = engine._next_id
-    engine._next_id = request_id + 1
-    future: asyncio.Future[Any] = engine._loop.create_future()
-    pending = engine._pending  # `PendingCalls.__setitem__`, written out: no slot call per call
-    direct = _in_notification.get() is engine
-    _set_item(pending, request_id, Outgoing(method, result_type, future, direct))
-    pending.types[request_id] = result_type
-    data = sender.request(request_id, method, params)
-    try:  # `_write`, written out (closed: raised above)
+    # `send_request` and `PendingCall` without a limit, written out: no other coroutine of ours
+    request_id, future, params, data = start_call(engine, method, params, result_type)
+    pending, policy = engine._pending, engine.policy
+    try:  # `_write`, written out (closed: `start_call` raised)
         await engine._transport.send(data)
     except asyncio.CancelledError:
         engine._abandon(request_id)  # the request is on its way: ask the peer to drop it
