@@ -168,10 +168,12 @@ class _Wire(asyncio.Protocol):
             elif event.data:
                 stream.chunks.append(event.data)
                 stream.wake.set()
-                # its window goes back as the reader takes it (`_data`); padding at once
-                padding = (event.flow_controlled_length or 0) - len(event.data)
-                self._acknowledge(padding, event.stream_id)
-                if stream.then is not None:
+                if stream.then is None:
+                    # its window goes back as the reader takes it (`_data`); padding at once
+                    padding = (event.flow_controlled_length or 0) - len(event.data)
+                    self._acknowledge(padding, event.stream_id)
+                else:  # a POST sent at once, read whole here (up to `limit`): its window at once
+                    self._acknowledge(event.flow_controlled_length or 0, event.stream_id)
                     stream.size += len(event.data)
                     if stream.size > stream.limit:
                         text = f"POST: the answer's body passed {stream.limit} bytes"
@@ -248,8 +250,6 @@ class _Wire(asyncio.Protocol):
             outcome = StreamBroken("the server ended the stream before answering")
         else:
             status, answer_headers = stream.head.result()
-            for chunk in stream.chunks:
-                self._acknowledge(len(chunk), stream_id)
             outcome = Answer(status, "", answer_headers, b"".join(stream.chunks))
         if not stream.ended:  # the server is not done with it: tell it to stop
             with contextlib.suppress(h2.exceptions.ProtocolError):

@@ -166,11 +166,15 @@ def direct_reader(
     handled: Hypercorn's reader waits for data with none buffered, its WebSocket connection
     holds no part of a message, and `queue` (the app's events) is empty; and only when each
     message fits `websocket_max_message_size`. Any other chunk goes to Hypercorn as before.
+    Not under a `read_timeout` (a Hypercorn setting `serve` leaves unset): its clock runs in
+    Hypercorn's reading, which a chunk taken here skips, so an active client would time out.
     Returns the undo (None: not Hypercorn's, nothing done)."""
     found = _hypercorn_of(send)
     if found is None:
         return None
     stream, protocol, server = found
+    if server.config.read_timeout is not None:
+        return None
     transport: Any = server.writer.transport
     reader: Any = server.reader
     received: Any = transport.get_protocol()

@@ -86,3 +86,18 @@ async def test_no_answer_within_the_read_timeout_closes_the_connection() -> None
             await initialized(conn)
             with pytest.raises(ConnectionClosedError, match="no answer within 1 s"):
                 await asyncio.wait_for(conn.request("slow", {}), 10)
+
+
+async def test_an_answer_over_the_flow_control_window_arrives_whole() -> None:
+    # h2's window is 65,535 bytes until the reader gives it back: an answer read whole in the
+    # connection's callback must give it back as it comes, or the server stalls mid-answer
+    def big(message: Any) -> tuple[int, bytes]:
+        answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"text": "x" * 300_000}}
+        return 200, json.dumps(answer).encode()
+
+    async with hostile(Server(big)) as url:
+        async with connect_agent(url, None, http2=True, read_timeout=5.0) as conn:
+            await initialized(conn)
+            for _ in range(3):  # each answer's window given back: the connection's too
+                result = await asyncio.wait_for(conn.request("big", {}), 10)
+                assert result == {"text": "x" * 300_000}

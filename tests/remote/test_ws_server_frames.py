@@ -365,6 +365,18 @@ async def test_the_direct_reader_takes_a_chunk_only_when_nothing_waits_before_it
     peer.close()
 
 
+async def test_no_direct_reader_while_hypercorn_times_its_reads() -> None:
+    # Hypercorn's `read_timeout` clock runs in its reading, which a chunk taken directly skips
+    send, server, stream, peer = await hypercorn_socket()
+    undo = direct_reader(send, asyncio.Queue(), print)
+    assert undo is not None
+    undo()
+    server.config.read_timeout = 5
+    assert direct_reader(send, asyncio.Queue(), print) is None
+    server.writer.close()
+    peer.close()
+
+
 # --- over a real Hypercorn server -----------------------------------------------------------------
 
 
