@@ -15,7 +15,15 @@ import pytest
 from acp_runtime import ConnectionClosedError
 from acp_runtime.http import connect_agent
 
-from .test_hostile_server import INIT_ANSWER, Hostile, Send, chunk, hostile, initialized
+from .test_hostile_server import (
+    Hostile,
+    Send,
+    answer_initialize,
+    chunk,
+    hostile,
+    initialized,
+    posted,
+)
 
 
 async def keepalives(send: Send, session: str | None) -> None:
@@ -37,17 +45,9 @@ class Server(Hostile):
         if scope["type"] != "http" or scope["method"] != "POST":
             await super().__call__(scope, receive, send)
         else:
-            body = b""
-            while True:
-                event = await receive()
-                body += event.get("body", b"")
-                if not event.get("more_body"):
-                    break
-            message = json.loads(body)
+            message = await posted(receive)
             if message.get("method") == "initialize":
-                start = [(b"content-type", b"application/json"), (b"acp-connection-id", b"c1")]
-                await send({"type": "http.response.start", "status": 200, "headers": start})
-                await send({"type": "http.response.body", "body": json.dumps(INIT_ANSWER).encode()})
+                await answer_initialize(send)
                 return
             self.posted.append(message)
             reply = self.answer(message)

@@ -24,6 +24,23 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 INIT_ANSWER = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}}
 
 
+async def posted(receive: Any) -> Any:
+    """The JSON message of a POST's body."""
+    body = b""
+    while True:
+        event = await receive()
+        body += event.get("body", b"")
+        if not event.get("more_body"):
+            return json.loads(body)
+
+
+async def answer_initialize(send: Send) -> None:
+    """Answer an initialize POST, opening connection `c1`."""
+    start = [(b"content-type", b"application/json"), (b"acp-connection-id", b"c1")]
+    await send({"type": "http.response.start", "status": 200, "headers": start})
+    await send({"type": "http.response.body", "body": json.dumps(INIT_ANSWER).encode()})
+
+
 class Hostile:
     """An ASGI server that answers initialize, then runs `stream(send, session)` for each GET."""
 
@@ -36,16 +53,8 @@ class Hostile:
             return
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         if scope["method"] == "POST":
-            body = b""
-            while True:
-                event = await receive()
-                body += event.get("body", b"")
-                if not event.get("more_body"):
-                    break
-            if json.loads(body).get("method") == "initialize":
-                start = [(b"content-type", b"application/json"), (b"acp-connection-id", b"c1")]
-                await send({"type": "http.response.start", "status": 200, "headers": start})
-                await send({"type": "http.response.body", "body": json.dumps(INIT_ANSWER).encode()})
+            if (await posted(receive)).get("method") == "initialize":
+                await answer_initialize(send)
                 return
             await send({"type": "http.response.start", "status": 202, "headers": []})
             await send({"type": "http.response.body", "body": b""})
