@@ -340,24 +340,34 @@ async def test_resume_request_carries_session_id_mcp_servers_and_cwd(pkg: Any) -
     await call
 
 
+def replaying_resume(pkg: Any, refused: list[Exception]) -> tuple[Any, dict[str, Any]]:
+    """A session/resume handler that sends a history chunk, keeping the refusal in `refused`; it
+    sends through the agent connection put in the dict it returns (under "agent")."""
+    peer: dict[str, Any] = {}
+
+    async def resume(params: Any) -> Any:
+        client = peer["agent"].client
+        try:
+            await client.session_update(update(pkg, chunk("old answer"), params.session_id))
+        except ProtocolError as err:
+            refused.append(err)
+        return {}
+
+    return resume, peer
+
+
 @requirement("ACP-V1-SETUP-RESUME-NO-REPLAY")
 async def test_agent_cannot_replay_history_while_resuming(pkg: Any) -> None:
     """The runtime refuses (ProtocolError, nothing sent) a history session/update (message
     chunks, tool calls) for a session while its session/resume is being served; restoring the
     session without replaying it is the agent application's part."""
     refused: list[Exception] = []
-
-    async def resume(params: Any) -> Any:
-        try:
-            await agent.client.session_update(update(pkg, chunk("old answer"), params.session_id))
-        except ProtocolError as err:
-            refused.append(err)
-        return {}
-
+    resume, peer = replaying_resume(pkg, refused)
     capabilities = {"sessionCapabilities": {"resume": {}}}
     agent, client = await connect(
         pkg, agent_serving(pkg, capabilities, session_resume=resume), session=False
     )
+    peer["agent"] = agent
     await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
     assert len(refused) == 1 and "resumed" in str(refused[0])
     assert client.handler.updates() == []
@@ -369,16 +379,10 @@ async def test_agent_cannot_replay_history_while_resuming_after_updates_went_out
     came (the agent's checks of session/update are worked out at its first send, without the
     history check while no resume came; the first resume brings it in)."""
     refused: list[Exception] = []
-
-    async def resume(params: Any) -> Any:
-        try:
-            await agent.client.session_update(update(pkg, chunk("old answer"), params.session_id))
-        except ProtocolError as err:
-            refused.append(err)
-        return {}
-
+    resume, peer = replaying_resume(pkg, refused)
     capabilities = {"sessionCapabilities": {"resume": {}}}
     agent, client = await connect(pkg, agent_serving(pkg, capabilities, session_resume=resume))
+    peer["agent"] = agent
     await agent.client.session_update(update(pkg, chunk("before")))
     await client.agent.session_resume(typed(pkg, "session/resume", RESUME))
     assert len(refused) == 1 and "resumed" in str(refused[0])

@@ -84,6 +84,15 @@ INIT = request(0, "initialize", {"protocolVersion": 1, "clientCapabilities": {}}
 NEW = request(1, "session/new", {"cwd": "/tmp", "mcpServers": []})
 
 
+async def initialized(app: AcpApp) -> FakeServer:
+    """A socket to `app`, opened and initialized."""
+    server = FakeServer(app)
+    await server.open()
+    server.events.put_nowait(server.frame(INIT))
+    await server.answer(0)
+    return server
+
+
 async def test_a_frame_put_in_an_empty_queue_reaches_the_agent_within_the_put() -> None:
     seen: list[bytes] = []
     app = history_app(observer=lambda direction, line, message: seen.append(line))
@@ -99,10 +108,7 @@ async def test_a_frame_put_in_an_empty_queue_reaches_the_agent_within_the_put() 
 
 async def test_frames_put_while_events_wait_keep_their_order() -> None:
     app = history_app()
-    server = FakeServer(app)
-    await server.open()
-    server.events.put_nowait(server.frame(INIT))
-    await server.answer(0)
+    server = await initialized(app)
     server.events.put_nowait(server.frame(NEW))
     sid = (await server.answer(1))["result"]["sessionId"]
     # a frame the app's loop has not taken yet (put without waking it, as a `put` the loop has
@@ -137,10 +143,7 @@ async def test_a_server_that_hands_events_another_way_is_served_as_before() -> N
 
 async def test_an_awaited_send_goes_after_what_waits_in_the_mailbox() -> None:
     app = history_app()
-    server = FakeServer(app)
-    await server.open()
-    server.events.put_nowait(server.frame(INIT))
-    await server.answer(0)
+    server = await initialized(app)
     (connection,) = app.connections.values()
     connection.messages.send_nowait(b'{"jsonrpc":"2.0","method":"_first","params":{}}')
     await connection.messages.send(b'{"jsonrpc":"2.0","method":"_second","params":{}}')
@@ -165,10 +168,7 @@ async def test_an_awaited_send_goes_after_what_waits_in_the_mailbox() -> None:
 
 async def test_a_client_that_reads_nothing_is_cut_off_at_the_buffer_limit() -> None:
     app = history_app(max_buffered_bytes=20_000)
-    server = FakeServer(app)
-    await server.open()
-    server.events.put_nowait(server.frame(INIT))
-    await server.answer(0)
+    server = await initialized(app)
     server.events.put_nowait(server.frame(NEW))
     sid = (await server.answer(1))["result"]["sessionId"]
     server.gate = asyncio.Event()  # from now on nothing sent is taken: the client reads nothing
