@@ -25,6 +25,8 @@ async def hygiene(ctx: Context, peer: AgentPeer, call: Call) -> None:
     reply = await call("session/new", {"cwd": 42, "mcpServers": "none"})
     if reply.message is None:
         ctx.record("rpc.bad-params", None, f"session/new: {reply.describe()}")
+    elif (blocked := ctx.refused_for_auth("session/new", reply)) is not None:
+        ctx.record("rpc.bad-params", None, f"{blocked} (before its params were read)")
     else:
         ctx.record(
             "rpc.bad-params",

@@ -14,7 +14,7 @@ from acpgen.check.runner import run_agent_checks, selector
 from acpgen.check.schemas import default_package
 from acpgen.cli import main
 
-from .runs import HERE, PYTHON, ROOT, SLOW_START, findings, serving
+from .runs import HERE, PYTHON, REFUSED_BATCH, ROOT, SLOW_START, findings, serving
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def test_the_echo_example_passes_remotely(url: str, scheme: str) -> None:
     run: Run = asyncio.run(
         run_agent_checks([], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, target)
     )
-    assert findings(run) == set()
+    assert findings(run) == REFUSED_BATCH
     assert run.notes == [f"v{v}: the stdio checks do not apply to --url" for v in (1, 2)]
     assert not any(r.group == "stdio" for r in run.results)
     drops = [(r.version, r.outcome) for r in run.results if r.check == "remote.drop-mid-turn"]
