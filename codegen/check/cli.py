@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Callable
 
 from ..cli_args import parse_args, usage_error
-from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
+from .client_mode import PLACEHOLDER, ClientCommandError, has_placeholder, run_client_checks
 from .context import progress_to_stderr
 from .link import SpawnError
 from .model import Run
@@ -133,7 +133,7 @@ def main(argv: list[str]) -> int:
         return usage_error(
             parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}"
         )
-    if args.client and PLACEHOLDER not in command:
+    if args.client and not has_placeholder(command):
         return usage_error(
             parser,
             f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",

@@ -63,7 +63,10 @@ class Wire(Link):
         stream = self.reader
         pending = bytearray()
         while self.flood is None:
-            chunk = await stream.read(READ_CHUNK)
+            try:
+                chunk = await stream.read(READ_CHUNK)
+            except OSError:  # ConnectionResetError, BrokenPipeError: the peer is gone
+                chunk = b""
             if not chunk:
                 break
             pending += chunk
@@ -85,9 +88,10 @@ class Wire(Link):
         self._ended()
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(READ_CHUNK):
-            self._stderr += chunk
-            del self._stderr[:-STDERR_KEPT]
+        with contextlib.suppress(OSError):
+            while chunk := await stream.read(READ_CHUNK):
+                self._stderr += chunk
+                del self._stderr[:-STDERR_KEPT]
 
     @property
     def stderr_tail(self) -> str:
@@ -140,9 +144,11 @@ class Wire(Link):
                 await self.process.wait()
         self.kill_group()
         for task in self._tasks:
-            with contextlib.suppress(asyncio.TimeoutError):
+            with contextlib.suppress(Exception):  # a timeout; the reader ends on its own
                 await asyncio.wait_for(task, grace)
             task.cancel()
+        with contextlib.suppress(Exception):  # closed already, or the peer reset it
+            await asyncio.wait_for(self.writer.wait_closed(), grace)
 
 
 class WebSocketLink(Link):

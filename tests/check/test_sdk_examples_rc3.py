@@ -94,3 +94,22 @@ def test_the_sdk_example_client() -> None:
     )
     assert run.versions == [1]
     assert findings(run) == set() and not_exercised(run) == set() and not run.notes
+
+
+def test_the_sdk_example_client_on_v2_is_no_crash() -> None:
+    """Played v2, the client (asking for v1) quits with the checker's frames unread: a report,
+    never a BrokenPipeError or ConnectionResetError (issue 38: 3 runs of 3 crashed)."""
+    argv = [_rc3(), str(SDK / "client.py"), "{agent}"]
+    for _ in range(3):
+        run = asyncio.run(
+            run_client_checks(
+                argv,
+                PACKAGES,
+                SLOW_START,
+                selector([], []),
+                lambda _: None,
+                stdin=b"hi\n",
+                version=2,
+            )
+        )
+        assert run.versions == [2] and findings(run) == set()
