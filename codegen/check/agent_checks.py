@@ -15,7 +15,7 @@ from typing import Any
 from .capabilities import capabilities, capabilities_v2, client_surface, config_payload
 from .catalogue import CHECKS
 from .client import AgentPeer, Reply
-from .context import Call, Context
+from .context import Call, Context, unless_flooded
 from .faults import eof_mid_turn, malformed, stdio_lines, versions
 from .frame_results import frame_results
 from .hygiene import hygiene
@@ -189,9 +189,9 @@ async def _sessions(ctx: Context, peer: AgentPeer, call: Call) -> tuple[Any, dic
     detail = f"session ids {ids[0]!r} and {ids[1]!r}"
     if not (first.ok and second.ok):
         detail = f"session/new: {first.describe()}; {second.describe()}"
-    ctx.record("session.new-id", good, detail, peer.evidence())
+    ctx.record("session.new-id", unless_flooded(second, good), detail, peer.evidence())
     if not first.ok or not isinstance(ids[0], str):
-        ctx.gate = f"no session: session/new answered {first.describe()}"
+        ctx.gate = f"no session: session/new: {peer.wire.flood or first.describe()}"
         ctx.notes.append(f"v{ctx.version}: session/new failed; no turn was checked")
         return None
     return ids[0], first.result

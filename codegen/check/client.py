@@ -28,6 +28,7 @@ class Reply:
 
     message: dict[str, Any] | None
     closed: bool = False
+    flooded: bool = False  # the checker stopped reading the connection (a bound was passed)
 
     @property
     def result(self) -> Any:
@@ -44,6 +45,8 @@ class Reply:
         return self.message["error"].get("code")
 
     def describe(self) -> str:
+        if self.message is None and self.flooded:
+            return "the checker stopped reading the connection (transport.bounded)"
         if self.message is None:
             return "the agent closed its output" if self.closed else "no answer in time"
         if REFUSED in self.message:
@@ -191,8 +194,8 @@ class AgentPeer:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             message["params"] = params
-        if self.closed.is_set() or not await self.send(message, **kw):
-            future.set_result(None)
+        if (self.closed.is_set() or not await self.send(message, **kw)) and not future.done():
+            future.set_result(None)  # (the reader may have ended it as the agent went)
         return future
 
     def expect(self, rid: Any, method: str) -> asyncio.Future[dict[str, Any] | None]:
@@ -219,7 +222,8 @@ class AgentPeer:
             message = await asyncio.wait_for(asyncio.shield(future), self.timeout)
         except TimeoutError:
             return Reply(None)
-        return Reply(message, closed=message is None)
+        flooded = message is None and self.wire.flood is not None
+        return Reply(message, closed=message is None, flooded=flooded)
 
     async def notify(self, method: str, params: Any) -> bool:
         return await self.send({"jsonrpc": "2.0", "method": method, "params": params})

@@ -170,6 +170,11 @@ def judged(reply: Reply, good: bool) -> bool | None:
     return None if reply.closed else good
 
 
+def unless_flooded(reply: Reply, good: bool) -> bool | None:
+    """`good`, unless the checker stopped reading the connection: transport.bounded says so."""
+    return None if reply.flooded else good
+
+
 def prompt(session_id: Any, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 

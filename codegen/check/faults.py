@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .client import AgentPeer
-from .context import AFTER_ANSWER, PROMPT_TEXT, Context, judged, prompt
+from .context import AFTER_ANSWER, PROMPT_TEXT, Context, judged, prompt, unless_flooded
 
 HIGHER = 65535  # the largest protocol version the schema allows: no agent supports it
 LOWER = 0
@@ -77,7 +77,7 @@ async def stdio_lines(ctx: Context) -> None:
         reply = await peer.request("session/prompt", prompt(session_id, "x" * HUGE))
         ctx.record(
             "stdio.huge-line",
-            reply.message is not None,
+            unless_flooded(reply, reply.message is not None),
             f"{_answer(reply, ctx.timeout)} to a {HUGE}-character prompt on one line",
             peer.evidence(mark) + [f"stderr: {peer.wire.stderr_tail[-400:]}"],
         )
@@ -115,7 +115,7 @@ async def malformed(ctx: Context) -> None:
         answers = [s.message for s in peer.stray[strays:]]
         ctx.record(
             "rpc.malformed-survives",
-            reply.message is not None,
+            unless_flooded(reply, reply.message is not None),
             f"a request after them: {_answer(reply, ctx.timeout)}",
             peer.evidence(mark) + [f"stderr: {peer.wire.stderr_tail[-400:]}"],
         )

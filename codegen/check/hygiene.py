@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from .client import AgentPeer
-from .context import AFTER_ANSWER, Call, Context
+from .context import AFTER_ANSWER, Call, Context, unless_flooded
 
 
 async def hygiene(ctx: Context, peer: AgentPeer, call: Call) -> None:
@@ -73,7 +73,7 @@ async def _notifications(ctx: Context, peer: AgentPeer) -> None:
     )
     ctx.record(
         "rpc.unknown-notification-ignored",
-        reply.message is not None,
+        unless_flooded(reply, reply.message is not None),
         f"a request after them: {reply.describe()}",
         peer.evidence(mark),
     )

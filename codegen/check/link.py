@@ -109,6 +109,8 @@ class Link:
 
     async def receive(self, timeout: float) -> bytes | None:
         """The next frame (a line, without its newline), None on timeout; Closed at the end."""
+        if self.flood is not None:  # what is still queued is dropped: nothing more is read
+            raise Closed
         try:
             line = await asyncio.wait_for(self._lines.get(), timeout)
         except TimeoutError:

@@ -79,6 +79,9 @@ class Wire(Link):
                 self._arrived(bytes(line))
         if self.flood is not None:
             self.kill_group()
+            with contextlib.suppress(OSError):  # read to EOF, keeping nothing: the pipe closes
+                while await stream.read(READ_CHUNK):
+                    pass
             return
         if pending:
             if not self.stdin_closed:  # a line cut short by an exit the checker caused: not one
