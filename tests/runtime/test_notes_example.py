@@ -62,19 +62,16 @@ async def session_ids(conn: ClientSideConnection[acp.AgentProxy], **params: Any)
 async def first_run(db: Path, a: str, b: str) -> tuple[list[str], dict[str, list[str]]]:
     """Four sessions (three in `a`, one in `b`), oldest first, and the message ids the agent
     streamed in each."""
+    plan = [(a, ["remember milk", "remember eggs"]), (a, ["hello"]), (a, ["hi"])]
     async with notes_agent(db) as (conn, recorder):
-        ids, prompts = [], [
-            ["remember milk", "remember eggs"],
-            ["hello"],
-            ["hi"],
-            ["remember keys"],
-        ]
-        for cwd, texts in zip((a, a, a, b), prompts):
+        ids, last = [], []
+        for cwd, texts in [*plan, (b, ["remember keys"])]:
             session = await Session.new(conn, cwd)
             for text in texts:
                 await session.prompt(text)
             ids.append(session.id)
-        assert messages(session) == [("agent", "Noted: keys.")]  # streamed (v1 echoes no prompt)
+            last = messages(session)
+        assert last == [("agent", "Noted: keys.")]  # streamed (v1 echoes no prompt)
         streamed = {i: [u.message_id for u in recorder.of(i)] for i in ids}
     return ids, streamed
 
