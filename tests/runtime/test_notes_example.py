@@ -60,18 +60,18 @@ async def session_ids(conn: ClientSideConnection[acp.AgentProxy], **params: Any)
 
 
 async def first_run(db: Path, a: str, b: str) -> tuple[list[str], dict[str, list[str]]]:
-    """Four sessions (three in `a`, one in `b`), oldest first, and the message ids the agent
-    streamed in each."""
-    plan = [(a, ["remember milk", "remember eggs"]), (a, ["hello"]), (a, ["hi"])]
+    """Four sessions (three in `a`, one in `b`, second), oldest first, and the message ids the
+    agent streamed in each."""
+    plan = [(a, ["remember milk", "remember eggs"]), (b, ["remember keys"]), (a, ["hello"])]
     async with notes_agent(db) as (conn, recorder):
         ids, last = [], []
-        for cwd, texts in [*plan, (b, ["remember keys"])]:
+        for cwd, texts in [*plan, (a, ["hi"])]:
             session = await Session.new(conn, cwd)
             for text in texts:
                 await session.prompt(text)
             ids.append(session.id)
             last = messages(session)
-        assert last == [("agent", "Noted: keys.")]  # streamed (v1 echoes no prompt)
+        assert last == [("agent", 'Say "remember X", or ask "what do you remember?".')]
         streamed = {i: [u.message_id for u in recorder.of(i)] for i in ids}
     return ids, streamed
 
@@ -80,12 +80,12 @@ async def test_sessions_outlive_the_agent_process_list_load_and_resume_them(
     tmp_path: Path,
 ) -> None:
     db, a, b = tmp_path / "notes.sqlite", str(tmp_path / "a"), str(tmp_path / "b")
-    (milk, hello, hi, keys), streamed = await first_run(db, a, b)
+    (milk, keys, hello, hi), streamed = await first_run(db, a, b)
     assert len(set(streamed[milk])) == 2  # one message id per answer, shared by its chunks
 
     async with notes_agent(db) as (conn, recorder):  # a new process on the same file
-        assert await session_ids(conn) == [[keys, hi], [hello, milk]]  # newest first, two a page
-        assert await session_ids(conn, cwd=a) == [[hi, hello], [milk]]  # the filter kept on
+        assert await session_ids(conn) == [[hi, hello], [keys, milk]]  # newest first, two a page
+        assert await session_ids(conn, cwd=a) == [[hi, hello], [milk]]  # filtered on every page
         assert await session_ids(conn, cwd=b) == [[keys]]
         assert await session_ids(conn, cwd=str(tmp_path)) == [[]]
         page = await conn.agent.session_list(acp.ListSessionsRequest(cwd=b))
