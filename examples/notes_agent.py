@@ -1,13 +1,14 @@
 """An ACP agent whose sessions outlive it: a note keeper over a sqlite file, and no model.
 
-    python examples/notes_agent.py --db notes.sqlite [--page-size N]
+    python examples/notes_agent.py --db notes.sqlite [--page-size N] [--no-resume]
 
 A rule-based fake model streams each answer a word at a time: "remember X" notes X, "what do you
 remember?" recites the session's notes, anything else gets a hint. Every message is kept in the
 sqlite file (stdlib sqlite3), so a session survives a restart of the agent:
 `session/list` pages through them (newest first, N a page, optionally only those of one cwd),
 `session/load` replays a session's history as `session/update`s and answers after the last one,
-`session/resume` answers at once and replays nothing. An unknown session id is answered -32002
+`session/resume` answers at once and replays nothing (`--no-resume` leaves it out, as an agent
+that can only load: clients that prefer resume then load). An unknown session id is answered -32002
 (`acp.ResourceNotFoundError`), a cursor this agent did not hand out -32602. docs/sessions.md walks
 through it.
 """
@@ -106,13 +107,15 @@ def model(prompt: str, history: list[tuple[str, str, str]]) -> str:
 
 
 class NotesAgent(acp.AgentHandler):
-    def __init__(self, conn: AgentSideConnection, notes: Notes, page_size: int) -> None:
-        self.conn, self.notes, self.page_size = conn, notes, page_size
+    def __init__(
+        self, conn: AgentSideConnection, notes: Notes, page_size: int, resume: bool = True
+    ) -> None:
+        self.conn, self.notes, self.page_size, self.resume = conn, notes, page_size, resume
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
-        sessions = acp.SessionCapabilities(
-            list=acp.SessionListCapabilities(), resume=acp.SessionResumeCapabilities()
-        )
+        sessions = acp.SessionCapabilities(list=acp.SessionListCapabilities())
+        if self.resume:
+            sessions.resume = acp.SessionResumeCapabilities()
         capabilities = acp.AgentCapabilities(load_session=True, session_capabilities=sessions)
         info = acp.Implementation(name="notes-agent", version="0.1.0")
         return acp.InitializeResponse(
@@ -178,9 +181,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--db", required=True, help="the sqlite file (created when missing)")
     parser.add_argument("--page-size", type=int, default=20, help="sessions per session/list page")
+    parser.add_argument("--no-resume", action="store_true", help="offer session/load only")
     args = parser.parse_args()
     notes = Notes(args.db)
-    run_agent(lambda conn: NotesAgent(conn, notes, args.page_size))
+    run_agent(lambda conn: NotesAgent(conn, notes, args.page_size, not args.no_resume))
 
 
 if __name__ == "__main__":
