@@ -58,7 +58,8 @@ def messages(stdout: str) -> list[dict[str, Any]]:
 
 def test_acpx_loads_lists_and_prompts_sessions_kept_across_agent_restarts(tmp_path: Path) -> None:
     acpx, a, b = Acpx(tmp_path), tmp_path / "a", tmp_path / "b"
-    a.mkdir(), b.mkdir()
+    a.mkdir()
+    b.mkdir()
     milk = acpx.run(a, "sessions", "new").stdout.strip()  # one agent process: session/new
     assert acpx.run(a, "prompt", "remember milk").stdout.count("Noted: milk.") == 1
     acpx.idle()
