@@ -32,7 +32,7 @@ def commands(text: str) -> list[tuple[int, list[str]]]:
     found = []
     for number, line in enumerate(text.splitlines(), 1):
         for match in re.finditer(r"pip install\b", line):
-            words = []
+            words: list[str] = []
             for token in TOKEN.findall(line[match.end() :].split("`")[0]):
                 bare = token.strip("'\"")
                 if not (
