@@ -1,9 +1,11 @@
 """examples/notes_agent.py through a restart: sessions kept in its sqlite file are listed (cwd
 filter, paging), loaded (history replayed before the answer) and resumed (no replay) by a second
-process; an unknown session id is -32002 (docs/sessions.md)."""
+process; an unknown session id is -32002 (docs/sessions.md). examples/notes_client.py does the
+same, the agent started anew for each of its runs."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,6 +22,7 @@ from acp_runtime.session import Session
 from .helpers import initialize_request
 
 NOTES = str(Path(__file__).parents[2] / "examples" / "notes_agent.py")
+CLIENT = str(Path(__file__).parents[2] / "examples" / "notes_client.py")
 
 
 class Recorder(acp.ClientHandler):
@@ -135,3 +138,30 @@ async def test_an_unknown_session_id_is_resource_not_found_and_a_bad_cursor_inva
             assert error.value.code == -32002 and error.value.data == {"sessionId": "notes-gone"}
         with pytest.raises(acp.InvalidParamsError, match="not a cursor of this agent"):
             await conn.agent.session_list(acp.ListSessionsRequest(cursor="page-2"))
+
+
+def test_examples_notes_client_new_list_load_resume_each_with_the_agent_started_anew(
+    tmp_path: Path,
+) -> None:
+    agent = ["--", sys.executable, NOTES, "--db", str(tmp_path / "notes.sqlite")]
+
+    def client(cwd: str, *args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, CLIENT, "--cwd", str(tmp_path / cwd), *args, *agent]
+        return subprocess.run(command, capture_output=True, text=True, timeout=30)
+
+    made = client("a", "new", "remember milk")
+    assert made.returncode == 0, made.stderr
+    milk, answer = made.stdout.splitlines()
+    assert answer == "> Noted: milk."
+    assert client("b", "new", "remember keys").returncode == 0
+    assert client("a", "list").stdout == f"{milk}\tremember milk\n"  # b's session is b's
+    assert client("a", "load", milk, "what do you remember?").stdout.splitlines() == [
+        "user: remember milk",
+        "agent: Noted: milk.",
+        "> You asked me to remember: milk.",
+    ]
+    resumed = client("a", "resume", milk, "what do you remember?")
+    assert resumed.stdout == "> You asked me to remember: milk.\n"  # no history printed
+    gone = client("a", "load", "notes-gone")
+    assert (gone.returncode, gone.stdout) == (1, "")
+    assert gone.stderr == "error: the agent answered -32002: no session 'notes-gone'\n"
