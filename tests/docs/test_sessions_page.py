@@ -1,6 +1,6 @@
 """docs/sessions.md shows the notes example as it is: each Python block of the page is a run of
-lines of examples/notes_agent.py or examples/notes_client.py, unchanged, and the README links the
-page."""
+lines of examples/notes_agent.py or examples/notes_client.py, unchanged; the README and
+docs/runtime.md link the page."""
 
 from __future__ import annotations
 
@@ -37,5 +37,6 @@ def test_an_edited_block_is_no_excerpt() -> None:
     assert not excerpt_of(block.replace("acp.", "acp .", 1), source)
 
 
-def test_the_readme_links_the_page() -> None:
+def test_the_readme_and_docs_runtime_link_the_page() -> None:
     assert "](docs/sessions.md)" in README.read_text("utf-8")
+    assert "](sessions.md)" in (ROOT / "docs" / "runtime.md").read_text("utf-8")
