@@ -82,7 +82,7 @@ class AgentPeer:
         self.agent_requests: list[Received] = []
         self.stray: list[Received] = []  # answers to ids the checker never sent (or null ids)
         self.methods_seen: set[str] = set()
-        self.probes: set[Any] = set()  # ids of requests for methods the agent does not advertise
+        self.probe_ids: set[Any] = set()  # ids of requests for methods the agent does not advertise
         self.probe_problems: list[Problem] = []  # what is off the schema in their answers
         self.batches = 0  # answer arrays received (v2 batches)
         self.closed = asyncio.Event()
@@ -132,7 +132,7 @@ class AgentPeer:
             self.methods_seen.add(method)
         if problem is not None:
             probe = isinstance(value, dict) and "method" not in value
-            if probe and _key(value.get("id")) in self.probes:
+            if probe and _key(value.get("id")) in self.probe_ids:
                 self.probe_problems.append(problem)
             else:
                 self.problems.append(problem)
@@ -210,7 +210,7 @@ class AgentPeer:
         so what is off the schema in its answer is kept apart (probe_problems), never a frame
         failure."""
         rid = self.new_id()
-        self.probes.add(_key(rid))
+        self.probe_ids.add(_key(rid))
         return await self.request(method, params, rid)
 
     async def request(self, method: str, params: Any, rid: Any = None, **kw: Any) -> Reply:

@@ -20,9 +20,7 @@ def frame_results(ctx: Context) -> None:
             [q.frame for q in bad[:5]],
         )
     floods = [
-        f"{p.wire.argv[0] if ctx.url else 'a connection'}: {p.wire.flood}"
-        for p in ctx.peers
-        if p.wire.flood
+        f"connection {i + 1}: {p.wire.flood}" for i, p in enumerate(ctx.peers) if p.wire.flood
     ]
     ctx.record(
         "transport.bounded",

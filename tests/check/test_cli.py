@@ -122,3 +122,18 @@ def test_an_agent_that_dies_at_start_says_why(capsys: pytest.CaptureFixture[str]
     failed = [r for r in body["results"] if r["outcome"] == "fail"]
     assert [r["check"] for r in failed] == ["init.answer"]
     assert "stderr: no key set" in failed[0]["transcript"]
+
+
+def test_blocked_by_authentication_exits_4_and_says_so(tmp_path: Path) -> None:
+    """Neither a pass nor a fail: its own exit status, the verdict listing the auth methods."""
+    report = tmp_path / "report.json"
+    argv = ["check", "--quiet", "--timeout", "5", "--protocol-version", "1", "--only", "session"]
+    argv += ["--format", "json", "--report", str(report)]
+    assert main([*argv, "--", PYTHON, str(ZOO / "auth_gated.py")]) == 4
+    body = json.loads(report.read_text(encoding="utf-8"))
+    assert body["verdict"] == "blocked by authentication (advertised auth methods: zoo-login)"
+    assert body["blocked_by_authentication"] == ["zoo-login"] and body["exit_status"] == 4
+    assert {r["outcome"] for r in body["results"]} == {"not exercised"}
+    assert (
+        main([*argv, "--auth-method", "zoo-login", "--", PYTHON, str(ZOO / "auth_gated.py")]) == 0
+    )
