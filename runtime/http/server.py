@@ -24,8 +24,8 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
 
 This module is the HTTP front (admission, the methods, the body read within its limits); the
 connections, their mailboxes and the registry that bounds them are `connections.py`, an SSE
-stream is `sse.py`, the WebSocket endpoint `websocket.py` (its short paths under Hypercorn
-`wsfast.py`), the refusals `replies.py`.
+stream is `sse.py`, the WebSocket endpoint `websocket.py` (accepted under Hypercorn's guard,
+`wsguard.py`), the refusals `replies.py`.
 
 Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
 browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a
@@ -39,7 +39,8 @@ body that is not JSON / not a JSON object or is a JSON-RPC batch (ACP has none),
 naming the limit) for
 a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is no integer or string
 (or a message nested deeper than the decoder goes: -32700 when its id cannot be read), `408` a body
-slower than `body_timeout`, `503` over `max_connections` or `max_total_buffered_bytes`. No answer
+slower than `body_timeout`, `400` and the connection closed for a request with both
+Content-Length and Transfer-Encoding (RFC 9112: a request smuggled behind it), `503` over `max_connections` or `max_total_buffered_bytes`. No answer
 quotes the request. Well-formed JSON objects that are not valid ACP messages are answered by the
 connection on its streams, exactly as over stdio.
 """
@@ -49,12 +50,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from typing import Any, Collection
+from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 
 import msgspec
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
-from .connections import Registry, RemoteConnection
+from .connections import RemoteAgentConnection, Registry, RemoteConnection
 from .guard import Authenticate, foreign, request_info
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -68,6 +69,40 @@ from .messages import (
 from .replies import Headers, Receive, Refused, Scope, Send, json_error, plain
 from .sse import stream
 from .websocket import serve_websocket
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    import acp_schema
+
+    from ..connection import ConnectionOptions
+    from ..negotiation import AgentRoutes
+    from ..package import AgentPackage, HandlerT, ProxyT
+
+    RemoteHandlerArg = (
+        acp_schema.AgentHandler
+        | Callable[[RemoteAgentConnection[acp_schema.ClientProxy]], acp_schema.AgentHandler]
+        | AgentRoutes  # several protocol versions, each route with its package
+    )
+
+    class AppOptions(ConnectionOptions, total=False):
+        """The keyword options of an `AcpApp` (see its docstring), beside the connections'."""
+
+        path: str
+        affinity_cookie: str | None
+        allowed_hosts: Collection[str] | None
+        allowed_origins: Collection[str] | None
+        authenticate: Authenticate | None
+        max_message_bytes: int
+        max_buffered_bytes: int
+        max_total_buffered_bytes: int
+        max_connections: int
+        body_timeout: float
+        keepalive: float
+        idle_timeout: float | None
+        first_message_timeout: float | None
+        websocket_ping_interval: float | None
+
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -93,11 +128,16 @@ class AcpApp:
 
     `handler` is what `AgentSideConnection` takes; give a class or factory to get one handler per
     connection (state shared by connections, such as stored sessions for `session/load`, is the
-    application's). `affinity_cookie` ("name=value") is set on every new connection, for a load
-    balancer to route the client back here. `idle_timeout` closes an HTTP connection that has had
-    no request and no open stream, and a WebSocket that has carried no message either way, for
-    that many seconds (None: never). Other keyword options go to every `AgentSideConnection`
-    (`schema=`, `observer=`, ...).
+    application's); a factory is given the `RemoteAgentConnection`. `affinity_cookie`
+    ("name=value") is set on every new connection, for a load balancer to route the client back
+    here. `idle_timeout` closes an HTTP connection that has had no request and no open stream,
+    and a WebSocket that has carried no message either way, for that many seconds (None: never);
+    `first_message_timeout` does so sooner for a connection no request has named yet (HTTP: its
+    id came back in no request; WebSocket: no message came). Other keyword options go to every
+    `AgentSideConnection` (`schema=`, `observer=`, ...).
+
+    Mounted in an ASGI framework (`app.mount("/agent", AcpApp(...))` in Starlette or FastAPI),
+    `path` is below the mount's `root_path`: the agent is at `/agent/acp`.
 
     Who may connect (docs/runtime.md, "Security"): `allowed_hosts` and `allowed_origins` (see
     `guard.py`; by default loopback only when reached over loopback, and no page of another
@@ -112,9 +152,21 @@ class AcpApp:
     seconds for a request body to arrive (408).
     """
 
+    @overload
+    def __init__(
+        self, handler: RemoteHandlerArg, *, schema: None = None, **options: Unpack[AppOptions]
+    ) -> None: ...
+    @overload
     def __init__(
         self,
-        handler: Any,
+        handler: HandlerT | Callable[[RemoteAgentConnection[ProxyT]], HandlerT],
+        *,
+        schema: AgentPackage[ProxyT, HandlerT],
+        **options: Unpack[AppOptions],
+    ) -> None: ...
+    def __init__(
+        self,
+        handler: object,
         *,
         path: str = "/acp",
         affinity_cookie: str | None = None,
@@ -128,6 +180,7 @@ class AcpApp:
         body_timeout: float = 30.0,
         keepalive: float = 15.0,
         idle_timeout: float | None = 300.0,
+        first_message_timeout: float | None = 10.0,
         websocket_ping_interval: float | None = 20.0,
         **options: Any,
     ) -> None:
@@ -153,6 +206,7 @@ class AcpApp:
             max_buffered_bytes=max_buffered_bytes,
             max_total_buffered_bytes=max_total_buffered_bytes,
             idle_timeout=idle_timeout,
+            first_message_timeout=first_message_timeout,
         )
 
     @property
@@ -178,6 +232,15 @@ class AcpApp:
         elif kind == "http":
             await self._http(scope, receive, send)
 
+    def local_path(self, scope: Scope) -> str | None:
+        """None when the request is for this app's `path` (below the ASGI `root_path` of a mount,
+        whether the server left it in `path`, as ASGI says, or not); else where ACP is."""
+        root = scope.get("root_path") or ""
+        path = scope.get("path") or ""
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        return None if path == self.path else root + self.path
+
     async def admit(self, scope: Scope, headers: Headers) -> Any:
         """The request's principal (None without `authenticate`), or `Refused` 403 / 401."""
         reason = foreign(scope, headers, self.allowed_hosts, self.allowed_origins)
@@ -199,12 +262,18 @@ class AcpApp:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         headers = Headers(scope)
+        if "content-length" in headers and "transfer-encoding" in headers:
+            # a request smuggled behind it would be read by another framing (RFC 9112, 6.1)
+            text = "bad request: Content-Length with Transfer-Encoding"
+            await plain(send, 400, text, [(b"connection", b"close")])
+            return
         refused: Refused | None = None
         principal: Any = None
         try:
             principal = await self.admit(scope, headers)
         except Refused as exc:
             refused = exc
+        elsewhere = self.local_path(scope)
         # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
         # data comes for a stream it already answered (a refused request's body is dropped).
         body = b""
@@ -216,12 +285,12 @@ class AcpApp:
         try:
             if refused is not None:
                 await refused.answer(send)
-            elif scope.get("path") != self.path:
-                await plain(send, 404, f"not found: ACP is served at {self.path}")
+            elif elsewhere is not None:
+                await plain(send, 404, f"not found: ACP is served at {elsewhere}")
             elif method == "POST":
                 await self._post(headers, body, principal, send)
             elif method == "GET":
-                await self._get(headers, principal, receive, send, scope.get("http_version") == "2")
+                await self._get(headers, principal, receive, send)
             elif method == "DELETE":
                 await self._delete(headers, principal, send)
             else:
@@ -233,25 +302,16 @@ class AcpApp:
         """The request body as it arrives, counted in `buffered`; `Refused` 413 once it passes
         `max_message_bytes` (the rest is read and dropped), 503 once the server's buffers would
         pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds. A body not
-        `keep`-t is read and dropped.
-
-        What the server already holds of it is taken first, with no clock: Hypercorn has queued
-        a small POST's whole body before the app runs (`receive` is its queue's `get`), and a
-        clock per request costs a timer; the clock runs only while the rest is awaited."""
+        `keep`-t is read and dropped."""
         body = _Body(self, keep)
-        queue = _queue_of(receive)
-        if queue is not None:
-            while not body.done and queue.qsize():
-                body.take(queue.get_nowait())
-        if not body.done:
-            try:
-                async with asyncio.timeout(self.body_timeout):
-                    while not body.done:
-                        body.take(await receive())
-            except TimeoutError:
-                self.registry.buffered -= len(body.data)
-                text = f"the request body took over {self.body_timeout} seconds"
-                raise Refused(408, text) from None
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while not body.done:
+                    body.take(await receive())
+        except TimeoutError:
+            self.registry.buffered -= len(body.data)
+            text = f"the request body took over {self.body_timeout} seconds"
+            raise Refused(408, text) from None
         if body.refused is not None:
             raise body.refused
         return bytes(body.data) if keep else b""
@@ -369,9 +429,7 @@ class AcpApp:
 
     # --- GET --------------------------------------------------------------------------------------
 
-    async def _get(
-        self, headers: Headers, principal: Any, receive: Receive, send: Send, direct: bool
-    ) -> None:
+    async def _get(self, headers: Headers, principal: Any, receive: Receive, send: Send) -> None:
         if (headers.get("upgrade") or "").lower() == "websocket":
             await plain(send, 426, "this server takes WebSocket upgrades over HTTP/1.1")
             return
@@ -395,9 +453,7 @@ class AcpApp:
         box.leased = True
         connection.touch()
         try:
-            # over HTTP/2 the agent's task writes to an idle reader itself (h2send coalesces the
-            # frames of a loop turn); over HTTP/1.1 the stream's loop batches what came meanwhile
-            await stream(box, self.keepalive, receive, send, direct)
+            await stream(box, self.keepalive, receive, send)
         finally:
             box.leased = False
             connection.touch()
@@ -459,14 +515,6 @@ class _Body:
                 self.data = bytearray()
         if not event.get("more_body", False):
             self.done = True
-
-
-def _queue_of(receive: Receive) -> asyncio.Queue[Any] | None:
-    """The `asyncio.Queue` whose `get` `receive` is (Hypercorn's), else None."""
-    queue = getattr(receive, "__self__", None)
-    if type(queue) is asyncio.Queue and getattr(receive, "__func__", None) is asyncio.Queue.get:
-        return queue
-    return None
 
 
 def _session_header_problem(
