@@ -51,11 +51,11 @@ try:  # as websockets.frames: its C masking where built, else its Python one
 except ImportError:  # pragma: no cover
     from websockets.utils import apply_mask
 
-from ..client import ClientSideConnection
-from ..errors import CapabilityError
-from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
-from ..transport import MessageTransport
+from ..jsonrpc.errors import CapabilityError
+from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc.transport import MessageTransport
+from ..protocol.client import ClientSideConnection
 from .events import EventParser, OversizedEventError
 from .h2conn import H2Connection
 from .messages import (
@@ -77,9 +77,9 @@ if TYPE_CHECKING:
 
     import acp_schema
 
-    from ..negotiation import ClientRoutes
-    from ..package import ClientPackage, HandlerT, ProxyT
-    from ..tracing import Tracer
+    from ..jsonrpc.package import ClientPackage, HandlerT, ProxyT
+    from ..jsonrpc.tracing import Tracer
+    from ..protocol.negotiation import ClientRoutes
 
     ClientHandlerArg = (
         acp_schema.ClientHandler

@@ -8,7 +8,7 @@ skipped. A line, or an event's data, longer than the client's message limit rais
 
 from __future__ import annotations
 
-from ..framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
 
 
 class OversizedEventError(Exception):
