@@ -22,7 +22,7 @@ from .messages import Peek, peek
 from .replies import Refused
 
 if TYPE_CHECKING:
-    from ..package import ClientProxyT
+    from ..jsonrpc.package import ClientProxyT
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
     ClientProxyT = TypeVar("ClientProxyT")
 

@@ -19,7 +19,7 @@ from .server import AcpApp
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..package import AgentPackage, HandlerT, ProxyT
+    from ..jsonrpc.package import AgentPackage, HandlerT, ProxyT
     from .connections import RemoteAgentConnection
     from .server import AppOptions, RemoteHandlerArg
 

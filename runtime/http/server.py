@@ -36,13 +36,13 @@ paths and unknown connection ids, `400` missing `Acp-Connection-Id` or `Acp-Sess
 `Acp-Session-Id` that contradicts the message, `415` a POST that is not `application/json`, `406`
 a GET that does not accept `text/event-stream`, `400` with a JSON-RPC -32700 / -32600 body for a
 body that is not JSON / not a JSON object or is a JSON-RPC batch (ACP has none), `413` (-32600,
-naming the limit) for
-a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is no integer or string
-(or a message nested deeper than the decoder goes: -32700 when its id cannot be read), `408` a body
-slower than `body_timeout`, `400` and the connection closed for a request with both
-Content-Length and Transfer-Encoding (RFC 9112: a request smuggled behind it), `503` over `max_connections` or `max_total_buffered_bytes`. No answer
-quotes the request. Well-formed JSON objects that are not valid ACP messages are answered by the
-connection on its streams, exactly as over stdio.
+naming the limit) for a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is
+no integer or string (or a message nested deeper than the decoder goes: -32700 when its id cannot
+be read), `408` a body slower than `body_timeout`, `400` and the connection closed for a request
+with both Content-Length and Transfer-Encoding (RFC 9112: a request smuggled behind it), `503`
+over `max_connections` or `max_total_buffered_bytes`. No answer quotes the request. Well-formed
+JSON objects that are not valid ACP messages are answered by the connection on its streams,
+exactly as over stdio.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 import msgspec
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
-from .connections import RemoteAgentConnection, Registry, RemoteConnection
+from .connections import Registry, RemoteAgentConnection, RemoteConnection
 from .guard import Authenticate, foreign, request_info
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -75,9 +75,9 @@ if TYPE_CHECKING:
 
     import acp_schema
 
-    from ..connection import ConnectionOptions
-    from ..negotiation import AgentRoutes
-    from ..package import AgentPackage, HandlerT, ProxyT
+    from ..jsonrpc.package import AgentPackage, HandlerT, ProxyT
+    from ..protocol.connection import ConnectionOptions
+    from ..protocol.negotiation import AgentRoutes
 
     RemoteHandlerArg = (
         acp_schema.AgentHandler
