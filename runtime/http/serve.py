@@ -33,12 +33,8 @@ def config(
 ) -> Config:
     """A Hypercorn configuration for `app` on `bind` ("HOST:PORT", or a listening socket)."""
     cfg = Config()
-    if isinstance(bind, socket.socket):
-        cfg.bind = [
-            f"fd://{os.dup(bind.fileno())}"
-        ]  # Hypercorn takes (and closes) the fd it is given
-    else:
-        cfg.bind = [bind]
+    # Hypercorn takes (and closes) the fd it is given
+    cfg.bind = [f"fd://{os.dup(bind.fileno())}" if isinstance(bind, socket.socket) else bind]
     cfg.websocket_max_message_size = app.max_message_bytes
     cfg.websocket_ping_interval = app.websocket_ping_interval
     # `read_timeout` stays unset: an SSE reader sends nothing for as long as its stream is open,

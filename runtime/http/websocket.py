@@ -10,28 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 
-from .connections import Registry, RemoteConnection
+from .connections import RemoteConnection
 from .replies import Headers, Receive, Refused, Scope, Send
 from .wsguard import guarded
 
-
-class Host(Protocol):
-    """What the endpoint needs of its `AcpApp`."""
-
-    registry: Registry
-
-    def local_path(self, scope: Scope) -> str | None: ...
-
-    async def admit(self, scope: Scope, headers: Headers) -> Any: ...
-
-    def identity_headers(
-        self, connection: RemoteConnection, tls: bool
-    ) -> list[tuple[bytes, bytes]]: ...
+if TYPE_CHECKING:
+    from .server import AcpApp
 
 
-async def serve_websocket(app: Host, scope: Scope, receive: Receive, send: Send) -> None:
+async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Send) -> None:
     """One WebSocket of `app`: admitted as a request is, a connection of its own, text frames both
     ways (one message each, in order), binary frames ignored; it ends with the socket, or when
     the connection closes (idle, over its limits, a message too big)."""
