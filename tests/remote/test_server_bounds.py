@@ -105,3 +105,36 @@ async def test_serve_logs_one_listening_line_to_stderr() -> None:
         await agent.wait()
     rest = (await agent.stderr.read()).decode()
     assert "listening on" not in rest  # one line only
+
+
+async def test_initialize_streams_reset_at_once_free_their_slots_after_the_deadline() -> None:
+    """Issue 40: 40 initialize POSTs over h2, each reset in the same write; the connections they
+    opened (ids delivered to nobody) hold their slots `first_message_timeout`, then an honest
+    client gets in."""
+    import h2.errors
+
+    from .test_h2_answers import BareH2
+    from .test_h2_answers import post as h2_post
+
+    app = history_app(first_message_timeout=0.3, idle_timeout=300.0, max_connections=40)
+    async with served(app) as base:
+        client = await BareH2.open(base)
+        try:
+            for _ in range(40):
+                stream_id = h2_post(client, INIT, None)
+                client.conn.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+            client.writer.write(client.conn.data_to_send())
+            for _ in range(500):  # the server opens them (the resets do not stop it)
+                if len(getattr(app, "connections")) == 40:
+                    break
+                await asyncio.sleep(0.01)
+            assert len(getattr(app, "connections")) == 40
+            for _ in range(500):
+                if not app.connections:
+                    break
+                await asyncio.sleep(0.01)
+            assert not app.connections, "reset initialize streams still hold slots"
+            honest = await post(base + "/acp", INIT)
+            assert honest.status_code == 200
+        finally:
+            await client.close()
