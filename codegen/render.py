@@ -42,6 +42,7 @@ from .ir import (
     received_by,
     sides_of,
 )
+from .shadow import names_in, rename_defs, rename_fields
 from .static import STATIC_MODULES
 
 # The modules of a generated package rendered from the template of the same name; the static
@@ -110,7 +111,20 @@ _INT64 = (-(2**63), 2**63 - 1)
 
 
 def render(pkg: Package, package_name: str) -> dict[str, str]:
-    """Every file of the package, by relative path, as unformatted text."""
+    """Every file of the package, by relative path, as unformatted text; no name of the schema
+    shadows one the generated code uses (see `shadow.py`)."""
+    pkg = rename_defs(pkg)
+    ctx = _Context(pkg)
+
+    def referenced(d: ObjectDef) -> set[str]:
+        views = ctx.fields(d)
+        return set().union(*(names_in(v.annotation) | names_in(v.default or "None") for v in views))
+
+    return render_templates(rename_fields(pkg, referenced), package_name)
+
+
+def render_templates(pkg: Package, package_name: str) -> dict[str, str]:
+    """The files of the package with its names as the IR has them."""
     env = _environment()
     ctx = _Context(pkg)
     values = {
