@@ -125,10 +125,10 @@ async def test_initialize_streams_reset_at_once_free_their_slots_after_the_deadl
                 client.conn.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
             client.writer.write(client.conn.data_to_send())
             for _ in range(500):  # the server opens them (the resets do not stop it)
-                if len(getattr(app, "connections")) == 40:
+                if len(app.connections) == 40:
                     break
                 await asyncio.sleep(0.01)
-            assert len(getattr(app, "connections")) == 40
+            assert len(app.connections) == 40
             for _ in range(500):
                 if not app.connections:
                     break
