@@ -17,6 +17,8 @@ from pathlib import Path
 
 import httpx
 
+from acp_runtime.http import AcpApp
+
 from .helpers import request, served
 from .test_security import RawSocket, history_app, port_of, post
 
@@ -25,7 +27,7 @@ NEW = request(1, "session/new", {"cwd": "/", "mcpServers": []})
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
-async def until_gone(app: object, connection_id: str) -> None:
+async def until_gone(app: AcpApp, connection_id: str) -> None:
     connections = app.connections
     for _ in range(500):
         if connection_id not in connections:
