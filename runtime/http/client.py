@@ -873,6 +873,9 @@ class _WebSocketTransport(_Transport):
             create_connection=_Socket,
             **({"ssl": ssl} if ssl is not None else {}),
         )
+        # take messages from the start: one that arrived before `_receive_all` ran went to
+        # websockets' own queue, which nothing reads (issue 35's hang)
+        self._socket.on_text = self._reader.feed
         response = self._socket.response
         self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
         parts = urlsplit(self.url)

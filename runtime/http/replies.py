@@ -17,17 +17,28 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class Refused(Exception):
-    """A request answered with an error before it reached a connection."""
+    """A request answered with an error before it reached a connection: text/plain, or a
+    JSON-RPC error answer (`code`, `data`, the `request_id` it answers) when `code` is given."""
 
-    def __init__(self, status: int, text: str, code: int | None = None, data: Any = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        text: str,
+        code: int | None = None,
+        data: Any = None,
+        *,
+        request_id: Any = None,
+        headers: Sequence[tuple[bytes, bytes]] = (),
+    ) -> None:
         super().__init__(text)
         self.status, self.text, self.code, self.data = status, text, code, data
+        self.request_id, self.headers = request_id, headers
 
     async def answer(self, send: Send) -> None:
         if self.code is None:
-            await plain(send, self.status, self.text)
+            await plain(send, self.status, self.text, self.headers)
         else:
-            await json_error(send, self.status, self.code, self.text, self.data)
+            await json_error(send, self.status, self.code, self.text, self.data, self.request_id)
 
 
 class Headers(dict[str, str]):

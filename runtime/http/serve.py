@@ -8,72 +8,20 @@ import contextlib
 import os
 import socket
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, overload
 
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config
-from hypercorn.protocol import h2 as h2_protocol
-from hypercorn.protocol import ws_stream
-from wsproto.connection import Connection
 
-from . import h2send
+from . import wsguard
 from .server import AcpApp
-from .websocket import WEBSOCKET_COMPRESSION
-from .wsfast import TextFrames
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
-def _without_compression() -> None:
-    """Make Hypercorn's WebSocket handshake negotiate no extension while an `AcpApp` accepts
-    (`WEBSOCKET_COMPRESSION` is False then; other applications keep Hypercorn's behaviour).
-    Hypercorn 0.18 always offers permessage-deflate and inflates a whole frame before checking
-    its size against `websocket_max_message_size`: 1 MiB on the wire can become 1 GiB.
-    The accepted connection parses plain text frames in one step (`wsfast.TextFrames`)."""
-    handshake = ws_stream.Handshake
-    if getattr(handshake.accept, "_acp_runtime", False):
-        return
-    accept = handshake.accept
-
-    def accept_without_compression(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if WEBSOCKET_COMPRESSION.get():
-            return accept(self, *args, **kwargs)
-        self.extensions = None  # as if the client offered none
-        status, headers, connection = accept(self, *args, **kwargs)
-        if type(connection) is Connection:
-            connection.__class__ = TextFrames  # plain text frames parsed in one step (wsfast)
-        return status, headers, connection
-
-    accept_without_compression._acp_runtime = True  # type: ignore[attr-defined]
-    handshake.accept = accept_without_compression  # type: ignore[method-assign]
-
-
-_without_compression()
-
-
-def _trusting_own_headers() -> None:
-    """Make h2 send an `AcpApp`'s response heads over HTTP/2 as they are: Hypercorn checks
-    (`build_and_validate_headers`: no pseudo-header, stripped) the heads the app gives, whose
-    names are the app's own lower-case constants, and adds its `date` and `server`; h2 then
-    checked and rewrote every head again (about a tenth of the server's time per round trip).
-    Requests stay checked as before (`validate_inbound_headers`); other applications keep h2's
-    defaults."""
-    protocol = h2_protocol.H2Protocol
-    if getattr(protocol.__init__, "_acp_runtime", False):
-        return
-    init = protocol.__init__
-
-    def init_trusting_acp_apps(self: Any, app: Any, *args: Any, **kwargs: Any) -> None:
-        init(self, app, *args, **kwargs)
-        if isinstance(getattr(app, "app", None), AcpApp):
-            h2_config = self.connection.config
-            h2_config.validate_outbound_headers = False
-            h2_config.normalize_outbound_headers = False
-            h2send.install(self)
-
-    init_trusting_acp_apps._acp_runtime = True  # type: ignore[attr-defined]
-    protocol.__init__ = init_trusting_acp_apps  # type: ignore[method-assign]
-
-
-_trusting_own_headers()
+    from ..jsonrpc.package import AgentPackage, HandlerT, ProxyT
+    from .connections import RemoteAgentConnection
+    from .server import AppOptions, RemoteHandlerArg
 
 
 def config(
@@ -85,12 +33,8 @@ def config(
 ) -> Config:
     """A Hypercorn configuration for `app` on `bind` ("HOST:PORT", or a listening socket)."""
     cfg = Config()
-    if isinstance(bind, socket.socket):
-        cfg.bind = [
-            f"fd://{os.dup(bind.fileno())}"
-        ]  # Hypercorn takes (and closes) the fd it is given
-    else:
-        cfg.bind = [bind]
+    # Hypercorn takes (and closes) the fd it is given
+    cfg.bind = [f"fd://{os.dup(bind.fileno())}" if isinstance(bind, socket.socket) else bind]
     cfg.websocket_max_message_size = app.max_message_bytes
     cfg.websocket_ping_interval = app.websocket_ping_interval
     # `read_timeout` stays unset: an SSE reader sends nothing for as long as its stream is open,
@@ -121,18 +65,31 @@ async def serve(
     shutdown: asyncio.Event | None = None,
     certfile: str | None = None,
     keyfile: str | None = None,
+    on_listening: Callable[[str], object] | None = None,
 ) -> None:
-    """Serve `app` until `shutdown` is set (or forever), then close its connections."""
+    """Serve `app` on `bind` ("HOST:PORT", port 0 for a free one, or a listening socket) until
+    `shutdown` is set (or forever), then close its connections. Once listening it logs
+    "acp_runtime.http: listening on URL" to stderr and calls `on_listening(url)`. Refuses to
+    start (`RuntimeError`) when the WebSocket guard does not fit the installed Hypercorn
+    (`wsguard.py`)."""
+    wsguard.require()
+    sock = bind if isinstance(bind, socket.socket) else listen_socket(bind)
     trigger: Any = shutdown.wait if shutdown is not None else None
     try:
+        url = url_of(sock, app.path, "https" if certfile is not None else "http")
+        print(f"acp_runtime.http: listening on {url}", file=sys.stderr, flush=True)
+        if on_listening is not None:
+            on_listening(url)
         # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
         asgi_app: Any = app
         await hypercorn_serve(
             asgi_app,
-            config(app, bind, certfile=certfile, keyfile=keyfile),
+            config(app, sock, certfile=certfile, keyfile=keyfile),
             shutdown_trigger=trigger,
         )
     finally:
+        if sock is not bind:
+            sock.close()
         await app.close()
 
 
@@ -156,25 +113,43 @@ def url_of(sock: socket.socket, path: str = "/acp", scheme: str = "http") -> str
     return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}{path}"
 
 
+@overload
+def run(
+    handler: RemoteHandlerArg,
+    listen: str,
+    *,
+    on_listening: Callable[[str], object] | None = None,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+    schema: None = None,
+    **options: Unpack[AppOptions],
+) -> None: ...
+@overload
+def run(
+    handler: HandlerT | Callable[[RemoteAgentConnection[ProxyT]], HandlerT],
+    listen: str,
+    *,
+    on_listening: Callable[[str], object] | None = None,
+    certfile: str | None = None,
+    keyfile: str | None = None,
+    schema: AgentPackage[ProxyT, HandlerT],
+    **options: Unpack[AppOptions],
+) -> None: ...
 def run(
     handler: Any,
     listen: str,
     *,
-    on_listening: Any = None,
+    on_listening: Callable[[str], object] | None = None,
     certfile: str | None = None,
     keyfile: str | None = None,
     **options: Any,
 ) -> None:
     """Serve `handler` at `http://LISTEN/acp` (and `ws://LISTEN/acp`; `https://` and `wss://` with
-    `certfile` and `keyfile`, PEM files) until interrupted; `on_listening(url)` is called once
-    the port is bound (useful with port 0). `options` go to `AcpApp`."""
+    `certfile` and `keyfile`, PEM files) until interrupted. Once the port is bound it logs
+    "acp_runtime.http: listening on URL" to stderr and calls `on_listening(url)` (useful with
+    port 0). `options` go to `AcpApp`."""
     app = AcpApp(handler, **options)
-    sock = listen_socket(listen)
-    try:
-        if on_listening is not None:
-            scheme = "https" if certfile is not None else "http"
-            on_listening(url_of(sock, app.path, scheme))
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(app, sock, certfile=certfile, keyfile=keyfile))
-    finally:
-        sock.close()
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(
+            serve(app, listen, certfile=certfile, keyfile=keyfile, on_listening=on_listening)
+        )

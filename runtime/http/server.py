@@ -24,8 +24,8 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
 
 This module is the HTTP front (admission, the methods, the body read within its limits); the
 connections, their mailboxes and the registry that bounds them are `connections.py`, an SSE
-stream is `sse.py`, the WebSocket endpoint `websocket.py` (its short paths under Hypercorn
-`wsfast.py`), the refusals `replies.py`.
+stream is `sse.py`, the WebSocket endpoint `websocket.py` (accepted under Hypercorn's guard,
+`wsguard.py`), the refusals `replies.py`.
 
 Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
 browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a
@@ -36,12 +36,13 @@ paths and unknown connection ids, `400` missing `Acp-Connection-Id` or `Acp-Sess
 `Acp-Session-Id` that contradicts the message, `415` a POST that is not `application/json`, `406`
 a GET that does not accept `text/event-stream`, `400` with a JSON-RPC -32700 / -32600 body for a
 body that is not JSON / not a JSON object or is a JSON-RPC batch (ACP has none), `413` (-32600,
-naming the limit) for
-a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is no integer or string
-(or a message nested deeper than the decoder goes: -32700 when its id cannot be read), `408` a body
-slower than `body_timeout`, `503` over `max_connections` or `max_total_buffered_bytes`. No answer
-quotes the request. Well-formed JSON objects that are not valid ACP messages are answered by the
-connection on its streams, exactly as over stdio.
+naming the limit) for a body over `max_message_bytes`, `400` -32600 an `initialize` whose id is
+no integer or string (or a message nested deeper than the decoder goes: -32700 when its id cannot
+be read), `408` a body slower than `body_timeout`, `400` and the connection closed for a request
+with both Content-Length and Transfer-Encoding (RFC 9112: a request smuggled behind it), `503`
+over `max_connections` or `max_total_buffered_bytes`. No answer quotes the request. Well-formed
+JSON objects that are not valid ACP messages are answered by the connection on its streams,
+exactly as over stdio.
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from typing import Any, Collection
+from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 
 import msgspec
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
-from .connections import Registry, RemoteConnection
+from .connections import Registry, RemoteAgentConnection, RemoteConnection
 from .guard import Authenticate, foreign, request_info
 from .messages import (
     CONNECTION_ID_HEADER,
@@ -65,9 +66,43 @@ from .messages import (
     Peek,
     peek,
 )
-from .replies import Headers, Receive, Refused, Scope, Send, json_error, plain
+from .replies import Headers, Receive, Refused, Scope, Send
 from .sse import stream
 from .websocket import serve_websocket
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    import acp_schema
+
+    from ..jsonrpc.package import AgentPackage, HandlerT, ProxyT
+    from ..protocol.connection import ConnectionOptions
+    from ..protocol.negotiation import AgentRoutes
+
+    RemoteHandlerArg = (
+        acp_schema.AgentHandler
+        | Callable[[RemoteAgentConnection[acp_schema.ClientProxy]], acp_schema.AgentHandler]
+        | AgentRoutes  # several protocol versions, each route with its package
+    )
+
+    class AppOptions(ConnectionOptions, total=False):
+        """The keyword options of an `AcpApp` (see its docstring), beside the connections'."""
+
+        path: str
+        affinity_cookie: str | None
+        allowed_hosts: Collection[str] | None
+        allowed_origins: Collection[str] | None
+        authenticate: Authenticate | None
+        max_message_bytes: int
+        max_buffered_bytes: int
+        max_total_buffered_bytes: int
+        max_connections: int
+        body_timeout: float
+        keepalive: float
+        idle_timeout: float | None
+        first_message_timeout: float | None
+        websocket_ping_interval: float | None
+
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -93,11 +128,16 @@ class AcpApp:
 
     `handler` is what `AgentSideConnection` takes; give a class or factory to get one handler per
     connection (state shared by connections, such as stored sessions for `session/load`, is the
-    application's). `affinity_cookie` ("name=value") is set on every new connection, for a load
-    balancer to route the client back here. `idle_timeout` closes an HTTP connection that has had
-    no request and no open stream, and a WebSocket that has carried no message either way, for
-    that many seconds (None: never). Other keyword options go to every `AgentSideConnection`
-    (`schema=`, `observer=`, ...).
+    application's); a factory is given the `RemoteAgentConnection`. `affinity_cookie`
+    ("name=value") is set on every new connection, for a load balancer to route the client back
+    here. `idle_timeout` closes an HTTP connection that has had no request and no open stream,
+    and a WebSocket that has carried no message either way, for that many seconds (None: never);
+    `first_message_timeout` does so sooner for a connection no request has named yet (HTTP: its
+    id came back in no request; WebSocket: no message came). Other keyword options go to every
+    `AgentSideConnection` (`schema=`, `observer=`, ...).
+
+    Mounted in an ASGI framework (`app.mount("/agent", AcpApp(...))` in Starlette or FastAPI),
+    `path` is below the mount's `root_path`: the agent is at `/agent/acp`.
 
     Who may connect (docs/runtime.md, "Security"): `allowed_hosts` and `allowed_origins` (see
     `guard.py`; by default loopback only when reached over loopback, and no page of another
@@ -112,9 +152,21 @@ class AcpApp:
     seconds for a request body to arrive (408).
     """
 
+    @overload
+    def __init__(
+        self, handler: RemoteHandlerArg, *, schema: None = None, **options: Unpack[AppOptions]
+    ) -> None: ...
+    @overload
     def __init__(
         self,
-        handler: Any,
+        handler: HandlerT | Callable[[RemoteAgentConnection[ProxyT]], HandlerT],
+        *,
+        schema: AgentPackage[ProxyT, HandlerT],
+        **options: Unpack[AppOptions],
+    ) -> None: ...
+    def __init__(
+        self,
+        handler: object,
         *,
         path: str = "/acp",
         affinity_cookie: str | None = None,
@@ -128,6 +180,7 @@ class AcpApp:
         body_timeout: float = 30.0,
         keepalive: float = 15.0,
         idle_timeout: float | None = 300.0,
+        first_message_timeout: float | None = 10.0,
         websocket_ping_interval: float | None = 20.0,
         **options: Any,
     ) -> None:
@@ -153,6 +206,7 @@ class AcpApp:
             max_buffered_bytes=max_buffered_bytes,
             max_total_buffered_bytes=max_total_buffered_bytes,
             idle_timeout=idle_timeout,
+            first_message_timeout=first_message_timeout,
         )
 
     @property
@@ -178,6 +232,15 @@ class AcpApp:
         elif kind == "http":
             await self._http(scope, receive, send)
 
+    def local_path(self, scope: Scope) -> str | None:
+        """None when the request is for this app's `path` (below the ASGI `root_path` of a mount,
+        whether the server left it in `path`, as ASGI says, or not); else where ACP is."""
+        root = scope.get("root_path") or ""
+        path = scope.get("path") or ""
+        if root and path.startswith(root):
+            path = path[len(root) :]
+        return None if path == self.path else root + self.path
+
     async def admit(self, scope: Scope, headers: Headers) -> Any:
         """The request's principal (None without `authenticate`), or `Refused` 403 / 401."""
         reason = foreign(scope, headers, self.allowed_hosts, self.allowed_origins)
@@ -199,33 +262,42 @@ class AcpApp:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         headers = Headers(scope)
-        refused: Refused | None = None
-        principal: Any = None
-        try:
-            principal = await self.admit(scope, headers)
-        except Refused as exc:
-            refused = exc
-        # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
-        # data comes for a stream it already answered (a refused request's body is dropped).
         body = b""
-        if method != "GET":
-            try:
-                body = await self._read_body(receive, keep=refused is None and method == "POST")
-            except Refused as exc:
-                refused = refused or exc
         try:
+            if "content-length" in headers and "transfer-encoding" in headers:
+                # a request smuggled behind it would be read by another framing (RFC 9112, 6.1)
+                text = "bad request: Content-Length with Transfer-Encoding"
+                raise Refused(400, text, headers=[(b"connection", b"close")])
+            refused: Refused | None = None
+            principal: Any = None
+            try:
+                principal = await self.admit(scope, headers)
+            except Refused as exc:
+                refused = exc
+            # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
+            # data comes for a stream it already answered (a refused request's body is dropped).
+            if method != "GET":
+                try:
+                    body = await self._read_body(receive, refused is None and method == "POST")
+                except Refused as exc:
+                    refused = refused or exc
+            elsewhere = self.local_path(scope)
             if refused is not None:
-                await refused.answer(send)
-            elif scope.get("path") != self.path:
-                await plain(send, 404, f"not found: ACP is served at {self.path}")
-            elif method == "POST":
+                raise refused
+            if elsewhere is not None:
+                raise Refused(404, f"not found: ACP is served at {elsewhere}")
+            if method == "POST":
                 await self._post(headers, body, principal, send)
             elif method == "GET":
-                await self._get(headers, principal, receive, send, scope.get("http_version") == "2")
+                await self._get(headers, principal, receive, send)
             elif method == "DELETE":
-                await self._delete(headers, principal, send)
+                connection = self._known(headers, principal)
+                await connection.close()
+                await _accepted(send)
             else:
-                await plain(send, 405, "method not allowed", [(b"allow", b"GET, POST, DELETE")])
+                raise Refused(405, "method not allowed", headers=[(b"allow", b"GET, POST, DELETE")])
+        except Refused as exc:
+            await exc.answer(send)
         finally:
             self.registry.buffered -= len(body)
 
@@ -233,28 +305,37 @@ class AcpApp:
         """The request body as it arrives, counted in `buffered`; `Refused` 413 once it passes
         `max_message_bytes` (the rest is read and dropped), 503 once the server's buffers would
         pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds. A body not
-        `keep`-t is read and dropped.
-
-        What the server already holds of it is taken first, with no clock: Hypercorn has queued
-        a small POST's whole body before the app runs (`receive` is its queue's `get`), and a
-        clock per request costs a timer; the clock runs only while the rest is awaited."""
-        body = _Body(self, keep)
-        queue = _queue_of(receive)
-        if queue is not None:
-            while not body.done and queue.qsize():
-                body.take(queue.get_nowait())
-        if not body.done:
-            try:
-                async with asyncio.timeout(self.body_timeout):
-                    while not body.done:
-                        body.take(await receive())
-            except TimeoutError:
-                self.registry.buffered -= len(body.data)
-                text = f"the request body took over {self.body_timeout} seconds"
-                raise Refused(408, text) from None
-        if body.refused is not None:
-            raise body.refused
-        return bytes(body.data) if keep else b""
+        `keep`-t is read and dropped."""
+        registry = self.registry
+        data, size, refused = bytearray(), 0, None
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while (event := await receive())["type"] != "http.disconnect":
+                    chunk = event.get("body", b"")
+                    size += len(chunk)
+                    if keep and refused is None:
+                        if size > self.max_message_bytes:
+                            text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
+                            limit = {"limit": self.max_message_bytes}
+                            refused = Refused(413, text, INVALID_REQUEST, limit)
+                        elif registry.buffered + len(chunk) > self.max_total_buffered_bytes:
+                            text = "Server busy: its buffers are full, try again later"
+                            limit = {"limit": self.max_total_buffered_bytes}
+                            refused = Refused(503, text, INTERNAL_ERROR, limit)
+                        else:
+                            data += chunk
+                            registry.buffered += len(chunk)
+                        if refused is not None:
+                            registry.buffered -= len(data)
+                            data = bytearray()
+                    if not event.get("more_body", False):
+                        break
+        except TimeoutError:
+            registry.buffered -= len(data)
+            raise Refused(408, f"the request body took over {self.body_timeout} seconds") from None
+        if refused is not None:
+            raise refused
+        return bytes(data)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -276,89 +357,65 @@ class AcpApp:
             headers.append((b"set-cookie", cookie.encode()))
         return headers
 
+    def _known(self, headers: Headers, principal: Any, missing: str = "") -> RemoteConnection:
+        """The connection the request names, or `Refused` 400 (no id) / 404 (unknown to it)."""
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if connection_id is None:
+            raise Refused(400, f"missing Acp-Connection-Id{missing}")
+        connection = self.registry.lookup(connection_id, principal)
+        if connection is None:
+            raise Refused(404, "unknown Acp-Connection-Id")
+        return connection
+
     # --- POST -------------------------------------------------------------------------------------
 
     async def _post(self, headers: Headers, body: bytes, principal: Any, send: Send) -> None:
         content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
         if content_type != JSON_TYPE:
-            await plain(send, 415, f"Content-Type must be {JSON_TYPE}")
-            return
+            raise Refused(415, f"Content-Type must be {JSON_TYPE}")
         try:
             message = peek(body)
         except msgspec.DecodeError as exc:
-            await json_error(send, 400, PARSE_ERROR, "Parse error", {"message": str(exc)})
-            return
+            raise Refused(400, "Parse error", PARSE_ERROR, {"message": str(exc)}) from None
+        invalid = "Invalid request: "
         if message.kind == "too_deep":
             text = "the message is nested deeper than the JSON decoder can take"
-            if message.id_key is not None:
-                await json_error(
-                    send, 400, INVALID_REQUEST, f"Invalid request: {text}", None, message.id
-                )
-            else:
-                await json_error(send, 400, PARSE_ERROR, "Parse error", {"message": text})
-            return
+            if message.id_key is None:
+                raise Refused(400, "Parse error", PARSE_ERROR, {"message": text})
+            raise Refused(400, invalid + text, INVALID_REQUEST, request_id=message.id)
         if message.kind == "batch":
-            text = "Invalid request: a message is a JSON object, ACP has no JSON-RPC batches"
-            await json_error(send, 400, INVALID_REQUEST, text)
-            return
+            text = "a message is a JSON object, ACP has no JSON-RPC batches"
+            raise Refused(400, invalid + text, INVALID_REQUEST)
         if message.kind == "invalid" and not body.lstrip().startswith(b"{"):
-            text = "Invalid request: a message is a JSON object"
-            await json_error(send, 400, INVALID_REQUEST, text)
-            return
+            raise Refused(400, invalid + "a message is a JSON object", INVALID_REQUEST)
         connection_id = headers.get(CONNECTION_ID_HEADER)
         if message.kind == "invalid" and connection_id is None:
             why = f" ({message.problem})" if message.problem else ""
-            await json_error(
-                send, 400, INVALID_REQUEST, f"Invalid request: not a JSON-RPC message{why}"
-            )
-            return
+            raise Refused(400, f"{invalid}not a JSON-RPC message{why}", INVALID_REQUEST)
         if message.kind == "request" and message.method == "initialize":
             if connection_id is not None:
-                await plain(
-                    send,
-                    400,
-                    "initialize opens a new connection: send it without Acp-Connection-Id",
-                )
-            elif message.id_key is None:
-                text = "Invalid request: the id of initialize must be an integer or a string"
-                await json_error(send, 400, INVALID_REQUEST, text)
-            else:
-                await self._initialize(body, message, principal, headers.tls, send)
+                text = "initialize opens a new connection: send it without Acp-Connection-Id"
+                raise Refused(400, text)
+            if message.id_key is None:
+                text = "the id of initialize must be an integer or a string"
+                raise Refused(400, invalid + text, INVALID_REQUEST)
+            await self._initialize(body, message, principal, headers.tls, send)
             return
-        if connection_id is None:
-            await plain(
-                send, 400, "missing Acp-Connection-Id (only initialize may come without one)"
-            )
-            return
-        connection = self.registry.lookup(connection_id, principal)
-        if connection is None:
-            await plain(send, 404, "unknown Acp-Connection-Id")
-            return
+        connection = self._known(headers, principal, " (only initialize may come without one)")
         problem = _session_header_problem(message, headers.get(SESSION_ID_HEADER), connection)
         if problem is not None:
-            await plain(send, 400, problem)
-            return
+            raise Refused(400, problem)
         connection.receive(body, message, headers.get(SESSION_ID_HEADER))
-        await send({"type": "http.response.start", "status": 202, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
+        await _accepted(send)
 
     async def _initialize(
         self, body: bytes, message: Peek, principal: Any, tls: bool, send: Send
     ) -> None:
-        try:
-            connection = self.registry.open("http", principal)
-        except Refused as exc:
-            await exc.answer(send)
-            return
+        connection = self.registry.open("http", principal)
         answer = await connection.initialize(body, message)
         if answer is None:
-            await json_error(
-                send,
-                500,
-                INTERNAL_ERROR,
-                "Internal error: the connection closed before answering initialize",
-            )
-            return
+            text = "Internal error: the connection closed before answering initialize"
+            raise Refused(500, text, INTERNAL_ERROR)
         headers = [(b"content-type", JSON_TYPE.encode())]
         if peek(answer).failed:  # no connection came of it: none is kept for nobody
             await connection.close()
@@ -369,104 +426,31 @@ class AcpApp:
 
     # --- GET --------------------------------------------------------------------------------------
 
-    async def _get(
-        self, headers: Headers, principal: Any, receive: Receive, send: Send, direct: bool
-    ) -> None:
+    async def _get(self, headers: Headers, principal: Any, receive: Receive, send: Send) -> None:
         if (headers.get("upgrade") or "").lower() == "websocket":
-            await plain(send, 426, "this server takes WebSocket upgrades over HTTP/1.1")
-            return
+            raise Refused(426, "this server takes WebSocket upgrades over HTTP/1.1")
         if EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
-            await plain(send, 406, f"Accept must include {EVENT_STREAM_TYPE}")
-            return
-        connection = await self._known(headers, principal, send)
-        if connection is None:
-            return
+            raise Refused(406, f"Accept must include {EVENT_STREAM_TYPE}")
+        connection = self._known(headers, principal)
         session = headers.get(SESSION_ID_HEADER)
         if session is not None and session not in connection.session_streams:
             if len(connection.session_streams) >= MAX_SESSION_STREAMS:
-                await plain(
-                    send, 400, f"over {MAX_SESSION_STREAMS} session streams on a connection"
-                )
-                return
+                raise Refused(400, f"over {MAX_SESSION_STREAMS} session streams on a connection")
         box = connection.mailbox(session)
         if box.leased:
-            await plain(send, 409, "this stream already has a reader")
-            return
+            raise Refused(409, "this stream already has a reader")
         box.leased = True
         connection.touch()
         try:
-            # over HTTP/2 the agent's task writes to an idle reader itself (h2send coalesces the
-            # frames of a loop turn); over HTTP/1.1 the stream's loop batches what came meanwhile
-            await stream(box, self.keepalive, receive, send, direct)
+            await stream(box, self.keepalive, receive, send)
         finally:
             box.leased = False
             connection.touch()
 
-    # --- DELETE -----------------------------------------------------------------------------------
 
-    async def _delete(self, headers: Headers, principal: Any, send: Send) -> None:
-        connection = await self._known(headers, principal, send)
-        if connection is None:
-            return
-        await connection.close()
-        await send({"type": "http.response.start", "status": 202, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
-    async def _known(self, headers: Headers, principal: Any, send: Send) -> RemoteConnection | None:
-        connection_id = headers.get(CONNECTION_ID_HEADER)
-        if connection_id is None:
-            await plain(send, 400, "missing Acp-Connection-Id")
-            return None
-        connection = self.registry.lookup(connection_id, principal)
-        if connection is None:
-            await plain(send, 404, "unknown Acp-Connection-Id")
-        return connection
-
-
-class _Body:
-    """A request body read event by event within `AcpApp`'s limits (see `_read_body`)."""
-
-    __slots__ = ("app", "keep", "data", "size", "refused", "done")
-
-    def __init__(self, app: AcpApp, keep: bool) -> None:
-        self.app, self.keep = app, keep
-        self.data = bytearray()
-        self.size = 0
-        self.refused: Refused | None = None
-        self.done = False
-
-    def take(self, event: dict[str, Any]) -> None:
-        if event["type"] == "http.disconnect":
-            self.done = True
-            return
-        app = self.app
-        chunk = event.get("body", b"")
-        self.size += len(chunk)
-        if self.keep and self.refused is None:
-            if self.size > app.max_message_bytes:
-                text = f"Message exceeds the limit of {app.max_message_bytes} bytes"
-                limit = {"limit": app.max_message_bytes}
-                self.refused = Refused(413, text, INVALID_REQUEST, limit)
-            elif app.registry.buffered + len(chunk) > app.max_total_buffered_bytes:
-                text = "Server busy: its buffers are full, try again later"
-                limit = {"limit": app.max_total_buffered_bytes}
-                self.refused = Refused(503, text, INTERNAL_ERROR, limit)
-            else:
-                self.data += chunk
-                app.registry.buffered += len(chunk)
-            if self.refused is not None:
-                app.registry.buffered -= len(self.data)
-                self.data = bytearray()
-        if not event.get("more_body", False):
-            self.done = True
-
-
-def _queue_of(receive: Receive) -> asyncio.Queue[Any] | None:
-    """The `asyncio.Queue` whose `get` `receive` is (Hypercorn's), else None."""
-    queue = getattr(receive, "__self__", None)
-    if type(queue) is asyncio.Queue and getattr(receive, "__func__", None) is asyncio.Queue.get:
-        return queue
-    return None
+async def _accepted(send: Send) -> None:
+    await send({"type": "http.response.start", "status": 202, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
 
 
 def _session_header_problem(

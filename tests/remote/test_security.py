@@ -391,7 +391,7 @@ async def test_unread_output_is_capped_for_the_whole_server() -> None:
         size = cap - app.buffered + 200  # just over the cap, less than the biggest holds
         assert holders[-1].buffered + size + 100 < holders[0].buffered
         line = json.dumps({"jsonrpc": "2.0", "method": "x", "params": "y" * size}).encode()
-        holders[-1]._route(line)
+        holders[-1].route(line)
         assert app.buffered <= cap
         for _ in range(100):
             if biggest not in app.connections:

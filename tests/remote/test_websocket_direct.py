@@ -1,12 +1,6 @@
-"""The WebSocket endpoint's fast paths, driven through ASGI with a fake server (no socket):
-
-- a frame the server puts in its event queue (Hypercorn hands events through an `asyncio.Queue`
-  whose `get` is the app's `receive`) reaches the agent connection within the `put`, unless
-  events wait before it;
-- a message the agent sends and waits for goes to the server's `send` in the agent's task,
-  after whatever waits in the socket's mailbox;
-- what waits in a `send` the server does not finish (a client that reads nothing) counts as
-  unread, and past `max_buffered_bytes` closes the connection.
+"""The WebSocket endpoint driven through ASGI with a fake server (no socket): frames reach the agent
+in order, and what waits in a `send` the server does not finish (a client that reads nothing)
+counts as unread, and past `max_buffered_bytes` closes the connection.
 """
 
 from __future__ import annotations
@@ -93,28 +87,12 @@ async def initialized(app: AcpApp) -> FakeServer:
     return server
 
 
-async def test_a_frame_put_in_an_empty_queue_reaches_the_agent_within_the_put() -> None:
-    seen: list[bytes] = []
-    app = history_app(observer=lambda direction, line, message: seen.append(line))
-    server = FakeServer(app)
-    await server.open()
-    server.events.put_nowait(server.frame(INIT))  # what Hypercorn's reading task does
-    assert seen and json.loads(seen[0])["method"] == "initialize"  # no loop turn in between
-    assert (await server.answer(0))["result"]["protocolVersion"] == 1
-    queue = server.events
-    await server.close()
-    assert "put_nowait" not in vars(queue)  # the queue is its own again once the socket ended
-
-
 async def test_frames_put_while_events_wait_keep_their_order() -> None:
     app = history_app()
     server = await initialized(app)
     server.events.put_nowait(server.frame(NEW))
     sid = (await server.answer(1))["result"]["sessionId"]
-    # a frame the app's loop has not taken yet (put without waking it, as a `put` the loop has
-    # not run after): the frames put after it must queue behind it, not overtake it
-    server.events._queue.append(server.frame(prompt(10, sid, "p0")))  # type: ignore[attr-defined]
-    for n in range(1, 5):
+    for n in range(5):
         server.events.put_nowait(server.frame(prompt(10 + n, sid, f"p{n}")))
     for n in range(5):
         await server.answer(10 + n)
@@ -124,45 +102,6 @@ async def test_frames_put_while_events_wait_keep_their_order() -> None:
         if m.get("method") == "session/update"
     ]
     assert chunks == [f"p{n}" for n in range(5)]  # each prompt's echo, in the order sent
-    await server.close()
-
-
-async def test_a_server_that_hands_events_another_way_is_served_as_before() -> None:
-    app = history_app()
-    server = FakeServer(app)
-
-    async def receive() -> dict[str, Any]:  # not a queue's `get`: nothing is taken early
-        return await server.events.get()
-
-    await server.open(receive)
-    server.events.put_nowait(server.frame(INIT))
-    assert server.messages() == []
-    assert (await server.answer(0))["result"]["protocolVersion"] == 1
-    await server.close()
-
-
-async def test_an_awaited_send_goes_after_what_waits_in_the_mailbox() -> None:
-    app = history_app()
-    server = await initialized(app)
-    (connection,) = app.connections.values()
-    connection.messages.send_nowait(b'{"jsonrpc":"2.0","method":"_first","params":{}}')
-    await connection.messages.send(b'{"jsonrpc":"2.0","method":"_second","params":{}}')
-    server.gate = asyncio.Event()  # the socket is slow: the pump holds what it took
-    connection.messages.send_nowait(b'{"jsonrpc":"2.0","method":"_third","params":{}}')
-    await asyncio.sleep(0.05)
-    assert connection.flushing
-    fourth = asyncio.create_task(
-        connection.messages.send(b'{"jsonrpc":"2.0","method":"_fourth","params":{}}')
-    )
-    await asyncio.sleep(0.05)
-    server.gate.set()
-    await fourth
-    for _ in range(100):
-        methods = [m.get("method") for m in server.messages()][1:]
-        if len(methods) == 4:
-            break
-        await asyncio.sleep(0.01)
-    assert methods == ["_first", "_second", "_third", "_fourth"]
     await server.close()
 
 

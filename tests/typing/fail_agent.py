@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import acp_schema as acp
 from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe, run_agent
+from acp_runtime.http import AcpApp
+from acp_runtime.http import run as run_remote
 
 
 class Agent(acp.AgentHandler):
@@ -37,6 +39,10 @@ run_agent(ClientShapedAgent)  # error: mypy[arg-type] pyright[reportArgumentType
 run_agent(NotAHandler())  # error: mypy[call-overload] pyright[reportArgumentType]
 run_agent(Agent, max_line_bytes="1 MiB")  # error: mypy[call-overload] pyright[reportArgumentType]
 run_agent(Agent, lenience=True)  # error: mypy[call-overload] pyright[reportCallIssue]
+AcpApp(ClientShapedAgent)  # error: mypy[arg-type] pyright[reportArgumentType]
+AcpApp(Agent, max_connections="many")  # error: mypy[call-overload] pyright[reportArgumentType]
+run_remote(ClientShapedAgent, "127.0.0.1:0")  # error: mypy[arg-type] pyright[reportArgumentType]
+run_remote(Agent, "127.0.0.1:0", on_listening=3)  # error: mypy[call-overload] pyright[reportArgumentType]
 
 
 async def direct() -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from typing import assert_type
+from typing import Any, assert_type
 
 import acp_schema as acp
 from acp_runtime import AgentSideConnection, memory_pipe, run_agent, serve_agent
+from acp_runtime.http import AcpApp, RemoteAgentConnection
+from acp_runtime.http import run as run_remote
 
 
 class Agent(acp.AgentHandler):
@@ -42,6 +44,19 @@ async def serve_in_memory() -> None:
     async with by_instance as conn:
         assert_type(conn, AgentSideConnection[acp.ClientProxy])
     await serve_agent(Agent, max_line_bytes=1 << 20)
+
+
+def remote_factory(conn: RemoteAgentConnection[acp.ClientProxy]) -> Agent:
+    assert_type(conn.principal, Any)
+    assert_type(conn.client, acp.ClientProxy)
+    return Agent(conn)
+
+
+def remote() -> None:
+    AcpApp(Agent, max_connections=8, idle_timeout=None, lenient=True)
+    AcpApp(remote_factory, path="/agent/acp", first_message_timeout=5.0)
+    AcpApp(lambda conn: Agent(conn), authenticate=lambda request: request.bearer_token)
+    run_remote(Agent, "127.0.0.1:0", on_listening=print, max_message_bytes=1 << 20)
 
 
 def main() -> None:
