@@ -60,10 +60,11 @@ async def test_a_loopback_server_refuses_a_request_without_a_host_header() -> No
 # --- unmasked client frames fail the WebSocket connection ---------------------------------------
 
 
-def unmasked(payload: bytes, opcode: int = 1) -> bytes:
-    """A client frame without a mask (RFC 6455 section 5.1: the server must fail the connection)."""
+def unmasked(payload: bytes, fin: bool = True) -> bytes:
+    """A client text frame without a mask (RFC 6455 section 5.1: the server must fail the
+    connection); `fin` False: the first fragment of a message."""
     assert len(payload) < 126
-    return bytes((0x80 | opcode, len(payload))) + payload
+    return bytes((0x81 if fin else 0x01, len(payload))) + payload
 
 
 def masked(payload: bytes) -> bytes:
@@ -90,15 +91,16 @@ async def first_frame_after(sock: RawSocket, data: bytes) -> tuple[int, bytes]:
             return opcode, payload
 
 
-@pytest.mark.parametrize("alone", [True, False], ids=["alone", "with a ping after it"])
+@pytest.mark.parametrize("alone", [True, False], ids=["alone", "with a fragment after it"])
 @pytest.mark.parametrize("when", ["first", "after initialize"])
 async def test_an_unmasked_client_frame_fails_the_websocket_connection(
     when: str, alone: bool
 ) -> None:
-    """An unmasked text frame, alone in its chunk or followed by an (unmasked) ping, as the first
-    frame of the socket or after a round trip: the server fails the connection (it ends the
-    socket, after a close frame with 1002, protocol error, if any), and never answers what the
-    unmasked frame seemed to carry."""
+    """An unmasked text frame, alone in its chunk or followed by the (unmasked) first fragment of
+    another message (four bytes: what a reader taking the start of the payload for a mask would
+    count as the rest of it), as the first frame of the socket or after a round trip: the server
+    fails the connection (it ends the socket, after a close frame with 1002, protocol error, if
+    any), and never answers what the unmasked frame seemed to carry."""
     async with served(history_app()) as base:
         sock = await RawSocket.open(int(base.rsplit(":", 1)[1]))
         try:
@@ -108,7 +110,7 @@ async def test_an_unmasked_client_frame_fails_the_websocket_connection(
                 assert (await sock.message())["id"] == 0
             data = unmasked(json.dumps(NEW).encode())
             if not alone:
-                data += unmasked(b"hi", opcode=9)
+                data += unmasked(b"hi", fin=False)
             opcode, payload = await first_frame_after(sock, data)
             assert opcode in (-1, 8), (opcode, payload)  # the end, not a message
             if opcode == 8:
