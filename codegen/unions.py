@@ -44,9 +44,11 @@ def build_union(
     base_required = set(s.get("required", []))
     discriminator = node.get("discriminator")
     tag_field = discriminator.get("propertyName") if isinstance(discriminator, dict) else None
-    tag_field = tag_field or _common_tag_field(
-        [_seen_through_refs(b, br) for br in branches], base_required
-    )
+    seen = [_seen_through_refs(b, br) for br in branches]
+    tag_field = tag_field or _common_tag_field(seen, base_required)
+    if tag_field in _optional_consts(seen, base_required):
+        # a branch may leave the tag out: values are told apart by their keys, not by the tag
+        tag_field = None
     variants: list[Variant] = []
     branch_tags: list[Any] = []  # per typed branch, the tag it pins (flattened variants share it)
     is_open = nullable = False
@@ -136,8 +138,12 @@ def _payload_union(b: DefBuilder, branch: dict[str, Any], pointer: str) -> Union
 
 
 def _tag_is_ours(b: DefBuilder, v: Variant) -> bool:
+    """Whether msgspec can select the variant by its tag: its Struct carries the tag itself (not
+    as a const field of its own)."""
     d = b.built.get(v.type)
-    return isinstance(d, ObjectDef) and (d.synthetic or b.tags.get(v.type) == v.tag)
+    return isinstance(d, ObjectDef) and (
+        d.tag == v.tag if d.synthetic else b.tags.get(v.type) == v.tag
+    )
 
 
 def _variants(
@@ -157,6 +163,8 @@ def _variants(
     check_object({k: v for k, v in s.items() if k != "$ref"}, pointer)
     closed = s.get("additionalProperties") is False
     tag = _tag_of(s, tag_field, base_required)
+    # the tag pinned by what the branch is built on (a def it refers to, an inline allOf member):
+    # the variant's Struct then has the tag as a const field of its own, and the hook selects by it
     pinned_by_payload = tag is None and _tag_of(
         _seen_through_refs(b, branch), tag_field, base_required
     )
@@ -191,7 +199,9 @@ def _variants(
                 "a union branch built on something other than an open object def has no typed form",
             )
     objects = [p for p in payloads if isinstance(p, ObjectDef)]
-    implied = title if tag is None and tag_field is not None and title else None
+    implied = (
+        title if tag is None and not pinned_by_payload and tag_field is not None and title else None
+    )
     if len(objects) == 1 and not own and not base and not closed and not objects[0].closed:
         payload = objects[0]
         clashes = tag is not None and any(f.wire == tag.field for f in all_fields(payload, b.get))
@@ -225,7 +235,7 @@ def _variants(
         else _name_part("_".join(sorted(f.wire for f in own)) or "object", pointer)
     )
     parent_fields = all_fields(objects[0], b.get) if parent else []
-    yield _synthetic_variant(
+    made = _synthetic_variant(
         b,
         union,
         name_part,
@@ -239,6 +249,9 @@ def _variants(
         parent_fields,
         implied,
     )
+    if pinned_by_payload:  # its Struct has the tag as a const field: the hook selects by it
+        made = Variant(made.type, pinned_by_payload, made.required, made.title, None)
+    yield made
 
 
 def _flattened(
@@ -355,20 +368,23 @@ def _name_part(text: str, pointer: str) -> str:
 
 
 def _seen_through_refs(b: DefBuilder, branch: Any) -> dict[str, Any]:
-    """A branch's properties and required keys, with those of the defs it refers to directly."""
+    """A branch's properties and required keys, with those of its inline `allOf` members and of
+    the defs it refers to directly (as a whole: each of them constrains the branch's values)."""
     if not isinstance(branch, dict):
         return {}
     s = shape(unwrap(branch))
     props: dict[str, Any] = {}
     required: list[str] = []
-    refs = [s] if "$ref" in s else []
-    refs += [m for m in s.get("allOf", []) if isinstance(m, dict) and "$ref" in shape(unwrap(m))]
-    for r in refs:
-        target = b.defs.get(ref_target(shape(unwrap(r))["$ref"], "", b.defs))
-        ts = shape(unwrap(target)) if isinstance(target, dict) else {}
-        if isinstance(ts.get("properties"), dict):
-            props.update(ts["properties"])
-        required += ts.get("required", []) if isinstance(ts.get("required"), list) else []
+    members = [s] if "$ref" in s else []
+    members += [m for m in s.get("allOf", []) if isinstance(m, dict)]
+    for m in members:
+        ms = shape(unwrap(m))
+        if "$ref" in ms:
+            target = b.defs.get(ref_target(ms["$ref"], "", b.defs))
+            ms = shape(unwrap(target)) if isinstance(target, dict) else {}
+        if isinstance(ms.get("properties"), dict):
+            props.update(ms["properties"])
+        required += ms.get("required", []) if isinstance(ms.get("required"), list) else []
     props.update(s.get("properties", {}))
     return {"properties": props, "required": required + list(s.get("required", []))}
 
@@ -412,6 +428,24 @@ def _common_tag_field(branches: list[Any], base_required: set[str]) -> str | Non
     if fields and len(fields) == 1:
         return next(iter(fields))
     return None
+
+
+def _optional_consts(branches: list[Any], base_required: set[str]) -> set[str]:
+    """The properties a branch pins to a const without requiring them: a value of that branch
+    may lack them, so none of them tells the branches apart (a value with the const of another
+    branch may still be this branch's, and one without it any branch's)."""
+    optional: set[str] = set()
+    for branch in branches:
+        if not isinstance(branch, dict):
+            continue
+        s = shape(unwrap(branch))
+        required = set(s.get("required", [])) | base_required
+        optional.update(
+            k
+            for k, p in s.get("properties", {}).items()
+            if isinstance(p, dict) and _const_key(p) and k not in required
+        )
+    return optional
 
 
 def _const_key(p: dict[str, Any]) -> bool:

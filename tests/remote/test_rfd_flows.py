@@ -212,16 +212,22 @@ async def test_a_silent_stream_gets_keepalive_comments_and_still_carries_message
                 assert response.status_code == 200
                 chunks = response.aiter_bytes()
 
-                async def read_until(marker: bytes) -> None:
+                async def read_until(marker: bytes, seconds: float = 5) -> bool:
+                    """Whether `marker` came within `seconds` (a bounded read: a stream with
+                    nothing to send keeps still, and the test must not wait on it for ever)."""
                     nonlocal seen
-                    while marker not in seen:
-                        seen += await asyncio.wait_for(chunks.__anext__(), 5)
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(seconds):
+                            while marker not in seen:
+                                seen += await chunks.__anext__()
+                    return marker in seen
 
-                await read_until(b": keepalive\n\n: keepalive\n\n")
+                keepalives = b": keepalive\n\n: keepalive\n\n"  # two periods of 0.15 s
+                assert await read_until(keepalives), f"no keepalive comments in 5 s: {seen!r}"
                 assert b"data:" not in seen
                 posted = await client.post(request(7, "session/new", NEW))
                 assert posted.status_code == 202
-                await read_until(b'"id":7')
+                assert await read_until(b'"id":7'), f"no answer in 5 s after {seen!r}"
 
 
 async def test_a_read_stream_keeps_its_connection_past_idle_timeout_then_the_clock_runs() -> None:

@@ -226,13 +226,22 @@ def _is_prefix(a: tuple, b: tuple) -> bool:
     return b[: len(a)] == a
 
 
+_ABSENT = object()
+
+
 def _at(value: Any, path: tuple) -> Any:
+    """The value at `path`; `_ABSENT` where the path leads nowhere (a key a mutation dropped, or
+    one the package left out of its output)."""
     for step in path:
-        value = value[step]
+        if isinstance(value, dict) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
+            value = value[step]
+        else:
+            return _ABSENT
     return value
 
 
-_ABSENT = object()
 _EMPTY_VALUES: tuple[Any, ...] = ([], {}, "", 0, False)
 
 

@@ -16,7 +16,8 @@ refer to defs drawn before them, so there are no reference cycles. What the gram
   `anyOf` of arrays told apart by the keys their items require;
 - `$ref` bare, wrapped in `allOf` with a description, or with `title`/`description` beside it;
 - tagged unions (def or inline, `oneOf`/`anyOf`, variants inline or `allOf`-wrapped refs, closed
-  or open with a catch-all object), and the five constructs of issue 9:
+  or open with a catch-all object; the tag required in every branch or only pinned, optional, in
+  some), and the five constructs of issue 9:
   1. an object def with its own properties plus `anyOf`/`oneOf` variants pinning one of them by
      const (closed, or open with a catch-all);
   2. an open untagged union: `allOf`-wrapped refs plus the catch-all
@@ -414,24 +415,27 @@ def inline_object(draw: st.DrawFn, depth: int, exclude: frozenset[str] = frozens
 
 @functools.cache
 @st.composite
-def variant(draw: st.DrawFn, depth: int, tag: str, value: str) -> dict:
-    """One tagged variant: inline properties, or an allOf-wrapped ref to an object def."""
+def variant(draw: st.DrawFn, depth: int, tag: str, value: str, optional: bool = False) -> dict:
+    """One tagged variant: inline properties, or an allOf-wrapped ref to an object def. Its tag
+    is required, or only pinned (`optional`: a value of this branch may leave the tag out)."""
     pin = {"type": "string", "const": value}
+    tags = [] if optional else [tag]
     ctx = _CTX.get()
     if ctx.objects and draw(st.booleans()):
         out = {
             "description": f"The {value} variant.",
             "type": "object",
             "properties": {tag: pin},
-            "required": [tag],
+            **({"required": tags} if tags else {}),
             "allOf": [_ref(draw(st.sampled_from(ctx.objects)))],
         }
     else:
         body = draw(inline_object(depth, frozenset({tag})))
+        required = tags + body.get("required", [])
         out = {
-            **body,
+            **{k: v for k, v in body.items() if k != "required"},
             "properties": {tag: pin, **body["properties"]},
-            "required": [tag] + body.get("required", []),
+            **({"required": required} if required else {}),
         }
     return draw(branch_extras(out))
 
@@ -463,10 +467,12 @@ def branch_extras(draw: st.DrawFn, branch: dict) -> dict:
 @functools.cache
 @st.composite
 def tagged_union(draw: st.DrawFn, depth: int) -> dict:
-    """Objects told apart by a const tag: closed (oneOf/anyOf) or open (anyOf + catch-all)."""
+    """Objects told apart by a const tag: closed (oneOf/anyOf) or open (anyOf + catch-all). The
+    tag may be optional in some branches (only pinned there, not required: issue 41)."""
     tag = draw(st.sampled_from(TAG_NAMES))
     values = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3, unique=True))
-    variants = [draw(variant(depth, tag, v)) for v in values]
+    optional = draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values)))
+    variants = [draw(variant(depth, tag, v, o)) for v, o in zip(values, optional, strict=True)]
     shape = draw(st.sampled_from(["oneOf", "anyOf", "open"]))
     if shape == "open":
         catch_all = {**CATCH_ALL, "required": [tag], "properties": {tag: {"type": "string"}}}
@@ -829,6 +835,8 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
             )
         if any(b.get("title") == "Other" for b in branches if isinstance(b, dict)):
             found.add("open integer set")
+        if _tag_optional_somewhere([b for b in branches if isinstance(b, dict)]):
+            found.add("tag optional in a branch")
         if any(isinstance(b, dict) and "not" in b for b in branches):
             found.add("branch with not")
         if any(isinstance(b, dict) and len(b.get("allOf", [])) > 1 for b in branches):
@@ -883,8 +891,22 @@ def _walk(node: Any, found: set[str], in_property: bool) -> None:
             _walk(value, found, in_property)
 
 
+def _tag_optional_somewhere(branches: list[dict]) -> bool:
+    """Whether one branch requires a property another pins to a const without requiring it."""
+    required: set[str] = set()
+    optional: set[str] = set()
+    for b in branches:
+        consts = {
+            k for k, p in b.get("properties", {}).items() if isinstance(p, dict) and "const" in p
+        }
+        required |= consts & set(b.get("required", []))
+        optional |= consts - set(b.get("required", []))
+    return bool(required & optional)
+
+
 FEATURES = frozenset(
     {
+        "tag optional in a branch",
         "union of arrays",
         "shadowing def name",
         "method",
