@@ -269,10 +269,10 @@ class HttpTransport(RemoteTransport):
             parser = EventParser(self._limit)
             async for chunk in alive_within(reply.chunks, self._read_timeout):
                 for event in parser.feed(chunk):
+                    while self.full:  # the agent's requests: read on once some are answered
+                        self._room.clear()
+                        await self._room.wait()
                     self._receive(event)
-                while self.full:  # the agent's requests: read on once some are answered
-                    self._room.clear()
-                    await self._room.wait()
             if (last := parser.end()) is not None:
                 self._receive(last)
         return f"the server ended the connection stream of {self.url}"

@@ -12,6 +12,7 @@ the agent has `max_peer_requests` requests in flight with us, the socket is not 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import ssl
 from typing import Any
@@ -52,6 +53,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._parts: list[Any] | None = None  # the frames so far of a fragmented text message
         self._write_paused = False
         self._reading = True
+        self._held: collections.deque[bytes] = collections.deque()  # read, waiting for the cap
         self._abort: asyncio.TimerHandle | None = None
 
     async def open(self) -> None:
@@ -155,14 +157,23 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self._ws.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
             self._flush()
             return
-        with contextlib.suppress(msgspec.DecodeError):  # not JSON: the connection answers it
-            self.count_in(peek(data))
-        self.reader.feed(data)
+        self._held.append(data)
+        self._hand_on()
+
+    def _hand_on(self) -> None:
+        """Hand on the messages read while the agent's requests in flight are under the cap (the
+        rest of a read waits here), and read on only then."""
+        held = self._held
+        while held and not self.full and not self.ended:
+            data = held.popleft()
+            with contextlib.suppress(msgspec.DecodeError):  # not JSON: the connection answers it
+                self.count_in(peek(data))
+            self.reader.feed(data)
         self._read_or_not()
 
     def _read_or_not(self) -> None:
-        """Read the socket while what we wrote drains and the agent's requests are under the cap."""
-        reading = not self._write_paused and not self.full
+        """Read the socket while what we wrote drains and no message waits for the cap."""
+        reading = not self._write_paused and not self._held
         if reading is not self._reading and self._transport is not None:
             self._reading = reading
             (self._transport.resume_reading if reading else self._transport.pause_reading)()
@@ -175,7 +186,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._ws.send_text(message)  # a text frame, sent without decoding
         self._flush()
         self.count_out(peek(message))
-        self._read_or_not()
+        if self._held:
+            self._hand_on()
 
     def end_output(self) -> None:
         if self._ws.state is State.OPEN:
