@@ -43,7 +43,7 @@ from ..client import ClientSideConnection
 from ..errors import CapabilityError
 from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..transport import MessageTransport
-from .remote import DEFAULT_MAX_PEER_REQUESTS, RefusedConnectionError, RemoteTransport
+from .remote import DEFAULT_MAX_PEER_REQUESTS, RefusedConnectionError
 from .streamable import HttpTransport
 from .wsclient import WebSocketTransport
 
@@ -66,9 +66,20 @@ if TYPE_CHECKING:
     )
 
     class RemoteOptions(TypedDict, total=False):
-        """The connection options `connect_agent` passes on (its own `max_message_bytes` is the
-        connection's `max_line_bytes`)."""
+        """`connect_agent`'s options (see its docstring; the defaults are `CONNECT_DEFAULTS`), then
+        the connection's, passed on (its `max_message_bytes` is the connection's
+        `max_line_bytes`)."""
 
+        headers: dict[str, str] | None
+        cookies: httpx.Cookies | dict[str, str] | None
+        http2: bool | None
+        verify: SSLContext | str | bool
+        connect_timeout: float
+        max_message_bytes: int
+        read_timeout: float | None
+        max_session_streams: int
+        max_peer_requests: int
+        client: httpx.AsyncClient | None
         protocol_versions: tuple[int, ...]
         lenient: bool
         enforce_protocol: bool
@@ -85,24 +96,24 @@ DEFAULT_READ_TIMEOUT = 60.0
 DEFAULT_MAX_SESSION_STREAMS = 64
 """Session streams a connection reads at once."""
 
+CONNECT_DEFAULTS: dict[str, Any] = {
+    "headers": None,
+    "cookies": None,
+    "http2": None,
+    "verify": True,
+    "connect_timeout": 30.0,
+    "max_message_bytes": DEFAULT_MAX_LINE_BYTES,
+    "read_timeout": DEFAULT_READ_TIMEOUT,
+    "max_session_streams": DEFAULT_MAX_SESSION_STREAMS,
+    "max_peer_requests": DEFAULT_MAX_PEER_REQUESTS,
+    "client": None,
+}
+"""`connect_agent`'s own options and their defaults."""
+
 
 @overload
 def connect_agent(
-    url: str,
-    handler: ClientHandlerArg,
-    *,
-    headers: dict[str, str] | None = None,
-    cookies: httpx.Cookies | dict[str, str] | None = None,
-    http2: bool | None = None,
-    verify: SSLContext | str | bool = True,
-    connect_timeout: float = 30.0,
-    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
-    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
-    max_peer_requests: int = DEFAULT_MAX_PEER_REQUESTS,
-    client: httpx.AsyncClient | None = None,
-    schema: None = None,
-    **options: Unpack[RemoteOptions],
+    url: str, handler: ClientHandlerArg, *, schema: None = None, **options: Unpack[RemoteOptions]
 ) -> AbstractAsyncContextManager[ClientSideConnection[acp_schema.AgentProxy]]: ...
 
 
@@ -111,18 +122,8 @@ def connect_agent(
 @overload
 def connect_agent(
     url: str,
-    handler: ClientRoutes,  # several protocol versions, each route with its package,
+    handler: ClientRoutes,  # several protocol versions, each route with its package
     *,
-    headers: dict[str, str] | None = None,
-    cookies: httpx.Cookies | dict[str, str] | None = None,
-    http2: bool | None = None,
-    verify: SSLContext | str | bool = True,
-    connect_timeout: float = 30.0,
-    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
-    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
-    max_peer_requests: int = DEFAULT_MAX_PEER_REQUESTS,
-    client: httpx.AsyncClient | None = None,
     schema: None = None,
     **options: Unpack[RemoteOptions],
 ) -> AbstractAsyncContextManager[ClientSideConnection[Any]]: ...
@@ -133,16 +134,6 @@ def connect_agent(
     url: str,
     handler: HandlerT | Callable[[ClientSideConnection[ProxyT]], HandlerT],
     *,
-    headers: dict[str, str] | None = None,
-    cookies: httpx.Cookies | dict[str, str] | None = None,
-    http2: bool | None = None,
-    verify: SSLContext | str | bool = True,
-    connect_timeout: float = 30.0,
-    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
-    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
-    max_peer_requests: int = DEFAULT_MAX_PEER_REQUESTS,
-    client: httpx.AsyncClient | None = None,
     schema: ClientPackage[ProxyT, HandlerT],
     **options: Unpack[RemoteOptions],
 ) -> AbstractAsyncContextManager[ClientSideConnection[ProxyT]]: ...
@@ -151,16 +142,6 @@ async def connect_agent(
     url: str,
     handler: object,
     *,
-    headers: dict[str, str] | None = None,
-    cookies: httpx.Cookies | dict[str, str] | None = None,
-    http2: bool | None = None,
-    verify: SSLContext | str | bool = True,
-    connect_timeout: float = 30.0,
-    max_message_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    read_timeout: float | None = DEFAULT_READ_TIMEOUT,
-    max_session_streams: int = DEFAULT_MAX_SESSION_STREAMS,
-    max_peer_requests: int = DEFAULT_MAX_PEER_REQUESTS,
-    client: httpx.AsyncClient | None = None,
     schema: ClientPackage[Any, Any] | None = None,
     **options: Unpack[RemoteOptions],
 ) -> AsyncIterator[ClientSideConnection[Any]]:
@@ -190,18 +171,12 @@ async def connect_agent(
     is read from it (backpressure: memory stays bounded).
     """
     scheme = urlsplit(url).scheme.lower()
-    settings = dict(
-        headers=headers,
-        cookies=cookies,
-        http2=http2,
-        verify=verify,
-        connect_timeout=connect_timeout,
-        max_message_bytes=max_message_bytes,
-        read_timeout=read_timeout,
-        max_session_streams=max_session_streams,
-        max_peer_requests=max_peer_requests,
-    )
-    transport: RemoteTransport
+    settings: dict[str, Any] = dict(CONNECT_DEFAULTS)
+    for name in CONNECT_DEFAULTS:
+        if name in options:
+            settings[name] = options.pop(name)  # type: ignore[misc]
+    max_message_bytes = settings["max_message_bytes"]
+    transport: HttpTransport | WebSocketTransport
     # the connection's messages: fed whole by the transport, each one sent handed to it
     reader = MessageTransport(
         lambda message: transport.send_nowait(message),
@@ -209,7 +184,7 @@ async def connect_agent(
         max_message_bytes,
     )
     if scheme in ("http", "https"):
-        transport = HttpTransport(url, reader, settings, client)
+        transport = HttpTransport(url, reader, settings)
     elif scheme in ("ws", "wss"):
         transport = WebSocketTransport(url, reader, settings)
     else:

@@ -5,6 +5,8 @@ requests the agent has in flight with us.
 
 from __future__ import annotations
 
+import contextlib
+import http
 from typing import Any, Callable
 
 import httpx
@@ -29,6 +31,8 @@ class RefusedConnectionError(ConnectionClosedError):
     pending then fails with it. It is a `ConnectionClosedError`: the connection is gone."""
 
     def __init__(self, url: str, status: int, reason: str, transport: str) -> None:
+        with contextlib.suppress(ValueError):
+            reason = reason or http.HTTPStatus(status).phrase
         super().__init__(f"{url} refused the connection ({transport}): HTTP {status}: {reason}")
         self.url, self.status, self.reason, self.transport = url, status, reason, transport
 
@@ -38,7 +42,7 @@ class PostFailed(Exception):
 
 
 class RemoteTransport:
-    """What `connect_agent` needs of a transport: `open`, `send_nowait`, `end_output`, `close`."""
+    """What both transports share; each adds `open`, `send_nowait`, `end_output` and `close`."""
 
     cookies: httpx.Cookies
     connection_id: str | None = None

@@ -46,14 +46,13 @@ class HttpTransport(RemoteTransport):
         url: str,
         reader: MessageTransport,
         options: dict[str, Any],
-        client: httpx.AsyncClient | None,
     ) -> None:
         super().__init__(url, reader, options["max_peer_requests"])
         self._read_timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
         scheme = urlsplit(url).scheme.lower()
-        http2 = options["http2"]
+        http2, client = options["http2"], options["client"]
         h2c = http2 is True and scheme == "http"
         # HTTP/2 by ALPN: each SSE stream gets a client (an HTTP/2 connection) of its own, as on
         # one connection httpx would make a stream wait behind an idle one (see h2conn.py)

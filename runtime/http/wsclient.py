@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import re
 import ssl
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -55,6 +56,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._reading = True
         self._held: collections.deque[bytes] = collections.deque()  # read, waiting for the cap
         self._abort: asyncio.TimerHandle | None = None
+        self._head = b""
 
     async def open(self) -> None:
         request = self._ws.connect()
@@ -81,6 +83,10 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             answer = error.response
             reason = (answer.body or b"")[:8192].decode("utf-8", "replace") or answer.reason_phrase
             raise RefusedConnectionError(self.url, answer.status_code, reason, "websocket")
+        status = re.match(rb"HTTP/1\.1 ([1-5][0-9][0-9]) ([^\r\n]*)", self._head)
+        if error is not None and status and status[1] != b"101":  # an answer websockets can't read
+            reason = status[2].decode("latin-1")
+            raise RefusedConnectionError(self.url, int(status[1]), reason, "websocket")
         if error is not None or self._ws.state is not State.OPEN:
             raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
 
@@ -98,6 +104,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._flush()
 
     def data_received(self, data: bytes) -> None:
+        if self._ws.state is State.CONNECTING and len(self._head) < 1024:
+            self._head += data[:1024]  # the answer's status line, should websockets not read it
         self._ws.receive_data(data)
         events = self._ws.events_received()
         self._flush()
