@@ -1,7 +1,7 @@
 """The many-connections section: what a connection costs to make, and many of them at once.
 
 - construction: `AgentSideConnection` and `ClientSideConnection` on acp_runtime, the first of the
-  process (which works out the package's tables, `acp_runtime.plan`) and each one after it;
+  process (which works out the package's tables, `acp_runtime.protocol.plan`) and each one after it;
 - remote: N clients at once, each opening its own connection (initialize, one session, one prompt
   streaming 20 updates), against one server, over HTTP/1.1, h2c and WebSocket: acp_runtime's
   client and server side by side with the official Python SDK 1.0.0rc3's (its `acp.http` /

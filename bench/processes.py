@@ -188,7 +188,7 @@ MEMORY_CLIENTS = ("acpgen", "sdk", "floor")
 
 def runtime_ready(env: dict[str, str]) -> str | None:
     """None when acp_runtime can serve the pipe benchmark, else why not."""
-    for path in ("runtime/connection.py", "examples/echo_agent.py"):
+    for path in ("runtime/protocol/connection.py", "examples/echo_agent.py"):
         if not (ROOT / path).exists():
             return f"{path} does not exist"
     check = subprocess.run(

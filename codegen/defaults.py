@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from .escape import literal
 from .ir import (
     ANY,
     NULL,
@@ -56,16 +57,12 @@ def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str,
                 return expr
         return None
     if t == ANY or isinstance(t, Checked):
-        return (
-            None if isinstance(t, Checked) else (py_literal(value), isinstance(value, (list, dict)))
-        )
+        return None if isinstance(t, Checked) else (literal(value), isinstance(value, (list, dict)))
     if t == NULL:
         return ("None", False) if value is None else None
     if isinstance(t, Const):
         return (
-            (py_literal(value), False)
-            if value == t.value and type(value) is type(t.value)
-            else None
+            (literal(value), False) if value == t.value and type(value) is type(t.value) else None
         )
     if isinstance(t, Prim):
         ok = {
@@ -74,7 +71,7 @@ def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str,
             "float": isinstance(value, (int, float)) and not isinstance(value, bool),
             "bool": isinstance(value, bool),
         }.get(t.kind, False)
-        return (py_literal(value), False) if ok else None
+        return (literal(value), False) if ok else None
     if isinstance(t, ListOf) and isinstance(value, list):
         items = [default_expr(v, t.item, defs) for v in value]
         if any(i is None for i in items):
@@ -85,21 +82,12 @@ def default_expr(value: Any, t: TypeExpr, defs: Mapping[str, Def]) -> tuple[str,
         if any(i is None for i in entries.values()):
             return None
         return (
-            "{" + ", ".join(f"{k!r}: {i[0]}" for k, i in entries.items() if i is not None) + "}",
+            "{"
+            + ", ".join(f"{literal(k)}: {i[0]}" for k, i in entries.items() if i is not None)
+            + "}",
             True,
         )
     return None
-
-
-def py_literal(value: Any) -> str:
-    """A JSON value as a Python literal."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(py_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{py_literal(k)}: {py_literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"not a JSON value: {value!r}")
 
 
 def empty_value(t: TypeExpr, defs: Mapping[str, Def]) -> tuple[bool, Any]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from . import naming
 from .errors import Untyped
 from .ir import ANY, NO_DEFAULT, Field, ObjectDef, all_fields, is_unstable
+from .limits import check_key
 from .schema import escape
 from .types import annotation, bare_ref, check_keywords, description, shape, unwrap
 
@@ -139,6 +140,7 @@ def unique_fields(fields: list[Field], pointer: str) -> list[Field]:
     attribute name per field."""
     by_wire: dict[str, Field] = {}
     for f in fields:
+        check_key(f.wire, f.pointer or pointer)
         earlier = by_wire.get(f.wire)
         if earlier is not None and earlier.type != f.type and ANY not in (earlier.type, f.type):
             raise Untyped(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import SchemaError
+from .limits import read_json
 
 DEFS_PREFIX = "#/$defs/"
 
@@ -51,10 +51,7 @@ def load(path: str | Path) -> Schema:
 
 
 def parse(raw: bytes, name: str) -> Schema:
-    try:
-        document = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SchemaError("", f"{name} is not JSON: {exc}") from None
+    document = read_json(raw, name)
     if not isinstance(document, dict):
         raise SchemaError("", f"{name} is not a JSON Schema: the top level is not an object")
     # A schema without defs is still a schema: its package has no types and no methods.

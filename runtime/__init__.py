@@ -5,14 +5,11 @@
 
 The generated package (default `acp_schema`, or any other passed as `schema=`) supplies every
 type, method table, codec, error and proxy; this package adds JSON-RPC, the stdio transports and
-ACP's protocol rules (all listed in `acp_runtime.rules`). See docs/runtime.md.
+ACP's protocol rules (all listed in `acp_runtime.protocol.rules`). See docs/runtime.md.
 """
 
-from . import rules, wire
-from .agent import AgentSideConnection
-from .client import ClientSideConnection
-from .connection import Connection, PendingCall, default_schema
-from .errors import (
+from .jsonrpc import wire
+from .jsonrpc.errors import (
     AcpRuntimeError,
     CapabilityError,
     ConnectionClosedError,
@@ -22,7 +19,11 @@ from .errors import (
     RequestTimeoutError,
     SchemaMismatchError,
 )
-from .framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
+from .jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
+from .protocol import rules
+from .protocol.agent import AgentSideConnection
+from .protocol.client import ClientSideConnection
+from .protocol.connection import Connection, PendingCall, default_schema
 from .stdio import run, run_agent, serve_agent, spawn_agent, stdio_streams
 
 __all__ = [

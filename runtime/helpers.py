@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, Se
 
 import msgspec
 
-from . import rules, wire
-from .agent import AgentSideConnection
-from .errors import ConnectionClosedError, ProtocolError
-from .jsonrpc import INTERNAL_ERROR
-from .schema_types import (
+from .jsonrpc import INTERNAL_ERROR, wire
+from .jsonrpc.errors import ConnectionClosedError, ProtocolError
+from .protocol import rules
+from .protocol.agent import AgentSideConnection
+from .protocol.schema_types import (
     AnswerT,
     ClientSchemaT,
     ContentT,
@@ -46,7 +46,7 @@ from .schema_types import (
 )
 
 if TYPE_CHECKING:
-    from .schema_types import (
+    from .protocol.schema_types import (
         KV,
         SV,
         TE,
@@ -121,11 +121,12 @@ class AgentSession(
     """An agent's handle on one session of a connection: updates, tool calls, permission, files
     and terminals for that session.
 
-    Typed with the connection's package (read off `conn.client`, see `acp_runtime.schema_types`):
-    `say` takes its content blocks, `plan` its plan entries, `tool_call` its tool kinds (members
-    or wire values), `ask_permission` gives its permission options, and `turn` takes its stop
-    reasons and gives its prompt answer. The last parameter is the client proxy itself, which
-    carries the rest of the package's types (`ToolCall.update`'s, `state`'s: see `schema_types`).
+    Typed with the connection's package (read off `conn.client`, see
+    `acp_runtime.protocol.schema_types`): `say` takes its content blocks, `plan` its plan entries,
+    `tool_call` its tool kinds (members or wire values), `ask_permission` gives its permission
+    options, and `turn` takes its stop reasons and gives its prompt answer. The last parameter is
+    the client proxy itself, which carries the rest of the package's types (`ToolCall.update`'s,
+    `state`'s: see `schema_types`).
     """
 
     if TYPE_CHECKING:

@@ -45,14 +45,23 @@ from typing import (
 
 import msgspec
 
-from . import rules, wire
-from .client import ClientSideConnection
-from .connection import _DEFAULT as DEFAULT
-from .errors import ConnectionClosedError, RequestTimeoutError
-from .schema_types import AgentSchemaT, AnswerT, ContentT, EntryT, StopT, ToolCallT, UpdateT
+from .jsonrpc import wire
+from .jsonrpc.errors import ConnectionClosedError, RequestTimeoutError
+from .protocol import rules
+from .protocol.client import ClientSideConnection
+from .protocol.connection import _DEFAULT as DEFAULT
+from .protocol.schema_types import (
+    AgentSchemaT,
+    AnswerT,
+    ContentT,
+    EntryT,
+    StopT,
+    ToolCallT,
+    UpdateT,
+)
 
 if TYPE_CHECKING:
-    from .schema_types import (
+    from .protocol.schema_types import (
         KV,
         SV,
         T2,
@@ -709,12 +718,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     """One session of a client connection: its id, the agent's offers, its folded `state`.
 
     Make one with `await Session.new(conn, cwd)` or `await Session.load(conn, session_id, cwd)`.
-    Typed with the connection's package (read off `conn.agent`, see `acp_runtime.schema_types`):
-    `prompt` takes its content blocks, `updates()` gives its session updates, `state.tool_calls`
-    holds its tool calls and `state.plan` its plan entries, and the `TurnOutcome` has its stop
-    reason and prompt answer. The last parameter is the agent proxy, which carries the rest of the
-    package's types (`modes`, `config_options`, `commands`, `state.usage` ...: see
-    `schema_types`).
+    Typed with the connection's package (read off `conn.agent`, see
+    `acp_runtime.protocol.schema_types`): `prompt` takes its content blocks, `updates()` gives its
+    session updates, `state.tool_calls` holds its tool calls and `state.plan` its plan entries, and
+    the `TurnOutcome` has its stop reason and prompt answer. The last parameter is the agent proxy,
+    which carries the rest of the package's types (`modes`, `config_options`, `commands`,
+    `state.usage` ...: see `schema_types`).
     """
 
     @overload

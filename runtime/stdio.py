@@ -27,10 +27,10 @@ from typing import (
     overload,
 )
 
-from .agent import AgentSideConnection
-from .client import ClientSideConnection
-from .errors import ConnectionClosedError
-from .framing import ByteReader, PushProtocol, PushReader
+from .jsonrpc.errors import ConnectionClosedError
+from .jsonrpc.framing import ByteReader, PushProtocol, PushReader
+from .protocol.agent import AgentSideConnection
+from .protocol.client import ClientSideConnection
 
 if TYPE_CHECKING:
     from contextlib import AbstractAsyncContextManager
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
 
     import acp_schema
 
-    from .connection import ConnectionOptions
-    from .negotiation import AgentRoutes
-    from .package import AgentPackage, ClientPackage, HandlerT, ProxyT
+    from .jsonrpc.package import AgentPackage, ClientPackage, HandlerT, ProxyT
+    from .protocol.connection import ConnectionOptions
+    from .protocol.negotiation import AgentRoutes
 
     AgentHandlerArg = (
         acp_schema.AgentHandler

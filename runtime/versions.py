@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, cast
 
-from .agent import AgentSideConnection
-from .client import ClientSideConnection
-from .negotiation import AgentRoutes, ClientRoutes, Route, Routes
+from .protocol.agent import AgentSideConnection
+from .protocol.client import ClientSideConnection
+from .protocol.negotiation import AgentRoutes, ClientRoutes, Route, Routes
 from .stdio import spawn_agent
 
 if TYPE_CHECKING:
@@ -38,9 +38,9 @@ if TYPE_CHECKING:
 
     from typing_extensions import Unpack
 
-    from .connection import ConnectionOptions
-    from .framing import ByteReader, ByteWriter
-    from .package import AgentPackage, ClientPackage
+    from .jsonrpc.framing import ByteReader, ByteWriter
+    from .jsonrpc.package import AgentPackage, ClientPackage
+    from .protocol.connection import ConnectionOptions
 
 __all__ = ["AgentRoute", "AgentVersions", "ClientRoute", "ClientVersions", "Route", "Routes"]
 

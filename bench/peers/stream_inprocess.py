@@ -23,7 +23,7 @@ import msgspec
 
 import acp_schema as acp
 from acp_runtime import AgentSideConnection, ClientSideConnection
-from acp_runtime.framing import PushReader
+from acp_runtime.jsonrpc.framing import PushReader
 from acp_runtime.session import Session
 
 SESSION = "bench-session"

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .capabilities import capabilities, capabilities_v2, client_surface
+from .capabilities import capabilities, capabilities_v2, client_surface, config_payload
+from .catalogue import CHECKS
 from .client import AgentPeer, Reply
-from .context import Call, Context
-from .faults import eof_mid_turn, stdio_lines, versions
+from .context import Call, Context, unless_flooded
+from .faults import eof_mid_turn, malformed, stdio_lines, versions
 from .frame_results import frame_results
 from .hygiene import hygiene
+from .link import refused
 from .remote_faults import drop_mid_turn
 from .surfaces import auth_methods, content_kinds, offered_surface
-from .turns import cancel, cancel_request, turn_v1, turn_v2
+from .turns import batch, cancel, cancel_request, turn_v1, turn_v2
 
 
 async def check_agent(ctx: Context) -> None:
@@ -34,6 +36,8 @@ async def check_agent(ctx: Context) -> None:
         client_surface(ctx)  # before the offering connection: it judges the others
         if ctx.wants("caps.terminal-release"):
             await offered_surface(ctx)
+    if ctx.wants("rpc.malformed-survives", "rpc.malformed-null-id"):
+        await malformed(ctx)
     if ctx.url is not None:
         ctx.notes.append(f"v{ctx.version}: the stdio checks do not apply to --url")
         if ctx.wants("remote.drop-mid-turn"):
@@ -44,6 +48,22 @@ async def check_agent(ctx: Context) -> None:
         if ctx.wants("stdio.eof-mid-turn"):
             await eof_mid_turn(ctx)
     frame_results(ctx)
+    _not_reached(ctx)
+
+
+def _not_reached(ctx: Context) -> None:
+    """Every check of the version that recorded nothing says why: not exercised, with the cause
+    that stopped its scenario (blocked by authentication, session/new failed, ...)."""
+    recorded = {r.check for r in ctx.results}
+    reason = ctx.blocked or ctx.gate or ctx.turn_failed or "its scenario ended before it"
+    for name, check in CHECKS.items():
+        if name in recorded or check.cites(ctx.version) is None:
+            continue
+        if check.group == "remote" and ctx.url is None:
+            continue  # --url only
+        if check.group == "stdio" and ctx.url is not None:
+            continue  # stdio only: a note says so
+        ctx.record(name, None, reason)
 
 
 async def _main_connection(ctx: Context) -> None:
@@ -54,37 +74,65 @@ async def _main_connection(ctx: Context) -> None:
         reply = await peer.request(method, params)
         if reply.message is None and not reply.closed:
             unanswered.append(f"{method}: {reply.describe()}")
+        ctx.refused_for_auth(method, reply)
         return reply
 
     try:
         init = await call("initialize", ctx.initialize_params(ctx.version))
-        if not await _initialized(ctx, peer, init):
+        if ctx.url is not None and peer.wire.refusal is not None:
+            raise refused(ctx.url, peer.wire.refusal)
+        if not await _initialized(ctx, peer, init, call):
             return
         sessions = await _sessions(ctx, peer, call)
-        if sessions is None:
+        if sessions is None:  # what needs no session still runs
+            await hygiene(ctx, peer, call)
+            if ctx.version == 1:
+                auth_methods(ctx, peer, init.result)
+            _answered(ctx, peer, unanswered)
             return
         session_id, new_result = sessions
+        config_payload(ctx, new_result, "session/new")
         await (turn_v1 if ctx.version == 1 else turn_v2)(ctx, peer, session_id, call)
         await cancel(ctx, peer, call)
         await cancel_request(ctx, peer, session_id)
         await hygiene(ctx, peer, call)
         if ctx.version == 2:
             await capabilities_v2(ctx, peer, init.result, call)
+            await batch(ctx, peer)
         if ctx.version == 1:
             await content_kinds(ctx, peer, init.result, session_id, call)
             auth_methods(ctx, peer, init.result)
             await capabilities(ctx, peer, init.result, session_id, new_result, call)
-        ctx.record(
-            "rpc.response-required",
-            not unanswered,
-            "every request got an answer" if not unanswered else "; ".join(unanswered),
-            peer.evidence(),
-        )
+        _answered(ctx, peer, unanswered)
     finally:
         await peer.close()
+        if ctx.version in ctx.accepted:
+            _auth_required(ctx, peer)
 
 
-async def _initialized(ctx: Context, peer: AgentPeer, init: Reply) -> bool:
+def _answered(ctx: Context, peer: AgentPeer, unanswered: list[str]) -> None:
+    ctx.record(
+        "rpc.response-required",
+        not unanswered,
+        "every request got an answer" if not unanswered else "; ".join(unanswered),
+        peer.evidence(),
+    )
+
+
+def _auth_required(ctx: Context, peer: AgentPeer) -> None:
+    refused = ctx.auth_refusals
+    if ctx.auth_methods:
+        detail = f"auth methods advertised: {ctx.auth_methods}"
+    elif refused:
+        detail = f"answered -32000 with no auth method advertised: {refused}"
+    else:
+        detail = "no -32000 answer"
+    ctx.record(
+        "auth.required-advertised", bool(ctx.auth_methods) or not refused, detail, peer.evidence()
+    )
+
+
+async def _initialized(ctx: Context, peer: AgentPeer, init: Reply, call: Call) -> bool:
     result = init.result if isinstance(init.result, dict) else {}
     chosen = result.get("protocolVersion")
     if not init.ok or not isinstance(chosen, int):
@@ -100,6 +148,12 @@ async def _initialized(ctx: Context, peer: AgentPeer, init: Reply) -> bool:
         )
         return False
     ctx.accepted.add(ctx.version)
+    methods = result.get("authMethods")
+    ctx.auth_methods = (
+        [str(m.get("id")) for m in methods if isinstance(m, dict)]
+        if isinstance(methods, list)
+        else []
+    )
     if ctx.version == 1:
         info = result.get("agentInfo")
         ctx.record(
@@ -108,11 +162,25 @@ async def _initialized(ctx: Context, peer: AgentPeer, init: Reply) -> bool:
             "agentInfo present" if isinstance(info, dict) else "no agentInfo in the answer",
             peer.evidence(),
         )
+    if ctx.auth_method is not None:
+        if ctx.auth_method not in ctx.auth_methods:
+            ctx.notes.append(
+                f"v{ctx.version}: --auth-method {ctx.auth_method} is not among the advertised"
+                f" auth methods {ctx.auth_methods}; authenticate is called with it anyway"
+            )
+        auth = await call("authenticate", {"methodId": ctx.auth_method})
+        if not auth.ok:
+            ctx.notes.append(f"v{ctx.version}: authenticate {ctx.auth_method}: {auth.describe()}")
     return True
 
 
 async def _sessions(ctx: Context, peer: AgentPeer, call: Call) -> tuple[Any, dict[str, Any]] | None:
     first = await call("session/new", ctx.new_session_params())
+    blocked = ctx.refused_for_auth("session/new", first)
+    if blocked is not None:
+        ctx.gate = blocked if ctx.blocked else f"no session: {blocked}"
+        ctx.record("session.new-id", None, ctx.gate)
+        return None
     second = await call("session/new", ctx.new_session_params())
     ids = [
         r.result.get("sessionId") if isinstance(r.result, dict) else None for r in (first, second)
@@ -121,8 +189,9 @@ async def _sessions(ctx: Context, peer: AgentPeer, call: Call) -> tuple[Any, dic
     detail = f"session ids {ids[0]!r} and {ids[1]!r}"
     if not (first.ok and second.ok):
         detail = f"session/new: {first.describe()}; {second.describe()}"
-    ctx.record("session.new-id", good, detail, peer.evidence())
+    ctx.record("session.new-id", unless_flooded(second, good), detail, peer.evidence())
     if not first.ok or not isinstance(ids[0], str):
+        ctx.gate = f"no session: session/new: {peer.wire.flood or first.describe()}"
         ctx.notes.append(f"v{ctx.version}: session/new failed; no turn was checked")
         return None
     return ids[0], first.result

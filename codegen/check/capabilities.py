@@ -4,11 +4,21 @@ modes, config options; what it does not is refused, and what it was not offered 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
 from .client import AgentPeer
-from .context import AFTER_ANSWER, PROMPT_TEXT, Call, Context, judged, prompt
+from .context import (
+    AFTER_ANSWER,
+    PROMPT_TEXT,
+    Call,
+    Context,
+    content_updates,
+    judged,
+    prompt,
+    update_kind,
+)
 from .offering import OfferingPeer
 
 
@@ -31,24 +41,18 @@ async def capabilities(
         await session_list(ctx, peer, call)
     else:
         ctx.record("session.list", None, "sessionCapabilities.list is not advertised")
-    if advertised["session/load"]:
+    if advertised["session/load"] and ctx.turn_failed is not None:
+        ctx.skip(ctx.turn_failed, "session.load-replay", "session.load-answer-after-replay")
+    elif advertised["session/load"]:
         await _load(ctx, peer, session_id, base, call)
     else:
         ctx.record("session.load-replay", None, "loadSession is not advertised")
         ctx.record("session.load-answer-after-replay", None, "loadSession is not advertised")
     if advertised["session/resume"]:
-        mark = peer.mark()
-        sent = time.monotonic()
-        reply = await call("session/resume", {"sessionId": session_id, **base})
-        replayed = [u for u in peer.updates(session_id, after=sent) if reply.message is not None]
-        ctx.record(
-            "session.resume-no-replay",
-            judged(reply, reply.ok and not replayed),
-            f"session/resume: {reply.describe()}; {len(replayed)} updates before it",
-            peer.evidence(mark),
-        )
+        await _resume(ctx, peer, session_id, base, call)
     else:
-        ctx.record("session.resume-no-replay", None, "sessionCapabilities.resume is not advertised")
+        why = "sessionCapabilities.resume is not advertised"
+        ctx.skip(why, "session.resume-no-replay", "session.resume-history")
     await _modes(ctx, peer, session_id, new, call)
     await _config(ctx, peer, session_id, new, call)
     if advertised["session/close"]:
@@ -67,6 +71,54 @@ async def capabilities(
             "session.delete-idempotent", None, "sessionCapabilities.delete is not advertised"
         )
     await _unadvertised(ctx, peer, advertised, base, call)
+
+
+async def _resume(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call: Call) -> None:
+    """session/resume of the session whose turn finished: nothing replayed before the answer
+    (resume-no-replay), and none of the history after it either (resume-history)."""
+    mark = peer.mark()
+    sent = time.monotonic()
+    reply = await call("session/resume", {"sessionId": session_id, **base})
+    answered = time.monotonic()
+    replayed = content_updates(peer.updates(session_id, after=sent))
+    before = [u for u in replayed if u.at <= answered] if reply.message is not None else []
+    ctx.record(
+        "session.resume-no-replay",
+        judged(reply, reply.ok and not before),
+        f"session/resume: {reply.describe()}; {len(before)} updates before it",
+        peer.evidence(mark),
+    )
+    config_payload(ctx, reply.result, "session/resume")
+    if not reply.ok:
+        ctx.record("session.resume-history", None, f"session/resume: {reply.describe()}")
+        return
+    if ctx.turn_failed is not None:
+        ctx.record("session.resume-history", None, ctx.turn_failed)
+        return
+    await asyncio.sleep(AFTER_ANSWER)
+    await peer.barrier()
+    replayed = content_updates(peer.updates(session_id, after=sent))
+    kinds = sorted({update_kind(u) for u in replayed})
+    ctx.record(
+        "session.resume-history",
+        judged(reply, not replayed),
+        (
+            f"{len(replayed)} content updates ({', '.join(kinds)}) around session/resume of a"
+            " session with a finished turn"
+            if replayed
+            else "no history came with session/resume"
+        ),
+        peer.evidence(mark),
+    )
+
+
+def config_payload(ctx: Context, result: Any, where: str) -> None:
+    """The checker advertises no boolean config options: a payload listing one is remembered
+    for config.no-boolean (judged with every update, client_surface)."""
+    options = result.get("configOptions") if isinstance(result, dict) else None
+    for option in options if isinstance(options, list) else []:
+        if isinstance(option, dict) and option.get("type") == "boolean":
+            ctx.booleans.append(f"{where}: {option.get('id')!r}")
 
 
 async def session_list(ctx: Context, peer: AgentPeer, call: Call) -> None:
@@ -117,9 +169,10 @@ async def _load(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call:
     sent = time.monotonic()
     reply = await call("session/load", {"sessionId": session_id, **base})
     answered = time.monotonic()
+    config_payload(ctx, reply.result, "session/load")
     await asyncio.sleep(AFTER_ANSWER)
     await peer.barrier()
-    before = peer.updates(session_id, after=sent)
+    before = content_updates(peer.updates(session_id, after=sent))
     late = [u for u in before if u.at > answered]
     if reply.message is None or not reply.ok:
         ctx.record(
@@ -185,6 +238,7 @@ async def _config(ctx: Context, peer: AgentPeer, session_id: Any, new: Any, call
     mark = peer.mark()
     params = {"sessionId": session_id, "configId": option.get("id"), "value": values[-1]}
     reply = await call("session/set_config_option", params)
+    config_payload(ctx, reply.result, "session/set_config_option")
     got = reply.result.get("configOptions") if isinstance(reply.result, dict) else None
     want = {o.get("id") for o in options or [] if isinstance(o, dict)}
     have = {o.get("id") for o in got or [] if isinstance(o, dict)}
@@ -214,7 +268,7 @@ async def _unadvertised(
         if on:
             continue
         tried.append(method)
-        reply = await call(method, params[method])
+        reply = await peer.probe(method, params[method])
         if reply.closed:
             ctx.record("session.unadvertised", None, f"the agent exited on {method}")
             return
@@ -224,6 +278,9 @@ async def _unadvertised(
         ctx.record("session.unadvertised", None, "every optional session method is advertised")
         return
     detail = f"answered although not advertised: {accepted}" if accepted else f"refused {tried}"
+    off = [q.describe() for q in peer.probe_problems]
+    if off:  # the client must not send these at all: an answer off the schema is no MUST break
+        detail += f"; answers off the schema (not judged as frames): {'; '.join(off[:5])}"
     ctx.record("session.unadvertised", not accepted, detail, peer.evidence(mark))
 
 
@@ -240,3 +297,37 @@ def client_surface(ctx: Context) -> None:
             if str(r.message.get("method", "")).startswith(prefix)
         ]
         ctx.record(name, not calls, f"called {calls}" if calls else f"no {prefix}* call")
+    asked = [
+        r
+        for p in ctx.peers
+        for r in p.agent_requests
+        if r.message.get("method") == "elicitation/create"
+    ]
+    ctx.record(
+        "caps.elicitation-not-offered",
+        not asked,
+        (
+            f"elicitation/create {len(asked)} times, elicitation not advertised"
+            if asked
+            else "no elicitation/create"
+        ),
+        [f"<- {json.dumps(r.message)[:300]}" for r in asked[:3]],
+    )
+    for p in ctx.peers:
+        for got in p.notifications:
+            update = (
+                got.message.get("params", {}).get("update")
+                if isinstance(got.message.get("params"), dict)
+                else None
+            )
+            if isinstance(update, dict) and update.get("sessionUpdate") == "config_option_update":
+                config_payload(ctx, update, "config_option_update")
+    ctx.record(
+        "config.no-boolean",
+        None if ctx.gate is not None else not ctx.booleans,
+        (
+            f"boolean config options, not advertised: {ctx.booleans[:5]}"
+            if ctx.booleans
+            else ctx.gate or "no boolean config option"
+        ),
+    )

@@ -252,6 +252,65 @@ AGENT_CHECKS: tuple[Check, ...] = (
         "the checker enables no terminal authentication: no advertised method is of type terminal",
     ),
     Check(
+        "auth.required-advertised",
+        "ACPGEN-AUTH-REQUIRED-NEEDS-METHODS",
+        None,
+        "no request is answered -32000 (authentication required) while initialize advertises no"
+        " auth method",
+        shared=True,
+    ),
+    Check(
+        "caps.elicitation-not-offered",
+        "ACP-V1-ELIC-AGENT-NO-UNADVERTISED-MODE",
+        None,
+        "offered no elicitation (clientCapabilities.elicitation omitted), the agent never calls"
+        " elicitation/create",
+    ),
+    Check(
+        "config.no-boolean",
+        "ACP-V1-CONFIG-NO-BOOLEAN-WITHOUT-CAPABILITY",
+        None,
+        "the checker advertises no boolean config options: no configOptions payload (session/new,"
+        " set_config_option, load, resume answers, config_option_update) has a boolean option",
+    ),
+    Check(
+        "session.resume-history",
+        "ACP-V1-SETUP-RESUME-NO-REPLAY",
+        None,
+        "advertised sessionCapabilities.resume: resuming a session with a finished turn brings"
+        " none of its history, before the answer or after it",
+    ),
+    Check(
+        "rpc.malformed-survives",
+        "ACP-V1-JSONRPC-RESPONSE-REQUIRED",
+        None,
+        "after a line that is not JSON and a JSON object that is no JSON-RPC message, the next"
+        " request is still answered (a connection of its own)",
+        shared=True,
+    ),
+    Check(
+        "rpc.malformed-null-id",
+        "ACP-V1-JSONRPC-RESPONSE-ID-ECHO",
+        None,
+        "an error answer to a line that is not JSON, or to an object that is no request, has"
+        " id null (-32700 parse error, -32600 invalid request)",
+        shared=True,
+    ),
+    Check(
+        "rpc.batch",
+        None,
+        "ACPGEN-V2-BATCH",
+        "v2: a batch of two requests is answered with an array of two answers; a refusal is"
+        " information (the v2 publications disagree on batches)",
+    ),
+    Check(
+        "transport.bounded",
+        "ACPGEN-OUTPUT-BOUNDED",
+        None,
+        "no connection sends more frames, bytes or a longer line than the checker keeps",
+        shared=True,
+    ),
+    Check(
         "remote.drop-mid-turn",
         "ACPGEN-REMOTE-DROP-SURVIVES",
         None,

@@ -44,6 +44,8 @@ class CheckerAgent(AgentPeer):
         self.probes: dict[str, Any] = {}
         self.prompted = False
         self.first_method: str | None = None
+        self.last_method: str | None = None
+        self.asked: int | None = None  # the protocol version the client's initialize asked for
         self.chosen = False  # the client's (first) initialize has been read
         self.answered_initialize = False
         self.set_up: set[str] = set()  # sessions the checker has answered session/new with
@@ -54,6 +56,7 @@ class CheckerAgent(AgentPeer):
         if asked is None:
             return super().inspect(line)
         self.chosen = True
+        self.asked = asked
         package = self.packages.get(asked, self.packages[self.version or LATEST])
         found = Validator(package, "agent").inspect(line)
         if self.version is None:
@@ -65,6 +68,8 @@ class CheckerAgent(AgentPeer):
         method = got.message.get("method")
         if isinstance(method, str) and self.first_method is None:
             self.first_method = method
+        if isinstance(method, str):
+            self.last_method = method
         await super()._dispatch(got)
 
     async def _answer(self, request: dict[str, Any]) -> None:

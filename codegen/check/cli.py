@@ -2,7 +2,10 @@
 `acpgen check --client [OPTIONS] -- CLIENT_CMD ... {agent} ...`: check a client (client_mode.py).
 
 Exit status: 0 when no MUST-level check fails, 1 when one does, 2 on bad usage (bad options, a
-command that cannot be started, a --schema the generator cannot read), with one line on stderr.
+command that cannot be started, a remote agent that cannot be reached or refuses the connection,
+a --schema the generator cannot read), with one line on stderr; 4 when the agent is blocked by
+authentication (it advertises auth methods and refuses sessions or prompts with -32000) and no
+MUST-level check failed.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from types import ModuleType
 from typing import Callable
 
 from ..cli_args import parse_args, usage_error
-from .client_mode import PLACEHOLDER, ClientCommandError, run_client_checks
+from .client_mode import PLACEHOLDER, ClientCommandError, has_placeholder, run_client_checks
 from .context import progress_to_stderr
 from .link import SpawnError
 from .model import Run
@@ -78,6 +81,24 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="with --url: send this header with every request (the WebSocket handshake);"
+        " repeatable",
+    )
+    parser.add_argument(
+        "--token",
+        help="with --url: send Authorization: Bearer TOKEN (as --header does)",
+    )
+    parser.add_argument(
+        "--auth-method",
+        metavar="ID",
+        help="call authenticate with this advertised method after each initialize, before any"
+        " session (an agent that needs credentials it finds in its environment)",
+    )
+    parser.add_argument(
         "command",
         nargs=argparse.REMAINDER,
         help="-- AGENT_CMD [ARGS...], or with --client: -- CLIENT_CMD [ARGS...] {agent} [...]",
@@ -97,6 +118,12 @@ def main(argv: list[str]) -> int:
             return usage_error(parser, problem)
     elif not command:
         return usage_error(parser, "name the agent to check after --: acpgen check -- AGENT_CMD")
+    if (args.header or args.token is not None) and args.url is None:
+        return usage_error(parser, "--header and --token go with --url (a remote agent)")
+    headers = _headers(args.header, args.token)
+    if isinstance(headers, str):
+        return usage_error(parser, headers)
+    args.headers = headers
     if args.timeout <= 0:
         return usage_error(
             parser, f"--timeout must be a positive number of seconds, not {args.timeout}"
@@ -106,7 +133,7 @@ def main(argv: list[str]) -> int:
         return usage_error(
             parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}"
         )
-    if args.client and PLACEHOLDER not in command:
+    if args.client and not has_placeholder(command):
         return usage_error(
             parser,
             f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",
@@ -135,7 +162,23 @@ def main(argv: list[str]) -> int:
             return 2
     else:
         sys.stdout.write(report)
-    return 1 if run.failed else 0
+    return run.exit_status
+
+
+def _headers(given: list[str], token: str | None) -> dict[str, str] | str:
+    """--header NAME:VALUE (each) and --token as headers, or what is wrong with one."""
+    headers: dict[str, str] = {}
+    for item in given:
+        name, sep, value = item.partition(":")
+        name = name.strip()
+        if not sep or not name or any(c in name for c in " \t\r\n") or "\n" in value:
+            return f"--header {item!r}: give NAME:VALUE, e.g. --header 'X-Api-Key: secret'"
+        headers[name] = value.strip()
+    if token is not None:
+        if not token or any(c in token for c in "\r\n"):
+            return "--token: give the bearer token, one line"
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
 
 
 def _url_problem(url: str, command: list[str], client: bool) -> str | None:
@@ -162,12 +205,20 @@ async def _run(
     elif args.protocol_version is not None:
         versions = [int(args.protocol_version)]
     else:
-        versions = [await negotiate(command, packages[2], args.timeout, args.url)]
+        versions = [await negotiate(command, packages[2], args.timeout, args.url, args.headers)]
     if args.schema is not None:
         packages[versions[0]] = package_for_schema(args.schema)
     selected = selector(args.only, args.skip)
     return await run_agent_checks(
-        command, packages, versions, args.timeout, selected, progress, args.url
+        command,
+        packages,
+        versions,
+        args.timeout,
+        selected,
+        progress,
+        args.url,
+        args.headers,
+        args.auth_method,
     )
 
 

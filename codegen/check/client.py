@@ -28,6 +28,7 @@ class Reply:
 
     message: dict[str, Any] | None
     closed: bool = False
+    flooded: bool = False  # the checker stopped reading the connection (a bound was passed)
 
     @property
     def result(self) -> Any:
@@ -44,6 +45,8 @@ class Reply:
         return self.message["error"].get("code")
 
     def describe(self) -> str:
+        if self.message is None and self.flooded:
+            return "the checker stopped reading the connection (transport.bounded)"
         if self.message is None:
             return "the agent closed its output" if self.closed else "no answer in time"
         if REFUSED in self.message:
@@ -79,6 +82,9 @@ class AgentPeer:
         self.agent_requests: list[Received] = []
         self.stray: list[Received] = []  # answers to ids the checker never sent (or null ids)
         self.methods_seen: set[str] = set()
+        self.probes: set[Any] = set()  # ids of requests for methods the agent does not advertise
+        self.probe_problems: list[Problem] = []  # what is off the schema in their answers
+        self.batches = 0  # answer arrays received (v2 batches)
         self.closed = asyncio.Event()
         self._waiting: dict[Any, asyncio.Future[dict[str, Any] | None]] = {}
         self._arrived = asyncio.Event()
@@ -96,18 +102,42 @@ class AgentPeer:
                 continue
             index = len(self.wire.transcript.frames) - 1
             value, method, problem = self.inspect(line)
-            if method is not None:
-                self.methods_seen.add(method)
-            if problem is not None:
-                self.problems.append(problem)
-            if isinstance(value, dict):
-                await self._dispatch(Received(index, time.monotonic(), value))
+            if self._batch(value):
+                self.batches += 1
+                for item in value:
+                    await self._take(index, json.dumps(item).encode("utf-8"))
+            else:
+                await self._take(index, line, (value, method, problem))
             self._arrived.set()
         self.closed.set()
         for future in self._waiting.values():
             if not future.done():
                 future.set_result(None)
         self._arrived.set()
+
+    def _batch(self, value: Any) -> bool:
+        """An array of objects on v2, where batches exist: each item is a message."""
+        return (
+            self.validator.version == 2
+            and isinstance(value, list)
+            and bool(value)
+            and all(isinstance(item, dict) for item in value)
+        )
+
+    async def _take(
+        self, index: int, line: bytes, seen: tuple[Any, str | None, Problem | None] | None = None
+    ) -> None:
+        value, method, problem = seen or self.inspect(line)
+        if method is not None:
+            self.methods_seen.add(method)
+        if problem is not None:
+            probe = isinstance(value, dict) and "method" not in value
+            if probe and _key(value.get("id")) in self.probes:
+                self.probe_problems.append(problem)
+            else:
+                self.problems.append(problem)
+        if isinstance(value, dict):
+            await self._dispatch(Received(index, time.monotonic(), value))
 
     def inspect(self, line: bytes) -> tuple[Any, str | None, Problem | None]:
         return self.validator.inspect(line)
@@ -160,15 +190,28 @@ class AgentPeer:
     ) -> asyncio.Future[dict[str, Any] | None]:
         """Send a request; the future resolves with its answer (None when the agent is gone)."""
         rid = self.new_id() if rid is None else rid
-        future: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
-        self.validator.expect(rid, method)
-        self._waiting[_key(rid)] = future
+        future = self.expect(rid, method)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             message["params"] = params
-        if self.closed.is_set() or not await self.send(message, **kw):
-            future.set_result(None)
+        if (self.closed.is_set() or not await self.send(message, **kw)) and not future.done():
+            future.set_result(None)  # (the reader may have ended it as the agent went)
         return future
+
+    def expect(self, rid: Any, method: str) -> asyncio.Future[dict[str, Any] | None]:
+        """A future for the answer to request `rid`, sent some other way (in a batch)."""
+        future: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
+        self.validator.expect(rid, method)
+        self._waiting[_key(rid)] = future
+        return future
+
+    async def probe(self, method: str, params: Any) -> Reply:
+        """A request for a method the agent does not advertise: the client must not send it,
+        so what is off the schema in its answer is kept apart (probe_problems), never a frame
+        failure."""
+        rid = self.new_id()
+        self.probes.add(_key(rid))
+        return await self.request(method, params, rid)
 
     async def request(self, method: str, params: Any, rid: Any = None, **kw: Any) -> Reply:
         future = await self.start(method, params, rid, **kw)
@@ -179,7 +222,8 @@ class AgentPeer:
             message = await asyncio.wait_for(asyncio.shield(future), self.timeout)
         except TimeoutError:
             return Reply(None)
-        return Reply(message, closed=message is None)
+        flooded = message is None and self.wire.flood is not None
+        return Reply(message, closed=message is None, flooded=flooded)
 
     async def notify(self, method: str, params: Any) -> bool:
         return await self.send({"jsonrpc": "2.0", "method": method, "params": params})

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shlex
+import signal
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -155,15 +157,29 @@ def relay_argv(socket_path: str) -> list[str]:
     return [sys.executable, "-m", "acpgen.check.relay", socket_path]
 
 
+def has_placeholder(command: list[str]) -> bool:
+    return any(PLACEHOLDER in arg for arg in command)
+
+
 def client_argv(command: list[str], socket_path: str) -> list[str]:
-    if PLACEHOLDER not in command:
+    """The client's command with {agent} replaced. An argument that is {agent} becomes the
+    relay's arguments (`-- {agent}`, `client.py {agent}`), unless it is an option's value
+    (`--agent "{agent}"`: the argument before it starts with `-` and is not `--`); then, as
+    inside an argument (`--agent={agent}`, `"{agent} --stdio"`), {agent} becomes the relay's
+    command line, quoted for a shell, for clients that take the agent as one command line."""
+    if not has_placeholder(command):
         raise ClientCommandError(
             f"put {PLACEHOLDER} in the client's command where the agent command goes, e.g."
             f" acpgen check --client -- python examples/client.py --prompt hi -- {PLACEHOLDER}"
         )
+    relay = relay_argv(socket_path)
     out: list[str] = []
-    for arg in command:
-        out += relay_argv(socket_path) if arg == PLACEHOLDER else [arg]
+    for index, arg in enumerate(command):
+        before = command[index - 1] if index else ""
+        if arg == PLACEHOLDER and not (before.startswith("-") and before != "--"):
+            out += relay
+        else:
+            out.append(arg.replace(PLACEHOLDER, shlex.join(relay)))
     return out
 
 
@@ -198,34 +214,85 @@ async def run_client_checks(
                 stdin=None if stdin is None else asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group: the relay goes with it
             )
         except OSError as exc:
+            server.close()
             raise SpawnError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
-        if stdin is not None and client.stdin is not None:
-            client.stdin.write(stdin)
-            with contextlib.suppress(ConnectionError):
-                await client.stdin.drain()
-            client.stdin.close()
+        stderr = asyncio.ensure_future(_tail(client.stderr))
         try:
+            if stdin is not None and client.stdin is not None:
+                with contextlib.suppress(ConnectionError):
+                    client.stdin.write(stdin)
+                    await client.stdin.drain()
+                client.stdin.close()
             # a client starts its runtime, then the relay starts another interpreter
-            reader, writer = await asyncio.wait_for(connected.get(), START * timeout)
-        except TimeoutError:
-            client.kill()
-            await client.wait()
-            server.close()
-            raise ClientCommandError(
-                f"the client did not start the agent ({PLACEHOLDER}) within {START * timeout} s"
-            ) from None
-        agent = CheckerAgent(Wire(reader, writer, None, argv), packages, timeout, version)
-        try:
-            await _watch(ctx, agent, client)
+            reader, writer = await _connection(client, connected, START * timeout, stderr)
+            agent = CheckerAgent(Wire(reader, writer, None, argv), packages, timeout, version)
+            try:
+                await _watch(ctx, agent, client)
+            finally:
+                await agent.close()
         finally:
-            await agent.close()
-            with contextlib.suppress(ProcessLookupError):
-                client.terminate()
-            await client.wait()
+            await _end(client)
             server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(server.wait_closed(), 1.0)
+            stderr.cancel()
+            await asyncio.gather(stderr, return_exceptions=True)
     return Run(command, [ctx.version], ctx.results, ctx.notes)
+
+
+async def _tail(stream: asyncio.StreamReader | None) -> bytes:
+    """The last 4 KiB the client wrote on stderr (read all along, so it never blocks)."""
+    kept = bytearray()
+    while stream is not None and (chunk := await stream.read(1 << 16)):
+        kept += chunk
+        del kept[: -(1 << 12)]
+    return bytes(kept)
+
+
+async def _connection(
+    client: asyncio.subprocess.Process,
+    connected: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+    timeout: float,
+    stderr: asyncio.Future[bytes],
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The relay's connection, or ClientCommandError (one line) when the client exits first or
+    does not start the agent within `timeout`."""
+    got = asyncio.ensure_future(connected.get())
+    ended = asyncio.ensure_future(client.wait())
+    await asyncio.wait({got, ended}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    if got.done():
+        ended.cancel()
+        return got.result()
+    got.cancel()
+    if ended.done():
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(stderr), 1.0)
+        said = stderr.result().decode("utf-8", "backslashreplace").strip() if stderr.done() else ""
+        last = f"; its stderr ends: {said.splitlines()[-1][:200]}" if said else ""
+        raise ClientCommandError(
+            f"the client exited with status {ended.result()} before it started the agent"
+            f" ({PLACEHOLDER}){last}"
+        )
+    ended.cancel()
+    raise ClientCommandError(
+        f"the client did not start the agent ({PLACEHOLDER}) within {timeout:g} s"
+    )
+
+
+async def _end(client: asyncio.subprocess.Process) -> None:
+    """Terminate the client's process group, then kill what is left of it."""
+    for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(client.pid, sig)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(client.wait(), grace)
+            break
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(client.pid, signal.SIGKILL)  # its children
+    await client.wait()
 
 
 async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess.Process) -> None:
@@ -261,7 +328,7 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
             evidence,
             rid,
         )
-    _probes(ctx, agent)
+    _probes(ctx, agent, client.returncode)
     _frames(ctx, agent)
 
 
@@ -282,12 +349,9 @@ def _mcp_transports(ctx: ClientRun, agent: CheckerAgent, evidence: list[str]) ->
     ctx.record("client.mcp-transports", not remote, detail, evidence)
 
 
-def _probes(ctx: ClientRun, agent: CheckerAgent) -> None:
+def _probes(ctx: ClientRun, agent: CheckerAgent, exit_status: int | None = None) -> None:
     if not agent.prompted:
-        ctx.notes.append(
-            "the client sent no session/prompt, so the checks made during a turn did not run"
-            " (give it a prompt through its arguments)"
-        )
+        ctx.notes.append(_why_no_prompt(agent, exit_status))
     unknown = agent.probes.get("unknown")
     if unknown is None:
         ctx.record("client.unknown-extension", None, "no turn", [])
@@ -324,6 +388,28 @@ def _probes(ctx: ClientRun, agent: CheckerAgent) -> None:
             f"session/request_permission: {reply.describe()}",
             agent.evidence(mark),
         )
+
+
+def _why_no_prompt(agent: CheckerAgent, exit_status: int | None) -> str:
+    """What the client did instead of prompting: the note says it as the wire shows it."""
+    ran = "so the checks made during a turn did not run"
+    ended = "" if exit_status is None else f" and exited with status {exit_status}"
+    played = agent.version or agent.forced
+    if agent.asked is not None and played is not None and agent.asked != played:
+        return (
+            f"the client asked for protocol version {agent.asked}, the checker answered"
+            f" {played}; the client sent no session/prompt{ended} (it may not support v{played}),"
+            f" {ran}"
+        )
+    last = agent.last_method
+    if last is None:
+        return f"the client sent no message{ended}, {ran}"
+    if exit_status is not None:
+        return f"the client's last message was {last}{ended} without a session/prompt, {ran}"
+    return (
+        f"the client sent no session/prompt (its last message: {last}), {ran} (give it a"
+        " prompt through its arguments or stdin)"
+    )
 
 
 def _frames(ctx: ClientRun, agent: CheckerAgent) -> None:

@@ -22,6 +22,20 @@ from .wire import Wire, remote_link
 
 AFTER_ANSWER = 0.2  # how long the checker listens for stray updates after a turn ends
 PROMPT_TEXT = "Hello from acpgen check. Please answer briefly."
+AUTH_REQUIRED = -32000  # the predefined code: authentication required
+# session/update kinds that carry session state, not a turn's content: the protocol lets them
+# come at any time (slash-commands.mdx L73, session-list.mdx L179, session-modes.mdx), so only
+# the other kinds, content and tool calls, are bound to the turn (prompt-turn.mdx L343)
+STATE_UPDATES = frozenset(
+    {
+        "available_commands_update",
+        "current_mode_update",
+        "config_option_update",
+        "session_info_update",
+        "usage_update",
+        "state_update",
+    }
+)
 
 
 @dataclass
@@ -37,7 +51,15 @@ class Context:
     notes: list[str] = field(default_factory=list)
     accepted: set[int] = field(default_factory=set)  # versions the agent answered as asked
     url: str | None = None  # --url: a remote agent (Streamable HTTP, WebSocket)
+    headers: dict[str, str] = field(default_factory=dict)  # --header, --token (with --url)
     cwd: str = field(default_factory=os.getcwd)
+    auth_method: str | None = None  # --auth-method: authenticate with it after initialize
+    auth_methods: list[str] = field(default_factory=list)  # the ids the agent advertises
+    auth_refusals: list[str] = field(default_factory=list)  # requests answered -32000
+    blocked: str | None = None  # why the agent is blocked by authentication
+    gate: str | None = None  # why the checks not reached did not run (session/new failed, ...)
+    turn_failed: str | None = None  # why the checks needing a finished turn cannot run
+    booleans: list[str] = field(default_factory=list)  # boolean config options seen, and where
 
     def wants(self, *names: str) -> bool:
         return any(
@@ -64,12 +86,44 @@ class Context:
         self.results.append(result)
         self.progress(f"v{self.version} {name} [{cited}]: {result.outcome}")
 
+    def skip(self, reason: str, *names: str) -> None:
+        """Each check named: not exercised, for `reason`."""
+        for name in names:
+            self.record(name, None, reason)
+
+    def refused_for_auth(self, method: str, reply: Reply) -> str | None:
+        """Why `reply` shows the agent blocked by authentication (None: it does not); an
+        auth_required answer is remembered for auth.required-advertised."""
+        if reply.error_code != AUTH_REQUIRED:
+            return None
+        if method not in self.auth_refusals:
+            self.auth_refusals.append(method)
+        why = f"{method} answered -32000 (authentication required)"
+        if not self.auth_methods:
+            return f"{why} although initialize advertised no auth method"
+        self.blocked = self.blocked or (
+            f"blocked by authentication: {why}; advertised auth methods:"
+            f" {', '.join(self.auth_methods)}"
+            + ("" if self.auth_method is None else f" (after authenticate {self.auth_method})")
+        )
+        return self.blocked
+
+    async def ready(self, peer: AgentPeer, params: dict[str, Any] | None = None) -> Reply:
+        """initialize (in the checked version's shape unless `params`), then, with
+        --auth-method, authenticate: the connection is ready for sessions when the answer is ok."""
+        init = await peer.request("initialize", params or self.initialize_params(self.version))
+        if init.ok and self.auth_method is not None:
+            auth = await peer.request("authenticate", {"methodId": self.auth_method})
+            if not auth.ok:
+                return auth
+        return init
+
     async def connect(self, what: str, offering: bool = False) -> AgentPeer:
         """A new connection to the agent; `offering`: the checker answers fs/* and terminal/*
         (offering.py) instead of refusing them."""
         if self.url is not None:
             self.progress(f"v{self.version} connecting ({what}): {self.url}")
-            link: Link = await remote_link(self.url, self.timeout)
+            link: Link = await remote_link(self.url, self.timeout, self.headers)
         else:
             self.progress(f"v{self.version} starting the agent ({what}): {' '.join(self.argv)}")
             link = await Wire.spawn(self.argv)
@@ -116,8 +170,18 @@ def judged(reply: Reply, good: bool) -> bool | None:
     return None if reply.closed else good
 
 
+def unless_flooded(reply: Reply, good: bool) -> bool | None:
+    """`good`, unless the checker stopped reading the connection: transport.bounded says so."""
+    return None if reply.flooded else good
+
+
 def prompt(session_id: Any, text: str) -> dict[str, Any]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+
+
+def content_updates(updates: list[Any]) -> list[Any]:
+    """The updates that are a turn's content or tool calls (not STATE_UPDATES)."""
+    return [u for u in updates if update_kind(u) not in STATE_UPDATES]
 
 
 def update_kind(received: Any) -> str:

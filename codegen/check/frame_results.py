@@ -19,6 +19,17 @@ def frame_results(ctx: Context) -> None:
             or f"{frames} frames",
             [q.frame for q in bad[:5]],
         )
+    floods = [
+        f"{p.wire.argv[0] if ctx.url else 'a connection'}: {p.wire.flood}"
+        for p in ctx.peers
+        if p.wire.flood
+    ]
+    ctx.record(
+        "transport.bounded",
+        not floods,
+        "; ".join(floods[:3]) or f"{len(ctx.peers)} connections, each within the bounds",
+        [f for p in ctx.peers if p.wire.flood for f in p.evidence()[-3:]],
+    )
     default = CHECKS["schema.frames"].cites(ctx.version)
     assert default is not None
     by_row: dict[str, list[str]] = {}

@@ -34,6 +34,8 @@ SESSION_ID = "Acp-Session-Id"
 JSON_TYPE = "application/json"
 EVENT_STREAM = "text/event-stream"
 BODY_SHOWN = 300  # characters of a refusal's body the transcript keeps
+MAX_EVENT = 16 << 20  # the longest SSE line the checker reads
+REFUSALS = (401, 403)  # statuses that refuse the connection (credentials), not one message
 
 
 class HttpLink(Link):
@@ -53,7 +55,9 @@ class HttpLink(Link):
         self._closed = False
 
     @classmethod
-    async def connect(cls, url: str, timeout: float) -> HttpLink:
+    async def connect(
+        cls, url: str, timeout: float, headers: dict[str, str] | None = None
+    ) -> HttpLink:
         try:
             import httpx
         except ImportError as exc:
@@ -62,7 +66,9 @@ class HttpLink(Link):
                 " the http extra, pip install -e '.[http]' in the acpgen clone"
             ) from exc
         await _reachable(url, timeout)
-        client = httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=None), http2=False)
+        client = httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout, read=None), http2=False, headers=headers or {}
+        )
         return cls(client, url, timeout)
 
     # ---- out
@@ -88,7 +94,10 @@ class HttpLink(Link):
             response = await self.client.post(self.url, content=frame, headers=headers)
             connection_id = response.headers.get(CONNECTION_ID)
             if response.status_code != 200:
+                if response.status_code in REFUSALS:  # the connection itself is refused
+                    self.refusal = f"HTTP {response.status_code} {_body(response)}".rstrip()
                 self._refused(_described("POST", method, response), message)
+                self._end()
                 return True
             if connection_id:
                 self.connection_id = connection_id
@@ -151,6 +160,8 @@ class HttpLink(Link):
                 else:
                     async for event in sse_events(response.aiter_bytes()):
                         self._arrived(event)
+                        if self.flood is not None:
+                            break
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the stream broke
@@ -206,6 +217,8 @@ async def sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     data: list[bytes] = []
     async for chunk in chunks:
         buffer += chunk
+        if len(buffer) > MAX_EVENT:
+            raise ValueError(f"an SSE line longer than {MAX_EVENT >> 20} MiB")
         *lines, buffer = buffer.split(b"\n")
         for raw in lines:
             line = raw.rstrip(b"\r")
@@ -232,6 +245,10 @@ def _session_of(message: dict[str, Any]) -> str | None:
     return session if isinstance(session, str) else None
 
 
+def _body(response: Any) -> str:
+    return str(response.content[:BODY_SHOWN].decode("utf-8", errors="backslashreplace"))
+
+
 def _described(verb: str, what: Any, response: Any) -> str:
-    body = response.content[:BODY_SHOWN].decode("utf-8", errors="backslashreplace")
+    body = _body(response)
     return f"HTTP {response.status_code} for {verb} {what}: {body or response.reason_phrase}"

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from .client import AgentPeer
-from .context import AFTER_ANSWER, Call, Context
+from .context import AFTER_ANSWER, Call, Context, unless_flooded
 
 
 async def hygiene(ctx: Context, peer: AgentPeer, call: Call) -> None:
@@ -25,6 +25,8 @@ async def hygiene(ctx: Context, peer: AgentPeer, call: Call) -> None:
     reply = await call("session/new", {"cwd": 42, "mcpServers": "none"})
     if reply.message is None:
         ctx.record("rpc.bad-params", None, f"session/new: {reply.describe()}")
+    elif (blocked := ctx.refused_for_auth("session/new", reply)) is not None:
+        ctx.record("rpc.bad-params", None, f"{blocked} (before its params were read)")
     else:
         ctx.record(
             "rpc.bad-params",
@@ -71,7 +73,7 @@ async def _notifications(ctx: Context, peer: AgentPeer) -> None:
     )
     ctx.record(
         "rpc.unknown-notification-ignored",
-        reply.message is not None,
+        unless_flooded(reply, reply.message is not None),
         f"a request after them: {reply.describe()}",
         peer.evidence(mark),
     )

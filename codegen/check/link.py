@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 SHOWN = 600  # characters of a frame a transcript keeps
+FRAMES_KEPT = 20_000  # frames one connection may send before the checker stops reading it
+BYTES_KEPT = 32 << 20  # bytes one connection may send before the checker stops reading it
 
 
 @dataclass(frozen=True)
@@ -67,14 +69,37 @@ class Link:
         # told when the transport itself refused to carry a request (HTTP: its POST's status):
         # the request id and what the refusal said
         self.on_refused: Callable[[Any, str], None] | None = None
+        # the transport refused the connection itself (HTTP 401 or 403): what it said
+        self.refusal: str | None = None
+        self.flood: str | None = None  # why the checker stopped reading (a bound was passed)
+        self._frames_in = 0
+        self._bytes_in = 0
 
     @property
     def stderr_tail(self) -> str:
         return ""
 
     def _arrived(self, frame: bytes) -> None:
+        if self.flood is not None:
+            return
+        self._frames_in += 1
+        self._bytes_in += len(frame)
+        if self._frames_in > FRAMES_KEPT or self._bytes_in > BYTES_KEPT:
+            self.flooded(
+                f"more than {FRAMES_KEPT} frames or {BYTES_KEPT >> 20} MiB on one connection"
+                f" ({self._frames_in} frames, {self._bytes_in} bytes when the checker stopped)"
+            )
+            return
         self.transcript.add("received", frame)
         self._lines.put_nowait(frame)
+
+    def flooded(self, why: str) -> None:
+        """A bound was passed: keep nothing more, and end the connection (the drivers stop
+        reading when `flood` is set)."""
+        if self.flood is None:
+            self.flood = why
+            self.transcript.add("http", f"the checker stopped reading: {why}".encode())
+            self._ended()
 
     def _ended(self) -> None:
         self._lines.put_nowait(None)
@@ -84,6 +109,8 @@ class Link:
 
     async def receive(self, timeout: float) -> bytes | None:
         """The next frame (a line, without its newline), None on timeout; Closed at the end."""
+        if self.flood is not None:  # what is still queued is dropped: nothing more is read
+            raise Closed
         try:
             line = await asyncio.wait_for(self._lines.get(), timeout)
         except TimeoutError:
@@ -104,4 +131,13 @@ class Link:
 
 
 class SpawnError(Exception):
-    """The command could not be started (not found, not executable)."""
+    """The command could not be started (not found, not executable), or the remote agent could
+    not be reached or refused the connection."""
+
+
+def refused(url: str, said: str) -> SpawnError:
+    """The one error both remote transports give for a refused connection (exit 2)."""
+    return SpawnError(
+        f"{url}: the server refused the connection ({said}); give credentials with --token"
+        " TOKEN or --header NAME:VALUE"
+    )

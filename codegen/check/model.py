@@ -40,6 +40,34 @@ OBSERVATIONS = {
         " server keeps serving after a client drops mid-turn, so the checker reports it as"
         " information.",
     ),
+    "ACPGEN-AUTH-REQUIRED-NEEDS-METHODS": Requirement(
+        "ACPGEN-AUTH-REQUIRED-NEEDS-METHODS",
+        "SHOULD",
+        "agent",
+        "docs/protocol/v1/authentication.mdx L6-L8, L166-L167",
+        "Authentication is negotiated during initialization: the Agent advertises its methods in"
+        " authMethods, and the Client authenticates with one of them; an auth_required (-32000)"
+        " error while authMethods is empty leaves the Client no way to authenticate. No numbered"
+        " requirement says so, so the checker warns.",
+    ),
+    "ACPGEN-OUTPUT-BOUNDED": Requirement(
+        "ACPGEN-OUTPUT-BOUNDED",
+        "SHOULD",
+        "agent",
+        "docs/check.md (Bounds)",
+        "An Agent writes what the exchange calls for; the checker keeps at most a bounded number"
+        " of frames and bytes per connection (and per line) and stops reading a connection that"
+        " sends more, so a flood of output or updates is reported, not held.",
+    ),
+    "ACPGEN-V2-BATCH": Requirement(
+        "ACPGEN-V2-BATCH",
+        "MAY",
+        "agent",
+        "docs/protocol/v2/transports.mdx L57-L72; npm @agentclientprotocol/sdk 2.4.0 v2 schema",
+        "The older v2 docs say ACP follows JSON-RPC's batch rules; the newest publications (the"
+        " npm 2.4.0 v2 schema, the Rust SDK 5.0) removed batches. Whether an Agent takes a batch"
+        " is reported as information, never a failure.",
+    ),
 }
 
 
@@ -104,6 +132,8 @@ class Run:
     versions: list[int]
     results: list[Result] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # the agent refused to work without authentication: the auth methods it advertises
+    blocked_by_auth: list[str] | None = None
 
     def count(self, outcome: str) -> int:
         return sum(1 for r in self.results if r.outcome == outcome)
@@ -111,3 +141,23 @@ class Run:
     @property
     def failed(self) -> bool:
         return self.count(FAIL) > 0
+
+    @property
+    def exit_status(self) -> int:
+        """0 passed, 1 a MUST failure, EXIT_BLOCKED blocked by authentication (and no MUST
+        failure among what ran): neither a pass nor a fail."""
+        if self.failed:
+            return 1
+        return EXIT_BLOCKED if self.blocked_by_auth is not None else 0
+
+    def verdict(self) -> str:
+        blocked = ""
+        if self.blocked_by_auth is not None:
+            methods = ", ".join(self.blocked_by_auth) or "none"
+            blocked = f"blocked by authentication (advertised auth methods: {methods})"
+        if self.failed:
+            return "FAILED (a MUST-level check failed)" + (f"; {blocked}" if blocked else "")
+        return blocked or "passed (no MUST-level failure)"
+
+
+EXIT_BLOCKED = 4  # the exit status of a run blocked by authentication

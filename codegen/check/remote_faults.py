@@ -15,7 +15,7 @@ DROP_AFTER = 0.1
 async def drop_mid_turn(ctx: Context) -> None:
     peer = await ctx.connect("closed in the middle of a turn")
     try:
-        init = await peer.request("initialize", ctx.initialize_params(ctx.version))
+        init = await ctx.ready(peer)
         new = await peer.request("session/new", ctx.new_session_params())
         session_id = new.result.get("sessionId") if isinstance(new.result, dict) else None
         if not init.ok or session_id is None:
@@ -42,7 +42,7 @@ async def drop_mid_turn(ctx: Context) -> None:
         ctx.record("remote.drop-mid-turn", False, f"no new connection after the drop: {exc}")
         return
     try:
-        init = await again.request("initialize", ctx.initialize_params(ctx.version))
+        init = await ctx.ready(again)
         new = await again.request("session/new", ctx.new_session_params())
     finally:
         await again.close()

@@ -22,7 +22,7 @@ def _totals(run: Run) -> str:
 
 
 def _verdict(run: Run) -> str:
-    return "FAILED (a MUST-level check failed)" if run.failed else "passed (no MUST-level failure)"
+    return run.verdict()
 
 
 def _by_keyword(run: Run) -> list[str]:
@@ -100,6 +100,9 @@ def as_json(run: Run) -> str:
         "target": run.target,
         "versions": run.versions,
         "failed": run.failed,
+        "verdict": run.verdict(),
+        "blocked_by_authentication": run.blocked_by_auth,
+        "exit_status": run.exit_status,
         "counts": {o: run.count(o) for o in OUTCOMES},
         "notes": run.notes,
         "results": [_result(r) for r in run.results],

@@ -9,7 +9,7 @@ from .agent_checks import check_agent
 from .catalogue import CHECKS, V1_SCHEMA_ROWS
 from .client import AgentPeer
 from .context import Context
-from .link import Link
+from .link import Link, refused
 from .model import Run
 from .wire import Wire, remote_link
 
@@ -47,16 +47,22 @@ class NoVersion(Exception):
 
 
 async def negotiate(
-    argv: list[str], package: ModuleType, timeout: float, url: str | None = None
+    argv: list[str],
+    package: ModuleType,
+    timeout: float,
+    url: str | None = None,
+    headers: dict[str, str] | None = None,
 ) -> int:
     """The version the agent answers when asked for the newest one the checker knows (2)."""
-    link: Link = await (Wire.spawn(argv) if url is None else remote_link(url, timeout))
+    link: Link = await (Wire.spawn(argv) if url is None else remote_link(url, timeout, headers))
     peer = AgentPeer(link, package, timeout)
     try:
         params = {"protocolVersion": 2, "info": {"name": "acpgen-check", "version": "0"}}
         reply = await peer.request("initialize", params)
     finally:
         await peer.close()
+    if url is not None and link.refusal is not None:
+        raise refused(url, link.refusal)
     chosen = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
     if chosen in (1, 2):
         return int(chosen)
@@ -76,14 +82,25 @@ async def run_agent_checks(
     selected: Selector,
     progress: Callable[[str], None],
     url: str | None = None,
+    headers: dict[str, str] | None = None,
+    auth_method: str | None = None,
 ) -> Run:
+    """`headers`: sent with every request to `url`; `auth_method`: authenticate with it after
+    each initialize, before any session."""
     run = Run(argv if url is None else [url], versions)
     accepted: set[int] = set()
+    blocked: list[str] | None = None
     for version in versions:
         ctx = Context(argv, packages[version], version, timeout, selected, progress)
         ctx.accepted = accepted
         ctx.url = url
+        ctx.headers = dict(headers or {})
+        ctx.auth_method = auth_method
         await check_agent(ctx)
         run.results += ctx.results
         run.notes += ctx.notes
+        if ctx.blocked is not None:
+            blocked = sorted({*(blocked or []), *ctx.auth_methods})
+            run.notes.append(f"v{version}: {ctx.blocked}")
+    run.blocked_by_auth = blocked
     return run

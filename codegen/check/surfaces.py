@@ -44,6 +44,9 @@ async def content_kinds(
 ) -> None:
     """A text and a resource_link block (the baseline), then each advertised richer kind."""
     text = {"type": "text", "text": PROMPT_TEXT}
+    if ctx.turn_failed is not None:  # the same cause would fail these the same way
+        ctx.skip(ctx.turn_failed, "prompt.baseline-content", "prompt.advertised-content")
+        return
     mark = peer.mark()
     reply = await call("session/prompt", {"sessionId": session_id, "prompt": [text, RESOURCE_LINK]})
     ctx.record(
@@ -91,12 +94,15 @@ OFFERED = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True
 async def offered_surface(ctx: Context) -> None:
     """A connection offering fs and terminals, one prompt turn: every terminal the agent
     creates is released by the turn's end (the calls it made are the detail)."""
+    if ctx.gate is not None or ctx.turn_failed is not None:
+        ctx.record("caps.terminal-release", None, ctx.gate or ctx.turn_failed or "")
+        return
     peer = await ctx.connect("offering the file system and terminals", offering=True)
     assert isinstance(peer, OfferingPeer)
     try:
         params = ctx.initialize_params(ctx.version)
         params["clientCapabilities"] = OFFERED
-        init = await peer.request("initialize", params)
+        init = await ctx.ready(peer, params)
         new = await peer.request("session/new", ctx.new_session_params())
         session_id = new.result.get("sessionId") if isinstance(new.result, dict) else None
         if not init.ok or session_id is None:

@@ -7,7 +7,19 @@ import time
 from typing import Any
 
 from .client import AgentPeer
-from .context import AFTER_ANSWER, PROMPT_TEXT, Call, Context, judged, prompt, state, update_kind
+from .context import (
+    AFTER_ANSWER,
+    PROMPT_TEXT,
+    Call,
+    Context,
+    content_updates,
+    judged,
+    prompt,
+    state,
+    update_kind,
+)
+
+TURN_CHECKS = ("prompt.no-update-after-answer", "prompt.tool-calls-announced")
 
 CANCEL_AFTER = 0.1  # the cancel goes at the turn's first update, or this far into it
 CANCEL_LANDS = 0.25  # an answer this long after session/cancel was written had seen the cancel
@@ -19,24 +31,51 @@ async def turn_v1(ctx: Context, peer: AgentPeer, session_id: Any, call: Call) ->
     answered = time.monotonic()
     if reply.message is None:
         ctx.record("prompt.stop-reason", None, f"session/prompt: {reply.describe()}")
+        ctx.turn_failed = f"the text prompt got no answer ({reply.describe()})"
+        ctx.skip(ctx.turn_failed, *TURN_CHECKS)
+        return
+    if not reply.ok:
+        turn_refused(ctx, peer, reply, mark)
+        ctx.skip(ctx.turn_failed or "", *TURN_CHECKS)
         return
     stop = reply.result.get("stopReason") if isinstance(reply.result, dict) else None
     ctx.record(
         "prompt.stop-reason",
-        reply.ok and stop is not None,
+        stop is not None,
         f"the turn ended: {reply.describe()}",
         peer.evidence(mark),
     )
     await asyncio.sleep(AFTER_ANSWER)
     await peer.barrier()
-    late = peer.updates(session_id, after=answered)
+    late = content_updates(peer.updates(session_id, after=answered))
+    kinds = sorted({update_kind(u) for u in late})
     ctx.record(
         "prompt.no-update-after-answer",
         not late,
-        f"{len(late)} session/update after the prompt's answer" if late else "none after it",
+        (
+            f"{len(late)} content or tool call updates ({', '.join(kinds)}) after the prompt's"
+            " answer"
+            if late
+            else "no content or tool call update after it"
+        ),
         peer.evidence(mark),
     )
     tool_calls(ctx, peer, session_id, mark)
+
+
+def turn_refused(ctx: Context, peer: AgentPeer, reply: Any, mark: int) -> None:
+    """The first text prompt was answered with an error: one finding (prompt.stop-reason; none
+    when the error is authentication required, which is the environment's), and every check
+    needing a finished turn is not exercised, for that cause."""
+    blocked = ctx.refused_for_auth("session/prompt", reply)
+    if blocked is not None:
+        ctx.record("prompt.stop-reason", None, blocked)
+        ctx.turn_failed = blocked
+        return
+    ctx.record(
+        "prompt.stop-reason", False, f"the turn ended: {reply.describe()}", peer.evidence(mark)
+    )
+    ctx.turn_failed = f"the text prompt failed ({reply.describe()}; see prompt.stop-reason)"
 
 
 def tool_calls(ctx: Context, peer: AgentPeer, session_id: Any, mark: int) -> None:
@@ -70,6 +109,10 @@ async def turn_v2(ctx: Context, peer: AgentPeer, session_id: Any, call: Call) ->
     answered = time.monotonic()
     if reply.message is None:
         ctx.record("prompt.accepted", None, f"session/prompt: {reply.describe()}")
+        ctx.turn_failed = f"the text prompt got no answer ({reply.describe()})"
+        return
+    if ctx.refused_for_auth("session/prompt", reply) is not None:
+        ctx.turn_failed = ctx.refused_for_auth("session/prompt", reply)
         return
     idle = await wait_idle(peer, session_id, started, ctx.timeout)
     accepted = reply.ok and (idle is None or idle.at >= answered)
@@ -86,6 +129,8 @@ async def turn_v2(ctx: Context, peer: AgentPeer, session_id: Any, call: Call) ->
         peer.evidence(mark),
     )
     states = [state(u) for u in updates if update_kind(u) == "state_update"]
+    if not reply.ok:
+        ctx.turn_failed = f"the text prompt was refused ({reply.describe()})"
     if idle is None:
         ctx.record(
             "prompt.stop-reason", False, f"no idle state_update; {kinds}", peer.evidence(mark)
@@ -129,6 +174,9 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
     """A turn cancelled after its first update; judged only when the cancel clearly landed."""
     if not ctx.wants("cancel.cancelled", "prompt.no-update-after-answer"):
         return
+    if ctx.turn_failed is not None:
+        ctx.skip(ctx.turn_failed, "cancel.cancelled")
+        return
     new = await call("session/new", ctx.new_session_params())
     session_id = new.result.get("sessionId") if isinstance(new.result, dict) else None
     if session_id is None:
@@ -143,7 +191,8 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
         ctx.record("cancel.cancelled", None, "the turn ended before the cancel could be sent")
         return
     if ctx.version == 2 and idle_now(peer, session_id, started) is not None:
-        ctx.record("cancel.cancelled", None, "the turn went idle before the cancel could be sent")
+        why = "the turn went idle before the cancel could be sent"
+        ctx.skip(why, "cancel.cancelled", "prompt.no-update-after-answer")
         return
     await peer.notify("session/cancel", {"sessionId": session_id})
     sent = time.monotonic()
@@ -178,9 +227,7 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
     if ctx.version == 2:
         await asyncio.sleep(AFTER_ANSWER)
         await peer.barrier()
-        late = [
-            u for u in peer.updates(session_id, after=ended) if update_kind(u) != "state_update"
-        ]
+        late = content_updates(peer.updates(session_id, after=ended))
         if stop != "cancelled":
             ctx.record("prompt.no-update-after-answer", None, "no turn ended `cancelled`")
             return
@@ -197,6 +244,9 @@ async def cancel_request(ctx: Context, peer: AgentPeer, session_id: Any) -> None
     (an agent that does not support $/cancel_request ignores it and answers anyway)."""
     if not ctx.wants("rpc.cancel-request"):
         return
+    if ctx.turn_failed is not None:  # an error before any cancel would say nothing of it
+        ctx.skip(ctx.turn_failed, "rpc.cancel-request")
+        return
     mark = peer.mark()
     rid = peer.new_id()
     future = await peer.start("session/prompt", prompt(session_id, PROMPT_TEXT), rid)
@@ -207,3 +257,32 @@ async def cancel_request(ctx: Context, peer: AgentPeer, session_id: Any) -> None
     ctx.record("rpc.cancel-request", judged(reply, good), detail, peer.evidence(mark))
     if ctx.version == 2 and reply.ok:  # let the acknowledged turn finish before going on
         await wait_idle(peer, session_id, time.monotonic() - ctx.timeout, ctx.timeout)
+
+
+async def batch(ctx: Context, peer: AgentPeer) -> None:
+    """v2: two requests in one batch. Answered with an array of both answers: pass. Anything
+    else (one error, a refusal): information, since the older v2 docs describe batches
+    (transports.mdx L57-L72) and the npm 2.4.0 v2 schema and the Rust SDK 5.0 removed them."""
+    if not ctx.wants("rpc.batch"):
+        return
+    mark = peer.mark()
+    ids = [peer.new_id(), peer.new_id()]
+    futures = [peer.expect(rid, "_acpgen_check/batch") for rid in ids]
+    calls = [{"jsonrpc": "2.0", "id": rid, "method": "_acpgen_check/batch"} for rid in ids]
+    await peer.send(calls)
+    await peer.barrier()
+    await asyncio.sleep(AFTER_ANSWER)
+    answered = [f for f in futures if f.done() and f.result() is not None]
+    arrays = peer.batches
+    if peer.closed.is_set():  # not a refusal: it took the batch down with it
+        ctx.record("rpc.batch", False, "the agent exited after a batch", peer.evidence(mark))
+        return
+    good = len(answered) == len(ids) and arrays > 0
+    detail = (
+        "a batch of two requests was answered with an array of two answers"
+        if good
+        else f"a batch of two requests: {len(answered)} answered, {arrays} answer arrays"
+        " (refused or not taken: the older v2 docs describe batches, the npm 2.4.0 v2 schema"
+        " and the Rust SDK 5.0 removed them; see docs/check.md)"
+    )
+    ctx.record("rpc.batch", good, detail, peer.evidence(mark))

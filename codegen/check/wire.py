@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 from typing import Any
 
-from .link import Link, SpawnError
+from .link import Link, SpawnError, refused
 
 READ_CHUNK = 1 << 16
 STDERR_KEPT = 1 << 14
+MAX_LINE = 16 << 20  # the longest line (frame) the checker reads
 
 
 class Wire(Link):
@@ -49,6 +51,8 @@ class Wire(Link):
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 env=None if env is None else {**os.environ, **env},
+                start_new_session=True,  # its own process group: stop() ends its children too
+                limit=READ_CHUNK,
             )
         except OSError as exc:
             raise SpawnError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
@@ -57,26 +61,40 @@ class Wire(Link):
 
     async def _read_stdout(self) -> None:
         stream = self.reader
-        pending = b""
-        while True:
-            chunk = await stream.read(READ_CHUNK)
+        pending = bytearray()
+        while self.flood is None:
+            try:
+                chunk = await stream.read(READ_CHUNK)
+            except OSError:  # ConnectionResetError, BrokenPipeError: the peer is gone
+                chunk = b""
             if not chunk:
                 break
             pending += chunk
+            if b"\n" not in chunk:
+                if len(pending) > MAX_LINE:
+                    self.flooded(f"a line longer than {MAX_LINE >> 20} MiB")
+                continue
             *lines, pending = pending.split(b"\n")
             for line in lines:
-                self._arrived(line)
+                self._arrived(bytes(line))
+        if self.flood is not None:
+            self.kill_group()
+            with contextlib.suppress(OSError):  # read to EOF, keeping nothing: the pipe closes
+                while await stream.read(READ_CHUNK):
+                    pass
+            return
         if pending:
             if not self.stdin_closed:  # a line cut short by an exit the checker caused: not one
-                self._arrived(pending)
+                self._arrived(bytes(pending))
             else:
-                self.transcript.add("received", pending)
+                self.transcript.add("received", bytes(pending))
         self._ended()
 
     async def _read_stderr(self, stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(READ_CHUNK):
-            self._stderr += chunk
-            del self._stderr[:-STDERR_KEPT]
+        with contextlib.suppress(OSError):
+            while chunk := await stream.read(READ_CHUNK):
+                self._stderr += chunk
+                del self._stderr[:-STDERR_KEPT]
 
     @property
     def stderr_tail(self) -> str:
@@ -111,20 +129,29 @@ class Wire(Link):
         except TimeoutError:
             return None
 
+    def kill_group(self, sig: int = signal.SIGKILL) -> None:
+        """Signal the agent's process group (it was started in a session of its own): the
+        agent and every process it started that did not leave the group."""
+        if self.process is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, sig)
+
     async def stop(self, grace: float = 1.0) -> None:
-        """Close stdin, give the process `grace` seconds, then terminate, then kill it."""
+        """Close stdin, give the process `grace` seconds, then terminate, then kill it; then
+        kill what is left of its process group (grandchildren)."""
         self.close_stdin()
         if self.process is not None and await self.wait_exit(grace) is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.terminate()
+            self.kill_group(signal.SIGTERM)
             if await self.wait_exit(grace) is None:
-                with contextlib.suppress(ProcessLookupError):
-                    self.process.kill()
+                self.kill_group()
                 await self.process.wait()
+        self.kill_group()
         for task in self._tasks:
-            with contextlib.suppress(asyncio.TimeoutError):
+            with contextlib.suppress(Exception):  # a timeout; the reader ends on its own
                 await asyncio.wait_for(task, grace)
             task.cancel()
+        with contextlib.suppress(Exception):  # closed already, or the peer reset it
+            await asyncio.wait_for(self.writer.wait_closed(), grace)
 
 
 class WebSocketLink(Link):
@@ -138,16 +165,31 @@ class WebSocketLink(Link):
         self._tasks = [asyncio.create_task(self._read())]
 
     @classmethod
-    async def connect(cls, url: str, timeout: float) -> WebSocketLink:
+    async def connect(
+        cls, url: str, timeout: float, headers: dict[str, str] | None = None
+    ) -> WebSocketLink:
         try:
             from websockets.asyncio.client import connect
+            from websockets.exceptions import InvalidStatus
         except ImportError as exc:
             raise SpawnError(
                 f"--url needs the websockets package ({exc.name} is not installed): install the"
                 " http extra, pip install -e '.[http]' in the acpgen clone"
             ) from exc
         try:
-            socket = await connect(url, open_timeout=timeout, max_size=None, compression=None)
+            socket = await connect(
+                url,
+                open_timeout=timeout,
+                max_size=MAX_LINE,
+                compression=None,
+                additional_headers=headers or None,
+            )
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            body = exc.response.body[:300].decode("utf-8", errors="backslashreplace")
+            if status in (401, 403):
+                raise refused(url, f"HTTP {status} {body}".rstrip()) from exc
+            raise SpawnError(f"cannot connect to {url}: HTTP {status} {body}".rstrip()) from exc
         except Exception as exc:  # OSError, a timeout, websockets' handshake errors
             raise SpawnError(f"cannot connect to {url}: {exc}") from exc
         return cls(socket, url)
@@ -157,8 +199,11 @@ class WebSocketLink(Link):
             async for message in self.socket:
                 data = message.encode("utf-8") if isinstance(message, str) else bytes(message)
                 self._arrived(data)
-        except Exception:  # closed abnormally: the end, as for a clean close
-            pass
+                if self.flood is not None:
+                    break
+        except Exception as exc:  # closed abnormally: the end, as for a clean close
+            if "1009" in str(exc):  # the frame passed max_size
+                self.flooded(f"a frame longer than {MAX_LINE >> 20} MiB")
         self._ended()
 
     async def write(self, data: bytes, pieces: int = 1, pause: float = 0.0) -> bool:
@@ -181,10 +226,11 @@ class WebSocketLink(Link):
             task.cancel()
 
 
-async def remote_link(url: str, timeout: float) -> Link:
-    """A connection to the agent at `url`: Streamable HTTP for http(s)://, else WebSocket."""
+async def remote_link(url: str, timeout: float, headers: dict[str, str] | None = None) -> Link:
+    """A connection to the agent at `url`: Streamable HTTP for http(s)://, else WebSocket;
+    `headers` go with every request (the handshake, for WebSocket)."""
     if url.split("://", 1)[0].lower() in ("http", "https"):
         from .http_link import HttpLink
 
-        return await HttpLink.connect(url, timeout)
-    return await WebSocketLink.connect(url, timeout)
+        return await HttpLink.connect(url, timeout, headers)
+    return await WebSocketLink.connect(url, timeout, headers)

@@ -29,6 +29,7 @@ NOT_ON_THE_WIRE = frozenset(
         "type-added",
         "type-removed",
         "type-renamed",
+        "type-shadows",
         "enum-member-renamed",
         "became-stable",
         "became-unstable",

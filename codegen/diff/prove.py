@@ -42,7 +42,7 @@ DRAWS = 3  # values drawn per carrier and side
 SEARCH = 4  # more rounds of draws, at most, for a breaking verdict not confirmed yet
 REPAIRS = 6  # rejections elsewhere pruned away from one drawn value, at most
 CARRIERS = 2  # methods (params or result) a change is carried in, per side
-NAMES_ONLY = {"type-added", "type-removed"}
+NAMES_ONLY = {"type-added", "type-removed", "type-shadows"}
 # ^ a def's name coming or going: no message of the other revision holds it, and where it is used
 #   the change is listed on its own (a field's type, a variant, a method's params)
 _ASSERTED = {

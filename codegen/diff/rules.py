@@ -58,6 +58,12 @@ _TABLE: list[tuple[str, str, Level, Level, str, str, str]] = [
      "structure, not by name): the wire is unchanged.",
      "Rename uses of the generated class; an alias in your code can bridge both revisions.",
      "type-renamed"),
+    ("type-shadows", "type", W, W,
+     "A def that comes, goes or is renamed is named like a name the generated code uses (a "
+     "builtin such as str, an import, a helper of the package): the generated class takes a "
+     "trailing _ instead, so that the code using the name is unchanged.",
+     "Rename the def in the schema, or use the generated class by its name with the _.",
+     "type-shadows"),
     ("type-kind-changed", "type", B, B,
      "An object became a union, an enum or an alias, or the other way round.",
      "Rewrite the code that builds and reads it; check "

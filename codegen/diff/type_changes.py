@@ -26,6 +26,7 @@ from ..ir import (
     is_unstable,
     without_null,
 )
+from ..shadow import def_name, shadows
 from .emitter import Emitter, Place
 from .exprs import Exprs, show
 from .leniency import forgiven
@@ -59,12 +60,29 @@ class _Types:
             if name not in paired_new and not self.new.is_synthetic(name):
                 note = " (UNSTABLE)" if d.unstable else ""
                 out.emit("type-added", name, f"new {_kind(d)}{note}", out.at_defs(None, name))
+        self.shadowing(paired_new)
         for a, b in self.pairs.items():
             if self.old.is_variant(a) or self.new.is_variant(b):
                 continue  # compared as part of its union
             if a != b and not self.old.is_synthetic(a) and not self.new.is_synthetic(b):
                 out.emit("type-renamed", b, f"renamed from {a}", out.at_defs(a, b), a)
             self.definition(self.old.defs[a], self.new.defs[b])
+
+    def shadowing(self, paired_new: set[str]) -> None:
+        """A def of either revision that comes, goes or is renamed under a name the generated code
+        uses: its class takes another name (see acpgen/shadow.py)."""
+        out = self.out
+        renamed = {a: b for a, b in self.pairs.items() if a != b}
+        for name in self.old.defs:
+            if (name not in self.pairs or name in renamed) and self.shown(self.old, name):
+                out.emit("type-shadows", name, _shadow_detail(name), out.at_defs(name, None))
+        for name in self.new.defs:
+            if (name not in paired_new or name in renamed.values()) and self.shown(self.new, name):
+                out.emit("type-shadows", name, _shadow_detail(name), out.at_defs(None, name))
+
+    @staticmethod
+    def shown(rev: Revision, name: str) -> bool:
+        return not rev.is_synthetic(name) and shadows(name)
 
     def definition(self, a: Def, b: Def) -> None:
         out, place = self.out, self.out.at_defs(a.name, b.name)
@@ -458,6 +476,13 @@ class _Types:
 def _parts(d: ObjectDef) -> tuple[str | None, tuple[Field, ...]]:
     """A variant as (the def it builds on, its own fields): a plain payload def is all base."""
     return (d.base, d.fields) if d.synthetic else (d.name, ())
+
+
+def _shadow_detail(name: str) -> str:
+    return (
+        f"{name} is a name the generated code uses (a builtin, an import or a helper of its"
+        f" own): its class is {def_name(name)}"
+    )
 
 
 def _payload(rev: Revision, v: Variant) -> str:

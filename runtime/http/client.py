@@ -39,10 +39,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ..client import ClientSideConnection
-from ..errors import CapabilityError
-from ..framing import DEFAULT_MAX_LINE_BYTES
-from ..transport import MessageTransport
+from ..jsonrpc.errors import CapabilityError
+from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc.transport import MessageTransport
+from ..protocol.client import ClientSideConnection
 from .remote import DEFAULT_MAX_PEER_REQUESTS, RefusedConnectionError
 from .streamable import HttpTransport
 from .wsclient import WebSocketTransport
@@ -55,9 +55,9 @@ if TYPE_CHECKING:
 
     import acp_schema
 
-    from ..negotiation import ClientRoutes
-    from ..package import ClientPackage, HandlerT, ProxyT
-    from ..tracing import Tracer
+    from ..jsonrpc.package import ClientPackage, HandlerT, ProxyT
+    from ..jsonrpc.tracing import Tracer
+    from ..protocol.negotiation import ClientRoutes
 
     ClientHandlerArg = (
         acp_schema.ClientHandler

@@ -13,11 +13,11 @@ import logging
 import uuid
 from typing import Any, Awaitable, Callable
 
-from .. import rules
-from ..agent import AgentSideConnection
-from ..framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc import INTERNAL_ERROR
-from ..transport import MessageTransport
+from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc.transport import MessageTransport
+from ..protocol import rules
+from ..protocol.agent import AgentSideConnection
 from .messages import Peek, peek
 from .replies import Refused, Send
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import AsyncIterator
 
-from ..framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
 
 
 class OversizedEventError(Exception):

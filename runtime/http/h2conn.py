@@ -124,7 +124,9 @@ class H2Connection(asyncio.Protocol):
                     headers.append((name, value))
             if any(name == b"set-cookie" for name, _ in headers):
                 request = httpx.Request("GET", self._url)
-                self._cookies.extract_cookies(httpx.Response(status, headers=headers, request=request))
+                self._cookies.extract_cookies(
+                    httpx.Response(status, headers=headers, request=request)
+                )
             if not stream.head.done():
                 stream.head.set_result((status, headers))
         elif isinstance(event, h2.events.DataReceived):
@@ -198,7 +200,9 @@ class H2Connection(asyncio.Protocol):
             self._break(error)
             raise error from exc
 
-    async def _start(self, method: str, headers: dict[str, str], body: bytes) -> tuple[int, _Stream]:
+    async def _start(
+        self, method: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, _Stream]:
         if self._opening is None:
             self._opening = asyncio.get_running_loop().create_task(self._connect())
         if not self._opening.done():

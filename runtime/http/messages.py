@@ -8,8 +8,8 @@ them with the generated package as stdio does.
 
 from __future__ import annotations
 
-from .. import rules
 from ..jsonrpc import Peek, id_key, peek
+from ..protocol import rules
 
 __all__ = [
     "CONNECTION_ID_HEADER",

@@ -12,9 +12,9 @@ from typing import Any, Callable
 import httpx
 import msgspec
 
-from ..errors import ConnectionClosedError
 from ..jsonrpc import INTERNAL_ERROR, Peek
-from ..transport import MessageTransport
+from ..jsonrpc.errors import ConnectionClosedError
+from ..jsonrpc.transport import MessageTransport
 
 DEFAULT_MAX_PEER_REQUESTS = 1024
 """Requests of the agent's a connection handles at once: past it, reading stops until some are

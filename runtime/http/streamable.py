@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 import msgspec
 
-from ..transport import MessageTransport
+from ..jsonrpc.transport import MessageTransport
 from .events import EventParser, OversizedEventError, SilentServerError, alive_within
 from .h2conn import H2Connection, Reply
 from .messages import (

@@ -28,8 +28,8 @@ from websockets.http11 import Response
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from ..errors import ConnectionClosedError
-from ..transport import MessageTransport
+from ..jsonrpc.errors import ConnectionClosedError
+from ..jsonrpc.transport import MessageTransport
 from .messages import CONNECTION_ID_HEADER, peek
 from .pool import tls_context
 from .remote import RefusedConnectionError, RemoteTransport

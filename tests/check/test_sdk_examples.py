@@ -15,8 +15,8 @@ SDK = HERE / "sdk_examples"
 V1_FOUND = {
     # an unknown `_` extension request gets a result, not -32601
     ("rpc.unknown-extension", "ACP-V1-EXT-UNKNOWN-METHOD-NOT-FOUND", "warn"),
-    # session/list, not advertised, is answered `"result": null` (off the schema)
-    ("schema.frames", "ACP-V1-SCHEMA-LIST-SESSIONS-SHAPE", "fail"),
+    # session/load and list, not advertised, are answered; list's `"result": null` is off the
+    # schema, but the client must not send it at all: information, never a frame failure
     ("session.unadvertised", "ACP-V1-INIT-SESSION-OPTIONAL-MAY", "info"),
 }
 ECHO_ALSO = {
@@ -43,6 +43,8 @@ def runs() -> dict[str, Run]:
 
 def test_the_sdk_example_agent(runs: dict[str, Run]) -> None:
     assert findings(runs["agent"]) == V1_FOUND
+    (probes,) = [r for r in runs["agent"].results if r.check == "session.unadvertised"]
+    assert "session/list $.result: Expected `object`, got `null`" in probes.detail
 
 
 def test_the_sdk_echo_agent(runs: dict[str, Run]) -> None:

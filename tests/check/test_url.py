@@ -14,7 +14,7 @@ from acpgen.check.runner import run_agent_checks, selector
 from acpgen.check.schemas import default_package
 from acpgen.cli import main
 
-from .runs import HERE, PYTHON, ROOT, SLOW_START, findings, serving
+from .runs import HERE, PYTHON, REFUSED_BATCH, ROOT, SLOW_START, findings, serving
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def test_the_echo_example_passes_remotely(url: str, scheme: str) -> None:
     run: Run = asyncio.run(
         run_agent_checks([], packages, [1, 2], SLOW_START, selector([], []), lambda _: None, target)
     )
-    assert findings(run) == set()
+    assert findings(run) == REFUSED_BATCH
     assert run.notes == [f"v{v}: the stdio checks do not apply to --url" for v in (1, 2)]
     assert not any(r.group == "stdio" for r in run.results)
     drops = [(r.version, r.outcome) for r in run.results if r.check == "remote.drop-mid-turn"]
@@ -82,3 +82,49 @@ def test_a_server_dying_when_a_client_drops_mid_turn_is_caught(scheme: str) -> N
         )
     drop = "remote.drop-mid-turn"
     assert findings(run) == {(drop, "ACPGEN-REMOTE-DROP-SURVIVES", "info")}
+
+
+@pytest.fixture(scope="module")
+def guarded() -> Iterator[str]:
+    command = [PYTHON, str(ROOT / "examples" / "echo_agent.py"), "--listen", "127.0.0.1:0"]
+    with serving([*command, "--token", "s3cret"]) as served:
+        yield served
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_a_refused_connection_is_exit_2_on_both_transports(
+    guarded: str, scheme: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No token, or a wrong one: the same refusal, the same exit status and line, whichever
+    transport (WebSocket was exit 2, HTTP exit 1 with a hint to pass --protocol-version)."""
+    target = scheme + guarded.removeprefix("http")
+    for extra in ([], ["--token", "wrong"]):
+        assert main(["check", "--quiet", "--timeout", "5", "--url", target, *extra]) == 2
+        err = capsys.readouterr().err
+        assert f"acpgen check: {target}: the server refused the connection (HTTP 401" in err
+        assert "give credentials with --token TOKEN or --header NAME:VALUE" in err
+        assert "--protocol-version" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+@pytest.mark.parametrize("how", ["--token", "--header"])
+def test_credentials_reach_the_agent(guarded: str, scheme: str, how: str) -> None:
+    target = scheme + guarded.removeprefix("http")
+    given = (
+        ["--token", "s3cret"] if how == "--token" else ["--header", "Authorization: Bearer s3cret"]
+    )
+    argv = ["check", "--quiet", "--timeout", str(SLOW_START), "--only", "init", "--url", target]
+    assert main([*argv, *given]) == 0
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--header", "X-Key: 1", "--", "agent"], "--header and --token go with --url"),
+        (["--url", "ws://127.0.0.1:9/acp", "--header", "no-colon"], "give NAME:VALUE"),
+        (["--url", "ws://127.0.0.1:9/acp", "--header", "bad name: 1"], "give NAME:VALUE"),
+    ],
+)
+def test_header_usage(capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:
+    assert main(["check", "--quiet", *argv]) == 2
+    assert says in capsys.readouterr().err

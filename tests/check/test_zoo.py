@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from acpgen.check.catalogue import CHECKS
-from acpgen.check.model import PASS, Run
+from acpgen.check.model import NOT_EXERCISED, PASS, Run
 
 from .runs import HERE, PYTHON, ZOO, findings, not_exercised, run_all
 
@@ -48,6 +48,25 @@ BREAKS = {
     "resource_link_refused": "ACP-V1-INIT-PROMPT-BASELINE",
     "terminal_auth_unasked": "ACP-V1-AUTH-AGENT-TERMINAL-METHOD-ONLY-WITH-CAPABILITY",
     "terminal_kept": "ACP-V1-TERM-AGENT-RELEASE",
+    "version_zero_high": "ACP-V1-INIT-AGENT-LATEST-VERSION",
+    "auth_required_no_methods": "ACPGEN-AUTH-REQUIRED-NEEDS-METHODS",
+    "elicits_unoffered": "ACP-V1-ELIC-AGENT-NO-UNADVERTISED-MODE",
+    "boolean_option": "ACP-V1-CONFIG-NO-BOOLEAN-WITHOUT-CAPABILITY",
+    "resume_replays_after": "ACP-V1-SETUP-RESUME-NO-REPLAY",
+    "dies_on_garbage": "ACP-V1-JSONRPC-RESPONSE-REQUIRED",
+    "garbage_id": "ACP-V1-JSONRPC-RESPONSE-ID-ECHO",
+}
+# the one check that catches each (where others cite the same requirement)
+CAUGHT_BY = {
+    "version_zero_high": "version.higher",
+    "resume_replays_after": "session.resume-history",
+    "dies_on_garbage": "rpc.malformed-survives",
+    "garbage_id": "rpc.malformed-null-id",
+}
+# not breaks: behaviour the protocol allows, which the checker once failed (issue 38)
+FINE = {
+    "state_after_turn": "session_info_update and available_commands_update after a turn",
+    "auth_gated": "blocked by authentication: not a failure",
 }
 
 BREAKS_V2 = {
@@ -58,18 +77,19 @@ BREAKS_V2 = {
     "no_cancel": "ACP-V2-CANCEL-AGENT-IDLE-CANCELLED",
     "update_after_cancelled": "ACP-V2-CANCEL-AGENT-UPDATES-BEFORE-IDLE",
     "list_missing": "ACP-V2-SESSION-LIST-BASELINE",
+    "batch_refused": "ACPGEN-V2-BATCH",
 }
 
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, Run]:
-    v1 = {n: ([PYTHON, str(ZOO / f"{n}.py")], [1]) for n in ["base", *BREAKS]}
+    v1 = {n: ([PYTHON, str(ZOO / f"{n}.py")], [1]) for n in ["base", *BREAKS, *FINE]}
     v2 = {f"v2 {n}": ([PYTHON, str(ZOO_V2 / f"{n}.py")], [2]) for n in ["base_v2", *BREAKS_V2]}
     return run_all({**v1, **v2})
 
 
 def test_every_zoo_agent_is_listed() -> None:
-    assert {p.stem for p in ZOO.glob("*.py")} - {"base"} == set(BREAKS)
+    assert {p.stem for p in ZOO.glob("*.py")} - {"base"} == set(BREAKS) | set(FINE)
     assert {p.stem for p in ZOO_V2.glob("*.py")} - {"base_v2"} == set(BREAKS_V2)
 
 
@@ -101,6 +121,45 @@ def test_each_broken_agent_is_caught_by_its_requirement_alone(
     assert {rid for _, rid, _ in found} == {BREAKS[name]}, found
     citing = {c for c, k in CHECKS.items() if k.cites(1) == BREAKS[name]}
     assert {check for check, _, _ in found} <= citing | {"schema.frames"}
+    if name in CAUGHT_BY:
+        assert CAUGHT_BY[name] in {check for check, _, _ in found}, found
+
+
+def test_state_updates_after_a_turn_are_no_finding(runs: dict[str, Run]) -> None:
+    """prompt-turn.mdx L343 binds content and tool call updates to the turn; session state
+    (slash-commands.mdx L73, session-list.mdx L179) may come at any time."""
+    run = runs["state_after_turn"]
+    assert findings(run) == set() and not_exercised(run) == {"session.unadvertised"}
+
+
+def test_an_agent_blocked_by_authentication_is_neither_pass_nor_fail(
+    runs: dict[str, Run],
+) -> None:
+    run = runs["auth_gated"]
+    assert run.blocked_by_auth == ["zoo-login"] and not run.failed and run.exit_status == 4
+    assert "blocked by authentication (advertised auth methods: zoo-login)" in run.verdict()
+    assert findings(run) == set()
+    # every check that needs a session is there, not exercised, saying why
+    skipped = [r for r in run.results if r.outcome == NOT_EXERCISED]
+    assert {"session.new-id", "prompt.stop-reason", "session.load-replay"} <= {
+        r.check for r in skipped
+    }
+    assert all(
+        "blocked by authentication" in r.detail for r in skipped if r.check != "stdio.eof-mid-turn"
+    )
+    # what needs no session still ran: JSON-RPC hygiene, the version probes, the split line
+    passed = {r.check for r in run.results if r.outcome == PASS}
+    assert {"rpc.id-echo", "version.lower", "stdio.split-line", "stdio.eof-mid-turn"} <= passed
+    assert {r.check for r in run.results} == {
+        c for c, k in CHECKS.items() if k.cites(1) and k.group != "remote"
+    }
+
+
+def test_auth_method_runs_the_auth_flow_first() -> None:
+    run = run_all({"auth": ([PYTHON, str(ZOO / "auth_gated.py")], [1])}, auth_method="zoo-login")
+    assert run["auth"].blocked_by_auth is None
+    assert findings(run["auth"]) == set()
+    assert not_exercised(run["auth"]) == {"session.unadvertised"}
 
 
 @pytest.mark.parametrize("name", sorted(BREAKS_V2))

@@ -1,5 +1,6 @@
-"""README's Layout table against the tree: every module and package of `codegen/`, `runtime/`,
-`runtime/http/` and `examples/` is mentioned, and every path and module the table names exists.
+"""README's Layout table against the tree: every module and package of `codegen/`, `runtime/` (with
+`jsonrpc/`, `protocol/` and `http/`) and `examples/` is mentioned, and every path and module the
+table names exists.
 
 A module `D/m.py` is mentioned when the row of `D/` names it (`m.py` in backquotes) or a row of
 its own (`D/m.py`) exists; a package `D/p/` when a row of its own exists or the row of `D/` names
@@ -13,7 +14,14 @@ import re
 
 from tests.docs.readme import ROOT, section
 
-LISTED = ("codegen", "runtime", "runtime/http", "examples")  # folders whose modules are listed
+LISTED = (
+    "codegen",
+    "runtime",
+    "runtime/jsonrpc",
+    "runtime/protocol",
+    "runtime/http",
+    "examples",
+)  # folders whose modules are listed
 MARKERS = {"__init__.py", "__main__.py"}
 
 

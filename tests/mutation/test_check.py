@@ -15,8 +15,8 @@ NODE = "tests/conformance/test_jsonrpc.py::test_rpc_method_names_are_refused[acp
         "TimeoutError",
         "asyncio.exceptions.CancelledError",
         "Failed: Timeout >30.0s",
-        "acp_runtime.errors.RequestTimeoutError: rpc.discover: no answer within 5 s; the request"
-        " was cancelled ($/cancel_request)",
+        "acp_runtime.jsonrpc.errors.RequestTimeoutError: rpc.discover: no answer within 5 s; the"
+        " request was cancelled ($/cancel_request)",
     ],
 )
 def test_a_failure_that_is_only_a_timeout_does_not_count_as_caught(failure: str) -> None:
@@ -28,7 +28,7 @@ def test_a_failure_that_is_only_a_timeout_does_not_count_as_caught(failure: str)
     [
         "AssertionError: sent although it must be refused: {'method': 'rpc.discover'}",
         "AssertionError: the 0.05 s timeout never fired (nothing within 3.0 s)",
-        "Failed: DID NOT RAISE <class 'acp_runtime.errors.RequestTimeoutError'>",
+        "Failed: DID NOT RAISE <class 'acp_runtime.jsonrpc.errors.RequestTimeoutError'>",
         "KeyError: 'error'",
     ],
 )

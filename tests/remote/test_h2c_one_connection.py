@@ -8,8 +8,6 @@ import asyncio
 import functools
 from typing import Any
 
-import pytest
-
 import acp_schema as acp
 from acp_runtime.http import AcpApp, connect_agent
 

@@ -24,7 +24,7 @@ current_trace: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 
 
 class Tracer:
-    """A tracer as `acp_runtime.tracing` wants one, over a context variable."""
+    """A tracer as `acp_runtime.jsonrpc.tracing` wants one, over a context variable."""
 
     def inject(self) -> Mapping[str, str]:
         trace = current_trace.get()

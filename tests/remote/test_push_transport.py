@@ -9,8 +9,8 @@ import asyncio
 
 import pytest
 
-from acp_runtime.framing import OversizedLine
-from acp_runtime.transport import MessageTransport
+from acp_runtime.jsonrpc.framing import OversizedLine
+from acp_runtime.jsonrpc.transport import MessageTransport
 
 Item = bytes | OversizedLine
 

@@ -39,9 +39,7 @@ async def _flood(
         for line in head.split(b"\r\n")
         if line.lower().startswith(b"sec-websocket-key:")
     )
-    accept = base64.b64encode(
-        hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()
-    )
+    accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
     writer.write(
         b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"

@@ -19,6 +19,7 @@ import acp_schema as acp
 from acp_runtime import ConnectionClosedError
 from acp_runtime.http import connect_agent
 
+
 async def test_messages_of_every_length_form_reach_the_server_whole_and_in_order() -> None:
     received: list[Any] = []
     names = [("n" * size) for size in (1, 200, 70_000)]

@@ -8,7 +8,7 @@ from typing import Any
 
 import acp_schema as acp
 from acp_runtime import AgentSideConnection, ClientSideConnection, memory_pipe
-from acp_runtime.framing import LineReader
+from acp_runtime.jsonrpc.framing import LineReader
 
 CWD = "/work/project"
 

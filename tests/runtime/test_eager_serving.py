@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from acp_runtime import ClientSideConnection
-from acp_runtime.framing import PushReader
-from acp_runtime.serving import _EAGER
+from acp_runtime.jsonrpc.framing import PushReader
+from acp_runtime.jsonrpc.serving import _EAGER
 
 from .helpers import Agent, Client, raw_client
 

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from acp_runtime.framing import (
+from acp_runtime.jsonrpc import sniff as _sniff
+from acp_runtime.jsonrpc.framing import (
     LineReader,
     LineTransport,
     LineWriter,
@@ -15,7 +16,6 @@ from acp_runtime.framing import (
     PushReader,
     memory_pipe,
 )
-from acp_runtime.jsonrpc import sniff as _sniff
 
 
 async def read_all(data: bytes, limit: int = 1 << 20, pieces: int = 1) -> list:

@@ -11,7 +11,7 @@ import logging
 import pytest
 
 from acp_runtime import AgentSideConnection, memory_pipe
-from acp_runtime.framing import LineWriter
+from acp_runtime.jsonrpc.framing import LineWriter
 
 from .bounded import within
 from .helpers import Agent, RawPeer, raw_client

@@ -1,6 +1,6 @@
-"""The runtime's layers (issue 21): the JSON-RPC engine reaches no module of the ACP layer, and a
-transport hands the engine whole messages (HTTP bodies and WebSocket frames are never re-split
-into lines)."""
+"""The runtime's layers (issues 21, 35): each layer's folder (`jsonrpc/`, then `protocol/`) reaches
+nothing above it, so the JSON-RPC engine reaches no module of the ACP layer; and a transport hands
+the engine whole messages (HTTP bodies and WebSocket frames are never re-split into lines)."""
 
 from __future__ import annotations
 
@@ -10,37 +10,38 @@ from pathlib import Path
 
 import pytest
 
-from acp_runtime.framing import OversizedLine
-from acp_runtime.transport import MessageTransport
+from acp_runtime.jsonrpc.framing import OversizedLine
+from acp_runtime.jsonrpc.transport import MessageTransport
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
-ACP_LAYER = {"rules", "policy", "turns", "plan", "negotiation", "connection", "agent", "client"}
+# lowest first: each layer's modules import only from their own layer and those below it
+LAYERS = ("jsonrpc", "protocol")
 
 
-def _imports(module: str) -> set[str]:
-    """The runtime modules `module` imports (every import statement: under TYPE_CHECKING and in
-    functions too)."""
-    tree = ast.parse((RUNTIME / f"{module}.py").read_text())
+def _reached(path: Path) -> set[str]:
+    """The runtime packages and top-level modules `path` imports, as `acp_runtime`'s children
+    (every import statement: under TYPE_CHECKING and in functions too)."""
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(alias.name for alias in node.names)
-    return {name for name in found if (RUNTIME / f"{name}.py").exists()}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
+            parts = path.relative_to(RUNTIME).parent.parts[: max(0, 2 - node.level)]
+            names = [node.module] if node.module else [alias.name for alias in node.names]
+            found.update((*parts, *name.split("."))[0] for name in names)
+    return found
 
 
-def test_the_engine_reaches_no_module_of_the_acp_layer() -> None:
-    seen: set[str] = set()
-    todo = ["engine"]
-    while todo:
-        module = todo.pop()
-        if module not in seen:
-            seen.add(module)
-            todo.extend(_imports(module))
-    assert not seen & ACP_LAYER, f"engine.py reaches {sorted(seen & ACP_LAYER)}"
-    assert "transport" in seen and "jsonrpc" in seen
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_layer_reaches_nothing_above_it(layer: str) -> None:
+    allowed = set(LAYERS[: LAYERS.index(layer) + 1])
+    for path in sorted((RUNTIME / layer).glob("*.py")):
+        above = _reached(path) - allowed
+        assert not above, f"{path.relative_to(RUNTIME)} reaches {sorted(above)}"
+
+
+def test_the_check_sees_an_import_from_above(tmp_path: Path) -> None:
+    assert "protocol" in _reached(RUNTIME / "protocol" / "policy.py")
+    assert _reached(RUNTIME / "jsonrpc" / "engine.py") <= {"jsonrpc"}
+    assert "protocol" in _reached(RUNTIME / "stdio.py")
 
 
 async def test_a_message_transport_hands_over_each_message_whole() -> None:

@@ -1,6 +1,6 @@
 """The tables a connection derives from its package are made once per package and shared
-(`acp_runtime.plan`): every connection of a package holds the same objects, each package its own,
-and nothing is computed at import."""
+(`acp_runtime.protocol.plan`): every connection of a package holds the same objects, each package
+its own, and nothing is computed at import."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ async def test_each_package_and_each_side_has_its_own_tables() -> None:
 
 
 async def test_the_plan_is_kept_on_the_package_and_made_once() -> None:
-    from acp_runtime.plan import PackagePlan
+    from acp_runtime.protocol.plan import PackagePlan
 
     conn = _agent(acp)
     try:

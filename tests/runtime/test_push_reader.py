@@ -8,7 +8,13 @@ import random
 
 import pytest
 
-from acp_runtime.framing import LineReader, LineTransport, OversizedLine, PushReader, _Slices
+from acp_runtime.jsonrpc.framing import (
+    LineReader,
+    LineTransport,
+    OversizedLine,
+    PushReader,
+    _Slices,
+)
 
 
 class Pausable:

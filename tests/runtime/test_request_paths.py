@@ -12,7 +12,7 @@ import pytest
 
 import acp_schema as acp
 from acp_runtime import ConnectionClosedError
-from acp_runtime.calls import PendingCalls
+from acp_runtime.jsonrpc.calls import PendingCalls
 
 from .helpers import Client, initialize_request, raw_agent, raw_client
 

@@ -17,7 +17,7 @@ import pytest
 
 import acp_schema as acp
 from acp_runtime import rules, wire
-from acp_runtime.plan import Envelopes
+from acp_runtime.protocol.plan import Envelopes
 from acpgen.instances import valid_instances_with_defaults
 
 from .helpers import Agent, pair, text_update
@@ -260,7 +260,7 @@ def test_a_checked_answer_is_the_one_typed_makes_or_the_error_it_raises(
     """`Sender.response` writes out `typed` for a generated object: for valid results (as
     generated objects and as wire JSON) and broken ones, it gives the same bytes or raises the
     same error as the way through `typed`."""
-    from acp_runtime.sending import Sender
+    from acp_runtime.jsonrpc.sending import Sender
     from acpgen.instances import mutations
 
     package = SCHEMAS[name][0]
@@ -300,7 +300,7 @@ def test_the_strict_check_of_params_refuses_what_the_strict_decode_refuses(
     values of every method's params (generated objects built without a check, and their JSON),
     the check passes exactly the JSON the strict decode passes, and `params` returns the same
     value or raises the same error as `typed`."""
-    from acp_runtime.sending import Sender, _strict_check
+    from acp_runtime.jsonrpc.sending import Sender, _strict_check
     from acpgen.instances import mutations
 
     package = SCHEMAS[name][0]
@@ -374,7 +374,7 @@ def _broken(value: Any, depth: int) -> list[Any]:
 
 def test_a_package_without_the_codec_gets_its_strict_decode() -> None:
     """`_strict_check` of a package whose `decode` is not its codec's calls that `decode`."""
-    from acp_runtime.sending import _strict_check
+    from acp_runtime.jsonrpc.sending import _strict_check
 
     calls: list[tuple[bytes, Any, bool]] = []
     package = ModuleType("custom")

@@ -7,9 +7,10 @@
 `constraints` writes `name==X` for each `name>=X` of the package's dependencies and of the
 extras users install (`http`, `fast`, `codegen`): a venv made with it runs at the oldest versions
 the ranges allow. `test-requirements` writes the `test` extra's exact pins (of the NAMEs given,
-else all), less the packages the constraints name (the test tools: pytest, the interop SDK...). `beside` checks that
-the built wheel's `http` extra installs next to each version in BESIDE (an application's own pin),
-with `pip install --dry-run` (nothing is installed); it exits 1 naming each one refused.
+else all), less the packages the constraints name (the test tools: pytest, the interop SDK...).
+`beside` checks that the built wheel's `http` extra installs next to each version in BESIDE (an
+application's own pin), with `pip install --dry-run` (nothing is installed); it exits 1 naming
+each one refused.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from acp_runtime import run_agent, serve_agent, spawn_agent
-from acp_runtime.connection import Connection
+from acp_runtime.protocol.connection import Connection
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +33,7 @@ def typed_dict_keys(path: Path, name: str) -> set[str]:
     raise AssertionError(f"{path.name} declares no {name}")
 
 
-OPTIONS = typed_dict_keys(ROOT / "runtime" / "connection.py", "ConnectionOptions")
+OPTIONS = typed_dict_keys(ROOT / "runtime" / "protocol" / "connection.py", "ConnectionOptions")
 
 
 def keywords(fn: Callable[..., object]) -> dict[str, inspect._ParameterKind]:

@@ -6,6 +6,7 @@ file here is this one with exactly one requirement broken."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -19,6 +20,28 @@ from base import TURN, Base, Session  # noqa: E402  (the v1 zoo agent, found thr
 
 class BaseV2(Base):
     turns = 0
+    batch: list[dict[str, Any]] | None = None  # the answers of the batch being read
+
+    def dispatch(self, message: Any) -> None:
+        """A batch (the older v2 docs' JSON-RPC batches): its answers go back as one array."""
+        if not isinstance(message, list):
+            super().dispatch(message)
+            return
+        if not message:
+            self.fail(None, -32600, "Invalid Request: an empty batch")
+            return
+        self.batch = []
+        for item in message:
+            super().dispatch(item)
+        answers, self.batch = self.batch, None
+        if answers:
+            self.write_line(json.dumps(answers).encode("utf-8"))
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.batch is not None and threading.current_thread() is threading.main_thread():
+            self.batch.append(message)
+        else:
+            super().send(message)
 
     def initialize_result(self, asked: Any) -> dict[str, Any]:
         info = {"name": "zoo-agent-v2", "version": "1.0.0"}

@@ -15,8 +15,8 @@ from .errors import ConnectionClosedError, RequestTimeoutError
 from .sending import write_failed
 
 if TYPE_CHECKING:
-    from .jsonrpc import RequestId
-    from .package import TypeForm
+    from ..jsonrpc.package import TypeForm
+    from . import RequestId
     from .sending import Sender
     from .transport import Transport
 

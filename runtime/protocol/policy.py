@@ -23,19 +23,19 @@ import operator
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
 
-from . import rules, wire
-from .engine import Policy
-from .errors import (
+from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, wire
+from ..jsonrpc.engine import Policy
+from ..jsonrpc.errors import (
     CapabilityError,
     ConnectionClosedError,
     NotInitializedError,
     ProtocolError,
     ProtocolVersionError,
 )
-from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from . import rules
 
 if TYPE_CHECKING:
-    from .package import RpcException
+    from ..jsonrpc.package import RpcException
     from .plan import PackagePlan
 
 

@@ -11,8 +11,8 @@ from typing import Any, Mapping
 
 import msgspec
 
+from ..jsonrpc import peek
 from . import rules
-from .jsonrpc import peek
 
 
 class Route(msgspec.Struct, frozen=True):

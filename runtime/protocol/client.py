@@ -15,10 +15,11 @@ from typing import (
 
 import msgspec
 
-from . import rules, wire
+from ..jsonrpc import wire
+from ..jsonrpc.errors import ConnectionClosedError, ProtocolError
+from ..jsonrpc.framing import ByteReader, ByteWriter
+from . import rules
 from .connection import Connection
-from .errors import ConnectionClosedError, ProtocolError
-from .framing import ByteReader, ByteWriter
 from .policy import ClientPolicy
 
 if TYPE_CHECKING:
@@ -26,13 +27,8 @@ if TYPE_CHECKING:
 
     import acp_schema
 
+    from ..jsonrpc.package import AgentProxyT, ClientPackage, HandlerT, ProxyT
     from .connection import ConnectionOptions
-    from .package import (
-        AgentProxyT,
-        ClientPackage,
-        HandlerT,
-        ProxyT,
-    )
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)

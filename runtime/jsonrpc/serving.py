@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sized
 
 import msgspec
 
-from . import answers
+from . import INTERNAL_ERROR, INVALID_REQUEST, RequestId, answers
 from .answers import as_rpc_error
 from .errors import ConnectionClosedError, ProtocolError
-from .jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, RequestId
 from .sending import write_failed
 
 if TYPE_CHECKING:
-    from .package import RequestMessage, RpcException
+    from ..jsonrpc.package import RequestMessage, RpcException
     from .sending import Sender
     from .transport import Transport
 

@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import msgspec
 
-from . import wire
-from .framing import _SNIFF, OversizedLine
-from .jsonrpc import (
+from . import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -20,10 +18,12 @@ from .jsonrpc import (
     RequestId,
     classify,
     sniff,
+    wire,
 )
+from .framing import _SNIFF, OversizedLine
 
 if TYPE_CHECKING:
-    from .package import RpcException
+    from ..jsonrpc.package import RpcException
 
 log = logging.getLogger("acp_runtime")
 

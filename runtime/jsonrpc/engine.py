@@ -34,31 +34,28 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generic, 
 
 import msgspec
 
-from . import answers, calls, tracing, wire
-from .answers import as_rpc_error as as_rpc_error
-from .calls import _DEFAULT as _DEFAULT
-from .calls import PendingCall, PendingCalls, _in_notification, send_call
-from .errors import CapabilityError, ConnectionClosedError
-from .framing import (
-    DEFAULT_MAX_LINE_BYTES,
-    ByteReader,
-    ByteWriter,
-    LineTransport,
-    OversizedLine,
-)
-from .jsonrpc import (
+from . import (
     CANCEL_REQUEST,
     CANCEL_REQUEST_ID,
     INTERNAL_ERROR,
     RequestId,
+    answers,
+    calls,
+    tracing,
+    wire,
 )
+from .answers import as_rpc_error as as_rpc_error
+from .calls import _DEFAULT as _DEFAULT
+from .calls import PendingCall, PendingCalls, _in_notification, send_call
+from .errors import CapabilityError, ConnectionClosedError
+from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineTransport, OversizedLine
 from .sending import Envelopes, Sender, write_failed
 from .serving import Server
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from .package import (
+    from ..jsonrpc.package import (
         ErrorResponseMessage,
         NotificationMessage,
         PackageT,
@@ -68,15 +65,16 @@ if TYPE_CHECKING:
         TypeForm,
     )
     from .transport import Transport
-else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
+else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
 
 
 class Policy:
-    """The hooks through which a protocol's rules ride on the engine (`acp_runtime.policy` for
-    ACP's). This one applies none: values are only checked against the package's types."""
+    """The hooks through which a protocol's rules ride on the engine
+    (`acp_runtime.protocol.policy` for ACP's). This one applies none: values are only checked
+    against the package's types."""
 
     # the methods whose results `on_result` reads (None: all); any other result is given as it is
     results_read: Container[str] | None = None
@@ -148,7 +146,7 @@ class Engine(Generic[PackageT]):
         self.timeout = timeout  # seconds a call waits for its answer by default; None: no limit
         self.max_line_bytes = max_line_bytes
         transport: Transport
-        if writer is None:  # a transport of whole messages (`acp_runtime.transport`)
+        if writer is None:  # a transport of whole messages (`acp_runtime.jsonrpc.transport`)
             transport = cast("Transport", reader)
         else:
             transport = LineTransport(

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Protocol
 
-from . import rules, wire
+from ..jsonrpc import wire
+from . import rules
 
 
 class Request(Protocol):

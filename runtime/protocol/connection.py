@@ -12,25 +12,25 @@ import inspect
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict, TypeVar, cast
 
-from . import rules, wire
-from .calls import PendingCall as PendingCall
-from .engine import _DEFAULT as _DEFAULT
-from .engine import Engine
-from .engine import as_rpc_error as as_rpc_error
-from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter
-from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND
+from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, wire
+from ..jsonrpc.calls import PendingCall as PendingCall
+from ..jsonrpc.engine import _DEFAULT as _DEFAULT
+from ..jsonrpc.engine import Engine
+from ..jsonrpc.engine import as_rpc_error as as_rpc_error
+from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter
+from . import rules
 from .negotiation import Routes
 from .policy import AcpPolicy
 
 if TYPE_CHECKING:
     import asyncio
 
-    from .package import NotificationMessage, PackageT, RequestMessage
+    from ..jsonrpc.package import NotificationMessage, PackageT, RequestMessage
+    from ..jsonrpc.sending import Envelopes
+    from ..jsonrpc.tracing import Tracer
+    from ..jsonrpc.transport import Transport
     from .plan import PackagePlan
-    from .sending import Envelopes
-    from .tracing import Tracer
-    from .transport import Transport
-else:  # acp_runtime.package is for type checkers: at run time, only the type variable is needed
+else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
 
 
@@ -58,7 +58,7 @@ class Connection(Engine[PackageT]):
 
     It is also the `Peer` the generated proxies are bound to: `request(method, params,
     result_type)` and `notify(method, params)`, both checked against the protocol rules first.
-    `PackageT` is the type of the generated package driving it (`acp_runtime.package`).
+    `PackageT` is the type of the generated package driving it (`acp_runtime.jsonrpc.package`).
     """
 
     side: str  # "agent" or "client": set by the two sides

@@ -11,20 +11,20 @@ module alone, which proxy a connection carries and which handler it serves:
 
 The members follow the package contract (`generated/acp_schema/README.md`). Values that are
 protocol data (params, results, the JSON-RPC envelope fields) are `Any`, written inline: a generated
-object or decoded JSON, read by the runtime only through `acp_runtime.wire`, by wire name.
+object or decoded JSON, read by the runtime only through `acp_runtime.jsonrpc.wire`, by wire name.
 
 This module is for type checkers: the runtime imports it under `TYPE_CHECKING` only (one module
 less to load), and its Protocols exist for them alone. Import it the same way:
 
     if TYPE_CHECKING:
-        from acp_runtime.package import AgentPackage
+        from acp_runtime.jsonrpc.package import AgentPackage
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypeAlias, TypeVar
 
-from .jsonrpc import RequestId
+from ..jsonrpc import RequestId
 
 if TYPE_CHECKING:
     import acp_schema
@@ -173,7 +173,7 @@ if TYPE_CHECKING:
     class RpcException(Exception):
         """The package's `RpcError` as the runtime reads it. Type checkers only: no Protocol can say
         "an exception with these members", so the runtime views one through
-        `acp_runtime.connection.as_rpc_error`."""
+        `acp_runtime.protocol.connection.as_rpc_error`."""
 
         code: int
         message: str

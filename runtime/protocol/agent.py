@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
+from ..jsonrpc import INVALID_PARAMS
+from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import negotiation
 from .connection import Connection, as_rpc_error
-from .framing import ByteReader, ByteWriter
-from .jsonrpc import INVALID_PARAMS
 from .policy import AgentPolicy
 
 if TYPE_CHECKING:
@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
     import acp_schema
 
+    from ..jsonrpc.package import AgentPackage, ClientProxyT, HandlerT, ProxyT
     from .connection import ConnectionOptions
-    from .package import AgentPackage, ClientProxyT, HandlerT, ProxyT
 
     _Base = Connection[AgentPackage[ClientProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)

@@ -16,7 +16,7 @@ import msgspec
 from .errors import SchemaMismatchError
 
 if TYPE_CHECKING:
-    from .package import Package, TypeForm
+    from ..jsonrpc.package import Package, TypeForm
 
 MISSING: Any = None
 """What `get` returns for an absent, UNSET or null value: in ACP all three mean "not there"."""

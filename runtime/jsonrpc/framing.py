@@ -300,7 +300,7 @@ def _finished(loop: asyncio.AbstractEventLoop | None) -> asyncio.Future[None]:
 
 class LineTransport:
     """Newline framing over a pair of byte streams as a transport of whole messages
-    (`acp_runtime.transport.Transport`): a `LineReader` in, a `LineWriter` out.
+    (`acp_runtime.jsonrpc.transport.Transport`): a `LineReader` in, a `LineWriter` out.
 
     Over a `PushReader` each chunk is split and handed on in the protocol callback that received
     it; over any other reader a task reads chunks and hands on their lines. A burst is handed on

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from ..jsonrpc.sending import Envelopes
 from . import rules
-from .sending import Envelopes
 from .turns import Turns, TurnsByUpdate
 
 if TYPE_CHECKING:
-    from .package import MethodInfoLike, Package
+    from ..jsonrpc.package import MethodInfoLike, Package
     from .turns import Serving
 
     Check = Callable[[Any, Any], "str | None"]

@@ -16,8 +16,8 @@ from . import wire
 from .errors import ConnectionClosedError, ProtocolError
 
 if TYPE_CHECKING:
-    from .jsonrpc import RequestId
-    from .package import Package, RequestMessage, TypeForm
+    from ..jsonrpc.package import Package, RequestMessage, TypeForm
+    from . import RequestId
 
 
 class Sender:
