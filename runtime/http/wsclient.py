@@ -35,6 +35,9 @@ from .pool import tls_context
 from .remote import RefusedConnectionError, RemoteTransport
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
+PING_INTERVAL = 20.0
+"""Seconds between the client's pings; a server that sends nothing, not even the pong, for one
+interval after a ping is dead: the socket is dropped."""
 
 
 class WebSocketTransport(RemoteTransport, asyncio.Protocol):
@@ -57,6 +60,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._held: collections.deque[bytes] = collections.deque()  # read, waiting for the cap
         self._abort: asyncio.TimerHandle | None = None
         self._head = b""
+        self._silent = False  # nothing came since the last ping
+        self._ticker: asyncio.TimerHandle | None = None
 
     async def open(self) -> None:
         request = self._ws.connect()
@@ -79,6 +84,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             await loop.create_connection(lambda: self, uri.host, uri.port, ssl=context)
             await asyncio.shield(self._handshake)
         error = self._ws.handshake_exc
+        if error is None and self._ws.state is State.OPEN:
+            self._ticker = loop.call_later(PING_INTERVAL, self._tick)
         if isinstance(error, InvalidStatus):
             answer = error.response
             reason = (answer.body or b"")[:8192].decode("utf-8", "replace") or answer.reason_phrase
@@ -103,7 +110,21 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._transport = transport
         self._flush()
 
+    def _tick(self) -> None:
+        """Ping the server; drop the socket when nothing came since the last ping."""
+        if self._transport is None or self._ws.state is not State.OPEN:
+            return
+        if self._silent:
+            self.end_input(f"the WebSocket {self.url}: nothing came within {PING_INTERVAL:g} s")
+            self._transport.abort()
+            return
+        self._silent = True
+        self._ws.send_ping(b"acp")
+        self._flush()
+        self._ticker = asyncio.get_running_loop().call_later(PING_INTERVAL, self._tick)
+
     def data_received(self, data: bytes) -> None:
+        self._silent = False
         if self._ws.state is State.CONNECTING and len(self._head) < 1024:
             self._head += data[:1024]  # the answer's status line, should websockets not read it
         self._ws.receive_data(data)
@@ -125,8 +146,9 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._ws.receive_eof()
         self._transport = None
-        if self._abort is not None:
-            self._abort.cancel()
+        for timer in (self._abort, self._ticker):
+            if timer is not None:
+                timer.cancel()
         if not self._handshake.done():
             self._handshake.set_result(None)
         if not self._closed.done():

@@ -3,6 +3,7 @@
 - a server flooding pings and never reading the pongs: the client stops reading once its pongs
   wait unread (backpressure), so the flood stalls within a few MiB of socket buffers, where a
   client that reads on buffers every pong it owes;
+- a server gone silent: dropped once a ping brings nothing back;
 - a server flooding requests: at most `max_peer_requests` are handled at once; the rest wait in
   the socket, and each is handled once earlier ones are answered.
 """
@@ -16,23 +17,19 @@ import json
 import socket
 from typing import Any
 
+import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 import acp_schema as acp
+from acp_runtime import ConnectionClosedError
 from acp_runtime.http import connect_agent
 
 PING = b"\x89\x7d" + b"p" * 125  # a server's ping frame (unmasked), the largest a ping may be
 FLOOD_CAP = 48 << 20  # what the flooding server sends at most: a bound on the test itself
 
 
-async def _flood(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sent: Any, stop: asyncio.Event
-) -> None:
-    """Accept the handshake, then send pings until the client stops reading them (a write
-    that does not drain within 2 s) or FLOOD_CAP bytes are sent; never read again; drop the
-    connection once told to `stop`."""
-    # a small receive buffer: the pongs the client owes back up sooner (the test runs faster)
-    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+async def _accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Answer a WebSocket handshake by hand."""
     head = await reader.readuntil(b"\r\n\r\n")
     key = next(
         line.split(b":", 1)[1].strip()
@@ -44,6 +41,17 @@ async def _flood(
         b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"
     )
+
+
+async def _flood(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, sent: Any, stop: asyncio.Event
+) -> None:
+    """Accept the handshake, then send pings until the client stops reading them (a write
+    that does not drain within 2 s) or FLOOD_CAP bytes are sent; never read again; drop the
+    connection once told to `stop`."""
+    # a small receive buffer: the pongs the client owes back up sooner (the test runs faster)
+    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 16)
+    await _accept(reader, writer)
     batch = PING * 512
     total = 0
     try:
@@ -77,6 +85,30 @@ async def test_a_ping_flood_whose_pongs_are_never_read_stalls_instead_of_growing
 
 
 test_a_ping_flood_whose_pongs_are_never_read_stalls_instead_of_growing.timeout = 90  # type: ignore[attr-defined]
+
+
+async def test_a_server_gone_silent_is_dropped_after_an_unanswered_ping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from acp_runtime.http import wsclient
+
+    monkeypatch.setattr(wsclient, "PING_INTERVAL", 0.3)
+    hold = asyncio.Event()
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _accept(reader, writer)
+        await hold.wait()  # reads nothing, answers no ping
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with connect_agent(f"ws://127.0.0.1:{port}/acp", None) as conn:
+            with pytest.raises(ConnectionClosedError, match="nothing came within 0.3 s"):
+                await asyncio.wait_for(conn.request("initialize", {"protocolVersion": 1}), 10)
+    finally:
+        hold.set()
+        server.close()
+
 
 ANSWER = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
 REQUESTS = 600
