@@ -10,7 +10,7 @@ Implements `rfds/streamable-http-websocket-transport.mdx`. Importing `acp_runtim
 this package (nor Hypercorn, httpx or websockets); see docs/runtime.md, "Remote agents".
 """
 
-from .client import connect_agent, reattach_session
+from .client import RefusedConnectionError, connect_agent, reattach_session
 from .connections import RemoteAgentConnection
 from .guard import RequestInfo
 from .messages import CONNECTION_ID_HEADER, SESSION_ID_HEADER
@@ -20,6 +20,7 @@ from .server import AcpApp
 __all__ = [
     "AcpApp",
     "CONNECTION_ID_HEADER",
+    "RefusedConnectionError",
     "RemoteAgentConnection",
     "RequestInfo",
     "SESSION_ID_HEADER",

@@ -47,14 +47,14 @@ class Stream:
         self._task = asyncio.create_task(self._read(client, url, headers))
 
     async def _read(self, client: Any, url: str, headers: dict[str, str]) -> None:
-        from acp_runtime.http.client import _sse_events
+        from acp_runtime.http.events import sse_events
 
         try:
             async with client.stream(
                 "GET", url, headers={"accept": "text/event-stream", **headers}
             ) as response:
                 self.status.set_result(response.status_code)
-                async for event in _sse_events(response.aiter_bytes()):
+                async for event in sse_events(response.aiter_bytes()):
                     self.events.put_nowait(json.loads(event))
         finally:
             if not self.status.done():

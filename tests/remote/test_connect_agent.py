@@ -259,3 +259,34 @@ async def test_a_post_answered_404_closes_the_connection(transport: str) -> None
             await conn.wait_closed()
             with pytest.raises(ConnectionClosedError):
                 await conn.agent.session_new(NEW)
+
+
+def _only_token(request: Any) -> str | None:
+    return "user" if request.bearer_token == "right" else None
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_refused_connection_raises_one_exception_with_status_reason_and_transport(
+    transport: str,
+) -> None:
+    """A wrong token: `RefusedConnectionError` over every transport (never an InternalError or a
+    websockets exception), carrying the status, what the server said, and the transport; every
+    call pending then fails with it, and the connection is closed."""
+    from acp_runtime.http import RefusedConnectionError
+
+    app = AcpApp(functools.partial(HistoryAgent, store=Store()), authenticate=_only_token)
+    async with served(app) as base:
+        wrong = {"authorization": "Bearer wrong"}
+        with pytest.raises(RefusedConnectionError) as refused:
+            async with connect(base, transport, Handler(), headers=wrong) as conn:
+                with pytest.raises(RefusedConnectionError):
+                    await asyncio.wait_for(conn.agent.initialize(INIT), 10)
+                await conn.wait_closed()
+                await conn.agent.initialize(INIT)  # closed by the refusal: raises it again
+        error = refused.value
+        assert error.status == 401 and error.reason and str(error.status) in str(error)
+        assert error.transport == {"http/1.1": "http/1.1", "h2c": "h2c"}.get(transport, transport)
+        assert isinstance(error, ConnectionClosedError)
+        right = {"authorization": "Bearer right"}
+        async with connect(base, transport, Handler(), headers=right) as conn:
+            assert (await conn.agent.initialize(INIT)).protocol_version == 1

@@ -165,3 +165,57 @@ async def test_an_endless_sse_line_breaks_the_stream_without_growing() -> None:
                 await asyncio.wait_for(
                     conn.request("session/new", {"cwd": "/tmp", "mcpServers": []}), 15
                 )
+
+
+async def test_a_request_flood_meets_at_most_max_peer_requests_handlers_at_once() -> None:
+    """A server sending requests on the connection stream faster than the client answers: at
+    most `max_peer_requests` are handled at once, the stream is read on as they are answered."""
+    import acp_schema as acp
+
+    total = 300
+
+    async def flood(send: Send, session: str | None) -> None:
+        if session is None:
+            await asyncio.sleep(0.3)  # the session/new POST goes out first
+            answer = {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s1"}}
+            await chunk(send, b"data: " + json.dumps(answer).encode() + b"\n\n")
+            option = {"optionId": "ok", "name": "OK", "kind": "allow_once"}
+            params = {"sessionId": "s1", "toolCall": {"toolCallId": "t"}, "options": [option]}
+            for n in range(total):
+                request = {"jsonrpc": "2.0", "id": n, "method": "session/request_permission"}
+                event = json.dumps({**request, "params": params}).encode()
+                await chunk(send, b"data: " + event + b"\n\n")
+        await asyncio.Event().wait()
+
+    running, most, handled = 0, 0, 0
+    release = asyncio.Event()
+
+    class Client(acp.ClientHandler):
+        async def session_request_permission(
+            self, params: acp.RequestPermissionRequest
+        ) -> acp.RequestPermissionResponse:
+            nonlocal running, most, handled
+            running += 1
+            most = max(most, running)
+            await release.wait()
+            running, handled = running - 1, handled + 1
+            return acp.RequestPermissionResponse(
+                outcome=acp.SelectedPermissionOutcome(option_id="ok")
+            )
+
+    async with hostile(Hostile(flood)) as url:
+        async with connect_agent(url, Client(), max_peer_requests=16, read_timeout=None) as conn:
+            await initialized(conn)
+            await asyncio.wait_for(conn.request("session/new", {"cwd": "/", "mcpServers": []}), 5)
+            for _ in range(200):
+                if running == 16:
+                    break
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)
+            assert running == most == 16
+            release.set()
+            for _ in range(500):
+                if handled == total:
+                    break
+                await asyncio.sleep(0.01)
+    assert handled == total and most == 16

@@ -1,10 +1,9 @@
-"""connect_agent's short WebSocket paths behave as websockets does:
+"""connect_agent over WebSocket reads and writes frames as websockets does:
 
-- each message goes out as the text frame websockets would write (`_masked_text`, in one step):
-  the same header for every length form, masked with a fresh key, read back whole and in order;
-- a chunk of whole plain text frames is handed on at once (`_text_frames`) only while
-  websockets' parser waits at a frame's start; the rest of a cut frame, control frames,
-  fragments, oversized, masked or non-UTF-8 frames are websockets' to read, as before.
+- each message goes out as one text frame of every length form, read back whole and in order;
+- frames the server writes packed or cut anywhere (a frame's rest in the next chunk, a ping
+  between messages, fragments) are read whole and in order; the payload of a binary frame is
+  never read as frames of its own; oversized, masked or non-UTF-8 frames fail the connection.
 """
 
 from __future__ import annotations
@@ -15,32 +14,10 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
-from websockets.frames import Frame, Opcode
-from websockets.protocol import Protocol, Side
 
 import acp_schema as acp
 from acp_runtime import ConnectionClosedError
-from acp_runtime.http import client as client_module
 from acp_runtime.http import connect_agent
-from acp_runtime.http.client import _masked_text
-
-SIZES = (0, 1, 125, 126, 127, 65535, 65536, 70000)
-
-
-def test_a_frame_is_the_one_websockets_writes_but_for_the_mask_key() -> None:
-    for size in SIZES:
-        data = ("é" * size).encode()[:size]
-        ours = _masked_text(data)
-        theirs = Frame(Opcode.TEXT, data).serialize(mask=True)
-        head = len(theirs) - size - 4
-        assert len(ours) == len(theirs) and ours[:head] == theirs[:head], size
-        server = Protocol(Side.SERVER, max_size=None)
-        server.receive_data(ours)
-        (frame,) = server.events_received()
-        assert isinstance(frame, Frame)
-        assert (frame.opcode, frame.fin, bytes(frame.data)) == (Opcode.TEXT, True, data), size
-    keys = {_masked_text(b"x")[2:6] for _ in range(20)}
-    assert len(keys) > 1  # a fresh key per frame
 
 
 async def test_messages_of_every_length_form_reach_the_server_whole_and_in_order() -> None:
@@ -90,18 +67,10 @@ def update(text: str) -> bytes:
     return server_frame(0x1, update_json(text))
 
 
-async def client_sees(writes: list[bytes], **options: Any) -> tuple[list[str], list[int]]:
+async def client_sees(writes: list[bytes], **options: Any) -> list[str]:
     """The updates connect_agent handles when the server answers its initialize with `writes`
-    (each written to the socket on its own, a moment apart), then the answer; and, per chunk
-    the short path looked at, how many messages it took (0: left to websockets)."""
+    (each written to the socket on its own, a moment apart), then the answer."""
     seen: list[str] = []
-    looked: list[int] = []
-    real = client_module._text_frames
-
-    def spy(data: bytes, max_size: int | None) -> Any:
-        messages = real(data, max_size)
-        looked.append(0 if messages is None else len(messages))
-        return messages
 
     class Client(acp.ClientHandler):
         async def session_update(self, params: acp.SessionNotification) -> None:
@@ -118,18 +87,16 @@ async def client_sees(writes: list[bytes], **options: Any) -> tuple[list[str], l
         socket.transport.write(server_frame(0x1, json.dumps(answer).encode()))
         await socket.wait_closed()
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(client_module, "_text_frames", spy)
-        async with serve(handler, "127.0.0.1", 0, compression=None) as server:
-            port = list(server.sockets)[0].getsockname()[1]
-            url = f"ws://127.0.0.1:{port}/acp"
-            async with connect_agent(url, Client(), **options) as conn:
-                request = acp.InitializeRequest(protocol_version=1)
-                await asyncio.wait_for(conn.agent.initialize(request), 5)
-    return seen, looked
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        port = list(server.sockets)[0].getsockname()[1]
+        url = f"ws://127.0.0.1:{port}/acp"
+        async with connect_agent(url, Client(), **options) as conn:
+            request = acp.InitializeRequest(protocol_version=1)
+            await asyncio.wait_for(conn.agent.initialize(request), 5)
+    return seen
 
 
-async def test_plain_chunks_are_taken_at_once_and_the_rest_as_websockets_reads_them() -> None:
+async def test_frames_packed_or_cut_anywhere_are_read_whole_and_in_order() -> None:
     two, five, text = update("two"), update("five"), update_json("six")
     writes = [
         update("one") + two[:5],  # a whole frame, and the start of the next one
@@ -140,16 +107,15 @@ async def test_plain_chunks_are_taken_at_once_and_the_rest_as_websockets_reads_t
         server_frame(0x0, text[10:]),
         update("seven"),
     ]
-    seen, looked = await client_sees(writes)
+    seen = await client_sees(writes)
     assert seen == ["one", "two", "three", "four", "five", "4.5", "six", "seven"]
-    assert 2 in looked and 0 in looked  # both paths were taken
 
 
 async def test_the_rest_of_a_cut_frame_is_never_read_as_frames_of_its_own() -> None:
     inner = update("not a message")  # what the rest of a binary frame's payload looks like
     outer = server_frame(0x2, inner)
     head = len(outer) - len(inner)  # websockets reads the header, then waits for the payload
-    seen, _ = await client_sees([outer[:head], outer[head:], update("after")])
+    seen = await client_sees([outer[:head], outer[head:], update("after")])
     assert seen == ["after"]  # the binary message dropped whole, nothing read inside it
 
 

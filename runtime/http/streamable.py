@@ -1,0 +1,293 @@
+"""The client's Streamable HTTP transport (see `client.connect_agent`).
+
+Each message is one POST, sent one at a time in the order the connection wrote them. The
+`initialize` answer names the connection (`Acp-Connection-Id`); the connection-scoped SSE stream
+opens right after, a session's stream when the client first learns of the session and before the
+first POST about it. Requests go through httpx, or on h2c through the connection's own
+`h2conn.H2Connection`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+from typing import Any, AsyncIterator
+from urllib.parse import urlsplit
+
+import httpx
+import msgspec
+
+from ..jsonrpc.transport import MessageTransport
+from .events import EventParser, OversizedEventError, SilentServerError, alive_within
+from .h2conn import H2Connection, Reply
+from .messages import (
+    CONNECTION_ID_HEADER,
+    EVENT_STREAM_TYPE,
+    JSON_TYPE,
+    SESSION_ID_HEADER,
+    Peek,
+    peek,
+)
+from .pool import new_client
+from .remote import PostFailed, RefusedConnectionError, RemoteTransport
+
+log = logging.getLogger("acp_runtime.http")
+
+_GONE = frozenset({401, 403, 404, 410})
+_ERROR_BODY_LIMIT = 8192
+_BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, OSError)
+
+
+class HttpTransport(RemoteTransport):
+    def __init__(
+        self,
+        url: str,
+        reader: MessageTransport,
+        options: dict[str, Any],
+    ) -> None:
+        super().__init__(url, reader, options["max_peer_requests"])
+        self._read_timeout: float | None = options["read_timeout"]
+        self._max_streams: int = options["max_session_streams"]
+        self._limit: int = options["max_message_bytes"]
+        scheme = urlsplit(url).scheme.lower()
+        http2, client = options["http2"], options["client"]
+        h2c = http2 is True and scheme == "http"
+        # HTTP/2 by ALPN: each SSE stream gets a client (an HTTP/2 connection) of its own, as on
+        # one connection httpx would make a stream wait behind an idle one (see h2conn.py)
+        self._h2 = client is None and http2 is not False and scheme != "http"
+        self._owns_client = client is None
+        if client is None:
+            self.cookies = httpx.Cookies(options["cookies"])  # one jar for every client below
+            self._new_client = functools.partial(
+                new_client,
+                scheme,
+                http1=not h2c,
+                http2=http2 is not False,
+                headers=options["headers"],
+                cookies=self.cookies.jar,  # a CookieJar is shared, not copied
+                verify=options["verify"],
+                timeout=httpx.Timeout(options["connect_timeout"], read=None),
+            )
+            client = self._new_client()
+        else:
+            self.cookies = client.cookies
+        self._client = client
+        self._h2conn: H2Connection | None = None
+        if h2c and self._owns_client:  # every request on one HTTP/2 connection of our own
+            headers = httpx.Headers(options["headers"])
+            self._h2conn = H2Connection(url, headers, self.cookies, options["connect_timeout"])
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._sender: asyncio.Task[None] | None = None
+        self._streams: dict[str | None, asyncio.Task[None]] = {}
+        self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
+        self._room = asyncio.Event()  # set while the agent's requests in flight are under the cap
+
+    async def open(self) -> None:
+        self._sender = asyncio.get_running_loop().create_task(self._send_all())
+
+    def send_nowait(self, message: bytes) -> None:
+        self._queue.put_nowait(message)
+
+    def end_output(self) -> None:
+        self._queue.put_nowait(None)
+
+    async def close(self) -> None:
+        self._queue.put_nowait(None)
+        if self._sender is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
+            self._sender.cancel()
+            with contextlib.suppress(BaseException):
+                await self._sender
+        for task in self._streams.values():
+            task.cancel()
+        await asyncio.gather(*self._streams.values(), return_exceptions=True)
+        if self.connection_id is not None and not self.ended:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._exchange("DELETE", self._ids(None), b""), 5.0)
+        self.end_input("the client closed the connection")
+        self.reader.feed_eof()  # (after a refusal too)
+        if self._h2conn is not None:
+            await self._h2conn.aclose()
+        if self._owns_client:
+            await self._client.aclose()
+
+    def _ids(self, session: str | None) -> dict[str, str]:
+        ids = {CONNECTION_ID_HEADER: self.connection_id or ""}
+        if session is not None:
+            ids[SESSION_ID_HEADER] = session
+        return ids
+
+    @contextlib.asynccontextmanager
+    async def _open(
+        self, method: str, headers: dict[str, str], body: bytes, client: Any = None
+    ) -> AsyncIterator[Reply]:
+        """One request: on the connection's HTTP/2 connection where it has one, else httpx."""
+        if self._h2conn is not None:
+            async with self._h2conn.open(method, headers, body) as reply:
+                yield reply
+            return
+        http = client or self._client
+        async with http.stream(method, self.url, headers=headers, content=body or None) as answer:
+            version = answer.http_version.lower()
+            yield Reply(answer.status_code, answer.headers, answer.aiter_bytes(), version)
+
+    async def _exchange(
+        self, method: str, headers: dict[str, str], body: bytes
+    ) -> tuple[Reply, bytes]:
+        """A request's whole answer. One not answered within `read_timeout` seconds, or whose
+        body passes the message limit, fails (`PostFailed`): later messages must not wait."""
+        try:
+            async with asyncio.timeout(self._read_timeout):
+                async with self._open(method, headers, body) as reply:
+                    content = b""
+                    async for chunk in reply.chunks:
+                        content += chunk
+                        if len(content) > self._limit:
+                            raise PostFailed(f"POST: the answer's body passed {self._limit} bytes")
+        except TimeoutError:
+            raise PostFailed(
+                f"POST {self.url}: no answer within {self._read_timeout:g} s (read_timeout)"
+            ) from None
+        return reply, content
+
+    # --- out --------------------------------------------------------------------------------------
+
+    async def _send_all(self) -> None:
+        while (data := await self._queue.get()) is not None:
+            if self.ended:
+                continue
+            message = peek(data)
+            self.count_out(message)
+            self._make_room()
+            try:
+                await self._post(data, message)
+            except _BROKEN as exc:
+                self.end_input(f"the request to {self.url} failed: {exc!r}")
+
+    async def _post(self, data: bytes, message: Peek) -> None:
+        if self.connection_id is not None:
+            if message.kind == "response":
+                session = self._asked.pop(message.id_key, None)
+            else:
+                session = message.session_id
+            if session is not None:
+                self._open_stream(session)
+            headers = {"content-type": JSON_TYPE, **self._ids(session)}
+            reply, content = await self._exchange("POST", headers, data)
+            if reply.status == 200 and content:
+                self._receive(content)
+            elif reply.status not in (200, 202):
+                self._refused(message, reply.status, content)
+            return
+        if message.kind != "request" or message.method != "initialize":
+            log.warning("dropped a %s sent before initialize opened the connection", message.kind)
+            return
+        reply, content = await self._exchange("POST", {"content-type": JSON_TYPE}, data)
+        connection_id = reply.headers.get(CONNECTION_ID_HEADER)
+        if reply.status == 200 and connection_id:
+            self.connection_id = connection_id
+            self._open_stream(None)
+            self._receive(content)
+        elif reply.status == 200 and _is_error(content):
+            self.reader.feed(content)  # initialize failed: no connection
+            self.end_input("the agent refused initialize")
+        else:
+            text = _text(content) or f"no {CONNECTION_ID_HEADER} in the answer"
+            refusal = RefusedConnectionError(self.url, reply.status, text, reply.transport)
+            self.ended, self.eof_reason = True, str(refusal)
+            self.on_refused(refusal)
+
+    def _refused(self, message: Peek, status: int, content: bytes) -> None:
+        """A POST the server did not accept: its request fails with -32603 (data: status and
+        body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
+        body = _text(content)
+        text = f"HTTP {status} for {message.method or message.kind}: {body}"
+        if message.kind == "request":
+            self.fail_request(message, text, {"status": status, "body": body})
+        else:
+            log.warning("the server refused a %s: %s", message.kind, text)
+        if status in _GONE:
+            self.end_input(f"the server refused the connection ({text})")
+
+    # --- in ---------------------------------------------------------------------------------------
+
+    def _receive(self, data: bytes) -> None:
+        try:
+            message = peek(data)
+        except msgspec.DecodeError:
+            message = Peek("invalid")
+        if message.result_session_id is not None:
+            self._open_stream(message.result_session_id)
+        if message.kind == "request" and message.session_id is not None:
+            self._asked[message.id_key] = message.session_id
+        self.count_in(message)
+        self.reader.feed(data)
+
+    def _make_room(self) -> None:
+        if not self.full:
+            self._room.set()
+
+    def _open_stream(self, session: str | None) -> None:
+        task = self._streams.get(session)
+        if task is not None and not task.done():
+            return
+        running = sum(1 for s, t in self._streams.items() if s is not None and not t.done())
+        if session is not None and running >= self._max_streams:
+            log.warning("not opening the stream of session %s: %d are open", session, running)
+            return
+        self._streams[session] = asyncio.get_running_loop().create_task(self._read_stream(session))
+
+    async def _read_stream(self, session: str | None) -> None:
+        """Read one SSE stream; the end of the connection stream is the end of input."""
+        headers = {"accept": EVENT_STREAM_TYPE, **self._ids(session)}
+        try:
+            if self._h2:
+                async with self._new_client() as client:
+                    reason = await self._read_events(headers, client)
+            else:
+                reason = await self._read_events(headers)
+        except _BROKEN as exc:
+            reason = f"the stream from {self.url} broke: {exc}"
+        if session is None:
+            self.end_input(reason)
+        else:
+            log.debug("the stream of session %s ended: %s", session, reason)
+
+    async def _read_events(self, headers: dict[str, str], client: Any = None) -> str:
+        async with self._open("GET", headers, b"", client) as reply:
+            if reply.status != 200:
+                body = b""
+                async for chunk in reply.chunks:
+                    body += chunk
+                    if len(body) >= _ERROR_BODY_LIMIT:
+                        break
+                return f"the server refused the stream: HTTP {reply.status}: {_text(body)}"
+            parser = EventParser(self._limit)
+            async for chunk in alive_within(reply.chunks, self._read_timeout):
+                for event in parser.feed(chunk):
+                    while self.full:  # the agent's requests: read on once some are answered
+                        self._room.clear()
+                        await self._room.wait()
+                    self._receive(event)
+            if (last := parser.end()) is not None:
+                self._receive(last)
+        return f"the server ended the connection stream of {self.url}"
+
+
+def _text(body: bytes) -> str:
+    return body[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
+
+
+def _is_error(body: bytes) -> bool:
+    """Whether a body is a JSON-RPC error response."""
+    try:
+        return isinstance(msgspec.json.decode(body, type=_ErrorAnswer).error, dict)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
+
+
+class _ErrorAnswer(msgspec.Struct):
+    error: Any = None

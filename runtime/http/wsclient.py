@@ -1,0 +1,248 @@
+"""The client's WebSocket transport (see `client.connect_agent`): one socket, one text frame per
+message, both ways.
+
+It drives websockets' Sans-I/O `ClientProtocol` (its documented integration API) from an asyncio
+protocol of its own: each text message is handed on as its last frame arrives, within the
+callback that read it; binary messages are dropped (ACP carries none); pings are answered by
+websockets. Memory stays bounded against a hostile server: while what we write waits unread
+beyond the socket's write buffer limit (pongs to a ping flood, answers nobody reads), or while
+the agent has `max_peer_requests` requests in flight with us, the socket is not read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import re
+import ssl
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import msgspec
+from websockets.client import ClientProtocol
+from websockets.exceptions import ConnectionClosedOK, InvalidStatus, InvalidURI
+from websockets.frames import CloseCode, Frame, Opcode
+from websockets.http11 import Response
+from websockets.protocol import State
+from websockets.uri import parse_uri
+
+from ..jsonrpc.errors import ConnectionClosedError
+from ..jsonrpc.transport import MessageTransport
+from .messages import CONNECTION_ID_HEADER, peek
+from .pool import tls_context
+from .remote import RefusedConnectionError, RemoteTransport
+
+_CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
+PING_INTERVAL = 20.0
+"""Seconds between the client's pings; a server that sends nothing, not even the pong, for one
+interval after a ping is dead: the socket is dropped."""
+
+
+class WebSocketTransport(RemoteTransport, asyncio.Protocol):
+    def __init__(self, url: str, reader: MessageTransport, options: dict[str, Any]) -> None:
+        super().__init__(url, reader, options["max_peer_requests"])
+        self.cookies = httpx.Cookies(options["cookies"])
+        self._options = options
+        parts = urlsplit(url)
+        self._http_url = urlunsplit(("https" if parts.scheme == "wss" else "http", *parts[1:]))
+        try:
+            self._ws = ClientProtocol(parse_uri(url), max_size=options["max_message_bytes"])
+        except InvalidURI as exc:
+            raise ValueError(f"connect_agent: {exc}") from None
+        self._transport: asyncio.Transport | None = None
+        self._handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._parts: list[Any] | None = None  # the frames so far of a fragmented text message
+        self._write_paused = False
+        self._reading = True
+        self._held: collections.deque[bytes] = collections.deque()  # read, waiting for the cap
+        self._abort: asyncio.TimerHandle | None = None
+        self._head = b""
+        self._silent = False  # nothing came since the last ping
+        self._ticker: asyncio.TimerHandle | None = None
+
+    async def open(self) -> None:
+        request = self._ws.connect()
+        for name, value in (self._options["headers"] or {}).items():
+            request.headers[name] = value
+        jar = httpx.Request("GET", self._http_url)
+        self.cookies.set_cookie_header(jar)
+        if "cookie" in jar.headers:
+            request.headers["Cookie"] = jar.headers["cookie"]
+        self._ws.send_request(request)
+        uri = parse_uri(self.url)
+        context: Any = None
+        if uri.secure:  # a WebSocket handshake is HTTP/1.1: offer nothing else by ALPN
+            context = tls_context("wss", self._options["verify"], False)
+            if not isinstance(context, ssl.SSLContext):
+                context = httpx.create_ssl_context(verify=context)
+            context.set_alpn_protocols(["http/1.1"])
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(self._options["connect_timeout"]):
+            await loop.create_connection(lambda: self, uri.host, uri.port, ssl=context)
+            await asyncio.shield(self._handshake)
+        error = self._ws.handshake_exc
+        if error is None and self._ws.state is State.OPEN:
+            self._ticker = loop.call_later(PING_INTERVAL, self._tick)
+        if isinstance(error, InvalidStatus):
+            answer = error.response
+            reason = (answer.body or b"")[:8192].decode("utf-8", "replace") or answer.reason_phrase
+            raise RefusedConnectionError(self.url, answer.status_code, reason, "websocket")
+        status = re.match(rb"HTTP/1\.1 ([1-5][0-9][0-9]) ([^\r\n]*)", self._head)
+        if error is not None and status and status[1] != b"101":  # an answer websockets can't read
+            reason = status[2].decode("latin-1")
+            raise RefusedConnectionError(self.url, int(status[1]), reason, "websocket")
+        if error is not None or self._ws.state is not State.OPEN:
+            raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
+
+    def _opened(self, response: Response) -> None:
+        self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
+        headers = list(response.headers.raw_items())
+        request = httpx.Request("GET", self._http_url)
+        self.cookies.extract_cookies(httpx.Response(101, headers=headers, request=request))
+
+    # --- asyncio.Protocol -------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._flush()
+
+    def _tick(self) -> None:
+        """Ping the server; drop the socket when nothing came since the last ping."""
+        if self._transport is None or self._ws.state is not State.OPEN:
+            return
+        if self._silent:
+            self.end_input(f"the WebSocket {self.url}: nothing came within {PING_INTERVAL:g} s")
+            self._transport.abort()
+            return
+        self._silent = True
+        self._ws.send_ping(b"acp")
+        self._flush()
+        self._ticker = asyncio.get_running_loop().call_later(PING_INTERVAL, self._tick)
+
+    def data_received(self, data: bytes) -> None:
+        self._silent = False
+        if self._ws.state is State.CONNECTING and len(self._head) < 1024:
+            self._head += data[:1024]  # the answer's status line, should websockets not read it
+        self._ws.receive_data(data)
+        events = self._ws.events_received()
+        self._flush()
+        for event in events:
+            if isinstance(event, Frame):
+                self._frame(event)
+            elif isinstance(event, Response) and self._ws.handshake_exc is None:
+                self._opened(event)
+        if self._ws.state is not State.CONNECTING and not self._handshake.done():
+            self._handshake.set_result(None)
+
+    def eof_received(self) -> bool | None:
+        self._ws.receive_eof()
+        self._flush()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._ws.receive_eof()
+        self._transport = None
+        for timer in (self._abort, self._ticker):
+            if timer is not None:
+                timer.cancel()
+        if not self._handshake.done():
+            self._handshake.set_result(None)
+        if not self._closed.done():
+            self._closed.set_result(None)
+        closed = self._ws.close_exc
+        if exc is not None:
+            self.end_input(f"the WebSocket {self.url} broke: {exc!r}")
+        elif isinstance(closed, ConnectionClosedOK):
+            self.end_input(f"the server closed the WebSocket {self.url}")
+        else:
+            self.end_input(f"the WebSocket {self.url} closed: {closed}")
+
+    def pause_writing(self) -> None:
+        self._write_paused = True
+        self._read_or_not()
+
+    def resume_writing(self) -> None:
+        self._write_paused = False
+        self._read_or_not()
+
+    # --- in ---------------------------------------------------------------------------------------
+
+    def _frame(self, frame: Frame) -> None:
+        if frame.opcode is Opcode.TEXT:
+            self._parts = [frame.data]
+        elif frame.opcode is Opcode.CONT and self._parts is not None:
+            self._parts.append(frame.data)
+        else:  # binary messages (and their continuations), control frames websockets handled
+            return
+        if not frame.fin:
+            return
+        data, self._parts = b"".join(self._parts), None
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            self._ws.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
+            self._flush()
+            return
+        self._held.append(data)
+        self._hand_on()
+
+    def _hand_on(self) -> None:
+        """Hand on the messages read while the agent's requests in flight are under the cap (the
+        rest of a read waits here), and read on only then."""
+        held = self._held
+        while held and not self.full and not self.ended:
+            data = held.popleft()
+            with contextlib.suppress(msgspec.DecodeError):  # not JSON: the connection answers it
+                self.count_in(peek(data))
+            self.reader.feed(data)
+        self._read_or_not()
+
+    def _read_or_not(self) -> None:
+        """Read the socket while what we wrote drains and no message waits for the cap."""
+        reading = not self._write_paused and not self._held
+        if reading is not self._reading and self._transport is not None:
+            self._reading = reading
+            (self._transport.resume_reading if reading else self._transport.pause_reading)()
+
+    # --- out --------------------------------------------------------------------------------------
+
+    def send_nowait(self, message: bytes) -> None:
+        if self._ws.state is not State.OPEN:
+            return  # closing: the end of input fails what waits
+        self._ws.send_text(message)  # a text frame, sent without decoding
+        self._flush()
+        self.count_out(peek(message))
+        if self._held:
+            self._hand_on()
+
+    def end_output(self) -> None:
+        if self._ws.state is State.OPEN:
+            self._ws.send_close(CloseCode.NORMAL_CLOSURE)
+            self._flush()
+
+    def _flush(self) -> None:
+        transport = self._transport
+        if transport is None:
+            return
+        for data in self._ws.data_to_send():
+            if data:
+                transport.write(data)
+            elif transport.can_write_eof():
+                transport.write_eof()
+            else:
+                transport.close()
+        if self._ws.close_expected() and self._abort is None:  # the server closes the socket
+            self._abort = asyncio.get_running_loop().call_later(_CLOSE_TIMEOUT, transport.abort)
+
+    async def close(self) -> None:
+        self.end_output()
+        if self._transport is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._closed), _CLOSE_TIMEOUT)
+        if self._transport is not None:
+            self._transport.abort()
+        self.end_input("the client closed the connection")
