@@ -30,7 +30,6 @@ import base64
 import operator
 import weakref
 from dataclasses import dataclass, field
-from keyword import iskeyword
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -49,7 +48,7 @@ from .jsonrpc import wire
 from .jsonrpc.errors import ConnectionClosedError, RequestTimeoutError
 from .protocol import rules
 from .protocol.client import ClientSideConnection
-from .protocol.connection import _DEFAULT as DEFAULT
+from .protocol.connection import DEFAULT
 from .protocol.schema_types import (
     AgentSchemaT,
     AnswerT,
@@ -556,14 +555,7 @@ class TurnTimeoutError(RequestTimeoutError):
 class _Router:
     """Hands each session/update of a connection to its `Session`, in arrival order. Updates for a
     session not known yet are held while a session/new is in flight: the agent may send them right
-    after its answer, before the caller has the id.
-
-    `route` is the whole of it. A streamed chunk that continues the last message of a session with
-    no listener and no waiting turn takes a shorter way: `fast`, compiled once per (params type,
-    chunk type) by `_compile_fast` (its fields read as attributes: a call of `operator.attrgetter`
-    costs more than the rest of it), installed as the connection's `on_session_update` while that
-    is still this router's. It folds that chunk as `route` does and hands anything else to
-    `route`."""
+    after its answer, before the caller has the id."""
 
     def __init__(self, conn: ClientSideConnection) -> None:
         self.conn = weakref.ref(conn)  # (the connection keeps its router: `_ROUTERS`)
@@ -573,10 +565,7 @@ class _Router:
         # params type -> what reads its session id and update (one C call for a Struct type)
         self.readers: dict[type, Callable[[Any], tuple[Any, Any]]] = {}
         self.chained: Callable[[Any], None] | None = conn.on_session_update
-        # (params type, chunk type) -> `fast` for them (None: not compilable); the one installed
-        self.compiled: dict[tuple[type, type], Callable[[Any], None] | None] = {}
-        self.installed: Callable[[Any], None] = self.route  # a bound method: cheaper to call
-        conn.on_session_update = self.installed
+        conn.on_session_update = self.route
         asyncio.ensure_future(conn.wait_closed()).add_done_callback(lambda _: self.closed())
 
     def route(self, params: Any) -> None:
@@ -590,107 +579,21 @@ class _Router:
         if session is None:
             if self.setups:
                 self.held.append(params)
-        elif session._waiting or session._listeners:
-            session._fold(update)
-        else:  # `Session._fold` with nothing to tell: the path of a streamed update
-            state = session.state
-            chunk = _CHUNKS.get(type(update))
-            if chunk is not None and state.messages:  # `SessionState.fold`'s hot path, inlined
-                last = state.messages[-1]
-                if last.role == chunk[0] and last.message_id is None:
-                    read = chunk[1]
-                    message_id, content = read(update) if chunk[2] else (None, read(update))
-                    if message_id is None or message_id is _UNSET:
-                        last.content.append(content)
-                        self._speed_up(type(params), type(update))
-                        return
-            state.fold(update)
-
-    def _speed_up(self, params_type: type, chunk_type: type) -> None:
-        """A chunk continued a message: from now on such chunks take `fast` for these types."""
-        key = (params_type, chunk_type)
-        fast = self.compiled.get(key, _NOT_YET)
-        if fast is _NOT_YET:
-            fast = self.compiled[key] = _compile_fast(self, params_type, chunk_type)
-        if fast is None or fast is self.installed:
-            return
-        conn = self.conn()
-        if conn is None or conn.on_session_update != self.installed:  # replaced: not this router's
-            return
-        self.installed = conn.on_session_update = fast
+        else:
+            session.fold(update)
 
     def claim(self, session: Session[Any, Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
         held, self.held = self.held, []
         for params in held:
             if wire.get(params, rules.SESSION_ID) == session.id:
-                session._fold(wire.get(params, rules.SESSION_UPDATE_FIELD))
+                session.fold(wire.get(params, rules.SESSION_UPDATE_FIELD))
             elif self.setups:
                 self.held.append(params)
 
     def closed(self) -> None:
         for session in self.sessions.values():
-            session._end(closed=True)
-
-
-_NOT_YET: Any = object()
-
-_FAST = """
-def fast(params):
-    if type(params) is params_type:
-        session = sessions.get(params.{session_id})
-        if session is not None and not session._waiting and not session._listeners:
-            update = params.{update}
-            if type(update) is chunk_type:
-                messages = session.state.messages
-                if messages:
-                    last = messages[-1]
-                    if last.role == role and last.message_id is None:
-                        message_id = {message_id}
-                        if message_id is None or message_id is UNSET:
-                            last.content.append(update.{content})
-                            return
-    route(params)
-"""
-"""`_Router.route` for one params type and one chunk type, its fields read as attributes: the same
-steps, in the same order, for a chunk that continues the last message; anything else goes to
-`route`. The names filled in are the types' attribute names (Python identifiers)."""
-
-
-def _compile_fast(
-    router: _Router, params_type: type, chunk_type: type
-) -> Callable[[Any], None] | None:
-    """`_FAST` for these types (None when a name it needs is missing or not an identifier, or
-    when the router chains another `on_session_update`: `route` calls it first)."""
-    if router.chained is not None:
-        return None
-    names = {
-        "session_id": wire.attribute(params_type, rules.SESSION_ID),
-        "update": wire.attribute(params_type, rules.SESSION_UPDATE_FIELD),
-        "content": wire.attribute(chunk_type, CONTENT),
-    }
-    chunk = _CHUNKS.get(chunk_type)
-    if chunk is None or not all(
-        n and n.isidentifier() and not iskeyword(n) for n in names.values()
-    ):
-        return None
-    message_id = wire.attribute(chunk_type, MESSAGE_ID)
-    if message_id is not None and (not message_id.isidentifier() or iskeyword(message_id)):
-        return None
-    source = _FAST.format(
-        message_id="None" if message_id is None else f"update.{message_id}", **names
-    )
-    scope: dict[str, Any] = {
-        "params_type": params_type,
-        "chunk_type": chunk_type,
-        "sessions": router.sessions,
-        "role": chunk[0],
-        "UNSET": _UNSET,
-        "route": router.route,
-    }
-    exec(compile(source, f"<session fold of {chunk_type.__name__}>", "exec"), scope)
-    fast: Callable[[Any], None] = scope["fast"]
-    return fast
+            session.end_updates(closed=True)
 
 
 def _reader(cls: type) -> Callable[[Any], tuple[Any, Any]]:
@@ -960,7 +863,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
             else:
                 outcome = await self._turn_by_state(params, timeout)
         finally:
-            self._end()
+            self.end_updates()
         self.last_outcome = outcome
         return outcome
 
@@ -1064,7 +967,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
             if queue in self._listeners:
                 self._listeners.remove(queue)
 
-    def _fold(self, update: Any) -> None:
+    def fold(self, update: Any) -> None:
+        """Fold one of its session updates into `state`, and tell a waiting turn and every
+        `updates()` reader (the connection's router calls it, in arrival order)."""
         self.state.fold(update)
         if self._waiting:
             self._watch(update)
@@ -1092,7 +997,8 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
             if not wake.done():
                 wake.set_result(None)
 
-    def _end(self, closed: bool = False) -> None:
+    def end_updates(self, closed: bool = False) -> None:
+        """No more updates for the `updates()` readers (`closed`: the connection closed)."""
         self._closed = self._closed or closed
         if closed:
             self._wake_all()
