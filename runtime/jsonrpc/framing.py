@@ -279,7 +279,7 @@ class LineTransport:
     it; over any other reader a task reads chunks and hands on their lines. A burst is handed on
     `SLICE` lines per loop turn (`_Slices`)."""
 
-    __slots__ = ("_source", "_lines", "_out", "_pump", "_slices", "_flowing")
+    __slots__ = ("_source", "_lines", "_out", "_pump", "_slices", "_flowing", "send_nowait", "send")
 
     def __init__(
         self,
@@ -295,6 +295,8 @@ class LineTransport:
         self._slices: _Slices | None = None
         self._flowing = asyncio.Event()  # cleared while paused (`pause_reading`)
         self._flowing.set()
+        self.send_nowait = self._out.write_nowait  # bound once: no frame of ours per message
+        self.send = self._out.write
 
     def pause_reading(self) -> None:
         """Hand no more lines on; a pushing reader keeps (and past its limit stops) its input."""
@@ -310,12 +312,6 @@ class LineTransport:
             self._slices.resume()
         if isinstance(self._source, PushReader):
             self._source.resume()
-
-    def send_nowait(self, message: bytes) -> None:
-        self._out.write_nowait(message)
-
-    def send(self, message: bytes) -> Awaitable[None]:
-        return self._out.write(message)
 
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
         slices = self._slices = _Slices(on_messages, on_end)

@@ -169,19 +169,6 @@ class Server:
             serving.cancel()
 
     async def _serve(self, request: RequestMessage, serving: Serving) -> None:
-        try:
-            await self._answer(request, serving)
-        finally:
-            self._answered()
-
-    def _answered(self) -> None:
-        """A request in flight was answered (or can no longer be): read on below half the bound."""
-        self.in_flight -= 1
-        if self._stopped and self.in_flight <= self.max_in_flight // 2:
-            self._stopped = False
-            self._flow(True)
-
-    async def _answer(self, request: RequestMessage, serving: Serving) -> None:
         serving.started = True
         engine = self.engine
         schema = engine.schema
@@ -194,6 +181,7 @@ class Server:
                 succeeded = True
             except asyncio.CancelledError:
                 if engine.closed:
+                    self._answered()
                     return
                 data = _cancelled(engine.schema, request, serving)
             except Exception as exc:
@@ -233,7 +221,15 @@ class Server:
             if succeeded and serving.after is not None:
                 self._start_after(request.method, serving.after)
         finally:
+            self._answered()
             self._finished()  # (the last request served after the end of input closes)
+
+    def _answered(self) -> None:
+        """A request in flight was answered (or can no longer be): read on below half the bound."""
+        self.in_flight -= 1
+        if self._stopped and self.in_flight <= self.max_in_flight // 2:
+            self._stopped = False
+            self._flow(True)
 
     def ended_unstarted(
         self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]
