@@ -75,7 +75,7 @@ async def _cases() -> tuple[dict[str, tuple[Callable[[Any], Any], Any]], AgentSi
         b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}\n',
     ):
         reader.feed_data(line)
-    while not conn.initialized or conn._serving:
+    while not conn.initialized or conn.serving:
         await asyncio.sleep(0.001)
     await asyncio.sleep(0.01)
     notify = conn.notify

@@ -379,6 +379,11 @@ class AgentSession(
         terminal: Terminal[OutputT, ExitT] = Terminal(self, data)
         return terminal
 
+    async def call(self, method: str, data: dict[str, Any]) -> Any:
+        """Send request `method` of this session, its params built from `data` (wire names, the
+        session id added): the result."""
+        return await self.conn.request(method, self._params(method, data))
+
     def _params(self, method: str, data: dict[str, Any]) -> Any:
         return wire.build(
             self.conn.schema,
@@ -511,9 +516,7 @@ class Terminal(Generic[OutputT, ExitT]):
 
     async def __aenter__(self) -> Terminal[OutputT, ExitT]:
         session = self.session
-        result = await session.conn.request(
-            TERMINAL_CREATE, session._params(TERMINAL_CREATE, self.data)
-        )
+        result = await session.call(TERMINAL_CREATE, self.data)
         self.id = str(wire.get(result, "terminalId"))
         return self
 
@@ -540,7 +543,7 @@ class Terminal(Generic[OutputT, ExitT]):
 
     async def _call(self, method: str) -> Any:
         session = self.session
-        return await session.conn.request(method, session._params(method, {"terminalId": self.id}))
+        return await session.call(method, {"terminalId": self.id})
 
 
 def _block(value: Any) -> Any:

@@ -323,6 +323,7 @@ async def spawn_agent(
         if conn is not None:
             await conn.close()
         await _reap(process, shutdown_timeout)
+        transport.close()  # its pipes, even if a grandchild holds them
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -412,9 +413,6 @@ async def _reap(process: asyncio.subprocess.Process, timeout: float) -> None:
         await asyncio.wait_for(_exit_code(process), timeout)
     await _stop_tree(process, timeout)
     await _exit_code(process)  # a child that got SIGKILL exits: always reaped
-    transport = getattr(process, "_transport", None)  # its pipes, even if a grandchild holds them
-    if transport is not None:
-        transport.close()
 
 
 async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> None:

@@ -156,7 +156,7 @@ async def agent(n):
         b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}\n',
     ):
         reader.feed_data(setup)
-    while not conn.initialized or conn._serving:
+    while not conn.initialized or conn.serving:
         await asyncio.sleep(0.001)
     for i, count in ((2, 2000), (3, n)):
         reader.feed_data(

@@ -13,7 +13,7 @@ from typing import Any, TypeAlias, Union
 
 import msgspec
 
-from .framing import _SNIFF
+from .framing import SNIFF
 
 SESSION_ID = "sessionId"
 """The one ACP member the envelope reader reads: a message's session, which routes it over HTTP
@@ -114,7 +114,7 @@ def peek(data: bytes) -> Peek:
             return _batch(data)
         return Peek("invalid", problem=str(exc))
     except RecursionError:
-        return Peek("too_deep", sniff(data[:_SNIFF])[1])
+        return Peek("too_deep", sniff(data[:SNIFF])[1])
     if isinstance(env.method, str):
         if env.id is msgspec.UNSET:
             return Peek(
@@ -191,12 +191,12 @@ def classify(line: bytes) -> tuple[str, RequestId]:
     try:
         message = peek(line)
     except msgspec.DecodeError:
-        kind, request_id = sniff(line[:_SNIFF])
+        kind, request_id = sniff(line[:SNIFF])
         return ("unparsable" if kind == "unknown" else kind), request_id
     if message.kind in ("request", "notification", "response"):
         return message.kind, message.answer_id
     if message.kind == "batch" and message.notifications_only:
         return "notification", None
     if message.kind == "too_deep":
-        return sniff(line[:_SNIFF])
+        return sniff(line[:SNIFF])
     return "unknown", None

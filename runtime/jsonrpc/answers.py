@@ -20,7 +20,7 @@ from . import (
     sniff,
     wire,
 )
-from .framing import _SNIFF, OversizedLine
+from .framing import SNIFF, OversizedLine
 
 if TYPE_CHECKING:
     from ..jsonrpc.package import RpcException
@@ -93,7 +93,7 @@ def too_deep(schema: Any, line: bytes) -> Refusal:
     """A message nested deeper than the JSON decoder goes: a request whose id can be read from its
     first bytes is answered -32600 with that id, a response fails its call, a notification is
     dropped, anything else is answered -32700 (never a traceback, and the connection lives on)."""
-    kind, request_id = sniff(line[:_SNIFF])
+    kind, request_id = sniff(line[:SNIFF])
     text = "the message is nested deeper than the JSON decoder can take"
     if kind == "response":
         log.warning("dropped a response (id %r): %s", request_id, text)

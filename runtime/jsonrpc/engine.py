@@ -6,7 +6,7 @@ policy (`policy.py`), called through the hooks of `Policy`.
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
 - One reader task takes the messages the transport hands on (a newline-framed burst: 64 lines per
-  loop turn, `framing._SLICE`) and decodes each once with the package's `MessageDecoder` in that
+  loop turn, `framing.SLICE`) and decodes each once with the package's `MessageDecoder` in that
   turn; it never waits on a handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
@@ -30,32 +30,34 @@ import contextlib
 import functools
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generic, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    Container,
+    Generic,
+    Mapping,
+    TypeVar,
+    cast,
+)
 
 import msgspec
 
-from . import (
-    CANCEL_REQUEST,
-    CANCEL_REQUEST_ID,
-    INTERNAL_ERROR,
-    RequestId,
-    answers,
-    calls,
-    tracing,
-    wire,
-)
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, RequestId, answers, tracing, wire
 from .answers import as_rpc_error as as_rpc_error
-from .calls import _DEFAULT as _DEFAULT
-from .calls import PendingCall, PendingCalls, _in_notification, send_call
+from .calls import DEFAULT as DEFAULT
+from .calls import PendingCall, PendingCalls, in_notification
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineTransport, OversizedLine
-from .sending import Envelopes, Sender, write_failed
-from .serving import Server
+from .sending import Envelopes, Sender
+from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
+from .transport import Pausable
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-    from ..jsonrpc.package import (
+    from .package import (
         ErrorResponseMessage,
         NotificationMessage,
         PackageT,
@@ -108,7 +110,7 @@ class Policy:
         return functools.partial(self.handling, method)
 
     def serve(self, request: Any) -> Awaitable[Any]:
-        """The answer to a request (the engine's `_call_handler`, checked): raise to refuse it."""
+        """The answer to a request (the engine's `handle`, checked): raise to refuse it."""
         raise NotImplementedError
 
     def on_result(self, method: str, params: Any, result: Any) -> Any:
@@ -137,6 +139,7 @@ class Engine(Generic[PackageT]):
         observer: Callable[[str, bytes, Any], None] | None = None,
         tracer: Any = None,
         timeout: float | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self.schema: PackageT = schema
         self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
@@ -152,25 +155,27 @@ class Engine(Generic[PackageT]):
             transport = LineTransport(
                 cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
             )
-        self._transport = _ObservedTransport(transport, self) if observer is not None else transport
-        self._pending = PendingCalls()
+        self._transport = (
+            _ObservedTransport(transport, self._show_sent) if observer is not None else transport
+        )
+        self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
+        self._pending = PendingCalls(self._loop)
         self.policy: Policy = Policy()
         self._steps: dict[str, tuple[Callable[[Any], object] | None, Any]] = {}  # by method
+        self._sender = Sender()
         self._bind(schema)
-        self._server = Server(self)
-        self._serving = self._server.requests  # the requests being served, by id
         self._inbox = _Inbox()  # notifications, `_Answer`s, `_EOF`: handled in order by _work
+        self._server = Server(
+            self, self._sender, self._inbox.items, self._maybe_finish, self._flow, max_in_flight
+        )
         self._busy = False
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None
         self._inbox_drained = False
         self._input_ended = False
-        self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self._closed: asyncio.Future[None] = self._loop.create_future()
         self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
-        # what reads each received line: `_receive`, unless a side reads them another way for now
-        self._receive_line: Callable[[bytes], None] = self._receive
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
     def _bind(self, schema: PackageT) -> None:
@@ -178,7 +183,7 @@ class Engine(Generic[PackageT]):
         self.schema = schema
         envelopes, self._cancel_request_info = self._codec_tables(schema)
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
-        self._sender = Sender(schema, envelopes)
+        self._sender.bind(schema, envelopes)
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
     def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
@@ -208,7 +213,7 @@ class Engine(Generic[PackageT]):
     async def close(self, error: Exception | None = None) -> None:
         """Close now: pending calls fail, running handlers are cancelled, the output is closed."""
         reason = error if isinstance(error, ConnectionClosedError) else None
-        self._shutdown(
+        self.shutdown(
             reason or ConnectionClosedError(f"connection closed{f': {error}' if error else ''}")
         )
         current = asyncio.current_task()
@@ -220,34 +225,72 @@ class Engine(Generic[PackageT]):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    request = calls.request  # `request(method, params, result_type, *, timeout)`: its result
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        result_type: TypeForm = DEFAULT,
+        *,
+        timeout: Any = DEFAULT,
+    ) -> Any:
+        """Send a request and wait for its typed result (or raise the peer's typed error).
+
+        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
+        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
+        `RequestTimeoutError`.
+        """
+        return await (await self.send_request(method, params, result_type, timeout=timeout))
 
     async def send_request(
         self,
         method: str,
         params: Any = None,
-        result_type: TypeForm = _DEFAULT,
+        result_type: TypeForm = DEFAULT,
         *,
-        timeout: Any = _DEFAULT,
+        timeout: Any = DEFAULT,
     ) -> PendingCall:
         """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
-        return await send_call(self, method, params, result_type, timeout)
+        error = self._close_error or self._eof_error  # no call once either end closed
+        if error is not None:
+            raise error
+        policy = self.policy
+        params = self._outgoing(method, params)
+        if method in self._read_as_json:
+            result_type = None
+        elif result_type is DEFAULT:
+            info = self.schema.REQUESTS.get(method)
+            result_type = info.result if info is not None else None
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        direct = in_notification.get() is self
+        future = self._pending.open(request_id, method, result_type, direct)
+        try:
+            await self.write(self._sender.request(request_id, method, params))
+        except asyncio.CancelledError:
+            # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
+            self.abandon(request_id)
+            raise
+        except BaseException:
+            self._pending.drop(request_id, future)
+            raise
+        if policy.sends_watched is None or method in policy.sends_watched:
+            policy.sent(method, params)
+        timeout = self.timeout if timeout is DEFAULT else timeout
+        return PendingCall(self, request_id, method, params, future, timeout, policy)
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
-        sender = self._sender
-        sender.sending = None
-        params = self.policy.before_send(method, params)
-        if self.tracer is not None:
-            params = tracing.inject(self.tracer, params)
-        data = sender.notification(method, params)
-        try:  # `_write` written out (closed: checked above): no coroutine of ours per message
-            await self._transport.send(data)
-        except (ConnectionError, OSError, RuntimeError) as exc:
-            raise write_failed(self, exc) from exc
+        params = self._outgoing(method, params)
+        await self.write(self._sender.notification(method, params))
         self.policy.sent(method, params)
+
+    def _outgoing(self, method: str, params: Any) -> Any:
+        """Outgoing params as the policy passes them (checked), with the trace context."""
+        self._sender.sending = None
+        params = self.policy.before_send(method, params)
+        return tracing.inject(self.tracer, params) if self.tracer is not None else params
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: start `work()` once that request's answer has been
@@ -264,13 +307,24 @@ class Engine(Generic[PackageT]):
         )
         await self.notify(CANCEL_REQUEST, params)
 
-    def _call_handler(
+    def handle(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Awaitable[Any]:
-        """The handler's awaitable for a message (no coroutine frame of ours around it untraced)."""
+        """The handler's awaitable for a message (no coroutine frame of ours around it untraced):
+        what the policy's `serve` awaits."""
         if self.tracer is not None:
-            return _traced(self, message, is_request)
+            return self._traced(message, is_request)
         return self._handler_awaitable(message, is_request=is_request)
+
+    async def _traced(self, message: Any, is_request: bool) -> Any:
+        """A handler's awaitable run inside the trace context its message carries."""
+        with tracing.extract(self.tracer, message.params):
+            return await self._handler_awaitable(message, is_request=is_request)
+
+    @property
+    def serving(self) -> Mapping[RequestId, Serving]:
+        """The requests being served, by id."""
+        return self._server.requests
 
     # --- receiving --------------------------------------------------------------------------------
 
@@ -283,7 +337,7 @@ class Engine(Generic[PackageT]):
                 if isinstance(line, OversizedLine):
                     self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
                 else:
-                    self._receive_line(line)
+                    self._receive(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
             self._on_input_end(exc)
         self._server.alone = False
@@ -308,21 +362,21 @@ class Engine(Generic[PackageT]):
         try:
             message = self._decoder.decode(line)
         except schema.RpcError as err:
-            self._observe("in", line, None)
+            self.observe("in", line, None)
             self._refuse(answers.bad_message(schema, line, as_rpc_error(err)))
             return
         except RecursionError:  # msgspec: nested deeper than the decoder goes
-            self._observe("in", line, None)
+            self.observe("in", line, None)
             self._refuse(answers.too_deep(schema, line))
             return
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
-            self._observe("in", line, None)
-            internal = self._error(INTERNAL_ERROR, "Internal error")
+            self.observe("in", line, None)
+            internal = self.rpc_error(INTERNAL_ERROR, "Internal error")
             self._refuse(answers.bad_message(schema, line, internal))
             return
         if self.observer is not None:
-            self._observe("in", line, message)
+            self.observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
             method = message.method  # (its own method once: a call per update costs)
             if method == CANCEL_REQUEST:
@@ -330,10 +384,7 @@ class Engine(Generic[PackageT]):
             elif not self.policy.received_notification(method, message.params):
                 log.debug("ignored %s for an interaction unknown or completed here", method)
                 return
-            inbox = self._inbox
-            inbox.items.append(message)  # `_Inbox.put_nowait`, written out
-            if inbox.waiter is not None:
-                inbox.wake()
+            self._inbox.put_nowait(message)
         elif isinstance(message, schema.Request):
             self._server.start(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
@@ -341,7 +392,7 @@ class Engine(Generic[PackageT]):
         else:  # decode_message returns one of the four envelopes: a generator bug
             log.error("decode_message returned %r, not a message envelope", message)
 
-    def _observe(self, direction: str, line: bytes, message: Any) -> None:
+    def observe(self, direction: str, line: bytes, message: Any) -> None:
         if self.observer is not None:
             try:
                 self.observer(direction, line, message)
@@ -355,7 +406,7 @@ class Engine(Generic[PackageT]):
             if outgoing is not None and not outgoing.future.done():
                 outgoing.future.set_exception(refusal.err)
         elif refusal.answer:
-            self._send_error_nowait(refusal.request_id, refusal.err)
+            self.send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         if self._read_as_json:  # an answer read as JSON may choose the package (the client's)
@@ -373,13 +424,7 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (not self._inbox.items and not self._busy):
-            future, pending = outgoing.future, self._pending
-            if type(response) is self.schema.Response and not future.done():
-                _pop(pending, response.id, None)  # `PendingCalls.settle` of a result, written out
-                pending.types.pop(response.id, None)
-                future.set_result(response.result)  # pyright: ignore[reportAttributeAccessIssue]
-            else:
-                pending.settle(response.id, outgoing, response, self.schema)
+            self._pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(_Answer(response))
@@ -391,7 +436,7 @@ class Engine(Generic[PackageT]):
     async def _work(self) -> None:
         """The one worker: each notification's handler in arrival order, and the answers that
         came after notifications, in their turn."""
-        _in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
+        in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
         inbox = self._inbox
         waiting = inbox.items
         while (item := waiting.popleft() if waiting else await inbox.get()) is not _EOF:
@@ -408,7 +453,7 @@ class Engine(Generic[PackageT]):
                 if step[1] is not None and self.tracer is None:  # `_handler_awaitable`'s own
                     await step[1](item.params)
                 else:
-                    await self._call_handler(item, is_request=False)
+                    await self.handle(item, is_request=False)
             except Exception:
                 log.exception("notification handler for %s failed", item.method)
             finally:
@@ -418,27 +463,52 @@ class Engine(Generic[PackageT]):
 
     # --- serving requests -------------------------------------------------------------------------
 
-    def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
+    def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
+        """Answer `request_id` with `err` now (best effort: a broken output is logged)."""
         try:
             self._transport.send_nowait(answers.encode_error(self.schema, request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
+    def write_nowait(self, data: bytes) -> None:
+        """Send one encoded message as it is, now (raises when the output is closed or broken)."""
+        self._transport.send_nowait(data)
+
     # --- writing and closing ----------------------------------------------------------------------
+
+    def _flow(self, reading: bool) -> None:
+        """Stop reading the peer (False) or read on (True), when the transport can pause."""
+        transport = self._transport
+        if not isinstance(transport, Pausable):
+            return
+        if reading:
+            transport.resume_reading()
+        else:
+            transport.pause_reading()
 
     def _on_write_error(self, exc: BaseException) -> None:
         """Messages written in an earlier call could not be handed to the stream: close."""
-        self._shutdown(ConnectionClosedError(f"connection closed: writing failed ({exc!r})"))
+        self.shutdown(ConnectionClosedError(f"connection closed: writing failed ({exc!r})"))
 
-    async def _write(self, data: bytes) -> None:
+    async def write(self, data: bytes) -> None:
+        """Send one encoded message as it is, waiting while the peer reads too slowly. A write that
+        fails raises `ConnectionClosedError`: when the peer went away first, that (not how the
+        write ended); else the connection closes now, for this reason."""
         if self._closed.done():
             raise self._close_error or ConnectionClosedError("connection closed")
         try:
             await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            raise write_failed(self, exc) from exc
+            known = self._eof_error or self._close_error
+            if known is not None:
+                raise known from exc
+            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+            self.shutdown(err)
+            raise err from exc
 
-    def _abandon(self, request_id: RequestId) -> None:
+    def abandon(self, request_id: RequestId) -> None:
+        """Stop waiting for one of our calls: its late answer is dropped, and the peer is asked to
+        drop it (`$/cancel_request`, when the package has it)."""
         if not self._pending.abandon(request_id):
             return
         if self._cancel_request_info is None or self._closed.done():
@@ -461,10 +531,11 @@ class Engine(Generic[PackageT]):
         self._maybe_finish()
 
     def _maybe_finish(self) -> None:
-        if self._eof_error is not None and self._inbox_drained and not self._serving:
-            self._shutdown(self._eof_error)
+        if self._eof_error is not None and self._inbox_drained and not self._server.requests:
+            self.shutdown(self._eof_error)
 
-    def _shutdown(self, error: ConnectionClosedError) -> None:
+    def shutdown(self, error: ConnectionClosedError) -> None:
+        """Close now, for `error`: pending calls fail with it, running handlers are cancelled."""
         if self._closed.done():
             return
         self._close_error = error
@@ -477,21 +548,23 @@ class Engine(Generic[PackageT]):
         self._transport.close()
         self._closed.set_result(None)
 
-    def _error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
+    def rpc_error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
+        """The package's error of `code` (its -326xx subclass), to raise or to answer with."""
         return answers.error(self.schema, code, message, data)
+
+    def _show_sent(self, message: bytes) -> None:
+        """Show an outgoing message to the observer, decoded as the peer will (results untyped)."""
+        try:
+            decoded = self.schema.decode_message(message, self.peer_side)
+        except Exception:
+            decoded = None
+        self.observe("out", message, decoded)
 
     def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]:
         """The handler's awaitable for a message (the subclass says which handler serves it)."""
         raise NotImplementedError
 
 
-async def _traced(engine: Engine[Any], message: Any, is_request: bool) -> Any:
-    """A handler's awaitable run inside the trace context its message carries."""
-    with tracing.extract(engine.tracer, message.params):
-        return await engine._handler_awaitable(message, is_request=is_request)
-
-
-_pop = dict.pop  # a plain dict's, beside `PendingCalls.pop`
 _EOF: Any = object()  # the end of the inbox: the peer's output ended
 
 
@@ -536,21 +609,13 @@ class _Inbox:
 
 
 class _ObservedTransport:
-    """The connection's transport, showing each outgoing message to its observer first (decoded
-    as the peer will decode it, results untyped)."""
+    """The connection's transport, showing each outgoing message to `show` first."""
 
-    def __init__(self, transport: Transport, conn: Engine[Any]) -> None:
+    def __init__(self, transport: Transport, show: Callable[[bytes], None]) -> None:
         self._transport = transport
-        self._conn = conn
+        self._show = show
         self.start = transport.start
         self.close = transport.close
-
-    def _show(self, message: bytes) -> None:
-        try:
-            decoded = self._conn.schema.decode_message(message, self._conn.peer_side)
-        except Exception:
-            decoded = None
-        self._conn._observe("out", message, decoded)
 
     def send_nowait(self, message: bytes) -> None:
         self._show(message)
@@ -559,3 +624,11 @@ class _ObservedTransport:
     async def send(self, message: bytes) -> None:
         self._show(message)
         await self._transport.send(message)
+
+    def pause_reading(self) -> None:
+        if isinstance(self._transport, Pausable):
+            self._transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        if isinstance(self._transport, Pausable):
+            self._transport.resume_reading()

@@ -17,7 +17,7 @@ DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024
 """Default limit of one incoming line (message). A longer line is answered with an error."""
 
 _CHUNK = 256 * 1024
-_SNIFF = 4096  # bytes of an oversized line kept to find its id and kind
+SNIFF = 4096  # bytes of an oversized line kept to find its id and kind
 
 
 class ByteReader(Protocol):
@@ -55,7 +55,7 @@ class LineReader:
         self._max = max_line_bytes
         self._pieces: list[bytes] = []  # the start of a line whose newline has not come yet
         self._size = 0  # bytes in _pieces
-        self._ready: list[bytes | OversizedLine] = []
+        self._ready: list[bytes | OversizedLine] = []  # lines read, not yet taken by `readline`
         self._skipped = 0  # > 0 while skipping the rest of an oversized line
         self._head = b""
         self._eof = False
@@ -65,66 +65,51 @@ class LineReader:
 
         At EOF, unterminated trailing bytes are returned as a last line.
         """
-        while not self._ready:
-            if self._eof:
+        if not self._ready:
+            lines = await self.readlines()
+            if lines is None:
                 return None
-            self._feed(await self._stream.read(_CHUNK))
+            self._ready = lines
         return self._ready.pop(0)
 
     async def readlines(self) -> list[bytes | OversizedLine] | None:
         """Every complete line that has arrived (at least one), or None at end of stream."""
-        while not self._ready:
-            if self._eof:
-                return None
-            self._feed(await self._stream.read(_CHUNK))
-        lines, self._ready = self._ready, []
-        return lines
+        while not self._eof:
+            lines = self.split(await self._stream.read(_CHUNK))
+            if lines:
+                return lines
+        return None
 
     def split(self, chunk: bytes) -> list[bytes | OversizedLine]:
         """The lines `chunk` completes (b"": the end of the stream, with an unterminated last
-        line if any), for bytes pushed rather than read (`PushReader`)."""
-        if chunk[-1:] == b"\n" and not (self._pieces or self._skipped or self._ready):
-            if len(chunk) <= self._max:  # whole lines, none too long: `_feed`, written out
-                lines: list[bytes | OversizedLine] = chunk.split(b"\n")  # type: ignore[assignment]
-                lines.pop()  # the empty tail after the last newline
-                return lines
-        self._feed(chunk)
-        lines, self._ready = self._ready, []
-        return lines
-
-    def _feed(self, chunk: bytes) -> None:
+        line if any): for bytes read, and for bytes pushed rather than read (`PushReader`)."""
         if not chunk:
             self._eof = True
             if self._skipped:
-                self._ready.append(self._end_skip(0))
-            elif self._pieces:
-                self._ready.append(self._line(b""))
-            return
-        if self._skipped:  # the rest of an oversized line: drop it up to its newline
-            i = chunk.find(b"\n")
-            if i < 0:
-                self._skipped += len(chunk)
-                return
-            self._ready.append(self._end_skip(i))
-            chunk = chunk[i + 1 :]
-        i = chunk.find(b"\n")
-        if i < 0:
-            self._keep(chunk)
-            return
-        if self._pieces:  # the line that was waiting for its newline
-            self._ready.append(self._line(chunk[:i]))
-            chunk = chunk[i + 1 :]
-        lines = chunk.split(b"\n")
-        tail = lines.pop()
+                return [self._end_skip(0)]
+            return [self._line(b"")] if self._pieces else []
+        pieces = chunk.split(b"\n")
+        tail = pieces.pop()  # after the last newline: the start of a line still to come
+        lines: list[bytes | OversizedLine] = pieces  # type: ignore[assignment]
+        if not lines:  # no newline: all of it belongs to the line that waits
+            if self._skipped:  # the rest of an oversized line: dropped
+                self._skipped += len(tail)
+            else:
+                self._keep(tail)
+            return []
+        if self._skipped:  # the end of an oversized line
+            lines[0] = self._end_skip(len(pieces[0]))
+        elif self._pieces:  # the end of the line that was waiting for its newline
+            lines[0] = self._line(pieces[0])
         if len(chunk) > self._max:
-            self._ready += [
-                OversizedLine(len(line), line[:_SNIFF]) if len(line) > self._max else line
-                for line in lines
+            limit = self._max
+            lines = [
+                OversizedLine(len(x), x[:SNIFF]) if type(x) is bytes and len(x) > limit else x
+                for x in lines
             ]
-        else:
-            self._ready += lines
         if tail:
             self._keep(tail)
+        return lines
 
     def _keep(self, part: bytes) -> None:
         """Hold the start of a line; past the limit, keep only its head and count the rest."""
@@ -134,7 +119,7 @@ class LineReader:
         self._size += len(part)
         if self._size > self._max:
             head = b"".join(self._pieces)
-            self._head = head[:_SNIFF]
+            self._head = head[:SNIFF]
             self._skipped = len(head)
             self._pieces, self._size = [], 0
 
@@ -142,7 +127,7 @@ class LineReader:
         self._pieces.append(end)
         line = b"".join(self._pieces)
         self._pieces, self._size = [], 0
-        return OversizedLine(len(line), line[:_SNIFF]) if len(line) > self._max else line
+        return OversizedLine(len(line), line[:SNIFF]) if len(line) > self._max else line
 
     def _end_skip(self, tail: int) -> OversizedLine:
         out = OversizedLine(self._skipped + tail, self._head)
@@ -224,22 +209,10 @@ class LineWriter:
 
         Not a coroutine: with no back-pressure to wait for (the common case), the message is
         written by the call and the awaitable is a finished future, with no frame to run."""
-        if self._fresh and self._failed is None:  # `write_nowait`'s first case, written out
-            self._fresh = self._below = False
-            self._write(message + b"\n")
-        elif self._scheduled and self._failed is None:  # `write_nowait`'s joining, written out
-            self._parts.append(message)
-            self._size += len(message)
-            if self._size >= _FLUSH_ABOVE:
-                self.flush()
-            done = self._done
-            if self._below and done is not None:  # nothing handed over since the buffer was low
-                return done
-        else:
-            self.write_nowait(message)
-            done = self._done
-            if self._below and done is not None:  # nothing handed over since the buffer was low
-                return done
+        self.write_nowait(message)
+        done = self._done
+        if self._below and done is not None:  # nothing handed over since the buffer was low
+            return done
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             done = self._done  # the bytes went out (or nearly): no back-pressure to wait for
@@ -304,9 +277,9 @@ class LineTransport:
 
     Over a `PushReader` each chunk is split and handed on in the protocol callback that received
     it; over any other reader a task reads chunks and hands on their lines. A burst is handed on
-    `_SLICE` lines per loop turn (`_Slices`)."""
+    `SLICE` lines per loop turn (`_Slices`)."""
 
-    __slots__ = ("_source", "_lines", "_out", "_pump", "_slices", "send_nowait", "send")
+    __slots__ = ("_source", "_lines", "_out", "_pump", "_slices", "_flowing", "send_nowait", "send")
 
     def __init__(
         self,
@@ -320,53 +293,55 @@ class LineTransport:
         self._out = LineWriter(writer, on_error=on_error)
         self._pump: asyncio.Task[None] | None = None
         self._slices: _Slices | None = None
-        self.send_nowait = self._out.write_nowait  # bound once: no frame of ours per call
+        self._flowing = asyncio.Event()  # cleared while paused (`pause_reading`)
+        self._flowing.set()
+        self.send_nowait = self._out.write_nowait  # bound once: no frame of ours per message
         self.send = self._out.write
 
+    def pause_reading(self) -> None:
+        """Hand no more lines on; a pushing reader keeps (and past its limit stops) its input."""
+        self._flowing.clear()
+        if self._slices is not None:
+            self._slices.paused = True
+        if isinstance(self._source, PushReader):
+            self._source.pause()
+
+    def resume_reading(self) -> None:
+        self._flowing.set()
+        if self._slices is not None:
+            self._slices.resume()
+        if isinstance(self._source, PushReader):
+            self._source.resume()
+
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        source, split = self._source, self._lines.split
         slices = self._slices = _Slices(on_messages, on_end)
-        on_messages, on_end = slices.hand_on, slices.end
-        if not isinstance(source, PushReader):
-            self._pump = asyncio.get_running_loop().create_task(self._pull(on_messages, on_end))
-            return
-
-        out, reader, deliver = self._out, self._lines, slices._on_messages
-
-        def on_data(chunk: bytes) -> None:
-            if not out._scheduled:  # `out.fresh()`, written out: input, a new loop turn
-                out._fresh = True
-            if (  # `split` and `hand_on`, written out for whole lines, none too long, none waiting
-                chunk[-1:] == b"\n"
-                and len(chunk) <= reader._max
-                and not (reader._pieces or reader._skipped or reader._ready or slices._queued)
-            ):
-                lines: list[bytes | OversizedLine] = chunk.split(b"\n")  # type: ignore[assignment]
-                lines.pop()  # the empty tail after the last newline
-                if len(lines) <= _SLICE:
-                    deliver(lines)
-                    return
-            else:
-                lines = split(chunk)
-            if lines:
-                on_messages(lines)
-
-        def on_eof(error: BaseException | None) -> None:
-            if error is None:
-                on_data(b"")  # the unterminated last line, if any
-            on_end(error)
-
-        source.attach(on_data, on_eof)
-
-    async def _pull(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        try:
-            while (lines := await self._lines.readlines()) is not None:
-                self._out.fresh()  # input: a new loop turn, as in `start`
-                on_messages(lines)
-        except Exception as exc:  # a broken stream
-            on_end(exc)
+        if isinstance(self._source, PushReader):
+            self._source.attach(self._on_data, self._on_eof)
         else:
-            on_end(None)
+            self._pump = asyncio.get_running_loop().create_task(self._pull(slices))
+
+    def _on_data(self, chunk: bytes) -> None:
+        """A chunk pushed by the `PushReader`: its lines handed on in this very call."""
+        self._out.fresh()  # input: a new loop turn
+        lines = self._lines.split(chunk)
+        if lines and self._slices is not None:
+            self._slices.hand_on(lines)
+
+    def _on_eof(self, error: BaseException | None) -> None:
+        if error is None:
+            self._on_data(b"")  # the unterminated last line, if any
+        if self._slices is not None:
+            self._slices.end(error)
+
+    async def _pull(self, slices: _Slices) -> None:
+        try:
+            while await self._flowing.wait() and (lines := await self._lines.readlines()):
+                self._out.fresh()  # input: a new loop turn, as in `start`
+                slices.hand_on(lines)
+        except Exception as exc:  # a broken stream
+            slices.end(exc)
+        else:
+            slices.end(None)
 
     def close(self) -> None:
         self._out.close()
@@ -378,7 +353,7 @@ class LineTransport:
             self._source.detach()
 
 
-_SLICE = 64
+SLICE = 64
 """Lines handed on per loop turn at most. A burst (a pipe read holds hundreds of lines) is handed
 on in slices, each after the engine's worker has handled the one before it: decoded all at once,
 hundreds of messages stay alive together, which costs the garbage collector and the CPU caches far
@@ -386,11 +361,20 @@ more than the loop turns saved."""
 
 
 class _Slices:
-    """Hands lines on in their order, at most `_SLICE` per loop turn: the first slice of a burst in
+    """Hands lines on in their order, at most `SLICE` per loop turn: the first slice of a burst in
     the call that brought it, the rest in the turns after (lines that come meanwhile wait behind
     them), and the end of the input after the last of them."""
 
-    __slots__ = ("_on_messages", "_on_end", "_queued", "_at", "_ended", "_error", "closed")
+    __slots__ = (
+        "_on_messages",
+        "_on_end",
+        "_queued",
+        "_at",
+        "_ended",
+        "_error",
+        "closed",
+        "paused",
+    )
 
     def __init__(self, on_messages: OnMessages, on_end: OnEnd) -> None:
         self._on_messages = on_messages
@@ -400,34 +384,46 @@ class _Slices:
         self._ended = False
         self._error: BaseException | None = None
         self.closed = False  # the transport closed: nothing more is handed on
+        self.paused = False  # lines wait (`LineTransport.pause_reading`)
 
     def hand_on(self, lines: list[bytes | OversizedLine]) -> None:
-        if self._queued:  # earlier lines still wait: these go after them
+        if self._queued or self.paused:  # earlier lines still wait: these go after them
             self._queued.append(lines)
-        elif len(lines) <= _SLICE:
+        elif len(lines) <= SLICE:
             self._on_messages(lines)
         else:
             self._queued.append(lines)
             self._turn()
 
     def end(self, error: BaseException | None) -> None:
-        if self._queued:
+        if self._queued or self.paused:
             self._ended, self._error = True, error  # told after the lines still waiting
         else:
             self._on_end(error)
 
+    def resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            if self._queued or self._ended:
+                asyncio.get_running_loop().call_soon(self._turn)
+
     def _turn(self) -> None:
-        if self.closed:
+        if self.closed or self.paused:
+            return
+        if not self._queued:  # the end came while paused, after every line
+            if self._ended:
+                self._ended = False
+                self._on_end(self._error)
             return
         first, at = self._queued[0], self._at
-        if at + _SLICE >= len(first):
+        if at + SLICE >= len(first):
             self._queued.popleft()
             self._at = 0
         else:
-            self._at = at + _SLICE
+            self._at = at + SLICE
         if self._queued:
-            asyncio.get_running_loop().call_soon(self._turn)
-        self._on_messages(first[at : at + _SLICE] if at or len(first) > _SLICE else first)
+            asyncio.get_running_loop().call_soon(self._turn)  # (a no-op if paused meanwhile)
+        self._on_messages(first[at : at + SLICE] if at or len(first) > SLICE else first)
         if self._ended and not self._queued:
             self._ended = False
             self._on_end(self._error)
@@ -451,6 +447,7 @@ class PushReader:
         self.transport: asyncio.ReadTransport | None = None
         self._paused = False
         self._held = False  # attached, but what arrived before is not handed over yet
+        self._stopped = False  # paused by the consumer (`pause`)
 
     # --- fed by the protocol ----------------------------------------------------------------------
 
@@ -469,7 +466,6 @@ class PushReader:
         if self._eof:
             return
         self._eof, self._error = True, error
-        self._direct()  # (data after the end is kept, as before)
         on_end = self._on_end
         if on_end is not None and not self._held:
             self._on_data = self._on_end = None
@@ -492,34 +488,36 @@ class PushReader:
         if self._chunks or self._eof:
             self._held = True  # until the next loop turn: the owner is still being built
             asyncio.get_running_loop().call_soon(self._hand_over)
-        self._direct()
         self._resume()
 
-    def _direct(self) -> None:
-        """While each chunk goes to the consumer as it comes, `feed_data` is the consumer's
-        `on_data` itself (no call of ours per chunk); else the method, which keeps it."""
-        if self._on_data is not None and not self._held and not self._eof:
-            self.feed_data = self._on_data  # type: ignore[method-assign,assignment]
-        else:
-            self.__dict__.pop("feed_data", None)
+    def pause(self) -> None:
+        """Hand nothing more to the consumer until `resume` (chunks are kept; past the limit the
+        protocol's transport is paused)."""
+        self._held = self._stopped = True
+
+    def resume(self) -> None:
+        if self._stopped:
+            self._stopped = False
+            asyncio.get_running_loop().call_soon(self._hand_over)
 
     def _hand_over(self) -> None:
+        if self._stopped:  # paused by the consumer since: `resume` hands over
+            return
         self._held = False
-        self._direct()
-        chunks, self._chunks, self._size = self._chunks, deque(), 0
-        for chunk in chunks:
-            if self._on_data is None:
-                return
+        while self._chunks and self._on_data is not None and not self._held:
+            chunk = self._chunks.popleft()
+            self._size -= len(chunk)
             self._on_data(chunk)
+        self._resume()
+        if self._held or self._chunks:
+            return
         if self._eof and self._on_end is not None:
             on_end, self._on_data, self._on_end = self._on_end, None, None
-            self._direct()
             on_end(self._error)
 
     def detach(self) -> None:
         """Hand nothing more over."""
         self._on_data = self._on_end = None
-        self._direct()
 
     async def read(self, n: int = -1) -> bytes:
         while not self._chunks:

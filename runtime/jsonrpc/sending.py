@@ -8,42 +8,44 @@ value is still the one checked (not a copy made since, such as the trace context
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 
 from . import wire
-from .errors import ConnectionClosedError, ProtocolError
+from .errors import ProtocolError
 
 if TYPE_CHECKING:
-    from ..jsonrpc.package import Package, RequestMessage, TypeForm
     from . import RequestId
+    from .package import Package, RequestMessage, TypeForm
 
 
 class Sender:
     __slots__ = ("schema", "envelopes", "sending", "_types", "_checks", "_results")
 
-    def __init__(self, schema: Any, envelopes: Envelopes) -> None:
-        self.schema = schema
-        self.envelopes = envelopes
+    def __init__(self, schema: Any = None, envelopes: Envelopes | None = None) -> None:
         # what `typed` last checked, and its JSON (None: nothing; the engine resets it per message)
         self.sending: tuple[Any, bytes] | None = None
+        if envelopes is not None:
+            self.bind(schema, envelopes)
+
+    def bind(self, schema: Any, envelopes: Envelopes) -> None:
+        """Check and encode with `schema` from now on (its envelopes made once, with its plan)."""
+        self.schema = schema
+        self.envelopes = envelopes
         # the package's methods: the type their params are checked against (None: not checked)
         self._types: dict[str, TypeForm] = {
             method: info.params
             for method, info in schema.METHODS.items()
             if not method.startswith("rpc.")
         }
-        # the same methods: the strict check of their params' JSON (`_strict_check`), looked up
-        # once per package, not once per message
+        # the strict check of each method's params' JSON and of each request's result's JSON
+        # (`strict_check`), looked up once per package, not once per message
         self._checks: dict[str, Callable[[bytes], Any]] = {
-            method: _strict_check(schema, tp)
-            for method, tp in self._types.items()
-            if tp is not None
+            method: strict_check(schema, tp) for method, tp in self._types.items() if tp is not None
         }
-        # the package's requests: the strict check of their results' JSON, as `_checks`
         self._results: dict[str, Callable[[bytes], Any]] = {
-            method: _strict_check(schema, info.result)
+            method: strict_check(schema, info.result)
             for method, info in schema.REQUESTS.items()
             if info.result is not None
         }
@@ -64,14 +66,6 @@ class Sender:
             )
         if tp is None or params is None or params is msgspec.UNSET:
             return params
-        if type(params) is not dict:  # `typed`, written out for a generated object: the hot path
-            try:
-                data = self.schema.encode_message(params)
-                self._checks[method](data)
-            except (TypeError, ValueError, msgspec.EncodeError):
-                return self.typed(method, params, tp, "params")  # raises, naming what is wrong
-            self.sending = (params, data)
-            return params
         return self.typed(method, params, tp, "params")  # 164
 
     def typed(self, method: str, value: Any, tp: TypeForm, at: str) -> Any:
@@ -85,9 +79,13 @@ class Sender:
         if type(value) is dict:
             value, data = wire.to_send(schema, value, tp, method=method, at=at)
         else:
-            try:  # the common case, written out: a value that fits
+            check = (self._checks if at == "params" else self._results).get(method)
+            try:  # a value that fits: its JSON, checked by the method's own check when it has one
                 data = schema.encode_message(value)
-                schema.decode(data, tp, strict=True)
+                if check is not None:
+                    check(data)
+                else:
+                    schema.decode(data, tp, strict=True)
             except (TypeError, ValueError, msgspec.EncodeError):  # ValidationError is a ValueError
                 value, data = wire.to_send(schema, value, tp, method=method, at=at)  # raises
         self.sending = (value, data)  # its envelope takes these bytes (`sent_json`)
@@ -99,26 +97,19 @@ class Sender:
         return sending[1] if sending is not None and sending[0] is value else None
 
     def request(self, request_id: RequestId, method: str, params: Any) -> bytes:
+        checked = self.sent_json(params)
+        if checked is not None:  # its JSON goes in as it is
+            return self.envelopes.request(request_id, method, checked)
         schema = self.schema
-        sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
-        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
-            parts = self.envelopes.calls.get(method)  # `Envelopes.request`, written out
-            if parts is not None:
-                id_json: bytes = schema.encode_message(request_id)
-                return parts[0] + id_json + parts[1] + sending[1] + parts[2]
-            return self.envelopes.request(request_id, method, sending[1])
         data: bytes = schema.encode_message(
             schema.Request(id=request_id, method=method, params=_omit_none(params))
         )
         return data
 
     def notification(self, method: str, params: Any) -> bytes:
-        sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
-        if sending is not None and sending[0] is params:  # checked: its JSON goes in as it is
-            ends = self.envelopes.ends.get(method)  # `Envelopes.notification`, written out
-            if ends is not None:
-                return ends[0] + sending[1] + ends[1]
-            return self.envelopes.notification(method, sending[1])
+        checked = self.sent_json(params)
+        if checked is not None:  # its JSON goes in as it is
+            return self.envelopes.notification(method, checked)
         schema = self.schema
         data: bytes = schema.encode_message(
             schema.Notification(method=method, params=_omit_none(params))
@@ -140,28 +131,12 @@ class Sender:
                     ) from None
             result = {}
         elif strict and request.method in schema.REQUESTS:
-            # `typed` and `sent_json`, written out for a generated object that fits (the hot
-            # path): its JSON goes in as it is
-            check = self._results.get(request.method)  # (None: the method has no result type)
-            if check is not None and type(result) is not dict:
-                try:
-                    checked: bytes = schema.encode_message(result)
-                    check(checked)
-                except (TypeError, ValueError, msgspec.EncodeError):
-                    pass  # `typed` below raises, naming what is wrong
-                else:
-                    parts = self.envelopes.answer  # `Envelopes.response`, written out
-                    if parts is not None:
-                        id_json: bytes = schema.encode_message(request.id)
-                        return parts[0] + id_json + parts[1] + checked + parts[2]
-                    return self.envelopes.response(request.id, checked)
             self.sending = None
-            result = self.typed(
-                request.method, result, schema.REQUESTS[request.method].result, "result"
-            )
-            sending, self.sending = self.sending, None  # `sent_json`, written out: the hot path
-            if sending is not None and sending[0] is result:  # checked: its JSON goes in as it is
-                return self.envelopes.response(request.id, sending[1])
+            tp = schema.REQUESTS[request.method].result
+            result = self.typed(request.method, result, tp, "result")
+            checked = self.sent_json(result)
+            if checked is not None:  # its JSON goes in as it is
+                return self.envelopes.response(request.id, checked)
         data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
         return data
 
@@ -258,7 +233,7 @@ def _cut(data: bytes) -> tuple[bytes, bytes, bytes] | None:
 _NOT_KNOWN: Any = object()
 
 
-def _strict_check(schema: Any, tp: TypeForm) -> Callable[[bytes], Any]:
+def strict_check(schema: Any, tp: TypeForm) -> Callable[[bytes], Any]:
     """`schema.decode(data, tp, strict=True)` as one call, for a value that fits: a generated
     package's `decode` is its codec's, which returns what the codec's prebuilt decoder of `tp`
     (`codec.decoder(tp)`) decodes, and raises when it raises. Only the error differs (the strict
@@ -284,26 +259,6 @@ def _structured(params: Any) -> bool:
     if issubclass(kind, (msgspec.Struct, dict, list, tuple)):
         _STRUCTURED.add(kind)
     return True
-
-
-class Writer(Protocol):
-    """What `write_failed` reads and closes: an engine."""
-
-    _eof_error: ConnectionClosedError | None
-    _close_error: ConnectionClosedError | None
-
-    def _shutdown(self, error: ConnectionClosedError) -> None: ...
-
-
-def write_failed(engine: Writer, exc: BaseException) -> ConnectionClosedError:
-    """What a write of the engine's that failed with `exc` raises: when the peer went away first,
-    that (not how the write ended); else the connection closes now, for this reason."""
-    known = engine._eof_error or engine._close_error
-    if known is not None:
-        return known
-    err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-    engine._shutdown(err)
-    return err
 
 
 def _omit_none(params: Any) -> Any:

@@ -15,12 +15,10 @@ import msgspec
 from . import INTERNAL_ERROR, INVALID_REQUEST, RequestId, answers
 from .answers import as_rpc_error
 from .errors import ConnectionClosedError, ProtocolError
-from .sending import write_failed
 
 if TYPE_CHECKING:
-    from ..jsonrpc.package import RequestMessage, RpcException
+    from .package import RequestMessage, RpcException
     from .sending import Sender
-    from .transport import Transport
 
 log = logging.getLogger("acp_runtime")
 
@@ -63,13 +61,7 @@ class Serving(msgspec.Struct):
         return self.request.params
 
     def _ended(self, task: asyncio.Task[None]) -> None:
-        self.server._served(self.request, self, task)
-
-
-class _Queue(Protocol):
-    @property
-    def items(self) -> Sized:  # what waits to be handled
-        ...
+        self.server.ended_unstarted(self.request, self, task)
 
 
 class Host(Protocol):
@@ -77,29 +69,25 @@ class Host(Protocol):
 
     schema: Any
     policy: Any
+    strict: bool
 
     @property
-    def _inbox(self) -> _Queue: ...
+    def closed(self) -> bool: ...
 
-    _close_error: ConnectionClosedError | None
-    _eof_error: ConnectionClosedError | None
-    _transport: Transport
+    def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None: ...
 
-    def _shutdown(self, error: ConnectionClosedError) -> None: ...
+    def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
 
-    strict: bool
-    _sender: Sender
+    async def write(self, data: bytes) -> None: ...
 
-    def _send_error_nowait(self, request_id: RequestId, err: RpcException) -> None: ...
-
-    def _error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
-
-    async def _write(self, data: bytes) -> None: ...
-
-    def _maybe_finish(self) -> None: ...
+    def write_nowait(self, data: bytes) -> None: ...
 
 
-_EAGER = sys.version_info >= (3, 12)  # `asyncio.Task(..., eager_start=True)`
+DEFAULT_MAX_IN_FLIGHT = 1024
+"""Requests from the peer in flight at most (received, their answer not yet written): at this many,
+the connection reads no more of the peer until half of them are answered (backpressure)."""
+
+EAGER = sys.version_info >= (3, 12)  # `asyncio.Task(..., eager_start=True)`
 _Task: Any = asyncio.Task  # (its `eager_start` is unknown to the checkers' 3.11 stubs)
 
 _now_serving: contextvars.ContextVar[Serving | None] = contextvars.ContextVar(
@@ -110,8 +98,23 @@ _now_serving: contextvars.ContextVar[Serving | None] = contextvars.ContextVar(
 class Server:
     """The requests one engine is serving, by id."""
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(
+        self,
+        engine: Host,
+        sender: Sender,
+        waiting: Sized,
+        finished: Callable[[], None],
+        flow: Callable[[bool], None],
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    ) -> None:
         self.engine = engine
+        self._sender = sender  # the engine's: it encodes the answers
+        self._waiting = waiting  # the notifications waiting to be handled
+        self._finished = finished  # told after each request served (it may close the engine)
+        self._flow = flow  # flow(False): stop reading the peer; flow(True): read on
+        self.max_in_flight = max_in_flight
+        self.in_flight = 0  # requests received whose answer is not written yet
+        self._stopped = False  # reading stopped: `max_in_flight` were in flight
         self.requests: dict[RequestId, Serving] = {}
         self._loop = asyncio.get_running_loop()  # once: each lookup costs a getpid() (3.11)
         self._after_tasks: set[asyncio.Task[None]] = set()
@@ -127,17 +130,17 @@ class Server:
         else it waits its turn in the loop, behind them. Its handler sees what a task's first step
         would: its own task as `current_task()`, a context of its own."""
         engine = self.engine
-        if _EAGER and engine._close_error is not None:  # an eager handler closed the connection
+        if EAGER and engine.closed:  # an eager handler closed the connection
             return  # while this read was handed on: as a task the close cancelled before it began
         try:
             duplicate = request.id in self.requests
         except TypeError:
             duplicate = True
         if duplicate:
-            err = engine._error(
+            err = engine.rpc_error(
                 INVALID_REQUEST, "Invalid request: duplicate id of a request in progress"
             )
-            engine._send_error_nowait(request.id, err)
+            engine.send_error_nowait(request.id, err)
             return
         policy = engine.policy
         watched = policy.requests_watched
@@ -145,7 +148,11 @@ class Server:
             policy.received_request(request.method, request.params)
         serving = Serving(request, self)
         self.requests[request.id] = serving
-        if _EAGER and self.alone and not engine._inbox.items:
+        self.in_flight += 1
+        if self.in_flight >= self.max_in_flight and not self._stopped:
+            self._stopped = True  # backpressure: read no more of the peer until half are answered
+            self._flow(False)
+        if EAGER and self.alone and not self._waiting:
             serving.task = _Task(self._serve(request, serving), loop=self._loop, eager_start=True)
         else:
             serving.task = self._loop.create_task(self._serve(request, serving))
@@ -170,10 +177,11 @@ class Server:
         try:
             try:
                 result = await engine.policy.serve(request)
-                data = engine._sender.response(request, result, strict=engine.strict)
+                data = self._sender.response(request, result, strict=engine.strict)
                 succeeded = True
             except asyncio.CancelledError:
-                if engine._close_error is not None:
+                if engine.closed:
+                    self._answered()
                     return
                 data = _cancelled(engine.schema, request, serving)
             except Exception as exc:
@@ -187,48 +195,58 @@ class Server:
                     exc, ProtocolError
                 ):  # a runtime rule refused it: no crash, no traceback
                     log.error("refused the %s answer: %s", request.method, exc)
-                    error = engine._error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
+                    error = engine.rpc_error(
+                        INTERNAL_ERROR, "Internal error", {"message": str(exc)}
+                    )
                     data = answers.encode_error(engine.schema, request.id, error)
                 else:
                     log.exception("handler for %s failed", request.method)
                     data = answers.encode_error(
-                        engine.schema, request.id, engine._error(INTERNAL_ERROR, "Internal error")
+                        engine.schema,
+                        request.id,
+                        engine.rpc_error(INTERNAL_ERROR, "Internal error"),
                     )
         finally:
             self.requests.pop(request.id, None)
             # the handler is done: this task's context forgets `serving` (which holds this task),
             # so that no request leaves a reference cycle for the garbage collector to find
             _now_serving.set(None)
-        closed = engine._close_error
         try:
-            if closed is None:  # `engine._write`, written out: no coroutine of ours per answer
-                try:
-                    await engine._transport.send(data)
-                except (ConnectionError, OSError, RuntimeError) as exc:
-                    closed = write_failed(engine, exc)
-            if closed is not None:
-                log.debug("could not answer %s: %s", request.method, closed)
-                return
+            await engine.write(data)
+        except ConnectionClosedError as closed:
+            log.debug("could not answer %s: %s", request.method, closed)
+            return
+        else:
             serving.answered = True
             if succeeded and serving.after is not None:
                 self._start_after(request.method, serving.after)
         finally:
-            if engine._eof_error is not None:  # the last request served after the end of input
-                engine._maybe_finish()
+            self._answered()
+            self._finished()  # (the last request served after the end of input closes)
 
-    def _served(self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]) -> None:
+    def _answered(self) -> None:
+        """A request in flight was answered (or can no longer be): read on below half the bound."""
+        self.in_flight -= 1
+        if self._stopped and self.in_flight <= self.max_in_flight // 2:
+            self._stopped = False
+            self._flow(True)
+
+    def ended_unstarted(
+        self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]
+    ) -> None:
         """A task cancelled before it started never ran `_serve`: answer for it here (a done
         callback `Serving.cancel` adds to such a task only)."""
         if self.requests.get(request.id) is not serving:
             return
         del self.requests[request.id]
+        self._answered()
         engine = self.engine
-        if task.cancelled() and engine._close_error is None:
+        if task.cancelled() and not engine.closed:
             try:
-                engine._transport.send_nowait(_cancelled(engine.schema, request, serving))
+                engine.write_nowait(_cancelled(engine.schema, request, serving))
             except Exception as exc:
                 log.debug("could not answer cancelled %s: %r", request.method, exc)
-        engine._maybe_finish()
+        self._finished()
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: start `work()` once that request's answer has been

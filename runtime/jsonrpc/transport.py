@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Awaitable, Callable, Protocol
+from typing import Awaitable, Callable, Protocol, runtime_checkable
 
-from .framing import _SNIFF, DEFAULT_MAX_LINE_BYTES, OnEnd, OnMessages, OversizedLine
+from .framing import DEFAULT_MAX_LINE_BYTES, SNIFF, OnEnd, OnMessages, OversizedLine
 
-__all__ = ["MessageTransport", "OversizedLine", "Transport"]
+__all__ = ["MessageTransport", "OversizedLine", "Pausable", "Transport"]
 
 
 class Transport(Protocol):
@@ -37,6 +37,20 @@ class Transport(Protocol):
 
     def close(self) -> None:
         """End the output (idempotent)."""
+        ...
+
+
+@runtime_checkable
+class Pausable(Protocol):
+    """A transport that can stop handing messages on: the engine pauses one while the peer has
+    too many requests in flight (`serving.DEFAULT_MAX_IN_FLIGHT`), and resumes it below half."""
+
+    def pause_reading(self) -> None:
+        """Hand no more messages on (those that arrive wait, and the peer is read no further)."""
+        ...
+
+    def resume_reading(self) -> None:
+        """Hand messages on again, those that waited first (from a later loop turn)."""
         ...
 
 
@@ -75,6 +89,7 @@ class MessageTransport:
         self._on_messages: OnMessages | None = None
         self._on_end: OnEnd | None = None
         self._handing = False  # handing messages over (or holding them until the next turn)
+        self._paused = False  # `pause_reading`: what is fed waits
 
     # --- in: fed by the owner ---------------------------------------------------------------------
 
@@ -85,9 +100,9 @@ class MessageTransport:
         if self._closed:
             return  # the engine closed: nobody reads on
         size = len(message)
-        item = OversizedLine(size, message[:_SNIFF]) if size > self._max else message
+        item = OversizedLine(size, message[:SNIFF]) if size > self._max else message
         on_messages = self._on_messages
-        if on_messages is None or self._handing:
+        if on_messages is None or self._handing or self._paused:
             self._items.append(item)
             self._wake()
             return
@@ -104,14 +119,14 @@ class MessageTransport:
         if self._eof:
             return
         self._eof = True
-        if self._on_end is not None and not self._handing:
+        if self._on_end is not None and not self._handing and not self._paused:
             self._hand_over()
         self._wake()
 
     def _hand_over(self) -> None:
         """Hand the engine what waits, in order, then the end of input if it came."""
         self._handing = False
-        while self._items and self._on_messages is not None:
+        while self._items and self._on_messages is not None and not self._paused:
             items = list(self._items)
             self._items.clear()
             self._handing = True
@@ -120,7 +135,7 @@ class MessageTransport:
             finally:
                 self._handing = False
         on_end = self._on_end
-        if self._eof and on_end is not None and not self._items:
+        if self._eof and on_end is not None and not self._items and not self._paused:
             self._on_messages = self._on_end = None
             on_end(None)
 
@@ -151,6 +166,16 @@ class MessageTransport:
         if self._items or self._eof:
             self._handing = True  # held until the next loop turn: the owner is still being built
             asyncio.get_running_loop().call_soon(self._hand_over)
+
+    def pause_reading(self) -> None:
+        self._paused = True
+
+    def resume_reading(self) -> None:
+        if self._paused:
+            self._paused = False
+            if self._on_messages is not None and (self._items or self._eof) and not self._handing:
+                self._handing = True  # held until the next loop turn, as after `start`
+                asyncio.get_running_loop().call_soon(self._hand_over)
 
     # --- out --------------------------------------------------------------------------------------
 

@@ -94,26 +94,20 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _setup(self) -> None:
         self.client: ClientProxyT = self.schema.ClientProxy(self)
         self.client_info: Any = None
-        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):
-            self._receive_line = self._receive_unrouted  # until its initialize routes it
 
     def _bound(self) -> None:
         self.client = self.schema.ClientProxy(self)
 
-    def _receive_unrouted(self, line: bytes) -> None:
-        """A line received before the connection is routed: routed by its initialize."""
-        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):  # by initialize
+    def _receive(self, line: bytes) -> None:
+        """A received line; before the connection is routed, routed by its initialize."""
+        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):
             requested = negotiation.requested_version(line)
             if type(requested) is int:
                 self._route(self.versions.choose(requested))
                 if requested not in self.versions.routes:
                     self._receive_newer_initialize(line)
                     return
-        self._receive(line)
-
-    def _route(self, version: int) -> None:
-        super()._route(version)
-        self._receive_line = self._receive  # routed: each line as the engine reads it
+        super()._receive(line)
 
     def _receive_newer_initialize(self, line: bytes) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
@@ -123,20 +117,20 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         message, refusals = negotiation.read_newer_initialize(
             self.versions.routes, self.side, line, lenient=self.lenient
         )
-        self._observe("in", line, message)
+        self.observe("in", line, message)
         if message is not None:
             self._server.start(message)
             return
         if not refusals:  # nested too deep for the decoder: as any other message
-            self._receive(line)
+            super()._receive(line)
             return
         why = "; ".join(f"as version {v}: {as_rpc_error(err).message}" for v, err in refusals)
-        err = self._error(
+        err = self.rpc_error(
             INVALID_PARAMS,
             f"Invalid params: no protocol version this agent speaks reads them ({why})",
             {str(v): as_rpc_error(e).to_error_object() for v, e in refusals},
         )
-        self._send_error_nowait(as_rpc_error(refusals[0][1]).id, err)
+        self.send_error_nowait(as_rpc_error(refusals[0][1]).id, err)
 
     def turn_cancelled(self, session_id: Any) -> bool:
         """Whether a `session/cancel` (or `session/close`) reached the open v2 turn of a session."""

@@ -173,5 +173,5 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             reason = f"the {method} result does not fit protocol version {self.protocol_version}"
             error = ConnectionClosedError(f"connection closed: {reason}: {exc}")
-            self._shutdown(error)
+            self.shutdown(error)
             raise ProtocolError(f"{reason}: {exc}") from None

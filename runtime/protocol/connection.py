@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict, TypeVar, 
 
 from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, wire
 from ..jsonrpc.calls import PendingCall as PendingCall
-from ..jsonrpc.engine import _DEFAULT as _DEFAULT
+from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
 from ..jsonrpc.engine import as_rpc_error as as_rpc_error
 from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter
+from ..jsonrpc.serving import DEFAULT_MAX_IN_FLIGHT
 from . import rules
 from .negotiation import Routes
 from .policy import AcpPolicy
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         observer: Callable[[str, bytes, Any], None] | None
         tracer: Tracer | None
         timeout: float | None
+        max_in_flight: int
 
 
 class Connection(Engine[PackageT]):
@@ -79,6 +81,7 @@ class Connection(Engine[PackageT]):
         observer: Callable[[str, bytes, Any], None] | None = None,
         tracer: Any = None,
         timeout: float | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         # several versions (acp_runtime.versions): bound to one route's package until initialize
         self.versions: Routes | None = handler if isinstance(handler, Routes) else None
@@ -107,6 +110,7 @@ class Connection(Engine[PackageT]):
             observer=observer,
             tracer=tracer,
             timeout=timeout,
+            max_in_flight=max_in_flight,
         )
         self._setup()
         self._start(handler)
@@ -125,8 +129,6 @@ class Connection(Engine[PackageT]):
         tables = plan.side(self.side)
         self._handlers = (tables.notification_handlers, tables.request_handlers)
         self._steps.clear()  # `_work`'s dispatch: a new policy or handler
-        # the handler's method serving each method, once it was served (`_handler_awaitable`)
-        self._request_fns: dict[str, Callable[[Any], Awaitable[Any]]] = {}
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         from .plan import PackagePlan  # at the first connection, not at import
@@ -150,7 +152,6 @@ class Connection(Engine[PackageT]):
             handler = handler(self)
         self.handler = handler
         self._steps.clear()  # `_work`'s dispatch: a new policy or handler
-        self._request_fns.clear()
 
     def route_to(self, version: int) -> None:
         """Serve protocol `version` from now on, unless the connection is routed already."""
@@ -184,8 +185,6 @@ class Connection(Engine[PackageT]):
         name = self._handlers[is_request].get(message.method)
         fn = getattr(self.handler, name, None) if name is not None else None
         if fn is not None:
-            if is_request:  # kept: `AcpPolicy.serve` calls it with no call of ours (a bounded
-                self._request_fns[message.method] = fn  # table: the methods this side serves)
             awaitable: Awaitable[Any] = fn(message.params)  # (no `cast`: a call per message)
             return awaitable
         if message.method.startswith(rules.EXTENSION_PREFIX):
@@ -203,7 +202,7 @@ class Connection(Engine[PackageT]):
         """An extension method (`_vendor/...`): the handler's `ext_method` / `ext_notification`."""
         if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
             if is_request:
-                raise self._error(
+                raise self.rpc_error(
                     INVALID_REQUEST, "Invalid request: params must be an object or an array"
                 )
             return None
@@ -216,5 +215,5 @@ class Connection(Engine[PackageT]):
         """A method the handler does not serve: a request is answered -32601, a notification
         dropped."""
         if is_request:
-            raise self._error(METHOD_NOT_FOUND, "Method not found", {"method": method})
+            raise self.rpc_error(METHOD_NOT_FOUND, "Method not found", {"method": method})
         return None

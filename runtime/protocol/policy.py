@@ -66,20 +66,17 @@ class Host(Protocol):
     protocol_versions: tuple[int, ...]
     peer_initialize: Any
     own_initialize: Any
-    _serving: Mapping[Any, Served]
-    _request_fns: Mapping[str, Callable[[Any], Awaitable[Any]]]
+
+    @property
+    def serving(self) -> Mapping[Any, Served]: ...
 
     def checked_params(self, method: str, params: Any) -> Any: ...
 
-    tracer: object
+    def handle(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
 
-    def _call_handler(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
+    def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
 
-    def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
-
-    def _error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
-
-    def _shutdown(self, error: ConnectionClosedError) -> None: ...
+    def shutdown(self, error: ConnectionClosedError) -> None: ...
 
 
 _NO_GUARDS: Mapping[str, Any] = {}
@@ -141,7 +138,7 @@ class AcpPolicy(Policy):
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
     def _served(self) -> Iterable[Served]:
-        return self.conn._serving.values()
+        return self.conn.serving.values()
 
     # --- sending ----------------------------------------------------------------------------------
 
@@ -237,20 +234,15 @@ class AcpPolicy(Policy):
             return instead(request)
         conn = self.conn
         if not before_initialize and not conn.initialized:
-            raise conn._error(INVALID_REQUEST, "Invalid request: initialize must be called first")
+            raise conn.rpc_error(
+                INVALID_REQUEST, "Invalid request: initialize must be called first"
+            )
         if guards:
             for check in guards:
                 reason = check(request.params, conn.own_initialize)
                 if reason is not None:
-                    raise conn._error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        if conn.tracer is None:
-            fn = conn._request_fns.get(method)  # `_handler_awaitable`'s, once it found it
-            if fn is not None:
-                answer = fn(request.params)
-            else:
-                answer = conn._handler_awaitable(request, is_request=True)
-        else:
-            answer = conn._call_handler(request, is_request=True)
+                    raise conn.rpc_error(INVALID_PARAMS, "Invalid params", {"message": reason})
+        answer = conn.handle(request, is_request=True)
         if not result_guards and answer_check is None and after is None:
             return answer
         return self._checked(request, answer, steps)
@@ -308,7 +300,9 @@ class AcpPolicy(Policy):
         answer_check = self.answer_checks.get(method)
         reason = answer_check(params, result) if answer_check is not None else None
         if reason is not None:
-            raise self.conn._error(INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason})
+            raise self.conn.rpc_error(
+                INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason}
+            )
         return result
 
     # --- interactions and turns -------------------------------------------------------------------
@@ -420,7 +414,7 @@ class AgentPolicy(AcpPolicy):
         """33: no history goes to a session while its session/resume is served."""
         if not self.resumes_came:  # none came on this connection, so none is served
             return
-        serving = self.conn._serving
+        serving = self.conn.serving
         if not serving:
             return
         for served in serving.values():  # a loop, not `any`: no generator per update
@@ -486,7 +480,7 @@ class AgentPolicy(AcpPolicy):
         conn.client_info = rules.info_of(request.params, "client")
         schema = conn.schema
         try:
-            result = await conn._call_handler(request, is_request=True)
+            result = await conn.handle(request, is_request=True)
         except schema.RpcError as err:
             if err.code != METHOD_NOT_FOUND:
                 raise
@@ -649,7 +643,7 @@ class ClientPolicy(AcpPolicy):
         version = wire.get(result, rules.PROTOCOL_VERSION)
         if version not in conn.protocol_versions:
             error = ProtocolVersionError(version, conn.protocol_versions)
-            conn._shutdown(ConnectionClosedError(f"connection closed: {error}"))
+            conn.shutdown(ConnectionClosedError(f"connection closed: {error}"))
             raise error
         conn.protocol_version = version
         if conn.versions is not None and type(result) is dict:  # read as JSON to route

@@ -16,7 +16,7 @@ import pytest
 
 from acp_runtime import ClientSideConnection
 from acp_runtime.jsonrpc.framing import PushReader
-from acp_runtime.jsonrpc.serving import _EAGER
+from acp_runtime.jsonrpc.serving import EAGER
 
 from .helpers import Agent, Client, raw_client
 
@@ -51,7 +51,7 @@ class _Probing(Agent):
 
 
 def test_the_eager_start_is_on_from_python_3_12() -> None:
-    assert _EAGER == (sys.version_info >= (3, 12))
+    assert EAGER == (sys.version_info >= (3, 12))
 
 
 async def test_a_handler_started_eagerly_runs_as_in_a_task_of_its_own() -> None:
@@ -67,7 +67,7 @@ async def test_a_handler_started_eagerly_runs_as_in_a_task_of_its_own() -> None:
     assert first["task"] is not conn._transport._pump
     assert first["context"] == second["context"] == "unset"  # nothing leaked from "a" to "b"
     assert _seen.get() == "unset"
-    assert first["in_read"] == _EAGER and second["in_read"] == _EAGER  # eager from 3.12
+    assert first["in_read"] == EAGER and second["in_read"] == EAGER  # eager from 3.12
     # `$/cancel_request` cancels a handler that began eagerly and waits
     peer.send({"jsonrpc": "2.0", "id": 9, "method": "_wait", "params": {}})
     await asyncio.sleep(0.01)

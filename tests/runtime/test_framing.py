@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 
@@ -164,25 +165,44 @@ async def test_an_answer_to_input_goes_out_at_once_and_schedules_nothing() -> No
     assert b"".join(stream.writes).count(b"\n") == 6
 
 
-def test_split_reads_whole_line_chunks_as_the_careful_path_does() -> None:
-    """`LineReader.split` writes out `_feed` for a chunk of whole lines: over random messages cut
-    at random places (often right after a newline), with a small limit so that some lines are
-    too long, it hands over the same lines, chunk by chunk, as `_feed` alone."""
+def _as_read(got: list[bytes | OversizedLine], lines: list[bytes], limit: int) -> list[Any]:
+    """`got` against the `lines` it should be: each line itself, or (over `limit`) its size, with
+    a head that starts it (what had arrived of it when it went over)."""
+    assert len(got) == len(lines), (got, lines)
+    out: list[Any] = []
+    for item, line in zip(got, lines, strict=True):
+        if isinstance(item, OversizedLine):
+            assert len(line) > limit and line.startswith(item.head) and item.head, (item, line)
+            out.append(len(line) if item.size == len(line) else item)
+        else:
+            out.append(item)
+    return out
+
+
+def _reference(lines: list[bytes], limit: int) -> list[Any]:
+    return [len(x) if len(x) > limit else x for x in lines]
+
+
+def test_split_gives_the_lines_of_the_whole_stream_however_it_is_cut() -> None:
+    """`LineReader.split` over random messages cut at random places (often right after a
+    newline), with a small limit so that some lines are too long (and some span chunks): the
+    lines it hands over, chunk by chunk, are those of the whole stream."""
     rng = random.Random(21)
     for _ in range(300):
         messages = [b"x" * rng.choice([0, 1, 5, 9, 30]) for _ in range(rng.randint(1, 8))]
         data = b"".join(m + b"\n" for m in messages)
         if rng.random() < 0.3:
-            data += b"tail"
+            data += b"tail" * rng.choice([1, 3])
         cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 4))))
-        if rng.random() < 0.5:  # cut right after newlines: the written-out path
+        if rng.random() < 0.5:  # cut right after newlines
             cuts = sorted({i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)})
         chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)] + [b""]
-        fast, careful = LineReader(_NoStream(), 8), LineReader(_NoStream(), 8)
-        for chunk in chunks:
-            careful._feed(chunk)
-            expected, careful._ready = careful._ready, []
-            assert fast.split(chunk) == expected, (chunks, chunk)
+        reader = LineReader(_NoStream(), 8)
+        got = [line for chunk in chunks for line in reader.split(chunk)]
+        lines = data.split(b"\n")
+        if not lines[-1]:
+            lines.pop()
+        assert _as_read(got, lines, 8) == _reference(lines, 8), chunks
 
 
 class _NoStream:

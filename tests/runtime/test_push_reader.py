@@ -9,12 +9,12 @@ import random
 import pytest
 
 from acp_runtime.jsonrpc.framing import (
-    LineReader,
+    SLICE,
     LineTransport,
     OversizedLine,
     PushReader,
-    _Slices,
 )
+from tests.runtime.test_framing import _as_read, _reference
 
 
 class Pausable:
@@ -151,45 +151,35 @@ async def test_a_short_burst_is_handed_on_whole_in_the_callback_that_read_it() -
     assert calls == [[b"a", b"b"]]
 
 
-async def test_lines_pushed_reach_the_engine_as_split_and_hand_on_give_them() -> None:
-    """`LineTransport.start`'s callback writes out `LineReader.split` and `_Slices.hand_on` for a
-    chunk of whole lines: over random chunks (often cut right after a newline, some bursts over a
-    slice, some lines too long, waiting lines), the engine is handed the same lines in the same
-    calls, loop turn by loop turn, as the careful path (`_feed`, then `hand_on`) hands them."""
+async def test_lines_pushed_reach_the_engine_whole_in_order_a_slice_at_most_per_call() -> None:
+    """Over random chunks (often cut right after a newline, some bursts over a slice, some lines
+    too long), the engine is handed every line of the stream in order, at most `SLICE` lines
+    per call."""
     rng = random.Random(5)
     for _ in range(200):
         messages = [b"x" * rng.choice([0, 1, 5, 9, 30]) for _ in range(rng.randint(1, 150))]
         data = b"".join(m + b"\n" for m in messages)
         cuts = sorted(rng.sample(range(1, len(data)), min(len(data) - 1, rng.randint(0, 4))))
-        if rng.random() < 0.5:  # cut right after newlines: the written-out path
+        if rng.random() < 0.5:  # cut right after newlines
             newlines = [i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)]
             cuts = sorted(rng.sample(newlines, min(len(newlines), rng.randint(0, 3))))
         chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
-        fast: list[list[bytes | OversizedLine]] = []
-        careful: list[list[bytes | OversizedLine]] = []
+        batches: list[list[bytes | OversizedLine]] = []
         limit = rng.choice([8, 64, 1 << 20])  # some lines too long, or only some chunks, or none
         reader = PushReader()
         LineTransport(reader, Sink(), max_line_bytes=limit).start(
-            lambda lines, fast=fast: fast.append(list(lines)), lambda error: None
+            lambda lines, batches=batches: batches.append(list(lines)), lambda error: None
         )
         await asyncio.sleep(0)
-        lines_of = LineReader(_NoStream(), limit)
-        slices = _Slices(
-            lambda lines, careful=careful: careful.append(list(lines)), lambda error: None
-        )
         for chunk in chunks:
             reader.feed_data(chunk)
-            lines_of._feed(chunk)
-            ready, lines_of._ready = lines_of._ready, []
-            if ready:
-                slices.hand_on(ready)
-            assert fast == careful, chunks
             if rng.random() < 0.5:
                 await asyncio.sleep(0)
-                assert fast == careful, chunks
         for _ in range(4):
             await asyncio.sleep(0)
-        assert fast == careful, chunks
+        got = [line for batch in batches for line in batch]
+        assert _as_read(got, messages, limit) == _reference(messages, limit), chunks
+        assert all(len(batch) <= SLICE for batch in batches)
 
 
 async def test_nothing_is_handed_on_once_the_transport_closed_before_the_end() -> None:

@@ -1,7 +1,5 @@
-"""`Engine.request` without a time limit writes out `send_request` and `PendingCall` (no coroutine
-or object of ours per call but its own): it must behave as the way through them. Each case runs
-on the three ways a call is made: `request` (the written-out path), `await send_request(...)`
-without a limit, and `request` with a limit (through `PendingCall`)."""
+"""The three ways a call is made behave alike: `request` without a time limit, `await
+send_request(...)` without a limit, and `request` with a limit."""
 
 from __future__ import annotations
 
@@ -11,8 +9,7 @@ from typing import Any, Awaitable, Callable
 import pytest
 
 import acp_schema as acp
-from acp_runtime import ConnectionClosedError
-from acp_runtime.jsonrpc.calls import PendingCalls
+from acp_runtime import ClientSideConnection, ConnectionClosedError
 
 from .helpers import Client, initialize_request, raw_agent, raw_client
 
@@ -67,14 +64,16 @@ async def test_cancelling_the_caller_asks_the_peer_to_drop_the_call(call: Call) 
 
 @WAYS
 async def test_a_write_that_fails_closes_the_connection_and_leaves_nothing_pending(
-    call: Call, monkeypatch: pytest.MonkeyPatch
+    call: Call,
 ) -> None:
-    conn, _ = await raw_agent(enforce_protocol=False)
+    class Broken:
+        def write(self, data: bytes) -> None:
+            raise ConnectionResetError("gone")
 
-    async def broken(message: bytes) -> None:
-        raise ConnectionResetError("gone")
+        async def drain(self) -> None:
+            return None
 
-    monkeypatch.setattr(conn._transport, "send", broken)
+    conn = ClientSideConnection(Client(), asyncio.StreamReader(), Broken(), enforce_protocol=False)
     with pytest.raises(ConnectionClosedError, match="writing failed"):
         await call(conn, "_x", {})
     assert not conn._pending and conn.closed
@@ -92,15 +91,12 @@ async def test_a_call_on_a_closed_connection_raises_the_close(call: Call) -> Non
 
 
 @WAYS
-async def test_a_call_is_pending_with_its_result_type_as_through_pending_calls(call: Call) -> None:
-    """`start_call` writes out `PendingCalls.__setitem__`: the call and its result type are
-    pending as that method would leave them."""
+async def test_a_call_is_pending_with_its_result_type(call: Call) -> None:
+    """A call waiting for its answer is pending with its result type (which the decoder reads)."""
     conn, peer = await raw_agent()
     task = asyncio.ensure_future(call(conn, "initialize", initialize_request()))
     request = await peer.recv()
-    expected = PendingCalls()
-    expected[request["id"]] = conn._pending[request["id"]]
-    assert dict(conn._pending) == dict(expected) and conn._pending.types == expected.types
+    assert list(conn._pending) == [request["id"]]
     assert conn._pending.types == {request["id"]: acp.InitializeResponse}
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
     assert isinstance(await task, acp.InitializeResponse)

@@ -292,19 +292,19 @@ def test_a_checked_answer_is_the_one_typed_makes_or_the_error_it_raises(
 
 
 @pytest.mark.parametrize("name,method,at,tp", [c for c in CASES if c.values[2] == "params"])
-def test_the_strict_check_of_params_refuses_what_the_strict_decode_refuses(
+def test_thestrict_check_of_params_refuses_what_the_strict_decode_refuses(
     name: str, method: str, at: str, tp: Any
 ) -> None:
     """`Sender.params` checks a generated object's JSON with the codec's prebuilt decoder
-    (`sending._strict_check`), not through `decode(..., strict=True)`: over valid and broken
+    (`sending.strict_check`), not through `decode(..., strict=True)`: over valid and broken
     values of every method's params (generated objects built without a check, and their JSON),
     the check passes exactly the JSON the strict decode passes, and `params` returns the same
     value or raises the same error as `typed`."""
-    from acp_runtime.jsonrpc.sending import Sender, _strict_check
+    from acp_runtime.jsonrpc.sending import Sender, strict_check
     from acpgen.instances import mutations
 
     package = SCHEMAS[name][0]
-    check = _strict_check(package, tp)
+    check = strict_check(package, tp)
     assert check is not None and getattr(check, "__name__", "") == "decode"  # the decoder's own
     def_name = def_of(name, method, tp)
     assert def_name is not None
@@ -373,11 +373,11 @@ def _broken(value: Any, depth: int) -> list[Any]:
 
 
 def test_a_package_without_the_codec_gets_its_strict_decode() -> None:
-    """`_strict_check` of a package whose `decode` is not its codec's calls that `decode`."""
-    from acp_runtime.jsonrpc.sending import _strict_check
+    """`strict_check` of a package whose `decode` is not its codec's calls that `decode`."""
+    from acp_runtime.jsonrpc.sending import strict_check
 
     calls: list[tuple[bytes, Any, bool]] = []
     package = ModuleType("custom")
     package.decode = lambda data, tp, *, strict=False: calls.append((data, tp, strict))  # type: ignore[attr-defined]
-    _strict_check(package, acp.SessionNotification)(b"{}")
+    strict_check(package, acp.SessionNotification)(b"{}")
     assert calls == [(b"{}", acp.SessionNotification, True)]

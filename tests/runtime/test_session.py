@@ -148,7 +148,7 @@ async def test_cancel_ends_the_turn_cancelled() -> None:
     session = await Session.new(conn, CWD)
     turn = asyncio.ensure_future(session.prompt("wait"))
     await asyncio.sleep(0)  # let the prompt go out
-    while not agent._serving:
+    while not agent.serving:
         await asyncio.sleep(0)
     await session.cancel()
     outcome = await turn

@@ -104,7 +104,7 @@ def _note(session_id: str, update: dict[str, Any]) -> acp.SessionNotification:
 
 MIXED = [  # (session, update): two sessions interleaved, ids, roles, a message's end and restart
     ("s1", chunk("agent_message_chunk", "a1 ")),
-    ("s1", chunk("agent_message_chunk", "a2 ")),  # continues: the compiled way from here on
+    ("s1", chunk("agent_message_chunk", "a2 ")),  # continues the message
     ("s2", chunk("agent_message_chunk", "b1 ")),
     ("s1", chunk("agent_message_chunk", "a3 ")),
     ("s2", chunk("agent_message_chunk", "b2 ")),
@@ -113,7 +113,7 @@ MIXED = [  # (session, update): two sessions interleaved, ids, roles, a message'
     ("s1", chunk("agent_message_chunk", "again ", "m1")),
     ("s9", chunk("agent_message_chunk", "nobody's ")),  # no such session: dropped
     ("s1", chunk("agent_thought_chunk", "hmm ")),
-    ("s1", chunk("agent_thought_chunk", "more ")),  # the thought chunks' own compiled way
+    ("s1", chunk("agent_thought_chunk", "more ")),
     ("s1", chunk("agent_message_chunk", "a5 ")),
     ("s1", chunk("agent_message_chunk", "a6 ")),
     ("s2", {"sessionUpdate": "plan", "entries": []}),
@@ -124,26 +124,20 @@ MIXED = [  # (session, update): two sessions interleaved, ids, roles, a message'
 ]
 
 
-async def test_the_compiled_way_of_a_streamed_chunk_folds_as_the_router_does() -> None:
-    """`_Router`'s compiled fast path (`_FAST`) against `SessionState.fold`: the sessions' states
-    are each session's updates folded one by one, and the fast path is what the connection calls
-    once a chunk continued a message (so the chunks after that went through it)."""
+async def test_the_router_folds_each_session_as_its_updates_fold_one_by_one() -> None:
+    """`_Router` against `SessionState.fold`: two sessions' updates interleaved (ids, roles, a
+    message's end and restart, an unknown session), each session's state is its own updates folded
+    one by one."""
     from acp_runtime.session import _Router
 
     _, conn = await _connected()
     s1, s2 = Session(conn, "s1"), Session(conn, "s2")
     router = _Router(conn)
     router.sessions.update({"s1": s1, "s2": s2})
-    calls: list[Any] = []
-    for n, (session_id, update) in enumerate(MIXED):
+    for session_id, update in MIXED:
         handler = conn.on_session_update
         assert handler is not None
-        calls.append(handler)
         handler(_note(session_id, update))
-        if n == 1:  # a chunk continued a message: compiled, and installed
-            assert conn.on_session_update is not router.route
-            assert conn.on_session_update is router.installed
-    assert sum(1 for c in calls if c != router.route) >= 10  # most went the compiled way
     for session in (s1, s2):
         expected = fold_all([u for sid, u in MIXED if sid == session.id])
         got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
@@ -151,31 +145,8 @@ async def test_the_compiled_way_of_a_streamed_chunk_folds_as_the_router_does() -
         assert session.state.plan == expected.plan
 
 
-async def test_a_listener_takes_the_whole_way_once_the_compiled_one_is_in() -> None:
-    """With a listener (`updates()`) each update goes to `route`, which tells the listener, also
-    once the compiled path is installed."""
-    from acp_runtime.session import _Router
-
-    _, conn = await _connected()
-    session = Session(conn, "s1")
-    router = _Router(conn)
-    router.sessions["s1"] = session
-    for update in TURN[:3]:  # a chunk continues a message: the compiled path goes in
-        router.installed(_note("s1", update))
-    assert router.installed is not router.route and conn.on_session_update is router.installed
-    updates = session.updates()
-    for update in TURN[3:]:
-        router.installed(_note("s1", update))
-    session._end()
-    assert len([u async for u in updates]) == len(TURN) - 3
-    expected = fold_all(TURN)
-    got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
-    assert got == [(m.role, m.message_id, m.text()) for m in expected.messages]
-
-
-async def test_a_waiting_turn_takes_the_whole_way_once_the_compiled_one_is_in() -> None:
-    """While a v2 turn waits (`Session._waiting`) each update goes to `Session._fold`, which
-    numbers it for the turn's end (`_watch`), also once the compiled path is installed."""
+async def test_a_listener_sees_every_update_the_router_folds() -> None:
+    """With a listener (`updates()`), each update the router folds is told to it as well."""
     from acp_runtime.session import _Router
 
     _, conn = await _connected()
@@ -183,11 +154,31 @@ async def test_a_waiting_turn_takes_the_whole_way_once_the_compiled_one_is_in() 
     router = _Router(conn)
     router.sessions["s1"] = session
     for update in TURN[:3]:
-        router.installed(_note("s1", update))
-    assert router.installed is not router.route
+        router.route(_note("s1", update))
+    updates = session.updates()
+    for update in TURN[3:]:
+        router.route(_note("s1", update))
+    session.end_updates()
+    assert len([u async for u in updates]) == len(TURN) - 3
+    expected = fold_all(TURN)
+    got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
+    assert got == [(m.role, m.message_id, m.text()) for m in expected.messages]
+
+
+async def test_a_waiting_turn_numbers_every_update_the_router_folds() -> None:
+    """While a v2 turn waits (`Session._waiting`) each update is numbered for the turn's end
+    (`_watch`)."""
+    from acp_runtime.session import _Router
+
+    _, conn = await _connected()
+    session = Session(conn, "s1")
+    router = _Router(conn)
+    router.sessions["s1"] = session
+    for update in TURN[:3]:
+        router.route(_note("s1", update))
     session._waiting = 1
     for update in TURN[3:]:
-        router.installed(_note("s1", update))
+        router.route(_note("s1", update))
     assert session._folded == len(TURN) - 3
     expected = fold_all(TURN)
     got = [(m.role, m.message_id, m.text()) for m in session.state.messages]
@@ -195,7 +186,7 @@ async def test_a_waiting_turn_takes_the_whole_way_once_the_compiled_one_is_in() 
 
 
 async def test_a_chained_hook_is_called_first_for_every_update() -> None:
-    """A hook set before the router (`chained`) is called for every update; no compiled path."""
+    """A hook set before the router (`chained`) is called for every update."""
     from acp_runtime.session import _Router
 
     _, conn = await _connected()
