@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 
 import acp_schema as acp
-from acp_runtime.framing import LineReader, OversizedLine
+from acp_runtime.jsonrpc.framing import LineReader, OversizedLine
 from acp_runtime.helpers import AgentSession
 
 from .helpers import Agent, raw_client
