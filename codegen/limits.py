@@ -27,6 +27,8 @@ MAX_ENUM = 10_000
 """The most members an `enum` may list."""
 INT64 = (-(2**63), 2**63 - 1)
 """The integers msgspec takes as enum values, consts and exclusive bounds of an integer."""
+_NAME_MAPS = ("$defs", "definitions", "properties", "patternProperties", "dependentSchemas")
+_VALUES = ("const", "enum", "default", "examples")  # JSON values, not schemas
 _LENGTHS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
 
 
@@ -77,9 +79,10 @@ def check_values(document: Any) -> list[Notice]:
     from .schema import escape  # schema imports this module
 
     warnings: list[Notice] = []
-    stack: list[tuple[Any, str, int]] = [(document, "", 0)]
+    # (node, pointer, depth, what it is): "schema", "names" (property name -> schema) or "value"
+    stack: list[tuple[Any, str, int, str]] = [(document, "", 0, "schema")]
     while stack:
-        node, pointer, depth = stack.pop()
+        node, pointer, depth, kind = stack.pop()
         if depth > MAX_DEPTH:
             raise SchemaError(pointer, f"the schema nests more deeply than {MAX_DEPTH} levels")
         if isinstance(node, _Unreadable):
@@ -87,13 +90,17 @@ def check_values(document: Any) -> list[Notice]:
         if isinstance(node, str):
             _check_string(node, pointer)
         elif isinstance(node, dict):
-            warnings += _keywords(node, pointer)
+            if kind == "schema":
+                warnings += _keywords(node, pointer)
             for key, value in node.items():
                 child = f"{pointer}/{escape(key)}"
                 _check_string(key, child)
-                stack.append((value, child, depth + 1))
+                inner = "schema" if kind == "names" else "value"
+                if kind == "schema":
+                    inner = "names" if key in _NAME_MAPS else "value" if key in _VALUES else kind
+                stack.append((value, child, depth + 1, inner))
         elif isinstance(node, list):
-            stack.extend((value, f"{pointer}/{i}", depth + 1) for i, value in enumerate(node))
+            stack.extend((value, f"{pointer}/{i}", depth + 1, kind) for i, value in enumerate(node))
     return warnings
 
 

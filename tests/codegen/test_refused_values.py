@@ -111,3 +111,14 @@ def test_a_package_folder_that_is_a_link_is_refused_and_left_as_it_is(
     assert "is a symbolic link" in capsys.readouterr().err
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["p"]
     assert (tmp_path / "out" / "p").is_symlink()
+
+
+def test_a_property_or_a_value_named_like_a_keyword_is_no_keyword(tmp_path: Path) -> None:
+    schema = tmp_path / "s.json"
+    a = {
+        "type": "object",
+        "properties": {"minItems": {"type": "integer"}, "pattern": {"type": "string"}},
+        "default": {"minItems": -1, "pattern": "(["},
+    }
+    schema.write_text(json.dumps({"$defs": {"A": a}}))
+    assert main(["generate", str(schema), "--out", str(tmp_path), "--package", "p"]) == 0
