@@ -117,7 +117,7 @@ def _keywords(node: dict[str, Any], pointer: str) -> list[Notice]:
     if "const" in node:
         _int64(node["const"], pointer + "/const", "a const")
     multiple = node.get("multipleOf")
-    if _is_number(multiple) and multiple <= 0:
+    if isinstance(multiple, (int, float)) and not isinstance(multiple, bool) and multiple <= 0:
         raise SchemaError(pointer + "/multipleOf", "multipleOf must be greater than 0")
     for key in _LENGTHS:
         v = node.get(key)
@@ -146,10 +146,6 @@ def _keywords(node: dict[str, Any], pointer: str) -> list[Notice]:
             )
         ]
     return []
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _int64(v: Any, pointer: str, what: str) -> None:

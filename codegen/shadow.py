@@ -1,12 +1,12 @@
 """Generated names never shadow the names the generated code itself uses.
 
-A def is a name of `types.py` (and of the annotations of `stubs.py`'s `SchemaTypes`), an error
-class a name of `errors.py`. Each takes a trailing `_` where it would be a name that module uses:
-any builtin (`str`, `int`, `list`, ...), or a name the module as generated binds or refers to
-(`msgspec` and `typing` under their import names, the package's helpers). Those are not listed by
-hand: they are read from the modules as rendered for a schema without defs, so a template that
-starts using a name protects it too. What the templates write per def refers to builtins and to
-the `_`-prefixed module names only, which no schema name takes.
+A def is a name of `types.py` (elsewhere the package reaches it as `t.NAME` or `types.NAME`),
+an error class a name of `errors.py`. Each takes a trailing `_` where it would be a name that
+module uses: any builtin (`str`, `int`, `list`, ...), or a name the module as generated binds
+or refers to (`msgspec` and `typing` under their import names, the package's helpers). Those
+are not listed by hand: they are read from the modules as rendered for a schema without defs,
+so a template that starts using a name protects it too. What the templates write per def
+refers to builtins and to the `_`-prefixed module names only, which no schema name takes.
 
 A field is a name of its Struct's body, where msgspec reads the annotations of every field: a
 field takes a trailing `_` where its Struct's annotations or defaults refer to its name.
@@ -39,7 +39,7 @@ from .ir import (
 )
 
 # The generated modules whose names a def, a field or an error class takes.
-_DEF_MODULES = ("types.py", "stubs.py")
+_DEF_MODULES = ("types.py",)
 _ERROR_MODULES = ("errors.py",)
 
 
