@@ -10,6 +10,7 @@ structure of the schema (consts, required keys, `x-method`/`x-side`, the JSON-RP
 from __future__ import annotations
 
 import keyword
+import unicodedata
 from dataclasses import replace
 from typing import Any
 
@@ -89,6 +90,12 @@ class Builder:
                 raise SchemaError(
                     pointer_of(name), f"the def name {name!r} cannot be a Python class name"
                 )
+            if unicodedata.normalize("NFKC", name) != name:
+                raise SchemaError(
+                    pointer_of(name),
+                    f"the def name {name!r} is not in NFKC form: Python would read it as"
+                    f" {unicodedata.normalize('NFKC', name)!r}",
+                )
         for name in self.defs:
             if name not in self.envelopes:
                 self.get(name)
@@ -110,6 +117,7 @@ class Builder:
                 sorted((n, self.defs[n]) for n in _referenced(self.checked.values(), self.defs))
             ),
             notices=tuple(self.notices),
+            warnings=self.schema.warnings,
         )
 
     def get(self, name: str) -> Def:

@@ -43,6 +43,7 @@ from .diff.severity import FAIL_ON, ROLE_CHOICES, Gate
 from .errors import SchemaError, problem
 from .pipeline import files_of
 from .schema import load
+from .shadow import package_problem
 from .write import BrokenPackage, WriteError, write_package
 
 CHANGES_TITLE = "# Schema changes"
@@ -108,8 +109,9 @@ def bump(
     """Bump `paths.schema` to the schema at `new_path`.
 
     BumpError when a step fails; nothing has changed then."""
-    if not paths.package.isidentifier():
-        raise BumpError(f"--package {paths.package!r} is not a Python identifier")
+    problem = package_problem(paths.package)
+    if problem is not None:
+        raise BumpError(f"--package {paths.package!r} {problem}")
     try:
         accepts = load_accepts(accept) if accept else ()
     except AcceptError as exc:

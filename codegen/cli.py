@@ -75,11 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    if not args.package.isidentifier():
-        print(f"acpgen: --package {args.package!r} is not a Python identifier", file=sys.stderr)
-        return 2
     try:
         from .pipeline import files_of, read
+        from .shadow import package_problem
         from .write import BrokenPackage, WriteError, stale_files, write_package
     except ImportError as exc:
         print(
@@ -87,11 +85,17 @@ def _generate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    problem_of_name = package_problem(args.package)
+    if problem_of_name is not None:
+        print(f"acpgen: --package {args.package!r} {problem_of_name}", file=sys.stderr)
+        return 2
     try:
         package = read(args.schema)
     except SchemaError as exc:
         print(f"acpgen: {problem(args.schema, exc)}", file=sys.stderr)
         return 2
+    for warning in package.warnings:
+        print(f"acpgen: warning: {args.schema}: {warning}", file=sys.stderr)
     level = "error" if args.strict else "warning"
     for notice in package.notices:
         print(f"acpgen: {level}: {args.schema}: {notice}", file=sys.stderr)

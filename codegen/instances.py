@@ -42,6 +42,7 @@ Where = tuple[Any, ...]  # a path in an instance: keys and indexes
 MAX_DEPTH = 5  # past it: no optional properties, minimal arrays, null where allowed
 HARD_DEPTH = 40  # past it: give the instance up (a required cycle without a way out)
 ATTEMPTS = 8  # tries per node to satisfy oneOf / not, per instance to satisfy the validator
+MAX_VALUES = 5_000  # values (of any kind) in one drawn instance: past it, the try is given up
 
 INT_RANGES = {
     f"{u}int{bits}": (0, 2**bits - 1) if u else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
@@ -89,6 +90,10 @@ OWN_KEYWORDS = {
 
 class GiveUp(Exception):
     """This try cannot give a valid value: contradictory constraints, unknown pattern, too deep."""
+
+
+class Capped(GiveUp):
+    """This try would hold more than MAX_VALUES values (`$ref` fan-out of required fields)."""
 
 
 def _raise(exc: Exception) -> Any:
@@ -143,6 +148,7 @@ class _Generator:
         self.rng = rng
         self.sites: list[tuple[Where, Obj]] = []
         self.density = 0.5  # probability that an optional property is present
+        self.values = 0  # values drawn so far, bounded by MAX_VALUES
         self._validators: dict[int, Draft202012Validator] = {}
 
     def matches(self, sub: Any, value: Any) -> bool:
@@ -187,6 +193,9 @@ class _Generator:
         """A value for `node` at `path`, retried until its oneOf/not checks hold."""
         if depth > HARD_DEPTH:
             raise GiveUp(f"deeper than {HARD_DEPTH} at {path}")
+        self.values += 1
+        if self.values > MAX_VALUES:
+            raise Capped(f"more than {MAX_VALUES} values")
         flat: Obj = {}
         value: Any = None
         for _ in range(ATTEMPTS):
@@ -351,6 +360,7 @@ def _instances(
     """Yield (instance, sites) from count*ATTEMPTS tries at most; count failures in stats."""
     validator = _validator(schema, def_name)
     stats.setdefault("dropped", 0)
+    stats.setdefault("capped", 0)
     for i in range(count * ATTEMPTS):
         gen = _Generator(schema, rng)
         gen.density = [0.0, 0.9][i] if i < 2 else rng.random()
@@ -358,6 +368,9 @@ def _instances(
         try:
             value = gen.gen({"$ref": f"#/$defs/{def_name}"}, 0, ())
             ok = validator.is_valid(value)
+        except Capped:
+            ok = False
+            stats["capped"] += 1
         except (GiveUp, RecursionError):
             ok = False
         if ok:
@@ -388,11 +401,12 @@ def valid_instances_with_defaults(
 
 
 def instances_with_refs(
-    schema: Obj, def_name: str, *, count: int, seed: int
+    schema: Obj, def_name: str, *, count: int, seed: int, stats: Obj | None = None
 ) -> list[tuple[Any, dict[str, list[Where]]]]:
     """`valid_instances` (the same values for the same seed), each with where the defs are in it:
-    {def name: the paths of the values drawn from that def (through a `$ref`)}."""
-    tries = _instances(schema, def_name, random.Random(seed), count, {})
+    {def name: the paths of the values drawn from that def (through a `$ref`)}. `stats` counts
+    the tries dropped, and those given up at MAX_VALUES (`stats["capped"]`)."""
+    tries = _instances(schema, def_name, random.Random(seed), count, {} if stats is None else stats)
     return [(value, _refs(sites)) for value, sites in itertools.islice(tries, count)]
 
 

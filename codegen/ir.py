@@ -308,6 +308,7 @@ class Package:
     checked: tuple[tuple[str, Any], ...] = ()
     checked_defs: tuple[tuple[str, Any], ...] = ()
     notices: tuple[Notice, ...] = ()
+    warnings: tuple[Notice, ...] = ()  # values that generate, but that the user should look at
 
     def get(self, name: str) -> Def:
         for d in self.defs:

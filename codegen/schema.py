@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import SchemaError
-from .limits import read_json
+from .ir import Notice
+from .limits import MAX_SCHEMA_BYTES, read_json
 
 DEFS_PREFIX = "#/$defs/"
 
@@ -20,6 +21,7 @@ class Schema:
     name: str
     sha256: str
     document: dict[str, Any]
+    warnings: tuple[Notice, ...] = ()  # what its values give to think about (see limits.py)
 
     @property
     def defs(self) -> dict[str, Any]:
@@ -44,14 +46,15 @@ def load(path: str | Path) -> Schema:
     """Read and check a schema file; raise SchemaError naming what is wrong."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(MAX_SCHEMA_BYTES + 1)  # read_json refuses what is longer
     except OSError as exc:
         raise SchemaError("", f"cannot read {path}: {exc.strerror}") from None
     return parse(raw, path.name)
 
 
 def parse(raw: bytes, name: str) -> Schema:
-    document = read_json(raw, name)
+    document, warnings = read_json(raw, name)
     if not isinstance(document, dict):
         raise SchemaError("", f"{name} is not a JSON Schema: the top level is not an object")
     # A schema without defs is still a schema: its package has no types and no methods.
@@ -61,7 +64,9 @@ def parse(raw: bytes, name: str) -> Schema:
     for def_name, body in defs.items():
         if not isinstance(body, dict):
             raise SchemaError(pointer_of(def_name), "a definition must be a JSON object")
-    schema = Schema(name=name, sha256=hashlib.sha256(raw).hexdigest(), document=document)
+    schema = Schema(
+        name=name, sha256=hashlib.sha256(raw).hexdigest(), document=document, warnings=warnings
+    )
     _check_shapes(defs, "/$defs")
     _check_refs(document, "")
     return schema

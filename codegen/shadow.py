@@ -1,12 +1,12 @@
 """Generated names never shadow the names the generated code itself uses.
 
-A def is a name of `types.py` (and of the annotations of `stubs.py`'s `SchemaTypes`), an error
-class a name of `errors.py`. Each takes a trailing `_` where it would be a name that module uses:
-any builtin (`str`, `int`, `list`, ...), or a name the module as generated binds or refers to
-(`msgspec` and `typing` under their import names, the package's helpers). Those are not listed by
-hand: they are read from the modules as rendered for a schema without defs, so a template that
-starts using a name protects it too. What the templates write per def refers to builtins and to
-the `_`-prefixed module names only, which no schema name takes.
+A def is a name of `types.py` (elsewhere the package reaches it as `t.NAME` or `types.NAME`),
+an error class a name of `errors.py`. Each takes a trailing `_` where it would be a name that
+module uses: any builtin (`str`, `int`, `list`, ...), or a name the module as generated binds
+or refers to (`msgspec` and `typing` under their import names, the package's helpers). Those
+are not listed by hand: they are read from the modules as rendered for a schema without defs,
+so a template that starts using a name protects it too. What the templates write per def
+refers to builtins and to the `_`-prefixed module names only, which no schema name takes.
 
 A field is a name of its Struct's body, where msgspec reads the annotations of every field: a
 field takes a trailing `_` where its Struct's annotations or defaults refer to its name.
@@ -17,6 +17,9 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import keyword
+import sys
+import unicodedata
 from functools import cache
 from typing import Callable
 
@@ -36,7 +39,7 @@ from .ir import (
 )
 
 # The generated modules whose names a def, a field or an error class takes.
-_DEF_MODULES = ("types.py", "stubs.py")
+_DEF_MODULES = ("types.py",)
 _ERROR_MODULES = ("errors.py",)
 
 
@@ -57,6 +60,37 @@ def used(module: str) -> frozenset[str]:
         elif isinstance(node, ast.arg):
             names.add(node.arg)
     return frozenset(names)
+
+
+@cache
+def imported() -> frozenset[str]:
+    """The top-level modules the generated package imports (`msgspec` and standard modules)."""
+    from .render import render_templates  # render uses this module
+
+    empty = Package(schema_name="", schema_sha256="", defs=(), methods=(), error_codes=())
+    names: set[str] = set()
+    for rel, text in render_templates(empty, "package").items():
+        if rel.endswith(".py"):
+            for node in ast.walk(ast.parse(text)):
+                if isinstance(node, ast.Import):
+                    names.update(a.name.split(".")[0] for a in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names.add(node.module.split(".")[0])
+    return frozenset(names - {"__future__"})
+
+
+def package_problem(name: str) -> str | None:
+    """Why `name` cannot name a generated package, or None: it must be an identifier as Python
+    reads it (NFKC form), and no module of the standard library or one the package imports, which
+    it would stand in for."""
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return "is not a Python identifier"
+    read_as = unicodedata.normalize("NFKC", name)
+    if read_as != name:
+        return f"is not in NFKC form: Python would import it as {read_as!r}"
+    if name in sys.stdlib_module_names or name in imported():
+        return "is the name of a module the package or the standard library needs"
+    return None
 
 
 def _taken(modules: tuple[str, ...]) -> frozenset[str]:
@@ -171,4 +205,13 @@ def _type(t: TypeExpr, renames: dict[str, str]) -> TypeExpr:
     return t
 
 
-__all__ = ["def_name", "names_in", "rename_defs", "rename_fields", "shadows", "used"]
+__all__ = [
+    "def_name",
+    "imported",
+    "package_problem",
+    "names_in",
+    "rename_defs",
+    "rename_fields",
+    "shadows",
+    "used",
+]

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..instances import instances_with_refs
+from ..instances import MAX_VALUES, instances_with_refs
 from ..ir import Method
 from .blame import Blame, Where
 from .fill import fill
@@ -42,6 +42,7 @@ DRAWS = 3  # values drawn per carrier and side
 SEARCH = 4  # more rounds of draws, at most, for a breaking verdict not confirmed yet
 REPAIRS = 6  # rejections elsewhere pruned away from one drawn value, at most
 CARRIERS = 2  # methods (params or result) a change is carried in, per side
+MAX_EXCHANGES = 5_000  # per proof: the changes after it are listed as not tried
 NAMES_ONLY = {"type-added", "type-removed", "type-shadows"}
 # ^ a def's name coming or going: no message of the other revision holds it, and where it is used
 #   the change is listed on its own (a field's type, a variant, a method's params)
@@ -81,6 +82,7 @@ class ChangeProof:
     disagreements: tuple[str, ...]
     masked: tuple[str, ...] = ()  # breaking verdicts no exchange reached past another change
     unreachable: tuple[str, ...] = ()  # breaking verdicts no exchange can reach (`_gone`)
+    capped: tuple[str, ...] = ()  # verdicts not judged: a bound of the proof was reached
 
     def failing(self, role: str) -> tuple[Exchange, ...]:
         """The exchanges that fail for a role at the place of the change."""
@@ -112,6 +114,10 @@ class Proof:
     def unreachable(self) -> tuple[tuple[Change, str], ...]:
         return tuple((p.change, u) for p in self.changes for u in p.unreachable)
 
+    @property
+    def capped(self) -> tuple[tuple[Change, str], ...]:
+        return tuple((p.change, c) for p in self.changes for c in p.capped)
+
 
 def _about(role: str) -> str:
     return f"reported breaking for {role}s: "
@@ -124,7 +130,15 @@ def prove(report: Report, old: Revision, new: Revision, draws: int = DRAWS) -> P
             _Side("old", old_peer, new_peer, Blame(report.changes, "old", old)),
             _Side("new", new_peer, old_peer, Blame(report.changes, "new", new)),
         )
-        return Proof(tuple(_prove_change(c, sides, draws) for c in report.changes))
+        proofs: list[ChangeProof] = []
+        for c in report.changes:
+            tried = sum(len(p.exchanges) for p in proofs)
+            if tried >= MAX_EXCHANGES:
+                note = f"not tried: the proof's bound of {MAX_EXCHANGES} exchanges was reached"
+                proofs.append(ChangeProof(c, (), (), capped=(note,)))
+            else:
+                proofs.append(_prove_change(c, sides, draws))
+        return Proof(tuple(proofs))
 
 
 @dataclass(frozen=True)
@@ -141,8 +155,9 @@ def _prove_change(change: Change, sides: tuple[_Side, _Side], draws: int) -> Cha
     """Draw rounds of exchanges; more rounds (new seeds) only while a breaking verdict still has
     no failing exchange: a breakage is searched for, a compatibility is tried as often as any."""
     proof = ChangeProof(change, (), ())
+    stats: dict[str, Any] = {"capped": 0}
     for attempt in range(SEARCH + 1):
-        more = tuple(x for side in sides for x in _exchanges(change, side, draws, attempt))
+        more = tuple(x for side in sides for x in _exchanges(change, side, draws, attempt, stats))
         proof = ChangeProof(change, proof.exchanges + more, ())
         if not more or not _unconfirmed(proof):
             break
@@ -153,9 +168,23 @@ def _prove_change(change: Change, sides: tuple[_Side, _Side], draws: int) -> Cha
         if gone and _unconfirmed_for(proof, role):
             masked.pop(role, None)
             unreachable[role] = gone
-    problems = tuple(_judge(proof, skip=frozenset(masked) | frozenset(unreachable)))
+    capped: dict[str, str] = {}
+    if stats["capped"]:
+        for role in ROLES:
+            if _unconfirmed_for(proof, role) and role not in masked and role not in unreachable:
+                capped[role] = (
+                    f"{_about(role)}not judged: {stats['capped']} drawn value(s) were given up at"
+                    f" the bound of {MAX_VALUES} values each"
+                )
+    skip = frozenset(masked) | frozenset(unreachable) | frozenset(capped)
+    problems = tuple(_judge(proof, skip=skip))
     return ChangeProof(
-        change, proof.exchanges, problems, tuple(masked.values()), tuple(unreachable.values())
+        change,
+        proof.exchanges,
+        problems,
+        tuple(masked.values()),
+        tuple(unreachable.values()),
+        tuple(capped.values()),
     )
 
 
@@ -242,7 +271,9 @@ def _judge(proof: ChangeProof, skip: frozenset[str] = frozenset()) -> Iterator[s
 # ---------------------------------------------------------------- drawing and sending
 
 
-def _exchanges(change: Change, side: _Side, draws: int, attempt: int) -> list[Exchange]:
+def _exchanges(
+    change: Change, side: _Side, draws: int, attempt: int, stats: dict[str, Any]
+) -> list[Exchange]:
     """The exchanges from peers of the revision `side.name` to peers of the other."""
     rev = side.sender.revision
     t = target(change, side.name)
@@ -271,7 +302,7 @@ def _exchanges(change: Change, side: _Side, draws: int, attempt: int) -> list[Ex
         )
         exercising: list[tuple[Any, dict[str, tuple[Where, ...]]]] = []
         for doc in documents:
-            drawn = instances_with_refs(doc, carrier, count=draws, seed=seed)
+            drawn = instances_with_refs(doc, carrier, count=draws, seed=seed, stats=stats)
             exercising = [
                 (value, {name: tuple(ps) for name, ps in refs.items()})
                 for value, refs in drawn

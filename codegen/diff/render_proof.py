@@ -29,6 +29,11 @@ def summary(proof: Proof) -> str:
             f" ({len(proof.unreachable)} breaking verdict(s) unreachable: the way they break no"
             " longer flows, so no exchange can show it)"
         )
+    if proof.capped:
+        verdict += (
+            f" ({len(proof.capped)} verdict(s) not judged: a bound of the proof was reached,"
+            " see below)"
+        )
     return (
         f"{tried} exchanges between the two revisions' generated packages, for {n} changes:"
         f" {verdict}"
@@ -43,6 +48,8 @@ def text_lines(proof: Proof) -> list[str]:
         lines.append(f"  masked {c.rule} {c.subject}: {note}")
     for c, note in proof.unreachable:
         lines.append(f"  unreachable {c.rule} {c.subject}: {note}")
+    for c, note in proof.capped:
+        lines.append(f"  capped {c.rule} {c.subject}: {note}")
     lines.append("  exchanges per change (failing for agents/clients):")
     for p in proof.changes:
         counts = "/".join(str(len(p.failing(role))) for role in ROLES)
@@ -71,6 +78,9 @@ def markdown_lines(proof: Proof) -> list[str]:
         lines += [
             f"- unreachable `{c.rule}` `{c.subject}`: {_cell(u)}" for c, u in proof.unreachable
         ]
+        lines.append("")
+    if proof.capped:
+        lines += [f"- capped `{c.rule}` `{c.subject}`: {_cell(n)}" for c, n in proof.capped]
         lines.append("")
     breaking = [
         p for p in proof.changes if any(p.change.severity.of(r) is Level.BREAKING for r in ROLES)
@@ -119,6 +129,7 @@ def json_value(proof: Proof) -> dict[str, Any]:
         "unreachable": [
             {"rule": c.rule, "subject": c.subject, "note": u} for c, u in proof.unreachable
         ],
+        "capped": [{"rule": c.rule, "subject": c.subject, "note": n} for c, n in proof.capped],
         "changes": [_change_json(p) for p in proof.changes],
     }
 
