@@ -67,6 +67,7 @@ from acpgen.instances import (
     valid_instances_with_defaults,
 )
 from acpgen.pipeline import generate_files
+from acpgen.shadow import def_name as python_name
 from acpgen.write import write_package
 
 KINDS = (
@@ -346,7 +347,7 @@ class _Checker:
             )
 
     def check_def(self, def_name: str) -> None:
-        tp = getattr(self.pkg.types, def_name, None)
+        tp = getattr(self.pkg.types, python_name(def_name), None)
         if tp is None:
             self.add("missing type", def_name, "the package's types module has no such name")
             return
@@ -437,7 +438,7 @@ class _Checker:
         if info is None:
             self.add("message", where, "not in METHODS")
             return
-        tp = getattr(pkg.types, method.params, None)
+        tp = getattr(pkg.types, python_name(method.params), None)
         for instance, defaults in self.valid(method.params)[:2]:
             msg = {"jsonrpc": "2.0", "method": wire, "params": instance}
             if method.kind == "request":
