@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 
 import acp_schema as acp
-from acp_runtime.jsonrpc.framing import LineReader, OversizedLine
 from acp_runtime.helpers import AgentSession
+from acp_runtime.jsonrpc.framing import LineReader, OversizedLine
 
 from .helpers import Agent, raw_client
 from .test_helpers import run
