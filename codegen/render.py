@@ -392,8 +392,9 @@ class _Context:
     # ---- structs
 
     def struct_bases(self, d: ObjectDef) -> str:
-        # gc=False: a value decoded from JSON is a tree, so the cycle collector need not track it
-        options = ["kw_only=True", "gc=False"]
+        # gc=False: a value decoded from JSON is a tree, so the cycle collector need not track it;
+        # repr_omit_defaults: a repr shows what is set, not every absent field as UNSET
+        options = ["kw_only=True", "gc=False", "repr_omit_defaults=True"]
         if d.closed:
             options.append("forbid_unknown_fields=True")
         if d.tag is not None:

@@ -650,7 +650,7 @@ class SessionArchiveFilter(_s.OpenStrEnum):
     """Only archived sessions."""
 
 
-class WriteTextFileRequest(_m.Struct, kw_only=True, gc=False):
+class WriteTextFileRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request to write content to a text file.
 
     Only available if the client supports the `fs.writeTextFile` capability.
@@ -674,7 +674,7 @@ class WriteTextFileRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ReadTextFileRequest(_m.Struct, kw_only=True, gc=False):
+class ReadTextFileRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request to read content from a text file.
 
     Only available if the client supports the `fs.readTextFile` capability.
@@ -701,7 +701,7 @@ class ReadTextFileRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False):
+class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -727,7 +727,7 @@ class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ToolCallUpdate(_m.Struct, kw_only=True, gc=False):
+class ToolCallUpdate(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -776,7 +776,9 @@ class ToolCallUpdate(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Content(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="content"):
+class Content(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="content"
+):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
@@ -791,7 +793,9 @@ class Content(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="content"
     """
 
 
-class Diff(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
+class Diff(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="diff"
+):
     """A diff representing file modifications.
 
     Shows changes to files in a format suitable for display in the client UI.
@@ -817,7 +821,9 @@ class Diff(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
     """
 
 
-class Terminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
+class Terminal(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="terminal"
+):
     """Embed a terminal created with `terminal/create` by its id.
 
     The terminal must be added before calling `terminal/release`.
@@ -837,7 +843,9 @@ class Terminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="termina
     """
 
 
-class TextContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
+class TextContent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="text"
+):
     """Text provided to or from an LLM."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -855,7 +863,9 @@ class TextContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text
     """
 
 
-class ImageContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="image"):
+class ImageContent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="image"
+):
     """An image provided to or from an LLM."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -879,7 +889,9 @@ class ImageContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="ima
     """
 
 
-class AudioContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="audio"):
+class AudioContent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="audio"
+):
     """Audio provided to or from an LLM."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -900,7 +912,14 @@ class AudioContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="aud
     """
 
 
-class ResourceLink(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource_link"):
+class ResourceLink(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="resource_link",
+):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -933,7 +952,9 @@ class ResourceLink(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="res
     """
 
 
-class EmbeddedResource(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource"):
+class EmbeddedResource(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="resource"
+):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     annotations: Annotations | None | _m.UnsetType = _m.UNSET
@@ -951,7 +972,7 @@ class EmbeddedResource(_m.Struct, kw_only=True, gc=False, tag_field="type", tag=
     """
 
 
-class Annotations(_m.Struct, kw_only=True, gc=False):
+class Annotations(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: _t.Sequence[Role] | None | _m.UnsetType = _m.UNSET
@@ -972,7 +993,7 @@ class Annotations(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TextResourceContents(_m.Struct, kw_only=True, gc=False):
+class TextResourceContents(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Text-based resource contents."""
 
     mime_type: str | None | _m.UnsetType = _m.field(default=_m.UNSET, name="mimeType")
@@ -993,7 +1014,7 @@ class TextResourceContents(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class BlobResourceContents(_m.Struct, kw_only=True, gc=False):
+class BlobResourceContents(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Binary resource contents."""
 
     blob: str
@@ -1014,7 +1035,7 @@ class BlobResourceContents(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ToolCallLocation(_m.Struct, kw_only=True, gc=False):
+class ToolCallLocation(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A file location being accessed or modified by a tool.
 
     Enables clients to implement "follow-along" features that track
@@ -1038,7 +1059,7 @@ class ToolCallLocation(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PermissionOption(_m.Struct, kw_only=True, gc=False):
+class PermissionOption(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId = _m.field(name="optionId")
@@ -1059,7 +1080,7 @@ class PermissionOption(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CreateTerminalRequest(_m.Struct, kw_only=True, gc=False):
+class CreateTerminalRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request to create a new terminal and execute a command."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1099,7 +1120,7 @@ class CreateTerminalRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class EnvVariable(_m.Struct, kw_only=True, gc=False):
+class EnvVariable(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An environment variable to set when launching an MCP server."""
 
     name: str
@@ -1117,7 +1138,7 @@ class EnvVariable(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalOutputRequest(_m.Struct, kw_only=True, gc=False):
+class TerminalOutputRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request to get the current output and status of a terminal."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1135,7 +1156,7 @@ class TerminalOutputRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ReleaseTerminalRequest(_m.Struct, kw_only=True, gc=False):
+class ReleaseTerminalRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request to release a terminal and free its resources."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1153,7 +1174,7 @@ class ReleaseTerminalRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class WaitForTerminalExitRequest(_m.Struct, kw_only=True, gc=False):
+class WaitForTerminalExitRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request to wait for a terminal command to exit."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1171,7 +1192,7 @@ class WaitForTerminalExitRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class KillTerminalRequest(_m.Struct, kw_only=True, gc=False):
+class KillTerminalRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request to kill a terminal without releasing it."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -1189,7 +1210,7 @@ class KillTerminalRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False):
+class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Session-scoped elicitation, optionally tied to a specific tool call.
 
     When `toolCallId` is set, the elicitation is tied to a specific tool call.
@@ -1208,7 +1229,9 @@ class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True, gc=False):
+class ElicitationFormModeSession(
+    ElicitationSessionScope, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """Tied to a session, optionally to a specific tool call within that session.
 
     A variant of `ElicitationFormMode`.
@@ -1218,7 +1241,7 @@ class ElicitationFormModeSession(ElicitationSessionScope, kw_only=True, gc=False
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False):
+class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -1227,7 +1250,9 @@ class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False):
     """The request this elicitation is tied to."""
 
 
-class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True, gc=False):
+class ElicitationFormModeRequest(
+    ElicitationRequestScope, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
 
@@ -1239,7 +1264,7 @@ class ElicitationFormModeRequest(ElicitationRequestScope, kw_only=True, gc=False
 
 
 class CreateElicitationRequestFormSession(
-    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="form"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="mode", tag="form"
 ):
     """Form-based elicitation where the client renders a form from the provided schema.
 
@@ -1274,7 +1299,7 @@ class CreateElicitationRequestFormSession(
 
 
 class CreateElicitationRequestFormRequest(
-    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="form"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="mode", tag="form"
 ):
     """Form-based elicitation where the client renders a form from the provided schema.
 
@@ -1301,7 +1326,9 @@ class CreateElicitationRequestFormRequest(
     """A JSON Schema describing the form fields to present to the user."""
 
 
-class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True, gc=False):
+class ElicitationUrlModeSession(
+    ElicitationSessionScope, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """Tied to a session, optionally to a specific tool call within that session.
 
     A variant of `ElicitationUrlMode`.
@@ -1314,7 +1341,9 @@ class ElicitationUrlModeSession(ElicitationSessionScope, kw_only=True, gc=False)
     """The URL to direct the user to."""
 
 
-class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True, gc=False):
+class ElicitationUrlModeRequest(
+    ElicitationRequestScope, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
 
@@ -1329,7 +1358,7 @@ class ElicitationUrlModeRequest(ElicitationRequestScope, kw_only=True, gc=False)
 
 
 class CreateElicitationRequestUrlSession(
-    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="url"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="mode", tag="url"
 ):
     """URL-based elicitation where the client directs the user to a URL.
 
@@ -1367,7 +1396,7 @@ class CreateElicitationRequestUrlSession(
 
 
 class CreateElicitationRequestUrlRequest(
-    _m.Struct, kw_only=True, gc=False, tag_field="mode", tag="url"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="mode", tag="url"
 ):
     """URL-based elicitation where the client directs the user to a URL.
 
@@ -1397,7 +1426,7 @@ class CreateElicitationRequestUrlRequest(
     """The URL to direct the user to."""
 
 
-class ElicitationSchema(_m.Struct, kw_only=True, gc=False):
+class ElicitationSchema(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Type-safe elicitation schema for requesting structured user input.
 
     This represents a JSON Schema object with primitive-typed properties,
@@ -1439,7 +1468,9 @@ class ElicitationSchema(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class StringPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
+class StringPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="string"
+):
     """Schema for string properties in an elicitation form.
 
     When `enum` or `oneOf` is set, this represents a single-select enum
@@ -1515,7 +1546,9 @@ class StringPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", 
     """
 
 
-class NumberPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="number"):
+class NumberPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="number"
+):
     """Schema for number (floating-point) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1559,7 +1592,9 @@ class NumberPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", 
     """
 
 
-class IntegerPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="integer"):
+class IntegerPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="integer"
+):
     """Schema for integer properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1603,7 +1638,9 @@ class IntegerPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type",
     """
 
 
-class BooleanPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"):
+class BooleanPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="boolean"
+):
     """Schema for boolean properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1635,7 +1672,9 @@ class BooleanPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type",
     """
 
 
-class MultiSelectPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="array"):
+class MultiSelectPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="array"
+):
     """Schema for multi-select (array) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1686,7 +1725,7 @@ class MultiSelectPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="ty
     """
 
 
-class EnumOption(_m.Struct, kw_only=True, gc=False):
+class EnumOption(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A titled enum option with a const value, human-readable title, and optional description."""
 
     const: str
@@ -1712,7 +1751,9 @@ class EnumOption(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class StringMultiSelectItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
+class StringMultiSelectItems(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="string"
+):
     """String item schema for multi-select enum properties."""
 
     enum: _t.Sequence[str]
@@ -1729,7 +1770,7 @@ class StringMultiSelectItems(_m.Struct, kw_only=True, gc=False, tag_field="type"
     """
 
 
-class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False):
+class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Items definition for titled multi-select enum properties."""
 
     any_of: _t.Sequence[EnumOption] = _m.field(name="anyOf")
@@ -1746,7 +1787,7 @@ class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class MessageMcpRequest(_m.Struct, kw_only=True, gc=False):
+class MessageMcpRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1778,7 +1819,7 @@ class MessageMcpRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PromptCapabilities(_m.Struct, kw_only=True, gc=False):
+class PromptCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
     Baseline agent functionality requires support for `text`
@@ -1815,7 +1856,7 @@ class PromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class McpCapabilities(_m.Struct, kw_only=True, gc=False):
+class McpCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """MCP capabilities supported by the agent"""
 
     http: bool = False
@@ -1841,7 +1882,7 @@ class McpCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Session capabilities supported by the agent.
 
     As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
@@ -1965,7 +2006,7 @@ class SessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False):
+class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Authentication-related capabilities supported by the agent."""
 
     status: AuthStatusCapabilities | None | _m.UnsetType = _m.UNSET
@@ -1995,7 +2036,7 @@ class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AgentCapabilities(_m.Struct, kw_only=True, gc=False):
+class AgentCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -2049,7 +2090,7 @@ class AgentCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class InitializeResponse(_m.Struct, kw_only=True, gc=False):
+class InitializeResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -2096,7 +2137,7 @@ class InitializeResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionListCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionListCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for the `session/list` method.
 
     Supplying `{}` means the agent supports listing sessions.
@@ -2111,7 +2152,7 @@ class SessionListCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for the `session/delete` method.
 
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
@@ -2126,7 +2167,9 @@ class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionAdditionalDirectoriesCapabilities(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """Capabilities for additional session directories support.
 
     Supplying `{}` means the agent supports the `additionalDirectories` field on
@@ -2144,7 +2187,7 @@ class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True, gc=False
     """
 
 
-class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2170,7 +2213,9 @@ class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionSystemPromptModeCapabilities(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2198,7 +2243,9 @@ class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionSystemPromptOverrideCapabilities(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2218,7 +2265,7 @@ class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True, gc=False)
     """
 
 
-class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2237,7 +2284,7 @@ class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2257,7 +2304,7 @@ class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2276,7 +2323,7 @@ class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2296,7 +2343,7 @@ class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionResumeCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionResumeCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for the `session/resume` method.
 
     Supplying `{}` means the agent supports resuming sessions.
@@ -2311,7 +2358,7 @@ class SessionResumeCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionCloseCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionCloseCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for the `session/close` method.
 
     Supplying `{}` means the agent supports closing sessions.
@@ -2326,7 +2373,7 @@ class SessionCloseCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False):
+class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2345,7 +2392,7 @@ class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LogoutCapabilities(_m.Struct, kw_only=True, gc=False):
+class LogoutCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Logout capabilities supported by the agent.
 
     Supplying `{}` means the agent supports the logout method.
@@ -2360,7 +2407,7 @@ class LogoutCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False):
+class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2379,7 +2426,9 @@ class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthMethodTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
+class AuthMethodTerminal(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="terminal"
+):
     """Terminal-based authentication method.
 
     The client runs the configured agent program as a separate interactive
@@ -2415,7 +2464,7 @@ class AuthMethodTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", ta
     """
 
 
-class AuthMethodAgent(_m.Struct, kw_only=True, gc=False):
+class AuthMethodAgent(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Agent handles authentication itself through `authenticate`.
 
     This is the default authentication method type.
@@ -2439,7 +2488,7 @@ class AuthMethodAgent(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Implementation(_m.Struct, kw_only=True, gc=False):
+class Implementation(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
     title for UI representation.
@@ -2471,7 +2520,7 @@ class Implementation(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthenticateResponse(_m.Struct, kw_only=True, gc=False):
+class AuthenticateResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to the `authenticate` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2483,7 +2532,7 @@ class AuthenticateResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ListProvidersResponse(_m.Struct, kw_only=True, gc=False):
+class ListProvidersResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2503,7 +2552,7 @@ class ListProvidersResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProviderInfo(_m.Struct, kw_only=True, gc=False):
+class ProviderInfo(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2536,7 +2585,7 @@ class ProviderInfo(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False):
+class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2559,7 +2608,7 @@ class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetProviderResponse(_m.Struct, kw_only=True, gc=False):
+class SetProviderResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2576,7 +2625,7 @@ class SetProviderResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DisableProviderResponse(_m.Struct, kw_only=True, gc=False):
+class DisableProviderResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2593,7 +2642,7 @@ class DisableProviderResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LogoutResponse(_m.Struct, kw_only=True, gc=False):
+class LogoutResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to the `logout` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2605,7 +2654,7 @@ class LogoutResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusResponse(_m.Struct, kw_only=True, gc=False):
+class AuthStatusResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2637,7 +2686,7 @@ class AuthStatusResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthAccount(_m.Struct, kw_only=True, gc=False):
+class AuthAccount(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2690,7 +2739,7 @@ class AuthAccount(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class NewSessionResponse(_m.Struct, kw_only=True, gc=False):
+class NewSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
@@ -2722,7 +2771,7 @@ class NewSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionModeState(_m.Struct, kw_only=True, gc=False):
+class SessionModeState(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """The set of modes and the one currently active."""
 
     current_mode_id: SessionModeId = _m.field(name="currentModeId")
@@ -2740,7 +2789,7 @@ class SessionModeState(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionMode(_m.Struct, kw_only=True, gc=False):
+class SessionMode(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A mode the agent can operate in.
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
@@ -2764,7 +2813,7 @@ class SessionMode(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionConfigSelect(_m.Struct, kw_only=True, gc=False):
+class SessionConfigSelect(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: SessionConfigValueId = _m.field(name="currentValue")
@@ -2775,7 +2824,12 @@ class SessionConfigSelect(_m.Struct, kw_only=True, gc=False):
 
 
 class SessionConfigOptionSelect(
-    SessionConfigSelect, kw_only=True, gc=False, tag_field="type", tag="select"
+    SessionConfigSelect,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="select",
 ):
     """Single-value selector (dropdown).
 
@@ -2803,7 +2857,7 @@ class SessionConfigOptionSelect(
     """
 
 
-class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False):
+class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A boolean on/off toggle session configuration option payload."""
 
     current_value: bool = _m.field(name="currentValue")
@@ -2811,7 +2865,12 @@ class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False):
 
 
 class SessionConfigOptionBoolean(
-    SessionConfigBoolean, kw_only=True, gc=False, tag_field="type", tag="boolean"
+    SessionConfigBoolean,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="boolean",
 ):
     """Boolean on/off toggle.
 
@@ -2839,7 +2898,7 @@ class SessionConfigOptionBoolean(
     """
 
 
-class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False):
+class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -2860,7 +2919,7 @@ class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False):
+class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A group of possible values for a session configuration option."""
 
     group: SessionConfigGroupId
@@ -2881,7 +2940,7 @@ class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LoadSessionResponse(_m.Struct, kw_only=True, gc=False):
+class LoadSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from loading an existing session."""
 
     modes: SessionModeState | None | _m.UnsetType = _m.UNSET
@@ -2904,7 +2963,7 @@ class LoadSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ListSessionsResponse(_m.Struct, kw_only=True, gc=False):
+class ListSessionsResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from listing sessions."""
 
     sessions: _t.Sequence[SessionInfo]
@@ -2924,7 +2983,7 @@ class ListSessionsResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionInfo(_m.Struct, kw_only=True, gc=False):
+class SessionInfo(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Information about a session returned by session/list"""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -2969,7 +3028,7 @@ class SessionInfo(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False):
+class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from deleting a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2981,7 +3040,7 @@ class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ForkSessionResponse(_m.Struct, kw_only=True, gc=False):
+class ForkSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3012,7 +3071,7 @@ class ForkSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
+class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3029,7 +3088,7 @@ class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
+class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3046,7 +3105,7 @@ class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionStatusResponse(_m.Struct, kw_only=True, gc=False):
+class SessionStatusResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3072,7 +3131,7 @@ class SessionStatusResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False):
+class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3096,7 +3155,7 @@ class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False):
+class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from resuming an existing session."""
 
     modes: SessionModeState | None | _m.UnsetType = _m.UNSET
@@ -3119,7 +3178,7 @@ class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CloseSessionResponse(_m.Struct, kw_only=True, gc=False):
+class CloseSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from closing a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -3131,7 +3190,7 @@ class CloseSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionModeResponse(_m.Struct, kw_only=True, gc=False):
+class SetSessionModeResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to `session/set_mode` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -3143,7 +3202,7 @@ class SetSessionModeResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False):
+class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to `session/set_config_option` method."""
 
     config_options: _t.Sequence[SessionConfigOption] = _m.field(name="configOptions")
@@ -3158,7 +3217,7 @@ class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PromptResponse(_m.Struct, kw_only=True, gc=False):
+class PromptResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from processing a user prompt.
 
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
@@ -3184,7 +3243,7 @@ class PromptResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Usage(_m.Struct, kw_only=True, gc=False):
+class Usage(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3225,7 +3284,7 @@ class Usage(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Error(_m.Struct, kw_only=True, gc=False):
+class Error(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """JSON-RPC error object.
 
     Represents an error that occurred during method execution, following the
@@ -3250,7 +3309,7 @@ class Error(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionNotification(_m.Struct, kw_only=True, gc=False):
+class SessionNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -3273,7 +3332,7 @@ class SessionNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ContentChunk(_m.Struct, kw_only=True, gc=False):
+class ContentChunk(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A streamed item of content"""
 
     content: ContentBlock
@@ -3296,7 +3355,12 @@ class ContentChunk(_m.Struct, kw_only=True, gc=False):
 
 
 class SessionUpdateUserMessageChunk(
-    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message_chunk"
+    ContentChunk,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="user_message_chunk",
 ):
     """A chunk of the user's message being streamed.
 
@@ -3305,7 +3369,12 @@ class SessionUpdateUserMessageChunk(
 
 
 class SessionUpdateAgentMessageChunk(
-    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message_chunk"
+    ContentChunk,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="agent_message_chunk",
 ):
     """A chunk of the agent's response being streamed.
 
@@ -3314,7 +3383,12 @@ class SessionUpdateAgentMessageChunk(
 
 
 class SessionUpdateAgentThoughtChunk(
-    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought_chunk"
+    ContentChunk,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="agent_thought_chunk",
 ):
     """A chunk of the agent's internal reasoning being streamed.
 
@@ -3322,7 +3396,14 @@ class SessionUpdateAgentThoughtChunk(
     """
 
 
-class ToolCall(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call"):
+class ToolCall(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="tool_call",
+):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -3376,7 +3457,12 @@ class ToolCall(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag
 
 
 class SessionUpdateToolCallUpdate(
-    ToolCallUpdate, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_update"
+    ToolCallUpdate,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="tool_call_update",
 ):
     """Update on the status or results of a tool call.
 
@@ -3384,7 +3470,14 @@ class SessionUpdateToolCallUpdate(
     """
 
 
-class Plan(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan"):
+class Plan(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="plan",
+):
     """An execution plan for accomplishing complex tasks.
 
     Plans consist of multiple entries representing individual tasks or goals.
@@ -3410,7 +3503,14 @@ class Plan(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="pl
     """
 
 
-class PlanUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_update"):
+class PlanUpdate(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="plan_update",
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3430,7 +3530,14 @@ class PlanUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", t
     """
 
 
-class PlanRemoved(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_removed"):
+class PlanRemoved(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="plan_removed",
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3451,7 +3558,12 @@ class PlanRemoved(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", 
 
 
 class AvailableCommandsUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="available_commands_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="available_commands_update",
 ):
     """Available commands are ready or have changed"""
 
@@ -3468,7 +3580,12 @@ class AvailableCommandsUpdate(
 
 
 class CurrentModeUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="current_mode_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="current_mode_update",
 ):
     """The current mode of the session has changed
 
@@ -3488,7 +3605,12 @@ class CurrentModeUpdate(
 
 
 class ConfigOptionUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="config_option_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="config_option_update",
 ):
     """Session configuration options have been updated."""
 
@@ -3505,7 +3627,12 @@ class ConfigOptionUpdate(
 
 
 class SessionInfoUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_info_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="session_info_update",
 ):
     """Update to session metadata. All fields are optional to support partial updates.
 
@@ -3528,7 +3655,14 @@ class SessionInfoUpdate(
     """
 
 
-class UsageUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="usage_update"):
+class UsageUpdate(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="usage_update",
+):
     """Context window and cost update for a session."""
 
     used: _t.Annotated[int, _m.Meta(ge=0)]
@@ -3549,7 +3683,14 @@ class UsageUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", 
     """
 
 
-class Notice(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="notice"):
+class Notice(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="notice",
+):
     """Fire-and-forget information for the user.
 
     Notices are live events rather than session history. Agents must not rely on
@@ -3581,7 +3722,12 @@ class Notice(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="
 
 
 class CompactionUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="compaction_update",
 ):
     """A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
@@ -3610,7 +3756,12 @@ class CompactionUpdate(
 
 
 class CompactionSummaryChunk(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_summary_chunk"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="compaction_summary_chunk",
 ):
     """A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -3629,7 +3780,12 @@ class CompactionSummaryChunk(
 
 
 class SubagentUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="subagent_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="subagent_update",
 ):
     """**UNSTABLE**
 
@@ -3726,7 +3882,12 @@ class SubagentUpdate(
 
 
 class SessionMessage(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="session_message",
 ):
     """**UNSTABLE**
 
@@ -3787,7 +3948,12 @@ class SessionMessage(
 
 
 class SessionMessageChunk(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message_chunk"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="session_message_chunk",
 ):
     """**UNSTABLE**
 
@@ -3812,7 +3978,7 @@ class SessionMessageChunk(
     """
 
 
-class PlanEntry(_m.Struct, kw_only=True, gc=False):
+class PlanEntry(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -3840,7 +4006,9 @@ class PlanEntry(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PlanItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="items"):
+class PlanItems(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="items"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3867,7 +4035,9 @@ class PlanItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="items"
     """
 
 
-class PlanFile(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
+class PlanFile(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="file"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3890,7 +4060,9 @@ class PlanFile(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
     """
 
 
-class PlanMarkdown(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="markdown"):
+class PlanMarkdown(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="markdown"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3913,7 +4085,7 @@ class PlanMarkdown(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="mar
     """
 
 
-class AvailableCommand(_m.Struct, kw_only=True, gc=False):
+class AvailableCommand(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Information about a command."""
 
     name: str
@@ -3934,7 +4106,7 @@ class AvailableCommand(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class UnstructuredCommandInput(_m.Struct, kw_only=True, gc=False):
+class UnstructuredCommandInput(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """All text that was typed after the command name is provided as input."""
 
     hint: str
@@ -3949,7 +4121,7 @@ class UnstructuredCommandInput(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Cost(_m.Struct, kw_only=True, gc=False):
+class Cost(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Cost information for a session."""
 
     amount: float
@@ -3969,7 +4141,7 @@ class Cost(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False):
+class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3993,7 +4165,7 @@ class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4012,7 +4184,9 @@ class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class RunningStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="running"):
+class RunningStateUpdate(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="running"
+):
     """Foreground work is in progress."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4023,7 +4197,12 @@ class RunningStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", t
 
 
 class IdleStateUpdateEndTurn(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="end_turn"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="end_turn",
 ):
     """The work ended successfully.
 
@@ -4044,7 +4223,12 @@ class IdleStateUpdateEndTurn(
 
 
 class IdleStateUpdateMaxTokens(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_tokens"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_tokens",
 ):
     """The work ended because the agent reached the maximum number of tokens.
 
@@ -4065,7 +4249,12 @@ class IdleStateUpdateMaxTokens(
 
 
 class IdleStateUpdateMaxTurnRequests(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_turn_requests"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_turn_requests",
 ):
     """The work ended because the agent reached the maximum number of allowed
     agent requests.
@@ -4087,7 +4276,12 @@ class IdleStateUpdateMaxTurnRequests(
 
 
 class IdleStateUpdateRefusal(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="refusal"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="refusal",
 ):
     """The work ended because the agent refused to continue.
 
@@ -4108,7 +4302,12 @@ class IdleStateUpdateRefusal(
 
 
 class IdleStateUpdateCancelled(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="cancelled"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="cancelled",
 ):
     """The work was cancelled.
 
@@ -4128,7 +4327,7 @@ class IdleStateUpdateCancelled(
     """
 
 
-class ErrorStopReason(_m.Struct, kw_only=True, gc=False):
+class ErrorStopReason(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4145,7 +4344,12 @@ class ErrorStopReason(_m.Struct, kw_only=True, gc=False):
 
 
 class IdleStateUpdateError(
-    ErrorStopReason, kw_only=True, gc=False, tag_field="stopReason", tag="error"
+    ErrorStopReason,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="error",
 ):
     """The work ended because something failed.
 
@@ -4165,7 +4369,9 @@ class IdleStateUpdateError(
     """
 
 
-class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleEndTurn(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4186,7 +4392,9 @@ class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, gc=False, tag_field="state
     """
 
 
-class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleMaxTokens(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4208,7 +4416,7 @@ class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, gc=False, tag_field="sta
 
 
 class StateUpdateIdleMaxTurnRequests(
-    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
 ):
     """The child is ready to process another prompt.
 
@@ -4230,7 +4438,9 @@ class StateUpdateIdleMaxTurnRequests(
     """
 
 
-class StateUpdateIdleRefusal(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleRefusal(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4251,7 +4461,9 @@ class StateUpdateIdleRefusal(_m.Struct, kw_only=True, gc=False, tag_field="state
     """
 
 
-class StateUpdateIdleCancelled(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleCancelled(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4272,7 +4484,9 @@ class StateUpdateIdleCancelled(_m.Struct, kw_only=True, gc=False, tag_field="sta
     """
 
 
-class StateUpdateIdleError(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleError(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """The child is ready to process another prompt.
 
     The `idle` variant of `StateUpdate`.
@@ -4301,7 +4515,12 @@ class StateUpdateIdleError(_m.Struct, kw_only=True, gc=False, tag_field="state",
 
 
 class RequiresActionStateUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="requires_action"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="state",
+    tag="requires_action",
 ):
     """Foreground work is blocked on user action."""
 
@@ -4312,7 +4531,9 @@ class RequiresActionStateUpdate(
     """
 
 
-class UnknownStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="unknown"):
+class UnknownStateUpdate(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="unknown"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4335,7 +4556,7 @@ class UnknownStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", t
     """
 
 
-class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False):
+class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification sent by the agent when a URL-based elicitation is complete."""
 
     elicitation_id: ElicitationId = _m.field(name="elicitationId")
@@ -4352,7 +4573,7 @@ class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False):
+class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4388,7 +4609,7 @@ class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class FileSystemCapabilities(_m.Struct, kw_only=True, gc=False):
+class FileSystemCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """File system capabilities that a client may support.
 
     See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
@@ -4409,7 +4630,7 @@ class FileSystemCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthCapabilities(_m.Struct, kw_only=True, gc=False):
+class AuthCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Authentication capabilities supported by the client.
 
     Advertised during initialization to inform the agent which authentication
@@ -4434,7 +4655,7 @@ class AuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ClientCapabilities(_m.Struct, kw_only=True, gc=False):
+class ClientCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -4507,7 +4728,7 @@ class ClientCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class InitializeRequest(_m.Struct, kw_only=True, gc=False):
+class InitializeRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -4545,7 +4766,7 @@ class InitializeRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ClientSessionCapabilities(_m.Struct, kw_only=True, gc=False):
+class ClientSessionCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Session-related capabilities supported by the client."""
 
     compaction: CompactionCapabilities | None | _m.UnsetType = _m.UNSET
@@ -4578,7 +4799,7 @@ class ClientSessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionConfigOptionsCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionConfigOptionsCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Session configuration option capabilities supported by the client."""
 
     boolean: BooleanConfigOptionCapabilities | None | _m.UnsetType = _m.UNSET
@@ -4599,7 +4820,7 @@ class SessionConfigOptionsCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class BooleanConfigOptionCapabilities(_m.Struct, kw_only=True, gc=False):
+class BooleanConfigOptionCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for boolean session configuration options.
 
     Supplying `{}` means the client supports boolean session configuration options.
@@ -4614,7 +4835,7 @@ class BooleanConfigOptionCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SubagentCapabilities(_m.Struct, kw_only=True, gc=False):
+class SubagentCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4634,7 +4855,7 @@ class SubagentCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PlanCapabilities(_m.Struct, kw_only=True, gc=False):
+class PlanCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4651,7 +4872,7 @@ class PlanCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False):
+class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Elicitation capabilities supported by the client."""
 
     form: ElicitationFormCapabilities | None | _m.UnsetType = _m.UNSET
@@ -4679,7 +4900,7 @@ class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False):
+class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Form-based elicitation capabilities.
 
     Supplying `{}` means the client supports form-based elicitation.
@@ -4696,7 +4917,7 @@ class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False):
+class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """URL-based elicitation capabilities.
 
     Supplying `{}` means the client supports URL-based elicitation.
@@ -4713,7 +4934,7 @@ class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthenticateRequest(_m.Struct, kw_only=True, gc=False):
+class AuthenticateRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for the authenticate method.
 
     Specifies which authentication method to use.
@@ -4733,7 +4954,7 @@ class AuthenticateRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ListProvidersRequest(_m.Struct, kw_only=True, gc=False):
+class ListProvidersRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4750,7 +4971,7 @@ class ListProvidersRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetProviderRequest(_m.Struct, kw_only=True, gc=False):
+class SetProviderRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4783,7 +5004,7 @@ class SetProviderRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DisableProviderRequest(_m.Struct, kw_only=True, gc=False):
+class DisableProviderRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4803,7 +5024,7 @@ class DisableProviderRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LogoutRequest(_m.Struct, kw_only=True, gc=False):
+class LogoutRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for the logout method.
 
     Terminates the current authenticated session.
@@ -4818,7 +5039,7 @@ class LogoutRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusRequest(_m.Struct, kw_only=True, gc=False):
+class AuthStatusRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4840,7 +5061,7 @@ class AuthStatusRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class NewSessionRequest(_m.Struct, kw_only=True, gc=False):
+class NewSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
@@ -4885,7 +5106,9 @@ class NewSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class McpServerHttp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="http"):
+class McpServerHttp(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="http"
+):
     """HTTP transport configuration for MCP."""
 
     name: str
@@ -4906,7 +5129,9 @@ class McpServerHttp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="ht
     """
 
 
-class McpServerSse(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="sse"):
+class McpServerSse(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="sse"
+):
     """SSE transport configuration for MCP."""
 
     name: str
@@ -4927,7 +5152,9 @@ class McpServerSse(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="sse
     """
 
 
-class McpServerAcp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="acp"):
+class McpServerAcp(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="acp"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4957,7 +5184,7 @@ class McpServerAcp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="acp
     """
 
 
-class McpServerStdio(_m.Struct, kw_only=True, gc=False):
+class McpServerStdio(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Stdio transport configuration for MCP."""
 
     name: str
@@ -4981,7 +5208,7 @@ class McpServerStdio(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class HttpHeader(_m.Struct, kw_only=True, gc=False):
+class HttpHeader(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An HTTP header to set when making requests to the MCP server."""
 
     name: str
@@ -4999,7 +5226,7 @@ class HttpHeader(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SystemPrompt(_m.Struct, kw_only=True, gc=False):
+class SystemPrompt(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5041,7 +5268,7 @@ class SystemPrompt(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LoadSessionRequest(_m.Struct, kw_only=True, gc=False):
+class LoadSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for loading an existing session.
 
     Only available if the Agent supports the `loadSession` capability.
@@ -5094,7 +5321,7 @@ class LoadSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ListSessionsRequest(_m.Struct, kw_only=True, gc=False):
+class ListSessionsRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for listing existing sessions.
 
     Only available if the Agent supports the `sessionCapabilities.list` capability.
@@ -5127,7 +5354,7 @@ class ListSessionsRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False):
+class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
@@ -5145,7 +5372,7 @@ class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ForkSessionRequest(_m.Struct, kw_only=True, gc=False):
+class ForkSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5204,7 +5431,7 @@ class ForkSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
+class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5231,7 +5458,7 @@ class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
+class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5259,7 +5486,7 @@ class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionStatusRequest(_m.Struct, kw_only=True, gc=False):
+class SessionStatusRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5285,7 +5512,7 @@ class SessionStatusRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False):
+class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5322,7 +5549,7 @@ class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False):
+class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session without returning previous messages (unlike `session/load`).
@@ -5378,7 +5605,7 @@ class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CloseSessionRequest(_m.Struct, kw_only=True, gc=False):
+class CloseSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -5400,7 +5627,7 @@ class CloseSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionModeRequest(_m.Struct, kw_only=True, gc=False):
+class SetSessionModeRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for setting a session mode."""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -5419,7 +5646,7 @@ class SetSessionModeRequest(_m.Struct, kw_only=True, gc=False):
 
 
 class SetSessionConfigOptionRequestBoolean(
-    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="boolean"
 ):
     """A boolean value (`type: "boolean"`).
 
@@ -5444,7 +5671,9 @@ class SetSessionConfigOptionRequestBoolean(
     """The boolean value."""
 
 
-class SetSessionConfigOptionRequestValueId(_m.Struct, kw_only=True, gc=False):
+class SetSessionConfigOptionRequestValueId(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """A `SessionConfigValueId` string value.
 
     This is the default when `type` is absent on the wire. Unknown `type`
@@ -5472,7 +5701,7 @@ class SetSessionConfigOptionRequestValueId(_m.Struct, kw_only=True, gc=False):
     """The value ID."""
 
 
-class PromptRequest(_m.Struct, kw_only=True, gc=False):
+class PromptRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -5508,7 +5737,7 @@ class PromptRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class WriteTextFileResponse(_m.Struct, kw_only=True, gc=False):
+class WriteTextFileResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to `fs/write_text_file`"""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -5520,7 +5749,7 @@ class WriteTextFileResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ReadTextFileResponse(_m.Struct, kw_only=True, gc=False):
+class ReadTextFileResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response containing the contents of a text file."""
 
     content: str
@@ -5535,7 +5764,7 @@ class ReadTextFileResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False):
+class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
@@ -5551,7 +5780,7 @@ class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False):
 
 
 class RequestPermissionOutcomeCancelled(
-    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="cancelled"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="outcome", tag="cancelled"
 ):
     """The prompt turn was cancelled before the user responded.
 
@@ -5566,7 +5795,7 @@ class RequestPermissionOutcomeCancelled(
 
 
 class SelectedPermissionOutcome(
-    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="selected"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="outcome", tag="selected"
 ):
     """The user selected one of the provided options."""
 
@@ -5582,7 +5811,7 @@ class SelectedPermissionOutcome(
     """
 
 
-class CreateTerminalResponse(_m.Struct, kw_only=True, gc=False):
+class CreateTerminalResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response containing the ID of the created terminal."""
 
     terminal_id: TerminalId = _m.field(name="terminalId")
@@ -5597,7 +5826,7 @@ class CreateTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalOutputResponse(_m.Struct, kw_only=True, gc=False):
+class TerminalOutputResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response containing the terminal output and exit status."""
 
     output: str
@@ -5620,7 +5849,7 @@ class TerminalOutputResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalExitStatus(_m.Struct, kw_only=True, gc=False):
+class TerminalExitStatus(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Exit status of a terminal command."""
 
     exit_code: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
@@ -5640,7 +5869,7 @@ class TerminalExitStatus(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ReleaseTerminalResponse(_m.Struct, kw_only=True, gc=False):
+class ReleaseTerminalResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to terminal/release method"""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -5652,7 +5881,7 @@ class ReleaseTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class WaitForTerminalExitResponse(_m.Struct, kw_only=True, gc=False):
+class WaitForTerminalExitResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response containing the exit status of a terminal command."""
 
     exit_code: _t.Annotated[int, _m.Meta(ge=0, le=4294967295)] | None | _m.UnsetType = _m.field(
@@ -5672,7 +5901,7 @@ class WaitForTerminalExitResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class KillTerminalResponse(_m.Struct, kw_only=True, gc=False):
+class KillTerminalResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to `terminal/kill` method"""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -5684,7 +5913,7 @@ class KillTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False):
+class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """The user accepted the elicitation and provided content."""
 
     content: dict[str, ElicitationContentValue] | None | _m.UnsetType = _m.UNSET
@@ -5692,7 +5921,12 @@ class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False):
 
 
 class CreateElicitationResponseAccept(
-    ElicitationAcceptAction, kw_only=True, gc=False, tag_field="action", tag="accept"
+    ElicitationAcceptAction,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="action",
+    tag="accept",
 ):
     """The user accepted and provided content.
 
@@ -5711,7 +5945,7 @@ class CreateElicitationResponseAccept(
 
 
 class CreateElicitationResponseDecline(
-    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="decline"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="action", tag="decline"
 ):
     """The user declined the elicitation.
 
@@ -5730,7 +5964,7 @@ class CreateElicitationResponseDecline(
 
 
 class CreateElicitationResponseCancel(
-    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="cancel"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="action", tag="cancel"
 ):
     """The elicitation was cancelled.
 
@@ -5748,7 +5982,7 @@ class CreateElicitationResponseCancel(
     """
 
 
-class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False):
+class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An opaque inner MCP result.
 
     A variant of `MessageMcpResponse`.
@@ -5761,7 +5995,7 @@ class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False):
     """Optional ACP carrier metadata."""
 
 
-class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False):
+class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A structured inner MCP error.
 
     A variant of `MessageMcpResponse`.
@@ -5774,7 +6008,7 @@ class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False):
     """Optional ACP carrier metadata."""
 
 
-class CancelNotification(_m.Struct, kw_only=True, gc=False):
+class CancelNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
@@ -5792,7 +6026,7 @@ class CancelNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class MessageMcpNotification(_m.Struct, kw_only=True, gc=False):
+class MessageMcpNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5827,7 +6061,7 @@ class MessageMcpNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CancelRequestNotification(_m.Struct, kw_only=True, gc=False):
+class CancelRequestNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
@@ -5845,7 +6079,7 @@ class CancelRequestNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False):
+class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5890,7 +6124,7 @@ class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProxySuccessorNotification(_m.Struct, kw_only=True, gc=False):
+class ProxySuccessorNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.

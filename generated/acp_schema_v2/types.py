@@ -688,7 +688,7 @@ class SessionArchiveFilter(_s.OpenStrEnum):
     """Only archived sessions."""
 
 
-class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False):
+class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -735,7 +735,7 @@ class RequestPermissionRequest(_m.Struct, kw_only=True, gc=False):
 
 
 class ToolCallPermissionSubject(
-    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="tool_call"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="tool_call"
 ):
     """Permission request details for a tool call."""
 
@@ -756,7 +756,9 @@ class ToolCallPermissionSubject(
     """
 
 
-class CommandPermissionSubject(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="command"):
+class CommandPermissionSubject(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="command"
+):
     """Permission request details for a command."""
 
     command: str
@@ -780,7 +782,7 @@ class CommandPermissionSubject(_m.Struct, kw_only=True, gc=False, tag_field="typ
     """
 
 
-class ToolCallUpdate(_m.Struct, kw_only=True, gc=False):
+class ToolCallUpdate(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Represents an upsert for a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -864,7 +866,9 @@ class ToolCallUpdate(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Content(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="content"):
+class Content(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="content"
+):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
@@ -879,7 +883,9 @@ class Content(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="content"
     """
 
 
-class Diff(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
+class Diff(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="diff"
+):
     """File changes produced by a tool call.
 
     `changes` is authoritative for affected absolute paths and operations.
@@ -912,7 +918,9 @@ class Diff(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="diff"):
     """
 
 
-class Terminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
+class Terminal(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="terminal"
+):
     """A display-only reference to an agent-owned terminal.
 
     Terminal state and output are delivered separately through
@@ -931,7 +939,9 @@ class Terminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="termina
     """
 
 
-class TextContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
+class TextContent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="text"
+):
     """Text provided to or from an LLM."""
 
     text: str
@@ -952,7 +962,9 @@ class TextContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text
     """
 
 
-class ImageContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="image"):
+class ImageContent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="image"
+):
     """An image provided to or from an LLM."""
 
     data: str
@@ -982,7 +994,9 @@ class ImageContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="ima
     """
 
 
-class AudioContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="audio"):
+class AudioContent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="audio"
+):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -1006,7 +1020,14 @@ class AudioContent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="aud
     """
 
 
-class ResourceLink(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource_link"):
+class ResourceLink(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="resource_link",
+):
     """A link to a resource that the receiver may be able to read, included in a prompt or tool call result."""
 
     name: str
@@ -1060,7 +1081,9 @@ class ResourceLink(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="res
     """
 
 
-class EmbeddedResource(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="resource"):
+class EmbeddedResource(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="resource"
+):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     resource: EmbeddedResourceResource
@@ -1081,7 +1104,7 @@ class EmbeddedResource(_m.Struct, kw_only=True, gc=False, tag_field="type", tag=
     """
 
 
-class Annotations(_m.Struct, kw_only=True, gc=False):
+class Annotations(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: _t.Sequence[Role] | None | _m.UnsetType = _m.UNSET
@@ -1114,7 +1137,7 @@ class Annotations(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Icon(_m.Struct, kw_only=True, gc=False):
+class Icon(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An optionally-sized icon that can be displayed in a user interface."""
 
     src: str
@@ -1154,7 +1177,7 @@ class Icon(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TextResourceContents(_m.Struct, kw_only=True, gc=False):
+class TextResourceContents(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Text-based resource contents."""
 
     text: str
@@ -1178,7 +1201,7 @@ class TextResourceContents(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class BlobResourceContents(_m.Struct, kw_only=True, gc=False):
+class BlobResourceContents(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Binary resource contents."""
 
     blob: str
@@ -1202,14 +1225,21 @@ class BlobResourceContents(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DiffPathChange(_m.Struct, kw_only=True, gc=False):
+class DiffPathChange(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Operation metadata for add, delete, and modify changes."""
 
     path: AbsolutePath
     """Absolute path for the operation."""
 
 
-class DiffChangeAdd(DiffPathChange, kw_only=True, gc=False, tag_field="operation", tag="add"):
+class DiffChangeAdd(
+    DiffPathChange,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="operation",
+    tag="add",
+):
     """A file was added.
 
     The `add` variant of `DiffChange`.
@@ -1236,7 +1266,14 @@ class DiffChangeAdd(DiffPathChange, kw_only=True, gc=False, tag_field="operation
     """
 
 
-class DiffChangeDelete(DiffPathChange, kw_only=True, gc=False, tag_field="operation", tag="delete"):
+class DiffChangeDelete(
+    DiffPathChange,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="operation",
+    tag="delete",
+):
     """A file was deleted.
 
     The `delete` variant of `DiffChange`.
@@ -1263,7 +1300,14 @@ class DiffChangeDelete(DiffPathChange, kw_only=True, gc=False, tag_field="operat
     """
 
 
-class DiffChangeModify(DiffPathChange, kw_only=True, gc=False, tag_field="operation", tag="modify"):
+class DiffChangeModify(
+    DiffPathChange,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="operation",
+    tag="modify",
+):
     """A file was modified in place.
 
     The `modify` variant of `DiffChange`.
@@ -1290,7 +1334,7 @@ class DiffChangeModify(DiffPathChange, kw_only=True, gc=False, tag_field="operat
     """
 
 
-class DiffPathPairChange(_m.Struct, kw_only=True, gc=False):
+class DiffPathPairChange(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Operation metadata for move and copy changes."""
 
     old_path: AbsolutePath = _m.field(name="oldPath")
@@ -1300,7 +1344,14 @@ class DiffPathPairChange(_m.Struct, kw_only=True, gc=False):
     """Absolute path after the operation."""
 
 
-class DiffChangeMove(DiffPathPairChange, kw_only=True, gc=False, tag_field="operation", tag="move"):
+class DiffChangeMove(
+    DiffPathPairChange,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="operation",
+    tag="move",
+):
     """A file was moved or renamed.
 
     The `move` variant of `DiffChange`.
@@ -1327,7 +1378,14 @@ class DiffChangeMove(DiffPathPairChange, kw_only=True, gc=False, tag_field="oper
     """
 
 
-class DiffChangeCopy(DiffPathPairChange, kw_only=True, gc=False, tag_field="operation", tag="copy"):
+class DiffChangeCopy(
+    DiffPathPairChange,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="operation",
+    tag="copy",
+):
     """A file was copied.
 
     The `copy` variant of `DiffChange`.
@@ -1354,7 +1412,7 @@ class DiffChangeCopy(DiffPathPairChange, kw_only=True, gc=False, tag_field="oper
     """
 
 
-class DiffPatch(_m.Struct, kw_only=True, gc=False):
+class DiffPatch(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Renderable patch text and its format."""
 
     format: DiffPatchFormat
@@ -1372,7 +1430,7 @@ class DiffPatch(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ToolCallLocation(_m.Struct, kw_only=True, gc=False):
+class ToolCallLocation(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A file location being accessed or modified by a tool.
 
     Enables clients to implement "follow-along" features that track
@@ -1398,7 +1456,7 @@ class ToolCallLocation(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ToolCallCapabilities(_m.Struct, kw_only=True, gc=False):
+class ToolCallCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Client-initiated controls a tool call currently supports.
 
     A malformed value falls back to no controls, so the Client never sends a request the
@@ -1423,7 +1481,7 @@ class ToolCallCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ToolCallCancelCapabilities(_m.Struct, kw_only=True, gc=False):
+class ToolCallCancelCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capability to cancel a tool call with `tool_call/cancel`.
 
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
@@ -1438,7 +1496,7 @@ class ToolCallCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PermissionOption(_m.Struct, kw_only=True, gc=False):
+class PermissionOption(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId = _m.field(name="optionId")
@@ -1459,7 +1517,7 @@ class PermissionOption(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False):
+class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Session-scoped elicitation, optionally tied to a specific tool call.
 
     When `toolCallId` is set, the elicitation is tied to a specific tool call.
@@ -1478,7 +1536,7 @@ class ElicitationSessionScope(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False):
+class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -1487,7 +1545,7 @@ class ElicitationRequestScope(_m.Struct, kw_only=True, gc=False):
     """The pending Client-to-Agent request this elicitation is tied to."""
 
 
-class ElicitationSchema(_m.Struct, kw_only=True, gc=False):
+class ElicitationSchema(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Type-safe elicitation schema for requesting structured user input.
 
     This represents a JSON Schema object with primitive-typed properties,
@@ -1527,7 +1585,9 @@ class ElicitationSchema(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class StringPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
+class StringPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="string"
+):
     """Schema for string properties in an elicitation form.
 
     When `enum` or `oneOf` is set, this represents a single-select enum
@@ -1605,7 +1665,9 @@ class StringPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", 
     """
 
 
-class NumberPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="number"):
+class NumberPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="number"
+):
     """Schema for number (floating-point) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1647,7 +1709,9 @@ class NumberPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", 
     """
 
 
-class IntegerPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="integer"):
+class IntegerPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="integer"
+):
     """Schema for integer properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1689,7 +1753,9 @@ class IntegerPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type",
     """
 
 
-class BooleanPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"):
+class BooleanPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="boolean"
+):
     """Schema for boolean properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1719,7 +1785,9 @@ class BooleanPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type",
     """
 
 
-class MultiSelectPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="array"):
+class MultiSelectPropertySchema(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="array"
+):
     """Schema for multi-select (array) properties in an elicitation form."""
 
     title: str | None | _m.UnsetType = _m.UNSET
@@ -1768,7 +1836,7 @@ class MultiSelectPropertySchema(_m.Struct, kw_only=True, gc=False, tag_field="ty
     """
 
 
-class EnumOption(_m.Struct, kw_only=True, gc=False):
+class EnumOption(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A titled enum option with a const value, human-readable title, and optional description."""
 
     const: str
@@ -1792,7 +1860,9 @@ class EnumOption(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class StringMultiSelectItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="string"):
+class StringMultiSelectItems(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="string"
+):
     """String item schema for multi-select enum properties."""
 
     enum: _t.Annotated[_t.Sequence[str], _m.Meta(min_length=1)]
@@ -1807,7 +1877,7 @@ class StringMultiSelectItems(_m.Struct, kw_only=True, gc=False, tag_field="type"
     """
 
 
-class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False):
+class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Items definition for titled multi-select enum properties."""
 
     any_of: _t.Annotated[_t.Sequence[EnumOption], _m.Meta(min_length=1)] = _m.field(name="anyOf")
@@ -1822,7 +1892,7 @@ class TitledMultiSelectItems(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class MessageMcpRequest(_m.Struct, kw_only=True, gc=False):
+class MessageMcpRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     Request parameters for `mcp/message`, sent from consumer to provider.
@@ -1850,7 +1920,7 @@ class MessageMcpRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AgentCapabilities(_m.Struct, kw_only=True, gc=False):
+class AgentCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -1898,7 +1968,7 @@ class AgentCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class InitializeResponse(_m.Struct, kw_only=True, gc=False):
+class InitializeResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -1940,7 +2010,7 @@ class InitializeResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Implementation(_m.Struct, kw_only=True, gc=False):
+class Implementation(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Metadata about the implementation of the client or agent.
     Describes the name and version of an ACP implementation, with an optional
     title for UI representation.
@@ -1974,7 +2044,7 @@ class Implementation(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Session capabilities supported by the agent.
 
     Supplying `{}` means the agent supports the baseline session methods:
@@ -2093,7 +2163,7 @@ class SessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PromptCapabilities(_m.Struct, kw_only=True, gc=False):
+class PromptCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
     Baseline agent functionality requires support for `text`
@@ -2143,7 +2213,7 @@ class PromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PromptImageCapabilities(_m.Struct, kw_only=True, gc=False):
+class PromptImageCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for image content in prompt requests.
 
     Supplying `{}` means the agent supports image content in prompts.
@@ -2158,7 +2228,7 @@ class PromptImageCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PromptAudioCapabilities(_m.Struct, kw_only=True, gc=False):
+class PromptAudioCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for audio content in prompt requests.
 
     Supplying `{}` means the agent supports audio content in prompts.
@@ -2173,7 +2243,7 @@ class PromptAudioCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PromptEmbeddedContextCapabilities(_m.Struct, kw_only=True, gc=False):
+class PromptEmbeddedContextCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for embedded context in prompt requests.
 
     Supplying `{}` means the agent supports embedded context in prompts.
@@ -2188,7 +2258,7 @@ class PromptEmbeddedContextCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class McpCapabilities(_m.Struct, kw_only=True, gc=False):
+class McpCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """MCP capabilities supported by the agent for session lifecycle requests."""
 
     stdio: McpStdioCapabilities | None | _m.UnsetType = _m.UNSET
@@ -2225,7 +2295,7 @@ class McpCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class McpStdioCapabilities(_m.Struct, kw_only=True, gc=False):
+class McpStdioCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for stdio MCP server transports.
 
     Supplying `{}` means the agent supports stdio MCP server transports.
@@ -2240,7 +2310,7 @@ class McpStdioCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class McpHttpCapabilities(_m.Struct, kw_only=True, gc=False):
+class McpHttpCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for HTTP MCP server transports.
 
     Supplying `{}` means the agent supports HTTP MCP server transports.
@@ -2255,7 +2325,7 @@ class McpHttpCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class McpAcpCapabilities(_m.Struct, kw_only=True, gc=False):
+class McpAcpCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2274,7 +2344,7 @@ class McpAcpCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for the `session/delete` method.
 
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
@@ -2289,7 +2359,9 @@ class SessionDeleteCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionAdditionalDirectoriesCapabilities(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """Capabilities for additional session directories support.
 
     Supplying `{}` means the agent supports the `additionalDirectories` field on
@@ -2307,7 +2379,7 @@ class SessionAdditionalDirectoriesCapabilities(_m.Struct, kw_only=True, gc=False
     """
 
 
-class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2333,7 +2405,9 @@ class SessionSystemPromptCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionSystemPromptModeCapabilities(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2361,7 +2435,9 @@ class SessionSystemPromptModeCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionSystemPromptOverrideCapabilities(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2381,7 +2457,7 @@ class SessionSystemPromptOverrideCapabilities(_m.Struct, kw_only=True, gc=False)
     """
 
 
-class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2400,7 +2476,7 @@ class SessionForkCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2420,7 +2496,7 @@ class SessionArchiveCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2439,7 +2515,7 @@ class SessionStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2459,7 +2535,7 @@ class SessionTitleCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False):
+class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Authentication-related extension capabilities supported by the agent.
 
     This object does not advertise support for `auth/login` or `auth/logout`.
@@ -2487,7 +2563,7 @@ class AgentAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False):
+class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2506,7 +2582,7 @@ class AuthStatusCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False):
+class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2525,7 +2601,9 @@ class ProvidersCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthMethodTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
+class AuthMethodTerminal(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="terminal"
+):
     """Terminal-based authentication method.
 
     The client runs the configured agent program as a separate interactive
@@ -2565,7 +2643,9 @@ class AuthMethodTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", ta
     """
 
 
-class AuthMethodAgent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="agent"):
+class AuthMethodAgent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="agent"
+):
     """Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
@@ -2592,7 +2672,7 @@ class AuthMethodAgent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="
     """
 
 
-class EnvVariable(_m.Struct, kw_only=True, gc=False):
+class EnvVariable(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An environment variable to set when launching a process."""
 
     name: str
@@ -2610,7 +2690,7 @@ class EnvVariable(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LoginAuthResponse(_m.Struct, kw_only=True, gc=False):
+class LoginAuthResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to the `auth/login` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2622,7 +2702,7 @@ class LoginAuthResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ListProvidersResponse(_m.Struct, kw_only=True, gc=False):
+class ListProvidersResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2642,7 +2722,7 @@ class ListProvidersResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProviderInfo(_m.Struct, kw_only=True, gc=False):
+class ProviderInfo(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2675,7 +2755,7 @@ class ProviderInfo(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False):
+class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2698,7 +2778,7 @@ class ProviderCurrentConfig(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetProviderResponse(_m.Struct, kw_only=True, gc=False):
+class SetProviderResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2715,7 +2795,7 @@ class SetProviderResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DisableProviderResponse(_m.Struct, kw_only=True, gc=False):
+class DisableProviderResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2732,7 +2812,7 @@ class DisableProviderResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LogoutAuthResponse(_m.Struct, kw_only=True, gc=False):
+class LogoutAuthResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to the `auth/logout` method."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -2744,7 +2824,7 @@ class LogoutAuthResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusResponse(_m.Struct, kw_only=True, gc=False):
+class AuthStatusResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2776,7 +2856,7 @@ class AuthStatusResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthAccount(_m.Struct, kw_only=True, gc=False):
+class AuthAccount(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2829,7 +2909,7 @@ class AuthAccount(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class NewSessionResponse(_m.Struct, kw_only=True, gc=False):
+class NewSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from creating a new session.
 
     New sessions default to `idle` until a state update reports otherwise.
@@ -2874,7 +2954,7 @@ class NewSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionConfigSelect(_m.Struct, kw_only=True, gc=False):
+class SessionConfigSelect(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A single-value selector (dropdown) session configuration option payload."""
 
     current_value: SessionConfigValueId = _m.field(name="currentValue")
@@ -2887,7 +2967,12 @@ class SessionConfigSelect(_m.Struct, kw_only=True, gc=False):
 
 
 class SessionConfigOptionSelect(
-    SessionConfigSelect, kw_only=True, gc=False, tag_field="type", tag="select"
+    SessionConfigSelect,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="select",
 ):
     """Single-value selector (dropdown).
 
@@ -2921,7 +3006,7 @@ class SessionConfigOptionSelect(
     """
 
 
-class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False):
+class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A boolean on/off toggle session configuration option payload."""
 
     current_value: bool = _m.field(name="currentValue")
@@ -2929,7 +3014,12 @@ class SessionConfigBoolean(_m.Struct, kw_only=True, gc=False):
 
 
 class SessionConfigOptionBoolean(
-    SessionConfigBoolean, kw_only=True, gc=False, tag_field="type", tag="boolean"
+    SessionConfigBoolean,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="type",
+    tag="boolean",
 ):
     """Boolean on/off toggle.
 
@@ -2963,7 +3053,7 @@ class SessionConfigOptionBoolean(
     """
 
 
-class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False):
+class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -2987,7 +3077,7 @@ class SessionConfigSelectOption(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False):
+class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A group of possible values for a session configuration option."""
 
     group_id: SessionConfigGroupId = _m.field(name="groupId")
@@ -3008,7 +3098,9 @@ class SessionConfigSelectGroup(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Command(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="command"):
+class Command(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="command"
+):
     """A slash command the user can invoke by including it in a prompt.
 
     The `type` discriminator value is `command`.
@@ -3038,7 +3130,9 @@ class Command(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="command"
     """
 
 
-class TextCommandInput(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="text"):
+class TextCommandInput(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="text"
+):
     """All text that was typed after the command name is provided as input."""
 
     hint: str
@@ -3053,7 +3147,7 @@ class TextCommandInput(_m.Struct, kw_only=True, gc=False, tag_field="type", tag=
     """
 
 
-class ListSessionsResponse(_m.Struct, kw_only=True, gc=False):
+class ListSessionsResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from listing sessions."""
 
     sessions: _t.Sequence[SessionInfo]
@@ -3076,7 +3170,7 @@ class ListSessionsResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionInfo(_m.Struct, kw_only=True, gc=False):
+class SessionInfo(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Information about a session returned by session/list"""
 
     session_id: SessionId = _m.field(name="sessionId")
@@ -3127,7 +3221,7 @@ class SessionInfo(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False):
+class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from deleting a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -3139,7 +3233,7 @@ class DeleteSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ForkSessionResponse(_m.Struct, kw_only=True, gc=False):
+class ForkSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3179,7 +3273,7 @@ class ForkSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
+class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3196,7 +3290,7 @@ class ArchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
+class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3213,7 +3307,7 @@ class UnarchiveSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionStatusResponse(_m.Struct, kw_only=True, gc=False):
+class SessionStatusResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3249,7 +3343,9 @@ class SessionStatusResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class RunningStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="running"):
+class RunningStateUpdate(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="running"
+):
     """Foreground work is in progress."""
 
     background: _t.Sequence[BackgroundWork] | None | _m.UnsetType = _m.UNSET
@@ -3273,7 +3369,12 @@ class RunningStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", t
 
 
 class IdleStateUpdateEndTurn(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="end_turn"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="end_turn",
 ):
     """The active work ended successfully.
     Includes locally handled commands that required no model call.
@@ -3313,7 +3414,12 @@ class IdleStateUpdateEndTurn(
 
 
 class IdleStateUpdateMaxTokens(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_tokens"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_tokens",
 ):
     """The active work ended because the agent reached the maximum number of tokens.
 
@@ -3352,7 +3458,12 @@ class IdleStateUpdateMaxTokens(
 
 
 class IdleStateUpdateMaxTurnRequests(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="max_turn_requests"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="max_turn_requests",
 ):
     """The active work ended because the agent reached the maximum number of
     model requests for the foreground work.
@@ -3392,7 +3503,12 @@ class IdleStateUpdateMaxTurnRequests(
 
 
 class IdleStateUpdateRefusal(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="refusal"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="refusal",
 ):
     """The active work ended because the agent refused to continue.
 
@@ -3431,7 +3547,12 @@ class IdleStateUpdateRefusal(
 
 
 class IdleStateUpdateCancelled(
-    _m.Struct, kw_only=True, gc=False, tag_field="stopReason", tag="cancelled"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="cancelled",
 ):
     """The user or client chose to stop the work: via `session/cancel`, by
     closing the session, or through an interaction the agent offers, such
@@ -3478,7 +3599,7 @@ class IdleStateUpdateCancelled(
     """
 
 
-class ErrorStopReason(_m.Struct, kw_only=True, gc=False):
+class ErrorStopReason(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Details of a failure that ended active work."""
 
     error: Error | None | _m.UnsetType = _m.UNSET
@@ -3490,7 +3611,12 @@ class ErrorStopReason(_m.Struct, kw_only=True, gc=False):
 
 
 class IdleStateUpdateError(
-    ErrorStopReason, kw_only=True, gc=False, tag_field="stopReason", tag="error"
+    ErrorStopReason,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="stopReason",
+    tag="error",
 ):
     """The active work ended because something failed.
 
@@ -3532,7 +3658,9 @@ class IdleStateUpdateError(
     """
 
 
-class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleEndTurn(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3571,7 +3699,9 @@ class StateUpdateIdleEndTurn(_m.Struct, kw_only=True, gc=False, tag_field="state
     """
 
 
-class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleMaxTokens(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3611,7 +3741,7 @@ class StateUpdateIdleMaxTokens(_m.Struct, kw_only=True, gc=False, tag_field="sta
 
 
 class StateUpdateIdleMaxTurnRequests(
-    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
 ):
     """No foreground work is active. Background activity may continue.
 
@@ -3651,7 +3781,9 @@ class StateUpdateIdleMaxTurnRequests(
     """
 
 
-class StateUpdateIdleRefusal(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleRefusal(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3690,7 +3822,9 @@ class StateUpdateIdleRefusal(_m.Struct, kw_only=True, gc=False, tag_field="state
     """
 
 
-class StateUpdateIdleCancelled(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleCancelled(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3729,7 +3863,9 @@ class StateUpdateIdleCancelled(_m.Struct, kw_only=True, gc=False, tag_field="sta
     """
 
 
-class StateUpdateIdleError(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="idle"):
+class StateUpdateIdleError(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="idle"
+):
     """No foreground work is active. Background activity may continue.
 
     The `idle` variant of `StateUpdate`.
@@ -3776,7 +3912,12 @@ class StateUpdateIdleError(_m.Struct, kw_only=True, gc=False, tag_field="state",
 
 
 class RequiresActionStateUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="state", tag="requires_action"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="state",
+    tag="requires_action",
 ):
     """The foreground workflow as a whole is blocked on user action.
 
@@ -3808,7 +3949,9 @@ class RequiresActionStateUpdate(
     """
 
 
-class UnknownStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", tag="unknown"):
+class UnknownStateUpdate(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="state", tag="unknown"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3844,7 +3987,9 @@ class UnknownStateUpdate(_m.Struct, kw_only=True, gc=False, tag_field="state", t
     """
 
 
-class BackgroundTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="terminal"):
+class BackgroundTerminal(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="terminal"
+):
     """A listed terminal running in the background."""
 
     terminal_id: TerminalId = _m.field(name="terminalId")
@@ -3859,7 +4004,9 @@ class BackgroundTerminal(_m.Struct, kw_only=True, gc=False, tag_field="type", ta
     """
 
 
-class BackgroundToolCall(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="tool_call"):
+class BackgroundToolCall(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="tool_call"
+):
     """A listed tool call whose work continues in the background."""
 
     tool_call_id: ToolCallId = _m.field(name="toolCallId")
@@ -3874,7 +4021,9 @@ class BackgroundToolCall(_m.Struct, kw_only=True, gc=False, tag_field="type", ta
     """
 
 
-class BackgroundSubagent(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="subagent"):
+class BackgroundSubagent(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="subagent"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3894,7 +4043,7 @@ class BackgroundSubagent(_m.Struct, kw_only=True, gc=False, tag_field="type", ta
     """
 
 
-class Error(_m.Struct, kw_only=True, gc=False):
+class Error(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """JSON-RPC error object.
 
     Represents an error that occurred during method execution, following the
@@ -3923,7 +4072,9 @@ class Error(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class UnsupportedProtocolVersionErrorData(_m.Struct, kw_only=True, gc=False):
+class UnsupportedProtocolVersionErrorData(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True
+):
     """Data for the `-32022` (Unsupported protocol version) error.
 
     See protocol docs: [Version Negotiation](https://agentclientprotocol.com/protocol/v2/draft/initialization#version-negotiation)
@@ -3944,7 +4095,7 @@ class UnsupportedProtocolVersionErrorData(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionNotFoundErrorData(_m.Struct, kw_only=True, gc=False):
+class SessionNotFoundErrorData(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Data for the `-32002` (Resource not found) error when a session-scoped request names a
     session that does not exist or is not active.
 
@@ -3963,7 +4114,7 @@ class SessionNotFoundErrorData(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Usage(_m.Struct, kw_only=True, gc=False):
+class Usage(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4013,7 +4164,7 @@ class Usage(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False):
+class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4037,7 +4188,7 @@ class SetSessionTitleResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False):
+class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from resuming an existing session.
 
     The agent MUST send a current `state_update` after any requested history
@@ -4076,7 +4227,7 @@ class ResumeSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CloseSessionResponse(_m.Struct, kw_only=True, gc=False):
+class CloseSessionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from closing a session."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4088,7 +4239,7 @@ class CloseSessionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CancelToolCallResponse(_m.Struct, kw_only=True, gc=False):
+class CancelToolCallResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from cancelling a tool call."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4100,7 +4251,7 @@ class CancelToolCallResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CancelTerminalResponse(_m.Struct, kw_only=True, gc=False):
+class CancelTerminalResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response from cancelling a terminal."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -4112,7 +4263,7 @@ class CancelTerminalResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False):
+class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to `session/set_config_option` method."""
 
     config_options: _t.Sequence[SessionConfigOption] = _m.field(name="configOptions")
@@ -4127,7 +4278,7 @@ class SetSessionConfigOptionResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PromptResponse(_m.Struct, kw_only=True, gc=False):
+class PromptResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response acknowledging that a user prompt was inserted into the ACP conversation.
 
     This response does not indicate that the prompt was merely received or held, nor that the
@@ -4159,7 +4310,7 @@ class PromptResponse(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class UpdateSessionNotification(_m.Struct, kw_only=True, gc=False):
+class UpdateSessionNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -4182,7 +4333,7 @@ class UpdateSessionNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ContentChunk(_m.Struct, kw_only=True, gc=False):
+class ContentChunk(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A streamed item of message content."""
 
     message_id: MessageId = _m.field(name="messageId")
@@ -4206,7 +4357,12 @@ class ContentChunk(_m.Struct, kw_only=True, gc=False):
 
 
 class SessionUpdateUserMessageChunk(
-    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message_chunk"
+    ContentChunk,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="user_message_chunk",
 ):
     """A chunk of the user's message being streamed.
 
@@ -4214,7 +4370,14 @@ class SessionUpdateUserMessageChunk(
     """
 
 
-class UserMessage(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="user_message"):
+class UserMessage(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="user_message",
+):
     """A user message upsert.
 
     Only `messageId` is required. `content` has patch semantics:
@@ -4249,7 +4412,12 @@ class UserMessage(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", 
 
 
 class SessionUpdateAgentMessageChunk(
-    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message_chunk"
+    ContentChunk,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="agent_message_chunk",
 ):
     """A chunk of the agent's response being streamed.
 
@@ -4258,7 +4426,12 @@ class SessionUpdateAgentMessageChunk(
 
 
 class AgentMessage(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_message"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="agent_message",
 ):
     """An agent message upsert.
 
@@ -4294,7 +4467,12 @@ class AgentMessage(
 
 
 class SessionUpdateAgentThoughtChunk(
-    ContentChunk, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought_chunk"
+    ContentChunk,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="agent_thought_chunk",
 ):
     """A chunk of the agent's internal reasoning being streamed.
 
@@ -4303,7 +4481,12 @@ class SessionUpdateAgentThoughtChunk(
 
 
 class AgentThought(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="agent_thought"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="agent_thought",
 ):
     """An agent thought or reasoning message upsert.
 
@@ -4339,7 +4522,12 @@ class AgentThought(
 
 
 class SessionUpdateStateUpdateRunning(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4369,7 +4557,12 @@ class SessionUpdateStateUpdateRunning(
 
 
 class SessionUpdateStateUpdateIdleEndTurn(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4412,7 +4605,12 @@ class SessionUpdateStateUpdateIdleEndTurn(
 
 
 class SessionUpdateStateUpdateIdleMaxTokens(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4455,7 +4653,12 @@ class SessionUpdateStateUpdateIdleMaxTokens(
 
 
 class SessionUpdateStateUpdateIdleMaxTurnRequests(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4498,7 +4701,12 @@ class SessionUpdateStateUpdateIdleMaxTurnRequests(
 
 
 class SessionUpdateStateUpdateIdleRefusal(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4541,7 +4749,12 @@ class SessionUpdateStateUpdateIdleRefusal(
 
 
 class SessionUpdateStateUpdateIdleCancelled(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4584,7 +4797,12 @@ class SessionUpdateStateUpdateIdleCancelled(
 
 
 class SessionUpdateStateUpdateIdleError(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4634,7 +4852,12 @@ class SessionUpdateStateUpdateIdleError(
 
 
 class SessionUpdateStateUpdateRequiresAction(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4664,7 +4887,12 @@ class SessionUpdateStateUpdateRequiresAction(
 
 
 class SessionUpdateStateUpdateUnknown(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="state_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="state_update",
 ):
     """A snapshot of the session's aggregate foreground activity.
 
@@ -4694,7 +4922,12 @@ class SessionUpdateStateUpdateUnknown(
 
 
 class ToolCallContentChunk(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_content_chunk"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="tool_call_content_chunk",
 ):
     """A streamed item of tool-call content.
 
@@ -4721,7 +4954,12 @@ class ToolCallContentChunk(
 
 
 class SessionUpdateToolCallUpdate(
-    ToolCallUpdate, kw_only=True, gc=False, tag_field="sessionUpdate", tag="tool_call_update"
+    ToolCallUpdate,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="tool_call_update",
 ):
     """A tool call has been created or updated.
 
@@ -4730,7 +4968,12 @@ class SessionUpdateToolCallUpdate(
 
 
 class TerminalUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="terminal_update",
 ):
     """An upsert for the stored state of an agent-owned terminal.
 
@@ -4785,7 +5028,12 @@ class TerminalUpdate(
 
 
 class TerminalOutputChunk(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="terminal_output_chunk"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="terminal_output_chunk",
 ):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
@@ -4805,7 +5053,14 @@ class TerminalOutputChunk(
     """
 
 
-class PlanUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_update"):
+class PlanUpdate(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="plan_update",
+):
     """A content update for a plan identified by ID."""
 
     plan: PlanUpdateContent
@@ -4820,7 +5075,14 @@ class PlanUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", t
     """
 
 
-class PlanRemoved(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="plan_removed"):
+class PlanRemoved(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="plan_removed",
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4841,7 +5103,12 @@ class PlanRemoved(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", 
 
 
 class AvailableCommandsUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="available_commands_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="available_commands_update",
 ):
     """Available commands are ready or have changed"""
 
@@ -4858,7 +5125,12 @@ class AvailableCommandsUpdate(
 
 
 class ConfigOptionUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="config_option_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="config_option_update",
 ):
     """Session configuration options have been updated."""
 
@@ -4875,7 +5147,12 @@ class ConfigOptionUpdate(
 
 
 class SessionInfoUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_info_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="session_info_update",
 ):
     """Update to session metadata. All fields are optional to support partial updates.
 
@@ -4905,7 +5182,14 @@ class SessionInfoUpdate(
     """
 
 
-class UsageUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="usage_update"):
+class UsageUpdate(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="usage_update",
+):
     """Context window and cost update for a session."""
 
     used: _t.Annotated[int, _m.Meta(ge=0)]
@@ -4929,7 +5213,14 @@ class UsageUpdate(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", 
     """
 
 
-class Notice(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="notice"):
+class Notice(
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="notice",
+):
     """Fire-and-forget information for the user.
 
     Notices are live events rather than session history. Agents must not rely on
@@ -4961,7 +5252,12 @@ class Notice(_m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="
 
 
 class CompactionUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="compaction_update",
 ):
     """A context compaction upsert. The first notification fixes the compaction's
     timeline position. Later updates with the same ID patch that entity in place.
@@ -4997,7 +5293,12 @@ class CompactionUpdate(
 
 
 class CompactionSummaryChunk(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="compaction_summary_chunk"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="compaction_summary_chunk",
 ):
     """A content block appended to a compaction's summary. A first-seen ID creates
     an in-progress compaction. Chunks append in receive order.
@@ -5020,7 +5321,12 @@ class CompactionSummaryChunk(
 
 
 class SubagentUpdate(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="subagent_update"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="subagent_update",
 ):
     """**UNSTABLE**
 
@@ -5124,7 +5430,12 @@ class SubagentUpdate(
 
 
 class SessionMessage(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="session_message",
 ):
     """**UNSTABLE**
 
@@ -5190,7 +5501,12 @@ class SessionMessage(
 
 
 class SessionMessageChunk(
-    _m.Struct, kw_only=True, gc=False, tag_field="sessionUpdate", tag="session_message_chunk"
+    _m.Struct,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="sessionUpdate",
+    tag="session_message_chunk",
 ):
     """**UNSTABLE**
 
@@ -5218,7 +5534,7 @@ class SessionMessageChunk(
     """
 
 
-class TerminalOutput(_m.Struct, kw_only=True, gc=False):
+class TerminalOutput(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An authoritative replacement snapshot of terminal output bytes."""
 
     data: str
@@ -5233,7 +5549,7 @@ class TerminalOutput(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalExitStatus(_m.Struct, kw_only=True, gc=False):
+class TerminalExitStatus(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Exit information for an agent-owned terminal.
 
     The presence of this object marks the terminal as exited, even when neither
@@ -5262,7 +5578,7 @@ class TerminalExitStatus(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalSize(_m.Struct, kw_only=True, gc=False):
+class TerminalSize(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """The size of an agent-owned terminal in character cells."""
 
     cols: _t.Annotated[int, _m.Meta(ge=1, le=65535)]
@@ -5280,7 +5596,7 @@ class TerminalSize(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalCapabilities(_m.Struct, kw_only=True, gc=False):
+class TerminalCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Client-initiated controls a terminal currently supports.
 
     A malformed value falls back to no controls, so the Client never sends a request the
@@ -5305,7 +5621,7 @@ class TerminalCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalCancelCapabilities(_m.Struct, kw_only=True, gc=False):
+class TerminalCancelCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capability to cancel a terminal with `terminal/cancel`.
 
     Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
@@ -5320,7 +5636,9 @@ class TerminalCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class PlanItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="items"):
+class PlanItems(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="items"
+):
     """A plan represented as structured entries."""
 
     plan_id: PlanId = _m.field(name="planId")
@@ -5342,7 +5660,9 @@ class PlanItems(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="items"
     """
 
 
-class PlanFile(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
+class PlanFile(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="file"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5365,7 +5685,9 @@ class PlanFile(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="file"):
     """
 
 
-class PlanMarkdown(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="markdown"):
+class PlanMarkdown(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="markdown"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5388,7 +5710,7 @@ class PlanMarkdown(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="mar
     """
 
 
-class PlanEntry(_m.Struct, kw_only=True, gc=False):
+class PlanEntry(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -5416,7 +5738,7 @@ class PlanEntry(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class Cost(_m.Struct, kw_only=True, gc=False):
+class Cost(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Cost information for a session."""
 
     amount: float
@@ -5436,7 +5758,7 @@ class Cost(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False):
+class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5462,7 +5784,7 @@ class SubagentSessionCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False):
+class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5481,7 +5803,7 @@ class SessionCancelCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False):
+class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification sent by the agent when a URL-based elicitation is complete.
 
     This notification is not a foreground state update.
@@ -5499,7 +5821,7 @@ class CompleteElicitationNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False):
+class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5535,7 +5857,7 @@ class AuthStatusUpdateNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ClientCapabilities(_m.Struct, kw_only=True, gc=False):
+class ClientCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -5570,7 +5892,7 @@ class ClientCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class InitializeRequest(_m.Struct, kw_only=True, gc=False):
+class InitializeRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -5596,7 +5918,7 @@ class InitializeRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ClientAuthCapabilities(_m.Struct, kw_only=True, gc=False):
+class ClientAuthCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Authentication capabilities supported by the client.
 
     Advertised during initialization to inform the agent which authentication
@@ -5622,7 +5944,7 @@ class ClientAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class TerminalAuthCapabilities(_m.Struct, kw_only=True, gc=False):
+class TerminalAuthCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Capabilities for terminal authentication methods.
 
     Supplying `{}` means the client can reproduce the configured agent
@@ -5639,7 +5961,7 @@ class TerminalAuthCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False):
+class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Elicitation capabilities supported by the client."""
 
     form: ElicitationFormCapabilities | None | _m.UnsetType = _m.UNSET
@@ -5665,7 +5987,7 @@ class ElicitationCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False):
+class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Form-based elicitation capabilities.
 
     Supplying `{}` means the client supports form-based elicitation.
@@ -5680,7 +6002,7 @@ class ElicitationFormCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False):
+class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """URL-based elicitation capabilities.
 
     Supplying `{}` means the client supports URL-based elicitation.
@@ -5695,7 +6017,7 @@ class ElicitationUrlCapabilities(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LoginAuthRequest(_m.Struct, kw_only=True, gc=False):
+class LoginAuthRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for the `auth/login` method.
 
     Specifies which authentication method to use.
@@ -5719,7 +6041,7 @@ class LoginAuthRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ListProvidersRequest(_m.Struct, kw_only=True, gc=False):
+class ListProvidersRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5736,7 +6058,7 @@ class ListProvidersRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetProviderRequest(_m.Struct, kw_only=True, gc=False):
+class SetProviderRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5769,7 +6091,7 @@ class SetProviderRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DisableProviderRequest(_m.Struct, kw_only=True, gc=False):
+class DisableProviderRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5789,7 +6111,7 @@ class DisableProviderRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class LogoutAuthRequest(_m.Struct, kw_only=True, gc=False):
+class LogoutAuthRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for the `auth/logout` method.
 
     Terminates the current authenticated session.
@@ -5808,7 +6130,7 @@ class LogoutAuthRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class AuthStatusRequest(_m.Struct, kw_only=True, gc=False):
+class AuthStatusRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5830,7 +6152,7 @@ class AuthStatusRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class NewSessionRequest(_m.Struct, kw_only=True, gc=False):
+class NewSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
@@ -5877,7 +6199,9 @@ class NewSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class McpServerHttp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="http"):
+class McpServerHttp(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="http"
+):
     """HTTP transport configuration for MCP."""
 
     name: str
@@ -5900,7 +6224,9 @@ class McpServerHttp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="ht
     """
 
 
-class McpServerAcp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="acp"):
+class McpServerAcp(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="acp"
+):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5930,7 +6256,9 @@ class McpServerAcp(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="acp
     """
 
 
-class McpServerStdio(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="stdio"):
+class McpServerStdio(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="stdio"
+):
     """Stdio transport configuration for MCP."""
 
     name: str
@@ -5956,7 +6284,7 @@ class McpServerStdio(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="s
     """
 
 
-class HttpHeader(_m.Struct, kw_only=True, gc=False):
+class HttpHeader(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An HTTP header to set when making requests to the MCP server."""
 
     name: str
@@ -5974,7 +6302,7 @@ class HttpHeader(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SystemPrompt(_m.Struct, kw_only=True, gc=False):
+class SystemPrompt(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6015,7 +6343,7 @@ class SystemPrompt(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ListSessionsRequest(_m.Struct, kw_only=True, gc=False):
+class ListSessionsRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None | _m.UnsetType = _m.UNSET
@@ -6054,7 +6382,7 @@ class ListSessionsRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False):
+class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -6072,7 +6400,7 @@ class DeleteSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ForkSessionRequest(_m.Struct, kw_only=True, gc=False):
+class ForkSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6131,7 +6459,7 @@ class ForkSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
+class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6158,7 +6486,7 @@ class ArchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
+class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6186,7 +6514,7 @@ class UnarchiveSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SessionStatusRequest(_m.Struct, kw_only=True, gc=False):
+class SessionStatusRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6212,7 +6540,7 @@ class SessionStatusRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False):
+class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6249,7 +6577,7 @@ class SetSessionTitleRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False):
+class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session and optionally replays retained conversation
@@ -6325,7 +6653,9 @@ class ResumeSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ReplayFromStart(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="start"):
+class ReplayFromStart(
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="start"
+):
     """Inclusive replay cursor requesting replay from the start of retained conversation history."""
 
     meta: dict[str, _t.Any] | None | _m.UnsetType = _m.field(default=_m.UNSET, name="_meta")
@@ -6337,7 +6667,7 @@ class ReplayFromStart(_m.Struct, kw_only=True, gc=False, tag_field="type", tag="
     """
 
 
-class CloseSessionRequest(_m.Struct, kw_only=True, gc=False):
+class CloseSessionRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for closing an active session.
 
     The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
@@ -6372,7 +6702,7 @@ class CloseSessionRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CancelToolCallRequest(_m.Struct, kw_only=True, gc=False):
+class CancelToolCallRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for cancelling one tool call.
 
     Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.
@@ -6402,7 +6732,7 @@ class CancelToolCallRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CancelTerminalRequest(_m.Struct, kw_only=True, gc=False):
+class CancelTerminalRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for cancelling one terminal.
 
     Clients MUST NOT send it unless the terminal currently advertises `capabilities.cancel`.
@@ -6434,7 +6764,7 @@ class CancelTerminalRequest(_m.Struct, kw_only=True, gc=False):
 
 
 class SetSessionConfigOptionRequestId(
-    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="id"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="id"
 ):
     """A `SessionConfigValueId` string value (`type: "id"`).
 
@@ -6460,7 +6790,7 @@ class SetSessionConfigOptionRequestId(
 
 
 class SetSessionConfigOptionRequestBoolean(
-    _m.Struct, kw_only=True, gc=False, tag_field="type", tag="boolean"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="type", tag="boolean"
 ):
     """A boolean value (`type: "boolean"`).
 
@@ -6485,7 +6815,7 @@ class SetSessionConfigOptionRequestBoolean(
     """The boolean value."""
 
 
-class PromptRequest(_m.Struct, kw_only=True, gc=False):
+class PromptRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -6524,7 +6854,7 @@ class PromptRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False):
+class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
@@ -6540,7 +6870,7 @@ class RequestPermissionResponse(_m.Struct, kw_only=True, gc=False):
 
 
 class CancelledPermissionOutcome(
-    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="cancelled"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="outcome", tag="cancelled"
 ):
     """The request was not approved and no option was selected."""
 
@@ -6554,7 +6884,7 @@ class CancelledPermissionOutcome(
 
 
 class SelectedPermissionOutcome(
-    _m.Struct, kw_only=True, gc=False, tag_field="outcome", tag="selected"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="outcome", tag="selected"
 ):
     """The user selected one of the provided options."""
 
@@ -6570,7 +6900,7 @@ class SelectedPermissionOutcome(
     """
 
 
-class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False):
+class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """The user accepted the elicitation and provided content."""
 
     content: dict[str, ElicitationContentValue] | None | _m.UnsetType = _m.UNSET
@@ -6581,7 +6911,12 @@ class ElicitationAcceptAction(_m.Struct, kw_only=True, gc=False):
 
 
 class CreateElicitationResponseAccept(
-    ElicitationAcceptAction, kw_only=True, gc=False, tag_field="action", tag="accept"
+    ElicitationAcceptAction,
+    kw_only=True,
+    gc=False,
+    repr_omit_defaults=True,
+    tag_field="action",
+    tag="accept",
 ):
     """The user accepted and provided content.
 
@@ -6598,7 +6933,7 @@ class CreateElicitationResponseAccept(
 
 
 class CreateElicitationResponseDecline(
-    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="decline"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="action", tag="decline"
 ):
     """The user declined the elicitation.
 
@@ -6615,7 +6950,7 @@ class CreateElicitationResponseDecline(
 
 
 class CreateElicitationResponseCancel(
-    _m.Struct, kw_only=True, gc=False, tag_field="action", tag="cancel"
+    _m.Struct, kw_only=True, gc=False, repr_omit_defaults=True, tag_field="action", tag="cancel"
 ):
     """The elicitation was cancelled.
 
@@ -6631,7 +6966,7 @@ class CreateElicitationResponseCancel(
     """
 
 
-class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False):
+class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """An opaque inner MCP result.
 
     A variant of `MessageMcpResponse`.
@@ -6650,7 +6985,7 @@ class MessageMcpResponseResult(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False):
+class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """A structured inner MCP error.
 
     A variant of `MessageMcpResponse`.
@@ -6669,7 +7004,7 @@ class MessageMcpResponseError(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CancelSessionNotification(_m.Struct, kw_only=True, gc=False):
+class CancelSessionNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
@@ -6687,7 +7022,7 @@ class CancelSessionNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class MessageMcpNotification(_m.Struct, kw_only=True, gc=False):
+class MessageMcpNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     Notification for an active request, sent from provider to consumer.
@@ -6716,7 +7051,7 @@ class MessageMcpNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class CancelRequestNotification(_m.Struct, kw_only=True, gc=False):
+class CancelRequestNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
@@ -6736,7 +7071,7 @@ class CancelRequestNotification(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False):
+class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6781,7 +7116,7 @@ class ProxySuccessorRequest(_m.Struct, kw_only=True, gc=False):
     """
 
 
-class ProxySuccessorNotification(_m.Struct, kw_only=True, gc=False):
+class ProxySuccessorNotification(_m.Struct, kw_only=True, gc=False, repr_omit_defaults=True):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
