@@ -44,6 +44,10 @@ T = TypeVar("T")
 RequestId = Union[int, float, str, None]
 """A JSON-RPC request id (JSON-RPC allows any number; fractional ones SHOULD NOT be sent)."""
 
+# Bytes that are not JSON: msgspec 0.22 raises UnicodeDecodeError for invalid UTF-8 inside a
+# string, later releases a DecodeError; both are a parse error (-32700) to us.
+_NOT_JSON: tuple[type[Exception], ...] = (msgspec.DecodeError, UnicodeDecodeError)
+
 
 class ErrorObject(msgspec.Struct, kw_only=True):
     """The JSON-RPC error object."""
@@ -276,7 +280,7 @@ def _invalid_params(exc: msgspec.ValidationError, where: str) -> tuple[str, dict
 def _untyped(data: bytes) -> Any:
     try:
         return msgspec.json.decode(data)
-    except msgspec.DecodeError as exc:
+    except _NOT_JSON as exc:
         raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
 
 
@@ -316,7 +320,7 @@ def _reply_decoder(tp: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(GenericAlias(_Reply, (tp,)), dec_hook=dec_hook)
 
 
-_FAST_FAILURES = (msgspec.ValidationError, msgspec.DecodeError)
+_FAST_FAILURES = (msgspec.ValidationError, *_NOT_JSON)
 
 
 def _message(env: Any) -> Request | Notification | None:
@@ -389,7 +393,7 @@ class MessageDecoder:
                 repaired = self._repair_call(data, exc)
                 if repaired is not None:
                     return repaired
-            except msgspec.DecodeError:
+            except _NOT_JSON:
                 pass
             else:
                 info = env.info
@@ -437,7 +441,7 @@ class MessageDecoder:
             env = self._calls.decode(data)
         except msgspec.ValidationError as exc:
             return self._repair_call(data, exc)
-        except msgspec.DecodeError:
+        except _NOT_JSON:
             return None
         return _message(env)
 
@@ -455,7 +459,7 @@ class MessageDecoder:
             value = msgspec.json.decode(data)
             method = value.get("method") if type(value) is dict else None
             info = self._infos.get(method) if isinstance(method, str) else None
-        except msgspec.DecodeError:
+        except _NOT_JSON:
             return None
         if info is None or not forgiving(info.params) or type(value.get("params")) is not dict:
             return None
@@ -562,7 +566,7 @@ def _decode_carefully(
         raise _error(
             INVALID_REQUEST, f"Invalid request: not a JSON-RPC message object ({exc})"
         ) from None
-    except msgspec.DecodeError as exc:
+    except _NOT_JSON as exc:
         raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     has_id = not isinstance(env.id, UnsetType)
     id_ok = env.id is None or isinstance(env.id, (str, int, float)) and not isinstance(env.id, bool)
@@ -598,7 +602,7 @@ def _decode_carefully(
             raise _error(
                 INTERNAL_ERROR, message.replace("params", "result"), detail, id=id
             ) from None
-        except msgspec.DecodeError as exc:
+        except _NOT_JSON as exc:
             raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if env.error is not UNSET and env.result is UNSET:
         try:
@@ -647,7 +651,7 @@ def _decode_call(
         raise _error(
             INVALID_PARAMS, message, detail, id=id, method=method, notification=notification
         ) from None
-    except msgspec.DecodeError as exc:  # bytes that are not UTF-8 inside a string: Raw let them by
+    except _NOT_JSON as exc:  # bytes that are not UTF-8 inside a string: Raw let them by
         raise _error(PARSE_ERROR, f"Parse error: {exc}") from None
     if notification:
         return Notification(method=method, params=params)

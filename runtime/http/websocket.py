@@ -90,10 +90,15 @@ async def refuse_websocket(scope: Scope, send: Send, refused: Refused) -> None:
     """Refuse a WebSocket handshake with the HTTP status (where the server offers the ASGI
     `websocket.http.response` extension; else a close, which the server answers 403)."""
     if "websocket.http.response" in (scope.get("extensions") or {}):
-        start = [(b"content-type", b"text/plain; charset=utf-8")]
+        body = refused.text.encode()
+        # a length, so the refusal is not chunked: websockets 13 cannot read a chunked one
+        start = [
+            (b"content-type", b"text/plain; charset=utf-8"),
+            (b"content-length", str(len(body)).encode()),
+        ]
         await send(
             {"type": "websocket.http.response.start", "status": refused.status, "headers": start}
         )
-        await send({"type": "websocket.http.response.body", "body": refused.text.encode()})
+        await send({"type": "websocket.http.response.body", "body": body})
     else:
         await send({"type": "websocket.close", "code": 1008})
