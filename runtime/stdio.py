@@ -208,7 +208,8 @@ def run(main: Coroutine[Any, Any, T]) -> T:
             if choice == "uvloop":
                 main.close()
                 raise RuntimeError(
-                    f"{LOOP_ENV}=uvloop, but uvloop is not installed (pip install 'acpgen[fast]')"
+                    f"{LOOP_ENV}=uvloop, but uvloop is not installed (the fast extra: pip install"
+                    " -e '.[fast]' in the acpgen clone, or '.[fast]' after the wheel's path)"
                 ) from None
         else:
             result: T = uvloop.run(main)

@@ -17,7 +17,12 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
 EXTRAS: dict[str, list[str]] = PROJECT["optional-dependencies"]
 WHEEL = f"dist/{PROJECT['name']}-{PROJECT['version']}-py3-none-any.whl"
 OWN_EXTRAS = ("test", "bench")  # the project's own: its test suite's and `make bench`'s pins
-SOURCES = [README, *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "codegen").rglob("*.py"))]
+SOURCES = [
+    README,
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "codegen").rglob("*.py")),
+    *sorted((ROOT / "runtime").rglob("*.py")),
+]
 
 # `pip install`, its options (those taking a value with it), then its targets up to the first word
 # that is none (prose after an inline command: "... in the acpgen clone")
