@@ -208,8 +208,8 @@ def run(main: Coroutine[Any, Any, T]) -> T:
             if choice == "uvloop":
                 main.close()
                 raise RuntimeError(
-                    f"{LOOP_ENV}=uvloop, but uvloop is not installed (the fast extra: pip install"
-                    " -e '.[fast]' in the acpgen clone, or '.[fast]' after the wheel's path)"
+                    f"{LOOP_ENV}=uvloop, but uvloop is not installed; install the fast extra,"
+                    " pip install -e '.[fast]' in the acpgen clone"
                 ) from None
         else:
             result: T = uvloop.run(main)
