@@ -320,7 +320,7 @@ def _reply_decoder(tp: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(GenericAlias(_Reply, (tp,)), dec_hook=dec_hook)
 
 
-_FAST_FAILURES = (msgspec.ValidationError, *_NOT_JSON)
+_FAST_FAILURES: tuple[type[Exception], ...] = (msgspec.ValidationError, *_NOT_JSON)
 
 
 def _message(env: Any) -> Request | Notification | None:
