@@ -18,7 +18,7 @@ import time
 import uuid
 from typing import Any
 
-TURN = 0.8
+TURN = 0.4  # long enough for a cancel sent with the prompt to land (it comes within milliseconds)
 
 
 def options(current: str) -> list[dict[str, Any]]:
