@@ -24,6 +24,21 @@ DEFAULTS = [
 SMALL = REPO / "tests" / "fixtures" / "schemas" / "v1-stable-2025-10-28.json"
 
 
+@pytest.fixture(scope="module")
+def small_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package `acpgen generate` writes from SMALL, generated once for the module: a test
+    that needs a previous package in place copies it (each generation formats with black)."""
+    out = tmp_path_factory.mktemp("small")
+    assert main(["generate", str(SMALL), "--out", str(out), "--package", "pkg"]) == 0
+    return out / "pkg"
+
+
+def _place(small_package: Path, out: Path) -> Path:
+    """A copy of the generated SMALL package as out/pkg, as `acpgen generate` left it."""
+    out.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copytree(small_package, out / "pkg"))
+
+
 def test_version_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit:
         main(["--version"])
@@ -38,11 +53,11 @@ def test_committed_package_is_up_to_date(schema: Path, package: str) -> None:
 
 
 def test_check_names_files_that_differ_are_missing_or_extra(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], small_package: Path
 ) -> None:
     args = ["generate", str(SMALL), "--out", str(tmp_path), "--package", "pkg"]
-    assert main(args) == 0
-    pkg = tmp_path / "pkg"
+    pkg = _place(small_package, tmp_path)
+    assert main(args + ["--check"]) == 0
     (pkg / "types.py").write_text("# edited\n")
     (pkg / "methods.py").unlink()
     (pkg / "mine.py").write_text("")
@@ -55,9 +70,9 @@ def test_check_names_files_that_differ_are_missing_or_extra(
     assert "__pycache__" not in out
 
 
-def test_generation_replaces_an_old_package_whole(tmp_path: Path) -> None:
+def test_generation_replaces_an_old_package_whole(tmp_path: Path, small_package: Path) -> None:
     args = ["generate", str(SMALL), "--out", str(tmp_path), "--package", "pkg"]
-    assert main(args) == 0
+    _place(small_package, tmp_path)
     (tmp_path / "pkg" / "stale.py").write_text("")
     assert main(args) == 0
     assert not (tmp_path / "pkg" / "stale.py").exists()
@@ -81,10 +96,11 @@ def _bad(tmp_path: Path, content: str | bytes) -> Path:
     return path
 
 
-def _generate_bad(tmp_path: Path, schema: Path, capsys: pytest.CaptureFixture[str]) -> str:
+def _generate_bad(
+    tmp_path: Path, schema: Path, capsys: pytest.CaptureFixture[str], small_package: Path
+) -> str:
     out = tmp_path / "out"
-    previous = out / "pkg"
-    assert main(["generate", str(SMALL), "--out", str(out), "--package", "pkg"]) == 0
+    previous = _place(small_package, out)
     before = {p.name: p.read_bytes() for p in previous.iterdir()}
     capsys.readouterr()
     assert main(["generate", str(schema), "--out", str(out), "--package", "pkg"]) == 2
@@ -95,8 +111,10 @@ def _generate_bad(tmp_path: Path, schema: Path, capsys: pytest.CaptureFixture[st
     return err
 
 
-def test_not_json_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert "is not JSON" in _generate_bad(tmp_path, _bad(tmp_path, "{nope"), capsys)
+def test_not_json_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], small_package: Path
+) -> None:
+    assert "is not JSON" in _generate_bad(tmp_path, _bad(tmp_path, "{nope"), capsys, small_package)
 
 
 @pytest.mark.parametrize(
@@ -108,9 +126,13 @@ def test_not_json_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture
     ids=["defs-not-an-object", "array"],
 )
 def test_not_a_json_schema_is_a_clear_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], document: str, says: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    small_package: Path,
+    document: str,
+    says: str,
 ) -> None:
-    assert says in _generate_bad(tmp_path, _bad(tmp_path, document), capsys)
+    assert says in _generate_bad(tmp_path, _bad(tmp_path, document), capsys, small_package)
 
 
 def test_a_schema_without_defs_generates_a_package_that_has_no_types_and_no_methods(
@@ -131,11 +153,11 @@ def test_a_schema_without_defs_generates_a_package_that_has_no_types_and_no_meth
 
 
 def test_an_unresolved_ref_names_its_pointer(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], small_package: Path
 ) -> None:
     schema = json.loads(SMALL.read_text())
     schema["$defs"]["SessionNotification"]["properties"]["sessionId"] = {"$ref": "#/$defs/Nowhere"}
-    err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys)
+    err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys, small_package)
     assert "/$defs/SessionNotification/properties/sessionId/$ref" in err and "Nowhere" in err
 
 
@@ -249,11 +271,11 @@ def test_missing_generator_dependencies_say_what_to_install(tmp_path: Path) -> N
 
 
 def test_a_keyword_of_the_wrong_json_type_names_its_pointer(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], small_package: Path
 ) -> None:
     schema = json.loads(SMALL.read_text())
     schema["$defs"]["SessionNotification"]["properties"] = 5
-    err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys)
+    err = _generate_bad(tmp_path, _bad(tmp_path, json.dumps(schema)), capsys, small_package)
     assert "/$defs/SessionNotification/properties" in err and "must be an object" in err
 
 
@@ -282,14 +304,17 @@ def test_output_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
 
 
 def test_a_package_that_would_not_import_is_never_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    small_package: Path,
 ) -> None:
     """The last guard: the staged package is imported (and every type given a decoder) before it
     replaces anything. A broken one (here: a render bug simulated) leaves the old package whole."""
     import acpgen.pipeline as pipeline
 
     out = tmp_path / "out"
-    assert main(["generate", str(SMALL), "--out", str(out), "--package", "pkg"]) == 0
+    _place(small_package, out)
     before = {p.name: p.read_bytes() for p in (out / "pkg").iterdir()}
     real = pipeline.files_of
 
