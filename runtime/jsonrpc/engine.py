@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 from collections import deque
 from typing import (
@@ -73,10 +72,13 @@ else:  # jsonrpc/package.py is for type checkers: at run time, only the type var
 log = logging.getLogger("acp_runtime")
 
 
+_Step = Callable[[Any], Any]
+
+
 class Policy:
-    """The hooks through which a protocol's rules ride on the engine
-    (`acp_runtime.protocol.policy` for ACP's). This one applies none: values are only checked
-    against the package's types."""
+    """The hooks through which a protocol's rules and handlers ride on the engine, given to it by
+    its owner (`acp_runtime.protocol.policy` for ACP's). This one applies no rule and serves
+    nothing: values are only checked against the package's types."""
 
     # the methods whose results `on_result` reads (None: all); any other result is given as it is
     results_read: Container[str] | None = None
@@ -99,18 +101,18 @@ class Policy:
         """A notification arrived; False: drop it."""
         return True
 
-    def handling(self, method: str, params: Any) -> None:
-        """A notification's handler is about to run (in arrival order)."""
+    def notification_step(self, method: str) -> tuple[_Step | None, _Step | None]:
+        """What the worker does with notifications of `method`, asked once per method and kept:
+        a step before the handler, and the handler itself, each a function of the params (None:
+        no step; no handler function, so the worker awaits `handle(message)`)."""
+        return None, None
 
-    def handling_step(self, method: str) -> Callable[[Any], object] | None:
-        """What `handling` does with notifications of `method`, as a function of their params (None:
-        nothing). The engine asks once per method and keeps the answer."""
-        if type(self).handling is Policy.handling:
-            return None
-        return functools.partial(self.handling, method)
+    def handle(self, message: NotificationMessage) -> Awaitable[Any]:
+        """The handler's awaitable for a notification."""
+        raise NotImplementedError
 
     def serve(self, request: Any) -> Awaitable[Any]:
-        """The answer to a request (the engine's `handle`, checked): raise to refuse it."""
+        """The handler's answer to a request, checked: raise to refuse it."""
         raise NotImplementedError
 
     def on_result(self, method: str, params: Any, result: Any) -> Any:
@@ -120,8 +122,8 @@ class Policy:
 
 class Engine(Generic[PackageT]):
     """A JSON-RPC 2.0 engine over a transport of whole messages, driven by a generated package's
-    codec; it knows no protocol method. Its `policy` (`Policy`) carries a protocol's rules; the
-    subclass says how a message reaches its handler (`_handler_awaitable`)."""
+    codec; it knows no protocol method. Its `policy` (`Policy`) carries a protocol's rules and
+    reaches its handlers; `screen`, when given, reads each received line first (True: taken)."""
 
     side: str  # whose methods this end receives: the package's codec reads them
     peer_side: str  # the other end's
@@ -140,8 +142,10 @@ class Engine(Generic[PackageT]):
         tracer: Any = None,
         timeout: float | None = None,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        screen: Callable[[bytes], bool] | None = None,
     ) -> None:
         self.schema: PackageT = schema
+        self.screen = screen  # (its owner sets it to None once it takes no more lines)
         self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         self.lenient = lenient
@@ -161,7 +165,7 @@ class Engine(Generic[PackageT]):
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self._pending = PendingCalls(self._loop)
         self.policy: Policy = Policy()
-        self._steps: dict[str, tuple[Callable[[Any], object] | None, Any]] = {}  # by method
+        self._steps: dict[str, tuple[_Step | None, _Step | None]] = {}  # by method
         self._sender = Sender()
         self._bind(schema)
         self._inbox = _Inbox()  # notifications, `_Answer`s, `_EOF`: handled in order by _work
@@ -185,10 +189,6 @@ class Engine(Generic[PackageT]):
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
         self._sender.bind(schema, envelopes)
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
-
-    def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
-        """`_work`'s dispatch of `method` (kept): the policy's step, the handler's function."""
-        return self.policy.handling_step(method), None
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
         """What the engine derives from a package: its envelopes and the `$/cancel_request`
@@ -307,20 +307,6 @@ class Engine(Generic[PackageT]):
         )
         await self.notify(CANCEL_REQUEST, params)
 
-    def handle(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Any]:
-        """The handler's awaitable for a message (no coroutine frame of ours around it untraced):
-        what the policy's `serve` awaits."""
-        if self.tracer is not None:
-            return self._traced(message, is_request)
-        return self._handler_awaitable(message, is_request=is_request)
-
-    async def _traced(self, message: Any, is_request: bool) -> Any:
-        """A handler's awaitable run inside the trace context its message carries."""
-        with tracing.extract(self.tracer, message.params):
-            return await self._handler_awaitable(message, is_request=is_request)
-
     @property
     def serving(self) -> Mapping[RequestId, Serving]:
         """The requests being served, by id."""
@@ -336,8 +322,8 @@ class Engine(Generic[PackageT]):
             for line in lines:
                 if isinstance(line, OversizedLine):
                     self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
-                else:
-                    self._receive(line)
+                elif self.screen is None or not self.screen(line):
+                    self.receive(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
             self._on_input_end(exc)
         self._server.alone = False
@@ -355,7 +341,8 @@ class Engine(Generic[PackageT]):
             reason = await self.describe_eof() if self.describe_eof else reason
         self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
 
-    def _receive(self, line: bytes) -> None:
+    def receive(self, line: bytes) -> None:
+        """Decode one received line and act on it."""
         if not line or line.isspace():
             return
         schema = self.schema
@@ -386,11 +373,15 @@ class Engine(Generic[PackageT]):
                 return
             self._inbox.put_nowait(message)
         elif isinstance(message, schema.Request):
-            self._server.start(message)
+            self.serve(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
             self._on_response(message)
         else:  # decode_message returns one of the four envelopes: a generator bug
             log.error("decode_message returned %r, not a message envelope", message)
+
+    def serve(self, request: RequestMessage) -> None:
+        """Serve a request that arrived: its handler starts at once (`serving.Server.start`)."""
+        self._server.start(request)
 
     def observe(self, direction: str, line: bytes, message: Any) -> None:
         if self.observer is not None:
@@ -445,15 +436,15 @@ class Engine(Generic[PackageT]):
                 continue
             step = self._steps.get(item.method)
             if step is None:
-                step = self._steps[item.method] = self._notification_step(item.method)
+                step = self._steps[item.method] = self.policy.notification_step(item.method)
             self._busy = True
             try:
-                if step[0] is not None:  # the policy's `handling`
+                if step[0] is not None:
                     step[0](item.params)
-                if step[1] is not None and self.tracer is None:  # `_handler_awaitable`'s own
+                if step[1] is not None and self.tracer is None:  # the handler's own function
                     await step[1](item.params)
                 else:
-                    await self.handle(item, is_request=False)
+                    await self.policy.handle(item)
             except Exception:
                 log.exception("notification handler for %s failed", item.method)
             finally:
@@ -559,10 +550,6 @@ class Engine(Generic[PackageT]):
         except Exception:
             decoded = None
         self.observe("out", message, decoded)
-
-    def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]:
-        """The handler's awaitable for a message (the subclass says which handler serves it)."""
-        raise NotImplementedError
 
 
 _EOF: Any = object()  # the end of the inbox: the peer's output ended

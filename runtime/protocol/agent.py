@@ -98,16 +98,25 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _bound(self) -> None:
         self.client = self.schema.ClientProxy(self)
 
-    def _receive(self, line: bytes) -> None:
-        """A received line; before the connection is routed, routed by its initialize."""
-        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):
-            requested = negotiation.requested_version(line)
-            if type(requested) is int:
-                self._route(self.versions.choose(requested))
-                if requested not in self.versions.routes:
-                    self._receive_newer_initialize(line)
-                    return
-        super()._receive(line)
+    def _screen(self) -> Callable[[bytes], bool] | None:
+        return self._route_by if isinstance(self.versions, negotiation.AgentRoutes) else None
+
+    def _route_by(self, line: bytes) -> bool:
+        """A received line while the connection is not routed: its initialize routes it. True:
+        the line was taken here (an initialize asking for a version this agent does not speak)."""
+        assert isinstance(self.versions, negotiation.AgentRoutes)
+        if self._routed:
+            self.screen = None  # the engine reads the next lines itself
+            return False
+        requested = negotiation.requested_version(line)
+        if type(requested) is not int:
+            return False
+        self._route(self.versions.choose(requested))
+        self.screen = None
+        if requested in self.versions.routes:
+            return False
+        self._receive_newer_initialize(line)
+        return True
 
     def _receive_newer_initialize(self, line: bytes) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
@@ -119,10 +128,10 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         )
         self.observe("in", line, message)
         if message is not None:
-            self._server.start(message)
+            self.serve(message)
             return
         if not refusals:  # nested too deep for the decoder: as any other message
-            super()._receive(line)
+            self.receive(line)
             return
         why = "; ".join(f"as version {v}: {as_rpc_error(err).message}" for v, err in refusals)
         err = self.rpc_error(

@@ -8,8 +8,9 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
   returns the params to send (checked and typed by the engine's `checked_params`);
 - `sent(method, params)`: a call or notification went out (a cancel ends a turn);
 - `received_request(request)` / `received_notification(note)` as a message arrives (False: drop
-  the notification), and `handling(note)` just before its handler runs, in arrival order;
-- `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions);
+  the notification), and `notification_step(method)`: what runs before its handler, and which;
+- `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions),
+  and `handle(note)`: a notification's handler (both through the connection's `handle`);
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
 What differs between protocol versions comes from the package's plan as data (plan.py): its
@@ -74,6 +75,8 @@ class Host(Protocol):
 
     def handle(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
 
+    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None: ...
+
     def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
 
     def shutdown(self, error: ConnectionClosedError) -> None: ...
@@ -87,6 +90,7 @@ _SendCheck = Callable[[str, Any], None]
 _SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
 _Answer = Callable[[Any], Awaitable[Any]]
 _Served = Callable[[Any, Any], None]
+_Step = Callable[[Any], Any]
 _ServeSteps = tuple[
     "_Answer | None",
     bool,
@@ -218,6 +222,12 @@ class AcpPolicy(Policy):
             self.cancel_turn(params)
             return True
         return self.track_interaction(method, params, sending=False)
+
+    def notification_step(self, method: str) -> tuple[_Step | None, _Step | None]:
+        return None, self.conn.notification_handler(method)
+
+    def handle(self, message: Any) -> Awaitable[Any]:
+        return self.conn.handle(message, is_request=False)
 
     # --- serving ----------------------------------------------------------------------------------
 
@@ -599,15 +609,11 @@ class ClientPolicy(AcpPolicy):
             return True
         return AcpPolicy.received_notification(self, method, params)
 
-    def handling(self, method: str, params: Any) -> None:
-        fold = self.conn.on_session_update
-        if fold is not None and method == _SESSION_UPDATE:
-            fold(params)
-
-    def handling_step(self, method: str) -> Callable[[Any], object] | None:
-        """`handling`, per method: the connection's `on_session_update` itself for session/update
-        (the connection forgets it when that changes)."""
-        return self.conn.on_session_update if method == _SESSION_UPDATE else None
+    def notification_step(self, method: str) -> tuple[_Step | None, _Step | None]:
+        """Before the handler of a session/update: the connection's `on_session_update` (the
+        connection forgets the step when that changes)."""
+        fold = self.conn.on_session_update if method == _SESSION_UPDATE else None
+        return fold, self.conn.notification_handler(method)
 
     def remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
