@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-from collections import deque
 from typing import (
     TYPE_CHECKING,
     Any,
     Awaitable,
     Callable,
-    Container,
     Generic,
     Mapping,
     TypeVar,
@@ -49,16 +48,16 @@ from .calls import DEFAULT as DEFAULT
 from .calls import PendingCall, PendingCalls, in_notification
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineTransport, OversizedLine
+from .hooks import EOF, Answer, Inbox, ObservedTransport, Policy, Step
 from .sending import Envelopes, Sender
 from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
-from .transport import Pausable
+from .transport import flow
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
     from .package import (
         ErrorResponseMessage,
-        NotificationMessage,
         PackageT,
         RequestMessage,
         ResponseMessage,
@@ -70,54 +69,6 @@ else:  # jsonrpc/package.py is for type checkers: at run time, only the type var
     PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
-
-
-_Step = Callable[[Any], Any]
-
-
-class Policy:
-    """The hooks through which a protocol's rules and handlers ride on the engine, given to it by
-    its owner (`acp_runtime.protocol.policy` for ACP's). This one applies no rule and serves
-    nothing: values are only checked against the package's types."""
-
-    # the methods whose results `on_result` reads (None: all); any other result is given as it is
-    results_read: Container[str] | None = None
-    # the methods of requests `received_request` acts on (None: all); it is not called for others
-    requests_watched: Container[str] | None = None
-    # the methods of calls `sent` acts on (None: all); it is not called for others
-    sends_watched: Container[str] | None = None
-
-    def before_send(self, method: str, params: Any) -> Any:
-        """An outgoing call or notification: raise to refuse it; returns the params to send."""
-        return params
-
-    def sent(self, method: str, params: Any) -> None:
-        """An outgoing call or notification went out."""
-
-    def received_request(self, method: str, params: Any) -> None:
-        """A request arrived (its handler starts next)."""
-
-    def received_notification(self, method: str, params: Any) -> bool:
-        """A notification arrived; False: drop it."""
-        return True
-
-    def notification_step(self, method: str) -> tuple[_Step | None, _Step | None]:
-        """What the worker does with notifications of `method`, asked once per method and kept:
-        a step before the handler, and the handler itself, each a function of the params (None:
-        no step; no handler function, so the worker awaits `handle(message)`)."""
-        return None, None
-
-    def handle(self, message: NotificationMessage) -> Awaitable[Any]:
-        """The handler's awaitable for a notification."""
-        raise NotImplementedError
-
-    def serve(self, request: Any) -> Awaitable[Any]:
-        """The handler's answer to a request, checked: raise to refuse it."""
-        raise NotImplementedError
-
-    def on_result(self, method: str, params: Any, result: Any) -> Any:
-        """The peer's result for one of our calls, checked; returns what the call gives."""
-        return result
 
 
 class Engine(Generic[PackageT]):
@@ -146,6 +97,7 @@ class Engine(Generic[PackageT]):
     ) -> None:
         self.schema: PackageT = schema
         self.screen = screen  # (its owner sets it to None once it takes no more lines)
+        self.answer_screen: Callable[[Any], Any] | None = None  # reads each answer first
         self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         self.lenient = lenient
@@ -160,17 +112,18 @@ class Engine(Generic[PackageT]):
                 cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
             )
         self._transport = (
-            _ObservedTransport(transport, self._show_sent) if observer is not None else transport
+            ObservedTransport(transport, self._show_sent) if observer is not None else transport
         )
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self._pending = PendingCalls(self._loop)
         self.policy: Policy = Policy()
-        self._steps: dict[str, tuple[_Step | None, _Step | None]] = {}  # by method
+        self._steps: dict[str, tuple[Step | None, Step | None]] = {}  # by method
         self._sender = Sender()
         self._bind(schema)
-        self._inbox = _Inbox()  # notifications, `_Answer`s, `_EOF`: handled in order by _work
+        self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
+        flow_of = functools.partial(flow, self._transport)  # pauses and resumes reading the peer
         self._server = Server(
-            self, self._sender, self._inbox.items, self._maybe_finish, self._flow, max_in_flight
+            self, self._sender, self._inbox.items, self._maybe_finish, flow_of, max_in_flight
         )
         self._busy = False
         self._next_id = 0
@@ -183,7 +136,6 @@ class Engine(Generic[PackageT]):
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
     def _bind(self, schema: PackageT) -> None:
-        """Read and write messages with `schema`'s codec from now on."""
         self.schema = schema
         envelopes, self._cancel_request_info = self._codec_tables(schema)
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
@@ -191,12 +143,10 @@ class Engine(Generic[PackageT]):
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
-        """What the engine derives from a package: its envelopes and the `$/cancel_request`
-        method (None when it has none); a subclass may keep them per package."""
+        """A package's envelopes and `$/cancel_request` method (None: none)."""
         return Envelopes(schema), schema.NOTIFICATIONS.get(CANCEL_REQUEST)
 
     def _start_engine(self) -> None:
-        """Start reading and handling messages."""
         self._tasks = [self._loop.create_task(self._work())]
         self._transport.start(self._on_messages, self._on_input_end)
 
@@ -207,7 +157,6 @@ class Engine(Generic[PackageT]):
         return self._closed.done()
 
     async def wait_closed(self) -> None:
-        """Wait until the connection is closed (by either side)."""
         await asyncio.shield(self._closed)
 
     async def close(self, error: Exception | None = None) -> None:
@@ -234,10 +183,8 @@ class Engine(Generic[PackageT]):
         timeout: Any = DEFAULT,
     ) -> Any:
         """Send a request and wait for its typed result (or raise the peer's typed error).
-
-        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
-        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
-        `RequestTimeoutError`.
+        `timeout` (seconds; default the connection's, None: no limit): when no answer came in
+        time, `$/cancel_request` is sent, a late answer dropped, and `RequestTimeoutError` raised.
         """
         return await (await self.send_request(method, params, result_type, timeout=timeout))
 
@@ -279,7 +226,6 @@ class Engine(Generic[PackageT]):
         return PendingCall(self, request_id, method, params, future, timeout, policy)
 
     async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
         params = self._outgoing(method, params)
@@ -293,23 +239,21 @@ class Engine(Generic[PackageT]):
         return tracing.inject(self.tracer, params) if self.tracer is not None else params
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
-        """From inside a request handler: start `work()` once that request's answer has been
-        written (`serving.Server.after_answer`)."""
+        """From inside a request handler: `work()` once its answer is written (`Server`'s)."""
         self._server.after_answer(work)
 
     async def cancel_request(self, request_id: RequestId) -> None:
-        """Send `$/cancel_request` for one of our pending requests; its call stays pending until
-        the peer answers it (with -32800 or a result)."""
+        """Send `$/cancel_request` for a pending call; it stays pending until the peer answers."""
         if self._cancel_request_info is None:
             raise CapabilityError(CANCEL_REQUEST, "the schema defines no such notification")
-        params = wire.build(
-            self.schema, {CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
-        )
-        await self.notify(CANCEL_REQUEST, params)
+        await self.notify(CANCEL_REQUEST, self._cancel_params(request_id))
+
+    def _cancel_params(self, request_id: RequestId) -> Any:
+        info = self._cancel_request_info
+        return wire.build(self.schema, {CANCEL_REQUEST_ID: request_id}, info.params)
 
     @property
     def serving(self) -> Mapping[RequestId, Serving]:
-        """The requests being served, by id."""
         return self._server.requests
 
     # --- receiving --------------------------------------------------------------------------------
@@ -342,26 +286,19 @@ class Engine(Generic[PackageT]):
         self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
 
     def receive(self, line: bytes) -> None:
-        """Decode one received line and act on it."""
         if not line or line.isspace():
             return
         schema = self.schema
         try:
             message = self._decoder.decode(line)
         except schema.RpcError as err:
-            self.observe("in", line, None)
-            self._refuse(answers.bad_message(schema, line, as_rpc_error(err)))
-            return
+            return self._refuse(answers.bad_message(schema, line, as_rpc_error(err)), line)
         except RecursionError:  # msgspec: nested deeper than the decoder goes
-            self.observe("in", line, None)
-            self._refuse(answers.too_deep(schema, line))
-            return
+            return self._refuse(answers.too_deep(schema, line), line)
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
-            self.observe("in", line, None)
             internal = self.rpc_error(INTERNAL_ERROR, "Internal error")
-            self._refuse(answers.bad_message(schema, line, internal))
-            return
+            return self._refuse(answers.bad_message(schema, line, internal), line)
         if self.observer is not None:
             self.observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
@@ -390,8 +327,10 @@ class Engine(Generic[PackageT]):
             except Exception:
                 log.exception("the message observer failed")
 
-    def _refuse(self, refusal: answers.Refusal) -> None:
-        """Act on what `answers` decided for a message the package refused."""
+    def _refuse(self, refusal: answers.Refusal, line: bytes | None = None) -> None:
+        """Act on what `answers` decided for a message the package refused (`line`, shown)."""
+        if line is not None:
+            self.observe("in", line, None)
         if refusal.fails:
             outgoing = self._pending.take(refusal.request_id)
             if outgoing is not None and not outgoing.future.done():
@@ -400,8 +339,8 @@ class Engine(Generic[PackageT]):
             self.send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        if self._read_as_json:  # an answer read as JSON may choose the package (the client's)
-            response = self._read_answer(response)
+        if self.answer_screen is not None:  # an answer read as JSON may choose the package
+            response = self.answer_screen(response)
         try:
             outgoing = self._pending.get(response.id)
         except TypeError:
@@ -418,20 +357,15 @@ class Engine(Generic[PackageT]):
             self._pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
-            self._inbox.put_nowait(_Answer(response))
-
-    def _read_answer(self, response: Any) -> Any:
-        """An answer that came while results are read as JSON (`_read_as_json`), as read on."""
-        return response
+            self._inbox.put_nowait(Answer(response))
 
     async def _work(self) -> None:
-        """The one worker: each notification's handler in arrival order, and the answers that
-        came after notifications, in their turn."""
+        """The one worker: notifications' handlers in arrival order, answers behind them."""
         in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
         inbox = self._inbox
         waiting = inbox.items
-        while (item := waiting.popleft() if waiting else await inbox.get()) is not _EOF:
-            if type(item) is _Answer:
+        while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:
+            if type(item) is Answer:
                 self._pending.resolve(item.response, self.schema)
                 continue
             step = self._steps.get(item.method)
@@ -467,24 +401,15 @@ class Engine(Generic[PackageT]):
 
     # --- writing and closing ----------------------------------------------------------------------
 
-    def _flow(self, reading: bool) -> None:
-        """Stop reading the peer (False) or read on (True), when the transport can pause."""
-        transport = self._transport
-        if not isinstance(transport, Pausable):
-            return
-        if reading:
-            transport.resume_reading()
-        else:
-            transport.pause_reading()
-
-    def _on_write_error(self, exc: BaseException) -> None:
-        """Messages written in an earlier call could not be handed to the stream: close."""
-        self.shutdown(ConnectionClosedError(f"connection closed: writing failed ({exc!r})"))
+    def _on_write_error(self, exc: BaseException) -> ConnectionClosedError:
+        """Writing failed (in this call, or messages written in an earlier one): close."""
+        err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+        self.shutdown(err)
+        return err
 
     async def write(self, data: bytes) -> None:
-        """Send one encoded message as it is, waiting while the peer reads too slowly. A write that
-        fails raises `ConnectionClosedError`: when the peer went away first, that (not how the
-        write ended); else the connection closes now, for this reason."""
+        """Send one encoded message, waiting while the peer reads too slowly; a failed write raises
+        `ConnectionClosedError` (the peer's going away, when it came first)."""
         if self._closed.done():
             raise self._close_error or ConnectionClosedError("connection closed")
         try:
@@ -493,22 +418,18 @@ class Engine(Generic[PackageT]):
             known = self._eof_error or self._close_error
             if known is not None:
                 raise known from exc
-            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-            self.shutdown(err)
-            raise err from exc
+            raise self._on_write_error(exc) from exc
 
     def abandon(self, request_id: RequestId) -> None:
-        """Stop waiting for one of our calls: its late answer is dropped, and the peer is asked to
-        drop it (`$/cancel_request`, when the package has it)."""
+        """Stop waiting for one of our calls (its late answer dropped); ask the peer to drop it."""
         if not self._pending.abandon(request_id):
             return
         if self._cancel_request_info is None or self._closed.done():
             return
         try:
-            params = wire.build(
-                self.schema, {CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
+            note = self.schema.Notification(
+                method=CANCEL_REQUEST, params=self._cancel_params(request_id)
             )
-            note = self.schema.Notification(method=CANCEL_REQUEST, params=params)
             self._transport.send_nowait(self.schema.encode_message(note))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
@@ -518,7 +439,7 @@ class Engine(Generic[PackageT]):
             return
         self._eof_error = error
         self._pending.fail_all(error, keep_answered=True)
-        self._inbox.put_nowait(_EOF)
+        self._inbox.put_nowait(EOF)
         self._maybe_finish()
 
     def _maybe_finish(self) -> None:
@@ -550,72 +471,3 @@ class Engine(Generic[PackageT]):
         except Exception:
             decoded = None
         self.observe("out", message, decoded)
-
-
-_EOF: Any = object()  # the end of the inbox: the peer's output ended
-
-
-class _Answer:
-    """An answer that arrived after notifications still to be handled: it waits its turn."""
-
-    __slots__ = ("response",)
-
-    def __init__(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        self.response = response
-
-
-class _Inbox:
-    """The received notifications and answers (`_Answer`), in arrival order, for the one worker
-    task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up
-    future only while the worker waits)."""
-
-    __slots__ = ("items", "waiter")
-
-    def __init__(self) -> None:
-        self.items: deque[Any] = deque()
-        self.waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        self.items.append(item)
-        if self.waiter is not None:
-            self.wake()
-
-    def wake(self) -> None:
-        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    async def get(self) -> Any:
-        while not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
-        return self.items.popleft()
-
-
-class _ObservedTransport:
-    """The connection's transport, showing each outgoing message to `show` first."""
-
-    def __init__(self, transport: Transport, show: Callable[[bytes], None]) -> None:
-        self._transport = transport
-        self._show = show
-        self.start = transport.start
-        self.close = transport.close
-
-    def send_nowait(self, message: bytes) -> None:
-        self._show(message)
-        self._transport.send_nowait(message)
-
-    async def send(self, message: bytes) -> None:
-        self._show(message)
-        await self._transport.send(message)
-
-    def pause_reading(self) -> None:
-        if isinstance(self._transport, Pausable):
-            self._transport.pause_reading()
-
-    def resume_reading(self) -> None:
-        if isinstance(self._transport, Pausable):
-            self._transport.resume_reading()

@@ -253,6 +253,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         self._on_session_update: Callable[[Any], None] | None = None
         if not self._routed:  # initialize's result read as JSON: typed by the package of the
             self._read_as_json = frozenset({rules.INITIALIZE})  # version the agent picks
+            self.answer_screen = self._route_by
 
     @property
     def on_session_update(self) -> Callable[[Any], None] | None:
@@ -271,6 +272,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     def _route(self, version: int) -> None:
         super()._route(version)
         self._read_as_json = frozenset()
+        self.answer_screen = None
 
     async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
@@ -289,7 +291,8 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 return
             params = wire.replace(params, cursor, token)
 
-    def _read_answer(self, response: Any) -> Any:
+    def _route_by(self, response: Any) -> Any:
+        """An answer while the connection is not routed: the answer to initialize routes it."""
         if not self._routed and isinstance(response, self.schema.Response):
             # route as the answer to initialize is read, so what follows it is read by its package
             try:

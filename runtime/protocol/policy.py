@@ -24,13 +24,13 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, wire
-from ..jsonrpc.engine import Policy
 from ..jsonrpc.errors import (
     CapabilityError,
     ConnectionClosedError,
     NotInitializedError,
     ProtocolError,
 )
+from ..jsonrpc.hooks import Policy
 from . import rules
 
 if TYPE_CHECKING:
@@ -69,7 +69,6 @@ class Host(Protocol):
 
     @property
     def serving(self) -> Mapping[Any, Served]: ...
-
 
     def handle(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
 
