@@ -21,13 +21,12 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, Sequence, overload
 
 import msgspec
 
 from .jsonrpc import INTERNAL_ERROR, wire
-from .jsonrpc.errors import ConnectionClosedError, ProtocolError
+from .jsonrpc.errors import ProtocolError
 from .protocol import rules
 from .protocol.agent import AgentSideConnection
 from .protocol.schema_types import (
@@ -58,8 +57,6 @@ if TYPE_CHECKING:
         HasPlanEntry,
         HasPlanEntryValues,
         HasStateFields,
-        HasToolCall,
-        HasToolCallValues,
         K,
         M,
         Opt,
@@ -76,30 +73,20 @@ if TYPE_CHECKING:
 
     # a plan entry's status and priority, as members or wire values (both versions)
     _PlanTypes = TypesValues[HasPlanEntry[S, V], HasPlanEntryValues[SV, W]]
-    # a `ToolCall` whose client proxy's package has these (both versions)
-    _CallTypes = TypesValues[HasToolCall[S, V, K, W], HasToolCallValues[SV, KV]]
+
+from .tools import Terminal as Terminal
+from .tools import ToolCall as ToolCall
+from .tools import text as text
 
 SESSION_UPDATE = rules.SESSION_UPDATE
 REQUEST_PERMISSION = "session/request_permission"
 READ_FILE, WRITE_FILE = "fs/read_text_file", "fs/write_text_file"
-TERMINAL_CREATE, TERMINAL_OUTPUT, TERMINAL_WAIT = (
-    "terminal/create",
-    "terminal/output",
-    "terminal/wait_for_exit",
-)
-TERMINAL_KILL, TERMINAL_RELEASE = "terminal/kill", "terminal/release"
-FINAL_STATUSES = ("completed", "failed")
 log = logging.getLogger("acp_runtime")
 
 DEFAULT_PERMISSION_OPTIONS = (
     {"optionId": "allow", "name": "Allow", "kind": "allow_once"},
     {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
 )
-
-
-def text(value: str) -> dict[str, Any]:
-    """A text content block (wire JSON; every helper takes these as well as generated Structs)."""
-    return {"type": "text", "text": value}
 
 
 class AgentSession(
@@ -392,158 +379,6 @@ class AgentSession(
             method=method,
             at="params",
         )
-
-
-class ToolCall(Generic[ClientSchemaT]):
-    """A reported tool call: `await call.update(status=..., content=[...], rawOutput=...)` with wire
-    field names; `add_text` / `add_diff` / `add_terminal` append to its content (which a tool call
-    update replaces as a whole, so the handle keeps what was sent).
-
-    Typed with its session's package (the client proxy `ClientSchemaT` carries it): `update` takes
-    its tool call statuses, kinds, content and locations, `status` and `content` read them back."""
-
-    def __init__(
-        self,
-        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
-        tool_call_id: str,
-        fields: dict[str, Any],
-    ) -> None:
-        self.session = session
-        self.id = tool_call_id
-        self.fields = fields  # wire fields as last sent (any JSON, or the package's Structs)
-        # as last sent: the content items, and the status (a wire value or a member)
-        self._content: list[Any] = list(fields.get("content", ()))
-        self._status: Any = None
-
-    @property
-    def status(self: ToolCall[_CallTypes[S, V, K, W, SV, KV]]) -> S | SV | None:
-        """The status last sent (None before `async with`)."""
-        status: S | SV | None = self._status
-        return status
-
-    @property
-    def content(self: ToolCall[_CallTypes[S, V, K, W, SV, KV]]) -> list[V | Mapping[str, Any]]:
-        """The content last sent (a tool call update replaces it whole)."""
-        content: list[V | Mapping[str, Any]] = self._content
-        return content
-
-    async def __aenter__(self) -> ToolCall[ClientSchemaT]:
-        self._status = "in_progress"
-        await self.session.send(
-            {
-                "sessionUpdate": "tool_call",
-                "toolCallId": self.id,
-                **self.fields,
-                "status": self._status,
-            }
-        )
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if kind is None and self._status not in FINAL_STATUSES:
-            await self._update(status="completed")
-        elif kind is not None:
-            with contextlib.suppress(ConnectionClosedError):  # the block's own error goes on
-                await self._update(
-                    status="failed",
-                    **({"rawOutput": {"error": str(exc)}} if isinstance(exc, Exception) else {}),
-                )
-
-    async def update(
-        self: ToolCall[_CallTypes[S, V, K, W, SV, KV]],
-        *,
-        status: S | SV | None | msgspec.UnsetType = msgspec.UNSET,
-        title: str | None | msgspec.UnsetType = msgspec.UNSET,
-        kind: K | KV | None | msgspec.UnsetType = msgspec.UNSET,
-        content: Sequence[V | Mapping[str, Any]] | None | msgspec.UnsetType = msgspec.UNSET,
-        locations: Sequence[W | Mapping[str, Any]] | None | msgspec.UnsetType = msgspec.UNSET,
-        **fields: Any,  # further wire fields (`rawInput`, `rawOutput`, `_meta`): any JSON
-    ) -> None:
-        """A `tool_call_update` with these wire fields (omitted ones stay as they were; None
-        clears one)."""
-        given = {
-            "status": status,
-            "title": title,
-            "kind": kind,
-            "content": content,
-            "locations": locations,
-        }
-        await self._update(**{k: v for k, v in given.items() if v is not msgspec.UNSET}, **fields)
-
-    async def _update(self, **fields: Any) -> None:
-        self.fields.update(fields)
-        self._status = fields.get("status", self._status)
-        if "content" in fields:
-            self._content = list(fields["content"])
-        await self.session.send(
-            {"sessionUpdate": "tool_call_update", "toolCallId": self.id, **fields}
-        )
-
-    async def add_text(self, value: str) -> None:
-        await self._update(content=[*self._content, {"type": "content", "content": text(value)}])
-
-    async def add_diff(self, path: str, new_text: str, old_text: str | None = None) -> None:
-        """A diff of the file at `path` (absolute); `old_text` None for a new file."""
-        diff = {
-            "type": "diff",
-            "path": path,
-            "newText": new_text,
-            **({"oldText": old_text} if old_text is not None else {}),
-        }
-        await self._update(content=[*self._content, diff], locations=[{"path": path}])
-
-    async def add_terminal(self, terminal_id: str) -> None:
-        """Embed a client terminal's live output."""
-        await self._update(
-            content=[*self._content, {"type": "terminal", "terminalId": terminal_id}]
-        )
-
-
-class Terminal(Generic[OutputT, ExitT]):
-    """A client terminal, created on `async with` entry and always released on exit (v1: a v2
-    client has no terminals for its agent)."""
-
-    def __init__(
-        self,
-        session: AgentSession[Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any, Any],
-        data: dict[str, Any],
-    ) -> None:
-        self.session = session
-        self.data = data
-        self.id = ""  # the client's terminalId, once created
-
-    async def __aenter__(self) -> Terminal[OutputT, ExitT]:
-        session = self.session
-        result = await session.call(TERMINAL_CREATE, self.data)
-        self.id = str(wire.get(result, "terminalId"))
-        return self
-
-    async def __aexit__(self, kind: type[BaseException] | None, *exc: object) -> None:
-        try:
-            await self._call(TERMINAL_RELEASE)
-        except ConnectionClosedError:
-            if kind is None:
-                raise
-
-    async def output(self) -> OutputT:
-        """The output so far (`output`, `truncated`, `exitStatus` once exited)."""
-        output: OutputT = await self._call(TERMINAL_OUTPUT)
-        return output
-
-    async def wait_for_exit(self) -> ExitT:
-        """Wait for the command to exit: its `exitCode` / `signal`."""
-        exit: ExitT = await self._call(TERMINAL_WAIT)
-        return exit
-
-    async def kill(self) -> None:
-        """Kill the command; the terminal stays until released."""
-        await self._call(TERMINAL_KILL)
-
-    async def _call(self, method: str) -> Any:
-        session = self.session
-        return await session.call(method, {"terminalId": self.id})
 
 
 def _block(value: Any) -> Any:

@@ -11,38 +11,18 @@ and the turn ends with the first `state_update` `idle` after that user message, 
 type without `stopReason` means the turn ends by state.
 
 A `Session` folds every `session/update` of its session, in arrival order and before the client
-handler sees it, into `session.state` (a `SessionState`): messages by message id, thoughts, tool
-calls, terminals and compactions by id, the plan(s), the session's activity state, the current
-mode, config options, commands, usage, notices and session info. The folding reads the generated
-types: a patch applies each field its type declares (omitted: unchanged, null: cleared, a value:
-replaced), so a field the schema adds later is folded with no change here. What each kind of update
-*means* is the one hand-written table, `FOLDS`; a kind it does not list is kept as the last such
-update in `state.other`.
-
-Everything is read and built by wire name through the package the connection was given (`wire`),
-so the same code serves any generated package whose session updates have these shapes.
+handler sees it, into `session.state` (a `SessionState`, `state.py`: messages, tool calls, plan,
+mode, config options, commands, usage ...). Everything is read and built by wire name through the
+connection's package (`wire`), so the same code serves any generated package of these shapes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import operator
-import weakref
-from dataclasses import dataclass
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    AsyncIterator,
-    Callable,
-    Generic,
-    Mapping,
-    Sequence,
-    cast,
-    overload,
-)
+from typing import TYPE_CHECKING, Any, AsyncIterator, Generic, Mapping, Sequence, cast, overload
 
 from .jsonrpc import wire
-from .jsonrpc.errors import ConnectionClosedError, RequestTimeoutError
+from .jsonrpc.errors import ConnectionClosedError
 from .protocol import rules
 from .protocol.client import ClientSideConnection
 from .protocol.connection import DEFAULT
@@ -72,8 +52,6 @@ if TYPE_CHECKING:
         HasSessionConfigValueId,
         HasSessionMode,
         HasSessionModeState,
-        HasSessionUpdate,
-        HasUsage,
         K,
         M,
         Opt,
@@ -87,6 +65,9 @@ if TYPE_CHECKING:
         V,
         X,
     )
+from .routing import TurnOutcome as TurnOutcome
+from .routing import TurnTimeoutError as TurnTimeoutError
+from .routing import client_connection, params_of, router_of
 from .state import (
     CHUNK,
     FOLDS,
@@ -108,126 +89,13 @@ from .state import patch_meta as patch_meta
 _END = object()  # ends an `updates()` iteration: a turn ended, or the connection closed
 
 
-@dataclass(frozen=True)
-class TurnOutcome(Generic[StopT, AnswerT, AgentSchemaT]):
-    """How a prompt turn ended: `stop_reason` ("end_turn", "cancelled" ...; in v2 None when the
-    idle state reports none), the turn's `usage` (None when the agent reports none), the agent's
-    whole `response` to the prompt and, in v2, the `idle` state update that ended the turn.
-
-    The last parameter is the agent proxy: `usage` is its package's `Usage`, `idle` one of its
-    `SessionUpdate`s (read through it, as `SessionState`'s members are)."""
-
-    stop_reason: StopT | None
-    if not TYPE_CHECKING:  # at run time: fields; a type checker reads the properties below
-        usage: Any
-    response: AnswerT
-    if not TYPE_CHECKING:
-        idle: Any = None
-
-    if TYPE_CHECKING:
-
-        def __init__(
-            self, stop_reason: StopT | None, usage: object, response: AnswerT, idle: object = None
-        ) -> None: ...
-
-        @property
-        def usage(self: _Outcome[HasUsage[V]]) -> V | None: ...
-
-        @property
-        def idle(self: _Outcome[HasSessionUpdate[V]]) -> V | None: ...
-
-    @property
-    def cancelled(self) -> bool:
-        return self.stop_reason == "cancelled"
-
-
-class TurnTimeoutError(RequestTimeoutError):
-    """v2: a turn that did not end (no idle state) within the prompt's timeout. The prompt was
-    answered; the turn was cancelled with `session/cancel`."""
-
-    def __init__(self, timeout: float) -> None:
-        super().__init__("session/prompt", timeout)
-        self.args = (
-            f"session/prompt: the turn did not end within {timeout:g} s (no idle state_update); "
-            "it was cancelled (session/cancel)",
-        )
-
-
-class _Router:
-    """Hands each session/update of a connection to its `Session`, in arrival order. Updates for a
-    session not known yet are held while a session/new is in flight: the agent may send them right
-    after its answer, before the caller has the id."""
-
-    def __init__(self, conn: ClientSideConnection) -> None:
-        self.conn = weakref.ref(conn)  # (the connection keeps its router: `_ROUTERS`)
-        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any, Any]] = {}
-        self.setups = 0
-        self.held: list[Any] = []
-        # params type -> what reads its session id and update (one C call for a Struct type)
-        self.readers: dict[type, Callable[[Any], tuple[Any, Any]]] = {}
-        self.chained: Callable[[Any], None] | None = conn.on_session_update
-        conn.on_session_update = self.route
-        asyncio.ensure_future(conn.wait_closed()).add_done_callback(lambda _: self.closed())
-
-    def route(self, params: Any) -> None:
-        if self.chained is not None:
-            self.chained(params)
-        read = self.readers.get(type(params))
-        if read is None:
-            read = self.readers[type(params)] = _reader(type(params))
-        session_id, update = read(params)
-        session = self.sessions.get(session_id)
-        if session is None:
-            if self.setups:
-                self.held.append(params)
-        else:
-            session.fold(update)
-
-    def claim(self, session: Session[Any, Any, Any, Any, Any, Any, Any]) -> None:
-        self.sessions[session.id] = session
-        held, self.held = self.held, []
-        for params in held:
-            if wire.get(params, rules.SESSION_ID) == session.id:
-                session.fold(wire.get(params, rules.SESSION_UPDATE_FIELD))
-            elif self.setups:
-                self.held.append(params)
-
-    def closed(self) -> None:
-        for session in self.sessions.values():
-            session.end_updates(closed=True)
-
-
-def _reader(cls: type) -> Callable[[Any], tuple[Any, Any]]:
-    """What reads the session id and the update of session/update params of type `cls`."""
-    names = (wire.attribute(cls, rules.SESSION_ID), wire.attribute(cls, rules.SESSION_UPDATE_FIELD))
-    if names[0] is not None and names[1] is not None:
-        return operator.attrgetter(names[0], names[1])
-    return lambda params: (
-        wire.get(params, rules.SESSION_ID),
-        wire.get(params, rules.SESSION_UPDATE_FIELD),
-    )
-
-
-_ROUTERS: weakref.WeakKeyDictionary[ClientSideConnection, _Router] = weakref.WeakKeyDictionary()
-
-
-def _router(conn: ClientSideConnection) -> _Router:
-    router = _ROUTERS.get(conn)
-    if router is None:
-        router = _ROUTERS[conn] = _Router(conn)
-    return router
-
-
 class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, AgentSchemaT]):
     """One session of a client connection: its id, the agent's offers, its folded `state`.
 
     Make one with `await Session.new(conn, cwd)` or `await Session.load(conn, session_id, cwd)`.
-    Typed with the connection's package (read off `conn.agent`, see
-    `acp_runtime.protocol.schema_types`): `prompt` takes its content blocks, `updates()` gives its
-    session updates, `state.tool_calls` holds its tool calls and `state.plan` its plan entries, and
-    the `TurnOutcome` has its stop reason and prompt answer. The last parameter is the agent proxy,
-    which carries the rest of the package's types (`modes`, `config_options`, `commands`,
-    `state.usage` ...: see `schema_types`).
+    Typed with the connection's package (read off `conn.agent`, see `schema_types`): its content
+    blocks, updates, tool calls, plan entries, stop reason and prompt answer; the last parameter
+    is the agent proxy, which carries the rest of its types (`modes`, `state.usage` ...).
     """
 
     @overload
@@ -252,7 +120,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> None: ...
 
     def __init__(self, conn: object, session_id: Any) -> None:
-        self.conn: ClientSideConnection[AgentSchemaT] = _client_connection(conn, "Session")
+        self.conn: ClientSideConnection[AgentSchemaT] = client_connection(conn, "Session")
         self.schema = self.conn.schema
         self.id: str = session_id
         self.state: SessionState[ContentT, ToolCallT, EntryT, AgentSchemaT] = SessionState()
@@ -305,12 +173,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         cls, conn: object, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
     ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
-        conn = _client_connection(conn, "Session.new")
-        router = _router(conn)
+        conn = client_connection(conn, "Session.new")
+        router = router_of(conn)
         router.setups += 1
         try:
             data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
-            result = await conn.request("session/new", _params(conn, "session/new", data))
+            result = await conn.request("session/new", params_of(conn, "session/new", data))
             session = cls(conn, wire.get(result, rules.SESSION_ID))
             session._offered(result)
             router.claim(session)
@@ -438,24 +306,17 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         timeout: float | None = DEFAULT,  # DEFAULT: the connection's
         **params: Any,  # further wire fields: any JSON
     ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
-        """Send one prompt (a string is one text block) and wait for the turn to end.
-
-        v1: the turn ends with the prompt's answer, which carries the stop reason. v2: the answer
-        only acknowledges the user message; the turn ends with the first `state_update` `idle`
-        after that user message (or, when the answer names none, after the session reported work),
-        and its stop reason and usage are returned. Every update of the turn has been folded into
-        `state` when this returns. A cancelled turn returns normally, with `stop_reason`
-        "cancelled"; an agent's error raises it. `timeout` is the call's (default: the
-        connection's; in v2 it bounds the whole turn, and on expiry the turn is cancelled with
-        `session/cancel`); `params` are further wire fields.
-        """
+        """Send one prompt (a string is one text block) and wait for the turn to end (v2: its
+        first idle state after the user message, or after work when the answer names none), every
+        update of it folded. A cancelled turn returns with `stop_reason` "cancelled"; an agent's
+        error raises. `timeout`: the call's (in v2 the whole turn's, cancelled on expiry)."""
         blocks: list[Any] = (
             [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
         )
         data = {rules.SESSION_ID: self.id, "prompt": blocks, **params}
         by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
         try:
-            params = _params(self.conn, "session/prompt", data)
+            params = params_of(self.conn, "session/prompt", data)
             if not by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
                 outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
@@ -519,15 +380,13 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         this session's pending permission requests as cancelled."""
         await self.conn.notify(
             rules.SESSION_CANCEL,
-            _params(self.conn, rules.SESSION_CANCEL, {rules.SESSION_ID: self.id}),
+            params_of(self.conn, rules.SESSION_CANCEL, {rules.SESSION_ID: self.id}),
         )
 
     async def set_mode(self, mode_id: str) -> None:
         """`session/set_mode` to one of `available_modes`; `state.current_mode_id` follows."""
-        await self.conn.request(
-            "session/set_mode",
-            _params(self.conn, "session/set_mode", {rules.SESSION_ID: self.id, "modeId": mode_id}),
-        )
+        data = {rules.SESSION_ID: self.id, "modeId": mode_id}
+        await self.conn.request("session/set_mode", params_of(self.conn, "session/set_mode", data))
         self.state.current_mode_id = mode_id
 
     async def set_config_option(
@@ -546,7 +405,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         if kind is not None and kind != "select":  # a select value is the untagged default variant
             data["type"] = kind
         result = await self.conn.request(
-            "session/set_config_option", _params(self.conn, "session/set_config_option", data)
+            "session/set_config_option", params_of(self.conn, "session/set_config_option", data)
         )
         state.config_options = wire.items(result, "configOptions")
 
@@ -569,8 +428,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
                 self._listeners.remove(queue)
 
     def fold(self, update: Any) -> None:
-        """Fold one of its session updates into `state`, and tell a waiting turn and every
-        `updates()` reader (the connection's router calls it, in arrival order)."""
+        """Fold one of its updates into `state`; tell a waiting turn and the `updates()` readers."""
         self.state.fold(update)
         if self._waiting:
             self._watch(update)
@@ -579,8 +437,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
                 queue.put_nowait(update)
 
     def _watch(self, update: Any) -> None:
-        """Note what a waiting v2 turn ends on: user messages by id, and each state update (the
-        update when idle, None for any other state), numbered in arrival order."""
+        """Note, numbered, what a waiting v2 turn ends on: user messages, states (None: busy)."""
         self._folded += 1
         how = FOLDS.get(wire.get(update, KIND))
         if isinstance(how, Fold) and how.action in (CHUNK, UPSERT) and how.slot == "user":
@@ -612,7 +469,6 @@ if TYPE_CHECKING:
     # a session's state (or a session), by one def name of its package: see `schema_types`
     _State = SessionState[Any, Any, Any, Types[X]]
     _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
-    _Outcome = TurnOutcome[Any, Any, Types[X]]
 
 
 async def _open(
@@ -622,31 +478,16 @@ async def _open(
     session_id: Any,
     data: dict[str, Any],
 ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
-    """`Session.load` and `Session.resume`: the session is routed before the agent answers (a
-    load replays its history as updates first)."""
-    conn = _client_connection(conn, f"Session.{method.split('/')[-1]}")
+    """`Session.load` / `resume`: routed before the agent answers (and replays history)."""
+    conn = client_connection(conn, f"Session.{method.split('/')[-1]}")
     session = cls(conn, session_id)
-    router = _router(conn)
+    router = router_of(conn)
     router.sessions[session_id] = session
     data = {rules.SESSION_ID: session_id, **data}
     try:
-        result = await conn.request(method, _params(conn, method, data))
+        result = await conn.request(method, params_of(conn, method, data))
     except BaseException:
         router.sessions.pop(session_id, None)
         raise
     session._offered(result)
     return session
-
-
-def _client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
-    """`conn` as the client connection it must be (a clear error naming `what` otherwise)."""
-    if not isinstance(conn, ClientSideConnection):
-        raise TypeError(f"{what} needs a ClientSideConnection, not {type(conn).__name__}")
-    return conn
-
-
-def _params(conn: ClientSideConnection[Any], method: str, data: dict[str, Any]) -> Any:
-    """The typed params of `method` from wire-shaped data (Structs inside are fine)."""
-    return wire.build(
-        conn.schema, data, conn.schema.METHODS[method].params, method=method, at="params"
-    )

@@ -29,13 +29,11 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections import deque
 from typing import (
     TYPE_CHECKING,
     Any,
     Awaitable,
     Callable,
-    Container,
     Generic,
     Mapping,
     TypeVar,
@@ -50,16 +48,16 @@ from .calls import DEFAULT as DEFAULT
 from .calls import PendingCall, PendingCalls, in_notification
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineTransport, OversizedLine
+from .hooks import EOF, Answer, Inbox, ObservedTransport, Policy, Step
 from .sending import Envelopes, Sender
 from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
-from .transport import Pausable
+from .transport import flow
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
     from .package import (
         ErrorResponseMessage,
-        NotificationMessage,
         PackageT,
         RequestMessage,
         ResponseMessage,
@@ -73,55 +71,10 @@ else:  # jsonrpc/package.py is for type checkers: at run time, only the type var
 log = logging.getLogger("acp_runtime")
 
 
-class Policy:
-    """The hooks through which a protocol's rules ride on the engine
-    (`acp_runtime.protocol.policy` for ACP's). This one applies none: values are only checked
-    against the package's types."""
-
-    # the methods whose results `on_result` reads (None: all); any other result is given as it is
-    results_read: Container[str] | None = None
-    # the methods of requests `received_request` acts on (None: all); it is not called for others
-    requests_watched: Container[str] | None = None
-    # the methods of calls `sent` acts on (None: all); it is not called for others
-    sends_watched: Container[str] | None = None
-
-    def before_send(self, method: str, params: Any) -> Any:
-        """An outgoing call or notification: raise to refuse it; returns the params to send."""
-        return params
-
-    def sent(self, method: str, params: Any) -> None:
-        """An outgoing call or notification went out."""
-
-    def received_request(self, method: str, params: Any) -> None:
-        """A request arrived (its handler starts next)."""
-
-    def received_notification(self, method: str, params: Any) -> bool:
-        """A notification arrived; False: drop it."""
-        return True
-
-    def handling(self, method: str, params: Any) -> None:
-        """A notification's handler is about to run (in arrival order)."""
-
-    def handling_step(self, method: str) -> Callable[[Any], object] | None:
-        """What `handling` does with notifications of `method`, as a function of their params (None:
-        nothing). The engine asks once per method and keeps the answer."""
-        if type(self).handling is Policy.handling:
-            return None
-        return functools.partial(self.handling, method)
-
-    def serve(self, request: Any) -> Awaitable[Any]:
-        """The answer to a request (the engine's `handle`, checked): raise to refuse it."""
-        raise NotImplementedError
-
-    def on_result(self, method: str, params: Any, result: Any) -> Any:
-        """The peer's result for one of our calls, checked; returns what the call gives."""
-        return result
-
-
 class Engine(Generic[PackageT]):
     """A JSON-RPC 2.0 engine over a transport of whole messages, driven by a generated package's
-    codec; it knows no protocol method. Its `policy` (`Policy`) carries a protocol's rules; the
-    subclass says how a message reaches its handler (`_handler_awaitable`)."""
+    codec; it knows no protocol method. Its `policy` (`Policy`) carries a protocol's rules and
+    reaches its handlers; `screen`, when given, reads each received line first (True: taken)."""
 
     side: str  # whose methods this end receives: the package's codec reads them
     peer_side: str  # the other end's
@@ -140,8 +93,11 @@ class Engine(Generic[PackageT]):
         tracer: Any = None,
         timeout: float | None = None,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        screen: Callable[[bytes], bool] | None = None,
     ) -> None:
         self.schema: PackageT = schema
+        self.screen = screen  # (its owner sets it to None once it takes no more lines)
+        self.answer_screen: Callable[[Any], Any] | None = None  # reads each answer first
         self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
         self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         self.lenient = lenient
@@ -156,17 +112,18 @@ class Engine(Generic[PackageT]):
                 cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
             )
         self._transport = (
-            _ObservedTransport(transport, self._show_sent) if observer is not None else transport
+            ObservedTransport(transport, self._show_sent) if observer is not None else transport
         )
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self._pending = PendingCalls(self._loop)
         self.policy: Policy = Policy()
-        self._steps: dict[str, tuple[Callable[[Any], object] | None, Any]] = {}  # by method
+        self._steps: dict[str, tuple[Step | None, Step | None]] = {}  # by method
         self._sender = Sender()
         self._bind(schema)
-        self._inbox = _Inbox()  # notifications, `_Answer`s, `_EOF`: handled in order by _work
+        self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
+        flow_of = functools.partial(flow, self._transport)  # pauses and resumes reading the peer
         self._server = Server(
-            self, self._sender, self._inbox.items, self._maybe_finish, self._flow, max_in_flight
+            self, self._sender, self._inbox.items, self._maybe_finish, flow_of, max_in_flight
         )
         self._busy = False
         self._next_id = 0
@@ -179,24 +136,17 @@ class Engine(Generic[PackageT]):
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
     def _bind(self, schema: PackageT) -> None:
-        """Read and write messages with `schema`'s codec from now on."""
         self.schema = schema
         envelopes, self._cancel_request_info = self._codec_tables(schema)
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
         self._sender.bind(schema, envelopes)
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
-    def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
-        """`_work`'s dispatch of `method` (kept): the policy's step, the handler's function."""
-        return self.policy.handling_step(method), None
-
     def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
-        """What the engine derives from a package: its envelopes and the `$/cancel_request`
-        method (None when it has none); a subclass may keep them per package."""
+        """A package's envelopes and `$/cancel_request` method (None: none)."""
         return Envelopes(schema), schema.NOTIFICATIONS.get(CANCEL_REQUEST)
 
     def _start_engine(self) -> None:
-        """Start reading and handling messages."""
         self._tasks = [self._loop.create_task(self._work())]
         self._transport.start(self._on_messages, self._on_input_end)
 
@@ -207,7 +157,6 @@ class Engine(Generic[PackageT]):
         return self._closed.done()
 
     async def wait_closed(self) -> None:
-        """Wait until the connection is closed (by either side)."""
         await asyncio.shield(self._closed)
 
     async def close(self, error: Exception | None = None) -> None:
@@ -234,10 +183,8 @@ class Engine(Generic[PackageT]):
         timeout: Any = DEFAULT,
     ) -> Any:
         """Send a request and wait for its typed result (or raise the peer's typed error).
-
-        `timeout` (seconds; default the connection's `timeout`, None for no limit): when no answer
-        came in time, `$/cancel_request` is sent, a late answer is dropped, and the call raises
-        `RequestTimeoutError`.
+        `timeout` (seconds; default the connection's, None: no limit): when no answer came in
+        time, `$/cancel_request` is sent, a late answer dropped, and `RequestTimeoutError` raised.
         """
         return await (await self.send_request(method, params, result_type, timeout=timeout))
 
@@ -279,7 +226,6 @@ class Engine(Generic[PackageT]):
         return PendingCall(self, request_id, method, params, future, timeout, policy)
 
     async def notify(self, method: str, params: Any = None) -> None:
-        """Send a notification."""
         if self._close_error is not None:
             raise self._close_error
         params = self._outgoing(method, params)
@@ -293,37 +239,21 @@ class Engine(Generic[PackageT]):
         return tracing.inject(self.tracer, params) if self.tracer is not None else params
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
-        """From inside a request handler: start `work()` once that request's answer has been
-        written (`serving.Server.after_answer`)."""
+        """From inside a request handler: `work()` once its answer is written (`Server`'s)."""
         self._server.after_answer(work)
 
     async def cancel_request(self, request_id: RequestId) -> None:
-        """Send `$/cancel_request` for one of our pending requests; its call stays pending until
-        the peer answers it (with -32800 or a result)."""
+        """Send `$/cancel_request` for a pending call; it stays pending until the peer answers."""
         if self._cancel_request_info is None:
             raise CapabilityError(CANCEL_REQUEST, "the schema defines no such notification")
-        params = wire.build(
-            self.schema, {CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
-        )
-        await self.notify(CANCEL_REQUEST, params)
+        await self.notify(CANCEL_REQUEST, self._cancel_params(request_id))
 
-    def handle(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Any]:
-        """The handler's awaitable for a message (no coroutine frame of ours around it untraced):
-        what the policy's `serve` awaits."""
-        if self.tracer is not None:
-            return self._traced(message, is_request)
-        return self._handler_awaitable(message, is_request=is_request)
-
-    async def _traced(self, message: Any, is_request: bool) -> Any:
-        """A handler's awaitable run inside the trace context its message carries."""
-        with tracing.extract(self.tracer, message.params):
-            return await self._handler_awaitable(message, is_request=is_request)
+    def _cancel_params(self, request_id: RequestId) -> Any:
+        info = self._cancel_request_info
+        return wire.build(self.schema, {CANCEL_REQUEST_ID: request_id}, info.params)
 
     @property
     def serving(self) -> Mapping[RequestId, Serving]:
-        """The requests being served, by id."""
         return self._server.requests
 
     # --- receiving --------------------------------------------------------------------------------
@@ -336,8 +266,8 @@ class Engine(Generic[PackageT]):
             for line in lines:
                 if isinstance(line, OversizedLine):
                     self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
-                else:
-                    self._receive(line)
+                elif self.screen is None or not self.screen(line):
+                    self.receive(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
             self._on_input_end(exc)
         self._server.alone = False
@@ -355,26 +285,20 @@ class Engine(Generic[PackageT]):
             reason = await self.describe_eof() if self.describe_eof else reason
         self._on_eof(ConnectionClosedError(f"connection closed: {reason}"))
 
-    def _receive(self, line: bytes) -> None:
+    def receive(self, line: bytes) -> None:
         if not line or line.isspace():
             return
         schema = self.schema
         try:
             message = self._decoder.decode(line)
         except schema.RpcError as err:
-            self.observe("in", line, None)
-            self._refuse(answers.bad_message(schema, line, as_rpc_error(err)))
-            return
+            return self._refuse(answers.bad_message(schema, line, as_rpc_error(err)), line)
         except RecursionError:  # msgspec: nested deeper than the decoder goes
-            self.observe("in", line, None)
-            self._refuse(answers.too_deep(schema, line))
-            return
+            return self._refuse(answers.too_deep(schema, line), line)
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
-            self.observe("in", line, None)
             internal = self.rpc_error(INTERNAL_ERROR, "Internal error")
-            self._refuse(answers.bad_message(schema, line, internal))
-            return
+            return self._refuse(answers.bad_message(schema, line, internal), line)
         if self.observer is not None:
             self.observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
@@ -386,11 +310,15 @@ class Engine(Generic[PackageT]):
                 return
             self._inbox.put_nowait(message)
         elif isinstance(message, schema.Request):
-            self._server.start(message)
+            self.serve(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
             self._on_response(message)
         else:  # decode_message returns one of the four envelopes: a generator bug
             log.error("decode_message returned %r, not a message envelope", message)
+
+    def serve(self, request: RequestMessage) -> None:
+        """Serve a request that arrived: its handler starts at once (`serving.Server.start`)."""
+        self._server.start(request)
 
     def observe(self, direction: str, line: bytes, message: Any) -> None:
         if self.observer is not None:
@@ -399,8 +327,10 @@ class Engine(Generic[PackageT]):
             except Exception:
                 log.exception("the message observer failed")
 
-    def _refuse(self, refusal: answers.Refusal) -> None:
-        """Act on what `answers` decided for a message the package refused."""
+    def _refuse(self, refusal: answers.Refusal, line: bytes | None = None) -> None:
+        """Act on what `answers` decided for a message the package refused (`line`, shown)."""
+        if line is not None:
+            self.observe("in", line, None)
         if refusal.fails:
             outgoing = self._pending.take(refusal.request_id)
             if outgoing is not None and not outgoing.future.done():
@@ -409,8 +339,8 @@ class Engine(Generic[PackageT]):
             self.send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        if self._read_as_json:  # an answer read as JSON may choose the package (the client's)
-            response = self._read_answer(response)
+        if self.answer_screen is not None:  # an answer read as JSON may choose the package
+            response = self.answer_screen(response)
         try:
             outgoing = self._pending.get(response.id)
         except TypeError:
@@ -427,33 +357,28 @@ class Engine(Generic[PackageT]):
             self._pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
-            self._inbox.put_nowait(_Answer(response))
-
-    def _read_answer(self, response: Any) -> Any:
-        """An answer that came while results are read as JSON (`_read_as_json`), as read on."""
-        return response
+            self._inbox.put_nowait(Answer(response))
 
     async def _work(self) -> None:
-        """The one worker: each notification's handler in arrival order, and the answers that
-        came after notifications, in their turn."""
+        """The one worker: notifications' handlers in arrival order, answers behind them."""
         in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
         inbox = self._inbox
         waiting = inbox.items
-        while (item := waiting.popleft() if waiting else await inbox.get()) is not _EOF:
-            if type(item) is _Answer:
+        while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:
+            if type(item) is Answer:
                 self._pending.resolve(item.response, self.schema)
                 continue
             step = self._steps.get(item.method)
             if step is None:
-                step = self._steps[item.method] = self._notification_step(item.method)
+                step = self._steps[item.method] = self.policy.notification_step(item.method)
             self._busy = True
             try:
-                if step[0] is not None:  # the policy's `handling`
+                if step[0] is not None:
                     step[0](item.params)
-                if step[1] is not None and self.tracer is None:  # `_handler_awaitable`'s own
+                if step[1] is not None and self.tracer is None:  # the handler's own function
                     await step[1](item.params)
                 else:
-                    await self.handle(item, is_request=False)
+                    await self.policy.handle(item)
             except Exception:
                 log.exception("notification handler for %s failed", item.method)
             finally:
@@ -476,24 +401,15 @@ class Engine(Generic[PackageT]):
 
     # --- writing and closing ----------------------------------------------------------------------
 
-    def _flow(self, reading: bool) -> None:
-        """Stop reading the peer (False) or read on (True), when the transport can pause."""
-        transport = self._transport
-        if not isinstance(transport, Pausable):
-            return
-        if reading:
-            transport.resume_reading()
-        else:
-            transport.pause_reading()
-
-    def _on_write_error(self, exc: BaseException) -> None:
-        """Messages written in an earlier call could not be handed to the stream: close."""
-        self.shutdown(ConnectionClosedError(f"connection closed: writing failed ({exc!r})"))
+    def _on_write_error(self, exc: BaseException) -> ConnectionClosedError:
+        """Writing failed (in this call, or messages written in an earlier one): close."""
+        err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+        self.shutdown(err)
+        return err
 
     async def write(self, data: bytes) -> None:
-        """Send one encoded message as it is, waiting while the peer reads too slowly. A write that
-        fails raises `ConnectionClosedError`: when the peer went away first, that (not how the
-        write ended); else the connection closes now, for this reason."""
+        """Send one encoded message, waiting while the peer reads too slowly; a failed write raises
+        `ConnectionClosedError` (the peer's going away, when it came first)."""
         if self._closed.done():
             raise self._close_error or ConnectionClosedError("connection closed")
         try:
@@ -502,22 +418,18 @@ class Engine(Generic[PackageT]):
             known = self._eof_error or self._close_error
             if known is not None:
                 raise known from exc
-            err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-            self.shutdown(err)
-            raise err from exc
+            raise self._on_write_error(exc) from exc
 
     def abandon(self, request_id: RequestId) -> None:
-        """Stop waiting for one of our calls: its late answer is dropped, and the peer is asked to
-        drop it (`$/cancel_request`, when the package has it)."""
+        """Stop waiting for one of our calls (its late answer dropped); ask the peer to drop it."""
         if not self._pending.abandon(request_id):
             return
         if self._cancel_request_info is None or self._closed.done():
             return
         try:
-            params = wire.build(
-                self.schema, {CANCEL_REQUEST_ID: request_id}, self._cancel_request_info.params
+            note = self.schema.Notification(
+                method=CANCEL_REQUEST, params=self._cancel_params(request_id)
             )
-            note = self.schema.Notification(method=CANCEL_REQUEST, params=params)
             self._transport.send_nowait(self.schema.encode_message(note))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
@@ -527,7 +439,7 @@ class Engine(Generic[PackageT]):
             return
         self._eof_error = error
         self._pending.fail_all(error, keep_answered=True)
-        self._inbox.put_nowait(_EOF)
+        self._inbox.put_nowait(EOF)
         self._maybe_finish()
 
     def _maybe_finish(self) -> None:
@@ -559,76 +471,3 @@ class Engine(Generic[PackageT]):
         except Exception:
             decoded = None
         self.observe("out", message, decoded)
-
-    def _handler_awaitable(self, message: Any, *, is_request: bool) -> Awaitable[Any]:
-        """The handler's awaitable for a message (the subclass says which handler serves it)."""
-        raise NotImplementedError
-
-
-_EOF: Any = object()  # the end of the inbox: the peer's output ended
-
-
-class _Answer:
-    """An answer that arrived after notifications still to be handled: it waits its turn."""
-
-    __slots__ = ("response",)
-
-    def __init__(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        self.response = response
-
-
-class _Inbox:
-    """The received notifications and answers (`_Answer`), in arrival order, for the one worker
-    task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up
-    future only while the worker waits)."""
-
-    __slots__ = ("items", "waiter")
-
-    def __init__(self) -> None:
-        self.items: deque[Any] = deque()
-        self.waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        self.items.append(item)
-        if self.waiter is not None:
-            self.wake()
-
-    def wake(self) -> None:
-        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    async def get(self) -> Any:
-        while not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
-        return self.items.popleft()
-
-
-class _ObservedTransport:
-    """The connection's transport, showing each outgoing message to `show` first."""
-
-    def __init__(self, transport: Transport, show: Callable[[bytes], None]) -> None:
-        self._transport = transport
-        self._show = show
-        self.start = transport.start
-        self.close = transport.close
-
-    def send_nowait(self, message: bytes) -> None:
-        self._show(message)
-        self._transport.send_nowait(message)
-
-    async def send(self, message: bytes) -> None:
-        self._show(message)
-        await self._transport.send(message)
-
-    def pause_reading(self) -> None:
-        if isinstance(self._transport, Pausable):
-            self._transport.pause_reading()
-
-    def resume_reading(self) -> None:
-        if isinstance(self._transport, Pausable):
-            self._transport.resume_reading()

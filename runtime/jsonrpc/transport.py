@@ -54,6 +54,15 @@ class Pausable(Protocol):
         ...
 
 
+def flow(transport: object, reading: bool) -> None:
+    """Pause (False) or resume (True) a transport's reading, when it can pause."""
+    if isinstance(transport, Pausable):
+        if reading:
+            transport.resume_reading()
+        else:
+            transport.pause_reading()
+
+
 class MessageTransport:
     """A transport whose messages arrive one by one from its owner: `feed(message)` hands the
     engine one received message, `feed_eof()` ends the input; each sent message goes to

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
-from ..jsonrpc import INVALID_PARAMS
+from ..jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, wire
+from ..jsonrpc.errors import ProtocolError
 from ..jsonrpc.framing import ByteReader, ByteWriter
-from . import negotiation
+from . import negotiation, rules
 from .connection import Connection, as_rpc_error
-from .policy import AgentPolicy
+from .policy import AcpPolicy, AfterServe, Answer, SendCheck, SendStep
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -17,11 +18,154 @@ if TYPE_CHECKING:
 
     from ..jsonrpc.package import AgentPackage, ClientProxyT, HandlerT, ProxyT
     from .connection import ConnectionOptions
+    from .plan import PackagePlan
 
     _Base = Connection[AgentPackage[ClientProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
     ClientProxyT = TypeVar("ClientProxyT")
     _Base = Connection
+
+
+class AgentPolicy(AcpPolicy):
+    """The agent's rules: initialize answered by the runtime, unique session ids, the turn rules,
+    no history while a session is resumed."""
+
+    conn: AgentSideConnection[Any]
+
+    def __init__(self, conn: AgentSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
+        super().__init__(conn, plan, enforce)
+        self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
+        self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
+        self.requests_watched = rules.TURN_ENDED_BY | self.completing | {rules.NO_HISTORY_DURING}
+
+    def _around(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
+        if method != rules.SESSION_UPDATE:
+            return None, None
+        before = self.message_id_given if self.message_kinds else None
+        if self.turns.tracked:
+            after: SendCheck | None = self.update_fits
+        else:  # v1: no turn to track; no history to check before a session/resume came (it
+            # passes every update then, see `received_request`: no call per update)
+            after = self.no_history if self.enforce and self.resumes_came else None
+        return before, after
+
+    def message_id_given(self, method: str, params: Any) -> None:
+        """v2: a message chunk or update carries the id of its message."""
+        reason = rules.missing_message_id(params, self.message_kinds)
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
+
+    def update_fits(self, method: str, params: Any) -> None:
+        """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
+        session being resumed (33)."""
+        turns = self.turns
+        if turns.tracked:
+            reason = turns.update_breaks(params)
+            if reason is not None and self.enforce:
+                raise ProtocolError(f"{method}: {reason}")
+            if reason is None or not self.enforce:
+                turns.update_sent(params)
+        if self.enforce:
+            self.no_history(method, params)
+
+    def received_request(self, method: str, params: Any) -> None:
+        if method == rules.NO_HISTORY_DURING and not self.resumes_came:
+            self.resumes_came = True
+            self._send_steps.clear()  # `_around`: session/update now checks `no_history`
+        AcpPolicy.received_request(self, method, params)  # (no `super()` object per request)
+
+    def no_history(self, method: str, params: Any) -> None:
+        """33: no history goes to a session while its session/resume is served."""
+        if not self.resumes_came:  # none came on this connection, so none is served
+            return
+        serving = self.conn.serving
+        if not serving:
+            return
+        for served in serving.values():  # a loop, not `any`: no generator per update
+            if served.method == rules.NO_HISTORY_DURING:
+                break
+        else:
+            return
+        if wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
+            return
+        session_id = wire.get(params, rules.SESSION_ID)
+        if any(
+            s.method == rules.NO_HISTORY_DURING
+            and wire.get(s.params, rules.SESSION_ID) == session_id
+            for s in self._served()
+        ):
+            raise ProtocolError(
+                f"{method}: session {session_id!r} is being resumed, which replays no history"
+            )
+
+    def _serve_around(self, method: str) -> tuple[Answer | None, AfterServe | None]:
+        if method == rules.INITIALIZE:
+            return self.initialize, None
+        sessions = self.enforce and (
+            method in rules.SESSION_CREATED_BY
+            or method in rules.SESSION_NAMED_BY
+            or method in rules.SESSIONS_LISTED_BY
+        )
+        turn = method == rules.SESSION_PROMPT and self.turns.tracked
+        return None, self.answered if sessions or turn else None
+
+    def answered(self, request: Any, result: Any) -> None:
+        """A request's result passed: a session id is unique per connection (24); a prompt's
+        answer may leave its turn open (v2)."""
+        if self.enforce:  # 24: a unique session id, per connection
+            reason = rules.reused_session_id(
+                request.method, request.params, result, self.sessions_known
+            )
+            if reason is not None:
+                raise ProtocolError(
+                    f"{request.method}: {reason}; each session gets a unique id"
+                    " (ACP v1 requirement 24)"
+                )
+            self.sessions_known.update(
+                rules.sessions_known_after(request.method, request.params, result)
+            )
+        if request.method == rules.SESSION_PROMPT:  # the turn may go on after it (v2)
+            self.turns.prompt_answered(request.params, result)
+
+    async def initialize(self, request: Any) -> Any:
+        conn = self.conn
+        params = request.params
+        requested = wire.get(params, rules.PROTOCOL_VERSION)
+        versions = conn.protocol_versions
+        version = requested if requested in versions else versions[-1]
+        conn.route_to(version)  # not routed by the message (never for a valid one): as chosen
+        policy = conn.policy
+        assert isinstance(policy, AgentPolicy)
+        return await policy.answer_initialize(request, version)
+
+    async def answer_initialize(self, request: Any, version: int) -> Any:
+        conn = self.conn
+        conn.protocol_version = version
+        conn.peer_initialize = request.params
+        conn.client_info = rules.info_of(request.params, "client")
+        schema: Any = conn.schema
+        try:
+            result = await conn.handle(request, is_request=True)
+        except schema.RpcError as err:
+            if err.code != METHOD_NOT_FOUND:
+                raise
+            result = None
+        if self.enforce:
+            promises = self.plan.promises_check
+            reason = next((r for c in self.plan.initialize_checks if (r := c(result))), None)
+            if reason is None and promises is not None:
+                reason = promises(result, conn.handler, schema.AgentHandler, schema)
+            if reason is not None:
+                raise ProtocolError(f"{rules.INITIALIZE}: the handler's answer breaks {reason}")
+        if result is None:
+            info = schema.REQUESTS[rules.INITIALIZE]
+            result = wire.build(schema, {rules.PROTOCOL_VERSION: version}, info.result)
+        else:
+            result = wire.replace(result, rules.PROTOCOL_VERSION, version)
+        self.check_result(rules.INITIALIZE, result)
+        conn.own_initialize = result
+        conn.initialized = True
+        return result
 
 
 class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
@@ -98,16 +242,25 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _bound(self) -> None:
         self.client = self.schema.ClientProxy(self)
 
-    def _receive(self, line: bytes) -> None:
-        """A received line; before the connection is routed, routed by its initialize."""
-        if not self._routed and isinstance(self.versions, negotiation.AgentRoutes):
-            requested = negotiation.requested_version(line)
-            if type(requested) is int:
-                self._route(self.versions.choose(requested))
-                if requested not in self.versions.routes:
-                    self._receive_newer_initialize(line)
-                    return
-        super()._receive(line)
+    def _screen(self) -> Callable[[bytes], bool] | None:
+        return self._route_by if isinstance(self.versions, negotiation.AgentRoutes) else None
+
+    def _route_by(self, line: bytes) -> bool:
+        """A received line while the connection is not routed: its initialize routes it. True:
+        the line was taken here (an initialize asking for a version this agent does not speak)."""
+        assert isinstance(self.versions, negotiation.AgentRoutes)
+        if self._routed:
+            self.screen = None  # the engine reads the next lines itself
+            return False
+        requested = negotiation.requested_version(line)
+        if type(requested) is not int:
+            return False
+        self._route(self.versions.choose(requested))
+        self.screen = None
+        if requested in self.versions.routes:
+            return False
+        self._receive_newer_initialize(line)
+        return True
 
     def _receive_newer_initialize(self, line: bytes) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
@@ -119,10 +272,10 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         )
         self.observe("in", line, message)
         if message is not None:
-            self._server.start(message)
+            self.serve(message)
             return
         if not refusals:  # nested too deep for the decoder: as any other message
-            super()._receive(line)
+            self.receive(line)
             return
         why = "; ".join(f"as version {v}: {as_rpc_error(err).message}" for v, err in refusals)
         err = self.rpc_error(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import operator
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -16,11 +17,11 @@ from typing import (
 import msgspec
 
 from ..jsonrpc import wire
-from ..jsonrpc.errors import ConnectionClosedError, ProtocolError
+from ..jsonrpc.errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
 from .connection import Connection
-from .policy import ClientPolicy
+from .policy import AcpPolicy, SendCheck, SendStep, Step
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -29,11 +30,149 @@ if TYPE_CHECKING:
 
     from ..jsonrpc.package import AgentProxyT, ClientPackage, HandlerT, ProxyT
     from .connection import ConnectionOptions
+    from .plan import PackagePlan
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
     AgentProxyT = TypeVar("AgentProxyT")
     _Base = Connection
+
+
+_SESSION_SET_UP_BY = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
+_RESULTS_READ = (
+    _SESSION_SET_UP_BY | rules.OFFERS_SET_BY | rules.SESSION_CLOSED_BY | {rules.INITIALIZE}
+)  # the methods whose results `ClientPolicy.on_result` records
+
+
+def _update_of(params: Any) -> Any:
+    return wire.get(params, rules.SESSION_UPDATE_FIELD)
+
+
+_SESSION_UPDATE = rules.SESSION_UPDATE
+_OFFERING: dict[type, bool] = {}  # type of a session update -> whether it declares an offer
+
+
+class ClientPolicy(AcpPolicy):
+    """The client's rules: the version asked for and the one answered, sessions set up here, what
+    the agent offered for each."""
+
+    conn: ClientSideConnection[Any]
+
+    def __init__(self, conn: ClientSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
+        super().__init__(conn, plan, enforce)
+        # session/update params of the package's type: their update read by attribute
+        info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
+        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
+        self.update_type = info.params if info is not None and attr is not None else None
+        self.read_update: Callable[[Any], Any] = (
+            operator.attrgetter(attr) if attr is not None else _update_of
+        )
+        self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
+
+    def initializing(self, method: str, params: Any) -> Any:
+        """An outgoing initialize (before every other check): the client's checks of it, and the
+        params to send, asking for the latest version the client speaks."""
+        if self.enforce:
+            for check in self.plan.initialize_checks:
+                reason = check(params)
+                if reason is not None:
+                    raise ProtocolError(f"{method}: {reason}")
+        conn = self.conn
+        params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
+        conn.own_initialize = params
+        return params
+
+    def _around(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
+        """Before every other check, initialize's own (`initializing`). After every other check: a
+        call naming a session needs one set up here, and a mode or config value one the agent
+        offered for it."""
+        if method == rules.INITIALIZE:
+            return self.initializing, None
+        if not self.enforce:
+            return None, None
+        required = method in rules.SESSION_REQUIRED_BY
+        offered = rules.OFFER_CHECKS.get(method)
+        if not required and offered is None:
+            return None, None
+
+        def sessions(method: str, params: Any) -> None:
+            sessions = self.conn.sessions
+            session_id = wire.get(params, rules.SESSION_ID)
+            if required and session_id not in sessions:
+                raise ProtocolError(
+                    f"{method}: session {session_id!r} was not set up on this connection "
+                    f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
+                )
+            reason = offered(params, sessions.get(session_id, {})) if offered else None
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
+
+        return None, sessions
+
+    def received_notification(self, method: str, params: Any) -> bool:
+        if method == _SESSION_UPDATE and self.conn.sessions:
+            update = (
+                self.read_update(params) if type(params) is self.update_type else _update_of(params)
+            )
+            offering = _OFFERING.get(type(update))  # by type: `declares_any` depends on no more
+            if offering is None:
+                offering = _OFFERING[type(update)] = wire.declares_any(update, rules.OFFERS)
+            if offering:  # a kind of update that may carry offers (a mode update, say)
+                self.remember(wire.get(params, rules.SESSION_ID), update)
+        if method not in self.watched:
+            return True
+        return AcpPolicy.received_notification(self, method, params)
+
+    def notification_step(self, method: str) -> tuple[Step | None, Step | None]:
+        """Before the handler of a session/update: the connection's `on_session_update` (the
+        connection forgets the step when that changes)."""
+        fold = self.conn.on_session_update if method == _SESSION_UPDATE else None
+        return fold, self.conn.notification_handler(method)
+
+    def remember(self, session_id: Any, source: Any) -> None:
+        """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
+        offers = self.conn.sessions.get(session_id)
+        if offers is None or not wire.declares_any(source, rules.OFFERS):
+            return
+        for key in rules.OFFERS:
+            value = wire.get(source, key)
+            if value is not None:
+                offers[key] = value
+
+    def on_result(self, method: str, params: Any, result: Any) -> Any:
+        if method not in _RESULTS_READ and method not in self.answer_checks:
+            return result  # a result this side neither checks nor records (say, a prompt's)
+        result = super().on_result(method, params, result)
+        conn = self.conn
+        if method in _SESSION_SET_UP_BY:
+            session_id = wire.get(
+                result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID
+            )
+            conn.sessions[session_id] = {}
+            self.remember(session_id, result)
+        elif method in rules.OFFERS_SET_BY:
+            self.remember(wire.get(params, rules.SESSION_ID), result)
+        elif method in rules.SESSION_CLOSED_BY:
+            conn.sessions.pop(wire.get(params, rules.SESSION_ID), None)
+        elif method == rules.INITIALIZE:
+            return self.initialized(result)
+        return result
+
+    def initialized(self, result: Any) -> Any:
+        conn = self.conn
+        version = wire.get(result, rules.PROTOCOL_VERSION)
+        if version not in conn.protocol_versions:
+            error = ProtocolVersionError(version, conn.protocol_versions)
+            conn.shutdown(ConnectionClosedError(f"connection closed: {error}"))
+            raise error
+        conn.protocol_version = version
+        if conn.versions is not None and type(result) is dict:  # read as JSON to route
+            conn.route_to(version)
+            result = conn.typed_answer(rules.INITIALIZE, result)
+        conn.peer_initialize = result
+        conn.agent_info = rules.info_of(result, "agent")
+        conn.initialized = True
+        return result
 
 
 class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
@@ -114,6 +253,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         self._on_session_update: Callable[[Any], None] | None = None
         if not self._routed:  # initialize's result read as JSON: typed by the package of the
             self._read_as_json = frozenset({rules.INITIALIZE})  # version the agent picks
+            self.answer_screen = self._route_by
 
     @property
     def on_session_update(self) -> Callable[[Any], None] | None:
@@ -132,6 +272,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     def _route(self, version: int) -> None:
         super()._route(version)
         self._read_as_json = frozenset()
+        self.answer_screen = None
 
     async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
@@ -150,7 +291,8 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 return
             params = wire.replace(params, cursor, token)
 
-    def _read_answer(self, response: Any) -> Any:
+    def _route_by(self, response: Any) -> Any:
+        """An answer while the connection is not routed: the answer to initialize routes it."""
         if not self._routed and isinstance(response, self.schema.Response):
             # route as the answer to initialize is read, so what follows it is read by its package
             try:

@@ -12,7 +12,7 @@ import inspect
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict, TypeVar, cast
 
-from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, wire
+from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, tracing, wire
 from ..jsonrpc.calls import PendingCall as PendingCall
 from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
@@ -111,6 +111,7 @@ class Connection(Engine[PackageT]):
             tracer=tracer,
             timeout=timeout,
             max_in_flight=max_in_flight,
+            screen=self._screen(),
         )
         self._setup()
         self._start(handler)
@@ -135,6 +136,10 @@ class Connection(Engine[PackageT]):
 
         plan = PackagePlan.of(schema)  # worked out once per package and shared
         return plan.envelopes, plan.cancel_request_info
+
+    def _screen(self) -> Callable[[bytes], bool] | None:
+        """The side's first reader of each received line, given to the engine (None: none)."""
+        return None
 
     def _setup(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
@@ -178,9 +183,20 @@ class Connection(Engine[PackageT]):
         (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
         self.policy.track_turn(session_id, task)
 
-    def _handler_awaitable(
+    def handle(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool
     ) -> Awaitable[Any]:
+        """The handler's awaitable for a message (what the policy's `serve` awaits); with a
+        tracer, run in the trace context its message carries."""
+        if self.tracer is not None:
+            return self._traced(message, is_request)
+        return self._dispatch(message, is_request)
+
+    async def _traced(self, message: Any, is_request: bool) -> Any:
+        with tracing.extract(self.tracer, message.params):
+            return await self._dispatch(message, is_request)
+
+    def _dispatch(self, message: Any, is_request: bool) -> Awaitable[Any]:
         """The handler's own awaitable for a message: the common case adds no frame of ours."""
         name = self._handlers[is_request].get(message.method)
         fn = getattr(self.handler, name, None) if name is not None else None
@@ -191,10 +207,10 @@ class Connection(Engine[PackageT]):
             return self._call_extension(message, is_request=is_request)
         return self._unhandled(message.method, is_request=is_request)
 
-    def _notification_step(self, method: str) -> tuple[Callable[[Any], object] | None, Any]:
+    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None:
+        """The handler's own function of the params of `method`'s notifications (None: none)."""
         name = self._handlers[False].get(method)
-        fn = getattr(self.handler, name, None) if name is not None else None
-        return self.policy.handling_step(method), fn
+        return getattr(self.handler, name, None) if name is not None else None
 
     async def _call_extension(
         self, message: RequestMessage | NotificationMessage, *, is_request: bool

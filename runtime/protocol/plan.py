@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..jsonrpc.sending import Envelopes
-from . import rules
+from . import guards, rules
 from .turns import Turns, TurnsByUpdate
 
 if TYPE_CHECKING:
@@ -50,9 +50,9 @@ class SidePlan:
 
     def __init__(self, schema: Package, side: str) -> None:
         self.side = side
-        self.send_guards: Guards = rules.guards_for(schema, side, "send")
-        self.receive_guards: Guards = rules.guards_for(schema, side, "receive")
-        self.result_guards: Guards = rules.guards_for(schema, side, "result")
+        self.send_guards: Guards = guards.guards_for(schema, side, "send")
+        self.receive_guards: Guards = guards.guards_for(schema, side, "receive")
+        self.result_guards: Guards = guards.guards_for(schema, side, "result")
         self.turn_cancels: Mapping[str, dict[str, Any]] = rules.turn_cancels_for(schema, side)
         # the handler method of each method this side serves (of no other side, no extension)
         self.request_handlers = _handlers(schema.REQUESTS, schema, side)

@@ -8,8 +8,9 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
   returns the params to send (checked and typed by the engine's `checked_params`);
 - `sent(method, params)`: a call or notification went out (a cancel ends a turn);
 - `received_request(request)` / `received_notification(note)` as a message arrives (False: drop
-  the notification), and `handling(note)` just before its handler runs, in arrival order;
-- `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions);
+  the notification), and `notification_step(method)`: what runs before its handler, and which;
+- `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions),
+  and `handle(note)`: a notification's handler (both through the connection's `handle`);
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
 What differs between protocol versions comes from the package's plan as data (plan.py): its
@@ -19,19 +20,17 @@ tables, its initialize checks, the methods it removed, and its turn rules (turns
 from __future__ import annotations
 
 import asyncio
-import operator
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
 
-from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, wire
-from ..jsonrpc.engine import Policy
+from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, wire
 from ..jsonrpc.errors import (
     CapabilityError,
     ConnectionClosedError,
     NotInitializedError,
     ProtocolError,
-    ProtocolVersionError,
 )
+from ..jsonrpc.hooks import Policy
 from . import rules
 
 if TYPE_CHECKING:
@@ -66,13 +65,14 @@ class Host(Protocol):
     protocol_versions: tuple[int, ...]
     peer_initialize: Any
     own_initialize: Any
+    checked_params: Callable[[str, Any], Any]
 
     @property
     def serving(self) -> Mapping[Any, Served]: ...
 
-    def checked_params(self, method: str, params: Any) -> Any: ...
-
     def handle(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
+
+    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None: ...
 
     def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
 
@@ -83,25 +83,26 @@ _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
 _NO_HISTORY_DURING = rules.NO_HISTORY_DURING
 
-_SendCheck = Callable[[str, Any], None]
-_SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
-_Answer = Callable[[Any], Awaitable[Any]]
-_Served = Callable[[Any, Any], None]
+SendCheck = Callable[[str, Any], None]
+SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
+Answer = Callable[[Any], Awaitable[Any]]
+AfterServe = Callable[[Any, Any], None]
+Step = Callable[[Any], Any]
 _ServeSteps = tuple[
-    "_Answer | None",
+    "Answer | None",
     bool,
     "tuple[Callable[[Any, Any], str | None], ...]",
     bool,
     "Callable[[Any, Any], str | None] | None",
-    "_Served | None",
+    "AfterServe | None",
 ]
-_SendSteps = tuple[
-    "_SendStep | None",
+SendSteps = tuple[
+    "SendStep | None",
     "str | None",
     bool,
     "tuple[Callable[[Any, Any], str | None], ...]",
     bool,
-    "_SendCheck | None",
+    "SendCheck | None",
 ]
 
 
@@ -134,7 +135,7 @@ class AcpPolicy(Policy):
         self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
         self.sends_watched: Container[str] | None = _TURN_ENDED_BY  # `sent`'s
         self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
-        self._send_steps: dict[str, _SendSteps] = {}  # by method, made at its first send
+        self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
     def _served(self) -> Iterable[Served]:
@@ -173,7 +174,7 @@ class AcpPolicy(Policy):
             after(method, params)
         return params
 
-    def _steps(self, method: str) -> _SendSteps:
+    def _steps(self, method: str) -> SendSteps:
         """What `before_send` does with `method` (kept for the package's methods, worked out at
         its first send): the side's checks before the others (`_around`), why it is refused (a
         removed surface), whether it may go before initialize, its guards, whether it completes an
@@ -192,7 +193,7 @@ class AcpPolicy(Policy):
             self._send_steps[method] = steps
         return steps
 
-    def _around(self, method: str) -> tuple[_SendStep | None, _SendCheck | None]:
+    def _around(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         """A side's own checks of an outgoing `method`, before the others (returning the params
         to send instead, or None to keep them) and after them (on the checked params); they raise
         to refuse it."""
@@ -218,6 +219,12 @@ class AcpPolicy(Policy):
             self.cancel_turn(params)
             return True
         return self.track_interaction(method, params, sending=False)
+
+    def notification_step(self, method: str) -> tuple[Step | None, Step | None]:
+        return None, self.conn.notification_handler(method)
+
+    def handle(self, message: Any) -> Awaitable[Any]:
+        return self.conn.handle(message, is_request=False)
 
     # --- serving ----------------------------------------------------------------------------------
 
@@ -280,7 +287,7 @@ class AcpPolicy(Policy):
             self._serve_steps[method] = steps
         return steps
 
-    def _serve_around(self, method: str) -> tuple[_Answer | None, _Served | None]:
+    def _serve_around(self, method: str) -> tuple[Answer | None, AfterServe | None]:
         """A side's own answer to a request of `method` instead of its handler's, and its
         bookkeeping of a result that passed every check (it raises to refuse it)."""
         return None, None
@@ -353,303 +360,3 @@ class AcpPolicy(Policy):
         task.add_done_callback(done)
         if self.turns.is_cancelling(session_id):  # the cancel came before the turn's work started
             task.cancel()
-
-
-class AgentHost(Host, Protocol):
-    client_info: Any
-    policy: AcpPolicy
-
-    def route_to(self, version: int) -> None: ...
-
-
-class AgentPolicy(AcpPolicy):
-    """The agent's rules: initialize answered by the runtime, unique session ids, the turn rules,
-    no history while a session is resumed."""
-
-    conn: AgentHost
-
-    def __init__(self, conn: AgentHost, plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, plan, enforce)
-        self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
-        self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
-        self.requests_watched = _TURN_ENDED_BY | self.completing | {_NO_HISTORY_DURING}
-
-    def _around(self, method: str) -> tuple[_SendStep | None, _SendCheck | None]:
-        if method != rules.SESSION_UPDATE:
-            return None, None
-        before = self.message_id_given if self.message_kinds else None
-        if self.turns.tracked:
-            after: _SendCheck | None = self.update_fits
-        else:  # v1: no turn to track; no history to check before a session/resume came (it
-            # passes every update then, see `received_request`: no call per update)
-            after = self.no_history if self.enforce and self.resumes_came else None
-        return before, after
-
-    def message_id_given(self, method: str, params: Any) -> None:
-        """v2: a message chunk or update carries the id of its message."""
-        reason = rules.missing_message_id(params, self.message_kinds)
-        if reason is not None:
-            raise ProtocolError(f"{method}: {reason}")
-
-    def update_fits(self, method: str, params: Any) -> None:
-        """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
-        session being resumed (33)."""
-        turns = self.turns
-        if turns.tracked:
-            reason = turns.update_breaks(params)
-            if reason is not None and self.enforce:
-                raise ProtocolError(f"{method}: {reason}")
-            if reason is None or not self.enforce:
-                turns.update_sent(params)
-        if self.enforce:
-            self.no_history(method, params)
-
-    def received_request(self, method: str, params: Any) -> None:
-        if method == _NO_HISTORY_DURING and not self.resumes_came:
-            self.resumes_came = True
-            self._send_steps.clear()  # `_around`: session/update now checks `no_history`
-        AcpPolicy.received_request(self, method, params)  # (no `super()` object per request)
-
-    def no_history(self, method: str, params: Any) -> None:
-        """33: no history goes to a session while its session/resume is served."""
-        if not self.resumes_came:  # none came on this connection, so none is served
-            return
-        serving = self.conn.serving
-        if not serving:
-            return
-        for served in serving.values():  # a loop, not `any`: no generator per update
-            if served.method == _NO_HISTORY_DURING:
-                break
-        else:
-            return
-        if wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
-            return
-        session_id = wire.get(params, rules.SESSION_ID)
-        if any(
-            s.method == _NO_HISTORY_DURING and wire.get(s.params, rules.SESSION_ID) == session_id
-            for s in self._served()
-        ):
-            raise ProtocolError(
-                f"{method}: session {session_id!r} is being resumed, which replays no history"
-            )
-
-    def _serve_around(self, method: str) -> tuple[_Answer | None, _Served | None]:
-        if method == rules.INITIALIZE:
-            return self.initialize, None
-        sessions = self.enforce and (
-            method in rules.SESSION_CREATED_BY
-            or method in rules.SESSION_NAMED_BY
-            or method in rules.SESSIONS_LISTED_BY
-        )
-        turn = method == rules.SESSION_PROMPT and self.turns.tracked
-        return None, self.answered if sessions or turn else None
-
-    def answered(self, request: Any, result: Any) -> None:
-        """A request's result passed: a session id is unique per connection (24); a prompt's
-        answer may leave its turn open (v2)."""
-        if self.enforce:  # 24: a unique session id, per connection
-            reason = rules.reused_session_id(
-                request.method, request.params, result, self.sessions_known
-            )
-            if reason is not None:
-                raise ProtocolError(
-                    f"{request.method}: {reason}; each session gets a unique id"
-                    " (ACP v1 requirement 24)"
-                )
-            self.sessions_known.update(
-                rules.sessions_known_after(request.method, request.params, result)
-            )
-        if request.method == rules.SESSION_PROMPT:  # the turn may go on after it (v2)
-            self.turns.prompt_answered(request.params, result)
-
-    async def initialize(self, request: Any) -> Any:
-        conn = self.conn
-        params = request.params
-        requested = wire.get(params, rules.PROTOCOL_VERSION)
-        versions = conn.protocol_versions
-        version = requested if requested in versions else versions[-1]
-        conn.route_to(version)  # not routed by the message (never for a valid one): as chosen
-        policy = conn.policy
-        assert isinstance(policy, AgentPolicy)
-        return await policy.answer_initialize(request, version)
-
-    async def answer_initialize(self, request: Any, version: int) -> Any:
-        conn = self.conn
-        conn.protocol_version = version
-        conn.peer_initialize = request.params
-        conn.client_info = rules.info_of(request.params, "client")
-        schema = conn.schema
-        try:
-            result = await conn.handle(request, is_request=True)
-        except schema.RpcError as err:
-            if err.code != METHOD_NOT_FOUND:
-                raise
-            result = None
-        if self.enforce:
-            promises = self.plan.promises_check
-            reason = next((r for c in self.plan.initialize_checks if (r := c(result))), None)
-            if reason is None and promises is not None:
-                reason = promises(result, conn.handler, schema.AgentHandler, schema)
-            if reason is not None:
-                raise ProtocolError(f"{rules.INITIALIZE}: the handler's answer breaks {reason}")
-        if result is None:
-            info = schema.REQUESTS[rules.INITIALIZE]
-            result = wire.build(schema, {rules.PROTOCOL_VERSION: version}, info.result)
-        else:
-            result = wire.replace(result, rules.PROTOCOL_VERSION, version)
-        self.check_result(rules.INITIALIZE, result)
-        conn.own_initialize = result
-        conn.initialized = True
-        return result
-
-
-_SESSION_SET_UP_BY = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
-_RESULTS_READ = (
-    _SESSION_SET_UP_BY | rules.OFFERS_SET_BY | rules.SESSION_CLOSED_BY | {rules.INITIALIZE}
-)  # the methods whose results `ClientPolicy.on_result` records
-
-
-def _update_of(params: Any) -> Any:
-    return wire.get(params, rules.SESSION_UPDATE_FIELD)
-
-
-_SESSION_UPDATE = rules.SESSION_UPDATE
-_OFFERING: dict[type, bool] = {}  # type of a session update -> whether it declares an offer
-
-
-class ClientHost(Host, Protocol):
-    agent_info: Any
-    sessions: dict[Any, dict[str, Any]]
-    on_session_update: Any
-    versions: object
-
-    def route_to(self, version: int) -> None: ...
-
-    def typed_answer(self, method: str, result: Any) -> Any: ...
-
-
-class ClientPolicy(AcpPolicy):
-    """The client's rules: the version asked for and the one answered, sessions set up here, what
-    the agent offered for each."""
-
-    conn: ClientHost
-
-    def __init__(self, conn: ClientHost, plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, plan, enforce)
-        # session/update params of the package's type: their update read by attribute
-        info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
-        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
-        self.update_type = info.params if info is not None and attr is not None else None
-        self.read_update: Callable[[Any], Any] = (
-            operator.attrgetter(attr) if attr is not None else _update_of
-        )
-        self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
-
-    def initializing(self, method: str, params: Any) -> Any:
-        """An outgoing initialize (before every other check): the client's checks of it, and the
-        params to send, asking for the latest version the client speaks."""
-        if self.enforce:
-            for check in self.plan.initialize_checks:
-                reason = check(params)
-                if reason is not None:
-                    raise ProtocolError(f"{method}: {reason}")
-        conn = self.conn
-        params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
-        conn.own_initialize = params
-        return params
-
-    def _around(self, method: str) -> tuple[_SendStep | None, _SendCheck | None]:
-        """Before every other check, initialize's own (`initializing`). After every other check: a
-        call naming a session needs one set up here, and a mode or config value one the agent
-        offered for it."""
-        if method == rules.INITIALIZE:
-            return self.initializing, None
-        if not self.enforce:
-            return None, None
-        required = method in rules.SESSION_REQUIRED_BY
-        offered = rules.OFFER_CHECKS.get(method)
-        if not required and offered is None:
-            return None, None
-
-        def sessions(method: str, params: Any) -> None:
-            sessions = self.conn.sessions
-            session_id = wire.get(params, rules.SESSION_ID)
-            if required and session_id not in sessions:
-                raise ProtocolError(
-                    f"{method}: session {session_id!r} was not set up on this connection "
-                    f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
-                )
-            reason = offered(params, sessions.get(session_id, {})) if offered else None
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
-
-        return None, sessions
-
-    def received_notification(self, method: str, params: Any) -> bool:
-        if method == _SESSION_UPDATE and self.conn.sessions:
-            update = (
-                self.read_update(params) if type(params) is self.update_type else _update_of(params)
-            )
-            offering = _OFFERING.get(type(update))  # by type: `declares_any` depends on no more
-            if offering is None:
-                offering = _OFFERING[type(update)] = wire.declares_any(update, rules.OFFERS)
-            if offering:  # a kind of update that may carry offers (a mode update, say)
-                self.remember(wire.get(params, rules.SESSION_ID), update)
-        if method not in self.watched:
-            return True
-        return AcpPolicy.received_notification(self, method, params)
-
-    def handling(self, method: str, params: Any) -> None:
-        fold = self.conn.on_session_update
-        if fold is not None and method == _SESSION_UPDATE:
-            fold(params)
-
-    def handling_step(self, method: str) -> Callable[[Any], object] | None:
-        """`handling`, per method: the connection's `on_session_update` itself for session/update
-        (the connection forgets it when that changes)."""
-        return self.conn.on_session_update if method == _SESSION_UPDATE else None
-
-    def remember(self, session_id: Any, source: Any) -> None:
-        """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
-        offers = self.conn.sessions.get(session_id)
-        if offers is None or not wire.declares_any(source, rules.OFFERS):
-            return
-        for key in rules.OFFERS:
-            value = wire.get(source, key)
-            if value is not None:
-                offers[key] = value
-
-    def on_result(self, method: str, params: Any, result: Any) -> Any:
-        if method not in _RESULTS_READ and method not in self.answer_checks:
-            return result  # a result this side neither checks nor records (say, a prompt's)
-        result = super().on_result(method, params, result)
-        conn = self.conn
-        if method in _SESSION_SET_UP_BY:
-            session_id = wire.get(
-                result if method in rules.SESSION_CREATED_BY else params, rules.SESSION_ID
-            )
-            conn.sessions[session_id] = {}
-            self.remember(session_id, result)
-        elif method in rules.OFFERS_SET_BY:
-            self.remember(wire.get(params, rules.SESSION_ID), result)
-        elif method in rules.SESSION_CLOSED_BY:
-            conn.sessions.pop(wire.get(params, rules.SESSION_ID), None)
-        elif method == rules.INITIALIZE:
-            return self.initialized(result)
-        return result
-
-    def initialized(self, result: Any) -> Any:
-        conn = self.conn
-        version = wire.get(result, rules.PROTOCOL_VERSION)
-        if version not in conn.protocol_versions:
-            error = ProtocolVersionError(version, conn.protocol_versions)
-            conn.shutdown(ConnectionClosedError(f"connection closed: {error}"))
-            raise error
-        conn.protocol_version = version
-        if conn.versions is not None and type(result) is dict:  # read as JSON to route
-            conn.route_to(version)
-            result = conn.typed_answer(rules.INITIALIZE, result)
-        conn.peer_initialize = result
-        conn.agent_info = rules.info_of(result, "agent")
-        conn.initialized = True
-        return result

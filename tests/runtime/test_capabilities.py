@@ -12,6 +12,7 @@ import pytest
 
 import acp_schema as acp
 from acp_runtime import CapabilityError, ProtocolError, rules
+from acp_runtime.protocol import guards
 from tests.conformance.refusal import refused
 
 from .helpers import CWD, Agent, RawPeer, raw_agent, raw_client
@@ -255,14 +256,14 @@ async def test_agent_refuses_relative_paths(method, params) -> None:
 
 def test_windows_paths_count_as_absolute() -> None:
     assert (
-        rules.is_absolute("C:\\work\\a.txt")
-        and rules.is_absolute("/work/a")
-        and rules.is_absolute("\\\\srv\\share\\a")
+        guards.is_absolute("C:\\work\\a.txt")
+        and guards.is_absolute("/work/a")
+        and guards.is_absolute("\\\\srv\\share\\a")
     )
     assert (
-        not rules.is_absolute("a/b")
-        and not rules.is_absolute("C:a")
-        and not rules.is_absolute("\\a")
+        not guards.is_absolute("a/b")
+        and not guards.is_absolute("C:a")
+        and not guards.is_absolute("\\a")
     )
 
 
@@ -323,7 +324,7 @@ def package_without(*methods: str) -> types.SimpleNamespace:
 
 
 def test_rules_whose_method_the_package_lacks_are_skipped() -> None:
-    table = rules.guards_for(package_without("session/load"), "client", "send")
+    table = guards.guards_for(package_without("session/load"), "client", "send")
     assert "session/load" not in table and "session/list" in table
     assert rules.turn_cancels_for(package_without("session/cancel"), "agent") == {}
     assert rules.turn_cancels_for(acp, "agent") == {"session/prompt": {"stopReason": "cancelled"}}

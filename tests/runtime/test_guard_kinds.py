@@ -1,4 +1,4 @@
-"""`rules.by_kind` reads a list's entries at once and keeps the capability each Struct type needs
+"""`guards.by_kind` reads a list's entries at once and keeps the capability each Struct type needs
 (`check` of "prompt.*"): it must refuse and pass exactly what the walk of the whole path does
 (`wire.values`, the way it read them before)."""
 
@@ -10,7 +10,8 @@ import msgspec
 import pytest
 
 import acp_schema as acp
-from acp_runtime import rules, wire
+from acp_runtime import wire
+from acp_runtime.protocol import guards
 
 _PROMPT = {
     "image": "agentCapabilities.promptCapabilities.image",
@@ -23,7 +24,7 @@ def walked(entries: str, tag: str, required: dict[str, str], params: Any, init: 
     """The check as a plain walk of the path: every entry read on its own."""
     for entry in wire.values(params, entries):
         capability = required.get(wire.get(entry, tag))
-        if capability is not None and not rules.supported(wire.get(init, *capability.split("."))):
+        if capability is not None and not guards.supported(wire.get(init, *capability.split("."))):
             return f"{tag} {wire.get(entry, tag)!r} needs {capability}, which was not advertised"
     return None
 
@@ -62,7 +63,7 @@ def _prompts() -> list[Any]:
 
 @pytest.mark.parametrize("init", _INITS, ids=lambda i: type(i).__name__)
 def test_a_prompt_content_check_refuses_what_the_walk_of_its_path_refuses(init: Any) -> None:
-    check = rules.by_kind("prompt.*", "type", _PROMPT)
+    check = guards.by_kind("prompt.*", "type", _PROMPT)
     seen = set()
     for _ in range(2):  # the second time, each entry type's capability is one it kept
         for params in _prompts():
@@ -76,7 +77,7 @@ def test_a_prompt_content_check_refuses_what_the_walk_of_its_path_refuses(init: 
 @pytest.mark.parametrize("entries", ["", "mode", "update.configOptions.*"])
 def test_the_other_paths_of_by_kind_read_as_the_walk(entries: str) -> None:
     required = {"form": "clientCapabilities.elicitation.form", "boolean": "x.boolean"}
-    check = rules.by_kind(entries, "type", required)
+    check = guards.by_kind(entries, "type", required)
     keys = entries.split(".") if entries else []
     for kind in ("form", "boolean", "other", None):
         value: Any = {"type": kind}
@@ -96,6 +97,6 @@ def test_the_other_paths_of_by_kind_read_as_the_walk(entries: str) -> None:
 def _one(keys: list[str], required: dict[str, str], params: Any, init: Any) -> str | None:
     entry = wire.get(params, *keys)
     capability = required.get(wire.get(entry, "type"))
-    if capability is not None and not rules.supported(wire.get(init, *capability.split("."))):
+    if capability is not None and not guards.supported(wire.get(init, *capability.split("."))):
         return f"type {wire.get(entry, 'type')!r} needs {capability}, which was not advertised"
     return None

@@ -19,6 +19,7 @@ from acp_runtime import (
     rules,
     wire,
 )
+from acp_runtime.protocol import guards
 
 SCHEMAS = Path(__file__).parents[1] / "fixtures" / "schemas"
 V1 = ["v1-stable-2025-10-28", "v1-stable-2026-08-20"]
@@ -143,7 +144,7 @@ async def test_a_prompt_turn_and_its_cancel_work_on_other_revisions(package, rev
 async def test_the_oldest_revision_has_no_guards_for_methods_it_lacks(package) -> None:
     pkg = package("v1-stable-2025-10-28")
     assert "session/list" not in pkg.METHODS and rules.CANCEL_REQUEST not in pkg.METHODS
-    table = rules.guards_for(pkg, "client", "send")
+    table = guards.guards_for(pkg, "client", "send")
     assert "session/load" in table and "session/list" not in table and "logout" not in table
     agent, client, handler = await connect(pkg, {})
     with pytest.raises(CapabilityError, match="loadSession"):
@@ -190,7 +191,7 @@ def test_without_that_capability_in_the_schema_boolean_options_are_not_limited(p
     assert not wire.declares(
         pkg.InitializeRequest, "clientCapabilities", "session", "configOptions", "boolean"
     )
-    assert "session/new" not in rules.guards_for(pkg, "agent", "result")
+    assert "session/new" not in guards.guards_for(pkg, "agent", "result")
 
 
 async def test_a_v2_package_negotiates_version_2(package) -> None:

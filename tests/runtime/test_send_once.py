@@ -2,7 +2,7 @@
 decoded is the JSON that goes out, put into its message as it is (`wire.to_send`,
 `plan.Envelopes`), never encoded a second time inside the envelope; the bytes on the wire are
 the package's own encoding of the message, as before. And the send guards of known paths
-(`rules.Check.holds`) are dropped where a method's type cannot hold them and asked behind one
+(`guards.Check.holds`) are dropped where a method's type cannot hold them and asked behind one
 `wire.Reach` (tests/runtime/test_capabilities.py and test_v2_rules.py show they still refuse).
 """
 
@@ -16,7 +16,8 @@ import msgspec
 import pytest
 
 import acp_schema as acp
-from acp_runtime import rules, wire
+from acp_runtime import wire
+from acp_runtime.protocol import guards
 from acp_runtime.protocol.plan import Envelopes
 from acpgen.instances import valid_instances_with_defaults
 
@@ -194,34 +195,34 @@ def test_guards_of_paths_the_type_cannot_hold_are_dropped_and_the_rest_gated(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[str] = []
-    guards = (
-        rules.Guard(
+    table_of = (
+        guards.Guard(
             "agent",
             "send",
             ("session/update",),
-            rules.Check(_recorder(calls, "never"), holds=("update.noSuchField",)),
+            guards.Check(_recorder(calls, "never"), holds=("update.noSuchField",)),
             "t",
         ),
-        rules.Guard(
-            "agent", "send", ("session/update",), rules.Check(_recorder(calls, "always")), "t"
+        guards.Guard(
+            "agent", "send", ("session/update",), guards.Check(_recorder(calls, "always")), "t"
         ),
-        rules.Guard(
+        guards.Guard(
             "agent",
             "send",
             ("session/update",),
-            rules.Check(_recorder(calls, "locations", "bad"), holds=("update.locations.*.path",)),
+            guards.Check(_recorder(calls, "locations", "bad"), holds=("update.locations.*.path",)),
             "t",
         ),
-        rules.Guard(
+        guards.Guard(
             "agent",
             "send",
             ("session/update",),
-            rules.Check(_recorder(calls, "content"), holds=("update.content.*.path",)),
+            guards.Check(_recorder(calls, "content"), holds=("update.content.*.path",)),
             "t",
         ),
     )
-    monkeypatch.setattr(rules, "GUARDS", guards)
-    table = rules.guards_for(acp, "agent", "send")
+    monkeypatch.setattr(guards, "GUARDS", table_of)
+    table = guards.guards_for(acp, "agent", "send")
     checks = table["session/update"]
     assert len(checks) == 2  # "never" dropped; "locations" and "content" behind one gate
 

@@ -125,14 +125,14 @@ MIXED = [  # (session, update): two sessions interleaved, ids, roles, a message'
 
 
 async def test_the_router_folds_each_session_as_its_updates_fold_one_by_one() -> None:
-    """`_Router` against `SessionState.fold`: two sessions' updates interleaved (ids, roles, a
+    """`Router` against `SessionState.fold`: two sessions' updates interleaved (ids, roles, a
     message's end and restart, an unknown session), each session's state is its own updates folded
     one by one."""
-    from acp_runtime.session import _Router
+    from acp_runtime.routing import Router
 
     _, conn = await _connected()
     s1, s2 = Session(conn, "s1"), Session(conn, "s2")
-    router = _Router(conn)
+    router = Router(conn)
     router.sessions.update({"s1": s1, "s2": s2})
     for session_id, update in MIXED:
         handler = conn.on_session_update
@@ -147,11 +147,11 @@ async def test_the_router_folds_each_session_as_its_updates_fold_one_by_one() ->
 
 async def test_a_listener_sees_every_update_the_router_folds() -> None:
     """With a listener (`updates()`), each update the router folds is told to it as well."""
-    from acp_runtime.session import _Router
+    from acp_runtime.routing import Router
 
     _, conn = await _connected()
     session = Session(conn, "s1")
-    router = _Router(conn)
+    router = Router(conn)
     router.sessions["s1"] = session
     for update in TURN[:3]:
         router.route(_note("s1", update))
@@ -168,11 +168,11 @@ async def test_a_listener_sees_every_update_the_router_folds() -> None:
 async def test_a_waiting_turn_numbers_every_update_the_router_folds() -> None:
     """While a v2 turn waits (`Session._waiting`) each update is numbered for the turn's end
     (`_watch`)."""
-    from acp_runtime.session import _Router
+    from acp_runtime.routing import Router
 
     _, conn = await _connected()
     session = Session(conn, "s1")
-    router = _Router(conn)
+    router = Router(conn)
     router.sessions["s1"] = session
     for update in TURN[:3]:
         router.route(_note("s1", update))
@@ -187,13 +187,13 @@ async def test_a_waiting_turn_numbers_every_update_the_router_folds() -> None:
 
 async def test_a_chained_hook_is_called_first_for_every_update() -> None:
     """A hook set before the router (`chained`) is called for every update."""
-    from acp_runtime.session import _Router
+    from acp_runtime.routing import Router
 
     _, conn = await _connected()
     seen: list[Any] = []
     conn.on_session_update = seen.append
     session = Session(conn, "s1")
-    router = _Router(conn)
+    router = Router(conn)
     router.sessions["s1"] = session
     for update in TURN:
         handler = conn.on_session_update

@@ -70,7 +70,7 @@ def _updates() -> list[acp.SessionNotification]:
 
 def test_reach_answers_a_value_the_same_once_its_type_was_seen() -> None:
     """`Reach.may_hold` reads the field of a type seen before through its one-field fast path
-    (and `rules._gated`'s gate writes that path out): each answer is the one a fresh `Reach`
+    (and `guards._gated`'s gate writes that path out): each answer is the one a fresh `Reach`
     works out, for every kind of update, in any order."""
     paths = ("update.locations.*.path", "update.content.*.path", "update.plan.uri")
     values: list[object] = [*_updates(), {"update": {"sessionUpdate": "plan"}}, None]
@@ -84,9 +84,9 @@ def test_reach_answers_a_value_the_same_once_its_type_was_seen() -> None:
 
 
 def test_a_gate_answers_as_its_checks_do() -> None:
-    """A guard of several checks behind one `Reach` (`rules._gated`) refuses exactly what one of
+    """A guard of several checks behind one `Reach` (`guards._gated`) refuses exactly what one of
     its checks refuses, whether or not the value's type was seen before."""
-    from acp_runtime import rules
+    from acp_runtime.protocol import guards
 
     reach_paths = ("update.locations.*.path", "update.plan.uri")
 
@@ -97,8 +97,8 @@ def test_a_gate_answers_as_its_checks_do() -> None:
     def never(value: object, initialize: object) -> str | None:
         return None
 
-    checks = [rules.Check(relative, holds=reach_paths[:1]), rules.Check(never, holds=reach_paths)]
-    (gate,) = rules._gated(checks)
+    checks = [guards.Check(relative, holds=reach_paths[:1]), guards.Check(never, holds=reach_paths)]
+    (gate,) = guards._gated(checks)
     values = _updates()
     expected = [relative(v, None) for v in values]
     assert "relative" in expected and None in expected

@@ -1,0 +1,322 @@
+"""ACP's guards: the capability and path rules a side's policy checks on what it sends, serves
+and answers (`GUARDS`), and their tables per package (`guards_for`, read by `plan.py`).
+
+A check sees the params of a call (or the result of a handler) and an initialize message: the
+# peer's for what this side sends or answers, its own for what it receives. It returns why the
+# message breaks the rule, or None. Omitted, null, false mean unsupported; `{}` is supported (12).
+The numbers are rows of the ACP v1 requirements table.
+"""
+
+from __future__ import annotations
+
+import ntpath
+import posixpath
+import re
+from typing import TYPE_CHECKING, Any, Callable
+
+from msgspec import Struct
+
+from ..jsonrpc import wire
+from .rules import (
+    AUTH_LOGIN,
+    AUTH_LOGOUT,
+    AUTH_METHODS,
+    INITIALIZE,
+    PEER,
+    SESSION_UPDATE_FIELD,
+    UPDATE_KIND,
+    v2_rule,
+)
+
+if TYPE_CHECKING:
+    from ..jsonrpc.package import Package
+
+_UNKNOWN: Any = object()
+
+
+def supported(value: Any) -> bool:
+    return value is not None and value is not False
+
+
+class Check(Struct, frozen=True):
+    fn: Callable[[Any, Any], "str | None"]
+    reads: tuple[str, ...] = ()  # paths of the initialize message it reads
+    # dotted wire paths of the checked value it reads (`wire.values`): it passes any value that
+    # holds none of them (empty: it may read anything). `guards_for` drops it where the type
+    # cannot hold them, and asks one `wire.Reach` for all such checks of a method.
+    holds: tuple[str, ...] = ()
+
+    def __call__(self, value: Any, initialize: Any) -> str | None:
+        return self.fn(value, initialize)
+
+
+def needs(capability: str) -> Check:
+    def check(params: Any, initialize: Any) -> str | None:
+        return (
+            None
+            if supported(wire.get(initialize, *capability.split(".")))
+            else f"{capability} was not advertised"
+        )
+
+    return Check(check, (capability,))
+
+
+def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
+    """Each value at `entries` (a dotted path; "" for the params themselves) whose `tag` is a key of
+    `required` needs that capability."""
+
+    keys = tuple(entries.split(".")) if entries else ()
+    # "field.*", the items of one list (a prompt's content): read it at once, no walk of the path
+    listed = keys[0] if len(keys) == 2 and keys[1] == "*" else None
+    reach = wire.Reach((entries,)) if "*" in keys and listed is None else None
+    # the capability each type of entry needs, for the Structs whose `tag` is their class's own:
+    # an entry of a type seen before costs one lookup
+    by_type: dict[type, str | None] = {}
+
+    def check(params: Any, initialize: Any) -> str | None:
+        if listed is not None:
+            found = wire.get(params, listed)
+            if type(found) is not list and not isinstance(found, (list, tuple)):
+                return None  # `wire.values` of "field.*": the items of a list or a tuple, or none
+        elif reach is not None:
+            if not reach.may_hold(params):  # most messages hold no such list: done
+                return None
+            found = wire.values(params, entries)
+        else:  # one value at most: read it
+            found = [wire.get(params, *keys)]
+        for entry in found:
+            capability = by_type.get(type(entry), _UNKNOWN)
+            if capability is _UNKNOWN:
+                if entry is None:
+                    continue
+                capability = required.get(wire.get(entry, tag))
+                if isinstance(entry, Struct) and wire.attribute(type(entry), tag) is None:
+                    by_type[type(entry)] = capability  # its tag, not a field: the same for all
+            if capability is not None and not supported(
+                wire.get(initialize, *capability.split("."))
+            ):
+                return (
+                    f"{tag} {wire.get(entry, tag)!r} needs {capability}, which was not advertised"
+                )
+        return None
+
+    return Check(check, tuple(required.values()), (entries,) if entries else ())
+
+
+def nonempty_needs(field: str, capability: str) -> Check:
+    def check(params: Any, initialize: Any) -> str | None:
+        if wire.items(params, field) and not supported(
+            wire.get(initialize, *capability.split("."))
+        ):
+            return f"{field} may be sent only when {capability} is advertised"
+        return None
+
+    return Check(check, (capability,))
+
+
+def is_absolute(path: str) -> bool:
+    return posixpath.isabs(path) or (ntpath.isabs(path) and ntpath.splitdrive(path)[0] != "")
+
+
+def absolute(*paths: str) -> Check:
+    """Every string at these dotted paths is an absolute path (1, 40, 42)."""
+
+    reach = wire.Reach(paths)
+
+    def check(params: Any, initialize: Any) -> str | None:
+        if not reach(params):  # most messages hold none of them: done at once
+            return None
+        for path in paths:
+            for value in wire.values(params, path):
+                if isinstance(value, str) and not is_absolute(value):
+                    return f"{path} must be an absolute path, got {value!r}"
+        return None
+
+    return Check(check, holds=paths)
+
+
+def _no_terminal_auth(params: Any, initialize: Any) -> str | None:
+    chosen = wire.get(params, "methodId")
+    for method in wire.items(initialize, "authMethods"):
+        if wire.get(method, "type") == "terminal" and wire.get(method, "id") == chosen:
+            return (
+                f"{chosen!r} is a terminal auth method: run it in a terminal, never through"
+                " authenticate"
+            )
+    return None
+
+
+class Guard(Struct, frozen=True):
+    side: str  # the side whose messages it restrains: "client" | "agent"
+    when: str  # "send": calls it makes; "receive": requests it serves; "result": what it answers
+    methods: tuple[str, ...]
+    check: Check
+    rows: str  # requirement rows, for the reader
+
+
+_SETUP = ("session/new", "session/load", "session/resume", "session/fork")
+_WITH_CONFIG = (*_SETUP, "session/set_config_option")
+_TERMINAL = (
+    "terminal/create",
+    "terminal/output",
+    "terminal/release",
+    "terminal/wait_for_exit",
+    "terminal/kill",
+)
+_TOOL_PATHS = ("locations.*.path", "content.*.path")
+_BOOLEAN = {"boolean": "clientCapabilities.session.configOptions.boolean"}
+_ELICITATION = {
+    "form": "clientCapabilities.elicitation.form",
+    "url": "clientCapabilities.elicitation.url",
+}
+_AGENT = "agentCapabilities."
+_SESSIONS = "agentCapabilities.sessionCapabilities."
+# the calls a side makes only when the peer advertised a capability: (side, methods, capability,
+# requirement rows)
+_NEEDED = (
+    ("client", ("session/load",), _AGENT + "loadSession", "25, 26"),
+    ("client", ("session/list",), _SESSIONS + "list", "54, 55"),
+    ("client", ("session/resume",), _SESSIONS + "resume", "30, 31"),
+    ("client", ("session/close",), _SESSIONS + "close", "35, 36"),
+    ("client", ("session/delete",), _SESSIONS + "delete", "64-66"),
+    ("client", ("session/fork",), _SESSIONS + "fork", "setup"),
+    ("client", ("logout",), _AGENT + "auth.logout", "19"),
+    ("agent", ("fs/read_text_file",), "clientCapabilities.fs.readTextFile", "124, 125"),
+    ("agent", ("fs/write_text_file",), "clientCapabilities.fs.writeTextFile", "124, 125"),
+    ("agent", _TERMINAL, "clientCapabilities.terminal", "132, 133"),
+)
+_PROMPT = {
+    "image": _AGENT + "promptCapabilities.image",
+    "audio": _AGENT + "promptCapabilities.audio",
+    "resource": _AGENT + "promptCapabilities.embeddedContext",
+}
+_MCP = {"http": _AGENT + "mcpCapabilities.http", "sse": _AGENT + "mcpCapabilities.sse"}
+_EXTRA_DIRS = ("additionalDirectories", _SESSIONS + "additionalDirectories")
+_AUTH_TERMINAL = {"terminal": "clientCapabilities.auth.terminal"}
+
+
+def _auth_advertised(params: Any, initialize: Any) -> str | None:
+    if not wire.items(initialize, AUTH_METHODS):
+        return v2_rule("auth-methods", "the agent advertised no authMethods: never call it")
+    return None
+
+
+# The v2 draft docs (agent-plan.mdx, schema.mdx; the 2.4.0 schemas carry the same shapes in v1's
+# unstable schema): a file plan's URI is absolute, and one ACP-transport MCP server id names one
+# server (checked within a message: the runtime keeps no server table per connection).
+_ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*$")  # RFC 3986 absolute-URI
+
+
+def _plan_uri_absolute(params: Any, initialize: Any) -> str | None:
+    update = wire.get(params, SESSION_UPDATE_FIELD)
+    plan = wire.get(update, "plan") if wire.get(update, UPDATE_KIND[1]) == "plan_update" else None
+    uri = wire.get(plan, "uri") if wire.get(plan, "type") == "file" else None
+    if isinstance(uri, str) and not _ABSOLUTE_URI.match(uri):
+        return f"a file plan's uri must be an absolute URI, got {uri!r}"
+    return None
+
+
+def _acp_server_ids_unique(params: Any, initialize: Any) -> str | None:
+    seen: set[Any] = set()
+    for server in wire.items(params, "mcpServers"):
+        if wire.get(server, "type") == "acp":
+            server_id = wire.get(server, "serverId")
+            if server_id in seen:
+                return f"mcpServers gives the ACP-transport MCP server id {server_id!r} twice"
+            seen.add(server_id)
+    return None
+
+
+_DIRS = ("cwd", "additionalDirectories.*")
+_LISTED_DIRS = ("sessions.*.cwd", "sessions.*.additionalDirectories.*")
+_UPDATE_PATHS = tuple(f"update.{p}" for p in _TOOL_PATHS)
+_TOOL_CALL_PATHS = tuple(f"toolCall.{p}" for p in _TOOL_PATHS)
+_UPDATE_OPTIONS = ("update.configOptions.*", "type")
+_AUTH_METHODS = ("authMethods.*", "type")
+_PLAN_URI = Check(_plan_uri_absolute, holds=("update.plan.uri",))
+
+GUARDS: tuple[Guard, ...] = (
+    *(Guard(side, "send", methods, needs(cap), rows) for side, methods, cap, rows in _NEEDED),
+    # the client, against the agent's initialize result
+    Guard("client", "send", ("authenticate",), Check(_no_terminal_auth, ("authMethods",)), "20"),
+    Guard(
+        "client", "send", ("session/prompt",), by_kind("prompt.*", "type", _PROMPT), "15, 69, 185"
+    ),
+    Guard("client", "send", _SETUP, by_kind("mcpServers.*", "type", _MCP), "48, 50"),
+    Guard("client", "send", (*_SETUP, "session/list"), nonempty_needs(*_EXTRA_DIRS), "41"),
+    Guard("client", "send", (*_SETUP, "session/list"), absolute(*_DIRS), "40, 42"),
+    Guard("client", "send", _SETUP, absolute("mcpServers.*.command"), "1"),  # stdio servers'
+    Guard("client", "send", (AUTH_LOGIN, AUTH_LOGOUT), Check(_auth_advertised), "v2 auth"),
+    Guard("client", "send", _SETUP, Check(_acp_server_ids_unique), "v2 ACP MCP server ids"),
+    # the agent, against the client's initialize request
+    Guard("agent", "send", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "97"),
+    Guard("agent", "send", ("fs/read_text_file", "fs/write_text_file"), absolute("path"), "1"),
+    Guard("agent", "send", ("terminal/create",), absolute("cwd"), "1"),
+    Guard("agent", "result", ("session/list",), absolute(*_LISTED_DIRS), "1"),
+    Guard("agent", "send", ("session/update",), absolute(*_UPDATE_PATHS), "1"),
+    Guard("agent", "send", ("session/request_permission",), absolute(*_TOOL_CALL_PATHS), "1"),
+    Guard("agent", "send", ("session/update",), by_kind(*_UPDATE_OPTIONS, _BOOLEAN), "146, 147"),
+    Guard(
+        "agent", "result", _WITH_CONFIG, by_kind("configOptions.*", "type", _BOOLEAN), "146, 147"
+    ),
+    Guard("agent", "result", (INITIALIZE,), by_kind(*_AUTH_METHODS, _AUTH_TERMINAL), "183"),
+    Guard("agent", "send", ("session/update",), _PLAN_URI, "v2 plan file uri"),
+    # the client, against its own initialize request: an unadvertised elicitation mode is -32602
+    Guard("client", "receive", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "237"),
+)
+
+
+def guards_for(
+    schema: Package, side: str, when: str
+) -> dict[str, list[Callable[[Any, Any], str | None]]]:
+    """The checks that apply, by method (their functions: one call each, no frame of `Check`);
+    skips methods and capabilities the package lacks, and checks of paths the method's params (or
+    result) type cannot hold. A method's checks of known paths (`Check.holds`) sit behind one
+    `wire.Reach` of all their paths: a message that holds none of them costs one call."""
+    whose = side if when == "receive" else PEER[side]
+    info = schema.METHODS.get(INITIALIZE)
+    initialize_type = None if info is None else info.params if whose == "client" else info.result
+    checks: dict[str, list[Check]] = {}
+    for guard in GUARDS:
+        if guard.side != side or guard.when != when:
+            continue
+        if not all(wire.declares(initialize_type, *path.split(".")) for path in guard.check.reads):
+            continue
+        for method in guard.methods:
+            found = schema.METHODS.get(method)
+            if found is None:
+                continue
+            checked = found.result if when == "result" else found.params
+            holds = guard.check.holds
+            if holds and not any(wire.declares(checked, *path.split(".")) for path in holds):
+                continue  # no value of this method can hold what it reads
+            checks.setdefault(method, []).append(guard.check)
+    return {method: _gated(found) for method, found in checks.items()}
+
+
+def _gated(checks: list[Check]) -> list[Callable[[Any, Any], str | None]]:
+    """The functions of a method's checks, those of known paths behind one `wire.Reach` (in the
+    place of the first of them)."""
+    held = [c for c in checks if c.holds]
+    if len(held) < 2:
+        return [c.fn for c in checks]
+    reach = wire.Reach(tuple(dict.fromkeys(path for c in held for path in c.holds)))
+    may_hold = reach.may_hold
+    fns = tuple(c.fn for c in held)
+
+    def gate(value: Any, initialize: Any) -> str | None:
+        if not may_hold(value):  # holds none of the paths they read: every one of them passes
+            return None
+        for fn in fns:
+            reason = fn(value, initialize)
+            if reason is not None:
+                return reason
+        return None
+
+    gated: list[Callable[[Any, Any], str | None]] = []
+    for check in checks:
+        if not check.holds:
+            gated.append(check.fn)
+        elif check is held[0]:
+            gated.append(gate)
+    return gated
