@@ -69,7 +69,7 @@ test: $(STAMP) $(NODE_STAMP) $(RC3_STAMP) peers
 # environment (tests/check/agents/check_real_agents.py; about a minute and a half, so not in
 # `make test`: .ci/run runs it after).
 agents: $(STAMP) $(AGENTS_STAMP)
-	$(PY) -m pytest -q -n 2 tests/check/agents/check_real_agents.py
+	$(PY) -m pytest -q tests/check/agents/check_real_agents.py
 
 # mypy --strict and pyright over the runtime, the examples, the generator and the generated package
 # (configured in pyproject.toml). codegen/static is checked where it runs: as part of the package
