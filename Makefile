@@ -15,7 +15,7 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 
 # Real agents `acpgen check` is run on (tests/check/agents/package.json + package-lock.json, about
 # 1 GiB: codex-acp ships the codex binary, claude-agent-acp the claude one). No install script runs:
-# none of them needs one to start. qwen-code and claude-agent-acp declare Node >= 22 and start on 20.
+# none of them needs one to start. claude-agent-acp declares Node >= 22 and starts on 20.
 AGENTS_STAMP := tests/check/agents/node_modules/.installed-stamp
 
 $(AGENTS_STAMP): tests/check/agents/package.json tests/check/agents/package-lock.json
