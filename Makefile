@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: generate test check diff bump bench conformance mutation typecheck lint clean peers proptest
+.PHONY: generate test check diff bump bench conformance mutation typecheck lint clean peers proptest agents
 
 NODE_STAMP := tests/interop/node_modules/.installed-stamp
 
@@ -12,6 +12,16 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 	@command -v npm >/dev/null || { echo "make: the interop tests need Node.js and npm (the official TypeScript SDK is a test peer)"; exit 2; }
 	cd tests/interop && npm ci --silent --no-audit --no-fund
 	touch $(NODE_STAMP)
+
+# Real agents `acpgen check` is run on (tests/check/agents/package.json + package-lock.json, about
+# 1 GiB: codex-acp ships the codex binary, claude-agent-acp the claude one). No install script runs:
+# none of them needs one to start. claude-agent-acp declares Node >= 22 and starts on 20.
+AGENTS_STAMP := tests/check/agents/node_modules/.installed-stamp
+
+$(AGENTS_STAMP): tests/check/agents/package.json tests/check/agents/package-lock.json
+	@command -v npm >/dev/null || { echo "make: make agents needs Node.js and npm (the agents are npm packages)"; exit 2; }
+	cd tests/check/agents && npm ci --silent --no-audit --no-fund --ignore-scripts
+	touch $(AGENTS_STAMP)
 
 # The official Python SDK 1.0.0rc3 (tests/interop/requirements-rc3.txt), an interop peer beside the
 # test extra's 0.12.1: both are the import package `acp`, so it lives in a venv of its own.
@@ -54,6 +64,12 @@ peers:
 # Two workers (pytest-xdist), each taking whole files: the suite is about 9 minutes on one core.
 test: $(STAMP) $(NODE_STAMP) $(RC3_STAMP) peers
 	$(PY) -m pytest -q -n 2 --dist loadfile
+
+# `acpgen check` on the real agents above, each with HOME in a temporary folder and no key in its
+# environment (tests/check/agents/check_real_agents.py; about a minute and a half, so not in
+# `make test`: .ci/run runs it after).
+agents: $(STAMP) $(AGENTS_STAMP)
+	$(PY) -m pytest -q tests/check/agents/check_real_agents.py
 
 # mypy --strict and pyright over the runtime, the examples, the generator and the generated package
 # (configured in pyproject.toml). codegen/static is checked where it runs: as part of the package

@@ -21,7 +21,7 @@ from .frame_results import frame_results
 from .hygiene import hygiene
 from .link import refused
 from .remote_faults import drop_mid_turn
-from .surfaces import auth_methods, content_kinds, offered_surface
+from .surfaces import auth_methods, content_kinds, method_id, offered_surface
 from .turns import batch, cancel, cancel_request, turn_v1, turn_v2
 
 
@@ -150,7 +150,7 @@ async def _initialized(ctx: Context, peer: AgentPeer, init: Reply, call: Call) -
     ctx.accepted.add(ctx.version)
     methods = result.get("authMethods")
     ctx.auth_methods = (
-        [str(m.get("id")) for m in methods if isinstance(m, dict)]
+        [str(method_id(m)) for m in methods if isinstance(m, dict)]
         if isinstance(methods, list)
         else []
     )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from .client import AgentPeer
+from .client import AgentPeer, Reply
 from .context import AFTER_ANSWER, PROMPT_TEXT, Context, judged, prompt, unless_flooded
 
 HIGHER = 65535  # the largest protocol version the schema allows: no agent supports it
@@ -23,7 +24,9 @@ async def versions(ctx: Context) -> None:
         chosen = reply.result.get("protocolVersion") if isinstance(reply.result, dict) else None
         answers[asked] = chosen
         latest = max(ctx.accepted, default=None)
-        if not reply.ok or not isinstance(chosen, int):
+        if asked == LOWER and (refusal := _schema_refusal(ctx, reply)) is not None:
+            good, detail = True, f"asked {asked}: {reply.describe()}; {refusal}"
+        elif not reply.ok or not isinstance(chosen, int):
             good, detail = False, f"asked {asked}: {reply.describe()}"
         elif chosen == asked:
             good, detail = False, f"asked {asked}, it answered {chosen}: it echoed the version"
@@ -35,6 +38,25 @@ async def versions(ctx: Context) -> None:
         else:
             good, detail = True, f"asked {asked}, it answered {chosen}"
         ctx.record(name, good, detail, peer.evidence())
+
+
+def _schema_refusal(ctx: Context, reply: Reply) -> str | None:
+    """Why an error answer to a version below every supported one is what the checked schema
+    prescribes: its error code is one the schema names "Unsupported protocol version" (v2's
+    -32022: "No protocol version supported by the Agent is at or below the requested version";
+    v1's schema has no such code, so there the docs' "respond with the latest version it
+    supports" stands). None: it is not."""
+    if reply.ok or reply.error_code is None:
+        return None
+    errors = importlib.import_module(f"{ctx.package.__name__}.errors")
+    named = errors.ERROR_CLASSES.get(reply.error_code)
+    if named is None or named.title != "Unsupported protocol version":
+        return None
+    return (
+        f"the schema's error {named.code} ({named.title}) for a version below every supported"
+        ' one (InitializeResponse.protocolVersion: "If no such version exists, initialization'
+        f' fails with error code {named.code}")'
+    )
 
 
 # ---- stdio faults

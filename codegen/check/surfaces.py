@@ -75,6 +75,12 @@ async def content_kinds(
     ctx.record("prompt.advertised-content", not refused, detail, peer.evidence(mark))
 
 
+def method_id(method: dict[str, Any]) -> Any:
+    """An advertised auth method's id: `id` in v1's AuthMethod, `methodId` in v2's (issue 38:
+    codex-acp 2.6.0's v2 methods were listed as `None, None`)."""
+    return method.get("id", method.get("methodId"))
+
+
 def auth_methods(ctx: Context, peer: AgentPeer, init: Any) -> None:
     """The checker's initialize enables no terminal authentication (clientCapabilities.auth):
     no advertised method may be of type `terminal`."""
@@ -82,8 +88,9 @@ def auth_methods(ctx: Context, peer: AgentPeer, init: Any) -> None:
     if not isinstance(methods, list) or not methods:
         ctx.record("auth.terminal-method", None, "initialize advertises no authentication method")
         return
-    terminal = [m.get("id") for m in methods if isinstance(m, dict) and m.get("type") == "terminal"]
-    ids = [m.get("id") for m in methods if isinstance(m, dict)]
+    listed = [m for m in methods if isinstance(m, dict)]
+    terminal = [method_id(m) for m in listed if m.get("type") == "terminal"]
+    ids = [method_id(m) for m in listed]
     detail = f"terminal methods {terminal} although not enabled" if terminal else f"methods {ids}"
     ctx.record("auth.terminal-method", not terminal, detail, peer.evidence(0)[:2])
 

@@ -207,6 +207,15 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
             return
     else:
         reply = await peer.wait(future)
+        if not reply.ok:
+            await peer.barrier()  # a `running` sent before the refusal has arrived by now
+        if not reply.ok and not reply.closed and not _ran(peer, session_id, started):
+            why = (
+                f"the agent refused the prompt ({reply.describe()}) and reported no `running`"
+                " state: no work started, so none was there to cancel"
+            )
+            ctx.skip(why, "cancel.cancelled", "prompt.no-update-after-answer")
+            return
         idle = await wait_idle(peer, session_id, started, ctx.timeout)
         ended = idle.at if idle is not None else time.monotonic()
         stop = state(idle)[1] if idle is not None else None
@@ -237,6 +246,14 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
             f"{len(late)} updates after idle `cancelled`" if late else "none after idle",
             peer.evidence(mark),
         )
+
+
+def _ran(peer: AgentPeer, session_id: Any, after: float) -> bool:
+    """Whether the session reported foreground work (`running` or `requires_action`) since
+    `after`: a v2 session is idle until a state_update says otherwise (prompt-lifecycle.mdx)."""
+    updates = peer.updates(session_id, after=after)
+    states = [state(got)[0] for got in updates if update_kind(got) == "state_update"]
+    return any(s in ("running", "requires_action") for s in states)
 
 
 async def cancel_request(ctx: Context, peer: AgentPeer, session_id: Any) -> None:
