@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from tests.interop.scenario import node_peer
 
 from .helpers import ws
-from .test_security import echo_agent
+from .test_security import EXAMPLES, echo_agent
 
 PEERS = Path(__file__).parent / "peers"
 TOKEN = "interop-s3cret"
@@ -32,6 +34,22 @@ def typescript_peer() -> list[str]:
 PEER = {"python": python_peer, "typescript": typescript_peer}
 
 
+@pytest.fixture(scope="module")
+def token_agent() -> Iterator[str]:
+    """One `echo_agent.py --listen 127.0.0.1:0 --token TOKEN` for the module (its URL): each test's
+    client opens its own connection and session, so the tests only read from the agent."""
+    command = [sys.executable, str(EXAMPLES / "echo_agent.py"), "--listen", "127.0.0.1:0"]
+    with subprocess.Popen([*command, "--token", TOKEN], stdout=subprocess.PIPE) as agent:
+        assert agent.stdout is not None
+        try:
+            line = agent.stdout.readline().decode()
+            assert line.startswith("serving "), line
+            yield line.split()[1]
+        finally:
+            agent.terminate()
+            agent.wait(30)
+
+
 async def run(command: list[str]) -> tuple[int, str, str]:
     peer = await asyncio.create_subprocess_exec(
         *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
@@ -42,10 +60,11 @@ async def run(command: list[str]) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("sdk", ["python", "typescript"])
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-async def test_the_sdk_client_with_the_token_is_served(sdk: str, scheme: str) -> None:
-    async with echo_agent("--token", TOKEN) as (url, _):
-        target = ws(url) if scheme == "ws" else url
-        code, out, err = await run([*PEER[sdk](), target, TOKEN])
+async def test_the_sdk_client_with_the_token_is_served(
+    token_agent: str, sdk: str, scheme: str
+) -> None:
+    target = ws(token_agent) if scheme == "ws" else token_agent
+    code, out, err = await run([*PEER[sdk](), target, TOKEN])
     assert code == 0, err[-2000:]
     report = json.loads(out.strip().splitlines()[-1])
     assert report["agent"] == "echo-agent" and report["stopReason"] == "end_turn"
@@ -54,10 +73,11 @@ async def test_the_sdk_client_with_the_token_is_served(sdk: str, scheme: str) ->
 
 @pytest.mark.parametrize("sdk", ["python", "typescript"])
 @pytest.mark.parametrize("scheme", ["http", "ws"])
-async def test_the_sdk_client_with_another_token_is_refused(sdk: str, scheme: str) -> None:
-    async with echo_agent("--token", TOKEN) as (url, _):
-        target = ws(url) if scheme == "ws" else url
-        code, out, err = await run([*PEER[sdk](), target, "wrong"])
+async def test_the_sdk_client_with_another_token_is_refused(
+    token_agent: str, sdk: str, scheme: str
+) -> None:
+    target = ws(token_agent) if scheme == "ws" else token_agent
+    code, out, err = await run([*PEER[sdk](), target, "wrong"])
     assert code != 0 and "echo-agent" not in out
     assert "401" in err, err[-2000:]
 
