@@ -1,8 +1,8 @@
 """The server's open ACP connections: `RemoteConnection` (one connection: an `AgentSideConnection`
 fed from POSTs or WebSocket frames, its output sorted into the `Mailbox` of each outbound stream)
-and `Registry` (the connections an `AcpApp` holds: opening them within `max_connections`, finding
-one by id for its principal, counting the unread bytes they hold and shedding the biggest holders
-over `max_total_buffered_bytes`, closing them all).
+and `Registry` (what an `AcpApp` is to its connections: opening them within `max_connections`,
+finding one by id for its principal, counting the unread bytes they hold and shedding the biggest
+holders over `max_total_buffered_bytes`, closing them all).
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ import logging
 import uuid
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..jsonrpc import INTERNAL_ERROR
-from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
+from ..jsonrpc import INTERNAL_ERROR, Peek, peek
 from ..jsonrpc.transport import MessageTransport
 from ..protocol import rules
 from ..protocol.agent import AgentSideConnection
-from .messages import Peek, peek
 from .replies import Refused
 
 if TYPE_CHECKING:
@@ -27,11 +25,6 @@ else:  # at run time: a plain type variable (type checkers see its default, acp_
     ClientProxyT = TypeVar("ClientProxyT")
 
 log = logging.getLogger("acp_runtime.http")
-
-
-def event(data: bytes) -> bytes:
-    """One message as an SSE event."""
-    return b"data: " + data + b"\n\n"
 
 
 class RemoteAgentConnection(AgentSideConnection[ClientProxyT]):
@@ -80,7 +73,8 @@ class Mailbox:
 
 class RemoteConnection:
     """One ACP connection served over HTTP or a WebSocket: an `AgentSideConnection` whose input is
-    fed from POSTs or frames and whose output is sorted into mailboxes.
+    fed from POSTs or frames and whose output is sorted into mailboxes (a WebSocket's: all in its
+    `connection_stream`).
 
     Until it is `settled` (HTTP: a request named its id; WebSocket: a first message came) its
     idle clock is the registry's `first_message_timeout`, not `idle_timeout`: a connection whose
@@ -97,14 +91,13 @@ class RemoteConnection:
         self.settled = False
         self.connection_stream = Mailbox(self)
         self.session_streams: dict[str, Mailbox] = {}
-        self.everything = Mailbox(self)  # the WebSocket's single stream
         self.answer_to: dict[Any, str | None] = {}  # client request id -> session of its answer
         self.asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
         self.waiters: dict[Any, asyncio.Future[bytes]] = {}
         self.idle: asyncio.TimerHandle | None = None
         self.active = 0.0  # loop time of the last activity (`touch`)
         self.loop = asyncio.get_running_loop()
-        limit = registry.options.get("max_line_bytes", DEFAULT_MAX_LINE_BYTES)
+        limit = registry.options["max_line_bytes"]
         self.messages = MessageTransport(self.route, self.ended, limit)
         self.conn = RemoteAgentConnection(
             registry.handler, self.messages, None, principal=principal, **registry.options
@@ -169,7 +162,7 @@ class RemoteConnection:
     # --- out --------------------------------------------------------------------------------------
 
     def route(self, line: bytes) -> None:
-        box = self.everything if self.transport == "websocket" else self.destination(line)
+        box = self.connection_stream if self.transport == "websocket" else self.destination(line)
         if box is None:
             return
         box.push(line)
@@ -206,8 +199,6 @@ class RemoteConnection:
 
     def mailbox(self, session: str | None) -> Mailbox:
         """The mailbox for a session's messages (the connection's when None), made on first use."""
-        if self.transport == "websocket":
-            return self.everything
         if session is None:
             return self.connection_stream
         box = self.session_streams.get(session)
@@ -217,7 +208,7 @@ class RemoteConnection:
 
     def ended(self) -> None:
         """The agent connection closed its output: end every stream, forget the connection."""
-        for box in (self.connection_stream, self.everything, *self.session_streams.values()):
+        for box in (self.connection_stream, *self.session_streams.values()):
             box.finish()
         for waiter in self.waiters.values():
             if not waiter.done():
@@ -253,18 +244,13 @@ class RemoteConnection:
         if self.idle is None:
             self.idle = self.loop.call_at(self.active + timeout, self.idle_check)
 
-    def reading(self) -> bool:
-        """Whether an SSE stream of this HTTP connection has a reader."""
-        return self.transport == "http" and any(
-            box.leased for box in (self.connection_stream, *self.session_streams.values())
-        )
-
     def idle_check(self) -> None:
         self.idle = None
         timeout = self.timeout()
         if self.conn.closed or timeout is None:
             return
-        if self.reading():  # no clock while a stream is read: look again a timeout later
+        boxes = (self.connection_stream, *self.session_streams.values())
+        if any(box.leased for box in boxes):  # no clock while an SSE stream is read: look later
             self.active = self.loop.time()
         due = self.active + timeout
         if due > self.loop.time():
@@ -281,30 +267,21 @@ class RemoteConnection:
 
 
 class Registry:
-    """The connections of one `AcpApp`, what they are built from (`handler`, the
-    `AgentSideConnection` `options`) and the bounds they live within: `max_connections` open at
-    once, `max_buffered_bytes` unread in one connection's mailboxes, `max_total_buffered_bytes`
-    in the whole server's (`buffered` counts those and the request bodies being read),
-    `idle_timeout` and `first_message_timeout`."""
+    """The connections of one `AcpApp` (which sets the attributes below), what they are built
+    from (`handler`, the `AgentSideConnection` `options`) and the bounds they live within:
+    `max_connections` open at once, `max_buffered_bytes` unread in one connection's mailboxes,
+    `max_total_buffered_bytes` in the whole server's (`buffered` counts those and the request
+    bodies being read), `idle_timeout` and `first_message_timeout`."""
 
-    def __init__(
-        self,
-        handler: Any,
-        options: dict[str, Any],
-        *,
-        max_connections: int,
-        max_buffered_bytes: int,
-        max_total_buffered_bytes: int,
-        idle_timeout: float | None,
-        first_message_timeout: float | None,
-    ) -> None:
-        self.handler = handler
-        self.options = options
-        self.max_connections = max_connections
-        self.max_buffered_bytes = max_buffered_bytes
-        self.max_total_buffered_bytes = max_total_buffered_bytes
-        self.idle_timeout = idle_timeout
-        self.first_message_timeout = first_message_timeout
+    handler: Any
+    options: dict[str, Any]
+    max_connections: int
+    max_buffered_bytes: int
+    max_total_buffered_bytes: int
+    idle_timeout: float | None
+    first_message_timeout: float | None
+
+    def __init__(self) -> None:
         self.connections: dict[str, RemoteConnection] = {}
         self.buffered = 0  # unread mailbox bytes of every connection, and bodies being read
         self.tasks: set[asyncio.Task[Any]] = set()

@@ -28,7 +28,7 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .remote import PostFailed
+from .remote import PostFailed, cookie_header, keep_cookies
 
 
 class StreamBroken(PostFailed):
@@ -123,10 +123,7 @@ class H2Connection(asyncio.Protocol):
                 elif not name.startswith(b":"):
                     headers.append((name, value))
             if any(name == b"set-cookie" for name, _ in headers):
-                request = httpx.Request("GET", self._url)
-                self._cookies.extract_cookies(
-                    httpx.Response(status, headers=headers, request=request)
-                )
+                keep_cookies(self._cookies, self._url, status, headers)
             if not stream.head.done():
                 stream.head.set_result((status, headers))
         elif isinstance(event, h2.events.DataReceived):
@@ -243,11 +240,8 @@ class H2Connection(asyncio.Protocol):
     def _head(self, method: str, headers: dict[str, str], body: bytes) -> list[tuple[bytes, bytes]]:
         fields = dict(self._fixed)
         fields.update((name.lower(), value) for name, value in headers.items())
-        if self._cookies.jar:
-            request = httpx.Request(method, self._url)
-            self._cookies.set_cookie_header(request)
-            if "cookie" in request.headers:
-                fields["cookie"] = request.headers["cookie"]
+        if (cookie := cookie_header(self._cookies, self._url)) is not None:
+            fields["cookie"] = cookie
         if body:
             fields["content-length"] = str(len(body))
         head = [(b":method", method.encode()), *self._pseudo]

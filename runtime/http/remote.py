@@ -12,13 +12,42 @@ from typing import Any, Callable
 import httpx
 import msgspec
 
-from ..jsonrpc import INTERNAL_ERROR, Peek
+from ..jsonrpc import INTERNAL_ERROR, Peek, peek
 from ..jsonrpc.errors import ConnectionClosedError
 from ..jsonrpc.transport import MessageTransport
 
 DEFAULT_MAX_PEER_REQUESTS = 1024
 """Requests of the agent's a connection handles at once: past it, reading stops until some are
 answered (a server flooding requests meets backpressure, never a growing pile of handlers)."""
+
+
+def envelope(data: bytes) -> Peek:
+    """What routing reads of a message (`Peek("invalid")` for bytes that are not JSON: the
+    connection answers those)."""
+    try:
+        return peek(data)
+    except msgspec.DecodeError:
+        return Peek("invalid")
+
+
+def text_of(body: bytes) -> str:
+    """The start of an answer's body, as text, for an error message."""
+    return body[:8192].decode("utf-8", "replace")
+
+
+def cookie_header(cookies: httpx.Cookies, url: str) -> str | None:
+    """The `Cookie` header of a request to `url` (None: no cookie for it)."""
+    if not cookies.jar:
+        return None
+    request = httpx.Request("GET", url)
+    cookies.set_cookie_header(request)
+    return request.headers.get("cookie")
+
+
+def keep_cookies(cookies: httpx.Cookies, url: str, status: int, headers: Any) -> None:
+    """Keep the cookies an answer from `url` sets."""
+    request = httpx.Request("GET", url)
+    cookies.extract_cookies(httpx.Response(status, headers=headers, request=request))
 
 
 class RefusedConnectionError(ConnectionClosedError):

@@ -1,5 +1,5 @@
-"""The HTTP side's replies that reach no connection: `Refused` (a request answered with an error
-before it reached a connection), `plain` (a text/plain answer), `json_error` (a JSON-RPC error
+"""The HTTP side's answers that reach no connection: `Refused` (a request answered with an error
+before it reached a connection: text/plain, or a JSON-RPC error answer), `respond` (one whole
 answer), and `Headers` (a request's headers, as `AcpApp` reads them). The ASGI callables' types.
 """
 
@@ -14,6 +14,7 @@ from .messages import JSON_TYPE
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+TEXT_TYPE = b"text/plain; charset=utf-8"
 
 
 class Refused(Exception):
@@ -31,14 +32,24 @@ class Refused(Exception):
         headers: Sequence[tuple[bytes, bytes]] = (),
     ) -> None:
         super().__init__(text)
-        self.status, self.text, self.code, self.data = status, text, code, data
-        self.request_id, self.headers = request_id, headers
+        self.status, self.text = status, text
+        if code is None:
+            self.body, kind = text.encode(), TEXT_TYPE
+        else:
+            error = {"code": code, "message": text} | ({} if data is None else {"data": data})
+            self.body = msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "error": error})
+            kind = JSON_TYPE.encode()
+        self.headers = [(b"content-type", kind), *headers]
 
     async def answer(self, send: Send) -> None:
-        if self.code is None:
-            await plain(send, self.status, self.text, self.headers)
-        else:
-            await json_error(send, self.status, self.code, self.text, self.data, self.request_id)
+        await respond(send, self.status, self.headers, self.body)
+
+
+async def respond(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes = b""
+) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 class Headers(dict[str, str]):
@@ -52,28 +63,3 @@ class Headers(dict[str, str]):
 
     def get(self, name: str, default: Any = None) -> Any:
         return super().get(name.lower(), default)
-
-
-async def plain(
-    send: Send, status: int, text: str, headers: Sequence[tuple[bytes, bytes]] = ()
-) -> None:
-    start = [(b"content-type", b"text/plain; charset=utf-8"), *headers]
-    await send({"type": "http.response.start", "status": status, "headers": start})
-    await send({"type": "http.response.body", "body": text.encode()})
-
-
-async def json_error(
-    send: Send, status: int, code: int, text: str, data: Any = None, request_id: Any = None
-) -> None:
-    error: dict[str, Any] = {"code": code, "message": text}
-    if data is not None:
-        error["data"] = data
-    body = msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "error": error})
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", JSON_TYPE.encode())],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})

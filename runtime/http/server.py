@@ -22,10 +22,9 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
   frames both ways, one message each, in order; binary frames are ignored, as the RFD says.
 - `DELETE` closes the connection (its running handlers are cancelled) and ends its streams.
 
-This module is the HTTP front (admission, the methods, the body read within its limits); the
-connections, their mailboxes and the registry that bounds them are `connections.py`, an SSE
-stream is `sse.py`, the WebSocket endpoint `websocket.py` (accepted under Hypercorn's guard,
-`wsguard.py`), the refusals `replies.py`.
+This module is the HTTP front (admission, the methods, the body read within its limits); an
+`AcpApp` is the `Registry` of its connections (`connections.py`, with their mailboxes), an SSE
+stream is `sse.py`, the WebSocket endpoint `websocket.py`, the refusals `replies.py`.
 
 Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
 browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a
@@ -54,19 +53,12 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 
 import msgspec
 
-from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
+from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, Peek, peek
+from ..protocol import rules
 from .connections import Registry, RemoteAgentConnection, RemoteConnection
 from .guard import Authenticate, foreign, request_info
-from .messages import (
-    CONNECTION_ID_HEADER,
-    EVENT_STREAM_TYPE,
-    JSON_TYPE,
-    SESSION_ID_HEADER,
-    SESSION_SETUP,
-    Peek,
-    peek,
-)
-from .replies import Headers, Receive, Refused, Scope, Send
+from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
+from .replies import Headers, Receive, Refused, Scope, Send, respond
 from .sse import stream
 from .websocket import serve_websocket
 
@@ -106,24 +98,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("acp_runtime.http")
 
-DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
-"""Default limit of one message (a POST body, a WebSocket message); stdio keeps its own."""
-
-DEFAULT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
-"""Default limit of what one connection's mailboxes may hold for streams nobody reads."""
-
-DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 256 * 1024 * 1024
-"""Default limit of what the whole server may hold: unread mailboxes and bodies being read."""
-
-DEFAULT_MAX_CONNECTIONS = 256
-"""Default limit of open ACP connections (HTTP and WebSocket together)."""
-
 MAX_SESSION_STREAMS = 1024
 """Session streams one connection may open (a GET opens one for any session id, as the RFD's
 reconnect flow opens it before `session/load`)."""
 
+SESSION_SETUP = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
+"""Requests that set a session up on a connection: a client may send them without
+`Acp-Session-Id` (it may not read that session's stream yet)."""
 
-class AcpApp:
+
+class AcpApp(Registry):
     """An ASGI application serving an agent handler at `path` over Streamable HTTP and WebSocket.
 
     `handler` is what `AgentSideConnection` takes; give a class or factory to get one handler per
@@ -173,10 +157,10 @@ class AcpApp:
         allowed_hosts: Collection[str] | None = None,
         allowed_origins: Collection[str] | None = None,
         authenticate: Authenticate | None = None,
-        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
-        max_total_buffered_bytes: int = DEFAULT_MAX_TOTAL_BUFFERED_BYTES,
-        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        max_message_bytes: int = 4 * 1024 * 1024,
+        max_buffered_bytes: int = 16 * 1024 * 1024,
+        max_total_buffered_bytes: int = 256 * 1024 * 1024,
+        max_connections: int = 256,
         body_timeout: float = 30.0,
         keepalive: float = 15.0,
         idle_timeout: float | None = 300.0,
@@ -184,6 +168,7 @@ class AcpApp:
         websocket_ping_interval: float | None = 20.0,
         **options: Any,
     ) -> None:
+        super().__init__()
         self.handler = handler
         self.path = path
         self.affinity_cookie = affinity_cookie
@@ -197,31 +182,9 @@ class AcpApp:
         self.body_timeout = body_timeout
         self.keepalive = keepalive
         self.idle_timeout = idle_timeout
+        self.first_message_timeout = first_message_timeout
         self.websocket_ping_interval = websocket_ping_interval
         self.options = {"max_line_bytes": max_message_bytes, **options}
-        self.registry = Registry(
-            handler,
-            self.options,
-            max_connections=max_connections,
-            max_buffered_bytes=max_buffered_bytes,
-            max_total_buffered_bytes=max_total_buffered_bytes,
-            idle_timeout=idle_timeout,
-            first_message_timeout=first_message_timeout,
-        )
-
-    @property
-    def connections(self) -> dict[str, RemoteConnection]:
-        """The open connections by id."""
-        return self.registry.connections
-
-    @property
-    def buffered(self) -> int:
-        """Unread mailbox bytes of every connection, and request bodies being read."""
-        return self.registry.buffered
-
-    async def close(self) -> None:
-        """Close every connection (their streams end)."""
-        await self.registry.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -291,51 +254,51 @@ class AcpApp:
             elif method == "GET":
                 await self._get(headers, principal, receive, send)
             elif method == "DELETE":
-                connection = self._known(headers, principal)
-                await connection.close()
-                await _accepted(send)
+                await self._known(headers, principal).close()
+                await respond(send, 202, [])
             else:
                 raise Refused(405, "method not allowed", headers=[(b"allow", b"GET, POST, DELETE")])
         except Refused as exc:
             await exc.answer(send)
         finally:
-            self.registry.buffered -= len(body)
+            self.buffered -= len(body)
 
     async def _read_body(self, receive: Receive, keep: bool) -> bytes:
         """The request body as it arrives, counted in `buffered`; `Refused` 413 once it passes
         `max_message_bytes` (the rest is read and dropped), 503 once the server's buffers would
         pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds. A body not
         `keep`-t is read and dropped."""
-        registry = self.registry
-        data, size, refused = bytearray(), 0, None
+        data, refused = bytearray(), None
         try:
             async with asyncio.timeout(self.body_timeout):
                 while (event := await receive())["type"] != "http.disconnect":
                     chunk = event.get("body", b"")
-                    size += len(chunk)
                     if keep and refused is None:
-                        if size > self.max_message_bytes:
-                            text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
-                            limit = {"limit": self.max_message_bytes}
-                            refused = Refused(413, text, INVALID_REQUEST, limit)
-                        elif registry.buffered + len(chunk) > self.max_total_buffered_bytes:
-                            text = "Server busy: its buffers are full, try again later"
-                            limit = {"limit": self.max_total_buffered_bytes}
-                            refused = Refused(503, text, INTERNAL_ERROR, limit)
-                        else:
+                        refused = self._refuse_body(len(data) + len(chunk), len(chunk))
+                        if refused is None:
                             data += chunk
-                            registry.buffered += len(chunk)
-                        if refused is not None:
-                            registry.buffered -= len(data)
+                            self.buffered += len(chunk)
+                        else:
+                            self.buffered -= len(data)
                             data = bytearray()
                     if not event.get("more_body", False):
                         break
         except TimeoutError:
-            registry.buffered -= len(data)
+            self.buffered -= len(data)
             raise Refused(408, f"the request body took over {self.body_timeout} seconds") from None
         if refused is not None:
             raise refused
         return bytes(data)
+
+    def _refuse_body(self, size: int, more: int) -> Refused | None:
+        """Why a body of `size` bytes so far, `more` of them new, is refused (None: it is not)."""
+        if size > self.max_message_bytes:
+            text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
+            return Refused(413, text, INVALID_REQUEST, {"limit": self.max_message_bytes})
+        if self.buffered + more > self.max_total_buffered_bytes:
+            text = "Server busy: its buffers are full, try again later"
+            return Refused(503, text, INTERNAL_ERROR, {"limit": self.max_total_buffered_bytes})
+        return None
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -362,7 +325,7 @@ class AcpApp:
         connection_id = headers.get(CONNECTION_ID_HEADER)
         if connection_id is None:
             raise Refused(400, f"missing Acp-Connection-Id{missing}")
-        connection = self.registry.lookup(connection_id, principal)
+        connection = self.lookup(connection_id, principal)
         if connection is None:
             raise Refused(404, "unknown Acp-Connection-Id")
         return connection
@@ -406,12 +369,12 @@ class AcpApp:
         if problem is not None:
             raise Refused(400, problem)
         connection.receive(body, message, headers.get(SESSION_ID_HEADER))
-        await _accepted(send)
+        await respond(send, 202, [])
 
     async def _initialize(
         self, body: bytes, message: Peek, principal: Any, tls: bool, send: Send
     ) -> None:
-        connection = self.registry.open("http", principal)
+        connection = self.open("http", principal)
         answer = await connection.initialize(body, message)
         if answer is None:
             text = "Internal error: the connection closed before answering initialize"
@@ -421,8 +384,7 @@ class AcpApp:
             await connection.close()
         else:
             headers += self.identity_headers(connection, tls)
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": answer})
+        await respond(send, 200, headers, answer)
 
     # --- GET --------------------------------------------------------------------------------------
 
@@ -446,11 +408,6 @@ class AcpApp:
         finally:
             box.leased = False
             connection.touch()
-
-
-async def _accepted(send: Send) -> None:
-    await send({"type": "http.response.start", "status": 202, "headers": []})
-    await send({"type": "http.response.body", "body": b""})
 
 
 def _session_header_problem(

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import asyncio
 
-from .connections import Mailbox, event
+from .connections import Mailbox
 from .messages import EVENT_STREAM_TYPE
 from .replies import Receive, Send
+
+
+def event(data: bytes) -> bytes:
+    """One message as an SSE event."""
+    return b"data: " + data + b"\n\n"
 
 
 async def stream(box: Mailbox, keepalive: float, receive: Receive, send: Send) -> None:

@@ -17,67 +17,54 @@ from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import httpx
-import msgspec
 
+from ..jsonrpc import Peek
 from ..jsonrpc.transport import MessageTransport
 from .events import EventParser, OversizedEventError, SilentServerError, alive_within
 from .h2conn import H2Connection, Reply
-from .messages import (
-    CONNECTION_ID_HEADER,
-    EVENT_STREAM_TYPE,
-    JSON_TYPE,
-    SESSION_ID_HEADER,
-    Peek,
-    peek,
-)
+from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .pool import new_client
-from .remote import PostFailed, RefusedConnectionError, RemoteTransport
+from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelope, text_of
 
 log = logging.getLogger("acp_runtime.http")
 
 _GONE = frozenset({401, 403, 404, 410})
-_ERROR_BODY_LIMIT = 8192
 _BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, OSError)
 
 
 class HttpTransport(RemoteTransport):
-    def __init__(
-        self,
-        url: str,
-        reader: MessageTransport,
-        options: dict[str, Any],
-    ) -> None:
+    def __init__(self, url: str, reader: MessageTransport, options: dict[str, Any]) -> None:
         super().__init__(url, reader, options["max_peer_requests"])
         self._read_timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
         scheme = urlsplit(url).scheme.lower()
         http2, client = options["http2"], options["client"]
-        h2c = http2 is True and scheme == "http"
         # HTTP/2 by ALPN: each SSE stream gets a client (an HTTP/2 connection) of its own, as on
         # one connection httpx would make a stream wait behind an idle one (see h2conn.py)
         self._h2 = client is None and http2 is not False and scheme != "http"
         self._owns_client = client is None
+        self._h2conn: H2Connection | None = None
         if client is None:
             self.cookies = httpx.Cookies(options["cookies"])  # one jar for every client below
             self._new_client = functools.partial(
                 new_client,
                 scheme,
-                http1=not h2c,
                 http2=http2 is not False,
                 headers=options["headers"],
                 cookies=self.cookies.jar,  # a CookieJar is shared, not copied
                 verify=options["verify"],
                 timeout=httpx.Timeout(options["connect_timeout"], read=None),
             )
-            client = self._new_client()
+            if http2 is True and scheme == "http":  # h2c: every request on one connection of ours
+                headers = httpx.Headers(options["headers"])
+                timeout = options["connect_timeout"]
+                self._h2conn = H2Connection(url, headers, self.cookies, timeout)
+            else:
+                client = self._new_client()
         else:
             self.cookies = client.cookies
-        self._client = client
-        self._h2conn: H2Connection | None = None
-        if h2c and self._owns_client:  # every request on one HTTP/2 connection of our own
-            headers = httpx.Headers(options["headers"])
-            self._h2conn = H2Connection(url, headers, self.cookies, options["connect_timeout"])
+        self._client: httpx.AsyncClient | None = client
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
@@ -111,7 +98,7 @@ class HttpTransport(RemoteTransport):
         self.reader.feed_eof()  # (after a refusal too)
         if self._h2conn is not None:
             await self._h2conn.aclose()
-        if self._owns_client:
+        if self._owns_client and self._client is not None:
             await self._client.aclose()
 
     def _ids(self, session: str | None) -> dict[str, str]:
@@ -159,9 +146,10 @@ class HttpTransport(RemoteTransport):
         while (data := await self._queue.get()) is not None:
             if self.ended:
                 continue
-            message = peek(data)
+            message = envelope(data)
             self.count_out(message)
-            self._make_room()
+            if not self.full:
+                self._room.set()
             try:
                 await self._post(data, message)
             except _BROKEN as exc:
@@ -191,11 +179,11 @@ class HttpTransport(RemoteTransport):
             self.connection_id = connection_id
             self._open_stream(None)
             self._receive(content)
-        elif reply.status == 200 and _is_error(content):
+        elif reply.status == 200 and envelope(content).failed:
             self.reader.feed(content)  # initialize failed: no connection
             self.end_input("the agent refused initialize")
         else:
-            text = _text(content) or f"no {CONNECTION_ID_HEADER} in the answer"
+            text = text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
             refusal = RefusedConnectionError(self.url, reply.status, text, reply.transport)
             self.ended, self.eof_reason = True, str(refusal)
             self.on_refused(refusal)
@@ -203,7 +191,7 @@ class HttpTransport(RemoteTransport):
     def _refused(self, message: Peek, status: int, content: bytes) -> None:
         """A POST the server did not accept: its request fails with -32603 (data: status and
         body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
-        body = _text(content)
+        body = text_of(content)
         text = f"HTTP {status} for {message.method or message.kind}: {body}"
         if message.kind == "request":
             self.fail_request(message, text, {"status": status, "body": body})
@@ -215,20 +203,13 @@ class HttpTransport(RemoteTransport):
     # --- in ---------------------------------------------------------------------------------------
 
     def _receive(self, data: bytes) -> None:
-        try:
-            message = peek(data)
-        except msgspec.DecodeError:
-            message = Peek("invalid")
+        message = envelope(data)
         if message.result_session_id is not None:
             self._open_stream(message.result_session_id)
         if message.kind == "request" and message.session_id is not None:
             self._asked[message.id_key] = message.session_id
         self.count_in(message)
         self.reader.feed(data)
-
-    def _make_room(self) -> None:
-        if not self.full:
-            self._room.set()
 
     def _open_stream(self, session: str | None) -> None:
         task = self._streams.get(session)
@@ -262,9 +243,9 @@ class HttpTransport(RemoteTransport):
                 body = b""
                 async for chunk in reply.chunks:
                     body += chunk
-                    if len(body) >= _ERROR_BODY_LIMIT:
+                    if len(body) >= 8192:
                         break
-                return f"the server refused the stream: HTTP {reply.status}: {_text(body)}"
+                return f"the server refused the stream: HTTP {reply.status}: {text_of(body)}"
             parser = EventParser(self._limit)
             async for chunk in alive_within(reply.chunks, self._read_timeout):
                 for event in parser.feed(chunk):
@@ -275,19 +256,3 @@ class HttpTransport(RemoteTransport):
             if (last := parser.end()) is not None:
                 self._receive(last)
         return f"the server ended the connection stream of {self.url}"
-
-
-def _text(body: bytes) -> str:
-    return body[:_ERROR_BODY_LIMIT].decode("utf-8", "replace")
-
-
-def _is_error(body: bytes) -> bool:
-    """Whether a body is a JSON-RPC error response."""
-    try:
-        return isinstance(msgspec.json.decode(body, type=_ErrorAnswer).error, dict)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return False
-
-
-class _ErrorAnswer(msgspec.Struct):
-    error: Any = None

@@ -13,7 +13,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from .connections import RemoteConnection
-from .replies import Headers, Receive, Refused, Scope, Send
+from .replies import TEXT_TYPE, Headers, Receive, Refused, Scope, Send
 from .wsguard import guarded
 
 if TYPE_CHECKING:
@@ -33,16 +33,13 @@ async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Sen
         if path is not None:
             raise Refused(404, f"not found: ACP is served at {path}")
         principal = await app.admit(scope, headers)
-        connection = app.registry.open("websocket", principal)
+        connection = app.open("websocket", principal)
     except Refused as exc:
         await refuse_websocket(scope, send, exc)
         return
-    with guarded(lambda: app.registry.spawn(connection.close())):
-        accept = {
-            "type": "websocket.accept",
-            "headers": app.identity_headers(connection, headers.tls),
-        }
-        await send(accept)
+    with guarded(lambda: app.spawn(connection.close())):
+        identity = app.identity_headers(connection, headers.tls)
+        await send({"type": "websocket.accept", "headers": identity})
     connection.touch()
     tasks = [
         asyncio.ensure_future(_pump(connection, send)),
@@ -73,7 +70,7 @@ async def _read(connection: RemoteConnection, receive: Receive) -> None:
 async def _pump(connection: RemoteConnection, send: Send) -> None:
     """The agent's messages to the socket, in order, each counted unread until sent; a close
     once the connection ended."""
-    box = connection.everything
+    box = connection.connection_stream
     while True:
         await box.wait()
         while box.items:
@@ -92,13 +89,9 @@ async def refuse_websocket(scope: Scope, send: Send, refused: Refused) -> None:
     if "websocket.http.response" in (scope.get("extensions") or {}):
         body = refused.text.encode()
         # a length, so the refusal is not chunked: websockets 13 cannot read a chunked one
-        start = [
-            (b"content-type", b"text/plain; charset=utf-8"),
-            (b"content-length", str(len(body)).encode()),
-        ]
-        await send(
-            {"type": "websocket.http.response.start", "status": refused.status, "headers": start}
-        )
+        start = [(b"content-type", TEXT_TYPE), (b"content-length", str(len(body)).encode())]
+        status = refused.status
+        await send({"type": "websocket.http.response.start", "status": status, "headers": start})
         await send({"type": "websocket.http.response.body", "body": body})
     else:
         await send({"type": "websocket.close", "code": 1008})

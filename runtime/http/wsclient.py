@@ -20,7 +20,6 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import msgspec
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosedOK, InvalidStatus, InvalidURI
 from websockets.frames import CloseCode, Frame, Opcode
@@ -30,9 +29,16 @@ from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
 from ..jsonrpc.transport import MessageTransport
-from .messages import CONNECTION_ID_HEADER, peek
+from .messages import CONNECTION_ID_HEADER
 from .pool import tls_context
-from .remote import RefusedConnectionError, RemoteTransport
+from .remote import (
+    RefusedConnectionError,
+    RemoteTransport,
+    cookie_header,
+    envelope,
+    keep_cookies,
+    text_of,
+)
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
 PING_INTERVAL = 20.0
@@ -67,10 +73,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         request = self._ws.connect()
         for name, value in (self._options["headers"] or {}).items():
             request.headers[name] = value
-        jar = httpx.Request("GET", self._http_url)
-        self.cookies.set_cookie_header(jar)
-        if "cookie" in jar.headers:
-            request.headers["Cookie"] = jar.headers["cookie"]
+        if (cookie := cookie_header(self.cookies, self._http_url)) is not None:
+            request.headers["Cookie"] = cookie
         self._ws.send_request(request)
         uri = parse_uri(self.url)
         context: Any = None
@@ -88,7 +92,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self._ticker = loop.call_later(PING_INTERVAL, self._tick)
         if isinstance(error, InvalidStatus):
             answer = error.response
-            reason = (answer.body or b"")[:8192].decode("utf-8", "replace") or answer.reason_phrase
+            reason = text_of(answer.body or b"") or answer.reason_phrase
             raise RefusedConnectionError(self.url, answer.status_code, reason, "websocket")
         status = re.match(rb"HTTP/1\.1 ([1-5][0-9][0-9]) ([^\r\n]*)", self._head)
         if error is not None and status and status[1] != b"101":  # an answer websockets can't read
@@ -99,9 +103,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
 
     def _opened(self, response: Response) -> None:
         self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
-        headers = list(response.headers.raw_items())
-        request = httpx.Request("GET", self._http_url)
-        self.cookies.extract_cookies(httpx.Response(101, headers=headers, request=request))
+        keep_cookies(self.cookies, self._http_url, 101, list(response.headers.raw_items()))
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
 
@@ -196,8 +198,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         held = self._held
         while held and not self.full and not self.ended:
             data = held.popleft()
-            with contextlib.suppress(msgspec.DecodeError):  # not JSON: the connection answers it
-                self.count_in(peek(data))
+            self.count_in(envelope(data))
             self.reader.feed(data)
         self._read_or_not()
 
@@ -215,7 +216,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             return  # closing: the end of input fails what waits
         self._ws.send_text(message)  # a text frame, sent without decoding
         self._flush()
-        self.count_out(peek(message))
+        self.count_out(envelope(message))
         if self._held:
             self._hand_on()
 

@@ -8,8 +8,9 @@ import asyncio
 import functools
 from typing import Any
 
-from acp_runtime.http.connections import Registry, RemoteConnection, event
-from acp_runtime.http.sse import stream
+from acp_runtime.http import AcpApp
+from acp_runtime.http.connections import RemoteConnection
+from acp_runtime.http.sse import event, stream
 
 from .agents import HistoryAgent, Store
 
@@ -18,16 +19,8 @@ TWO = b'{"jsonrpc":"2.0","method":"session/update","params":{"n":2}}'
 
 
 def connection() -> RemoteConnection:
-    registry = Registry(
-        functools.partial(HistoryAgent, store=Store()),
-        {},
-        max_connections=4,
-        max_buffered_bytes=1 << 20,
-        max_total_buffered_bytes=1 << 24,
-        idle_timeout=None,
-        first_message_timeout=None,
-    )
-    return RemoteConnection(registry, "http")
+    handler = functools.partial(HistoryAgent, store=Store())
+    return RemoteConnection(AcpApp(handler, idle_timeout=None, first_message_timeout=None), "http")
 
 
 class Reader:
