@@ -30,7 +30,7 @@ def envelope(data: bytes) -> Peek:
         return Peek("invalid")
 
 
-def text_of(body: bytes) -> str:
+def text_of(body: bytes | bytearray) -> str:
     """The start of an answer's body, as text, for an error message."""
     return body[:8192].decode("utf-8", "replace")
 
@@ -41,7 +41,8 @@ def cookie_header(cookies: httpx.Cookies, url: str) -> str | None:
         return None
     request = httpx.Request("GET", url)
     cookies.set_cookie_header(request)
-    return request.headers.get("cookie")
+    cookie: str | None = request.headers.get("cookie")
+    return cookie
 
 
 def keep_cookies(cookies: httpx.Cookies, url: str, status: int, headers: Any) -> None:

@@ -109,7 +109,11 @@ class HttpTransport(RemoteTransport):
 
     @contextlib.asynccontextmanager
     async def _open(
-        self, method: str, headers: dict[str, str], body: bytes, client: Any = None
+        self,
+        method: str,
+        headers: dict[str, str],
+        body: bytes,
+        client: httpx.AsyncClient | None = None,
     ) -> AsyncIterator[Reply]:
         """One request: on the connection's HTTP/2 connection where it has one, else httpx."""
         if self._h2conn is not None:
@@ -117,6 +121,8 @@ class HttpTransport(RemoteTransport):
                 yield reply
             return
         http = client or self._client
+        if http is None:  # (an h2c connection has no httpx client, and was taken above)
+            raise ConnectionError(f"{self.url}: the connection has no HTTP client")
         async with http.stream(method, self.url, headers=headers, content=body or None) as answer:
             version = answer.http_version.lower()
             yield Reply(answer.status_code, answer.headers, answer.aiter_bytes(), version)
