@@ -324,8 +324,7 @@ _FAST_FAILURES: tuple[type[Exception], ...] = (msgspec.ValidationError, *_NOT_JS
 
 
 def _message(env: Any) -> Request | Notification | None:
-    """The public message of a call's envelope; None for a notification that carries an id.
-    (`MessageDecoder.decode` writes this out on its hot path.)"""
+    """The public message of a call's envelope; None for a notification that carries an id."""
     info = env.info
     if info.kind == "request":
         return Request(id=env.id, method=info.method, params=env.params)
@@ -385,56 +384,20 @@ class MessageDecoder:
         self._calls_first = True
 
     def decode(self, data: bytes) -> Message:
-        # The two hot paths are written out here (a Python call costs as much as a short decode).
+        message: Message | None
         if self._calls_first:
-            try:  # _call, inlined: this is the path of every streamed notification
-                env = self._calls.decode(data)
-            except msgspec.ValidationError as exc:
-                repaired = self._repair_call(data, exc)
-                if repaired is not None:
-                    return repaired
-            except _NOT_JSON:
-                pass
-            else:
-                info = env.info
-                if info.kind == "request":
-                    return Request(id=env.id, method=info.method, params=env.params)
-                if env.id is UNSET:
-                    return Notification(method=info.method, params=env.params)
-            answer = self._answer(data)
-            if answer is not None:
-                self._calls_first = False
-                return answer
-            return _decode_carefully(data, self.side, self.result_type, self.lenient)
-        pending = self._pending
-        if pending is not None and len(pending) == 1:
-            for id in pending:  # _reply, inlined: the answer to the one pending request
-                tp = pending[id]
-                dec = self._replies.get(tp)
-                if dec is None and tp is not None:
-                    dec = self._replies[tp] = _reply_decoder(tp)
-                if dec is not None:
-                    try:
-                        reply = dec.decode(data)
-                    except _FAST_FAILURES:
-                        break
-                    if reply.id != id:
-                        break
-                    if reply.error is UNSET:
-                        if reply.result is not UNSET:
-                            return Response(id=reply.id, result=reply.result)
-                    elif reply.result is UNSET:
-                        return ErrorResponse(id=reply.id, error=reply.error)
-                break
+            message = self._call(data)
+            if message is None:
+                message = self._answer(data)
+                self._calls_first = message is None
         else:
-            answer = self._answer(data)
-            if answer is not None:
-                return answer
-        call = self._call(data)
-        if call is not None:
-            self._calls_first = True
-            return call
-        return _decode_carefully(data, self.side, self.result_type, self.lenient)
+            message = self._answer(data)
+            if message is None:
+                message = self._call(data)
+                self._calls_first = message is not None
+        if message is None:
+            return _decode_carefully(data, self.side, self.result_type, self.lenient)
+        return message
 
     def _call(self, data: bytes) -> Request | Notification | None:
         try:
