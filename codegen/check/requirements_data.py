@@ -1692,6 +1692,34 @@ _ROWS = (
         'If the receiving end doesn\'t recognize the custom method name, it should respond with the standard "Method not found" error:',
     ),
     Requirement(
+        "ACP-V1-SCHEMA-ACP-MCP-SERVER-ID-UNIQUE",
+        "MUST NOT",
+        "client",
+        "schema/schema.json /$defs/McpServerAcp/properties/serverId",
+        "Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible on the same ACP connection.",
+    ),
+    Requirement(
+        "ACP-V1-SCHEMA-ACP-MCP-SERVERS-ADVERTISED",
+        "MUST",
+        "client",
+        "schema/schema.json /$defs/McpServer/anyOf/2",
+        "Only available when the Agent capabilities indicate mcp_capabilities.acp is true.",
+    ),
+    Requirement(
+        "ACP-V1-SCHEMA-MCP-MESSAGE-ONE-OUTCOME",
+        "MUST",
+        "both",
+        "schema/schema.json /$defs/MessageMcpResponse",
+        "Senders must include exactly one outcome. Receivers prefer result if both are present.",
+    ),
+    Requirement(
+        "ACP-V1-SCHEMA-MCP-MESSAGE-ERROR-OBJECT",
+        "MUST",
+        "both",
+        "schema/schema.json /$defs/MessageMcpResponse",
+        "An error must be a non-null object.",
+    ),
+    Requirement(
         "ACP-V2-INIT-INFO",
         "MUST",
         "both",
@@ -1907,6 +1935,27 @@ _ROWS = (
         "client",
         "docs/protocol/v2/draft/schema.mdx L4970-L4971",
         "Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible on the same ACP connection.",
+    ),
+    Requirement(
+        "ACP-V2-SCHEMA-ACP-MCP-SERVERS-ADVERTISED",
+        "MUST",
+        "client",
+        "docs/protocol/v2/draft/schema.mdx L4951",
+        "Only available when the Agent capabilities include session.mcp.acp.",
+    ),
+    Requirement(
+        "ACP-V2-SCHEMA-MCP-MESSAGE-ONE-OUTCOME",
+        "MUST",
+        "both",
+        "schema/v2/schema.json /$defs/MessageMcpResponse",
+        "Senders must include exactly one outcome. Receivers prefer result if both are present.",
+    ),
+    Requirement(
+        "ACP-V2-SCHEMA-MCP-MESSAGE-ERROR-OBJECT",
+        "MUST",
+        "both",
+        "schema/v2/schema.json /$defs/MessageMcpResponse",
+        "An error must be a non-null object.",
     ),
 )
 

@@ -191,6 +191,10 @@ _PROMPT = {
     "resource": _AGENT + "promptCapabilities.embeddedContext",
 }
 _MCP = {"http": _AGENT + "mcpCapabilities.http", "sse": _AGENT + "mcpCapabilities.sse"}
+# `acp` servers (MCP over ACP): only when the agent advertises them, v1 `mcpCapabilities.acp`, v2
+# `session.mcp.acp`; a guard of its own, so a schema without them keeps the http/sse one
+_MCP_ACP = {"acp": _AGENT + "mcpCapabilities.acp"}
+_MCP_ACP_V2 = {"acp": "capabilities.session.mcp.acp"}
 _EXTRA_DIRS = ("additionalDirectories", _SESSIONS + "additionalDirectories")
 _AUTH_TERMINAL = {"terminal": "clientCapabilities.auth.terminal"}
 
@@ -243,6 +247,8 @@ GUARDS: tuple[Guard, ...] = (
         "client", "send", ("session/prompt",), by_kind("prompt.*", "type", _PROMPT), "15, 69, 185"
     ),
     Guard("client", "send", _SETUP, by_kind("mcpServers.*", "type", _MCP), "48, 50"),
+    Guard("client", "send", _SETUP, by_kind("mcpServers.*", "type", _MCP_ACP), "242"),
+    Guard("client", "send", _SETUP, by_kind("mcpServers.*", "type", _MCP_ACP_V2), "v2 32"),
     Guard("client", "send", (*_SETUP, "session/list"), nonempty_needs(*_EXTRA_DIRS), "41"),
     Guard("client", "send", (*_SETUP, "session/list"), absolute(*_DIRS), "40, 42"),
     Guard("client", "send", _SETUP, absolute("mcpServers.*.command"), "1"),  # stdio servers'

@@ -82,7 +82,8 @@ def test_an_unknown_llm_protocol_is_kept_as_sent_on_both_sides(protocol: str) ->
 
 @requirement("ACP-V2-SCHEMA-ACP-MCP-SERVER-ID-UNIQUE")
 async def test_a_client_never_gives_one_acp_mcp_server_id_to_two_servers() -> None:
-    session, agent, conn = await v2_session()
+    # an agent that takes `acp` servers (session.mcp.acp): the ids are what is refused
+    session, agent, conn = await v2_session(capabilities={"session": {"mcp": {"acp": {}}}})
     servers = [
         {"type": "acp", "name": "files", "serverId": "srv-1"},
         {"type": "acp", "name": "search", "serverId": "srv-1"},

@@ -74,9 +74,13 @@ class Client(acp2.ClientHandler):
 
 
 async def v2_session(
-    package: Any = acp2, client: Any = None, new_session: dict[str, Any] | None = None
+    package: Any = acp2,
+    client: Any = None,
+    new_session: dict[str, Any] | None = None,
+    capabilities: dict[str, Any] | None = None,
 ) -> tuple[Session, V2Agent, ClientSideConnection]:
-    """A client connection on a v2 package, initialized, with session "s1" set up."""
+    """A client connection on a v2 package, initialized, with session "s1" set up; the agent
+    advertises `capabilities` (default: the baseline sessions, `{"session": {}}`)."""
     (client_in, client_out), (peer_in, peer_out) = memory_pipe()
     handler = client if client is not None else Client()
     conn = ClientSideConnection(
@@ -86,7 +90,8 @@ async def v2_session(
 
     async def setup() -> None:
         init = await agent.recv("initialize")
-        agent.answer(init, {"protocolVersion": 2, "info": INFO, "capabilities": {"session": {}}})
+        advertised = capabilities if capabilities is not None else {"session": {}}
+        agent.answer(init, {"protocolVersion": 2, "info": INFO, "capabilities": advertised})
         agent.answer(await agent.recv("session/new"), new_session or {"sessionId": "s1"})
 
     serving = asyncio.ensure_future(setup())
