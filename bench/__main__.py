@@ -8,6 +8,8 @@ python -m bench --quick         seconds, for smoke tests: small samples, small s
 --only connections --connections 200,1000      the many-connections section alone, with its counts
 --only remote --remote 20000,1000,3            one remote connection per transport against the SDK
                                                1.0.0rc3: updates streamed, round trips, rounds
+--only mcp --mcp 2000,3                        an MCP tool call over mcp/message beside the mcp
+                                               SDK's own stdio transport: calls, rounds
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from . import connections, processes, remote
+from . import connections, mcp_call, processes, remote
 from .codecs import (
     DECODE_FLOOR,
     ENCODE_FLOOR,
@@ -50,8 +52,9 @@ SECTIONS = (
     "memory",
     "connections",
     "remote",
+    "mcp",
 )
-EXTRA_SECTIONS = ("connections", "remote")
+EXTRA_SECTIONS = ("connections", "remote", "mcp")
 """The sections with a table of their own (the others share the main table)."""
 
 
@@ -76,6 +79,9 @@ class Plan:
         self.remote_stream_n = 500 if quick else 20_000
         self.remote_pings = 50 if quick else 1_000
         self.remote_rounds = 1 if quick else 3
+        # an MCP tool call round trip (bench/mcp_call.py)
+        self.mcp_calls = 200 if quick else 2_000
+        self.mcp_rounds = 1 if quick else 3
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +101,8 @@ class Plan:
             "remote_stream_n": self.remote_stream_n,
             "remote_pings": self.remote_pings,
             "remote_rounds": self.remote_rounds,
+            "mcp_calls": self.mcp_calls,
+            "mcp_rounds": self.mcp_rounds,
         }
 
 
@@ -239,6 +247,10 @@ def main(argv: list[str] | None = None) -> int:
         help="STREAM_N,PINGS,ROUNDS of the remote section (updates streamed, round trips, rounds)",
     )
     parser.add_argument(
+        "--mcp",
+        help="CALLS,ROUNDS of the mcp section (tool calls one after another, rounds)",
+    )
+    parser.add_argument(
         "--sessions", type=int, default=0, help="sessions at once on one stdio connection"
     )
     parser.add_argument(
@@ -279,6 +291,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(
                 f"--remote wants STREAM_N,PINGS,ROUNDS (three integers), not {args.remote!r}"
             )
+    if args.mcp:
+        try:
+            plan.mcp_calls, plan.mcp_rounds = (int(n) for n in args.mcp.split(","))
+        except ValueError:
+            parser.error(f"--mcp wants CALLS,ROUNDS (two integers), not {args.mcp!r}")
     started = time.perf_counter()
     meta = describe()
     meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -369,10 +386,14 @@ def main(argv: list[str] | None = None) -> int:
                 plan.connections_timeout,
                 env,
             )
+        if "mcp" in sections:
+            results["mcp"] = mcp_call.run(
+                plan.mcp_calls, plan.mcp_rounds, plan.connections_timeout, env
+            )
 
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)
-    extra = {"connections": connections, "remote": remote}
+    extra = {"connections": connections, "remote": remote, "mcp": mcp_call}
     for name, section in extra.items():
         if name in results:
             results["targets"] += section.targets(results[name])

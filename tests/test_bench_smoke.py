@@ -39,8 +39,8 @@ def _bench(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     out = tmp_path_factory.mktemp("bench") / "results.json"
-    # the connections and remote sections have tests of their own (below)
-    run = _bench(out, "--skip", "generation,imports,connections,remote")
+    # the connections, remote and mcp sections have tests of their own (below)
+    run = _bench(out, "--skip", "generation,imports,connections,remote,mcp")
     return json.loads(out.read_text()), run.stdout
 
 
@@ -210,6 +210,19 @@ def test_the_remote_section_runs_alone_and_reports_both_implementations(
             assert got["client_cpu_us_per_round_trip"] > 0, (mode, impl)
     assert "### Remote, one connection" in run.stdout
     assert "remote round trips, h2c, one connection, against the SDK 1.0.0rc3" in run.stdout
+
+
+def test_the_mcp_section_runs_alone_and_times_each_way(tmp_path: Path) -> None:
+    out = tmp_path / "results.json"
+    run = _bench(out, "--only", "mcp", "--mcp", "20,1")
+    results = json.loads(out.read_text())["mcp"]
+    assert (results["calls"], results["rounds"]) == (20, 1)
+    for way in ("caller_us", "client_us", "stdio_us"):
+        got = results["ways"][way]
+        assert "error" not in got, (way, got)
+        assert got["us"] > 0 and len(got["runs"]) == 1, (way, got)
+    assert "MCP tool call round trip (20 calls" in run.stdout
+    assert "| mcp SDK 2.3.0 stdio transport, `mcp.Client` |" in run.stdout
 
 
 def test_benchmarks_md_keeps_what_is_written_outside_the_markers(tmp_path: Path) -> None:
