@@ -5,7 +5,9 @@
 Prompt it with a file path (relative to the session's cwd). It streams a plan, reads the file
 through the client, shows the trailing whitespace it would strip as a tool call with a diff, asks
 permission, writes the file through the client, then runs `COMMAND FILE` (default `wc -l`) in a
-client terminal. It needs a client offering fs and terminals.
+client terminal. It needs a client offering fs and terminals. When the client offers an MCP
+server "notes" over ACP (MCP over ACP: examples/watch_client.py does), it leaves a note there
+with its `note` tool before the turn ends.
 """
 
 from __future__ import annotations
@@ -18,22 +20,33 @@ import uuid
 import acp_schema as acp
 from acp_runtime import AgentSideConnection, run_agent
 from acp_runtime.helpers import AgentSession
+from acp_runtime.mcp import AcpServer, McpCaller
 
 
 class TidyAgent(acp.AgentHandler):
     def __init__(self, conn: AgentSideConnection, check: list[str]) -> None:
         self.conn, self.check = conn, check
         self.cwd: dict[str, str] = {}
+        self.mcp = McpCaller(conn, client_info={"name": "tidy-agent", "version": "0.1.0"})
+        self.notes: dict[str, AcpServer] = {}  # the "notes" MCP server a session was offered
+
+    async def mcp_message_notification(self, params: acp.MessageMcpNotification) -> None:
+        await self.mcp.mcp_message_notification(params)
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         info = acp.Implementation(name="tidy-agent", version="0.1.0")
         return acp.InitializeResponse(
-            protocol_version=1, agent_capabilities=acp.AgentCapabilities(), agent_info=info
+            protocol_version=1,
+            agent_capabilities=acp.AgentCapabilities(
+                mcp_capabilities=acp.McpCapabilities(acp=True)  # MCP servers over ACP
+            ),
+            agent_info=info,
         )
 
     async def session_new(self, params: acp.NewSessionRequest) -> acp.NewSessionResponse:
         session_id = f"tidy-{uuid.uuid4().hex[:12]}"
         self.cwd[session_id] = params.cwd
+        self.notes.update((session_id, s) for s in self.mcp.servers(params) if s.name == "notes")
         return acp.NewSessionResponse(session_id=session_id)
 
     async def session_prompt(self, params: acp.PromptRequest) -> acp.PromptResponse:
@@ -70,6 +83,9 @@ class TidyAgent(acp.AgentHandler):
                 await run.add_terminal(term.id)
                 status = await term.wait_for_exit()
                 output = (await term.output()).output
+        if params.session_id in self.notes:  # the client's own MCP tool, over ACP
+            notes = self.mcp.session(self.notes[params.session_id])
+            await notes.call_tool("note", {"text": f"tidied {name}"})
         await s.plan([(step, "completed") for step in steps])
         await s.say(f"Done: {self.check[0]} exited {status.exit_code}: {output.strip()}\n")
         return acp.PromptResponse(stop_reason=acp.StopReason.END_TURN)

@@ -3,7 +3,10 @@
     python examples/watch_client.py [--yes] --prompt TEXT -- AGENT_CMD [ARGS...]
 
 It offers the agent this machine's files and terminals (local processes) and asks on stdin before
-allowing a tool call (`--yes` allows them all). After each update it prints the part of the
+allowing a tool call (`--yes` allows them all). To an agent that advertises `mcpCapabilities.acp`
+it also offers an MCP server of its own over the ACP connection (MCP over ACP, with the `mcp`
+extra): "notes", one tool `note` (written with the official `mcp` SDK) that prints what it is
+given as `   note: TEXT`. After each update it prints the part of the
 session's state that changed: the plan, a tool call (its status, diffs and terminals), the mode;
 the agent's text streams as it comes. Exit status as examples/client.py: 0, 3 when the turn ended
 cancelled or refused, 1 on errors.
@@ -13,12 +16,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import Any, AsyncIterator
 
 import acp_schema as acp
 from acp_runtime import spawn_agent
+from acp_runtime.mcp import McpProvider, agent_accepts_acp_servers
 from acp_runtime.session import Session, SessionState
 
 MARKS = {"pending": " ", "in_progress": ">", "completed": "x", "failed": "!"}
@@ -28,9 +34,14 @@ Running = tuple[asyncio.subprocess.Process, bytearray, "asyncio.Task[None]"]  # 
 class LocalClient(acp.ClientHandler):
     """Files and processes of this machine, for the agent."""
 
-    def __init__(self, yes: bool) -> None:
+    def __init__(self, conn: Any, yes: bool) -> None:
         self.yes = yes
         self.terminals: dict[str, Running] = {}
+        self.mcp = McpProvider(conn)  # the MCP servers offered over ACP (`notes`)
+
+    async def mcp_message(self, params: acp.MessageMcpRequest) -> acp.MessageMcpResponse:
+        answer: acp.MessageMcpResponse = await self.mcp.mcp_message(params)
+        return answer
 
     async def fs_read_text_file(self, params: acp.ReadTextFileRequest) -> acp.ReadTextFileResponse:
         lines = Path(params.path).read_text().splitlines(keepends=True)[(params.line or 1) - 1 :]
@@ -141,21 +152,57 @@ def describe(content: object) -> str:
     return f"terminal {content.terminal_id}" if isinstance(content, acp.Terminal) else "content"
 
 
+@contextlib.asynccontextmanager
+async def offered_notes(conn: Any) -> AsyncIterator[list[Any]]:
+    """The `mcpServers` of the session: the `notes` server to an agent that takes `acp` ones (and
+    when the `mcp` extra is installed), else none."""
+    try:
+        import mcp.types as types
+        from mcp.server import Server
+
+        from acp_runtime.mcp.sdk import serve_mcp_server
+    except ImportError:
+        yield []
+        return
+    if not agent_accepts_acp_servers(conn.peer_capabilities):
+        yield []
+        return
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        text = {"type": "object", "properties": {"text": {"type": "string"}}}
+        note = types.Tool(name="note", description="Show the user a note", input_schema=text)
+        return types.ListToolsResult(tools=[note])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        text = str((params.arguments or {}).get("text", ""))
+        print(f"   note: {text}")
+        return types.CallToolResult(content=[types.TextContent(type="text", text="noted")])
+
+    notes: Server[Any] = Server("notes", on_list_tools=list_tools, on_call_tool=call_tool)
+    async with serve_mcp_server(conn.handler.mcp, "notes", notes) as registration:
+        yield [registration.declaration]
+
+
 async def run(prompt: str, command: list[str], yes: bool) -> int:
-    async with spawn_agent(LocalClient(yes), command[0], *command[1:]) as conn:
+    async with spawn_agent(lambda conn: LocalClient(conn, yes), command[0], *command[1:]) as conn:
         fs = acp.FileSystemCapabilities(read_text_file=True, write_text_file=True)
         await conn.agent.initialize(
             acp.InitializeRequest(
                 protocol_version=1, client_capabilities=acp.ClientCapabilities(fs=fs, terminal=True)
             )
         )
-        session = await Session.new(conn, os.getcwd())
-        turn = asyncio.ensure_future(session.prompt(prompt))
-        async for update in session.updates():
-            show(session.state, update)
-        outcome = await turn
-        print(f"stop: {outcome.stop_reason}")
-        return 3 if outcome.stop_reason in ("cancelled", "refusal") else 0
+        async with offered_notes(conn) as servers:
+            return await watch(conn, prompt, servers)
+
+
+async def watch(conn: Any, prompt: str, servers: list[Any]) -> int:
+    session = await Session.new(conn, os.getcwd(), servers)
+    turn = asyncio.ensure_future(session.prompt(prompt))
+    async for update in session.updates():
+        show(session.state, update)
+    outcome = await turn
+    print(f"stop: {outcome.stop_reason}")
+    return 3 if outcome.stop_reason in ("cancelled", "refusal") else 0
 
 
 def main() -> int:

@@ -71,8 +71,10 @@ async def carrier(n: int) -> dict[str, Any]:
     class Editor(acp.ClientHandler):
         def __init__(self, conn: Any) -> None:
             self.provider = McpProvider(conn)
-            self.mcp_message = self.provider.mcp_message
             self.report: dict[str, Any] = {}
+
+        async def mcp_message(self, params: acp.MessageMcpRequest) -> acp.MessageMcpResponse:
+            return await self.provider.mcp_message(params)
 
         async def session_update(self, params: acp.SessionNotification) -> None:
             content = getattr(params.update, "content", None)
@@ -100,8 +102,10 @@ def agent(n: int) -> None:
         def __init__(self, conn: Any) -> None:
             self.conn = conn
             self.caller = McpCaller(conn, client_info={"name": "bench", "version": "1"})
-            self.mcp_message_notification = self.caller.mcp_message_notification
             self.servers: list[Any] = []
+
+        async def mcp_message_notification(self, params: acp.MessageMcpNotification) -> None:
+            await self.caller.mcp_message_notification(params)
 
         async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
             caps = acp.AgentCapabilities(mcp_capabilities=acp.McpCapabilities(acp=True))

@@ -5,9 +5,9 @@ declared with `type: "acp"` in session/new, each one `mcp/message` request on th
     for server in caller.servers(params):            # session/new's acp entries
         tools = await caller.session(server).list_tools()
 
-and the agent's handler serves `mcp/message` notifications with it
-(`mcp_message_notification = caller.mcp_message_notification`), so each reaches the request it
-names; one for a request no longer in flight is dropped (counted in `dropped`).
+and the agent's handler's `mcp_message_notification(params)` hands each `mcp/message`
+notification to `caller.mcp_message_notification(params)`, so each reaches the request it names;
+one for a request no longer in flight is dropped (counted in `dropped`).
 
 A request's inner params get the MCP 2026-07-28 `_meta` (protocol version, client capabilities,
 client info) unless they hold them already. An inner MCP error raises `McpProtocolError`; an outer

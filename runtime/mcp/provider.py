@@ -5,7 +5,7 @@ reached by the peer through `mcp/message` on the ACP connection.
     tools = provider.register("tools", backend)       # backend(op) -> the inner MCP result
     await conn.agent.session_new(acp.NewSessionRequest(cwd=..., mcp_servers=[tools.declaration]))
 
-and the connection's handler serves the method with it (`mcp_message = provider.mcp_message`).
+and the connection's handler's `mcp_message(params)` returns `await provider.mcp_message(params)`.
 
 Each request is routed by `serverId` to its backend, which runs in the request's own task (the
 engine's): `$/cancel_request` cancels it and is answered -32800 by the engine. The outer errors
@@ -177,9 +177,9 @@ class McpProvider:
     def in_flight(self) -> int:
         return sum(len(server.active) for server in self.servers.values())
 
-    async def mcp_message(self, request: Any) -> Any:
+    async def mcp_message(self, params: Any) -> Any:
         """Serve one `mcp/message` request (the handler method of the client's interface)."""
-        conn = self.conn
+        request, conn = params, self.conn
         server = self.servers.get(request.server_id)
         if server is None:
             raise conn.rpc_error(

@@ -15,8 +15,10 @@ class McpCallingAgent(acp.AgentHandler):
     def __init__(self, conn: AgentSideConnection) -> None:
         self.conn = conn
         self.caller = McpCaller(conn, client_info={"name": "acp-runtime-agent", "version": "1"})
-        self.mcp_message_notification = self.caller.mcp_message_notification
         self.servers: list[Any] = []
+
+    async def mcp_message_notification(self, params: acp.MessageMcpNotification) -> None:
+        await self.caller.mcp_message_notification(params)
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         caps = acp.AgentCapabilities(mcp_capabilities=acp.McpCapabilities(acp=True))

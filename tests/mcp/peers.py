@@ -17,7 +17,9 @@ class McpClient(acp.ClientHandler):
 
     def __init__(self, conn: ClientSideConnection, **provider: Any) -> None:
         self.provider = McpProvider(conn, **provider)
-        self.mcp_message = self.provider.mcp_message
+
+    async def mcp_message(self, params: acp.MessageMcpRequest) -> acp.MessageMcpResponse:
+        return await self.provider.mcp_message(params)
 
     async def session_update(self, params: acp.SessionNotification) -> None:
         pass
@@ -29,8 +31,10 @@ class McpAgent(acp.AgentHandler):
     def __init__(self, conn: AgentSideConnection) -> None:
         self.conn = conn
         self.caller = McpCaller(conn, client_info={"name": "test-agent", "version": "1"})
-        self.mcp_message_notification = self.caller.mcp_message_notification
         self.servers: list[Any] = []
+
+    async def mcp_message_notification(self, params: acp.MessageMcpNotification) -> None:
+        await self.caller.mcp_message_notification(params)
 
     async def initialize(self, params: acp.InitializeRequest) -> acp.InitializeResponse:
         caps = acp.AgentCapabilities(mcp_capabilities=acp.McpCapabilities(acp=True))
