@@ -182,7 +182,8 @@ class _Carrier:
             with scope:
                 reply = await self._answer(message)
         finally:
-            del self.calls[message.id]
+            if self.calls.get(message.id) is scope:  # (a reused id: the later call's scope)
+                del self.calls[message.id]
         if reply is not None:
             await self.to_client.send(SessionMessage(reply))
 
