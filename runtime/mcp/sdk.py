@@ -106,6 +106,9 @@ class McpServerLink:
                     log.warning(
                         "an MCP server sent a request the carrier cannot serve: %r", message
                     )
+        for _, answer in list(self.waiting.values()):  # the server ended: none of them is lost
+            if not answer.done():
+                answer.set_exception(ConnectionError("the MCP server ended without answering"))
 
     async def _notify(self, metadata: Any, message: JSONRPCNotification) -> None:
         related = (

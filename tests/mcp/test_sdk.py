@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 
+import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
 import acp_schema as acp
-from acp_runtime.mcp.sdk import mcp_client_session, serve_mcp_server
+from acp_runtime.mcp.sdk import McpServerLink, mcp_client_session, serve_mcp_server
 from tests.runtime.bounded import within
 
 from .peers import CWD, mcp_pair
@@ -88,3 +89,29 @@ async def test_cancelling_the_mcp_clients_call_cancels_the_tool_at_the_server():
             # the session still serves
             result = await mcp.session.call_tool("note", {"text": "after"})
             assert result.content[0].text == "noted: after"
+
+
+async def test_a_server_that_ends_without_answering_fails_its_request_clearly():
+    agent, client = await mcp_pair()
+    to_server, server_reads = anyio.create_memory_object_stream(0)
+    server_writes, from_server = anyio.create_memory_object_stream(0)
+    link = McpServerLink(to_server)
+
+    async def broken_server():  # takes one request, answers nothing, and ends
+        async with server_reads, server_writes:
+            await server_reads.receive()
+
+    reading = asyncio.ensure_future(link.read(from_server))
+    serving = asyncio.ensure_future(broken_server())
+    reg = client.handler.provider.register("broken", link.backend)
+    session = agent.handler.caller.session(reg.server_id)
+    with pytest.raises(acp.RpcError) as err:
+        await within(session.call_tool("any"), "the request was lost")
+    assert err.value.code == -33002
+    assert err.value.data == {"details": "the MCP server ended without answering"}
+    await within(asyncio.gather(reading, serving), "the link never ended")
+    assert link.waiting == {} and client.handler.provider.in_flight == 0
+    # a later request, the server gone, is refused at once, naming why
+    with pytest.raises(acp.RpcError) as err:
+        await within(session.call_tool("any"), "the later request was lost")
+    assert err.value.code == -33002 and err.value.data["details"]
