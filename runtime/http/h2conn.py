@@ -1,16 +1,19 @@
 """One HTTP/2 connection (h2c: prior knowledge on `http://`) carrying every request of an ACP
-connection: its POSTs, its DELETE, and its SSE streams, multiplexed, as the RFD intends.
+connection: its POSTs, its DELETE, and its SSE streams, multiplexed, as the RFD intends. It is
+an httpx transport (`httpx.AsyncBaseTransport`): the client around it keeps the cookies and sets
+the default headers, as on every other path.
 
-httpx cannot carry them on one connection: httpcore reads an HTTP/2 connection under one lock
-taken in turn, and a stream whose answer is already read queues behind an idle SSE stream that
-holds the lock while it waits for the network (with two SSE streams and a POST, the POST's answer
-waits for the next keepalive). Here one asyncio protocol reads the socket and hands each frame to
-its stream, so no stream waits for another. It drives h2 through its documented API only.
+httpx's own transport cannot carry them on one connection: httpcore reads an HTTP/2 connection
+under one lock taken in turn, and a stream whose answer is already read queues behind an idle
+SSE stream that holds the lock while it waits for the network (with two SSE streams and a POST,
+the POST's answer waits for the next keepalive). Here one asyncio protocol reads the socket and
+hands each frame to its stream, so no stream waits for another. It drives h2 through its
+documented API only.
 
 Flow control: a stream's window is given back as its reader takes the data; a request body larger
 than the send window waits for the server's window updates; requests past the server's
 MAX_CONCURRENT_STREAMS wait for a stream to end. GOAWAY: no new stream, and the streams the server
-did not take fail. Cookies go through the connection's `httpx.Cookies` jar both ways.
+did not take fail.
 """
 
 from __future__ import annotations
@@ -18,8 +21,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from typing import AsyncIterator, NamedTuple
-from urllib.parse import urlsplit
+from typing import AsyncIterator
 
 import h2.config
 import h2.connection
@@ -28,20 +30,11 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .remote import PostFailed, cookie_header, keep_cookies
+from .remote import PostFailed
 
 
 class StreamBroken(PostFailed):
     """The stream was refused, reset, or its HTTP/2 connection ended before it finished."""
-
-
-class Reply(NamedTuple):
-    """An answer's status and headers, and its body as it comes."""
-
-    status: int
-    headers: httpx.Headers
-    chunks: AsyncIterator[bytes]
-    transport: str
 
 
 class _Stream:
@@ -63,29 +56,42 @@ class _Stream:
         self.wake.set()
 
 
-class H2Connection(asyncio.Protocol):
-    """An HTTP/2 client connection to the origin of `url`, opened by its first request."""
+class _Body(httpx.AsyncByteStream):
+    """An answer's data as its reader takes it; closed before the server ended it, its stream is
+    reset."""
 
-    def __init__(
-        self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
-    ) -> None:
-        parts = urlsplit(url)
-        self._url = url
-        self._address = (parts.hostname or "localhost", parts.port or 80)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        self._pseudo = [
-            (b":scheme", b"http"),
-            (b":authority", parts.netloc.rpartition("@")[2].encode()),
-            (b":path", path.encode()),
-        ]
-        self._fixed = {"accept": "*/*", "user-agent": f"python-httpx/{httpx.__version__}"}
-        self._fixed.update((name.lower(), value) for name, value in headers.items())
-        self._cookies = cookies
-        self._connect_timeout = connect_timeout
+    def __init__(self, owner: H2Connection, stream_id: int, stream: _Stream) -> None:
+        self.owner, self.stream_id, self.stream = owner, stream_id, stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        stream = self.stream
+        while True:
+            if stream.chunks:
+                chunk = stream.chunks.popleft()
+                self.owner.acknowledge(len(chunk), self.stream_id)
+                self.owner.flush()
+                yield chunk
+            elif stream.error is not None:
+                raise stream.error
+            elif stream.ended:
+                return
+            else:
+                stream.wake.clear()
+                await stream.wake.wait()
+
+    async def aclose(self) -> None:
+        self.owner.end(self.stream_id, self.stream)
+
+
+class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
+    """An HTTP/2 client connection to the origin of its first request, opened by it."""
+
+    def __init__(self) -> None:
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)
         self._h2 = h2.connection.H2Connection(config=config)
         self._transport: asyncio.Transport | None = None
         self._opening: asyncio.Task[None] | None = None
+        self._url = ""
         self._streams: dict[int, _Stream] = {}
         self._changed = asyncio.Event()  # a send window or a stream slot may have opened
         self._broken: Exception | None = None  # no stream can go on
@@ -97,7 +103,7 @@ class H2Connection(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
         self._h2.initiate_connection()
-        self._flush()
+        self.flush()
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -107,7 +113,7 @@ class H2Connection(asyncio.Protocol):
             return
         for event in events:
             self._on_event(event)
-        self._flush()
+        self.flush()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._transport = None
@@ -122,18 +128,16 @@ class H2Connection(asyncio.Protocol):
                     status = int(value)
                 elif not name.startswith(b":"):
                     headers.append((name, value))
-            if any(name == b"set-cookie" for name, _ in headers):
-                keep_cookies(self._cookies, self._url, status, headers)
             if not stream.head.done():
                 stream.head.set_result((status, headers))
         elif isinstance(event, h2.events.DataReceived):
             size = event.flow_controlled_length or 0
             if stream is None or not event.data:  # a stream given up, or padding only
-                self._acknowledge(size, event.stream_id)
-            else:  # its window goes back as the reader takes it (`_chunks`); padding at once
+                self.acknowledge(size, event.stream_id)
+            else:  # its window goes back as the reader takes it (`_Body`); padding at once
                 stream.chunks.append(event.data)
                 stream.wake.set()
-                self._acknowledge(size - len(event.data), event.stream_id)
+                self.acknowledge(size - len(event.data), event.stream_id)
         elif isinstance(event, h2.events.StreamEnded) and stream is not None:
             stream.ended = True
             stream.wake.set()
@@ -156,52 +160,55 @@ class H2Connection(asyncio.Protocol):
             stream.fail(error)
         self._changed.set()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
         data = self._h2.data_to_send()
         if data and self._transport is not None and not self._transport.is_closing():
             self._transport.write(data)
 
-    def _acknowledge(self, size: int, stream_id: int) -> None:
+    def acknowledge(self, size: int, stream_id: int) -> None:
         if size > 0 and self._broken is None:
             with contextlib.suppress(h2.exceptions.ProtocolError):
                 self._h2.acknowledge_received_data(size, stream_id)
 
-    # --- requests ---------------------------------------------------------------------------------
+    def end(self, stream_id: int, stream: _Stream) -> None:
+        """The reader is done with a stream: one the server has not ended is reset."""
+        self._streams.pop(stream_id, None)
+        if not stream.ended and stream.error is None:
+            with contextlib.suppress(h2.exceptions.ProtocolError):
+                self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
+        self._changed.set()
+        self.flush()
 
-    @contextlib.asynccontextmanager
-    async def open(
-        self, method: str, headers: dict[str, str], body: bytes = b""
-    ) -> AsyncIterator[Reply]:
-        """Send a request; the answer's head, and its data as the reader takes it. On exit a
-        stream the server has not ended is reset."""
-        stream_id, stream = await self._start(method, headers, body)
+    # --- httpx.AsyncBaseTransport -----------------------------------------------------------------
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send a request; the answer's head, and its data as the reader takes it."""
+        body = await request.aread()
+        stream_id, stream = await self._start(request, body)
         try:
-            status, raw = await stream.head
-            yield Reply(status, httpx.Headers(raw), self._chunks(stream_id, stream), "h2c")
-        finally:
-            self._streams.pop(stream_id, None)
-            if not stream.ended and stream.error is None:
-                with contextlib.suppress(h2.exceptions.ProtocolError):
-                    self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
-            self._changed.set()
-            self._flush()
+            status, headers = await stream.head
+        except BaseException:
+            self.end(stream_id, stream)
+            raise
+        version = {"http_version": b"HTTP/2"}
+        stream_body = _Body(self, stream_id, stream)
+        return httpx.Response(status, headers=headers, stream=stream_body, extensions=version)
 
-    async def _connect(self) -> None:
+    async def _connect(self, request: httpx.Request) -> None:
         loop = asyncio.get_running_loop()
+        url, timeout = request.url, request.extensions.get("timeout", {}).get("connect")
+        self._url = str(url)
         try:
-            await asyncio.wait_for(
-                loop.create_connection(lambda: self, *self._address), self._connect_timeout
-            )
+            async with asyncio.timeout(timeout):
+                await loop.create_connection(lambda: self, url.host, url.port or 80)
         except (OSError, asyncio.TimeoutError) as exc:
             error = PostFailed(f"could not connect to {self._url}: {exc!r}")
             self._break(error)
             raise error from exc
 
-    async def _start(
-        self, method: str, headers: dict[str, str], body: bytes
-    ) -> tuple[int, _Stream]:
+    async def _start(self, request: httpx.Request, body: bytes) -> tuple[int, _Stream]:
         if self._opening is None:
-            self._opening = asyncio.get_running_loop().create_task(self._connect())
+            self._opening = asyncio.get_running_loop().create_task(self._connect(request))
         if not self._opening.done():
             await asyncio.shield(self._opening)
         self._opening.result()
@@ -216,52 +223,26 @@ class H2Connection(asyncio.Protocol):
         stream_id = h2c.get_next_available_stream_id()
         stream = self._streams[stream_id] = _Stream(asyncio.get_running_loop())
         try:
-            h2c.send_headers(stream_id, self._head(method, headers, body), end_stream=not body)
+            h2c.send_headers(stream_id, _head(request), end_stream=not body)
             view = memoryview(body)
             while view:  # the body, as the send windows let it go
                 if self._broken is not None:
                     raise self._broken
                 room = min(h2c.local_flow_control_window(stream_id), h2c.max_outbound_frame_size)
                 if room <= 0:
-                    self._flush()
+                    self.flush()
                     self._changed.clear()
                     await self._changed.wait()
                     continue
                 piece, view = view[:room], view[room:]
                 h2c.send_data(stream_id, piece.tobytes(), end_stream=not view)
-            self._flush()  # the headers and a body that fits the window: one write
+            self.flush()  # the headers and a body that fits the window: one write
         except BaseException as exc:
             self._streams.pop(stream_id, None)
             if isinstance(exc, h2.exceptions.ProtocolError):
                 raise StreamBroken(f"could not send the request: {exc!r}") from exc
             raise
         return stream_id, stream
-
-    def _head(self, method: str, headers: dict[str, str], body: bytes) -> list[tuple[bytes, bytes]]:
-        fields = dict(self._fixed)
-        fields.update((name.lower(), value) for name, value in headers.items())
-        if (cookie := cookie_header(self._cookies, self._url)) is not None:
-            fields["cookie"] = cookie
-        if body:
-            fields["content-length"] = str(len(body))
-        head = [(b":method", method.encode()), *self._pseudo]
-        head.extend((name.encode(), value.strip().encode()) for name, value in fields.items())
-        return head
-
-    async def _chunks(self, stream_id: int, stream: _Stream) -> AsyncIterator[bytes]:
-        while True:
-            if stream.chunks:
-                chunk = stream.chunks.popleft()
-                self._acknowledge(len(chunk), stream_id)
-                self._flush()
-                yield chunk
-            elif stream.error is not None:
-                raise stream.error
-            elif stream.ended:
-                return
-            else:
-                stream.wake.clear()
-                await stream.wake.wait()
 
     async def aclose(self) -> None:
         """Say goodbye (GOAWAY) and close the socket; open streams fail."""
@@ -273,5 +254,19 @@ class H2Connection(asyncio.Protocol):
         if self._transport is not None:
             with contextlib.suppress(h2.exceptions.ProtocolError):
                 self._h2.close_connection()
-            self._flush()
+            self.flush()
             self._transport.close()
+
+
+def _head(request: httpx.Request) -> list[tuple[bytes, bytes]]:
+    """A request's HTTP/2 head: the pseudo-headers, then its headers (h2 checks and normalizes
+    them: it refuses a Host that is not the authority, drops connection-specific ones)."""
+    url = request.url
+    head = [
+        (b":method", request.method.encode()),
+        (b":scheme", url.raw_scheme),
+        (b":authority", url.netloc.rpartition(b"@")[2]),
+        (b":path", url.raw_path),
+    ]
+    head.extend((name.lower(), value.strip()) for name, value in request.headers.raw)
+    return head
