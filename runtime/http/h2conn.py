@@ -60,8 +60,10 @@ class _Body(httpx.AsyncByteStream):
     """An answer's data as its reader takes it; closed before the server ended it, its stream is
     reset."""
 
-    def __init__(self, owner: H2Connection, stream_id: int, stream: _Stream) -> None:
-        self.owner, self.stream_id, self.stream = owner, stream_id, stream
+    def __init__(self, owner: H2Connection, stream_id: int, request: httpx.Request) -> None:
+        self.owner, self.stream_id, self.request = owner, stream_id, request
+        self.stream = owner.streams[stream_id]
+        self.read_timeout = request.extensions.get("timeout", {}).get("read")
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         stream = self.stream
@@ -77,7 +79,11 @@ class _Body(httpx.AsyncByteStream):
                 return
             else:
                 stream.wake.clear()
-                await stream.wake.wait()
+                try:
+                    async with asyncio.timeout(self.read_timeout):
+                        await stream.wake.wait()
+                except TimeoutError:
+                    raise httpx.ReadTimeout("no data came", request=self.request) from None
 
     async def aclose(self) -> None:
         self.owner.end(self.stream_id, self.stream)
@@ -92,7 +98,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._opening: asyncio.Task[None] | None = None
         self._url = ""
-        self._streams: dict[int, _Stream] = {}
+        self.streams: dict[int, _Stream] = {}
         self._changed = asyncio.Event()  # a send window or a stream slot may have opened
         self._broken: Exception | None = None  # no stream can go on
         self._refusing: Exception | None = None  # no new stream (GOAWAY)
@@ -120,7 +126,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
         self._break(StreamBroken(f"the HTTP/2 connection to {self._url} closed: {exc!r}"))
 
     def _on_event(self, event: h2.events.Event) -> None:
-        stream = self._streams.get(getattr(event, "stream_id", 0) or 0)
+        stream = self.streams.get(getattr(event, "stream_id", 0) or 0)
         if isinstance(event, h2.events.ResponseReceived) and stream is not None:
             status, headers = 0, []
             for name, value in event.headers or []:
@@ -148,7 +154,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
             # may still finish (the server closes the socket after them)
             error = StreamBroken(f"the server ended the HTTP/2 connection ({event.error_code!r})")
             self._refusing = error
-            for stream_id, each in list(self._streams.items()):
+            for stream_id, each in list(self.streams.items()):
                 if event.last_stream_id is None or stream_id > event.last_stream_id:
                     each.fail(error)
         self._changed.set()
@@ -156,7 +162,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
     def _break(self, error: Exception) -> None:
         self._broken = self._broken or error
         self._refusing = self._refusing or error
-        for stream in self._streams.values():
+        for stream in self.streams.values():
             stream.fail(error)
         self._changed.set()
 
@@ -172,7 +178,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
 
     def end(self, stream_id: int, stream: _Stream) -> None:
         """The reader is done with a stream: one the server has not ended is reset."""
-        self._streams.pop(stream_id, None)
+        self.streams.pop(stream_id, None)
         if not stream.ended and stream.error is None:
             with contextlib.suppress(h2.exceptions.ProtocolError):
                 self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
@@ -191,7 +197,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
             self.end(stream_id, stream)
             raise
         version = {"http_version": b"HTTP/2"}
-        stream_body = _Body(self, stream_id, stream)
+        stream_body = _Body(self, stream_id, request)
         return httpx.Response(status, headers=headers, stream=stream_body, extensions=version)
 
     async def _connect(self, request: httpx.Request) -> None:
@@ -221,7 +227,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
         if self._refusing is not None:
             raise self._refusing
         stream_id = h2c.get_next_available_stream_id()
-        stream = self._streams[stream_id] = _Stream(asyncio.get_running_loop())
+        stream = self.streams[stream_id] = _Stream(asyncio.get_running_loop())
         try:
             h2c.send_headers(stream_id, _head(request), end_stream=not body)
             view = memoryview(body)
@@ -238,7 +244,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
                 h2c.send_data(stream_id, piece.tobytes(), end_stream=not view)
             self.flush()  # the headers and a body that fits the window: one write
         except BaseException as exc:
-            self._streams.pop(stream_id, None)
+            self.streams.pop(stream_id, None)
             if isinstance(exc, h2.exceptions.ProtocolError):
                 raise StreamBroken(f"could not send the request: {exc!r}") from exc
             raise

@@ -20,7 +20,7 @@ import httpx
 
 from ..jsonrpc import Peek
 from ..jsonrpc.transport import MessageTransport
-from .events import EventParser, OversizedEventError, SilentServerError, alive_within
+from .events import EventParser, OversizedEventError
 from .h2conn import H2Connection
 from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .pool import new_client
@@ -29,7 +29,7 @@ from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelop
 log = logging.getLogger("acp_runtime.http")
 
 _GONE = frozenset({401, 403, 404, 410})
-_BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, OSError)
+_BROKEN = (httpx.HTTPError, PostFailed, OversizedEventError, OSError)
 
 
 class HttpTransport(RemoteTransport):
@@ -38,6 +38,9 @@ class HttpTransport(RemoteTransport):
         self._read_timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
+        # an SSE stream that brings nothing for `read_timeout` seconds is broken (httpx's read
+        # timeout: it runs while a read waits, not while the reader holds back)
+        self._stream_timeout = httpx.Timeout(options["connect_timeout"], read=self._read_timeout)
         scheme = urlsplit(url).scheme.lower()
         http2, client = options["http2"], options["client"]
         # HTTP/2 by ALPN: each SSE stream gets a client (an HTTP/2 connection) of its own, as on
@@ -100,10 +103,6 @@ class HttpTransport(RemoteTransport):
         if session is not None:
             ids[SESSION_ID_HEADER] = session
         return ids
-
-    def _version(self, reply: httpx.Response) -> str:
-        """The transport an answer came on: "http/1.1", "http/2" or "h2c"."""
-        return "h2c" if self._h2c else reply.http_version.lower()
 
     async def _exchange(
         self, method: str, headers: dict[str, str], body: bytes
@@ -170,9 +169,8 @@ class HttpTransport(RemoteTransport):
             self.end_input("the agent refused initialize")
         else:
             text = text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
-            refusal = RefusedConnectionError(
-                self.url, reply.status_code, text, self._version(reply)
-            )
+            version = "h2c" if self._h2c else reply.http_version.lower()
+            refusal = RefusedConnectionError(self.url, reply.status_code, text, version)
             self.ended, self.eof_reason = True, str(refusal)
             self.on_refused(refusal)
 
@@ -218,6 +216,9 @@ class HttpTransport(RemoteTransport):
                     reason = await self._read_events(headers, client)
             else:
                 reason = await self._read_events(headers, self._client)
+        except httpx.ReadTimeout:
+            silence = f"nothing came for {self._read_timeout} seconds, not even a keepalive"
+            reason = f"the stream from {self.url} broke: {silence}"
         except _BROKEN as exc:
             reason = f"the stream from {self.url} broke: {exc}"
         if session is None:
@@ -226,7 +227,8 @@ class HttpTransport(RemoteTransport):
             log.debug("the stream of session %s ended: %s", session, reason)
 
     async def _read_events(self, headers: dict[str, str], client: httpx.AsyncClient) -> str:
-        async with client.stream("GET", self.url, headers=headers) as reply:
+        timeout = self._stream_timeout
+        async with client.stream("GET", self.url, headers=headers, timeout=timeout) as reply:
             if reply.status_code != 200:
                 body = b""
                 async for chunk in reply.aiter_bytes():
@@ -235,7 +237,7 @@ class HttpTransport(RemoteTransport):
                         break
                 return f"the server refused the stream: HTTP {reply.status_code}: {text_of(body)}"
             parser = EventParser(self._limit)
-            async for chunk in alive_within(reply.aiter_bytes(), self._read_timeout):
+            async for chunk in reply.aiter_bytes():
                 for event in parser.feed(chunk):
                     while self.full:  # the agent's requests: read on once some are answered
                         self._room.clear()
