@@ -33,10 +33,6 @@ import httpx
 from .remote import PostFailed
 
 
-class StreamBroken(PostFailed):
-    """The stream was refused, reset, or its HTTP/2 connection ended before it finished."""
-
-
 class _Stream:
     __slots__ = ("head", "chunks", "ended", "error", "wake")
 
@@ -115,7 +111,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
         try:
             events = self._h2.receive_data(data)
         except h2.exceptions.ProtocolError as exc:
-            self._break(StreamBroken(f"HTTP/2 protocol error from {self._url}: {exc!r}"))
+            self._break(PostFailed(f"HTTP/2 protocol error from {self._url}: {exc!r}"))
             return
         for event in events:
             self._on_event(event)
@@ -123,7 +119,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._transport = None
-        self._break(StreamBroken(f"the HTTP/2 connection to {self._url} closed: {exc!r}"))
+        self._break(PostFailed(f"the HTTP/2 connection to {self._url} closed: {exc!r}"))
 
     def _on_event(self, event: h2.events.Event) -> None:
         stream = self.streams.get(getattr(event, "stream_id", 0) or 0)
@@ -148,11 +144,11 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
             stream.ended = True
             stream.wake.set()
         elif isinstance(event, h2.events.StreamReset) and stream is not None:
-            stream.fail(StreamBroken(f"the server reset the stream ({event.error_code!r})"))
+            stream.fail(PostFailed(f"the server reset the stream ({event.error_code!r})"))
         elif isinstance(event, h2.events.ConnectionTerminated):
             # GOAWAY: the streams past `last_stream_id` were not processed and fail, the others
             # may still finish (the server closes the socket after them)
-            error = StreamBroken(f"the server ended the HTTP/2 connection ({event.error_code!r})")
+            error = PostFailed(f"the server ended the HTTP/2 connection ({event.error_code!r})")
             self._refusing = error
             for stream_id, each in list(self.streams.items()):
                 if event.last_stream_id is None or stream_id > event.last_stream_id:
@@ -246,7 +242,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
         except BaseException as exc:
             self.streams.pop(stream_id, None)
             if isinstance(exc, h2.exceptions.ProtocolError):
-                raise StreamBroken(f"could not send the request: {exc!r}") from exc
+                raise PostFailed(f"could not send the request: {exc!r}") from exc
             raise
         return stream_id, stream
 
@@ -256,7 +252,7 @@ class H2Connection(httpx.AsyncBaseTransport, asyncio.Protocol):
             self._opening.cancel()
             with contextlib.suppress(BaseException):
                 await self._opening
-        self._break(StreamBroken(f"the HTTP/2 connection to {self._url} was closed"))
+        self._break(PostFailed(f"the HTTP/2 connection to {self._url} was closed"))
         if self._transport is not None:
             with contextlib.suppress(h2.exceptions.ProtocolError):
                 self._h2.close_connection()
