@@ -8,6 +8,7 @@ skipped. A line, or an event's data, longer than the client's message limit rais
 
 from __future__ import annotations
 
+import asyncio
 from typing import AsyncIterator
 
 from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
@@ -15,6 +16,10 @@ from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
 
 class OversizedEventError(Exception):
     """An SSE line or event passed the client's message limit."""
+
+
+class SilentServerError(Exception):
+    """An SSE stream brought nothing, not even a keepalive, for its read deadline."""
 
 
 class EventParser:
@@ -62,6 +67,23 @@ class EventParser:
             return None
         data, self._data, self._size = b"\n".join(self._data), [], 0
         return data
+
+
+async def alive_within(chunks: AsyncIterator[bytes], seconds: float | None) -> AsyncIterator[bytes]:
+    """The chunks of a response; `SilentServerError` when none comes for `seconds` (None: no
+    deadline). A keepalive comment is a chunk: a quiet but live server passes."""
+    iterator = chunks.__aiter__()
+    while True:
+        try:
+            async with asyncio.timeout(seconds):
+                chunk = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise SilentServerError(
+                f"nothing came for {seconds} seconds, not even a keepalive"
+            ) from None
+        yield chunk
 
 
 async def sse_events(

@@ -52,19 +52,11 @@ def tls_context(scheme: str, verify: Any, http2: bool) -> Any:
 _NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 
 
-def new_client(
-    scheme: str,
-    *,
-    http2: bool,
-    verify: Any,
-    transport: httpx.AsyncBaseTransport | None = None,
-    **options: Any,
-) -> httpx.AsyncClient:
+def new_client(scheme: str, *, http2: bool, verify: Any, **options: Any) -> httpx.AsyncClient:
     """An `httpx.AsyncClient` for URLs of `scheme`: the process's shared TLS context, TCP_NODELAY,
     no cap on its pool (on HTTP/1.1 each open SSE stream keeps a TCP connection of it); other
-    options (headers, cookies, timeout) go to the client. `transport`: one of the caller's
-    instead."""
-    transport = transport or httpx.AsyncHTTPTransport(
+    options (headers, cookies, timeout) go to the client."""
+    transport = httpx.AsyncHTTPTransport(
         verify=tls_context(scheme, verify, http2),
         http2=http2,
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=None),

@@ -3,7 +3,7 @@
 Each message is one POST, sent one at a time in the order the connection wrote them. The
 `initialize` answer names the connection (`Acp-Connection-Id`); the connection-scoped SSE stream
 opens right after, a session's stream when the client first learns of the session and before the
-first POST about it. Requests go through httpx; on h2c its transport is the connection's own
+first POST about it. Requests go through httpx, or on h2c through the connection's own
 `h2conn.H2Connection`.
 """
 
@@ -13,15 +13,15 @@ import asyncio
 import contextlib
 import functools
 import logging
-from typing import Any
+from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import httpx
 
 from ..jsonrpc import Peek
 from ..jsonrpc.transport import MessageTransport
-from .events import EventParser, OversizedEventError
-from .h2conn import H2Connection
+from .events import EventParser, OversizedEventError, SilentServerError, alive_within
+from .h2conn import H2Connection, Reply
 from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .pool import new_client
 from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelope, text_of
@@ -29,7 +29,7 @@ from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelop
 log = logging.getLogger("acp_runtime.http")
 
 _GONE = frozenset({401, 403, 404, 410})
-_BROKEN = (httpx.HTTPError, PostFailed, OversizedEventError, OSError)
+_BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, OSError)
 
 
 class HttpTransport(RemoteTransport):
@@ -38,16 +38,13 @@ class HttpTransport(RemoteTransport):
         self._read_timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
-        # an SSE stream that brings nothing for `read_timeout` seconds is broken (httpx's read
-        # timeout: it runs while a read waits, not while the reader holds back)
-        self._stream_timeout = httpx.Timeout(options["connect_timeout"], read=self._read_timeout)
         scheme = urlsplit(url).scheme.lower()
         http2, client = options["http2"], options["client"]
         # HTTP/2 by ALPN: each SSE stream gets a client (an HTTP/2 connection) of its own, as on
         # one connection httpx would make a stream wait behind an idle one (see h2conn.py)
         self._h2 = client is None and http2 is not False and scheme != "http"
-        self._h2c = client is None and http2 is True and scheme == "http"
         self._owns_client = client is None
+        self._h2conn: H2Connection | None = None
         if client is None:
             self.cookies = httpx.Cookies(options["cookies"])  # one jar for every client below
             self._new_client = functools.partial(
@@ -59,11 +56,15 @@ class HttpTransport(RemoteTransport):
                 verify=options["verify"],
                 timeout=httpx.Timeout(options["connect_timeout"], read=None),
             )
-            # h2c: every request on one HTTP/2 connection of ours
-            client = self._new_client(transport=H2Connection() if self._h2c else None)
+            if http2 is True and scheme == "http":  # h2c: every request on one connection of ours
+                headers = httpx.Headers(options["headers"])
+                timeout = options["connect_timeout"]
+                self._h2conn = H2Connection(url, headers, self.cookies, timeout)
+            else:
+                client = self._new_client()
         else:
             self.cookies = client.cookies
-        self._client: httpx.AsyncClient = client
+        self._client: httpx.AsyncClient | None = client
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
@@ -95,7 +96,9 @@ class HttpTransport(RemoteTransport):
                 await asyncio.wait_for(self._exchange("DELETE", self._ids(None), b""), 5.0)
         self.end_input("the client closed the connection")
         self.reader.feed_eof()  # (after a refusal too)
-        if self._owns_client:
+        if self._h2conn is not None:
+            await self._h2conn.aclose()
+        if self._owns_client and self._client is not None:
             await self._client.aclose()
 
     def _ids(self, session: str | None) -> dict[str, str]:
@@ -104,18 +107,36 @@ class HttpTransport(RemoteTransport):
             ids[SESSION_ID_HEADER] = session
         return ids
 
+    @contextlib.asynccontextmanager
+    async def _open(
+        self,
+        method: str,
+        headers: dict[str, str],
+        body: bytes,
+        client: httpx.AsyncClient | None = None,
+    ) -> AsyncIterator[Reply]:
+        """One request: on the connection's HTTP/2 connection where it has one, else httpx."""
+        if self._h2conn is not None:
+            async with self._h2conn.open(method, headers, body) as reply:
+                yield reply
+            return
+        http = client or self._client
+        if http is None:  # (an h2c connection has no httpx client, and was taken above)
+            raise ConnectionError(f"{self.url}: the connection has no HTTP client")
+        async with http.stream(method, self.url, headers=headers, content=body or None) as answer:
+            version = answer.http_version.lower()
+            yield Reply(answer.status_code, answer.headers, answer.aiter_bytes(), version)
+
     async def _exchange(
         self, method: str, headers: dict[str, str], body: bytes
-    ) -> tuple[httpx.Response, bytes]:
+    ) -> tuple[Reply, bytes]:
         """A request's whole answer. One not answered within `read_timeout` seconds, or whose
         body passes the message limit, fails (`PostFailed`): later messages must not wait."""
         try:
             async with asyncio.timeout(self._read_timeout):
-                async with self._client.stream(
-                    method, self.url, headers=headers, content=body or None
-                ) as reply:
+                async with self._open(method, headers, body) as reply:
                     content = b""
-                    async for chunk in reply.aiter_bytes():
+                    async for chunk in reply.chunks:
                         content += chunk
                         if len(content) > self._limit:
                             raise PostFailed(f"POST: the answer's body passed {self._limit} bytes")
@@ -150,27 +171,26 @@ class HttpTransport(RemoteTransport):
                 self._open_stream(session)
             headers = {"content-type": JSON_TYPE, **self._ids(session)}
             reply, content = await self._exchange("POST", headers, data)
-            if reply.status_code == 200 and content:
+            if reply.status == 200 and content:
                 self._receive(content)
-            elif reply.status_code not in (200, 202):
-                self._refused(message, reply.status_code, content)
+            elif reply.status not in (200, 202):
+                self._refused(message, reply.status, content)
             return
         if message.kind != "request" or message.method != "initialize":
             log.warning("dropped a %s sent before initialize opened the connection", message.kind)
             return
         reply, content = await self._exchange("POST", {"content-type": JSON_TYPE}, data)
         connection_id = reply.headers.get(CONNECTION_ID_HEADER)
-        if reply.status_code == 200 and connection_id:
+        if reply.status == 200 and connection_id:
             self.connection_id = connection_id
             self._open_stream(None)
             self._receive(content)
-        elif reply.status_code == 200 and envelope(content).failed:
+        elif reply.status == 200 and envelope(content).failed:
             self.reader.feed(content)  # initialize failed: no connection
             self.end_input("the agent refused initialize")
         else:
             text = text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
-            version = "h2c" if self._h2c else reply.http_version.lower()
-            refusal = RefusedConnectionError(self.url, reply.status_code, text, version)
+            refusal = RefusedConnectionError(self.url, reply.status, text, reply.transport)
             self.ended, self.eof_reason = True, str(refusal)
             self.on_refused(refusal)
 
@@ -215,10 +235,7 @@ class HttpTransport(RemoteTransport):
                 async with self._new_client() as client:
                     reason = await self._read_events(headers, client)
             else:
-                reason = await self._read_events(headers, self._client)
-        except httpx.ReadTimeout:
-            silence = f"nothing came for {self._read_timeout} seconds, not even a keepalive"
-            reason = f"the stream from {self.url} broke: {silence}"
+                reason = await self._read_events(headers)
         except _BROKEN as exc:
             reason = f"the stream from {self.url} broke: {exc}"
         if session is None:
@@ -226,18 +243,17 @@ class HttpTransport(RemoteTransport):
         else:
             log.debug("the stream of session %s ended: %s", session, reason)
 
-    async def _read_events(self, headers: dict[str, str], client: httpx.AsyncClient) -> str:
-        timeout = self._stream_timeout
-        async with client.stream("GET", self.url, headers=headers, timeout=timeout) as reply:
-            if reply.status_code != 200:
+    async def _read_events(self, headers: dict[str, str], client: Any = None) -> str:
+        async with self._open("GET", headers, b"", client) as reply:
+            if reply.status != 200:
                 body = b""
-                async for chunk in reply.aiter_bytes():
+                async for chunk in reply.chunks:
                     body += chunk
                     if len(body) >= 8192:
                         break
-                return f"the server refused the stream: HTTP {reply.status_code}: {text_of(body)}"
+                return f"the server refused the stream: HTTP {reply.status}: {text_of(body)}"
             parser = EventParser(self._limit)
-            async for chunk in reply.aiter_bytes():
+            async for chunk in alive_within(reply.chunks, self._read_timeout):
                 for event in parser.feed(chunk):
                     while self.full:  # the agent's requests: read on once some are answered
                         self._room.clear()

@@ -112,14 +112,17 @@ async def test_an_answer_left_unread_is_reset_and_the_connection_goes_on() -> No
 
     app = Hostile(AcpApp(functools.partial(HistoryAgent, store=Store())), 8 * 1024 * 1024)
     async with served(app) as base:  # type: ignore[arg-type]
-        async with httpx.AsyncClient(transport=H2Connection()) as client:
-            json = {"content-type": "application/json"}
-            async with client.stream("POST", base + "/acp", headers=json, content=b"{}") as reply:
-                assert reply.status_code == 200 and reply.http_version == "HTTP/2"
+        conn = H2Connection(base + "/acp", httpx.Headers(), httpx.Cookies(), 5.0)
+        try:
+            async with conn.open("POST", {"content-type": "application/json"}, b"{}") as reply:
+                assert reply.status == 200
                 taken = 0
-                async for chunk in reply.aiter_bytes():
+                async for chunk in reply.chunks:
                     taken += len(chunk)
                     if taken > 100_000:
                         break
             app.size = 10
-            assert (await client.post(base + "/acp", content=b"{}")).content == b"x" * 10
+            async with conn.open("POST", {}, b"{}") as reply:
+                assert b"".join([chunk async for chunk in reply.chunks]) == b"x" * 10
+        finally:
+            await conn.aclose()
