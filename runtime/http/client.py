@@ -90,12 +90,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RefusedConnectionError", "connect_agent", "reattach_session"]
 
-DEFAULT_READ_TIMEOUT = 60.0
-"""Seconds an SSE stream may bring nothing (servers send a keepalive every 15 s)."""
-
-DEFAULT_MAX_SESSION_STREAMS = 64
-"""Session streams a connection reads at once."""
-
 CONNECT_DEFAULTS: dict[str, Any] = {
     "headers": None,
     "cookies": None,
@@ -103,8 +97,8 @@ CONNECT_DEFAULTS: dict[str, Any] = {
     "verify": True,
     "connect_timeout": 30.0,
     "max_message_bytes": DEFAULT_MAX_LINE_BYTES,
-    "read_timeout": DEFAULT_READ_TIMEOUT,
-    "max_session_streams": DEFAULT_MAX_SESSION_STREAMS,
+    "read_timeout": 60.0,  # seconds an SSE stream may bring nothing (servers: a keepalive in 15)
+    "max_session_streams": 64,  # session streams a connection reads at once
     "max_peer_requests": DEFAULT_MAX_PEER_REQUESTS,
     "client": None,
 }

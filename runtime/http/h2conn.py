@@ -31,10 +31,6 @@ import httpx
 from .remote import PostFailed, cookie_header, keep_cookies
 
 
-class StreamBroken(PostFailed):
-    """The stream was refused, reset, or its HTTP/2 connection ended before it finished."""
-
-
 class Reply(NamedTuple):
     """An answer's status and headers, and its body as it comes."""
 
@@ -103,7 +99,7 @@ class H2Connection(asyncio.Protocol):
         try:
             events = self._h2.receive_data(data)
         except h2.exceptions.ProtocolError as exc:
-            self._break(StreamBroken(f"HTTP/2 protocol error from {self._url}: {exc!r}"))
+            self._break(PostFailed(f"HTTP/2 protocol error from {self._url}: {exc!r}"))
             return
         for event in events:
             self._on_event(event)
@@ -111,7 +107,7 @@ class H2Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._transport = None
-        self._break(StreamBroken(f"the HTTP/2 connection to {self._url} closed: {exc!r}"))
+        self._break(PostFailed(f"the HTTP/2 connection to {self._url} closed: {exc!r}"))
 
     def _on_event(self, event: h2.events.Event) -> None:
         stream = self._streams.get(getattr(event, "stream_id", 0) or 0)
@@ -138,11 +134,11 @@ class H2Connection(asyncio.Protocol):
             stream.ended = True
             stream.wake.set()
         elif isinstance(event, h2.events.StreamReset) and stream is not None:
-            stream.fail(StreamBroken(f"the server reset the stream ({event.error_code!r})"))
+            stream.fail(PostFailed(f"the server reset the stream ({event.error_code!r})"))
         elif isinstance(event, h2.events.ConnectionTerminated):
             # GOAWAY: the streams past `last_stream_id` were not processed and fail, the others
             # may still finish (the server closes the socket after them)
-            error = StreamBroken(f"the server ended the HTTP/2 connection ({event.error_code!r})")
+            error = PostFailed(f"the server ended the HTTP/2 connection ({event.error_code!r})")
             self._refusing = error
             for stream_id, each in list(self._streams.items()):
                 if event.last_stream_id is None or stream_id > event.last_stream_id:
@@ -233,7 +229,7 @@ class H2Connection(asyncio.Protocol):
         except BaseException as exc:
             self._streams.pop(stream_id, None)
             if isinstance(exc, h2.exceptions.ProtocolError):
-                raise StreamBroken(f"could not send the request: {exc!r}") from exc
+                raise PostFailed(f"could not send the request: {exc!r}") from exc
             raise
         return stream_id, stream
 
@@ -269,7 +265,7 @@ class H2Connection(asyncio.Protocol):
             self._opening.cancel()
             with contextlib.suppress(BaseException):
                 await self._opening
-        self._break(StreamBroken(f"the HTTP/2 connection to {self._url} was closed"))
+        self._break(PostFailed(f"the HTTP/2 connection to {self._url} was closed"))
         if self._transport is not None:
             with contextlib.suppress(h2.exceptions.ProtocolError):
                 self._h2.close_connection()

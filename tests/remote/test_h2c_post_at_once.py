@@ -1,8 +1,8 @@
-"""connect_agent over h2c sends a POST at once, in the sending task's step, when nothing is under
-way before it (acp_runtime.http.client `_post_at_once`, h2conn `post_at_once`); its answer is
-read within the connection's callback. The rules of the queued path hold on it: messages reach
-the server in the order they were sent (a refused one fails alone: test_connect_agent), an
-answer over `max_message_bytes` or none within `read_timeout` closes the connection."""
+"""connect_agent over h2c (every request on the connection's one HTTP/2 connection,
+acp_runtime.http.h2conn): the rules of the HTTP/1.1 path hold on it: messages reach the server in
+the order they were sent (a refused one fails alone: test_connect_agent), an answer over
+`max_message_bytes` or none within `read_timeout` closes the connection, and an answer larger
+than HTTP/2's flow-control window arrives whole."""
 
 from __future__ import annotations
 

@@ -94,12 +94,15 @@ async def initialized(conn: Any) -> None:
     await conn.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
 
 
-async def test_a_silent_server_closes_the_connection_at_the_read_deadline() -> None:
+@pytest.mark.parametrize("http2", [None, True], ids=["http/1.1", "h2c"])
+async def test_a_silent_server_closes_the_connection_at_the_read_deadline(
+    http2: bool | None,
+) -> None:
     async def silent(send: Send, session: str | None) -> None:
         await asyncio.Event().wait()
 
     async with hostile(Hostile(silent)) as url:
-        async with connect_agent(url, None, read_timeout=1.0) as conn:
+        async with connect_agent(url, None, read_timeout=1.0, http2=http2) as conn:
             await initialized(conn)
             started = time.perf_counter()
             with pytest.raises(ConnectionClosedError, match="not even a keepalive"):
