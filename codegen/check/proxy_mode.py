@@ -171,7 +171,8 @@ async def _initialize(ctx: ProxyRun, peer: ProxyPeer) -> None:
     await peer.send({"id": 1, "method": INITIALIZE_PROXY, "params": initialize_params(ctx.version)})
     got = await peer.next(_either(_answer(1), _wrapped("initialize")))
     if got is None:
-        ctx.judge(name, False, f"neither an answer nor a forwarded initialize in {ctx.timeout:g} s")
+        said = f": {_missing(peer)}" if peer.closed.is_set() else f" in {ctx.timeout:g} s"
+        ctx.judge(name, False, f"neither an answer nor a forwarded initialize{said}")
         return
     if got.method is None:
         ctx.judge(
@@ -208,8 +209,8 @@ async def _forwarded(
     await peer.send({"id": rid, "method": method, "params": params})
     got = await peer.next(_either(_answer(rid), _wrapped(method)))
     if got is None or got.method is None:
-        said = "no answer in time" if got is None else _shown(got.value)
-        ctx.judge("proxy.unknown-forwarded", False, f"{method} not forwarded: {said}")
+        said = _missing(peer) if got is None else _shown(got.value)
+        ctx.judge("proxy.unknown-forwarded", _failed(peer, got), f"{method} not forwarded: {said}")
         return
     inner = got.wrapped
     same = inner is not None and inner[1] == params
@@ -228,12 +229,14 @@ async def _forwarded(
         "the wrapped request kept its own _meta" if same else "params changed",
     )
     await peer.send({"id": got.value["id"], **reply})
-    _unchanged(ctx, method, await peer.next(_answer(rid)), reply)
+    _unchanged(ctx, peer, method, await peer.next(_answer(rid)), reply)
 
 
-def _unchanged(ctx: ProxyRun, method: str, got: Message | None, reply: dict[str, Any]) -> None:
+def _unchanged(
+    ctx: ProxyRun, peer: ProxyPeer, method: str, got: Message | None, reply: dict[str, Any]
+) -> None:
     if got is None:
-        ctx.judge("proxy.answers-unchanged", False, f"{method}: no answer in time")
+        ctx.judge("proxy.answers-unchanged", _failed(peer, got), f"{method}: {_missing(peer)}")
         return
     member = "result" if "result" in reply else "error"
     same = member in got.value and got.value[member] == reply[member]
@@ -256,12 +259,12 @@ async def _notice(ctx: ProxyRun, peer: ProxyPeer) -> None:
     inner = got.wrapped if got is not None else None
     ctx.judge(
         "proxy.unknown-forwarded",
-        inner is not None and inner[1] == params,
+        (inner is not None and inner[1] == params) if got is not None else _failed(peer, got),
         (
             f"{method} (a notification) forwarded"
             if inner is not None and inner[1] == params
             else f"{method} (a notification): "
-            + ("not forwarded in time" if got is None else f"forwarded as {_shown(got.value)}")
+            + (_missing(peer) if got is None else f"forwarded as {_shown(got.value)}")
         ),
     )
 
@@ -274,9 +277,11 @@ async def _from_successor(ctx: ProxyRun, peer: ProxyPeer, rid: int) -> None:
     await peer.send({"id": rid, "method": SUCCESSOR, "params": envelope})
     got = await peer.next(_either(_answer(rid), lambda m: m.method == method and m.is_request))
     if got is None or got.method is None:
-        said = "no answer in time" if got is None else _shown(got.value)
+        said = _missing(peer) if got is None else _shown(got.value)
         ctx.judge(
-            "proxy.unknown-forwarded", False, f"{method} from the successor not forwarded: {said}"
+            "proxy.unknown-forwarded",
+            _failed(peer, got),
+            f"{method} from the successor not forwarded: {said}",
         )
         return
     params = got.params
@@ -298,7 +303,11 @@ async def _from_successor(ctx: ProxyRun, peer: ProxyPeer, rid: int) -> None:
     )
     await peer.send({"id": got.value["id"], "result": RESULT})
     _unchanged(
-        ctx, f"{method} (from the successor)", await peer.next(_answer(rid)), {"result": RESULT}
+        ctx,
+        peer,
+        f"{method} (from the successor)",
+        await peer.next(_answer(rid)),
+        {"result": RESULT},
     )
 
 
@@ -373,6 +382,24 @@ def _hygiene(ctx: ProxyRun, peer: ProxyPeer) -> None:
         ),
     )
     ctx.verdict("proxy.id-echo", evidence)
+
+
+def _failed(peer: ProxyPeer, got: Message | None) -> bool | None:
+    """False: what the step waited for did not come; None (not exercised) when the proxy closed
+    its output, so it had no chance to (the exit is what is wrong, and eof-exit or the
+    initialize check says so)."""
+    return None if got is None and peer.closed.is_set() else False
+
+
+def _missing(peer: ProxyPeer) -> str:
+    """Why no message came: the proxy closed its output (with the last line of its stderr), or
+    none came in time."""
+    if not peer.closed.is_set():
+        return "no answer in time"
+    lines = peer.wire.stderr_tail.strip().splitlines()
+    return "the proxy closed its output" + (
+        f" (its stderr ends: {lines[-1][:200]})" if lines else ""
+    )
 
 
 def _shown(value: Any) -> str:

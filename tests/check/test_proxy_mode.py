@@ -127,6 +127,23 @@ def test_each_broken_proxy_is_caught_by_its_sentence_alone(runs: dict[str, Run],
     assert run.exit_status == (1 if outcome == FAIL else 0)
 
 
+def test_a_proxy_that_exits_fails_initialize_alone_and_says_why() -> None:
+    """What it never lived to do is not exercised, not a failure each."""
+    argv = [PYTHON, "-c", "import sys; sys.exit('no successor configured')"]
+    run = asyncio.run(
+        run_proxy_checks(argv, PACKAGES, [1], TIMEOUT, selector([], []), lambda _line: None)
+    )
+    rid = "PROXY-INIT-FORWARD-FIRST"
+    assert findings(run) == {("proxy.initialize-forwarded", rid, FAIL)}, run.results
+    [failed] = [r for r in run.results if r.outcome == FAIL]
+    assert failed.detail == (
+        "neither an answer nor a forwarded initialize: the proxy closed its output (its stderr"
+        " ends: no successor configured)"
+    )
+    skipped = {r.check for r in run.results if r.outcome == NOT_EXERCISED}
+    assert "proxy.unknown-forwarded" in skipped and "proxy.answers-unchanged" in skipped
+
+
 def test_proxy_mode_from_the_command_line(tmp_path: Path) -> None:
     """Exit 1 on a MUST failure, the report citing the schema's sentence; exit 0 on a pass."""
     report = tmp_path / "report.json"
