@@ -166,11 +166,16 @@ async def _initialized(ctx: Context, peer: AgentPeer, init: Reply, call: Call) -
         if ctx.auth_method not in ctx.auth_methods:
             ctx.notes.append(
                 f"v{ctx.version}: --auth-method {ctx.auth_method} is not among the advertised"
-                f" auth methods {ctx.auth_methods}; authenticate is called with it anyway"
+                f" auth methods {ctx.auth_methods}; {ctx.auth_flow()} is sent anyway"
             )
-        auth = await call("authenticate", {"methodId": ctx.auth_method})
-        if not auth.ok:
-            ctx.notes.append(f"v{ctx.version}: authenticate {ctx.auth_method}: {auth.describe()}")
+        auth = await ctx.authenticate(call)
+        if auth is None:
+            ctx.notes.append(
+                f"v{ctx.version}: --auth-method: the schema has no request whose params carry"
+                " methodId; no auth flow ran"
+            )
+        elif not auth.ok:
+            ctx.notes.append(f"v{ctx.version}: {ctx.auth_flow()}: {auth.describe()}")
     return True
 
 

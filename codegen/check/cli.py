@@ -1,5 +1,7 @@
 """`acpgen check [OPTIONS] -- AGENT_CMD [ARGS...]`: check an agent it spawns over stdio;
-`acpgen check --client [OPTIONS] -- CLIENT_CMD ... {agent} ...`: check a client (client_mode.py).
+`acpgen check --client [OPTIONS] -- CLIENT_CMD ... {agent} ...`: check a client (client_mode.py);
+`acpgen check --proxy [OPTIONS] -- PROXY_CMD [ARGS...]`: check a proxy of a proxy chain
+(proxy_mode.py).
 
 Exit status: 0 when no MUST-level check fails, 1 when one does, 2 on bad usage (bad options, a
 command that cannot be started, a remote agent that cannot be reached or refuses the connection,
@@ -22,6 +24,7 @@ from .client_mode import PLACEHOLDER, ClientCommandError, has_placeholder, run_c
 from .context import progress_to_stderr
 from .link import SpawnError
 from .model import Run
+from .proxy_mode import run_proxy_checks
 from .report import FORMATS, render
 from .runner import NoVersion, known_names, negotiate, run_agent_checks, selector
 from .schemas import SchemaProblem, default_package, package_for_schema
@@ -74,6 +77,14 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument(
+        "--proxy",
+        action="store_true",
+        help=(
+            "check a proxy of a proxy chain instead: the checker is its conductor and its"
+            " successor (default: on v1 and v2)"
+        ),
+    )
+    parser.add_argument(
         "--url",
         help=(
             "check a remote agent at this URL instead of spawning one: http(s):// speaks"
@@ -101,7 +112,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "command",
         nargs=argparse.REMAINDER,
-        help="-- AGENT_CMD [ARGS...], or with --client: -- CLIENT_CMD [ARGS...] {agent} [...]",
+        help="-- AGENT_CMD [ARGS...], with --client: -- CLIENT_CMD [ARGS...] {agent} [...], with"
+        " --proxy: -- PROXY_CMD [ARGS...]",
     )
     return parser
 
@@ -133,13 +145,18 @@ def main(argv: list[str]) -> int:
         return usage_error(
             parser, f"--only/--skip: unknown check, group or requirement {unknown[0]!r}"
         )
+    if args.proxy and (args.client or args.url is not None or args.auth_method is not None):
+        return usage_error(
+            parser, "--proxy checks a proxy it spawns: no --client, --url or --auth-method"
+        )
     if args.client and not has_placeholder(command):
         return usage_error(
             parser,
             f"--client: put {PLACEHOLDER} in the client's command where the agent command goes",
         )
-    if args.schema is not None and args.client and args.protocol_version is None:
-        return usage_error(parser, "--client --schema: give --protocol-version 1 or 2 with it")
+    if args.schema is not None and (args.client or args.proxy) and args.protocol_version is None:
+        mode = "--client" if args.client else "--proxy"
+        return usage_error(parser, f"{mode} --schema: give --protocol-version 1 or 2 with it")
     if args.schema is not None and args.protocol_version == "both":
         return usage_error(
             parser, "--schema is one revision: give --protocol-version 1 or 2 with it"
@@ -200,6 +217,13 @@ async def _run(
     packages: dict[int, ModuleType] = {1: default_package(1), 2: default_package(2)}
     if args.client:
         return await _client_runs(args, command, packages, progress)
+    if args.proxy:
+        chosen = args.protocol_version or "both"
+        versions = [1, 2] if chosen == "both" else [int(chosen)]
+        if args.schema is not None:
+            packages[versions[0]] = package_for_schema(args.schema)
+        selected = selector(args.only, args.skip)
+        return await run_proxy_checks(command, packages, versions, args.timeout, selected, progress)
     if args.protocol_version == "both":
         versions = [1, 2]
     elif args.protocol_version is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import shlex
 import signal
@@ -99,6 +100,14 @@ CLIENT_CHECKS: tuple[Check, ...] = (
         "ACP-V1-JSONRPC-NO-REPLY-TO-NOTIFICATION",
         None,
         "an unknown notification from the agent gets no answer",
+        shared=True,
+    ),
+    Check(
+        "client.unsupported-version",
+        "ACP-V1-INIT-CLIENT-UNSUPPORTED-VERSION",
+        None,
+        "when the checker answers another version than the client asked for, the client goes on"
+        " in it, or closes the connection and tells the user (run only then)",
         shared=True,
     ),
     Check(
@@ -208,18 +217,22 @@ async def run_client_checks(
 
         server = await asyncio.start_unix_server(accept, path, limit=1 << 24)
         progress(f"starting the client: {' '.join(argv)}")
+        # the client's stderr goes to a file, not a pipe: the relay shares it, and a pipe the
+        # relay holds open would outlive the event loop
+        stderr = open(os.path.join(folder, "client.stderr"), "w+b")
         try:
             client = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=None if stdin is None else asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.PIPE,
+                stderr=stderr,
                 start_new_session=True,  # its own process group: the relay goes with it
             )
         except OSError as exc:
             server.close()
+            stderr.close()
             raise SpawnError(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
-        stderr = asyncio.ensure_future(_tail(client.stderr))
+        said = functools.partial(_tail, stderr.fileno())
         try:
             if stdin is not None and client.stdin is not None:
                 with contextlib.suppress(ConnectionError):
@@ -227,36 +240,35 @@ async def run_client_checks(
                     await client.stdin.drain()
                 client.stdin.close()
             # a client starts its runtime, then the relay starts another interpreter
-            reader, writer = await _connection(client, connected, START * timeout, stderr)
+            reader, writer = await _connection(client, connected, START * timeout, said)
             agent = CheckerAgent(Wire(reader, writer, None, argv), packages, timeout, version)
             try:
-                await _watch(ctx, agent, client)
+                await _watch(ctx, agent, client, said)
             finally:
                 await agent.close()
         finally:
             await _end(client)
+            stderr.close()
             server.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), 1.0)
-            stderr.cancel()
-            await asyncio.gather(stderr, return_exceptions=True)
     return Run(command, [ctx.version], ctx.results, ctx.notes)
 
 
-async def _tail(stream: asyncio.StreamReader | None) -> bytes:
-    """The last 4 KiB the client wrote on stderr (read all along, so it never blocks)."""
-    kept = bytearray()
-    while stream is not None and (chunk := await stream.read(1 << 16)):
-        kept += chunk
-        del kept[: -(1 << 12)]
-    return bytes(kept)
+def _tail(fd: int) -> str:
+    """The last line of the last 4 KiB the client wrote on stderr ("" when it wrote none),
+    read without moving the offset the client writes at."""
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, 1 << 12, max(0, size - (1 << 12)))
+    lines = data.decode("utf-8", "backslashreplace").strip().splitlines()
+    return lines[-1][:200] if lines else ""
 
 
 async def _connection(
     client: asyncio.subprocess.Process,
     connected: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
     timeout: float,
-    stderr: asyncio.Future[bytes],
+    said: Callable[[], str],
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """The relay's connection, or ClientCommandError (one line) when the client exits first or
     does not start the agent within `timeout`."""
@@ -268,10 +280,7 @@ async def _connection(
         return got.result()
     got.cancel()
     if ended.done():
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(stderr), 1.0)
-        said = stderr.result().decode("utf-8", "backslashreplace").strip() if stderr.done() else ""
-        last = f"; its stderr ends: {said.splitlines()[-1][:200]}" if said else ""
+        last = f"; its stderr ends: {said()}" if said() else ""
         raise ClientCommandError(
             f"the client exited with status {ended.result()} before it started the agent"
             f" ({PLACEHOLDER}){last}"
@@ -295,15 +304,26 @@ async def _end(client: asyncio.subprocess.Process) -> None:
     await client.wait()
 
 
-async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess.Process) -> None:
+async def _watch(
+    ctx: ClientRun,
+    agent: CheckerAgent,
+    client: asyncio.subprocess.Process,
+    said: Callable[[], str],
+) -> None:
+    """Until the turn is over, the client exits or closes its connection (its relay ends; the
+    client's own exit may wait on the relay, which shares its stderr), or 3 x --timeout."""
     ended = asyncio.ensure_future(client.wait())
     turn = asyncio.ensure_future(agent.turn_done.wait())
-    await asyncio.wait({ended, turn}, timeout=ctx.timeout * 3, return_when="FIRST_COMPLETED")
-    if turn.done():
+    closed = asyncio.ensure_future(agent.closed.wait())
+    waits = {ended, turn, closed}
+    await asyncio.wait(waits, timeout=ctx.timeout * 3, return_when="FIRST_COMPLETED")
+    if turn.done() or closed.done():
         await asyncio.wait({ended}, timeout=GRACE)
-    turn.cancel()
+    for waiting in (turn, closed):
+        waiting.cancel()
     ctx.version = agent.version or agent.forced or 1
     evidence = agent.evidence()
+    _unsupported_version(ctx, agent, client.returncode, said(), evidence)
     first = agent.first_method
     ctx.record(
         "client.initialize-first",
@@ -315,7 +335,8 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
     ctx.record(
         "client.setup-first",
         None if not early and not agent.prompted else not early,
-        "; ".join(early) or "the prompt came after initialize and session/new",
+        "; ".join(early)
+        or ("the prompt came after initialize and session/new" if agent.prompted else "no prompt"),
         evidence,
     )
     _mcp_transports(ctx, agent, evidence)
@@ -330,6 +351,44 @@ async def _watch(ctx: ClientRun, agent: CheckerAgent, client: asyncio.subprocess
         )
     _probes(ctx, agent, client.returncode)
     _frames(ctx, agent)
+
+
+def _unsupported_version(
+    ctx: ClientRun, agent: CheckerAgent, status: int | None, said: str, evidence: list[str]
+) -> None:
+    """Only when the checker answered another version than the client asked for: going on in it
+    passes (the client supports it); so does closing the connection after initialize with a
+    word for the user on stderr or a failing exit status; staying silent, or closing with
+    neither, warns."""
+    played = agent.version or agent.forced
+    if agent.asked is None or played is None or agent.asked == played:
+        return
+    asked = f"the client asked for v{agent.asked}, the checker answered v{played}"
+    told = f"its stderr ends: {said}" if said else "nothing on its stderr"
+    gone = agent.closed.is_set() or status is not None
+    if agent.last_method not in (None, "initialize"):
+        permission = agent.probes.get("permission")
+        worked = permission is not None and permission[0].message is not None
+        if worked or not gone:  # it took the turn in that version, or is still in it
+            went = True if worked else None
+            ctx.record("client.unsupported-version", went, f"{asked}; it went on in v{played}", [])
+            return
+        detail = (
+            f"{asked}; it went on in v{played}, then closed the connection before the turn was"
+            f" over (exit status {status}; {told}): a client that does not support the version"
+            " answered closes the connection after initialize and tells the user"
+        )
+        ctx.record("client.unsupported-version", False, detail, evidence)
+        return
+    if not gone:
+        detail = f"{asked}; it neither went on nor closed the connection in {ctx.timeout * 3:g} s"
+    else:
+        detail = (
+            f"{asked}; it closed the connection (exit status {status}) after initialize: it does"
+            f" not support v{played}; {told}"
+        )
+    informed = gone and (bool(said) or status not in (None, 0))
+    ctx.record("client.unsupported-version", informed, detail, evidence)
 
 
 def _mcp_transports(ctx: ClientRun, agent: CheckerAgent, evidence: list[str]) -> None:
@@ -357,10 +416,11 @@ def _probes(ctx: ClientRun, agent: CheckerAgent, exit_status: int | None = None)
         ctx.record("client.unknown-extension", None, "no turn", [])
     else:
         reply, mark = unknown
+        answered = "the client closed the connection" if reply.closed else reply.describe()
         ctx.record(
             "client.unknown-extension",
             None if reply.closed else reply.error_code == -32601,
-            f"_acpgen_check/no_such_method: {reply.describe()}",
+            f"_acpgen_check/no_such_method: {answered}",
             agent.evidence(mark),
         )
     ids = agent.probes.get("ids")

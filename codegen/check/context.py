@@ -17,7 +17,7 @@ from .client import AgentPeer, Reply
 from .link import Link
 from .model import Result, outcome_of
 from .offering import OfferingPeer
-from .schemas import default_package
+from .schemas import auth_call, default_package
 from .wire import Wire, remote_link
 
 AFTER_ANSWER = 0.2  # how long the checker listens for stray updates after a turn ends
@@ -53,7 +53,7 @@ class Context:
     url: str | None = None  # --url: a remote agent (Streamable HTTP, WebSocket)
     headers: dict[str, str] = field(default_factory=dict)  # --header, --token (with --url)
     cwd: str = field(default_factory=os.getcwd)
-    auth_method: str | None = None  # --auth-method: authenticate with it after initialize
+    auth_method: str | None = None  # --auth-method: run the auth flow with it after initialize
     auth_methods: list[str] = field(default_factory=list)  # the ids the agent advertises
     auth_refusals: list[str] = field(default_factory=list)  # requests answered -32000
     blocked: str | None = None  # why the agent is blocked by authentication
@@ -104,7 +104,7 @@ class Context:
         self.blocked = self.blocked or (
             f"blocked by authentication: {why}; advertised auth methods:"
             f" {', '.join(self.auth_methods)}"
-            + ("" if self.auth_method is None else f" (after authenticate {self.auth_method})")
+            + ("" if self.auth_method is None else f" (after {self.auth_flow()})")
         )
         return self.blocked
 
@@ -113,10 +113,21 @@ class Context:
         --auth-method, authenticate: the connection is ready for sessions when the answer is ok."""
         init = await peer.request("initialize", params or self.initialize_params(self.version))
         if init.ok and self.auth_method is not None:
-            auth = await peer.request("authenticate", {"methodId": self.auth_method})
-            if not auth.ok:
+            auth = await self.authenticate(peer.request)
+            if auth is not None and not auth.ok:
                 return auth
         return init
+
+    def auth_flow(self) -> str:
+        """The auth request --auth-method sends, as the schema names it, with its method id."""
+        return f"{auth_call(self.package) or 'no auth request'} {self.auth_method}"
+
+    async def authenticate(self, call: Call) -> Reply | None:
+        """--auth-method: the agent's auth flow, the request of the checked package whose params
+        carry `methodId` (v1 `authenticate`, v2 `auth/login`), sent with the method id; None
+        when the schema has no such request."""
+        method = auth_call(self.package)
+        return None if method is None else await call(method, {"methodId": self.auth_method})
 
     async def connect(self, what: str, offering: bool = False) -> AgentPeer:
         """A new connection to the agent; `offering`: the checker answers fs/* and terminal/*

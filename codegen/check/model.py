@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .proxy_rows import PROXY_ROWS
 from .requirement import Requirement
 from .requirements_data import REQUIREMENTS
 
@@ -72,7 +73,9 @@ OBSERVATIONS = {
 
 
 def requirement(rid: str) -> Requirement:
-    return REQUIREMENTS[rid] if rid in REQUIREMENTS else OBSERVATIONS[rid]
+    if rid in REQUIREMENTS:
+        return REQUIREMENTS[rid]
+    return OBSERVATIONS[rid] if rid in OBSERVATIONS else PROXY_ROWS[rid]
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,9 @@ def selector(only: list[str], skip: list[str]) -> Selector:
 
 def known_names() -> set[str]:
     from .client_mode import CLIENT_CHECKS, UNADVERTISED
+    from .proxy_catalogue import PROXY_CHECKS
 
-    checks = [*CHECKS.values(), *CLIENT_CHECKS]
+    checks = [*CHECKS.values(), *CLIENT_CHECKS, *PROXY_CHECKS]
     names = {c.name for c in checks} | {c.group for c in checks}
     for check in checks:
         names |= {rid for rid in (check.v1, check.v2) if rid is not None}

@@ -54,3 +54,19 @@ def package_for_schema(schema: Path, cache: Path | None = None) -> ModuleType:
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     return importlib.import_module(name)
+
+
+def auth_call(package: ModuleType) -> str | None:
+    """The request that runs an agent's auth flow in `package`: the one the agent receives whose
+    params declare `methodId` (v1 `authenticate`, v2 `auth/login`), as the schema says; None when
+    the package has none."""
+    import msgspec
+
+    for method, info in package.REQUESTS.items():
+        params = info.params
+        if info.side != "agent" or not isinstance(params, type):
+            continue
+        if issubclass(params, msgspec.Struct):
+            if any(f.encode_name == "methodId" for f in msgspec.structs.fields(params)):
+                return str(method)
+    return None

@@ -12,7 +12,7 @@ import pytest
 
 from acpgen.check.client_mode import run_client_checks
 from acpgen.check.link import Closed
-from acpgen.check.model import Run
+from acpgen.check.model import PASS, WARN, Run
 from acpgen.check.runner import selector
 from acpgen.check.schemas import default_package
 from acpgen.check.wire import Wire
@@ -74,6 +74,18 @@ def test_a_client_quitting_over_the_version_is_told_so() -> None:
         " during a turn did not run"
     ]
     assert not any("give it a prompt" in note for note in run.notes)
+    [found] = [r for r in run.results if r.check == "client.unsupported-version"]
+    assert found.outcome == PASS, found  # it closed the connection and said why: as it should
+    assert "it does not support v2; its stderr ends: unsupported protocol version" in found.detail
+
+
+def test_a_client_quitting_over_the_version_without_a_word_is_warned() -> None:
+    run = _run([PYTHON, str(CLIENTS / "quits_silently.py"), "--", "{agent}"], version=2)
+    unsupported = ("client.unsupported-version", "ACP-V1-INIT-CLIENT-UNSUPPORTED-VERSION", WARN)
+    assert findings(run) == {unsupported}, run.results
+    [found] = [r for r in run.results if r.check == "client.unsupported-version"]
+    assert "(exit status 0) after initialize" in found.detail, found.detail
+    assert "nothing on its stderr" in found.detail and found.evidence
 
 
 def test_a_peer_that_resets_the_connection_ends_it_cleanly() -> None:

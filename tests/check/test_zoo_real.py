@@ -57,6 +57,17 @@ def test_v2_auth_methods_are_listed_by_their_method_id(runs: dict[str, Run]) -> 
     assert skipped and all("auth methods: zoo-login" in r.detail for r in skipped), skipped
 
 
+def test_v2_auth_method_runs_the_v2_auth_flow_then_checks_fully() -> None:
+    """--auth-method sends the request the v2 schema gives `methodId` (auth/login, found in the
+    package, not v1's authenticate): every check then runs, and the agent passes."""
+    argv = [PYTHON, str(ZOO_REAL / "v2_auth_gated.py")]
+    run = run_all({"gated": (argv, [2])}, auth_method="zoo-login")["gated"]
+    assert run.blocked_by_auth is None and run.exit_status == 0, run.verdict()
+    assert findings(run) == set() and not_exercised(run) == set(), run.results
+    sent = [r for r in run.results if r.check == "prompt.accepted"]
+    assert [r.outcome for r in sent] == [PASS], sent
+
+
 def test_a_prompt_refused_before_it_was_accepted_is_no_cancel_failure(
     runs: dict[str, Run],
 ) -> None:
