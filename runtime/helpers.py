@@ -139,13 +139,12 @@ class AgentSession(
         self.id = session_id
         # v2 (a package requiring `messageId` on messages): the agent message and thought that
         # `say` / `think` append to: new ids with each AgentSession (one a prompt) or `new_message`
-        self.message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        self.thought_id = f"msg_{uuid.uuid4().hex[:12]}"
+        self.new_message()
 
     def new_message(self) -> None:
         """Start a new agent message (and thought): later `say` / `think` chunks belong to it."""
-        self.message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        self.thought_id = f"msg_{uuid.uuid4().hex[:12]}"
+        self.message_id = _new_id("msg")
+        self.thought_id = _new_id("msg")
 
     # --- the prompt turn, as the connection's protocol version runs it ---
 
@@ -164,19 +163,15 @@ class AgentSession(
           `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
           no details) where the schema has that stop reason.
         """
-        prompt_method = rules.SESSION_PROMPT
-        result_type = self.conn.schema.METHODS[prompt_method].result
-        if not rules.turn_ends_by_update(self.conn.schema):
+        schema, method = self.conn.schema, rules.SESSION_PROMPT
+        result_type = schema.METHODS[method].result
+        if not rules.turn_ends_by_update(schema):
             stop = await work()
             answer: AnswerT = wire.build(
-                self.conn.schema,
-                {rules.STOP_REASON: stop},
-                result_type,
-                method=prompt_method,
-                at="result",
+                schema, {rules.STOP_REASON: stop}, result_type, method=method, at="result"
             )
             return answer
-        user_message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        user_message_id = _new_id("msg")
 
         async def run() -> None:
             task = asyncio.current_task()
@@ -209,11 +204,7 @@ class AgentSession(
 
         self.conn.after_answer(run)
         acknowledged: AnswerT = wire.build(
-            self.conn.schema,
-            {rules.MESSAGE_ID: user_message_id},
-            result_type,
-            method=prompt_method,
-            at="result",
+            schema, {rules.MESSAGE_ID: user_message_id}, result_type, method=method, at="result"
         )
         return acknowledged
 
@@ -291,7 +282,7 @@ class AgentSession(
         exception goes on). `fields` are further wire fields of the tool call (`locations`,
         `rawInput` ...: any JSON); `call.update(...)` sends patches on the way."""
         data = {"title": title, **({"kind": kind} if kind is not None else {}), **fields}
-        call: ToolCall[ClientSchemaT] = ToolCall(self, f"call_{uuid.uuid4().hex[:12]}", data)
+        call: ToolCall[ClientSchemaT] = ToolCall(self, _new_id("call"), data)
         return call
 
     # --- permission ---
@@ -379,6 +370,10 @@ class AgentSession(
             method=method,
             at="params",
         )
+
+
+def _new_id(kind: str) -> str:
+    return f"{kind}_{uuid.uuid4().hex[:12]}"
 
 
 def _block(value: Any) -> Any:

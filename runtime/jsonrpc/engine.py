@@ -21,6 +21,21 @@ Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 When the peer's output ends, calls still waiting for an answer fail at once with
 `ConnectionClosedError`; requests already received are still served and answered, then the
 connection closes.
+
+The path of one received stdio request, from its bytes to the handler and back. On the way in each
+stop hands the message up, never back to a layer it came through; on the way back each hands the
+answer down:
+
+- in: `push.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
+  `push.PushReader.feed_data` -> `framing.LineTransport._on_data` (`LineReader.split` cuts the
+  lines) -> `framing._Slices.hand_on` -> `Engine._on_messages` -> `Engine.receive` (the package's
+  `MessageDecoder.decode`) -> `Engine.serve` -> `serving.Server.start` (the policy's
+  `received_request` bookkeeping, then the handler's task) -> `Server._serve` ->
+  `policy.AcpPolicy.serve` -> `connection.Connection.handle` -> `Connection._dispatch` -> the
+  handler's method;
+- back: the handler's result returns to `Server._serve` (through `AcpPolicy._checked` when its
+  result is checked) -> `sending.Sender.response` (`Envelopes.response`) -> `Engine.write` ->
+  `framing.LineWriter.write` -> the asyncio transport's `write`.
 """
 
 from __future__ import annotations

@@ -81,7 +81,6 @@ class Host(Protocol):
 
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
-_NO_HISTORY_DURING = rules.NO_HISTORY_DURING
 
 SendCheck = Callable[[str, Any], None]
 SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
