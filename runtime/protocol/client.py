@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import operator
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -62,11 +61,8 @@ class ClientPolicy(AcpPolicy):
         super().__init__(conn, plan, enforce)
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
-        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
-        self.update_type = info.params if info is not None and attr is not None else None
-        self.read_update: Callable[[Any], Any] = (
-            operator.attrgetter(attr) if attr is not None else _update_of
-        )
+        self.update_type = info.params if info is not None else None
+        self.read_update = wire.reader(self.update_type, rules.SESSION_UPDATE_FIELD)
         self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
 
     def initializing(self, method: str, params: Any) -> Any:
