@@ -76,6 +76,7 @@ if TYPE_CHECKING:
 
 from .tools import Terminal as Terminal
 from .tools import ToolCall as ToolCall
+from .tools import given, present
 from .tools import text as text
 
 SESSION_UPDATE = rules.SESSION_UPDATE
@@ -223,13 +224,8 @@ class AgentSession(
         """A v2 `state_update`: `running`, `requires_action`, or `idle` with its stop reason (and
         `usage`, `background` work, `error`: omitted when not given). A package without state
         updates (v1: no `BackgroundWork`) has no such method for the checker."""
-        given = {"usage": usage, "background": background, "error": error}
-        await self._state(
-            state,
-            stop_reason,
-            **{k: v for k, v in given.items() if v is not msgspec.UNSET},
-            **fields,
-        )
+        reported = given(usage=usage, background=background, error=error)
+        await self._state(state, stop_reason, **reported, **fields)
 
     async def _state(self, state: str, stop_reason: object, **fields: Any) -> None:
         update: dict[str, Any] = {"sessionUpdate": rules.STATE_UPDATE, rules.STATE: state, **fields}
@@ -281,7 +277,7 @@ class AgentSession(
         `in_progress` on entry and `completed` on exit, or `failed` when the block raises (the
         exception goes on). `fields` are further wire fields of the tool call (`locations`,
         `rawInput` ...: any JSON); `call.update(...)` sends patches on the way."""
-        data = {"title": title, **({"kind": kind} if kind is not None else {}), **fields}
+        data = {"title": title, **present(kind=kind), **fields}
         call: ToolCall[ClientSchemaT] = ToolCall(self, _new_id("call"), data)
         return call
 
@@ -322,11 +318,7 @@ class AgentSession(
         self, path: str, *, line: int | None = None, limit: int | None = None
     ) -> str:
         """The text of a file as the client sees it (unsaved editor changes included)."""
-        data = {
-            "path": path,
-            **({"line": line} if line is not None else {}),
-            **({"limit": limit} if limit is not None else {}),
-        }
+        data = {"path": path, **present(line=line, limit=limit)}
         result = await self.conn.request(READ_FILE, self._params(READ_FILE, data))
         return str(wire.get(result, "content"))
 
@@ -347,13 +339,10 @@ class AgentSession(
     ) -> Terminal[OutputT, ExitT]:
         """A command run in a client terminal, as `async with session.terminal(cmd, args) as term:`;
         the terminal is released when the block ends, however it ends."""
-        data: dict[str, Any] = {"command": command, "args": list(args)}
-        if cwd is not None:
-            data["cwd"] = cwd
+        data = {"command": command, "args": list(args), **present(cwd=cwd)}
         if env:
             data["env"] = [{"name": k, "value": v} for k, v in env.items()]
-        if output_byte_limit is not None:
-            data["outputByteLimit"] = output_byte_limit
+        data.update(present(outputByteLimit=output_byte_limit))
         terminal: Terminal[OutputT, ExitT] = Terminal(self, data)
         return terminal
 
