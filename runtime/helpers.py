@@ -76,6 +76,7 @@ if TYPE_CHECKING:
 
 from .tools import Terminal as Terminal
 from .tools import ToolCall as ToolCall
+from .tools import given, present
 from .tools import text as text
 
 SESSION_UPDATE = rules.SESSION_UPDATE
@@ -139,13 +140,12 @@ class AgentSession(
         self.id = session_id
         # v2 (a package requiring `messageId` on messages): the agent message and thought that
         # `say` / `think` append to: new ids with each AgentSession (one a prompt) or `new_message`
-        self.message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        self.thought_id = f"msg_{uuid.uuid4().hex[:12]}"
+        self.new_message()
 
     def new_message(self) -> None:
         """Start a new agent message (and thought): later `say` / `think` chunks belong to it."""
-        self.message_id = f"msg_{uuid.uuid4().hex[:12]}"
-        self.thought_id = f"msg_{uuid.uuid4().hex[:12]}"
+        self.message_id = _new_id("msg")
+        self.thought_id = _new_id("msg")
 
     # --- the prompt turn, as the connection's protocol version runs it ---
 
@@ -164,19 +164,15 @@ class AgentSession(
           `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
           no details) where the schema has that stop reason.
         """
-        prompt_method = rules.SESSION_PROMPT
-        result_type = self.conn.schema.METHODS[prompt_method].result
-        if not rules.turn_ends_by_update(self.conn.schema):
+        schema, method = self.conn.schema, rules.SESSION_PROMPT
+        result_type = schema.METHODS[method].result
+        if not rules.turn_ends_by_update(schema):
             stop = await work()
             answer: AnswerT = wire.build(
-                self.conn.schema,
-                {rules.STOP_REASON: stop},
-                result_type,
-                method=prompt_method,
-                at="result",
+                schema, {rules.STOP_REASON: stop}, result_type, method=method, at="result"
             )
             return answer
-        user_message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        user_message_id = _new_id("msg")
 
         async def run() -> None:
             task = asyncio.current_task()
@@ -209,11 +205,7 @@ class AgentSession(
 
         self.conn.after_answer(run)
         acknowledged: AnswerT = wire.build(
-            self.conn.schema,
-            {rules.MESSAGE_ID: user_message_id},
-            result_type,
-            method=prompt_method,
-            at="result",
+            schema, {rules.MESSAGE_ID: user_message_id}, result_type, method=method, at="result"
         )
         return acknowledged
 
@@ -232,13 +224,8 @@ class AgentSession(
         """A v2 `state_update`: `running`, `requires_action`, or `idle` with its stop reason (and
         `usage`, `background` work, `error`: omitted when not given). A package without state
         updates (v1: no `BackgroundWork`) has no such method for the checker."""
-        given = {"usage": usage, "background": background, "error": error}
-        await self._state(
-            state,
-            stop_reason,
-            **{k: v for k, v in given.items() if v is not msgspec.UNSET},
-            **fields,
-        )
+        reported = given(usage=usage, background=background, error=error)
+        await self._state(state, stop_reason, **reported, **fields)
 
     async def _state(self, state: str, stop_reason: object, **fields: Any) -> None:
         update: dict[str, Any] = {"sessionUpdate": rules.STATE_UPDATE, rules.STATE: state, **fields}
@@ -290,8 +277,8 @@ class AgentSession(
         `in_progress` on entry and `completed` on exit, or `failed` when the block raises (the
         exception goes on). `fields` are further wire fields of the tool call (`locations`,
         `rawInput` ...: any JSON); `call.update(...)` sends patches on the way."""
-        data = {"title": title, **({"kind": kind} if kind is not None else {}), **fields}
-        call: ToolCall[ClientSchemaT] = ToolCall(self, f"call_{uuid.uuid4().hex[:12]}", data)
+        data = {"title": title, **present(kind=kind), **fields}
+        call: ToolCall[ClientSchemaT] = ToolCall(self, _new_id("call"), data)
         return call
 
     # --- permission ---
@@ -331,11 +318,7 @@ class AgentSession(
         self, path: str, *, line: int | None = None, limit: int | None = None
     ) -> str:
         """The text of a file as the client sees it (unsaved editor changes included)."""
-        data = {
-            "path": path,
-            **({"line": line} if line is not None else {}),
-            **({"limit": limit} if limit is not None else {}),
-        }
+        data = {"path": path, **present(line=line, limit=limit)}
         result = await self.conn.request(READ_FILE, self._params(READ_FILE, data))
         return str(wire.get(result, "content"))
 
@@ -356,13 +339,10 @@ class AgentSession(
     ) -> Terminal[OutputT, ExitT]:
         """A command run in a client terminal, as `async with session.terminal(cmd, args) as term:`;
         the terminal is released when the block ends, however it ends."""
-        data: dict[str, Any] = {"command": command, "args": list(args)}
-        if cwd is not None:
-            data["cwd"] = cwd
+        data = {"command": command, "args": list(args), **present(cwd=cwd)}
         if env:
             data["env"] = [{"name": k, "value": v} for k, v in env.items()]
-        if output_byte_limit is not None:
-            data["outputByteLimit"] = output_byte_limit
+        data.update(present(outputByteLimit=output_byte_limit))
         terminal: Terminal[OutputT, ExitT] = Terminal(self, data)
         return terminal
 
@@ -379,6 +359,10 @@ class AgentSession(
             method=method,
             at="params",
         )
+
+
+def _new_id(kind: str) -> str:
+    return f"{kind}_{uuid.uuid4().hex[:12]}"
 
 
 def _block(value: Any) -> Any:

@@ -5,7 +5,6 @@ what a prompt turn gives back (`TurnOutcome`, `TurnTimeoutError`)."""
 from __future__ import annotations
 
 import asyncio
-import operator
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol
@@ -101,7 +100,7 @@ class Router:
             self.chained(params)
         read = self.readers.get(type(params))
         if read is None:
-            read = self.readers[type(params)] = reader_of(type(params))
+            read = self.readers[type(params)] = wire.reader(type(params), *_READ)
         session_id, update = read(params)
         session = self.sessions.get(session_id)
         if session is None:
@@ -124,15 +123,7 @@ class Router:
             session.end_updates(closed=True)
 
 
-def reader_of(cls: type) -> Callable[[Any], tuple[Any, Any]]:
-    """What reads the session id and the update of session/update params of type `cls`."""
-    names = (wire.attribute(cls, rules.SESSION_ID), wire.attribute(cls, rules.SESSION_UPDATE_FIELD))
-    if names[0] is not None and names[1] is not None:
-        return operator.attrgetter(names[0], names[1])
-    return lambda params: (
-        wire.get(params, rules.SESSION_ID),
-        wire.get(params, rules.SESSION_UPDATE_FIELD),
-    )
+_READ = (rules.SESSION_ID, rules.SESSION_UPDATE_FIELD)  # of session/update params, by `Router`
 
 
 _ROUTERS: weakref.WeakKeyDictionary[ClientSideConnection, Router] = weakref.WeakKeyDictionary()

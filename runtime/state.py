@@ -365,7 +365,7 @@ def _chunk_plan(cls: type, role: str) -> tuple[str, Callable[[Any], Any], bool]:
 
 def _attr(cls: type, key: str) -> str:
     """The attribute name of a Struct type's field of wire name `key` ("" when it has none)."""
-    return next((f.name for f in msgspec.structs.fields(cls) if f.encode_name == key), "")
+    return wire.attribute(cls, key) or ""
 
 
 def _at(update: Any, path: str) -> Any:
@@ -446,9 +446,7 @@ def _copy(struct: Any) -> Any:
 
 
 def _set(struct: Any, key: str, value: Any) -> None:
-    setattr(
-        struct, {f.encode_name: f.name for f in msgspec.structs.fields(type(struct))}[key], value
-    )
+    setattr(struct, _attr(type(struct), key), value)
 
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from typing import (
     TYPE_CHECKING,
     Any,
     AsyncIterator,
+    Awaitable,
     Callable,
     Coroutine,
     TypeVar,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     )
 
 _STDERR_TAIL = 64 * 1024
+T = TypeVar("T")
 
 # The connections as plain constructors: the public overloads below have already typed what the
 # caller passed (handler and schema together), which the implementations only pass on.
@@ -100,34 +102,38 @@ def _pipe_like(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
 
-async def _reader_for(fd: int) -> ByteReader:
-    """A reader of `fd`. An event-loop pipe gets a duplicate of it, which the transport owns and
-    closes (uvloop's transports close the descriptor they are given; asyncio's close the file)."""
-    loop = asyncio.get_running_loop()
-    reader = PushReader()
+async def _pipe(fd: int, mode: str, connect: Callable[[IO[bytes]], Awaitable[T]]) -> T | None:
+    """`connect(pipe)` on a duplicate of `fd`, which the event loop's transport owns and closes
+    (uvloop's transports close the descriptor they are given; asyncio's close the file). None where
+    such a transport cannot take `fd`."""
     if not _pipe_like(fd):
-        return _FileReader(fd)
-    pipe = os.fdopen(os.dup(fd), "rb", buffering=0)
+        return None
+    pipe = os.fdopen(os.dup(fd), mode, buffering=0)
     try:
-        await loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
+        return await connect(pipe)
     except (ValueError, OSError):
         pipe.close()
-        return _FileReader(fd)
-    return reader
+        return None
+
+
+async def _reader_for(fd: int) -> ByteReader:
+    """A reader of `fd`: a `PushReader` on an event-loop pipe, else a `_FileReader`."""
+    loop = asyncio.get_running_loop()
+    reader = PushReader()
+    pushed = await _pipe(
+        fd, "rb", lambda pipe: loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
+    )
+    return reader if pushed is not None else _FileReader(fd)
 
 
 async def _writer_for(fd: int) -> _FileWriter | asyncio.StreamWriter:
-    """A writer of `fd`; an event-loop pipe gets a duplicate of it, as in `_reader_for`."""
+    """A writer of `fd`: a `StreamWriter` on an event-loop pipe, else a `_FileWriter`."""
     loop = asyncio.get_running_loop()
-    if not _pipe_like(fd):
+    flow = asyncio.streams.FlowControlMixin
+    piped = await _pipe(fd, "wb", lambda pipe: loop.connect_write_pipe(flow, pipe))
+    if piped is None:
         return _FileWriter(fd)
-    pipe = os.fdopen(os.dup(fd), "wb", buffering=0)
-    try:
-        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
-    except (ValueError, OSError):
-        pipe.close()
-        return _FileWriter(fd)
-    return asyncio.StreamWriter(transport, protocol, None, loop)
+    return asyncio.StreamWriter(piped[0], piped[1], None, loop)
 
 
 @contextlib.asynccontextmanager
@@ -187,7 +193,6 @@ async def serve_agent(
 
 _serve_agent: Callable[..., Coroutine[Any, Any, None]] = serve_agent
 
-T = TypeVar("T")
 
 LOOP_ENV = "ACP_RUNTIME_LOOP"
 """Which event loop `run` uses: "auto" (default: uvloop when installed), "uvloop" or "asyncio"."""

@@ -46,6 +46,16 @@ class Sends(Protocol):
     async def call(self, method: str, data: dict[str, Any]) -> Any: ...
 
 
+def given(**values: Any) -> dict[str, Any]:
+    """The wire fields a caller gave: those left UNSET (not given) are left out."""
+    return {key: value for key, value in values.items() if value is not msgspec.UNSET}
+
+
+def present(**values: Any) -> dict[str, Any]:
+    """The wire fields that have a value: those None are left out."""
+    return {key: value for key, value in values.items() if value is not None}
+
+
 def text(value: str) -> dict[str, Any]:
     """A text content block (wire JSON; every helper takes these as well as generated Structs)."""
     return {"type": "text", "text": value}
@@ -120,14 +130,8 @@ class ToolCall(Generic[ClientSchemaT]):
     ) -> None:
         """A `tool_call_update` with these wire fields (omitted ones stay as they were; None
         clears one)."""
-        given = {
-            "status": status,
-            "title": title,
-            "kind": kind,
-            "content": content,
-            "locations": locations,
-        }
-        await self._update(**{k: v for k, v in given.items() if v is not msgspec.UNSET}, **fields)
+        changed = given(status=status, title=title, kind=kind, content=content, locations=locations)
+        await self._update(**changed, **fields)
 
     async def _update(self, **fields: Any) -> None:
         self.fields.update(fields)
@@ -143,12 +147,7 @@ class ToolCall(Generic[ClientSchemaT]):
 
     async def add_diff(self, path: str, new_text: str, old_text: str | None = None) -> None:
         """A diff of the file at `path` (absolute); `old_text` None for a new file."""
-        diff = {
-            "type": "diff",
-            "path": path,
-            "newText": new_text,
-            **({"oldText": old_text} if old_text is not None else {}),
-        }
+        diff = {"type": "diff", "path": path, "newText": new_text, **present(oldText=old_text)}
         await self._update(content=[*self._content, diff], locations=[{"path": path}])
 
     async def add_terminal(self, terminal_id: str) -> None:

@@ -83,9 +83,8 @@ class Peek(msgspec.Struct, frozen=True):
 
 
 def id_key(request_id: Any) -> tuple[str, Any] | None:
-    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
-        return None
-    return (type(request_id).__name__, request_id)
+    usable = answer_id(request_id)
+    return (type(usable).__name__, usable) if usable is not None else None
 
 
 def answer_id(request_id: Any) -> int | str | None:

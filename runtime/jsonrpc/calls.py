@@ -73,6 +73,13 @@ class PendingCalls(dict["RequestId", Outgoing]):
         self[request_id] = Outgoing(method, result_type, future, direct)
         return future
 
+    def find(self, request_id: Any) -> Outgoing | None:
+        """The call pending as `request_id` (None: none, or an id no call can have)."""
+        try:
+            return self.get(request_id)
+        except TypeError:  # an unhashable id, as a peer may send
+            return None
+
     def take(self, request_id: RequestId) -> Outgoing | None:
         """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
         try:

@@ -21,6 +21,21 @@ Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 When the peer's output ends, calls still waiting for an answer fail at once with
 `ConnectionClosedError`; requests already received are still served and answered, then the
 connection closes.
+
+The path of one received stdio request, from its bytes to the handler and back. On the way in each
+stop hands the message up, never back to a layer it came through; on the way back each hands the
+answer down:
+
+- in: `push.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
+  `push.PushReader.feed_data` -> `framing.LineTransport._on_data` (`LineReader.split` cuts the
+  lines) -> `framing._Slices.hand_on` -> `Engine._on_messages` -> `Engine.receive` (the package's
+  `MessageDecoder.decode`) -> `Engine.serve` -> `serving.Server.start` (the policy's
+  `received_request` bookkeeping, then the handler's task) -> `Server._serve` ->
+  `policy.AcpPolicy.serve` -> `connection.Connection.handle` -> `Connection._dispatch` -> the
+  handler's method;
+- back: the handler's result returns to `Server._serve` (through `AcpPolicy._checked` when its
+  result is checked) -> `sending.Sender.response` (`Envelopes.response`) -> `Engine.write` ->
+  `framing.LineWriter.write` -> the asyncio transport's `write`.
 """
 
 from __future__ import annotations
@@ -78,7 +93,7 @@ class Engine(Generic[PackageT]):
 
     side: str  # whose methods this end receives: the package's codec reads them
     peer_side: str  # the other end's
-    _read_as_json: frozenset[str] = frozenset()  # methods whose results are not typed for now
+    results_as_json: frozenset[str] = frozenset()  # methods whose results are not typed for now
 
     def __init__(
         self,
@@ -119,7 +134,7 @@ class Engine(Generic[PackageT]):
         self.policy: Policy = Policy()
         self._steps: dict[str, tuple[Step | None, Step | None]] = {}  # by method
         self._sender = Sender()
-        self._bind(schema)
+        self.bind(schema)
         self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
         flow_of = functools.partial(flow, self._transport)  # pauses and resumes reading the peer
         self._server = Server(
@@ -135,18 +150,26 @@ class Engine(Generic[PackageT]):
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
-    def _bind(self, schema: PackageT) -> None:
+    def bind(self, schema: PackageT) -> None:
+        """Drive this engine by `schema` from now on: its codec, its envelopes (made once per
+        package, `Envelopes.of`) and its `$/cancel_request` notification (None: none)."""
         self.schema = schema
-        envelopes, self._cancel_request_info = self._codec_tables(schema)
+        self._cancel_request_info = schema.NOTIFICATIONS.get(CANCEL_REQUEST)
         self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
-        self._sender.bind(schema, envelopes)
+        self._sender.bind(schema, Envelopes.of(schema))
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
-    def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
-        """A package's envelopes and `$/cancel_request` method (None: none)."""
-        return Envelopes(schema), schema.NOTIFICATIONS.get(CANCEL_REQUEST)
+    def forget_steps(self) -> None:
+        """Forget how `_work` handles each method's notifications (asked of the policy again):
+        its owner calls it when the policy or the handler changes."""
+        self._steps.clear()
 
-    def _start_engine(self) -> None:
+    def pending_method(self, request_id: Any) -> str | None:
+        """The method of our call pending as `request_id` (None: no such call)."""
+        outgoing = self._pending.find(request_id)
+        return outgoing.method if outgoing is not None else None
+
+    def start_engine(self) -> None:
         self._tasks = [self._loop.create_task(self._work())]
         self._transport.start(self._on_messages, self._on_input_end)
 
@@ -202,7 +225,7 @@ class Engine(Generic[PackageT]):
             raise error
         policy = self.policy
         params = self._outgoing(method, params)
-        if method in self._read_as_json:
+        if method in self.results_as_json:
             result_type = None
         elif result_type is DEFAULT:
             info = self.schema.REQUESTS.get(method)
@@ -250,6 +273,7 @@ class Engine(Generic[PackageT]):
 
     def _cancel_params(self, request_id: RequestId) -> Any:
         info = self._cancel_request_info
+        assert info is not None  # (its callers send no cancel without one)
         return wire.build(self.schema, {CANCEL_REQUEST_ID: request_id}, info.params)
 
     @property
@@ -341,10 +365,7 @@ class Engine(Generic[PackageT]):
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         if self.answer_screen is not None:  # an answer read as JSON may choose the package
             response = self.answer_screen(response)
-        try:
-            outgoing = self._pending.get(response.id)
-        except TypeError:
-            outgoing = None
+        outgoing = self._pending.find(response.id)
         if outgoing is None:
             if response.id in self._pending.abandoned:
                 log.debug("dropped the answer to abandoned request %r", response.id)

@@ -159,6 +159,15 @@ class Envelopes:
 
     __slots__ = ("_schema", "ends", "calls", "answer")
 
+    @staticmethod
+    def of(schema: Package) -> Envelopes:
+        """The envelopes of `schema`: made at its first use, then kept (with the package, so that
+        its id stays its own)."""
+        kept = _KEPT.get(id(schema))
+        if kept is None or kept[0] is not schema:
+            kept = _KEPT[id(schema)] = (schema, Envelopes(schema))
+        return kept[1]
+
     def __init__(self, schema: Package) -> None:
         self._schema = schema
         # method -> its notification's JSON before the params and after them
@@ -263,3 +272,7 @@ def _structured(params: Any) -> bool:
 
 def _omit_none(params: Any) -> Any:
     return msgspec.UNSET if params is None else params  # "params" MAY be omitted, never null
+
+
+_KEPT: dict[int, tuple[object, Envelopes]] = {}
+"""Each package's envelopes (`Envelopes.of`), by the package's id."""

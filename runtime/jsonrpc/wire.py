@@ -8,8 +8,9 @@ own field table, so they work for any generated package, whatever its naming rul
 from __future__ import annotations
 
 import enum
+import operator
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 
@@ -39,6 +40,17 @@ def attribute(cls: Any, key: str) -> str | None:
     if not (isinstance(cls, type) and issubclass(cls, msgspec.Struct)):
         return None
     return _fields(cls).get(key)
+
+
+def reader(cls: Any, *keys: str) -> Callable[[Any], Any]:
+    """What reads the values at these wire keys of a value of type `cls` (one key: its value;
+    several: a tuple of them): one C call for a Struct type declaring them all, else `get`."""
+    names = [attribute(cls, key) for key in keys]
+    if all(names):
+        return operator.attrgetter(*names)  # type: ignore[arg-type]  # all str, as checked
+    if len(keys) == 1:
+        return lambda obj: get(obj, keys[0])
+    return lambda obj: tuple(get(obj, key) for key in keys)
 
 
 def declares_any(obj: Any, keys: tuple[str, ...]) -> bool:

@@ -38,7 +38,7 @@ class AgentPolicy(AcpPolicy):
         self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
         self.requests_watched = rules.TURN_ENDED_BY | self.completing | {rules.NO_HISTORY_DURING}
 
-    def _around(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
+    def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         if method != rules.SESSION_UPDATE:
             return None, None
         before = self.message_id_given if self.message_kinds else None
@@ -71,7 +71,7 @@ class AgentPolicy(AcpPolicy):
     def received_request(self, method: str, params: Any) -> None:
         if method == rules.NO_HISTORY_DURING and not self.resumes_came:
             self.resumes_came = True
-            self._send_steps.clear()  # `_around`: session/update now checks `no_history`
+            self.forget_send_steps()  # `around_send`: session/update now checks `no_history`
         AcpPolicy.received_request(self, method, params)  # (no `super()` object per request)
 
     def no_history(self, method: str, params: Any) -> None:
@@ -92,13 +92,13 @@ class AgentPolicy(AcpPolicy):
         if any(
             s.method == rules.NO_HISTORY_DURING
             and wire.get(s.params, rules.SESSION_ID) == session_id
-            for s in self._served()
+            for s in self.served()
         ):
             raise ProtocolError(
                 f"{method}: session {session_id!r} is being resumed, which replays no history"
             )
 
-    def _serve_around(self, method: str) -> tuple[Answer | None, AfterServe | None]:
+    def around_serve(self, method: str) -> tuple[Answer | None, AfterServe | None]:
         if method == rules.INITIALIZE:
             return self.initialize, None
         sessions = self.enforce and (
@@ -195,7 +195,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
 
     side = "agent"
     peer_side = "client"
-    _policy = AgentPolicy
+    policy_class = AgentPolicy
     policy: AgentPolicy  # pyright: ignore[reportIncompatibleVariableOverride]  # its side's
 
     if TYPE_CHECKING:
@@ -235,27 +235,27 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             **options: Unpack[ConnectionOptions],
         ) -> None: ...
 
-    def _setup(self) -> None:
+    def setup_side(self) -> None:
         self.client: ClientProxyT = self.schema.ClientProxy(self)
         self.client_info: Any = None
 
-    def _bound(self) -> None:
+    def bind_proxy(self) -> None:
         self.client = self.schema.ClientProxy(self)
 
-    def _screen(self) -> Callable[[bytes], bool] | None:
+    def line_screen(self) -> Callable[[bytes], bool] | None:
         return self._route_by if isinstance(self.versions, negotiation.AgentRoutes) else None
 
     def _route_by(self, line: bytes) -> bool:
         """A received line while the connection is not routed: its initialize routes it. True:
         the line was taken here (an initialize asking for a version this agent does not speak)."""
         assert isinstance(self.versions, negotiation.AgentRoutes)
-        if self._routed:
+        if self.routed:
             self.screen = None  # the engine reads the next lines itself
             return False
         requested = negotiation.requested_version(line)
         if type(requested) is not int:
             return False
-        self._route(self.versions.choose(requested))
+        self.route(self.versions.choose(requested))
         self.screen = None
         if requested in self.versions.routes:
             return False

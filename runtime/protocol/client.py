@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import operator
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -62,11 +61,8 @@ class ClientPolicy(AcpPolicy):
         super().__init__(conn, plan, enforce)
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
-        attr = wire.attribute(info.params, rules.SESSION_UPDATE_FIELD) if info else None
-        self.update_type = info.params if info is not None and attr is not None else None
-        self.read_update: Callable[[Any], Any] = (
-            operator.attrgetter(attr) if attr is not None else _update_of
-        )
+        self.update_type = info.params if info is not None else None
+        self.read_update = wire.reader(self.update_type, rules.SESSION_UPDATE_FIELD)
         self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
 
     def initializing(self, method: str, params: Any) -> Any:
@@ -82,7 +78,7 @@ class ClientPolicy(AcpPolicy):
         conn.own_initialize = params
         return params
 
-    def _around(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
+    def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         """Before every other check, initialize's own (`initializing`). After every other check: a
         call naming a session needs one set up here, and a mode or config value one the agent
         offered for it."""
@@ -203,7 +199,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     side = "client"
     peer_side = "agent"
-    _policy = ClientPolicy
+    policy_class = ClientPolicy
     policy: ClientPolicy  # pyright: ignore[reportIncompatibleVariableOverride]  # its side's
     stderr_tail: bytes  # the last 64 KiB of the agent's stderr, when `spawn_agent` captures it
 
@@ -244,15 +240,15 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             **options: Unpack[ConnectionOptions],
         ) -> None: ...
 
-    def _setup(self) -> None:
+    def setup_side(self) -> None:
         self.agent: AgentProxyT = self.schema.AgentProxy(self)
         self.agent_info: Any = None
         # the agent's subprocess, when spawned by `spawn_agent`
         self.process: asyncio.subprocess.Process | None = None
         self.sessions: dict[Any, dict[str, Any]] = {}  # session set up here -> its `rules.OFFERS`
         self._on_session_update: Callable[[Any], None] | None = None
-        if not self._routed:  # initialize's result read as JSON: typed by the package of the
-            self._read_as_json = frozenset({rules.INITIALIZE})  # version the agent picks
+        if not self.routed:  # initialize's result read as JSON: typed by the package of the
+            self.results_as_json = frozenset({rules.INITIALIZE})  # version the agent picks
             self.answer_screen = self._route_by
 
     @property
@@ -264,14 +260,14 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
     @on_session_update.setter
     def on_session_update(self, fold: Callable[[Any], None] | None) -> None:
         self._on_session_update = fold
-        self._steps.clear()  # the engine calls it directly (`ClientPolicy.handling_step`)
+        self.forget_steps()  # the engine calls it directly (`ClientPolicy.notification_step`)
 
-    def _bound(self) -> None:
+    def bind_proxy(self) -> None:
         self.agent = self.schema.AgentProxy(self)
 
-    def _route(self, version: int) -> None:
-        super()._route(version)
-        self._read_as_json = frozenset()
+    def route(self, version: int) -> None:
+        super().route(version)
+        self.results_as_json = frozenset()
         self.answer_screen = None
 
     async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
@@ -293,16 +289,12 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def _route_by(self, response: Any) -> Any:
         """An answer while the connection is not routed: the answer to initialize routes it."""
-        if not self._routed and isinstance(response, self.schema.Response):
+        if not self.routed and isinstance(response, self.schema.Response):
             # route as the answer to initialize is read, so what follows it is read by its package
-            try:
-                outgoing = self._pending.get(response.id)
-            except TypeError:
-                outgoing = None
             version = wire.get(response.result, rules.PROTOCOL_VERSION)
             routes = self.versions.routes if self.versions is not None else {}
-            if outgoing is not None and outgoing.method == rules.INITIALIZE and version in routes:
-                self._route(version)  # the answer in the envelope of its package, as read by it
+            if self.pending_method(response.id) == rules.INITIALIZE and version in routes:
+                self.route(version)  # the answer in the envelope of its package, as read by it
                 response = self.schema.Response(id=response.id, result=response.result)
         return response
 

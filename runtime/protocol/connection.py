@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import asyncio
 
     from ..jsonrpc.package import NotificationMessage, PackageT, RequestMessage
-    from ..jsonrpc.sending import Envelopes
     from ..jsonrpc.tracing import Tracer
     from ..jsonrpc.transport import Transport
     from .plan import PackagePlan
@@ -64,7 +63,7 @@ class Connection(Engine[PackageT]):
     """
 
     side: str  # "agent" or "client": set by the two sides
-    _policy: Callable[[Any, PackagePlan, bool], AcpPolicy] = AcpPolicy  # the side's rules
+    policy_class: Callable[[Any, PackagePlan, bool], AcpPolicy] = AcpPolicy  # the side's rules
     policy: AcpPolicy
 
     def __init__(
@@ -85,7 +84,7 @@ class Connection(Engine[PackageT]):
     ) -> None:
         # several versions (acp_runtime.versions): bound to one route's package until initialize
         self.versions: Routes | None = handler if isinstance(handler, Routes) else None
-        self._routed = self.versions is None
+        self.routed = self.versions is None
         if self.versions is not None:
             if schema is not None:
                 raise TypeError("with several versions, each Route names its package (no schema=)")
@@ -111,66 +110,60 @@ class Connection(Engine[PackageT]):
             tracer=tracer,
             timeout=timeout,
             max_in_flight=max_in_flight,
-            screen=self._screen(),
+            screen=self.line_screen(),
         )
-        self._setup()
+        self.setup_side()
         self._start(handler)
 
-    def _bind(self, schema: PackageT) -> None:
+    def bind(self, schema: PackageT) -> None:
         """Drive this connection by `schema` from now on: its codec, and the policy of its protocol
         version (a connection serving several versions is bound again once `initialize` has
         chosen one, see `acp_runtime.versions`)."""
         from .plan import PackagePlan  # at the first connection, not at import
 
-        super()._bind(schema)
+        super().bind(schema)
         plan = PackagePlan.of(schema)
-        policy = self._policy(self, plan, self.enforce_protocol)
+        policy = self.policy_class(self, plan, self.enforce_protocol)
         self.policy = policy  # pyright: ignore[reportIncompatibleVariableOverride]  # ACP's
         # the handler method of each method this side serves (never another side's)
         tables = plan.side(self.side)
         self._handlers = (tables.notification_handlers, tables.request_handlers)
-        self._steps.clear()  # `_work`'s dispatch: a new policy or handler
+        self.forget_steps()  # `_work`'s dispatch: a new policy or handler
 
-    def _codec_tables(self, schema: PackageT) -> tuple[Envelopes, Any]:
-        from .plan import PackagePlan  # at the first connection, not at import
-
-        plan = PackagePlan.of(schema)  # worked out once per package and shared
-        return plan.envelopes, plan.cancel_request_info
-
-    def _screen(self) -> Callable[[bytes], bool] | None:
+    def line_screen(self) -> Callable[[bytes], bool] | None:
         """The side's first reader of each received line, given to the engine (None: none)."""
         return None
 
-    def _setup(self) -> None:
+    def setup_side(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
 
-    def _bound(self) -> None:
+    def bind_proxy(self) -> None:
         """The side's proxy for the package it is bound to (again after routing)."""
 
     def _start(self, handler: object) -> None:
         if self.versions is None:
             self._build_handler(handler)
-        self._start_engine()
+        self.start_engine()
 
     def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
-        self._steps.clear()  # `_work`'s dispatch: a new policy or handler
+        self.forget_steps()  # `_work`'s dispatch: a new policy or handler
 
     def route_to(self, version: int) -> None:
         """Serve protocol `version` from now on, unless the connection is routed already."""
-        if not self._routed:
-            self._route(version)
+        if not self.routed:
+            self.route(version)
 
-    def _route(self, version: int) -> None:
+    def route(self, version: int) -> None:
         """Serve protocol `version` from now on: its route's package, rules and handler."""
         assert self.versions is not None
         route = self.versions[version]
-        self._routed = True
+        self.routed = True
         if route.schema is not self.schema:
-            self._bind(cast(PackageT, route.schema))
-            self._bound()
+            self.bind(cast(PackageT, route.schema))
+            self.bind_proxy()
         self._build_handler(route.handler)
 
     @property

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ..jsonrpc.sending import Envelopes
 from . import guards, rules
 from .turns import Turns, TurnsByUpdate
 
@@ -81,13 +80,11 @@ class PackagePlan:
         "answer_checks",
         "completions",
         "completing",
-        "cancel_request_info",
         "v2",
         "message_kinds",
         "initialize_checks",
         "removed",
         "promises_check",
-        "envelopes",
         "_sides",
     )
 
@@ -97,9 +94,6 @@ class PackagePlan:
         self.answer_checks: Mapping[str, Check] = rules.answer_checks_for(schema)
         self.completions: tuple[rules.Completion, ...] = rules.completions_for(schema)
         self.completing = frozenset(m for c in self.completions for m in (c.opener, c.closer))
-        self.cancel_request_info: MethodInfoLike | None = schema.NOTIFICATIONS.get(
-            rules.CANCEL_REQUEST
-        )
         # ACP v2 (rules.py, "ACP v2"): turns end in state updates, message updates carry their id
         self.v2 = rules.turn_ends_by_update(schema)
         self.message_kinds = (
@@ -118,7 +112,6 @@ class PackagePlan:
         self.promises_check: Callable[[Any, object, type, Package], str | None] | None = (
             rules.promises_breaks if v2 else None
         )
-        self.envelopes = Envelopes(schema)
         self._sides: dict[str, SidePlan] = {}
 
     def turns(self, serving: Serving) -> Turns:

@@ -81,7 +81,6 @@ class Host(Protocol):
 
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
-_NO_HISTORY_DURING = rules.NO_HISTORY_DURING
 
 SendCheck = Callable[[str, Any], None]
 SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
@@ -129,7 +128,7 @@ class AcpPolicy(Policy):
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
-        self.turns = plan.turns(self._served)
+        self.turns = plan.turns(self.served)
         # the notifications `received_notification` acts on; any other passes untouched
         self.watched = rules.TURN_ENDED_BY | self.completing
         self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
@@ -138,7 +137,7 @@ class AcpPolicy(Policy):
         self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
-    def _served(self) -> Iterable[Served]:
+    def served(self) -> Iterable[Served]:
         return self.conn.serving.values()
 
     # --- sending ----------------------------------------------------------------------------------
@@ -176,11 +175,11 @@ class AcpPolicy(Policy):
 
     def _steps(self, method: str) -> SendSteps:
         """What `before_send` does with `method` (kept for the package's methods, worked out at
-        its first send): the side's checks before the others (`_around`), why it is refused (a
+        its first send): the side's checks before the others (`around_send`), why it is refused (a
         removed surface), whether it may go before initialize, its guards, whether it completes an
         interaction, and the side's checks of the checked params."""
         removed = self.removed(self.conn.schema, method) if self.removed is not None else None
-        before, after = self._around(method)
+        before, after = self.around_send(method)
         steps = (
             before,
             removed,
@@ -193,7 +192,12 @@ class AcpPolicy(Policy):
             self._send_steps[method] = steps
         return steps
 
-    def _around(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
+    def forget_send_steps(self) -> None:
+        """Work out `before_send`'s steps again at each method's next send (a side's
+        `around_send` now decides otherwise)."""
+        self._send_steps.clear()
+
+    def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         """A side's own checks of an outgoing `method`, before the others (returning the params
         to send instead, or None to keep them) and after them (on the checked params); they raise
         to refuse it."""
@@ -271,10 +275,10 @@ class AcpPolicy(Policy):
 
     def _serve_plan(self, method: str) -> _ServeSteps:
         """What `serve` does with a request of `method` (kept for the package's methods): the
-        side's own answer instead (`_serve_around`), whether it may come before initialize, its
+        side's own answer instead (`around_serve`), whether it may come before initialize, its
         guards, whether its result has guards, its answer check, and the side's bookkeeping of a
         result that passed."""
-        instead, after = self._serve_around(method)
+        instead, after = self.around_serve(method)
         steps = (
             instead,
             not (self.requires_initialize and method not in rules.ALLOWED_BEFORE_INITIALIZE),
@@ -287,7 +291,7 @@ class AcpPolicy(Policy):
             self._serve_steps[method] = steps
         return steps
 
-    def _serve_around(self, method: str) -> tuple[Answer | None, AfterServe | None]:
+    def around_serve(self, method: str) -> tuple[Answer | None, AfterServe | None]:
         """A side's own answer to a request of `method` instead of its handler's, and its
         bookkeeping of a result that passed every check (it raises to refuse it)."""
         return None, None
@@ -343,7 +347,7 @@ class AcpPolicy(Policy):
             turn.cancel()
         if not self.turn_cancels:
             return
-        for serving in list(self._served()):
+        for serving in list(self.served()):
             result = self.turn_cancels.get(serving.method)
             if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
                 serving.cancel_result = result

@@ -1,6 +1,6 @@
 """The strict check of what is sent costs one encoding (issue 28): the JSON the check encoded and
 decoded is the JSON that goes out, put into its message as it is (`wire.to_send`,
-`plan.Envelopes`), never encoded a second time inside the envelope; the bytes on the wire are
+`sending.Envelopes`), never encoded a second time inside the envelope; the bytes on the wire are
 the package's own encoding of the message, as before. And the send guards of known paths
 (`guards.Check.holds`) are dropped where a method's type cannot hold them and asked behind one
 `wire.Reach` (tests/runtime/test_capabilities.py and test_v2_rules.py show they still refuse).
@@ -17,8 +17,8 @@ import pytest
 
 import acp_schema as acp
 from acp_runtime import wire
+from acp_runtime.jsonrpc.sending import Envelopes
 from acp_runtime.protocol import guards
-from acp_runtime.protocol.plan import Envelopes
 from acpgen.instances import valid_instances_with_defaults
 
 from .helpers import Agent, pair, text_update
