@@ -29,6 +29,9 @@ USAGE = (
 )
 
 
+SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
 class Options(argparse.Namespace):
     trace: str | None
     shutdown_timeout: float
@@ -43,9 +46,9 @@ def parse(argv: Sequence[str]) -> Options:
     parser.add_argument(
         "--shutdown-timeout",
         type=float,
-        default=2.0,
+        default=1.0,
         metavar="S",
-        help="seconds a component gets to exit, then again after SIGTERM (default 2)",
+        help="seconds a component gets to exit, then again after SIGTERM (default 1)",
     )
     args = list(argv)
     if "--" not in args:
@@ -74,10 +77,19 @@ def labels(count: int) -> list[str]:
 async def conduct(options: Options) -> int:
     components: list[Component] = []
     trace = Trace(open(options.trace, "wb", buffering=1 << 16)) if options.trace else None
+    loop = asyncio.get_running_loop()
+    stopped = loop.create_future()
+
+    def stop() -> None:
+        if not stopped.done():
+            stopped.set_result(None)
+
+    for sig in SIGNALS:  # from here to the end: a signal starts the teardown, never cuts it short
+        loop.add_signal_handler(sig, stop)
     try:
         for label, command in zip(labels(len(options.commands)), options.commands, strict=True):
             components.append(await Component.spawn(label, command))
-        return await _serve(components, trace)
+        return await _serve(components, trace, stopped)
     except OSError as exc:
         print(f"conductor: {exc}", file=sys.stderr)
         return 2
@@ -85,9 +97,13 @@ async def conduct(options: Options) -> int:
         await asyncio.gather(*(c.stop(options.shutdown_timeout) for c in components))
         if trace is not None:
             trace.close()
+        for sig in SIGNALS:
+            loop.remove_signal_handler(sig)
 
 
-async def _serve(components: list[Component], trace: Trace | None) -> int:
+async def _serve(
+    components: list[Component], trace: Trace | None, stopped: asyncio.Future[None]
+) -> int:
     async with stdio_streams() as (reader, writer):
         links = [Link("client", writer.write), *(Link(c.label, c.write) for c in components)]
         conductor = Conductor(links, initialize_method(default_schema()), trace)
@@ -102,9 +118,6 @@ async def _serve(components: list[Component], trace: Trace | None) -> int:
                         conductor.receive(index, line)
                 await asyncio.gather(*(w.drain() for w in writers), return_exceptions=True)
 
-        stopped = asyncio.get_running_loop().create_future()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            asyncio.get_running_loop().add_signal_handler(sig, stopped.set_result, None)
         pumps = [pump(0, LineReader(reader))]
         pumps += [pump(i + 1, c.lines) for i, c in enumerate(components)]
         tasks = [asyncio.ensure_future(p) for p in pumps]
@@ -113,8 +126,7 @@ async def _serve(components: list[Component], trace: Trace | None) -> int:
         finally:
             for task in tasks:
                 task.cancel()
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                asyncio.get_running_loop().remove_signal_handler(sig)
+            await asyncio.gather(*tasks, return_exceptions=True)
         if tasks[0] in done:
             return 0  # the client left
         if stopped in done:

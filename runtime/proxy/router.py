@@ -235,6 +235,7 @@ async def serve_proxy(proxy: Proxy[Any, Any], schema: ModuleType) -> None:
             router.close()
 
 
-def run_proxy(proxy_class: type[Proxy[Any, Any]], schema: ModuleType | None = None) -> None:
-    """Run `proxy_class()` as a proxy on stdio (the default schema package is `acp_schema`)."""
+def run_proxy(proxy_class: Callable[[], Proxy[Any, Any]], schema: ModuleType | None = None) -> None:
+    """Run `proxy_class()` (a class, or any factory) as a proxy on stdio (the default schema
+    package is `acp_schema`)."""
     asyncio.run(serve_proxy(proxy_class(), schema if schema is not None else default_schema()))
