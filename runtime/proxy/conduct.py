@@ -27,11 +27,13 @@ from ..jsonrpc import (
     CANCEL_REQUEST,
     CANCEL_REQUEST_ID,
     INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
 )
 from .envelope import (
     INITIALIZE_PROXY,
+    NO_PARAMS,
     SUCCESSOR,
     UNSET,
     answer,
@@ -50,6 +52,9 @@ class _Cancel(msgspec.Struct):
 
 
 _decode_cancel = msgspec.json.Decoder(_Cancel).decode
+STRUCTURED = (b"", b"{", b"[")
+"""How wrapped params may start: absent, an object or an array, as JSON-RPC requires (null, the
+same as absent, is dropped; a Raw value has no leading whitespace)."""
 
 
 class Pending(NamedTuple):
@@ -115,6 +120,13 @@ class Conductor:
                 inner = decode_wrapped(env.params or b"null")
             except msgspec.DecodeError as exc:
                 self._bad(link, env.id, INVALID_REQUEST, f"Invalid {SUCCESSOR} params: {exc}")
+                return
+            head = bytes(memoryview(inner.params)[:1])
+            if head == b"n":  # null: the same as no params
+                inner.params = NO_PARAMS
+            elif head not in STRUCTURED:
+                text = f"Invalid {SUCCESSOR} params: the wrapped params must be an object or array"
+                self._bad(link, env.id, INVALID_PARAMS, text)
                 return
             if index == 0:  # from the parent: what our successor sends, for the last component
                 self._deliver(self.n, True, link, env.id, inner.method, inner.params)
