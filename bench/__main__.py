@@ -8,6 +8,8 @@ python -m bench --quick         seconds, for smoke tests: small samples, small s
 --only connections --connections 200,1000      the many-connections section alone, with its counts
 --only remote --remote 20000,1000,3            one remote connection per transport against the SDK
                                                1.0.0rc3: updates streamed, round trips, rounds
+--only proxy_hops               round trips and streaming through 0, 1 and 2 pass-through proxies
+                                under the conductor (bench/proxy_hops.py)
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from . import connections, processes, remote
+from . import connections, processes, proxy_hops, remote
 from .codecs import (
     DECODE_FLOOR,
     ENCODE_FLOOR,
@@ -50,8 +52,9 @@ SECTIONS = (
     "memory",
     "connections",
     "remote",
+    "proxy_hops",
 )
-EXTRA_SECTIONS = ("connections", "remote")
+EXTRA_SECTIONS = ("connections", "remote", "proxy_hops")
 """The sections with a table of their own (the others share the main table)."""
 
 
@@ -76,6 +79,8 @@ class Plan:
         self.remote_stream_n = 500 if quick else 20_000
         self.remote_pings = 50 if quick else 1_000
         self.remote_rounds = 1 if quick else 3
+        # a proxy chain's hops (bench/proxy_hops.py): updates streamed, round trips, rounds
+        self.hops = proxy_hops.QUICK if quick else proxy_hops.FULL
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +100,7 @@ class Plan:
             "remote_stream_n": self.remote_stream_n,
             "remote_pings": self.remote_pings,
             "remote_rounds": self.remote_rounds,
+            "hops": self.hops,
         }
 
 
@@ -370,9 +376,12 @@ def main(argv: list[str] | None = None) -> int:
                 env,
             )
 
+        if "proxy_hops" in sections:
+            results["proxy_hops"] = proxy_hops.run_section(*plan.hops)
+
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)
-    extra = {"connections": connections, "remote": remote}
+    extra = {"connections": connections, "remote": remote, "proxy_hops": proxy_hops}
     for name, section in extra.items():
         if name in results:
             results["targets"] += section.targets(results[name])
