@@ -6,7 +6,10 @@ raw bytes. What the predecessor sends arrives plain; what the successor sends ar
 does not define goes on, its params and its answer unchanged: toward the successor wrapped in
 `proxy/successor`, toward the predecessor plain, each under a fresh id of this connection.
 `proxy/initialize` is forwarded as `initialize` to the successor before it is answered, and
-answered with the successor's result unchanged (so `protocolVersion` is never rewritten).
+answered with the successor's result unchanged (so `protocolVersion` is never rewritten). A proxy
+class that defines `initialize` builds its answer from `await self.successor.initialize(params)`
+(the chain's capabilities from itself onward); an answer given before that call, or with another
+`protocolVersion` than the successor's, becomes an error answer saying so.
 A `$/cancel_request` is only ever sent on this hop, for this connection's own id.
 
 Messages are handled one at a time in arrival order, so the order of each direction is kept; only
@@ -30,9 +33,11 @@ from ..jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     REQUEST_CANCELLED,
+    wire,
 )
 from ..jsonrpc.framing import LineReader, OversizedLine
 from ..protocol.connection import default_schema
+from ..protocol.rules import PROTOCOL_VERSION
 from ..stdio import stdio_streams
 from .base import Proxy
 from .envelope import (
@@ -71,7 +76,10 @@ class _SidePeer:
         envelope = await self._router.call(self._toward_successor, method, raw)
         if envelope.error:
             raise self._router.error_from(envelope.error)
-        return codec.decode(envelope.result or b"null", result_type, lenient=True)
+        result = codec.decode(envelope.result or b"null", result_type, lenient=True)
+        if self._toward_successor and method == self._router.initialize_method:
+            self._router.successor_version = wire.get(result, PROTOCOL_VERSION)
+        return result
 
     async def notify(self, method: str, params: Any) -> None:
         codec = self._router.codec
@@ -95,7 +103,8 @@ class ProxyRouter:
         self._forwarded: dict[Any, Any] = {}  # our outgoing id -> the incoming id it answers
         self._outgoing_of: dict[Any, Any] = {}  # incoming id -> our outgoing id
         self._tasks: dict[Any, asyncio.Task[None]] = {}
-        self._initialize = initialize_method(schema)
+        self.initialize_method = initialize_method(schema)
+        self.successor_version: Any = UNSET  # in the successor's initialize answer, once typed
         self._typed = (
             self._handlers(proxy, schema, "agent"),
             self._handlers(proxy, schema, "client"),
@@ -138,8 +147,8 @@ class ProxyRouter:
             self._answered(env)
         elif env.method == CANCEL_REQUEST:
             self._cancel(msgspec.json.decode(env.params or b"{}").get(CANCEL_REQUEST_ID))
-        elif env.method == INITIALIZE_PROXY:
-            self._forward(True, env.id, self._initialize, env.params)
+        elif env.method == INITIALIZE_PROXY:  # served as the agent's initialize, see _serve
+            await self._route(True, env.id, self.initialize_method, env.params)
         elif env.method == SUCCESSOR:
             inner = decode_wrapped(env.params)
             await self._route(False, env.id, inner.method, inner.params)
@@ -165,8 +174,32 @@ class ProxyRouter:
             return
         if request_id is UNSET:
             await handler(value)
-        else:
-            self._tasks[request_id] = asyncio.ensure_future(self._serve(request_id, handler, value))
+            return
+        if method == self.initialize_method:
+            handler = self._initialize_checked(handler)
+        self._tasks[request_id] = asyncio.ensure_future(self._serve(request_id, handler, value))
+
+    def _initialize_checked(self, handler: Any) -> Callable[[Any], Awaitable[Any]]:
+        """A typed `initialize` of the proxy class, held to `proxy/initialize`'s sentences: it
+        must have forwarded `initialize` to its successor before it answers, and answer the
+        successor's `protocolVersion`; else the answer is an error saying which."""
+        rpc_error = self._schema.errors.RpcError
+
+        async def checked(value: Any) -> Any:
+            self.successor_version = UNSET
+            answer = await handler(value)
+            ours, theirs = wire.get(answer, PROTOCOL_VERSION), self.successor_version
+            if theirs is UNSET:
+                text = f"the proxy answered {INITIALIZE_PROXY} before forwarding initialize"
+                raise rpc_error(text, code=INTERNAL_ERROR)
+            if ours != theirs:
+                text = (
+                    f"the proxy changed protocolVersion to {ours!r}; its successor's is {theirs!r}"
+                )
+                raise rpc_error(text, code=INTERNAL_ERROR)
+            return answer
+
+        return checked
 
     def _forward(self, toward_successor: bool, request_id: Any, method: str, params: Any) -> None:
         if request_id is UNSET:

@@ -9,6 +9,7 @@ pass-through proxy. The same sentences over real pipes: tests/proxy/.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from types import ModuleType
 from typing import Any
@@ -62,8 +63,24 @@ class Chain:
 
 
 def init_params(pkg: ModuleType) -> dict[str, Any]:
-    version = 2 if pkg is acp_schema_v2 else 1
-    return {"protocolVersion": version, "clientCapabilities": {}}
+    if pkg is acp_schema_v2:
+        return {"protocolVersion": 2, "info": {"name": "client", "version": "1"}}
+    return {"protocolVersion": 1, "clientCapabilities": {}}
+
+
+def answer_for(pkg: ModuleType, version: int) -> dict[str, Any]:
+    """A successor's initialize answer, valid for the version's schema."""
+    if pkg is acp_schema_v2:
+        info = {"name": "agent", "version": "1"}
+        return {"protocolVersion": version, "info": info, "capabilities": {"_meta": {"x": 1}}}
+    return {"protocolVersion": version, "agentCapabilities": {"_meta": {"x": 1}}}
+
+
+def capabilities(answer: Any) -> Any:
+    """The agent capabilities of an initialize answer (v1 and v2 name them differently)."""
+    return (
+        answer.agent_capabilities if hasattr(answer, "agent_capabilities") else answer.capabilities
+    )
 
 
 def initialized(pkg: ModuleType) -> tuple[Chain, list[Any]]:
@@ -101,9 +118,27 @@ class PassThrough(Proxy[Any, Any]):
     pass
 
 
-def router(pkg: ModuleType) -> tuple[ProxyRouter, list[Any]]:
+class Typed(Proxy[Any, Any]):
+    """Builds its initialize answer: from the successor's (adding a capability), or without
+    asking it (`skip`), or with another protocol version (`version`)."""
+
+    def __init__(self, skip: bool = False, version: int | None = None) -> None:
+        self.skip, self.version = skip, version
+
+    async def initialize(self, params: Any) -> Any:
+        if self.skip:
+            return {"protocolVersion": params.protocol_version, "agentCapabilities": {}}
+        answer = await self.successor.initialize(params)
+        caps = capabilities(answer)
+        caps.meta = {**caps.meta, "typedProxy": True}  # what this proxy adds to the chain's
+        if self.version is not None:
+            answer.protocol_version = self.version
+        return answer
+
+
+def router(pkg: ModuleType, proxy: Proxy[Any, Any] | None = None) -> tuple[ProxyRouter, list[Any]]:
     out: list[bytes] = []
-    return ProxyRouter(PassThrough(), pkg, out.append), out  # type: ignore[return-value]
+    return ProxyRouter(proxy or PassThrough(), pkg, out.append), out  # type: ignore[return-value]
 
 
 def decoded(out: list[Any]) -> list[Any]:
@@ -112,16 +147,27 @@ def decoded(out: list[Any]) -> list[Any]:
     return found
 
 
-async def initialize_proxy(pkg: ModuleType, answer: dict[str, Any]) -> tuple[list[Any], Any]:
-    """proxy/initialize to a pass-through proxy: what it sent before its successor answered,
-    and its answer once the successor answered `answer`."""
-    proxy, out = router(pkg)
+async def initialize_proxy(
+    pkg: ModuleType, answer: dict[str, Any], typed: Proxy[Any, Any] | None = None
+) -> tuple[list[Any], Any]:
+    """proxy/initialize to a pass-through proxy (or `typed`): what it sent before its successor
+    answered, and its answer once the successor answered `answer`."""
+    proxy, out = router(pkg, typed)
     request = {"jsonrpc": "2.0", "id": 4, "method": "proxy/initialize", "params": init_params(pkg)}
     await proxy.receive(json.dumps(request).encode())
+    for _ in range(20):  # a typed initialize runs as a task: until it has sent something
+        if out:
+            break
+        await asyncio.sleep(0)
     before = decoded(out)
-    await proxy.receive(
-        json.dumps({"jsonrpc": "2.0", "id": before[0]["id"], "result": answer}).encode()
-    )
+    if before and "method" not in before[0]:  # answered without asking the successor
+        return [], before
+    reply = {"jsonrpc": "2.0", "id": before[0]["id"], "result": answer}
+    await proxy.receive(json.dumps(reply).encode())
+    for _ in range(20):
+        if out:
+            break
+        await asyncio.sleep(0)
     return before, decoded(out)
 
 
@@ -266,3 +312,29 @@ def test_the_envelopes_meta_is_not_copied_into_the_unwrapped_message(pkg: Module
     assert chain.take(2) == [
         {"jsonrpc": "2.0", "id": 1, "method": "_x/go", "params": {"_meta": {"inner": 1}}}
     ]
+
+
+@rows("INITIALIZE-FORWARD-FIRST")
+async def test_a_typed_initialize_that_answers_before_forwarding_is_an_error(
+    pkg: ModuleType,
+) -> None:
+    before, after = await initialize_proxy(pkg, ANSWER, Typed(skip=True))
+    assert before == [] and after[0]["error"]["code"] == -32603
+    assert "answered proxy/initialize before forwarding initialize" in after[0]["error"]["message"]
+
+
+@rows("INITIALIZE-FROM-SUCCESSOR")
+async def test_a_typed_initialize_builds_its_answer_from_the_successors(pkg: ModuleType) -> None:
+    version = 2 if pkg is acp_schema_v2 else 1
+    before, after = await initialize_proxy(pkg, answer_for(pkg, version), Typed())
+    assert before[0]["params"]["method"] == "initialize"
+    result = after[0]["result"]
+    caps = result["capabilities" if pkg is acp_schema_v2 else "agentCapabilities"]
+    assert caps["_meta"] == {"x": 1, "typedProxy": True} and result["protocolVersion"] == version
+
+
+@rows("INITIALIZE-VERSION-UNCHANGED")
+async def test_a_typed_initialize_that_changes_the_version_is_an_error(pkg: ModuleType) -> None:
+    _, after = await initialize_proxy(pkg, answer_for(pkg, 1), Typed(version=9))
+    assert after[0]["error"]["code"] == -32603
+    assert "changed protocolVersion to 9; its successor's is 1" in after[0]["error"]["message"]
