@@ -21,10 +21,11 @@ from ..stdio import run, stdio_streams
 from .chain import Component
 from .conduct import Conductor, Link
 from .envelope import initialize_method
+from .remote import serve_remote
 from .trace import Trace
 
 USAGE = (
-    "python -m acp_runtime.conductor [--trace FILE] [--shutdown-timeout S] "
+    "python -m acp_runtime.conductor [--trace FILE | --listen HOST:PORT] [--shutdown-timeout S] "
     "-- PROXY_CMD [ARGS...] [-- PROXY_CMD ...] -- AGENT_CMD [ARGS...]"
 )
 
@@ -34,6 +35,7 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 class Options(argparse.Namespace):
     trace: str | None
+    listen: str | None
     shutdown_timeout: float
     commands: list[list[str]]
 
@@ -43,6 +45,11 @@ def parse(argv: Sequence[str]) -> Options:
     Exits 2 with the usage when a command is missing or empty."""
     parser = argparse.ArgumentParser(prog="python -m acp_runtime.conductor", usage=USAGE)
     parser.add_argument("--trace", metavar="FILE", help="write every hop's messages as JSON lines")
+    parser.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="serve remote clients at http://HOST:PORT/acp (and ws://), a chain each (http extra)",
+    )
     parser.add_argument(
         "--shutdown-timeout",
         type=float,
@@ -64,6 +71,8 @@ def parse(argv: Sequence[str]) -> Options:
     empty = [i + 1 for i, command in enumerate(commands) if not command]
     if empty:
         parser.error(f"component {empty[0]} has no command: each `--` must be followed by one")
+    if options.listen and options.trace:
+        parser.error("--trace goes with stdio only: each remote connection has a chain of its own")
     options.commands = commands
     return options
 
@@ -142,4 +151,8 @@ async def _serve(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(conduct(parse(sys.argv[1:] if argv is None else argv)))
+    options = parse(sys.argv[1:] if argv is None else argv)
+    if options.listen:
+        serve_remote(options.commands, options.listen)
+        return 0
+    return run(conduct(options))
