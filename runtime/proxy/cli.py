@@ -85,7 +85,11 @@ def labels(count: int) -> list[str]:
 
 async def conduct(options: Options) -> int:
     components: list[Component] = []
-    trace = Trace(open(options.trace, "wb", buffering=1 << 16)) if options.trace else None
+    try:
+        trace = Trace(open(options.trace, "wb", buffering=1 << 16)) if options.trace else None
+    except OSError as exc:
+        print(f"conductor: cannot write the trace {options.trace}: {exc}", file=sys.stderr)
+        return 2
     loop = asyncio.get_running_loop()
     stopped = loop.create_future()
 
@@ -153,6 +157,6 @@ async def _serve(
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse(sys.argv[1:] if argv is None else argv)
     if options.listen:
-        serve_remote(options.commands, options.listen)
+        serve_remote(options.commands, options.listen, options.shutdown_timeout)
         return 0
     return run(conduct(options))

@@ -90,9 +90,12 @@ class RemoteChain:
                 self._ready.set_exception(exc)
 
 
-def handler_factory(components: Sequence[Sequence[str]]) -> Callable[[Engine[Any]], Forwarder]:
+def handler_factory(
+    components: Sequence[Sequence[str]], shutdown_timeout: float
+) -> Callable[[Engine[Any]], Forwarder]:
     """What `AcpApp` takes: for each remote connection, a `Forwarder` to a chain of its own."""
     command = [sys.executable, "-m", "acp_runtime.conductor"]
+    command += ["--shutdown-timeout", str(shutdown_timeout)]
     for component in components:
         command += ["--", *component]
     schema = default_schema()
@@ -103,12 +106,12 @@ def handler_factory(components: Sequence[Sequence[str]]) -> Callable[[Engine[Any
     return make
 
 
-def serve_remote(components: Sequence[Sequence[str]], listen: str) -> None:
+def serve_remote(components: Sequence[Sequence[str]], listen: str, shutdown_timeout: float) -> None:
     """Serve the chain at http://LISTEN/acp (and ws://) until interrupted; prints the URL."""
     from ..http import run as run_http  # the http extra, imported only here
 
     run_http(
-        handler_factory(components),  # type: ignore[arg-type]  # forwards each method by name
+        handler_factory(components, shutdown_timeout),  # type: ignore[arg-type]  # forwards each method by name
         listen,
         on_listening=lambda url: print(f"serving {url}", flush=True),
     )

@@ -207,3 +207,12 @@ def test_a_command_that_cannot_start_is_named_and_nothing_is_left_running() -> N
 def test_a_missing_command_is_a_usage_error() -> None:
     proc = run([*CONDUCTOR, "--", *PASS, "--"])
     assert proc.returncode == 2 and "component 2 has no command" in proc.stderr
+
+
+def test_a_trace_file_that_cannot_be_written_is_named_and_nothing_is_started(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "started"
+    proc = run(conductor(["touch", str(marker)], options=("--trace", str(tmp_path / "no" / "t"))))
+    assert proc.returncode == 2 and not marker.exists()
+    assert proc.stderr.startswith(f"conductor: cannot write the trace {tmp_path / 'no' / 't'}: ")
