@@ -10,6 +10,8 @@ python -m bench --quick         seconds, for smoke tests: small samples, small s
                                                1.0.0rc3: updates streamed, round trips, rounds
 --only mcp --mcp 2000,3                        an MCP tool call over mcp/message beside the mcp
                                                SDK's own stdio transport: calls, rounds
+--only proxy_hops               round trips and streaming through 0, 1 and 2 pass-through proxies
+                                under the conductor (bench/proxy_hops.py)
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from . import connections, mcp_call, processes, remote
+from . import connections, mcp_call, processes, proxy_hops, remote
 from .codecs import (
     DECODE_FLOOR,
     ENCODE_FLOOR,
@@ -53,8 +55,9 @@ SECTIONS = (
     "connections",
     "remote",
     "mcp",
+    "proxy_hops",
 )
-EXTRA_SECTIONS = ("connections", "remote", "mcp")
+EXTRA_SECTIONS = ("connections", "remote", "mcp", "proxy_hops")
 """The sections with a table of their own (the others share the main table)."""
 
 
@@ -82,6 +85,8 @@ class Plan:
         # an MCP tool call round trip (bench/mcp_call.py)
         self.mcp_calls = 200 if quick else 2_000
         self.mcp_rounds = 1 if quick else 3
+        # a proxy chain's hops (bench/proxy_hops.py): updates streamed, round trips, rounds
+        self.hops = proxy_hops.QUICK if quick else proxy_hops.FULL
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -103,6 +108,7 @@ class Plan:
             "remote_rounds": self.remote_rounds,
             "mcp_calls": self.mcp_calls,
             "mcp_rounds": self.mcp_rounds,
+            "hops": self.hops,
         }
 
 
@@ -391,9 +397,12 @@ def main(argv: list[str] | None = None) -> int:
                 plan.mcp_calls, plan.mcp_rounds, plan.connections_timeout, env
             )
 
+        if "proxy_hops" in sections:
+            results["proxy_hops"] = proxy_hops.run_section(*plan.hops)
+
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)
-    extra = {"connections": connections, "remote": remote, "mcp": mcp_call}
+    extra = {"connections": connections, "remote": remote, "mcp": mcp_call, "proxy_hops": proxy_hops}
     for name, section in extra.items():
         if name in results:
             results["targets"] += section.targets(results[name])

@@ -2,12 +2,13 @@
 
     python examples/tidy_agent.py [--check COMMAND]
 
-Prompt it with a file path (relative to the session's cwd). It streams a plan, reads the file
-through the client, shows the trailing whitespace it would strip as a tool call with a diff, asks
-permission, writes the file through the client, then runs `COMMAND FILE` (default `wc -l`) in a
-client terminal. It needs a client offering fs and terminals. When the client offers an MCP
-server "notes" over ACP (MCP over ACP: examples/watch_client.py does), it leaves a note there
-with its `note` tool before the turn ends.
+Prompt it with a file path (relative to the session's cwd): the prompt's first text block is the
+path; later blocks (context a proxy adds, examples/context_proxy.py) are not read. It streams a
+plan, reads the file through the client, shows the trailing whitespace it would strip as a tool
+call with a diff, asks permission, writes the file through the client, then runs `COMMAND FILE`
+(default `wc -l`) in a client terminal. It needs a client offering fs and terminals. When the
+client offers an MCP server "notes" over ACP (MCP over ACP: examples/watch_client.py does), it
+leaves a note there with its `note` tool before the turn ends.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class TidyAgent(acp.AgentHandler):
         if not all(s.client_offers(method) for method in needs):
             await s.say("I need a client that offers file access and terminals.")
             return acp.PromptResponse(stop_reason=acp.StopReason.REFUSAL)
-        name = "".join(b.text for b in params.prompt if isinstance(b, acp.TextContent)).strip()
+        texts = [b.text for b in params.prompt if isinstance(b, acp.TextContent)]
+        name = texts[0].strip() if texts else ""
         path = os.path.join(self.cwd[params.session_id], name)
         steps = [f"Read {name}", "Strip trailing whitespace", f"Check with {self.check[0]}"]
         await s.plan([(step, "pending") for step in steps])

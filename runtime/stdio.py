@@ -303,7 +303,7 @@ async def spawn_agent(
         stderr=stderr,
         env=env,
         cwd=cwd,
-        **_own_group(),
+        **own_group(),
     )
     process = asyncio.subprocess.Process(transport, protocol, loop)
     tasks: list[asyncio.Task[None]] = []
@@ -316,7 +316,7 @@ async def spawn_agent(
 
         async def describe_eof() -> str:
             try:
-                code = await asyncio.wait_for(_exit_code(process), 0.5)
+                code = await asyncio.wait_for(exit_code(process), 0.5)
             except asyncio.TimeoutError:
                 return "the agent closed its stdout"
             return f"the agent process exited with code {code}"
@@ -329,7 +329,7 @@ async def spawn_agent(
     finally:
         if conn is not None:
             await conn.close()
-        await _reap(process, shutdown_timeout)
+        await reap(process, shutdown_timeout)
         transport.close()  # its pipes, even if a grandchild holds them
         for task in tasks:
             task.cancel()
@@ -362,7 +362,7 @@ class _AgentProcess(asyncio.subprocess.SubprocessStreamProtocol):
         super().pipe_connection_lost(fd, exc)
 
 
-async def _exit_code(process: asyncio.subprocess.Process) -> int:
+async def exit_code(process: asyncio.subprocess.Process) -> int:
     """The exit code, as soon as the process exits (`process.wait()` also waits for its pipes)."""
     if process.returncode is None and hasattr(os, "pidfd_open"):
         try:
@@ -390,7 +390,7 @@ async def _exit_code(process: asyncio.subprocess.Process) -> int:
 
 async def _watch(process: asyncio.subprocess.Process, conn: ClientSideConnection) -> None:
     """A dead agent whose stdout stays open (a grandchild holds it) still closes the connection."""
-    code = await _exit_code(process)
+    code = await exit_code(process)
     await asyncio.sleep(0.5)  # time for its last output to be read
     if not conn.closed:
         await conn.close(
@@ -403,7 +403,7 @@ async def _drain_stderr(stream: asyncio.StreamReader, conn: ClientSideConnection
         conn.stderr_tail = (conn.stderr_tail + chunk)[-_STDERR_TAIL:]
 
 
-def _own_group() -> dict[str, Any]:
+def own_group() -> dict[str, Any]:
     """Options that start the child as the leader of a new session and process group (POSIX), or
     of a new process group (Windows: `CREATE_NEW_PROCESS_GROUP`, so it is not hit by our Ctrl+C)."""
     if sys.platform == "win32":  # pragma: no cover - untested: no Windows here
@@ -411,15 +411,15 @@ def _own_group() -> dict[str, Any]:
     return {"start_new_session": True}
 
 
-async def _reap(process: asyncio.subprocess.Process, timeout: float) -> None:
+async def reap(process: asyncio.subprocess.Process, timeout: float) -> None:
     """Close the agent's stdin, give it `timeout` to exit, then stop its whole process tree."""
     if process.stdin is not None:
         with contextlib.suppress(Exception):
             process.stdin.close()
     with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(_exit_code(process), timeout)
+        await asyncio.wait_for(exit_code(process), timeout)
     await _stop_tree(process, timeout)
-    await _exit_code(process)  # a child that got SIGKILL exits: always reaped
+    await exit_code(process)  # a child that got SIGKILL exits: always reaped
 
 
 async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> None:

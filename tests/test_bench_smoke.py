@@ -39,8 +39,9 @@ def _bench(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     out = tmp_path_factory.mktemp("bench") / "results.json"
-    # the connections, remote and mcp sections have tests of their own (below)
-    run = _bench(out, "--skip", "generation,imports,connections,remote,mcp")
+    # the connections, remote and mcp sections have tests of their own (below), proxy_hops in
+    # tests/proxy/test_bench.py
+    run = _bench(out, "--skip", "generation,imports,connections,remote,mcp,proxy_hops")
     return json.loads(out.read_text()), run.stdout
 
 

@@ -16,6 +16,9 @@ sends arrives plain; what its successor (the agent's direction) sends arrives wr
 unchanged, byte for byte. Methods a subclass defines, by the generated handler names
 (`AgentHandler`'s for what the predecessor sends, `ClientHandler`'s for what the successor sends),
 are served typed.
+
+The conductor that runs a chain of such proxies in front of an agent is `python -m
+acp_runtime.conductor` (`cli.py`, `conduct.py`, `chain.py`, `trace.py`; docs/proxy.md).
 """
 
 from .base import Proxy

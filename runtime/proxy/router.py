@@ -6,7 +6,10 @@ raw bytes. What the predecessor sends arrives plain; what the successor sends ar
 does not define goes on, its params and its answer unchanged: toward the successor wrapped in
 `proxy/successor`, toward the predecessor plain, each under a fresh id of this connection.
 `proxy/initialize` is forwarded as `initialize` to the successor before it is answered, and
-answered with the successor's result unchanged (so `protocolVersion` is never rewritten).
+answered with the successor's result unchanged (so `protocolVersion` is never rewritten). A proxy
+class that defines `initialize` builds its answer from `await self.successor.initialize(params)`
+(the chain's capabilities from itself onward); an answer given before that call, or with another
+`protocolVersion` than the successor's, becomes an error answer saying so.
 A `$/cancel_request` is only ever sent on this hop, for this connection's own id.
 
 Messages are handled one at a time in arrival order, so the order of each direction is kept; only
@@ -30,60 +33,34 @@ from ..jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     REQUEST_CANCELLED,
+    wire,
 )
 from ..jsonrpc.framing import LineReader, OversizedLine
 from ..protocol.connection import default_schema
+from ..protocol.rules import PROTOCOL_VERSION
 from ..stdio import stdio_streams
 from .base import Proxy
-
-INITIALIZE_PROXY = "proxy/initialize"
-SUCCESSOR = "proxy/successor"
-"""The RFD's two proxy methods; the schema must declare both with x-side "proxy"."""
-NO_PARAMS = msgspec.Raw(b"")
-
-UNSET = msgspec.UNSET
-
-
-class _Envelope(msgspec.Struct):
-    jsonrpc: str = "2.0"
-    id: Any = UNSET
-    method: Any = UNSET
-    params: msgspec.Raw = NO_PARAMS
-    result: msgspec.Raw = NO_PARAMS
-    error: msgspec.Raw = NO_PARAMS
-
-
-class _Wrapped(msgspec.Struct):
-    method: str
-    params: msgspec.Raw = NO_PARAMS
+from .envelope import (
+    INITIALIZE_PROXY,
+    NO_PARAMS,
+    SUCCESSOR,
+    UNSET,
+    Envelope,
+    answer,
+    decode,
+    decode_wrapped,
+    encode,
+    error_answer,
+    initialize_method,
+    message,
+    wrap,
+)
 
 
 class _Error(msgspec.Struct):
     code: int
     message: str
     data: Any = UNSET
-
-
-_decode = msgspec.json.Decoder(_Envelope).decode
-_decode_wrapped = msgspec.json.Decoder(_Wrapped).decode
-_encode = msgspec.json.Encoder().encode
-
-
-def _message(request_id: Any, method: str, params: msgspec.Raw) -> dict[str, Any]:
-    out: dict[str, Any] = {"jsonrpc": "2.0"}
-    if request_id is not UNSET:
-        out["id"] = request_id
-    out["method"] = method
-    if params:
-        out["params"] = params
-    return out
-
-
-def _wrap(method: str, params: msgspec.Raw) -> msgspec.Raw:
-    inner: dict[str, Any] = {"method": method}
-    if params:
-        inner["params"] = params
-    return msgspec.Raw(_encode(inner))
 
 
 class _SidePeer:
@@ -99,7 +76,10 @@ class _SidePeer:
         envelope = await self._router.call(self._toward_successor, method, raw)
         if envelope.error:
             raise self._router.error_from(envelope.error)
-        return codec.decode(envelope.result or b"null", result_type, lenient=True)
+        result = codec.decode(envelope.result or b"null", result_type, lenient=True)
+        if self._toward_successor and method == self._router.initialize_method:
+            self._router.successor_version = wire.get(result, PROTOCOL_VERSION)
+        return result
 
     async def notify(self, method: str, params: Any) -> None:
         codec = self._router.codec
@@ -119,10 +99,12 @@ class ProxyRouter:
         self.codec: Any = schema.codec
         self._send = send
         self._ids = itertools.count(1)
-        self._waiting: dict[Any, asyncio.Future[_Envelope]] = {}
+        self._waiting: dict[Any, asyncio.Future[Envelope]] = {}
         self._forwarded: dict[Any, Any] = {}  # our outgoing id -> the incoming id it answers
         self._outgoing_of: dict[Any, Any] = {}  # incoming id -> our outgoing id
         self._tasks: dict[Any, asyncio.Task[None]] = {}
+        self.initialize_method = initialize_method(schema)
+        self.successor_version: Any = UNSET  # in the successor's initialize answer, once typed
         self._typed = (
             self._handlers(proxy, schema, "agent"),
             self._handlers(proxy, schema, "client"),
@@ -146,15 +128,13 @@ class ProxyRouter:
 
     def send_on(self, toward_successor: bool, request_id: Any, method: str, params: Any) -> None:
         if toward_successor:
-            self._send(_encode(_message(request_id, SUCCESSOR, _wrap(method, params))))
+            self._send(encode(message(request_id, SUCCESSOR, wrap(method, params))))
         else:
-            self._send(_encode(_message(request_id, method, params)))
+            self._send(encode(message(request_id, method, params)))
 
-    def call(
-        self, toward_successor: bool, method: str, params: msgspec.Raw
-    ) -> Awaitable[_Envelope]:
+    def call(self, toward_successor: bool, method: str, params: msgspec.Raw) -> Awaitable[Envelope]:
         out_id = next(self._ids)
-        future: asyncio.Future[_Envelope] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Envelope] = asyncio.get_running_loop().create_future()
         self._waiting[out_id] = future
         self.send_on(toward_successor, out_id, method, params)
         return future
@@ -162,26 +142,18 @@ class ProxyRouter:
     async def receive(self, line: bytes) -> None:
         """Handle one message from the conductor; returns once it is routed (or, for a typed
         notification, handled)."""
-        env = _decode(line)
+        env = decode(line)
         if env.method is UNSET:
             self._answered(env)
         elif env.method == CANCEL_REQUEST:
             self._cancel(msgspec.json.decode(env.params or b"{}").get(CANCEL_REQUEST_ID))
-        elif env.method == INITIALIZE_PROXY:
-            self._forward(True, env.id, self._initialize_method(), env.params)
+        elif env.method == INITIALIZE_PROXY:  # served as the agent's initialize, see _serve
+            await self._route(True, env.id, self.initialize_method, env.params)
         elif env.method == SUCCESSOR:
-            inner = _decode_wrapped(env.params)
+            inner = decode_wrapped(env.params)
             await self._route(False, env.id, inner.method, inner.params)
         else:
             await self._route(True, env.id, env.method, env.params)
-
-    def _initialize_method(self) -> str:
-        agent_requests = self._schema.methods.REQUESTS
-        params = agent_requests[INITIALIZE_PROXY].params
-        for method, info in agent_requests.items():  # the agent's request of the same params
-            if info.side == "agent" and info.params is params:
-                return method  # type: ignore[no-any-return]
-        return "initialize"
 
     async def _route(
         self, toward_successor: bool, request_id: Any, method: str, params: Any
@@ -197,21 +169,37 @@ class ProxyRouter:
             if request_id is UNSET:  # what it cannot read, a proxy passes on as it came
                 self._forward(toward_successor, request_id, method, params)
             else:
-                message = f"Invalid params for {method}: {exc}"
-                self._send(
-                    _encode(
-                        {
-                            "jsonrpc": "2.0",
-                            "id": request_id,
-                            "error": {"code": INVALID_PARAMS, "message": message},
-                        }
-                    )
-                )
+                text = f"Invalid params for {method}: {exc}"
+                self._send(error_answer(request_id, INVALID_PARAMS, text))
             return
         if request_id is UNSET:
             await handler(value)
-        else:
-            self._tasks[request_id] = asyncio.ensure_future(self._serve(request_id, handler, value))
+            return
+        if method == self.initialize_method:
+            handler = self._initialize_checked(handler)
+        self._tasks[request_id] = asyncio.ensure_future(self._serve(request_id, handler, value))
+
+    def _initialize_checked(self, handler: Any) -> Callable[[Any], Awaitable[Any]]:
+        """A typed `initialize` of the proxy class, held to `proxy/initialize`'s sentences: it
+        must have forwarded `initialize` to its successor before it answers, and answer the
+        successor's `protocolVersion`; else the answer is an error saying which."""
+        rpc_error = self._schema.errors.RpcError
+
+        async def checked(value: Any) -> Any:
+            self.successor_version = UNSET
+            answer = await handler(value)
+            ours, theirs = wire.get(answer, PROTOCOL_VERSION), self.successor_version
+            if theirs is UNSET:
+                text = f"the proxy answered {INITIALIZE_PROXY} before forwarding initialize"
+                raise rpc_error(text, code=INTERNAL_ERROR)
+            if ours != theirs:
+                text = (
+                    f"the proxy changed protocolVersion to {ours!r}; its successor's is {theirs!r}"
+                )
+                raise rpc_error(text, code=INTERNAL_ERROR)
+            return answer
+
+        return checked
 
     def _forward(self, toward_successor: bool, request_id: Any, method: str, params: Any) -> None:
         if request_id is UNSET:
@@ -236,18 +224,13 @@ class ProxyRouter:
             reply["error"] = {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
         finally:
             self._tasks.pop(request_id, None)
-        self._send(_encode(reply))
+        self._send(encode(reply))
 
-    def _answered(self, env: _Envelope) -> None:
+    def _answered(self, env: Envelope) -> None:
         incoming = self._forwarded.pop(env.id, UNSET)
         if incoming is not UNSET:
             self._outgoing_of.pop(incoming, None)
-            reply: dict[str, Any] = {"jsonrpc": "2.0", "id": incoming}
-            if env.error:
-                reply["error"] = env.error
-            else:
-                reply["result"] = env.result or msgspec.Raw(b"null")
-            self._send(_encode(reply))
+            self._send(answer(incoming, env.result, env.error))
             return
         future = self._waiting.pop(env.id, None)
         if future is not None and not future.done():
@@ -256,8 +239,8 @@ class ProxyRouter:
     def _cancel(self, request_id: Any) -> None:
         out_id = self._outgoing_of.get(request_id, UNSET)
         if out_id is not UNSET:  # cancel our own call of this hop, never the wrapped one
-            params = msgspec.Raw(_encode({CANCEL_REQUEST_ID: out_id}))
-            self._send(_encode(_message(UNSET, CANCEL_REQUEST, params)))
+            params = msgspec.Raw(encode({CANCEL_REQUEST_ID: out_id}))
+            self._send(encode(message(UNSET, CANCEL_REQUEST, params)))
         task = self._tasks.get(request_id)
         if task is not None:
             task.cancel()
@@ -285,6 +268,7 @@ async def serve_proxy(proxy: Proxy[Any, Any], schema: ModuleType) -> None:
             router.close()
 
 
-def run_proxy(proxy_class: type[Proxy[Any, Any]], schema: ModuleType | None = None) -> None:
-    """Run `proxy_class()` as a proxy on stdio (the default schema package is `acp_schema`)."""
+def run_proxy(proxy_class: Callable[[], Proxy[Any, Any]], schema: ModuleType | None = None) -> None:
+    """Run `proxy_class()` (a class, or any factory) as a proxy on stdio (the default schema
+    package is `acp_schema`)."""
     asyncio.run(serve_proxy(proxy_class(), schema if schema is not None else default_schema()))

@@ -1,7 +1,6 @@
 """Proxies served by `run_proxy` between this repo's example clients and agents, over real pipes.
 
-The conductor here is tests/proxy/peers/one_hop.py, a one-proxy test fixture (the real conductor
-is not built yet): the client runs it as its agent command.
+The client runs the conductor (`python -m acp_runtime.conductor`) as its agent command.
 """
 
 from __future__ import annotations
@@ -20,9 +19,17 @@ CLIENT, WATCH = str(ROOT / "examples" / "client.py"), str(ROOT / "examples" / "w
 ECHO, TIDY = str(ROOT / "examples" / "echo_agent.py"), str(ROOT / "examples" / "tidy_agent.py")
 
 
-def chain(proxy: str, *args: str) -> list[str]:
-    """The agent command of a client: the one-hop conductor, with this proxy."""
-    return [PYTHON, str(PEERS / "one_hop.py"), PYTHON, str(PEERS / proxy), *args, "--"]
+CONDUCTOR = [PYTHON, "-m", "acp_runtime.conductor"]
+
+
+def chain(proxy: str, *args: str, hops: int = 1) -> list[str]:
+    """The agent command of a client: the conductor with `hops` of this proxy, the agent's
+    command to follow."""
+    return [
+        *CONDUCTOR,
+        *(arg for _ in range(hops) for arg in ("--", PYTHON, str(PEERS / proxy), *args)),
+        "--",
+    ]
 
 
 def run(
@@ -57,7 +64,7 @@ def recorded(path: Path) -> list[object]:
 
 
 @pytest.mark.parametrize("answer", ["--yes", "refuse"])
-def test_the_tidy_turn_through_a_pass_through_proxy_shows_the_client_what_it_shows_direct(
+def test_the_tidy_turn_through_two_pass_through_proxies_shows_the_client_what_it_shows_direct(
     tmp_path: Path, answer: str
 ) -> None:
     args, stdin = (["--yes"], "") if answer == "--yes" else ([], "n\n")
@@ -65,7 +72,7 @@ def test_the_tidy_turn_through_a_pass_through_proxy_shows_the_client_what_it_sho
     record = [[PYTHON, str(PEERS / "record.py"), str(path), "--"] for path in seen]
     direct = tidy(tmp_path, record[0], *args, stdin=stdin)
     direct_file = (tmp_path / "x.py").read_text()
-    through = tidy(tmp_path, [*record[1], *chain("pass_proxy.py", "1")], *args, stdin=stdin)
+    through = tidy(tmp_path, [*record[1], *chain("pass_proxy.py", "1", hops=2)], *args, stdin=stdin)
     assert direct.returncode == through.returncode == 0, through.stderr
     assert recorded(seen[1]) == recorded(seen[0])
     assert len(recorded(seen[0])) >= 10  # the whole turn: plan, read, permission, write(, terminal)
