@@ -31,7 +31,7 @@ async def test_ten_thousand_requests_in_flight_are_each_answered_and_leave_nothi
     await within(
         _until(lambda: sum(c.done() for c in calls) == 10_000 - limits.MAX_ACTIVE_REQUESTS),
         "the requests over the bound were not refused at once",
-        10,
+        20,
     )
     assert tools.started == limits.MAX_ACTIVE_REQUESTS == 64
     refused = [c.exception() for c in calls if c.done()]
@@ -39,7 +39,7 @@ async def test_ten_thousand_requests_in_flight_are_each_answered_and_leave_nothi
     assert {e.code for e in refused} == {limits.RESOURCE_LIMIT_EXCEEDED}
     assert client.handler.provider.in_flight == 64
     tools.release.set()
-    results = await within(asyncio.gather(*calls, return_exceptions=True), "calls lost", 10)
+    results = await within(asyncio.gather(*calls, return_exceptions=True), "calls lost", 20)
     assert sum(r == {"content": []} for r in results) == 64  # every admitted one answered
     assert client.handler.provider.in_flight == 0
     assert agent.handler.caller.in_flight == 0
@@ -89,5 +89,5 @@ async def test_a_result_over_the_bound_is_refused_at_the_provider_not_sent():
 
 
 async def _until(condition) -> None:
-    while not condition():
-        await asyncio.sleep(0.001)
+    while not condition():  # polled every 10 ms: a check of 10,000 futures is not free
+        await asyncio.sleep(0.01)
