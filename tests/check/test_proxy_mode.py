@@ -167,3 +167,17 @@ def test_proxy_mode_takes_no_client_or_url() -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--proxy checks a proxy it spawns" in done.stderr
+
+
+@pytest.mark.parametrize("example", ["context_proxy.py", "policy_proxy.py"])
+def test_the_proxy_examples_pass_every_check_on_both_versions(example: str) -> None:
+    """examples/context_proxy.py and policy_proxy.py, as the conductor runs them (issue 36)."""
+    argv = [PYTHON, str(HERE.parents[1] / "examples" / example)]
+    run = asyncio.run(
+        run_proxy_checks(argv, PACKAGES, [1, 2], TIMEOUT, selector([], []), lambda _line: None)
+    )
+    assert {(r.version, r.outcome) for r in run.results} == {(1, PASS), (2, PASS)}, run.results
+    for version in (1, 2):
+        checked = {r.check for r in run.results if r.version == version}
+        assert checked == {c.name for c in PROXY_CHECKS}, version
+    assert run.exit_status == 0
