@@ -402,7 +402,12 @@ def main(argv: list[str] | None = None) -> int:
 
     meta["loadavg_end"] = loadavg()
     results["targets"] = targets(results)
-    extra = {"connections": connections, "remote": remote, "mcp": mcp_call, "proxy_hops": proxy_hops}
+    extra = {
+        "connections": connections,
+        "remote": remote,
+        "mcp": mcp_call,
+        "proxy_hops": proxy_hops,
+    }
     for name, section in extra.items():
         if name in results:
             results["targets"] += section.targets(results[name])

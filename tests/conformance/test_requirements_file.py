@@ -90,8 +90,9 @@ SCHEMA_ROOT = FILE.parents[2]
 
 
 def test_every_row_citing_a_schema_def_of_the_repository_quotes_its_description() -> None:
-    """The proxy and MCP-over-ACP rows (v1 and v2) cite schema/schema.json and schema/v2/schema.json (the default
-    inputs): each quotes the description at its pointer, code marks aside."""
+    """The proxy and MCP-over-ACP rows (v1 and v2) cite schema/schema.json and
+    schema/v2/schema.json (the default inputs): each quotes the description at its pointer, code
+    marks aside."""
     cited = 0
     for r in [*load(), *load(FILE_V2)]:
         found = re.match(r"^(schema/(?:v2/)?schema\.json) /\$defs/(\S+)$", r.source)
