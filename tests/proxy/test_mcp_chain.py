@@ -1,0 +1,137 @@
+"""MCP over ACP through the conductor: a proxy provides its `notes` MCP server to the final agent.
+
+(a) an agent advertising `mcpCapabilities.acp` (our `McpCaller`) gets the proxy's `acp` entry and
+calls it over `mcp/message`, routed back through the conductor to the proxy; (b) an agent that
+takes only `http` MCP servers (the official `mcp` client) gets an `http` entry on the conductor's
+loopback bridge instead, and its calls reach the proxy the same way; (c) an agent that takes
+neither gets no entry, and the conductor says so. The proxy sees the `acp` transport advertised
+in each case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import acp_schema as acp
+from acp_runtime import ClientSideConnection, spawn_agent
+
+ROOT = Path(__file__).parents[2]
+PEERS = Path(__file__).parent / "peers"
+PROXY = str(PEERS / "mcp_proxy.py")
+ACP_AGENT = str(ROOT / "tests" / "mcp" / "mcp_agent.py")
+HTTP_AGENT = str(PEERS / "http_mcp_agent.py")
+ECHO_AGENT = str(ROOT / "examples" / "echo_agent.py")
+
+
+class Client(acp.ClientHandler):
+    def __init__(self, conn: ClientSideConnection) -> None:
+        self.conn = conn
+        self.texts: list[str] = []
+
+    async def session_update(self, params: acp.SessionNotification) -> None:
+        update = params.update
+        if isinstance(update, acp.SessionUpdateAgentMessageChunk) and isinstance(
+            update.content, acp.TextContent
+        ):
+            self.texts.append(update.content.text)
+
+
+async def turn(agent: str, trace: Path) -> tuple[list[str], Any]:
+    """One session and prompt through `conductor -- mcp_proxy -- agent`: what the client was
+    told, and the capabilities in the initialize answer."""
+    args = ["-m", "acp_runtime.conductor", "--trace", str(trace)]
+    args += ["--", sys.executable, PROXY, "--", sys.executable, agent]
+    async with spawn_agent(Client, sys.executable, *args, stderr=asyncio.subprocess.PIPE) as conn:
+        init = await asyncio.wait_for(
+            conn.agent.initialize(acp.InitializeRequest(protocol_version=1)), 20
+        )
+        session = await asyncio.wait_for(
+            conn.agent.session_new(acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[])), 20
+        )
+        prompt = acp.PromptRequest(
+            session_id=session.session_id, prompt=[acp.TextContent(text="go")]
+        )
+        answer = await asyncio.wait_for(conn.agent.session_prompt(prompt), 20)
+        assert answer.stop_reason == acp.StopReason.END_TURN
+        handler = conn.handler
+        assert isinstance(handler, Client)
+        return handler.texts, init.agent_capabilities
+
+
+def hop_messages(trace: Path, hop: str, direction: str, method: str) -> list[Any]:
+    found = []
+    for line in trace.read_text().splitlines():
+        entry = json.loads(line)
+        message = entry.get("message")
+        if entry.get("hop") == hop and entry.get("direction") == direction:
+            if isinstance(message, dict) and message.get("method") == method:
+                found.append(message)
+    return found
+
+
+async def test_an_agent_with_acp_transport_calls_the_proxys_server_over_mcp_message(
+    tmp_path: Path,
+) -> None:
+    texts, caps = await turn(ACP_AGENT, tmp_path / "trace.jsonl")
+    assert texts == [
+        "tools: echo,note",
+        "notes: ",  # McpCaller's call asks for no progress: the server sends none
+        "hi",
+        "inner error: -32602 Unknown tool: nope",  # the inner MCP error, unchanged
+    ]
+    assert caps.mcp_capabilities.acp is True
+    [new] = hop_messages(tmp_path / "trace.jsonl", "agent", "out", "session/new")
+    [server] = new["params"]["mcpServers"]
+    assert server["type"] == "acp" and server["name"] == "notes"  # as the proxy declared it
+    # every mcp/message came from the agent and went wrapped to the proxy: none to a bridge
+    assert len(hop_messages(tmp_path / "trace.jsonl", "agent", "in", "mcp/message")) == 3
+
+
+async def test_an_agent_with_only_http_mcp_gets_the_proxys_server_on_the_loopback_bridge(
+    tmp_path: Path,
+) -> None:
+    texts, caps = await turn(HTTP_AGENT, tmp_path / "trace.jsonl")
+    assert texts == [
+        "servers: McpServerHttp",
+        "notes tools: echo,note",
+        "progress: 1.0/1.0 kept",  # the proxy's request-scoped notification, on the SSE answer
+        "noted: over the bridge",
+    ]
+    # the proxy (and the client behind it) were told the chain takes acp servers
+    assert caps.mcp_capabilities.acp is True and caps.mcp_capabilities.http is True
+    trace = tmp_path / "trace.jsonl"
+    [new] = hop_messages(trace, "agent", "out", "session/new")
+    [server] = new["params"]["mcpServers"]
+    assert server["type"] == "http" and server["name"] == "notes"
+    assert server["url"].startswith("http://127.0.0.1:")
+    [header] = server["headers"]
+    assert header["name"] == "Authorization" and header["value"].startswith("Bearer ")
+    # the bridge's requests rode mcp/message to the proxy, wrapped as the agent's would be
+    sent = [
+        m["params"]["params"]["method"]
+        for m in hop_messages(trace, "proxy 1", "out", "proxy/successor")
+        if m["params"]["method"] == "mcp/message"
+    ]
+    assert "tools/list" in sent and "tools/call" in sent
+    assert hop_messages(trace, "agent", "out", "mcp/message") == []
+
+
+async def test_an_agent_without_acp_or_http_mcp_is_given_no_server_and_the_drop_is_said(
+    tmp_path: Path,
+) -> None:
+    trace = tmp_path / "trace.jsonl"
+    args = ["-m", "acp_runtime.conductor", "--trace", str(trace)]
+    args += ["--", sys.executable, PROXY, "--", sys.executable, ECHO_AGENT]
+    async with spawn_agent(Client, sys.executable, *args, stderr=asyncio.subprocess.PIPE) as conn:
+        await asyncio.wait_for(conn.agent.initialize(acp.InitializeRequest(protocol_version=1)), 20)
+        await asyncio.wait_for(
+            conn.agent.session_new(acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[])), 20
+        )
+    [new] = hop_messages(trace, "agent", "out", "session/new")
+    assert new["params"]["mcpServers"] == []
+    tail = conn.stderr_tail.decode()
+    assert "takes neither acp nor http MCP servers" in tail and "'notes'" in tail
