@@ -16,8 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 import acp_schema as acp
+import acp_schema_v2
 from acp_runtime import ClientSideConnection, spawn_agent
+from acp_runtime.mcp import agent_accepts_acp_servers
+from acp_runtime.proxy.bridging import ChainMcp, capabilities_path
 
 ROOT = Path(__file__).parents[2]
 PEERS = Path(__file__).parent / "peers"
@@ -135,3 +140,60 @@ async def test_an_agent_without_acp_or_http_mcp_is_given_no_server_and_the_drop_
     assert new["params"]["mcpServers"] == []
     tail = conn.stderr_tail.decode()
     assert "takes neither acp nor http MCP servers" in tail and "'notes'" in tail
+
+
+def chain_mcp(notices: list[str]) -> ChainMcp:
+    return ChainMcp([acp, acp_schema_v2], "initialize", notices.append)
+
+
+def test_the_place_of_the_acp_transport_is_read_from_each_package() -> None:
+    # v1: a bool in agentCapabilities.mcpCapabilities; v2: an object in capabilities.session.mcp
+    assert capabilities_path(acp, "initialize") == (
+        ("agentCapabilities", "mcpCapabilities"),
+        {"acp": True, "http": True},
+    )
+    assert capabilities_path(acp_schema_v2, "initialize") == (
+        ("capabilities", "session", "mcp"),
+        {"acp": False, "http": False},
+    )
+
+
+def test_a_v2_agent_without_the_acp_transport_is_advertised_it_and_bridged() -> None:
+    mcp = chain_mcp([])
+    answer = {
+        "protocolVersion": 2,
+        "info": {"name": "a", "version": "1"},
+        "capabilities": {"session": {"mcp": {"http": {}}}},
+    }
+    out = mcp.agent_initialized(msgspec.Raw(json.dumps(answer).encode()))
+    value = json.loads(bytes(out))
+    assert value["capabilities"]["session"]["mcp"] == {"http": {}, "acp": {}}
+    assert mcp.bridging and mcp.agent_http and mcp.schema is acp_schema_v2
+    caps = msgspec.json.decode(bytes(out), type=acp_schema_v2.InitializeResponse).capabilities
+    assert agent_accepts_acp_servers(msgspec.to_builtins(caps))
+
+
+def test_an_agent_with_the_acp_transport_is_left_as_it_said() -> None:
+    mcp = chain_mcp([])
+    raw = msgspec.Raw(b'{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"acp":true}}}')
+    assert mcp.agent_initialized(raw) is raw
+    assert not mcp.bridging
+    params = msgspec.Raw(b'{"cwd":"/","mcpServers":[{"type":"acp","name":"n","serverId":"s"}]}')
+    assert mcp.to_agent("session/new", 1, params) is params
+
+
+def test_an_agent_taking_no_mcp_transport_gets_the_acp_entries_dropped_and_each_named() -> None:
+    notices: list[str] = []
+    mcp = chain_mcp(notices)
+    mcp.agent_initialized(msgspec.Raw(b'{"protocolVersion":1}'))
+    assert mcp.bridging and not mcp.agent_http
+    entries = [
+        {"type": "acp", "name": "notes", "serverId": "s1"},
+        {"type": "http", "name": "web", "url": "http://127.0.0.1:1/", "headers": []},
+    ]
+    params = msgspec.Raw(json.dumps({"cwd": "/", "mcpServers": entries}).encode())
+    out = mcp.to_agent("session/load", 1, params)
+    assert out is not None
+    assert json.loads(bytes(out))["mcpServers"] == entries[1:]  # the http entry kept as it was
+    [notice] = notices
+    assert "'notes'" in notice and "'s1'" in notice and "session/load" in notice
