@@ -24,7 +24,7 @@ import asyncio
 import itertools
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 from msgspec import inspect
@@ -33,6 +33,9 @@ from ..jsonrpc import wire
 from ..mcp.caller import McpCaller
 from ..mcp.limits import MCP_MESSAGE
 from .envelope import UNSET, Envelope, decode
+
+if TYPE_CHECKING:
+    from ..mcp.bridge import McpBridge
 
 Path = tuple[str, ...]
 
@@ -183,7 +186,7 @@ class ChainMcp:
         self.bridging = False  # the agent lacks the acp transport
         self.agent_http = False
         self.connection: ChainConnection | None = None
-        self.bridge: Any = None
+        self.bridge: McpBridge | None = None
         self.caller: McpCaller | None = None
 
     def agent_initialized(self, result: msgspec.Raw) -> msgspec.Raw:
@@ -246,10 +249,14 @@ class ChainMcp:
         schema = self.schema
         if not self.bridging or schema is None:
             return params
-        if method == MCP_MESSAGE and request_id is UNSET:
-            if self.caller is not None:
-                info = schema.methods.NOTIFICATIONS[MCP_MESSAGE]
+        if method == MCP_MESSAGE and request_id is UNSET:  # for a bridge request, if any
+            info = schema.methods.NOTIFICATIONS[MCP_MESSAGE]
+            try:
                 note = schema.codec.decode(params or b"null", info.params, lenient=True)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                self.notice(f"an {MCP_MESSAGE} notification toward the agent is dropped: {exc}")
+                return None
+            if self.caller is not None:  # (one for no bridge request is dropped, counted)
                 asyncio.ensure_future(self.caller.mcp_message_notification(note))
             return None
         field = server_list_fields(schema).get(method)
@@ -275,14 +282,19 @@ class ChainMcp:
         schema = self.schema
         assert schema is not None
         name, server_id = server.get("name"), server.get("serverId")
-        if self.bridge is None or not isinstance(server_id, str) or not isinstance(name, str):
-            why = "takes neither acp nor http MCP servers" if not self.agent_http else "bridge off"
+        bridge = self.bridge
+        if bridge is None or not isinstance(server_id, str) or not isinstance(name, str):
+            if not self.agent_http:
+                why = "the agent takes neither acp nor http MCP servers"
+            elif bridge is None:
+                why = "the agent takes http MCP servers, but the MCP bridge could not be opened"
+            else:
+                why = "the entry has no string name and serverId"
             self.notice(
-                f"the agent {why}: the acp MCP server {name!r} ({server_id!r}) of {method}"
-                " is dropped"
+                f"{why}: the acp MCP server {name!r} ({server_id!r}) of {method} is dropped"
             )
             return None
-        endpoint = self.bridge.expose(server_id)
+        endpoint = bridge.expose(server_id)
         headers = [schema.HttpHeader(name=k, value=v) for k, v in endpoint.headers.items()]
         entry = schema.McpServerHttp(name=name, url=endpoint.url, headers=headers)
         return msgspec.json.decode(schema.codec.encode(entry))

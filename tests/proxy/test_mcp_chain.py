@@ -23,6 +23,7 @@ import acp_schema_v2
 from acp_runtime import ClientSideConnection, spawn_agent
 from acp_runtime.mcp import agent_accepts_acp_servers
 from acp_runtime.proxy.bridging import ChainMcp, capabilities_path
+from acp_runtime.proxy.envelope import UNSET
 
 ROOT = Path(__file__).parents[2]
 PEERS = Path(__file__).parent / "peers"
@@ -197,3 +198,13 @@ def test_an_agent_taking_no_mcp_transport_gets_the_acp_entries_dropped_and_each_
     assert json.loads(bytes(out))["mcpServers"] == entries[1:]  # the http entry kept as it was
     [notice] = notices
     assert "'notes'" in notice and "'s1'" in notice and "session/load" in notice
+
+
+def test_a_bad_mcp_message_notification_toward_a_bridged_agent_is_dropped_and_said() -> None:
+    notices: list[str] = []
+    mcp = chain_mcp(notices)
+    mcp.agent_initialized(msgspec.Raw(b'{"protocolVersion":1}'))
+    assert mcp.to_agent("mcp/message", UNSET, msgspec.Raw(b'{"serverId":7}')) is None
+    [notice] = notices
+    assert "mcp/message notification toward the agent is dropped" in notice
+    assert "serverId" in notice
