@@ -21,9 +21,11 @@ import msgspec
 import acp_schema as acp
 import acp_schema_v2
 from acp_runtime import ClientSideConnection, spawn_agent
-from acp_runtime.mcp import agent_accepts_acp_servers
+from acp_runtime.mcp import McpProvider, agent_accepts_acp_servers
+from acp_runtime.mcp.sdk import serve_mcp_server
 from acp_runtime.proxy.bridging import ChainMcp, capabilities_path
 from acp_runtime.proxy.envelope import UNSET
+from tests.mcp.sdk_peers import Notes
 
 ROOT = Path(__file__).parents[2]
 PEERS = Path(__file__).parent / "peers"
@@ -37,6 +39,11 @@ class Client(acp.ClientHandler):
     def __init__(self, conn: ClientSideConnection) -> None:
         self.conn = conn
         self.texts: list[str] = []
+        self.mcp = McpProvider(conn)  # the client's own servers, when a test registers one
+
+    async def mcp_message(self, params: acp.MessageMcpRequest) -> acp.MessageMcpResponse:
+        answer: acp.MessageMcpResponse = await self.mcp.mcp_message(params)
+        return answer
 
     async def session_update(self, params: acp.SessionNotification) -> None:
         update = params.update
@@ -124,6 +131,40 @@ async def test_an_agent_with_only_http_mcp_gets_the_proxys_server_on_the_loopbac
     ]
     assert "tools/list" in sent and "tools/call" in sent
     assert hop_messages(trace, "agent", "out", "mcp/message") == []
+
+
+async def test_the_clients_own_server_and_the_proxys_both_reach_an_http_only_agent(
+    tmp_path: Path,
+) -> None:
+    # the client's `acp` server is bridged too; the proxy passes its mcp/message on to the client
+    trace = tmp_path / "trace.jsonl"
+    args = ["-m", "acp_runtime.conductor", "--trace", str(trace)]
+    args += ["--", sys.executable, PROXY, "--", sys.executable, HTTP_AGENT]
+    notes = Notes()
+    async with spawn_agent(Client, sys.executable, *args, stderr=asyncio.subprocess.PIPE) as conn:
+        handler = conn.handler
+        assert isinstance(handler, Client)
+        await asyncio.wait_for(conn.agent.initialize(acp.InitializeRequest(protocol_version=1)), 20)
+        async with serve_mcp_server(handler.mcp, "mine", notes.server) as mine:
+            new = acp.NewSessionRequest(cwd=str(ROOT), mcp_servers=[mine.declaration])
+            session = await asyncio.wait_for(conn.agent.session_new(new), 20)
+            prompt = acp.PromptRequest(session_id=session.session_id, prompt=[])
+            answer = await asyncio.wait_for(conn.agent.session_prompt(prompt), 20)
+        assert answer.stop_reason == acp.StopReason.END_TURN
+    assert handler.texts == [
+        "servers: McpServerHttp,McpServerHttp",
+        "mine tools: note",
+        "progress: 1.0/1.0 kept",
+        "noted: over the bridge",
+        "notes tools: echo,note",
+        "progress: 1.0/1.0 kept",
+        "noted: over the bridge",
+    ]
+    assert notes.notes == ["over the bridge"]  # the client's own server was called once
+    # only the client's server's requests went on to the client: the proxy's stayed with it
+    to_client = hop_messages(trace, "client", "out", "mcp/message")
+    assert {m["params"]["serverId"] for m in to_client} == {mine.server_id}
+    assert len(to_client) == 2  # tools/list, tools/call
 
 
 async def test_an_agent_without_acp_or_http_mcp_is_given_no_server_and_the_drop_is_said(
