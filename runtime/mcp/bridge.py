@@ -93,6 +93,11 @@ class McpBridge:
 
     async def open(self) -> None:
         """Listen on 127.0.0.1 (a free port) and serve until `close`."""
+        self.open_now()
+
+    def open_now(self) -> None:
+        """`open`, for a caller that cannot await (a running event loop is needed): the port is
+        bound when this returns, and served from the loop's next turn."""
         if self._socket is not None:
             raise RuntimeError("the bridge is open already")
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

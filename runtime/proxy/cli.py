@@ -11,13 +11,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import signal
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from ..jsonrpc.framing import LineReader, OversizedLine
 from ..protocol.connection import default_schema
 from ..stdio import run, stdio_streams
+from .bridging import ChainMcp
 from .chain import Component
 from .conduct import Conductor, Link
 from .envelope import initialize_method
@@ -83,6 +86,15 @@ def labels(count: int) -> list[str]:
     return [f"proxy {i + 1}" for i in range(count - 1)] + ["agent"]
 
 
+def packages() -> list[ModuleType]:
+    """The generated packages installed (the default first): what the agent's initialize
+    answer may be read as, for MCP over ACP (bridging.py)."""
+    found = [default_schema()]
+    with contextlib.suppress(ImportError):
+        found.append(importlib.import_module("acp_schema_v2"))
+    return found
+
+
 async def conduct(options: Options) -> int:
     components: list[Component] = []
     try:
@@ -119,7 +131,9 @@ async def _serve(
 ) -> int:
     async with stdio_streams() as (reader, writer):
         links = [Link("client", writer.write), *(Link(c.label, c.write) for c in components)]
-        conductor = Conductor(links, initialize_method(default_schema()), trace)
+        initialize = initialize_method(default_schema())
+        conductor = Conductor(links, initialize, trace)
+        mcp = conductor.mcp = ChainMcp(packages(), initialize, conductor.notice)
         writers = [writer, *components]
 
         async def pump(index: int, lines: LineReader) -> None:
@@ -140,6 +154,7 @@ async def _serve(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await mcp.close()
         if tasks[0] in done:
             return 0  # the client left
         if stopped in done:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -45,6 +45,9 @@ from .envelope import (
     wrap,
 )
 from .trace import Trace
+
+if TYPE_CHECKING:
+    from .bridging import ChainMcp
 
 
 class _Cancel(msgspec.Struct):
@@ -85,6 +88,7 @@ class Conductor:
         initialize: str,
         trace: Trace | None = None,
         notice: Callable[[str], None] | None = None,
+        mcp: ChainMcp | None = None,
     ) -> None:
         self.links = links
         self.n = len(links) - 1
@@ -92,6 +96,7 @@ class Conductor:
         self.trace = trace
         self.notice = notice or (lambda text: print(f"conductor: {text}", file=sys.stderr))
         self.as_proxy = False
+        self.mcp = mcp  # MCP over ACP for the final agent (bridging.py)
 
     def send(self, link: Link, data: bytes) -> None:
         if self.trace is not None:
@@ -129,20 +134,20 @@ class Conductor:
                 self._bad(link, env.id, INVALID_PARAMS, text)
                 return
             if index == 0:  # from the parent: what our successor sends, for the last component
-                self._deliver(self.n, True, link, env.id, inner.method, inner.params)
+                self.deliver(self.n, True, link, env.id, inner.method, inner.params)
             elif index == self.n and not self.as_proxy:
                 text = f"the {link.hop} is the agent, which has no successor: {SUCCESSOR} refused"
                 self._bad(link, env.id, INVALID_REQUEST, text)
             else:
-                self._deliver(index + 1, False, link, env.id, inner.method, inner.params)
+                self.deliver(index + 1, False, link, env.id, inner.method, inner.params)
         elif index == 0:
             if env.method == INITIALIZE_PROXY:
                 self.as_proxy = True
-            self._deliver(1, False, link, env.id, env.method, env.params)
+            self.deliver(1, False, link, env.id, env.method, env.params)
         else:
-            self._deliver(index - 1, True, link, env.id, env.method, env.params)
+            self.deliver(index - 1, True, link, env.id, env.method, env.params)
 
-    def _deliver(
+    def deliver(
         self,
         target: int,
         from_successor: bool,
@@ -154,6 +159,11 @@ class Conductor:
         if method in (self.initialize, INITIALIZE_PROXY) and not from_successor:
             to_proxy = target < self.n or (target == self.n and self.as_proxy)
             method = INITIALIZE_PROXY if to_proxy else self.initialize
+        if self.mcp is not None and target == self.n and not from_successor and not self.as_proxy:
+            bridged = self.mcp.to_agent(method, request_id, params)
+            if bridged is None:
+                return
+            params = bridged
         link = self.links[target if target <= self.n else 0]
         out_id: Any = UNSET
         if request_id is not UNSET:
@@ -173,7 +183,23 @@ class Conductor:
             self.notice(f"the {link.hop} answered id {request_id!r}, which no request has")
             return
         pending.origin.forwarded.pop(pending.origin_id, None)
+        if link is self.links[self.n] and pending.method == self.initialize and not error:
+            result = self._agent_initialized(result)
         self.send(pending.origin, answer(pending.origin_id, result, error))
+
+    def _agent_initialized(self, result: msgspec.Raw) -> msgspec.Raw:
+        """The final agent's initialize answer, with the acp MCP transport advertised; the
+        bridge opened when the agent needs it (bridging.py)."""
+        mcp = self.mcp
+        if mcp is None or self.as_proxy:
+            return result
+        result = mcp.agent_initialized(result)
+        if mcp.bridging and mcp.agent_http and mcp.bridge is None:
+            try:
+                mcp.open(self.deliver, self.n, lambda write: Link("mcp bridge", write))
+            except (ImportError, OSError) as exc:
+                self.notice(f"cannot open the MCP bridge for the agent: {exc}")
+        return result
 
     def _cancel(self, link: Link, params: msgspec.Raw) -> None:
         try:
