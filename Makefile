@@ -14,8 +14,9 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 	touch $(NODE_STAMP)
 
 # Real agents `acpgen check` is run on (tests/check/agents/package.json + package-lock.json, about
-# 1 GiB: codex-acp ships the codex binary, claude-agent-acp the claude one). No install script runs:
-# none of them needs one to start. claude-agent-acp declares Node >= 22 and starts on 20.
+# 1.1 GiB: codex-acp ships the codex binary, claude-agent-acp the claude one; and qwen-code). No
+# install script runs: none of them needs one to start. claude-agent-acp and qwen-code declare
+# Node >= 22 and start on 20.
 AGENTS_STAMP := tests/check/agents/node_modules/.installed-stamp
 
 # `npm install --no-save` installs what the lock file says and leaves it as it is: `npm ci` refuses
@@ -83,7 +84,7 @@ test: $(STAMP) $(NODE_STAMP) $(RC3_STAMP) peers
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 # `acpgen check` on the real agents above, each with HOME in a temporary folder and no key in its
-# environment (tests/check/agents/check_real_agents.py; about a minute and a half, so not in
+# environment (tests/check/agents/check_real_agents.py; about three minutes, so not in
 # `make test`: .ci/run runs it after).
 agents: $(STAMP) $(AGENTS_STAMP) $(FAST_AGENT_STAMP)
 	$(PY) -m pytest -q tests/check/agents/check_real_agents.py
