@@ -14,14 +14,32 @@ $(NODE_STAMP): tests/interop/package.json tests/interop/package-lock.json
 	touch $(NODE_STAMP)
 
 # Real agents `acpgen check` is run on (tests/check/agents/package.json + package-lock.json, about
-# 1 GiB: codex-acp ships the codex binary, claude-agent-acp the claude one). No install script runs:
-# none of them needs one to start. claude-agent-acp declares Node >= 22 and starts on 20.
+# 1.1 GiB: codex-acp ships the codex binary, claude-agent-acp the claude one; and qwen-code). No
+# install script runs: none of them needs one to start. claude-agent-acp and qwen-code declare
+# Node >= 22 and start on 20.
 AGENTS_STAMP := tests/check/agents/node_modules/.installed-stamp
 
+# `npm install --no-save` installs what the lock file says and leaves it as it is: `npm ci` refuses
+# every lock npm writes for qwen-code 0.24.4, whose @teddyzhu/clipboard 0.0.5 names five optional
+# platform packages the registry does not have (404), "Missing ... from lock file".
 $(AGENTS_STAMP): tests/check/agents/package.json tests/check/agents/package-lock.json
 	@command -v npm >/dev/null || { echo "make: make agents needs Node.js and npm (the agents are npm packages)"; exit 2; }
-	cd tests/check/agents && npm ci --silent --no-audit --no-fund --ignore-scripts
+	cd tests/check/agents && npm install --no-save --silent --no-audit --no-fund --ignore-scripts
 	touch $(AGENTS_STAMP)
+
+# fast-agent-acp (PyPI fast-agent-mcp, tests/check/agents/requirements-fast-agent.txt) needs Python
+# >= 3.12: the first of python3.13, python3.12 or a pyenv 3.12+ that runs, unless FAST_AGENT_PYTHON
+# is given. About 2.5 minutes to install, once.
+FAST_AGENT := $(VENV)/fast-agent
+FAST_AGENT_STAMP := $(FAST_AGENT)/.installed-stamp
+FAST_AGENT_PYTHON ?= $(shell for p in python3.13 python3.12 $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.1[2-5]*/bin/python3 2>/dev/null); do $$p -c 'import sys; assert sys.version_info >= (3, 12)' 2>/dev/null && { command -v $$p; break; }; done)
+
+$(FAST_AGENT_STAMP): tests/check/agents/requirements-fast-agent.txt
+	@test -n "$(FAST_AGENT_PYTHON)" || { echo "make: fast-agent-acp needs Python >= 3.12: give FAST_AGENT_PYTHON=/path/to/python3.12"; exit 2; }
+	rm -rf $(FAST_AGENT)
+	$(FAST_AGENT_PYTHON) -m venv $(FAST_AGENT)
+	$(FAST_AGENT)/bin/python -m pip install --quiet -r tests/check/agents/requirements-fast-agent.txt
+	touch $(FAST_AGENT_STAMP)
 
 # The official Python SDK 1.0.0rc3 (tests/interop/requirements-rc3.txt), an interop peer beside the
 # test extra's 0.12.1: both are the import package `acp`, so it lives in a venv of its own.
@@ -67,9 +85,9 @@ test: $(STAMP) $(NODE_STAMP) $(RC3_STAMP) peers
 	$(PY) -m pytest -q -n 2 --dist loadfile --durations=20
 
 # `acpgen check` on the real agents above, each with HOME in a temporary folder and no key in its
-# environment (tests/check/agents/check_real_agents.py; about a minute and a half, so not in
+# environment (tests/check/agents/check_real_agents.py; about three minutes, so not in
 # `make test`: .ci/run runs it after).
-agents: $(STAMP) $(AGENTS_STAMP)
+agents: $(STAMP) $(AGENTS_STAMP) $(FAST_AGENT_STAMP)
 	$(PY) -m pytest -q tests/check/agents/check_real_agents.py
 
 # mypy --strict and pyright over the runtime, the examples, the generator and the generated package

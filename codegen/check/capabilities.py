@@ -49,7 +49,7 @@ async def capabilities(
         ctx.record("session.load-replay", None, "loadSession is not advertised")
         ctx.record("session.load-answer-after-replay", None, "loadSession is not advertised")
     if advertised["session/resume"]:
-        await _resume(ctx, peer, session_id, base, call)
+        await _resume(ctx, peer, base, call)
     else:
         why = "sessionCapabilities.resume is not advertised"
         ctx.skip(why, "session.resume-no-replay", "session.resume-history")
@@ -73,9 +73,27 @@ async def capabilities(
     await _unadvertised(ctx, peer, advertised, base, call)
 
 
-async def _resume(ctx: Context, peer: AgentPeer, session_id: Any, base: Any, call: Call) -> None:
-    """session/resume of the session whose turn finished: nothing replayed before the answer
-    (resume-no-replay), and none of the history after it either (resume-history)."""
+async def _resume(ctx: Context, peer: AgentPeer, base: Any, call: Call) -> None:
+    """session/resume of a session of its own, the newest, whose one turn finished: nothing
+    replayed before the answer (resume-no-replay), and none of the history after it either
+    (resume-history). Of its own, so that what the agent does with several sessions (load-replay
+    judges that) cannot hide what it does on resume (fast-agent-acp files a turn under the
+    newest session's id: the main session cannot be resumed, a new one replays)."""
+    new = await call("session/new", base)
+    session_id = new.result.get("sessionId") if isinstance(new.result, dict) else None
+    if session_id is None:
+        why = f"session/new: {new.describe()}"
+        ctx.skip(why, "session.resume-no-replay", "session.resume-history")
+        return
+    if ctx.turn_failed is None:  # else it would fail the same way: resume-history says so
+        turn = await call("session/prompt", prompt(session_id, PROMPT_TEXT))
+        if not turn.ok:
+            why = f"the turn before session/resume: {turn.describe()}"
+            ctx.skip(why, "session.resume-no-replay", "session.resume-history")
+            return
+        # what the turn sends after its answer is prompt.no-update-after-answer's, not a replay
+        await asyncio.sleep(AFTER_ANSWER)
+        await peer.barrier()
     mark = peer.mark()
     sent = time.monotonic()
     reply = await call("session/resume", {"sessionId": session_id, **base})

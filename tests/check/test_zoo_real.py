@@ -1,6 +1,6 @@
 """Zoo members for what real agents do (issue 38, tests/check/zoo_real/): each reproduces one
-behaviour of codex-acp 2.6.0 or claude-agent-acp 0.101.0 that the checker once judged wrongly,
-or one real finding that must stay found."""
+behaviour of codex-acp 2.6.0, claude-agent-acp 0.101.0 or fast-agent-acp 0.10.48 that the checker
+once judged wrongly, or one real finding that must stay found."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ MEMBERS = {
     "v2_refuses_version_zero": [2],
     "v2_auth_gated": [2],
     "v2_cancel_before_accept": [2],
+    "files_turn_under_newest": [1],
 }
 
 
@@ -76,3 +77,21 @@ def test_a_prompt_refused_before_it_was_accepted_is_no_cancel_failure(
     assert not_exercised(run) == {"cancel.cancelled", "prompt.no-update-after-answer"}
     outcome, detail = _result(run, "cancel.cancelled")
     assert outcome == NOT_EXERCISED and "-32800" in detail and "no `running`" in detail
+
+
+def test_resume_replay_is_found_on_an_agent_that_files_turns_under_the_newest_session(
+    runs: dict[str, Run],
+) -> None:
+    """The main session cannot be loaded (its turn was filed under the second session's id): a
+    real failure. session/resume is judged on a session of its own, whose turn it replays:
+    before that, the resume failed "Session not found" and the replay went unseen."""
+    run = runs["files_turn_under_newest"]
+    assert findings(run) == {
+        ("session.load-replay", "ACP-V1-SETUP-LOAD-REPLAY", FAIL),
+        ("session.resume-no-replay", "ACP-V1-SETUP-RESUME-NO-REPLAY", FAIL),
+        ("session.resume-history", "ACP-V1-SETUP-RESUME-NO-REPLAY", FAIL),
+    }
+    assert "-32002" in _result(run, "session.load-replay")[1]
+    assert _result(run, "session.resume-no-replay")[1].endswith("2 updates before it")
+    history = _result(run, "session.resume-history")[1]
+    assert "agent_message_chunk, user_message_chunk" in history, history
