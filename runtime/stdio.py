@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import os
+import selectors
 import signal
 import stat
 import subprocess
@@ -93,13 +94,26 @@ class _FileWriter:
 
 
 def _pipe_like(fd: int) -> bool:
-    """Whether an event loop's pipe transport can take `fd` (a pipe, socket or character device).
-    asyncio refuses anything else; uvloop would abort the process on a regular file."""
+    """Whether an event loop's pipe transport can take `fd`: a pipe, a socket, or a character
+    device the system can poll (a terminal; not /dev/null, which epoll refuses with EPERM: the
+    transport would log that and wait forever). asyncio refuses anything else; uvloop would abort
+    the process on a regular file."""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    if stat.S_ISCHR(mode):
+        return _pollable(fd)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _pollable(fd: int) -> bool:
+    with selectors.DefaultSelector() as selector:
+        try:
+            selector.register(fd, selectors.EVENT_READ | selectors.EVENT_WRITE)
+        except OSError:
+            return False
+    return True
 
 
 async def _pipe(fd: int, mode: str, connect: Callable[[IO[bytes]], Awaitable[T]]) -> T | None:

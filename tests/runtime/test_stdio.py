@@ -84,6 +84,39 @@ async def test_an_agent_reads_stdin_from_a_file_and_writes_stdout_to_a_file(tmp_
     assert messages[3]["result"] == {"stopReason": "end_turn"}
 
 
+async def test_an_agent_whose_stdin_is_dev_null_exits_at_once() -> None:
+    # /dev/null is a character device that epoll refuses (EPERM): read as a file, it is at EOF
+    process = await asyncio.create_subprocess_exec(
+        PYTHON,
+        str(EXAMPLES / "echo_agent.py"),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await within(process.communicate(), "the agent did not end at stdin's EOF", 20)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert (process.returncode, out) == (0, b""), err
+
+
+async def test_an_agent_writes_its_answers_to_dev_null_and_ends(tmp_path) -> None:
+    requests = tmp_path / "in.jsonl"
+    requests.write_bytes(lines_of(INIT, NEW))
+    with requests.open("rb") as stdin:
+        process = await asyncio.create_subprocess_exec(
+            PYTHON,
+            str(EXAMPLES / "echo_agent.py"),
+            stdin=stdin,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await within(process.communicate(), "the agent did not end", 20)
+    assert process.returncode == 0, err
+
+
 async def test_pending_calls_fail_at_once_when_the_agent_process_dies() -> None:
     async with spawn_agent(Client(), PYTHON, str(PEERS / "dying_agent.py")) as conn:
         await conn.agent.initialize(initialize_request())
