@@ -80,6 +80,11 @@ class PendingCalls(dict["RequestId", Outgoing]):
         except TypeError:  # an unhashable id, as a peer may send
             return None
 
+    def method_of(self, request_id: Any) -> str | None:
+        """The method of the call pending as `request_id` (None: no such call)."""
+        outgoing = self.find(request_id)
+        return outgoing.method if outgoing is not None else None
+
     def take(self, request_id: RequestId) -> Outgoing | None:
         """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
         try:

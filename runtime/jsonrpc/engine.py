@@ -130,7 +130,7 @@ class Engine(Generic[PackageT]):
             ObservedTransport(transport, self._show_sent) if observer is not None else transport
         )
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
-        self._pending = PendingCalls(self._loop)
+        self.pending = PendingCalls(self._loop)  # our calls awaiting their answers
         self.policy: Policy = Policy()
         self._steps: dict[str, tuple[Step | None, Step | None]] = {}  # by method
         self._sender = Sender()
@@ -151,11 +151,10 @@ class Engine(Generic[PackageT]):
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
     def bind(self, schema: PackageT) -> None:
-        """Drive this engine by `schema` from now on: its codec, its envelopes (made once per
-        package, `Envelopes.of`) and its `$/cancel_request` notification (None: none)."""
+        """Drive this engine by `schema` from now on: its codec, envelopes, `$/cancel_request`."""
         self.schema = schema
         self._cancel_request_info = schema.NOTIFICATIONS.get(CANCEL_REQUEST)
-        self._decoder = schema.MessageDecoder(self.side, self._pending.types, lenient=self.lenient)
+        self._decoder = schema.MessageDecoder(self.side, self.pending.types, lenient=self.lenient)
         self._sender.bind(schema, Envelopes.of(schema))
         self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
@@ -163,11 +162,6 @@ class Engine(Generic[PackageT]):
         """Forget how `_work` handles each method's notifications (asked of the policy again):
         its owner calls it when the policy or the handler changes."""
         self._steps.clear()
-
-    def pending_method(self, request_id: Any) -> str | None:
-        """The method of our call pending as `request_id` (None: no such call)."""
-        outgoing = self._pending.find(request_id)
-        return outgoing.method if outgoing is not None else None
 
     def start_engine(self) -> None:
         self._tasks = [self._loop.create_task(self._work())]
@@ -233,7 +227,7 @@ class Engine(Generic[PackageT]):
         request_id = self._next_id
         self._next_id = request_id + 1
         direct = in_notification.get() is self
-        future = self._pending.open(request_id, method, result_type, direct)
+        future = self.pending.open(request_id, method, result_type, direct)
         try:
             await self.write(self._sender.request(request_id, method, params))
         except asyncio.CancelledError:
@@ -241,7 +235,7 @@ class Engine(Generic[PackageT]):
             self.abandon(request_id)
             raise
         except BaseException:
-            self._pending.drop(request_id, future)
+            self.pending.drop(request_id, future)
             raise
         if policy.sends_watched is None or method in policy.sends_watched:
             policy.sent(method, params)
@@ -356,7 +350,7 @@ class Engine(Generic[PackageT]):
         if line is not None:
             self.observe("in", line, None)
         if refusal.fails:
-            outgoing = self._pending.take(refusal.request_id)
+            outgoing = self.pending.take(refusal.request_id)
             if outgoing is not None and not outgoing.future.done():
                 outgoing.future.set_exception(refusal.err)
         elif refusal.answer:
@@ -365,9 +359,9 @@ class Engine(Generic[PackageT]):
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         if self.answer_screen is not None:  # an answer read as JSON may choose the package
             response = self.answer_screen(response)
-        outgoing = self._pending.find(response.id)
+        outgoing = self.pending.find(response.id)
         if outgoing is None:
-            if response.id in self._pending.abandoned:
+            if response.id in self.pending.abandoned:
                 log.debug("dropped the answer to abandoned request %r", response.id)
             elif isinstance(response, self.schema.ErrorResponse):
                 log.warning("peer reported an error for id %r: %s", response.id, response.error)
@@ -375,7 +369,7 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (not self._inbox.items and not self._busy):
-            self._pending.settle(response.id, outgoing, response, self.schema)
+            self.pending.settle(response.id, outgoing, response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(Answer(response))
@@ -387,7 +381,7 @@ class Engine(Generic[PackageT]):
         waiting = inbox.items
         while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:
             if type(item) is Answer:
-                self._pending.resolve(item.response, self.schema)
+                self.pending.resolve(item.response, self.schema)
                 continue
             step = self._steps.get(item.method)
             if step is None:
@@ -443,7 +437,7 @@ class Engine(Generic[PackageT]):
 
     def abandon(self, request_id: RequestId) -> None:
         """Stop waiting for one of our calls (its late answer dropped); ask the peer to drop it."""
-        if not self._pending.abandon(request_id):
+        if not self.pending.abandon(request_id):
             return
         if self._cancel_request_info is None or self._closed.done():
             return
@@ -459,7 +453,7 @@ class Engine(Generic[PackageT]):
         if self._eof_error is not None or self._closed.done():
             return
         self._eof_error = error
-        self._pending.fail_all(error, keep_answered=True)
+        self.pending.fail_all(error, keep_answered=True)
         self._inbox.put_nowait(EOF)
         self._maybe_finish()
 
@@ -472,7 +466,7 @@ class Engine(Generic[PackageT]):
         if self._closed.done():
             return
         self._close_error = error
-        self._pending.fail_all(error, keep_answered=False)
+        self.pending.fail_all(error, keep_answered=False)
         self._server.cancel_all()
         current = asyncio.current_task()
         for task in self._tasks:

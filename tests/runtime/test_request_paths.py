@@ -44,7 +44,7 @@ async def test_an_answer_and_an_error_answer_end_the_call_alike(call: Call) -> N
     with pytest.raises(Exception) as failed:
         await task
     assert getattr(failed.value, "code", None) == -32000
-    assert not conn._pending and not conn._pending.types
+    assert not conn.pending and not conn.pending.types
     await conn.close()
 
 
@@ -58,7 +58,7 @@ async def test_cancelling_the_caller_asks_the_peer_to_drop_the_call(call: Call) 
         await task
     note = await peer.recv()
     assert note["method"] == "$/cancel_request" and note["params"] == {"requestId": request["id"]}
-    assert not conn._pending and request["id"] in conn._pending.abandoned
+    assert not conn.pending and request["id"] in conn.pending.abandoned
     await conn.close()
 
 
@@ -76,7 +76,7 @@ async def test_a_write_that_fails_closes_the_connection_and_leaves_nothing_pendi
     conn = ClientSideConnection(Client(), asyncio.StreamReader(), Broken(), enforce_protocol=False)
     with pytest.raises(ConnectionClosedError, match="writing failed"):
         await call(conn, "_x", {})
-    assert not conn._pending and conn.closed
+    assert not conn.pending and conn.closed
     with pytest.raises(ConnectionClosedError, match="writing failed"):  # and the next call too
         await call(conn, "_x", {})
 
@@ -87,7 +87,7 @@ async def test_a_call_on_a_closed_connection_raises_the_close(call: Call) -> Non
     await conn.close()
     with pytest.raises(ConnectionClosedError):
         await call(conn, "_x", {})
-    assert not conn._pending
+    assert not conn.pending
 
 
 @WAYS
@@ -96,11 +96,11 @@ async def test_a_call_is_pending_with_its_result_type(call: Call) -> None:
     conn, peer = await raw_agent()
     task = asyncio.ensure_future(call(conn, "initialize", initialize_request()))
     request = await peer.recv()
-    assert list(conn._pending) == [request["id"]]
-    assert conn._pending.types == {request["id"]: acp.InitializeResponse}
+    assert list(conn.pending) == [request["id"]]
+    assert conn.pending.types == {request["id"]: acp.InitializeResponse}
     peer.send({"jsonrpc": "2.0", "id": request["id"], "result": {"protocolVersion": 1}})
     assert isinstance(await task, acp.InitializeResponse)
-    assert not conn._pending and not conn._pending.types
+    assert not conn.pending and not conn.pending.types
     await conn.close()
 
 
