@@ -19,12 +19,17 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..jsonrpc import Peek
-from ..jsonrpc.transport import MessageTransport
 from .events import EventParser, OversizedEventError, SilentServerError, alive_within
 from .h2conn import H2Connection, Reply
 from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
-from .pool import new_client
-from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelope, text_of
+from .remote import (
+    PostFailed,
+    RefusedConnectionError,
+    RemoteTransport,
+    envelope,
+    new_client,
+    text_of,
+)
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -33,8 +38,8 @@ _BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, 
 
 
 class HttpTransport(RemoteTransport):
-    def __init__(self, url: str, reader: MessageTransport, options: dict[str, Any]) -> None:
-        super().__init__(url, reader, options["max_peer_requests"])
+    def __init__(self, url: str, options: dict[str, Any]) -> None:
+        super().__init__(url, options)
         self._read_timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
@@ -69,7 +74,8 @@ class HttpTransport(RemoteTransport):
         self._sender: asyncio.Task[None] | None = None
         self._streams: dict[str | None, asyncio.Task[None]] = {}
         self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
-        self._room = asyncio.Event()  # set while the agent's requests in flight are under the cap
+        self._room = asyncio.Event()  # set while the engine takes what comes (`flow`)
+        self._room.set()
 
     async def open(self) -> None:
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
@@ -79,6 +85,9 @@ class HttpTransport(RemoteTransport):
 
     def end_output(self) -> None:
         self._queue.put_nowait(None)
+
+    def flow(self, reading: bool) -> None:
+        (self._room.set if reading else self._room.clear)()
 
     async def close(self) -> None:
         self._queue.put_nowait(None)
@@ -152,12 +161,8 @@ class HttpTransport(RemoteTransport):
         while (data := await self._queue.get()) is not None:
             if self.ended:
                 continue
-            message = envelope(data)
-            self.count_out(message)
-            if not self.full:
-                self._room.set()
             try:
-                await self._post(data, message)
+                await self._post(data, envelope(data))
             except _BROKEN as exc:
                 self.end_input(f"the request to {self.url} failed: {exc!r}")
 
@@ -214,7 +219,6 @@ class HttpTransport(RemoteTransport):
             self._open_stream(message.result_session_id)
         if message.kind == "request" and message.session_id is not None:
             self._asked[message.id_key] = message.session_id
-        self.count_in(message)
         self.reader.feed(data)
 
     def _open_stream(self, session: str | None) -> None:
@@ -255,10 +259,8 @@ class HttpTransport(RemoteTransport):
             parser = EventParser(self._limit)
             async for chunk in alive_within(reply.chunks, self._read_timeout):
                 for event in parser.feed(chunk):
-                    while self.full:  # the agent's requests: read on once some are answered
-                        self._room.clear()
-                        await self._room.wait()
                     self._receive(event)
+                await self._room.wait()  # the agent's requests: read on once some are answered
             if (last := parser.end()) is not None:
                 self._receive(last)
         return f"the server ended the connection stream of {self.url}"

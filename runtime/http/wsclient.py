@@ -6,13 +6,13 @@ protocol of its own: each text message is handed on as its last frame arrives, w
 callback that read it; binary messages are dropped (ACP carries none); pings are answered by
 websockets. Memory stays bounded against a hostile server: while what we write waits unread
 beyond the socket's write buffer limit (pongs to a ping flood, answers nobody reads), or while
-the agent has `max_peer_requests` requests in flight with us, the socket is not read.
+the engine pauses its input (the agent has `max_peer_requests` requests in flight with us), the
+socket is not read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import re
 import ssl
@@ -28,16 +28,14 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
-from ..jsonrpc.transport import MessageTransport
 from .messages import CONNECTION_ID_HEADER
-from .pool import tls_context
 from .remote import (
     RefusedConnectionError,
     RemoteTransport,
     cookie_header,
-    envelope,
     keep_cookies,
     text_of,
+    tls_context,
 )
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
@@ -47,8 +45,8 @@ interval after a ping is dead: the socket is dropped."""
 
 
 class WebSocketTransport(RemoteTransport, asyncio.Protocol):
-    def __init__(self, url: str, reader: MessageTransport, options: dict[str, Any]) -> None:
-        super().__init__(url, reader, options["max_peer_requests"])
+    def __init__(self, url: str, options: dict[str, Any]) -> None:
+        super().__init__(url, options)
         self.cookies = httpx.Cookies(options["cookies"])
         self._options = options
         parts = urlsplit(url)
@@ -62,8 +60,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._parts: list[Any] | None = None  # the frames so far of a fragmented text message
         self._write_paused = False
+        self._input_paused = False  # by the engine: the agent has its requests in flight
         self._reading = True
-        self._held: collections.deque[bytes] = collections.deque()  # read, waiting for the cap
         self._abort: asyncio.TimerHandle | None = None
         self._head = b""
         self._silent = False  # nothing came since the last ping
@@ -189,22 +187,16 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self._ws.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
             self._flush()
             return
-        self._held.append(data)
-        self._hand_on()
-
-    def _hand_on(self) -> None:
-        """Hand on the messages read while the agent's requests in flight are under the cap (the
-        rest of a read waits here), and read on only then."""
-        held = self._held
-        while held and not self.full and not self.ended:
-            data = held.popleft()
-            self.count_in(envelope(data))
+        if not self.ended:
             self.reader.feed(data)
+
+    def flow(self, reading: bool) -> None:
+        self._input_paused = not reading
         self._read_or_not()
 
     def _read_or_not(self) -> None:
-        """Read the socket while what we wrote drains and no message waits for the cap."""
-        reading = not self._write_paused and not self._held
+        """Read the socket while what we wrote drains and the engine takes what comes."""
+        reading = not self._write_paused and not self._input_paused
         if reading is not self._reading and self._transport is not None:
             self._reading = reading
             (self._transport.resume_reading if reading else self._transport.pause_reading)()
@@ -216,9 +208,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             return  # closing: the end of input fails what waits
         self._ws.send_text(message)  # a text frame, sent without decoding
         self._flush()
-        self.count_out(envelope(message))
-        if self._held:
-            self._hand_on()
 
     def end_output(self) -> None:
         if self._ws.state is State.OPEN:
