@@ -12,8 +12,7 @@ this package (nor Hypercorn, httpx or websockets); see docs/runtime.md, "Remote 
 
 from .client import RefusedConnectionError, connect_agent, reattach_session
 from .connections import RemoteAgentConnection
-from .guard import RequestInfo
-from .messages import CONNECTION_ID_HEADER, SESSION_ID_HEADER
+from .guard import CONNECTION_ID_HEADER, SESSION_ID_HEADER, RequestInfo
 from .serve import config, listen_socket, run, serve, url_of
 from .server import AcpApp
 

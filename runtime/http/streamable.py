@@ -5,6 +5,12 @@ Each message is one POST, sent one at a time in the order the connection wrote t
 opens right after, a session's stream when the client first learns of the session and before the
 first POST about it. Requests go through httpx, or on h2c through the connection's own
 `h2conn.H2Connection`.
+
+`EventParser` reads a server-sent event stream: it takes the stream's bytes as they come, in
+pieces of any size, and gives the data of each whole event. Each event's data lines are joined
+with newlines; comments (`: keepalive`) and other fields are skipped. A line, or an event's data,
+longer than the client's message limit raises `OversizedEventError`: what is buffered never grows
+past the limit by more than a piece.
 """
 
 from __future__ import annotations
@@ -19,9 +25,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..jsonrpc import Peek
-from .events import EventParser, OversizedEventError, SilentServerError, alive_within
+from .guard import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .h2conn import H2Connection, Reply
-from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .remote import (
     PostFailed,
     RefusedConnectionError,
@@ -32,6 +37,79 @@ from .remote import (
 )
 
 log = logging.getLogger("acp_runtime.http")
+
+
+class OversizedEventError(Exception):
+    """An SSE line or event passed the client's message limit."""
+
+
+class SilentServerError(Exception):
+    """An SSE stream brought nothing, not even a keepalive, for its read deadline."""
+
+
+class EventParser:
+    """Incremental SSE parsing: `feed(piece)` returns the data of the events it completed."""
+
+    __slots__ = ("_limit", "_buffer", "_scanned", "_data", "_size")
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._buffer = bytearray()
+        self._scanned = 0  # bytes of `_buffer` known to hold no newline
+        self._data: list[bytes] = []
+        self._size = 0  # of `_data`
+
+    def feed(self, piece: bytes) -> list[bytes]:
+        """The events `piece` completes (none, one or several), in order."""
+        events: list[bytes] = []
+        buffer = self._buffer
+        buffer += piece
+        start = 0
+        scanned = self._scanned
+        while (end := buffer.find(b"\n", max(start, scanned))) >= 0:
+            line = bytes(buffer[start:end]).rstrip(b"\r")
+            start = scanned = end + 1
+            if not line:
+                if self._data:
+                    events.append(b"\n".join(self._data))
+                    self._data, self._size = [], 0
+            elif line.startswith(b"data:"):
+                value = line[5:]
+                value = value[1:] if value.startswith(b" ") else value
+                self._data.append(value)
+                self._size += len(value) + 1
+                if self._size > self._limit:
+                    raise OversizedEventError(f"an event over {self._limit} bytes")
+        del buffer[:start]
+        self._scanned = len(buffer)
+        if self._scanned > self._limit + 8:  # "data: " and a CRLF beyond the message itself
+            raise OversizedEventError(f"a line over {self._limit} bytes")
+        return events
+
+    def end(self) -> bytes | None:
+        """At the end of the stream: the data of an event that had no blank line after it."""
+        if not self._data:
+            return None
+        data, self._data, self._size = b"\n".join(self._data), [], 0
+        return data
+
+
+async def alive_within(chunks: AsyncIterator[bytes], seconds: float | None) -> AsyncIterator[bytes]:
+    """The chunks of a response; `SilentServerError` when none comes for `seconds` (None: no
+    deadline). A keepalive comment is a chunk: a quiet but live server passes."""
+    iterator = chunks.__aiter__()
+    while True:
+        try:
+            async with asyncio.timeout(seconds):
+                chunk = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise SilentServerError(
+                f"nothing came for {seconds} seconds, not even a keepalive"
+            ) from None
+        yield chunk
+
 
 _GONE = frozenset({401, 403, 404, 410})
 _BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, OSError)

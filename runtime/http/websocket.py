@@ -13,7 +13,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from .connections import RemoteConnection
-from .replies import TEXT_TYPE, Headers, Receive, Refused, Scope, Send
+from .guard import TEXT_TYPE, Headers, Receive, Refused, Scope, Send
 from .wsguard import guarded
 
 if TYPE_CHECKING:

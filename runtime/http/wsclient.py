@@ -28,7 +28,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
-from .messages import CONNECTION_ID_HEADER
+from .guard import CONNECTION_ID_HEADER
 from .remote import (
     RefusedConnectionError,
     RemoteTransport,
