@@ -165,10 +165,7 @@ async def connect_agent(
     is read from it (backpressure: memory stays bounded).
     """
     scheme = urlsplit(url).scheme.lower()
-    settings: dict[str, Any] = dict(CONNECT_DEFAULTS)
-    for name in CONNECT_DEFAULTS:
-        if name in options:
-            settings[name] = options.pop(name)  # type: ignore[misc]
+    settings = {name: options.pop(name, value) for name, value in CONNECT_DEFAULTS.items()}
     transport: HttpTransport | WebSocketTransport
     if scheme in ("http", "https"):
         transport = HttpTransport(url, settings)
@@ -188,7 +185,6 @@ async def connect_agent(
             **options,
         )
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
-        conn.transport = transport  # type: ignore[attr-defined]
         conn.describe_eof = transport.describe_eof
         closing: list[asyncio.Task[None]] = []  # a refusal fails every pending call with it
         transport.on_refused = lambda error: closing.append(

@@ -19,7 +19,6 @@ import asyncio
 import collections
 import contextlib
 from typing import AsyncIterator, NamedTuple
-from urllib.parse import urlsplit
 
 import h2.config
 import h2.connection
@@ -65,14 +64,13 @@ class H2Connection(asyncio.Protocol):
     def __init__(
         self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
     ) -> None:
-        parts = urlsplit(url)
+        parts = httpx.URL(url)
         self._url = url
-        self._address = (parts.hostname or "localhost", parts.port or 80)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._address = (parts.host or "localhost", parts.port or 80)
         self._pseudo = [
             (b":scheme", b"http"),
-            (b":authority", parts.netloc.rpartition("@")[2].encode()),
-            (b":path", path.encode()),
+            (b":authority", parts.netloc),
+            (b":path", parts.raw_path),
         ]
         self._fixed = {"accept": "*/*", "user-agent": f"python-httpx/{httpx.__version__}"}
         self._fixed.update((name.lower(), value) for name, value in headers.items())

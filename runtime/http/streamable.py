@@ -9,7 +9,7 @@ first POST about it. Requests go through httpx, or on h2c through the connection
 `EventParser` reads a server-sent event stream: it takes the stream's bytes as they come, in
 pieces of any size, and gives the data of each whole event. Each event's data lines are joined
 with newlines; comments (`: keepalive`) and other fields are skipped. A line, or an event's data,
-longer than the client's message limit raises `OversizedEventError`: what is buffered never grows
+longer than the client's message limit raises `PostFailed`: what is buffered never grows
 past the limit by more than a piece.
 """
 
@@ -39,55 +39,42 @@ from .remote import (
 log = logging.getLogger("acp_runtime.http")
 
 
-class OversizedEventError(Exception):
-    """An SSE line or event passed the client's message limit."""
-
-
-class SilentServerError(Exception):
-    """An SSE stream brought nothing, not even a keepalive, for its read deadline."""
-
-
 class EventParser:
     """Incremental SSE parsing: `feed(piece)` returns the data of the events it completed."""
 
-    __slots__ = ("_limit", "_buffer", "_scanned", "_data", "_size")
-
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._buffer = bytearray()
-        self._scanned = 0  # bytes of `_buffer` known to hold no newline
-        self._data: list[bytes] = []
+        self._line: list[bytes] = []  # the pieces of a line not ended yet
+        self._pending = 0  # bytes in `_line`
+        self._data: list[bytes] = []  # the data lines of an event not ended yet
         self._size = 0  # of `_data`
 
     def feed(self, piece: bytes) -> list[bytes]:
         """The events `piece` completes (none, one or several), in order."""
+        self._line.append(piece)
+        self._pending += len(piece)
+        lines: list[bytes] = []
+        if b"\n" in piece:
+            *lines, rest = b"".join(self._line).split(b"\n")
+            self._line, self._pending = [rest], len(rest)
+        if self._pending > self._limit + 8:  # "data: " and a CRLF beyond the message itself
+            raise PostFailed(f"an SSE line over {self._limit} bytes")
         events: list[bytes] = []
-        buffer = self._buffer
-        buffer += piece
-        start = 0
-        scanned = self._scanned
-        while (end := buffer.find(b"\n", max(start, scanned))) >= 0:
-            line = bytes(buffer[start:end]).rstrip(b"\r")
-            start = scanned = end + 1
-            if not line:
-                if self._data:
-                    events.append(b"\n".join(self._data))
-                    self._data, self._size = [], 0
+        for line in lines:
+            line = line.rstrip(b"\r")
+            if not line and self._data:
+                events.append(self.end() or b"")
             elif line.startswith(b"data:"):
-                value = line[5:]
-                value = value[1:] if value.startswith(b" ") else value
+                value = line[6:] if line.startswith(b"data: ") else line[5:]
                 self._data.append(value)
                 self._size += len(value) + 1
                 if self._size > self._limit:
-                    raise OversizedEventError(f"an event over {self._limit} bytes")
-        del buffer[:start]
-        self._scanned = len(buffer)
-        if self._scanned > self._limit + 8:  # "data: " and a CRLF beyond the message itself
-            raise OversizedEventError(f"a line over {self._limit} bytes")
+                    raise PostFailed(f"an SSE event over {self._limit} bytes")
         return events
 
     def end(self) -> bytes | None:
-        """At the end of the stream: the data of an event that had no blank line after it."""
+        """The data of the event so far (at the end of the stream: one with no blank line after
+        it), or None when there is none."""
         if not self._data:
             return None
         data, self._data, self._size = b"\n".join(self._data), [], 0
@@ -95,8 +82,8 @@ class EventParser:
 
 
 async def alive_within(chunks: AsyncIterator[bytes], seconds: float | None) -> AsyncIterator[bytes]:
-    """The chunks of a response; `SilentServerError` when none comes for `seconds` (None: no
-    deadline). A keepalive comment is a chunk: a quiet but live server passes."""
+    """The chunks of a response; `PostFailed` when none comes for `seconds` (None: no deadline).
+    A keepalive comment is a chunk: a quiet but live server passes."""
     iterator = chunks.__aiter__()
     while True:
         try:
@@ -105,14 +92,13 @@ async def alive_within(chunks: AsyncIterator[bytes], seconds: float | None) -> A
         except StopAsyncIteration:
             return
         except TimeoutError:
-            raise SilentServerError(
-                f"nothing came for {seconds} seconds, not even a keepalive"
-            ) from None
+            text = f"nothing came for {seconds} seconds, not even a keepalive"
+            raise PostFailed(text) from None
         yield chunk
 
 
 _GONE = frozenset({401, 403, 404, 410})
-_BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, OSError)
+_BROKEN = (httpx.HTTPError, PostFailed, OSError)
 
 
 class HttpTransport(RemoteTransport):
@@ -190,9 +176,7 @@ class HttpTransport(RemoteTransport):
 
     def _ids(self, session: str | None) -> dict[str, str]:
         ids = {CONNECTION_ID_HEADER: self.connection_id or ""}
-        if session is not None:
-            ids[SESSION_ID_HEADER] = session
-        return ids
+        return ids if session is None else {**ids, SESSION_ID_HEADER: session}
 
     @contextlib.asynccontextmanager
     async def _open(
@@ -328,11 +312,7 @@ class HttpTransport(RemoteTransport):
     async def _read_events(self, headers: dict[str, str], client: Any = None) -> str:
         async with self._open("GET", headers, b"", client) as reply:
             if reply.status != 200:
-                body = b""
-                async for chunk in reply.chunks:
-                    body += chunk
-                    if len(body) >= 8192:
-                        break
+                body = await anext(aiter(reply.chunks), b"")  # its start, for the reason
                 return f"the server refused the stream: HTTP {reply.status}: {text_of(body)}"
             parser = EventParser(self._limit)
             async for chunk in alive_within(reply.chunks, self._read_timeout):
