@@ -306,7 +306,6 @@ class RemoteConnection:
                 waiter.set_exception(ConnectionResetError("the connection closed before answering"))
         if self.idle is not None:
             self.idle.cancel()
-            self.idle = None
         if self.counted:  # what is left unread is no longer the server's to hold
             self.counted = False
             self.registry.buffered -= self.buffered
@@ -318,9 +317,8 @@ class RemoteConnection:
         """The idle clock in force (None: none): before the connection is settled, the shorter of
         the two."""
         idle, first = self.registry.idle_timeout, self.registry.first_message_timeout
-        if self.settled or first is None:
-            return idle
-        return first if idle is None else min(idle, first)
+        clocks = [t for t in (idle, None if self.settled else first) if t is not None]
+        return min(clocks, default=None)
 
     def touch(self) -> None:
         """Activity: restart the idle clock (it does not run while an SSE stream is read).
@@ -386,11 +384,9 @@ class Registry:
         for connection in sorted(self.connections.values(), key=lambda c: -c.buffered):
             if excess <= 0 or connection.buffered == 0:
                 break
+            held, limit = connection.buffered, self.max_total_buffered_bytes
             log.warning(
-                "the server holds over %d unread bytes: closing connection %s (%d of them)",
-                self.max_total_buffered_bytes,
-                connection.id,
-                connection.buffered,
+                "over %d unread bytes: closing connection %s (%d)", limit, connection.id, held
             )
             excess -= connection.buffered
             connection.count(-connection.buffered)  # counted out now; closing frees it
@@ -398,9 +394,8 @@ class Registry:
 
     async def close(self) -> None:
         """Close every connection (their streams end)."""
-        await asyncio.gather(
-            *(c.close() for c in list(self.connections.values())), return_exceptions=True
-        )
+        closing = [connection.close() for connection in list(self.connections.values())]
+        await asyncio.gather(*closing, return_exceptions=True)
 
     def open(self, transport: str, principal: Any) -> RemoteConnection:
         if len(self.connections) >= self.max_connections:

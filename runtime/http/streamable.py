@@ -135,14 +135,14 @@ class HttpTransport(RemoteTransport):
             self.cookies = client.cookies
         self._client: httpx.AsyncClient | None = client
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self._sender: asyncio.Task[None] | None = None
+        self._sender = asyncio.get_running_loop().create_task(self._send_all())
         self._streams: dict[str | None, asyncio.Task[None]] = {}
         self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
         self._room = asyncio.Event()  # set while the engine takes what comes (`flow`)
         self._room.set()
 
     async def open(self) -> None:
-        self._sender = asyncio.get_running_loop().create_task(self._send_all())
+        pass  # its first request, initialize, opens it
 
     def send_nowait(self, message: bytes) -> None:
         self._queue.put_nowait(message)
@@ -155,15 +155,12 @@ class HttpTransport(RemoteTransport):
 
     async def close(self) -> None:
         self._queue.put_nowait(None)
-        if self._sender is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
-            self._sender.cancel()
-            with contextlib.suppress(BaseException):
-                await self._sender
-        for task in self._streams.values():
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
+        tasks = [self._sender, *self._streams.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._streams.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         if self.connection_id is not None and not self.ended:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._exchange("DELETE", self._ids(None), b""), 5.0)

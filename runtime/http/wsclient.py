@@ -17,7 +17,6 @@ import contextlib
 import re
 import ssl
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from websockets.client import ClientProtocol
@@ -49,8 +48,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         super().__init__(url, options)
         self.cookies = httpx.Cookies(options["cookies"])
         self._options = options
-        parts = urlsplit(url)
-        self._http_url = urlunsplit(("https" if parts.scheme == "wss" else "http", *parts[1:]))
+        self._http_url = "http" + url[2:]  # ws://... http://..., wss://... https://...
         try:
             self._ws = ClientProtocol(parse_uri(url), max_size=options["max_message_bytes"])
         except InvalidURI as exc:
