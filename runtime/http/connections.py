@@ -198,11 +198,9 @@ class RemoteConnection:
         answers, and may leave it out (the official Python SDK does). The reasons quote no value
         of the request."""
         if message.kind == "response":
-            asked = self.asked.get(message.id_key) if message.id_key is not None else None
+            asked = self.asked.get(message.id_key)
             if header is not None and asked is not None and header != asked:
-                return (
-                    "mismatched Acp-Session-Id: it is not the session of the request this answers"
-                )
+                return "mismatched Acp-Session-Id: not the session of the request it answers"
             return None
         if message.session_id is None or (header is None and message.method in SESSION_SETUP):
             return None
@@ -384,10 +382,8 @@ class Registry:
         for connection in sorted(self.connections.values(), key=lambda c: -c.buffered):
             if excess <= 0 or connection.buffered == 0:
                 break
-            held, limit = connection.buffered, self.max_total_buffered_bytes
-            log.warning(
-                "over %d unread bytes: closing connection %s (%d)", limit, connection.id, held
-            )
+            limit = self.max_total_buffered_bytes
+            log.warning("over %d bytes unread: closing connection %s", limit, connection.id)
             excess -= connection.buffered
             connection.count(-connection.buffered)  # counted out now; closing frees it
             self.spawn(connection.close())

@@ -123,18 +123,13 @@ any value compared with `==` (a user name, a key id): a connection belongs to th
 opened it, and every later request on it must come from an equal one."""
 
 
-async def admit(
-    scope: Scope,
-    headers: Headers,
-    allowed_hosts: Collection[str] | None,
-    allowed_origins: Collection[str] | None,
-    authenticate: Authenticate | None,
-) -> Any:
-    """The request's principal (None without `authenticate`), or `Refused` 403 / 401."""
-    reason = foreign(scope, headers, allowed_hosts, allowed_origins)
+async def admit(app: Any, scope: Scope, headers: Headers) -> Any:
+    """The request's principal (None without the `authenticate` of `app`, an `AcpApp`), or
+    `Refused` 403 (its `allowed_hosts` or `allowed_origins` refuse it) / 401 (the hook does)."""
+    reason = foreign(scope, headers, app.allowed_hosts, app.allowed_origins)
     if reason is not None:
         raise Refused(403, f"forbidden: {reason}")
-    if authenticate is None:
+    if app.authenticate is None:
         return None
     client = scope.get("client")
     request = RequestInfo(
@@ -147,7 +142,7 @@ async def admit(
         scope=scope,
     )
     try:
-        principal = authenticate(request)
+        principal = app.authenticate(request)
         if inspect.isawaitable(principal):
             principal = await principal
     except Exception:  # a broken hook lets no one in

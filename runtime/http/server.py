@@ -52,21 +52,9 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 import msgspec
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, Peek, peek
+from . import guard
 from .connections import Registry, RemoteAgentConnection, RemoteConnection
-from .guard import (
-    CONNECTION_ID_HEADER,
-    EVENT_STREAM_TYPE,
-    JSON_TYPE,
-    SESSION_ID_HEADER,
-    Authenticate,
-    Headers,
-    Receive,
-    Refused,
-    Scope,
-    Send,
-    admit,
-    respond,
-)
+from .guard import Headers, Receive, Refused, Scope, Send, respond
 from .websocket import serve_websocket
 
 if TYPE_CHECKING:
@@ -91,7 +79,7 @@ if TYPE_CHECKING:
         affinity_cookie: str | None
         allowed_hosts: Collection[str] | None
         allowed_origins: Collection[str] | None
-        authenticate: Authenticate | None
+        authenticate: guard.Authenticate | None
         max_message_bytes: int
         max_buffered_bytes: int
         max_total_buffered_bytes: int
@@ -138,7 +126,7 @@ class AcpApp(Registry):
     affinity_cookie: str | None = None
     allowed_hosts: Collection[str] | None = None
     allowed_origins: Collection[str] | None = None
-    authenticate: Authenticate | None = None
+    authenticate: guard.Authenticate | None = None
     max_message_bytes: int = 4 * 1024 * 1024
     max_buffered_bytes: int = 16 * 1024 * 1024
     max_total_buffered_bytes: int = 256 * 1024 * 1024
@@ -186,11 +174,6 @@ class AcpApp(Registry):
             path = path[len(root) :]
         return None if path == self.path else root + self.path
 
-    async def admit(self, scope: Scope, headers: Headers) -> Any:
-        """The request's principal (None without `authenticate`), or `Refused` 403 / 401."""
-        hosts, origins = self.allowed_hosts, self.allowed_origins
-        return await admit(scope, headers, hosts, origins, self.authenticate)
-
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         headers = Headers(scope)
@@ -203,7 +186,7 @@ class AcpApp(Registry):
             refused: Refused | None = None
             principal: Any = None
             try:
-                principal = await self.admit(scope, headers)
+                principal = await guard.admit(self, scope, headers)
             except Refused as exc:
                 refused = exc
             # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
@@ -279,7 +262,7 @@ class AcpApp(Registry):
     def identity_headers(
         self, connection: RemoteConnection, tls: bool
     ) -> list[tuple[bytes, bytes]]:
-        headers = [(CONNECTION_ID_HEADER.lower().encode(), connection.id.encode())]
+        headers = [(guard.CONNECTION_ID_HEADER.lower().encode(), connection.id.encode())]
         if self.affinity_cookie:
             secure = "; Secure" if tls else ""
             cookie = f"{self.affinity_cookie}; Path=/; HttpOnly; SameSite=Lax{secure}"
@@ -288,7 +271,7 @@ class AcpApp(Registry):
 
     def _known(self, headers: Headers, principal: Any, missing: str = "") -> RemoteConnection:
         """The connection the request names, or `Refused` 400 (no id) / 404 (unknown to it)."""
-        connection_id = headers.get(CONNECTION_ID_HEADER)
+        connection_id = headers.get(guard.CONNECTION_ID_HEADER)
         if connection_id is None:
             raise Refused(400, f"missing Acp-Connection-Id{missing}")
         connection = self.lookup(connection_id, principal)
@@ -300,8 +283,8 @@ class AcpApp(Registry):
 
     async def _post(self, headers: Headers, body: bytes, principal: Any, send: Send) -> None:
         content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
-        if content_type != JSON_TYPE:
-            raise Refused(415, f"Content-Type must be {JSON_TYPE}")
+        if content_type != guard.JSON_TYPE:
+            raise Refused(415, f"Content-Type must be {guard.JSON_TYPE}")
         try:
             message = peek(body)
         except msgspec.DecodeError as exc:
@@ -317,7 +300,7 @@ class AcpApp(Registry):
             raise Refused(400, invalid + text, INVALID_REQUEST)
         if message.kind == "invalid" and not body.lstrip().startswith(b"{"):
             raise Refused(400, invalid + "a message is a JSON object", INVALID_REQUEST)
-        connection_id = headers.get(CONNECTION_ID_HEADER)
+        connection_id = headers.get(guard.CONNECTION_ID_HEADER)
         if message.kind == "invalid" and connection_id is None:
             why = f" ({message.problem})" if message.problem else ""
             raise Refused(400, f"{invalid}not a JSON-RPC message{why}", INVALID_REQUEST)
@@ -331,7 +314,7 @@ class AcpApp(Registry):
             await self._initialize(body, message, principal, headers.tls, send)
             return
         connection = self._known(headers, principal, " (only initialize may come without one)")
-        connection.receive(body, message, headers.get(SESSION_ID_HEADER))
+        connection.receive(body, message, headers.get(guard.SESSION_ID_HEADER))
         await respond(send, 202, [])
 
     async def _initialize(
@@ -342,7 +325,7 @@ class AcpApp(Registry):
         if answer is None:
             text = "Internal error: the connection closed before answering initialize"
             raise Refused(500, text, INTERNAL_ERROR)
-        headers = [(b"content-type", JSON_TYPE.encode())]
+        headers = [(b"content-type", guard.JSON_TYPE.encode())]
         if peek(answer).failed:  # no connection came of it: none is kept for nobody
             await connection.close()
         else:
@@ -354,7 +337,8 @@ class AcpApp(Registry):
     async def _get(self, headers: Headers, principal: Any, receive: Receive, send: Send) -> None:
         if (headers.get("upgrade") or "").lower() == "websocket":
             raise Refused(426, "this server takes WebSocket upgrades over HTTP/1.1")
-        if EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
-            raise Refused(406, f"Accept must include {EVENT_STREAM_TYPE}")
+        if guard.EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
+            raise Refused(406, f"Accept must include {guard.EVENT_STREAM_TYPE}")
         connection = self._known(headers, principal)
-        await connection.stream(headers.get(SESSION_ID_HEADER), self.keepalive, receive, send)
+        session = headers.get(guard.SESSION_ID_HEADER)
+        await connection.stream(session, self.keepalive, receive, send)

@@ -25,16 +25,10 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..jsonrpc import Peek
+from . import remote
 from .guard import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .h2conn import H2Connection, Reply
-from .remote import (
-    PostFailed,
-    RefusedConnectionError,
-    RemoteTransport,
-    envelope,
-    new_client,
-    text_of,
-)
+from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelope
 
 log = logging.getLogger("acp_runtime.http")
 
@@ -117,7 +111,7 @@ class HttpTransport(RemoteTransport):
         if client is None:
             self.cookies = httpx.Cookies(options["cookies"])  # one jar for every client below
             self._new_client = functools.partial(
-                new_client,
+                remote.new_client,
                 scheme,
                 http2=http2 is not False,
                 headers=options["headers"],
@@ -253,7 +247,7 @@ class HttpTransport(RemoteTransport):
             self.reader.feed(content)  # initialize failed: no connection
             self.end_input("the agent refused initialize")
         else:
-            text = text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
+            text = remote.text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
             refusal = RefusedConnectionError(self.url, reply.status, text, reply.transport)
             self.ended, self.eof_reason = True, str(refusal)
             self.on_refused(refusal)
@@ -261,7 +255,7 @@ class HttpTransport(RemoteTransport):
     def _refused(self, message: Peek, status: int, content: bytes) -> None:
         """A POST the server did not accept: its request fails with -32603 (data: status and
         body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
-        body = text_of(content)
+        body = remote.text_of(content)
         text = f"HTTP {status} for {message.method or message.kind}: {body}"
         if message.kind == "request":
             self.fail_request(message, text, {"status": status, "body": body})
@@ -310,7 +304,8 @@ class HttpTransport(RemoteTransport):
         async with self._open("GET", headers, b"", client) as reply:
             if reply.status != 200:
                 body = await anext(aiter(reply.chunks), b"")  # its start, for the reason
-                return f"the server refused the stream: HTTP {reply.status}: {text_of(body)}"
+                reason = remote.text_of(body)
+                return f"the server refused the stream: HTTP {reply.status}: {reason}"
             parser = EventParser(self._limit)
             async for chunk in alive_within(reply.chunks, self._read_timeout):
                 for event in parser.feed(chunk):

@@ -13,7 +13,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from .connections import RemoteConnection
-from .guard import TEXT_TYPE, Headers, Receive, Refused, Scope, Send
+from .guard import TEXT_TYPE, Headers, Receive, Refused, Scope, Send, admit
 from .wsguard import guarded
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Sen
         path = app.local_path(scope)
         if path is not None:
             raise Refused(404, f"not found: ACP is served at {path}")
-        principal = await app.admit(scope, headers)
+        principal = await admit(app, scope, headers)
         connection = app.open("websocket", principal)
     except Refused as exc:
         await refuse_websocket(scope, send, exc)

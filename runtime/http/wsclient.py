@@ -27,15 +27,9 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
+from . import remote
 from .guard import CONNECTION_ID_HEADER
-from .remote import (
-    RefusedConnectionError,
-    RemoteTransport,
-    cookie_header,
-    keep_cookies,
-    text_of,
-    tls_context,
-)
+from .remote import RefusedConnectionError, RemoteTransport
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
 PING_INTERVAL = 20.0
@@ -69,13 +63,13 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         request = self._ws.connect()
         for name, value in (self._options["headers"] or {}).items():
             request.headers[name] = value
-        if (cookie := cookie_header(self.cookies, self._http_url)) is not None:
+        if (cookie := remote.cookie_header(self.cookies, self._http_url)) is not None:
             request.headers["Cookie"] = cookie
         self._ws.send_request(request)
         uri = parse_uri(self.url)
         context: Any = None
         if uri.secure:  # a WebSocket handshake is HTTP/1.1: offer nothing else by ALPN
-            context = tls_context("wss", self._options["verify"], False)
+            context = remote.tls_context("wss", self._options["verify"], False)
             if not isinstance(context, ssl.SSLContext):
                 context = httpx.create_ssl_context(verify=context)
             context.set_alpn_protocols(["http/1.1"])
@@ -88,7 +82,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self._ticker = loop.call_later(PING_INTERVAL, self._tick)
         if isinstance(error, InvalidStatus):
             answer = error.response
-            reason = text_of(answer.body or b"") or answer.reason_phrase
+            reason = remote.text_of(answer.body or b"") or answer.reason_phrase
             raise RefusedConnectionError(self.url, answer.status_code, reason, "websocket")
         status = re.match(rb"HTTP/1\.1 ([1-5][0-9][0-9]) ([^\r\n]*)", self._head)
         if error is not None and status and status[1] != b"101":  # an answer websockets can't read
@@ -99,7 +93,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
 
     def _opened(self, response: Response) -> None:
         self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
-        keep_cookies(self.cookies, self._http_url, 101, list(response.headers.raw_items()))
+        headers = list(response.headers.raw_items())
+        remote.keep_cookies(self.cookies, self._http_url, 101, headers)
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
 
