@@ -40,8 +40,6 @@ class Reply(NamedTuple):
 
 
 class _Stream:
-    __slots__ = ("head", "chunks", "ended", "error", "wake")
-
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.head: asyncio.Future[tuple[int, list[tuple[bytes, bytes]]]] = loop.create_future()
         self.chunks: collections.deque[bytes] = collections.deque()
