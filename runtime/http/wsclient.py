@@ -80,6 +80,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         error = self._ws.handshake_exc
         if error is None and self._ws.state is State.OPEN:
             self._ticker = loop.call_later(PING_INTERVAL, self._tick)
+            return
         if isinstance(error, InvalidStatus):
             answer = error.response
             reason = remote.text_of(answer.body or b"") or answer.reason_phrase
@@ -88,8 +89,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         if error is not None and status and status[1] != b"101":  # an answer websockets can't read
             reason = status[2].decode("latin-1")
             raise RefusedConnectionError(self.url, int(status[1]), reason, "websocket")
-        if error is not None or self._ws.state is not State.OPEN:
-            raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
+        raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
 
     def _opened(self, response: Response) -> None:
         self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
