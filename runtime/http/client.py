@@ -43,7 +43,6 @@ from ..jsonrpc.errors import CapabilityError
 from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
 from ..jsonrpc.serving import DEFAULT_MAX_IN_FLIGHT
 from ..protocol.client import ClientSideConnection
-from .remote import RefusedConnectionError
 from .streamable import HttpTransport
 from .wsclient import WebSocketTransport
 
@@ -87,8 +86,6 @@ if TYPE_CHECKING:
         tracer: Tracer | None
         timeout: float | None
 
-
-__all__ = ["RefusedConnectionError", "connect_agent", "reattach_session"]
 
 CONNECT_DEFAULTS: dict[str, Any] = {
     "headers": None,
