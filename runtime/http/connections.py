@@ -358,11 +358,11 @@ class Registry:
 
     handler: Any
     options: dict[str, Any]
-    max_connections: int
-    max_buffered_bytes: int
-    max_total_buffered_bytes: int
-    idle_timeout: float | None
-    first_message_timeout: float | None
+    max_connections: int = 256
+    max_buffered_bytes: int = 16 * 1024 * 1024
+    max_total_buffered_bytes: int = 256 * 1024 * 1024
+    idle_timeout: float | None = 300.0
+    first_message_timeout: float | None = 10.0
 
     def __init__(self) -> None:
         self.connections: dict[str, RemoteConnection] = {}

@@ -119,7 +119,8 @@ class AcpApp(Registry):
     closed; a body that would pass it is answered 503), `max_connections` (503), `body_timeout`
     seconds for a request body to arrive (408).
 
-    Its settings are the class attributes below (`AppOptions`), each a keyword option.
+    Its settings are the class attributes below and the `Registry`'s (`AppOptions`), each a
+    keyword option.
     """
 
     path: str = "/acp"
@@ -128,13 +129,8 @@ class AcpApp(Registry):
     allowed_origins: Collection[str] | None = None
     authenticate: guard.Authenticate | None = None
     max_message_bytes: int = 4 * 1024 * 1024
-    max_buffered_bytes: int = 16 * 1024 * 1024
-    max_total_buffered_bytes: int = 256 * 1024 * 1024
-    max_connections: int = 256
     body_timeout: float = 30.0
     keepalive: float = 15.0
-    idle_timeout: float | None = 300.0
-    first_message_timeout: float | None = 10.0
     websocket_ping_interval: float | None = 20.0
 
     @overload
@@ -152,7 +148,8 @@ class AcpApp(Registry):
     def __init__(self, handler: object, **options: Any) -> None:
         super().__init__()
         self.handler = handler
-        for name in options.keys() & AcpApp.__annotations__.keys():  # the app's own settings
+        settings = Registry.__annotations__.keys() | AcpApp.__annotations__.keys()
+        for name in options.keys() & settings:  # the app's own options
             setattr(self, name, options.pop(name))
         self.options = {"max_line_bytes": self.max_message_bytes, **options}
 
