@@ -131,16 +131,11 @@ async def admit(app: Any, scope: Scope, headers: Headers) -> Any:
         raise Refused(403, f"forbidden: {reason}")
     if app.authenticate is None:
         return None
-    client = scope.get("client")
-    request = RequestInfo(
-        transport="websocket" if scope["type"] == "websocket" else "http",
-        method=scope.get("method", "GET"),
-        headers=headers,
-        client=(client[0], client[1]) if client else None,
-        tls=headers.tls,
-        tls_info=(scope.get("extensions") or {}).get("tls"),
-        scope=scope,
-    )
+    kind = "websocket" if scope["type"] == "websocket" else "http"
+    peer = (scope["client"][0], scope["client"][1]) if scope.get("client") else None
+    tls_info = (scope.get("extensions") or {}).get("tls")
+    method = scope.get("method", "GET")
+    request = RequestInfo(kind, method, headers, peer, headers.tls, tls_info, scope)
     try:
         principal = app.authenticate(request)
         if inspect.isawaitable(principal):

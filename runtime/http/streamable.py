@@ -107,26 +107,23 @@ class HttpTransport(RemoteTransport):
         # one connection httpx would make a stream wait behind an idle one (see h2conn.py)
         self._h2 = client is None and http2 is not False and scheme != "http"
         self._owns_client = client is None
+        # one jar for every client below (a CookieJar is shared, not copied)
+        self.cookies = httpx.Cookies(options["cookies"]) if client is None else client.cookies
+        self._new_client = functools.partial(
+            remote.new_client,
+            scheme,
+            http2=http2 is not False,
+            headers=options["headers"],
+            cookies=self.cookies.jar,
+            verify=options["verify"],
+            timeout=httpx.Timeout(options["connect_timeout"], read=None),
+        )
         self._h2conn: H2Connection | None = None
-        if client is None:
-            self.cookies = httpx.Cookies(options["cookies"])  # one jar for every client below
-            self._new_client = functools.partial(
-                remote.new_client,
-                scheme,
-                http2=http2 is not False,
-                headers=options["headers"],
-                cookies=self.cookies.jar,  # a CookieJar is shared, not copied
-                verify=options["verify"],
-                timeout=httpx.Timeout(options["connect_timeout"], read=None),
-            )
-            if http2 is True and scheme == "http":  # h2c: every request on one connection of ours
-                headers = httpx.Headers(options["headers"])
-                timeout = options["connect_timeout"]
-                self._h2conn = H2Connection(url, headers, self.cookies, timeout)
-            else:
-                client = self._new_client()
-        else:
-            self.cookies = client.cookies
+        if client is None and http2 is True and scheme == "http":  # h2c: one connection of ours
+            headers = httpx.Headers(options["headers"])
+            self._h2conn = H2Connection(url, headers, self.cookies, options["connect_timeout"])
+        elif client is None:
+            client = self._new_client()
         self._client: httpx.AsyncClient | None = client
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._sender = asyncio.get_running_loop().create_task(self._send_all())
