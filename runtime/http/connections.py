@@ -315,8 +315,9 @@ class RemoteConnection:
         """The idle clock in force (None: none): before the connection is settled, the shorter of
         the two."""
         idle, first = self.registry.idle_timeout, self.registry.first_message_timeout
-        clocks = [t for t in (idle, None if self.settled else first) if t is not None]
-        return min(clocks, default=None)
+        if self.settled or first is None:
+            return idle
+        return first if idle is None else min(idle, first)
 
     def touch(self) -> None:
         """Activity: restart the idle clock (it does not run while an SSE stream is read).

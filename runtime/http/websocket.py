@@ -76,7 +76,7 @@ async def _pump(connection: RemoteConnection, send: Send) -> None:
         while box.items:
             await send({"type": "websocket.send", "text": box.items[0].decode()})
             box.sent(1)
-            connection.touch()
+        connection.touch()
         if box.finished:
             with contextlib.suppress(Exception):
                 await send({"type": "websocket.close", "code": 1000})
