@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import uuid
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -102,11 +103,10 @@ class Mailbox:
         gone = asyncio.ensure_future(disconnected(receive))
         gone.add_done_callback(lambda _: self.wake.set())
         try:
-            while not gone.done():
-                try:
-                    await asyncio.wait_for(self.wait(), keepalive)
-                except TimeoutError:
-                    pass
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(keepalive):  # (no task per wait, as wait_for has)
+                        await self.wait()
                 if gone.done():
                     return
                 items = list(self.items)
