@@ -41,18 +41,15 @@ async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Sen
         identity = app.identity_headers(connection, headers.tls)
         await send({"type": "websocket.accept", "headers": identity})
     connection.touch()
-    tasks = [
-        asyncio.ensure_future(_pump(connection, send)),
-        asyncio.ensure_future(_read(connection, receive)),
-    ]
+    sides = (_pump(connection, send), _read(connection, receive))
+    tasks = [asyncio.ensure_future(side) for side in sides]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
         await connection.close()
         for task in tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _read(connection: RemoteConnection, receive: Receive) -> None:
