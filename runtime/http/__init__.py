@@ -10,10 +10,10 @@ Implements `rfds/streamable-http-websocket-transport.mdx`. Importing `acp_runtim
 this package (nor Hypercorn, httpx or websockets); see docs/runtime.md, "Remote agents".
 """
 
-from .client import RefusedConnectionError, connect_agent, reattach_session
+from .client import connect_agent, reattach_session
 from .connections import RemoteAgentConnection
-from .guard import RequestInfo
-from .messages import CONNECTION_ID_HEADER, SESSION_ID_HEADER
+from .guard import CONNECTION_ID_HEADER, SESSION_ID_HEADER, RequestInfo
+from .remote import RefusedConnectionError
 from .serve import config, listen_socket, run, serve, url_of
 from .server import AcpApp
 

@@ -41,9 +41,8 @@ import httpx
 
 from ..jsonrpc.errors import CapabilityError
 from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
-from ..jsonrpc.transport import MessageTransport
+from ..jsonrpc.serving import DEFAULT_MAX_IN_FLIGHT
 from ..protocol.client import ClientSideConnection
-from .remote import DEFAULT_MAX_PEER_REQUESTS, RefusedConnectionError
 from .streamable import HttpTransport
 from .wsclient import WebSocketTransport
 
@@ -88,8 +87,6 @@ if TYPE_CHECKING:
         timeout: float | None
 
 
-__all__ = ["RefusedConnectionError", "connect_agent", "reattach_session"]
-
 CONNECT_DEFAULTS: dict[str, Any] = {
     "headers": None,
     "cookies": None,
@@ -99,7 +96,7 @@ CONNECT_DEFAULTS: dict[str, Any] = {
     "max_message_bytes": DEFAULT_MAX_LINE_BYTES,
     "read_timeout": 60.0,  # seconds an SSE stream may bring nothing (servers: a keepalive in 15)
     "max_session_streams": 64,  # session streams a connection reads at once
-    "max_peer_requests": DEFAULT_MAX_PEER_REQUESTS,
+    "max_peer_requests": DEFAULT_MAX_IN_FLIGHT,  # the connection's `max_in_flight`
     "client": None,
 }
 """`connect_agent`'s own options and their defaults."""
@@ -150,7 +147,7 @@ async def connect_agent(
     Over HTTP one `httpx.AsyncClient` carries the connection's requests (on HTTP/2 over TLS each
     SSE stream has a client of its own); on h2c every request goes on one HTTP/2 connection of
     the connection's own (`h2conn`). Every client shares the process's TLS context
-    (`acp_runtime.http.pool`), and `http://` loads none. `client`: an `httpx.AsyncClient` of
+    (`acp_runtime.http.remote`), and `http://` loads none. `client`: an `httpx.AsyncClient` of
     yours to carry every request instead (share one across many connections to share its pool);
     it is not closed here, and `headers`, `cookies`, `http2` and `verify` are then its own
     settings. Give it `http2=False` (its default): on HTTP/2 an idle stream would hold up others.
@@ -165,31 +162,26 @@ async def connect_agent(
     is read from it (backpressure: memory stays bounded).
     """
     scheme = urlsplit(url).scheme.lower()
-    settings: dict[str, Any] = dict(CONNECT_DEFAULTS)
-    for name in CONNECT_DEFAULTS:
-        if name in options:
-            settings[name] = options.pop(name)  # type: ignore[misc]
-    max_message_bytes = settings["max_message_bytes"]
+    settings = {name: options.pop(name, value) for name, value in CONNECT_DEFAULTS.items()}
     transport: HttpTransport | WebSocketTransport
-    # the connection's messages: fed whole by the transport, each one sent handed to it
-    reader = MessageTransport(
-        lambda message: transport.send_nowait(message),
-        lambda: transport.end_output(),
-        max_message_bytes,
-    )
     if scheme in ("http", "https"):
-        transport = HttpTransport(url, reader, settings)
+        transport = HttpTransport(url, settings)
     elif scheme in ("ws", "wss"):
-        transport = WebSocketTransport(url, reader, settings)
+        transport = WebSocketTransport(url, settings)
     else:
         raise ValueError(f"connect_agent: {url!r} is neither http(s):// nor ws(s)://")
     try:
         await transport.open()
         conn = _client_connection(  # over the transport of whole messages (no writer)
-            handler, reader, None, schema=schema, max_line_bytes=max_message_bytes, **options
+            handler,
+            transport.reader,
+            None,
+            schema=schema,
+            max_line_bytes=settings["max_message_bytes"],
+            max_in_flight=settings["max_peer_requests"],
+            **options,
         )
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
-        conn.transport = transport  # type: ignore[attr-defined]
         conn.describe_eof = transport.describe_eof
         closing: list[asyncio.Task[None]] = []  # a refusal fails every pending call with it
         transport.on_refused = lambda error: closing.append(

@@ -1,14 +1,20 @@
 """The server's open ACP connections: `RemoteConnection` (one connection: an `AgentSideConnection`
-fed from POSTs or WebSocket frames, its output sorted into the `Mailbox` of each outbound stream)
-and `Registry` (what an `AcpApp` is to its connections: opening them within `max_connections`,
-finding one by id for its principal, counting the unread bytes they hold and shedding the biggest
-holders over `max_total_buffered_bytes`, closing them all).
+fed from POSTs or WebSocket frames, its output sorted into the `Mailbox` of each outbound stream,
+a mailbox read as an SSE stream) and `Registry` (what an `AcpApp` is to its connections: opening
+them within `max_connections`, finding one by id for its principal, counting the unread bytes
+they hold and shedding the biggest holders over `max_total_buffered_bytes`, closing them all).
+
+An SSE stream (a `GET` with `Accept: text/event-stream`) sends each message of its mailbox as one
+`data:` event, in order (what came meanwhile in one body chunk), a keepalive comment in silences,
+and ends when the connection ends. A message leaves the mailbox only once sent: a stream that
+ends first leaves it for the next reader.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import uuid
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,7 +23,7 @@ from ..jsonrpc import INTERNAL_ERROR, Peek, peek
 from ..jsonrpc.transport import MessageTransport
 from ..protocol import rules
 from ..protocol.agent import AgentSideConnection
-from .replies import Refused
+from .guard import EVENT_STREAM_TYPE, Receive, Refused, Send
 
 if TYPE_CHECKING:
     from ..jsonrpc.package import ClientProxyT
@@ -25,6 +31,16 @@ else:  # at run time: a plain type variable (type checkers see its default, acp_
     ClientProxyT = TypeVar("ClientProxyT")
 
 log = logging.getLogger("acp_runtime.http")
+
+MAX_SESSION_STREAMS = 1024
+"""Session streams one connection may open (a GET opens one for any session id, as the RFD's
+reconnect flow opens it before `session/load`)."""
+
+SESSION_SETUP = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
+"""Requests that set a session up on a connection: a client may send them without
+`Acp-Session-Id` (it may not read that session's stream yet)."""
+
+SSE_HEADERS = [(b"content-type", EVENT_STREAM_TYPE.encode()), (b"cache-control", b"no-cache")]
 
 
 class RemoteAgentConnection(AgentSideConnection[ClientProxyT]):
@@ -37,6 +53,16 @@ class RemoteAgentConnection(AgentSideConnection[ClientProxyT]):
     ) -> None:
         self.principal = principal
         super().__init__(handler, reader, writer, **options)
+
+
+def event(data: bytes) -> bytes:
+    """One message as an SSE event."""
+    return b"data: " + data + b"\n\n"
+
+
+async def disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 class Mailbox:
@@ -70,6 +96,30 @@ class Mailbox:
             self.wake.clear()
             await self.wake.wait()
 
+    async def stream(self, keepalive: float, receive: Receive, send: Send) -> None:
+        """Send what comes as SSE events, a comment after `keepalive` seconds of silence, until
+        the mailbox is finished (the connection ended) or the client goes away."""
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        gone = asyncio.ensure_future(disconnected(receive))
+        gone.add_done_callback(lambda _: self.wake.set())
+        try:
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(keepalive):  # (no task per wait, as wait_for has)
+                        await self.wait()
+                if gone.done():
+                    return
+                items = list(self.items)
+                body = b"".join(map(event, items)) if items else b": keepalive\n\n"
+                if items or not self.finished:
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                    self.sent(len(items))
+                if self.finished and not self.items:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    return
+        finally:
+            gone.cancel()
+
 
 class RemoteConnection:
     """One ACP connection served over HTTP or a WebSocket: an `AgentSideConnection` whose input is
@@ -89,6 +139,7 @@ class RemoteConnection:
         self.buffered = 0
         self.counted = True  # its bytes are in registry.buffered (until it ends)
         self.settled = False
+        self.reading = 0  # SSE streams being read (the idle clock stops meanwhile)
         self.connection_stream = Mailbox(self)
         self.session_streams: dict[str, Mailbox] = {}
         self.answer_to: dict[Any, str | None] = {}  # client request id -> session of its answer
@@ -112,7 +163,8 @@ class RemoteConnection:
     # --- in ---------------------------------------------------------------------------------------
 
     def receive(self, body: bytes, message: Peek, session_header: str | None = None) -> None:
-        """Hand one client message to the agent connection, remembering where its answer goes.
+        """Hand one client message to the agent connection, remembering where its answer goes;
+        `Refused` 400 when its `Acp-Session-Id` does not fit it (`session_header_problem`).
 
         The answer to a request about a session goes to that session's stream, except for
         session/new and session/fork (the client learns the id from the answer itself) and for
@@ -121,6 +173,9 @@ class RemoteConnection:
         reads that session's stream, their answer follows the replayed history on it, so the
         client has seen the whole history when the call returns (across two streams nothing
         orders the answer after the history)."""
+        problem = self.session_header_problem(message, session_header)
+        if problem is not None:
+            raise Refused(400, problem)
         key = message.id_key
         if message.kind == "request" and key is not None:
             if message.method in rules.SESSION_CREATED_BY:
@@ -134,17 +189,33 @@ class RemoteConnection:
         self.messages.feed(body)
         self.touch()
 
+    def session_header_problem(self, message: Peek, header: str | None) -> str | None:
+        """Why a POST's Acp-Session-Id does not fit its message (None: it fits).
+
+        A request or notification naming a session must carry it (RFD), except one that opens
+        the session on this connection (`session/load`, `session/resume`: the official Python SDK
+        sends those without it); a client response must name the session of the request it
+        answers, and may leave it out (the official Python SDK does). The reasons quote no value
+        of the request."""
+        if message.kind == "response":
+            asked = self.asked.get(message.id_key)
+            if header is not None and asked is not None and header != asked:
+                return "mismatched Acp-Session-Id: not the session of the request it answers"
+            return None
+        if message.session_id is None or (header is None and message.method in SESSION_SETUP):
+            return None
+        if header is None:
+            return "missing Acp-Session-Id: the message is about a session"
+        if header != message.session_id:
+            return "mismatched Acp-Session-Id: it is not the message's params.sessionId"
+        return None
+
     def receive_frame(self, data: bytes) -> None:
         """Hand one WebSocket message to the agent connection: a socket has one stream, so
         nothing is read of the message to route its answer (the connection decodes it)."""
         self.settled = True
         self.messages.feed(data)
         self.touch()
-
-    def asked_about(self, message: Peek) -> str | None:
-        """The session of the agent request a client response answers (None: none, or unknown)."""
-        key = message.id_key
-        return self.asked.get(key) if key is not None else None
 
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
@@ -167,11 +238,8 @@ class RemoteConnection:
             return
         box.push(line)
         if self.buffered > self.registry.max_buffered_bytes:
-            log.warning(
-                "connection %s: over %d bytes wait unread: closing it",
-                self.id,
-                self.registry.max_buffered_bytes,
-            )
+            limit = self.registry.max_buffered_bytes
+            log.warning("connection %s: over %d bytes wait unread: closing it", self.id, limit)
             self.registry.spawn(self.close())
         elif self.registry.buffered > self.registry.max_total_buffered_bytes:
             self.registry.shed()
@@ -206,6 +274,27 @@ class RemoteConnection:
             box = self.session_streams[session] = Mailbox(self)
         return box
 
+    async def stream(
+        self, session: str | None, keepalive: float, receive: Receive, send: Send
+    ) -> None:
+        """Read the mailbox of `session` (the connection's when None) as an SSE stream; `Refused`
+        409 when it has a reader, 400 past `MAX_SESSION_STREAMS`."""
+        if session is not None and session not in self.session_streams:
+            if len(self.session_streams) >= MAX_SESSION_STREAMS:
+                raise Refused(400, f"over {MAX_SESSION_STREAMS} session streams on a connection")
+        box = self.mailbox(session)
+        if box.leased:
+            raise Refused(409, "this stream already has a reader")
+        box.leased = True
+        self.reading += 1
+        self.touch()
+        try:
+            await box.stream(keepalive, receive, send)
+        finally:
+            box.leased = False
+            self.reading -= 1
+            self.touch()
+
     def ended(self) -> None:
         """The agent connection closed its output: end every stream, forget the connection."""
         for box in (self.connection_stream, *self.session_streams.values()):
@@ -215,7 +304,6 @@ class RemoteConnection:
                 waiter.set_exception(ConnectionResetError("the connection closed before answering"))
         if self.idle is not None:
             self.idle.cancel()
-            self.idle = None
         if self.counted:  # what is left unread is no longer the server's to hold
             self.counted = False
             self.registry.buffered -= self.buffered
@@ -246,19 +334,15 @@ class RemoteConnection:
 
     def idle_check(self) -> None:
         self.idle = None
+        if self.reading:  # no clock while an SSE stream is read: look later
+            self.active = self.loop.time()
         timeout = self.timeout()
         if self.conn.closed or timeout is None:
             return
-        boxes = (self.connection_stream, *self.session_streams.values())
-        if any(box.leased for box in boxes):  # no clock while an SSE stream is read: look later
-            self.active = self.loop.time()
-        due = self.active + timeout
-        if due > self.loop.time():
-            self.idle = self.loop.call_at(due, self.idle_check)
+        if self.active + timeout > self.loop.time():
+            self.idle = self.loop.call_at(self.active + timeout, self.idle_check)
             return
-        log.info(
-            "connection %s: no message and no open stream for %ss: closing it", self.id, timeout
-        )
+        log.info("connection %s: no message and no open stream for %ss: closing", self.id, timeout)
         self.registry.spawn(self.close())
 
     async def close(self) -> None:
@@ -275,11 +359,11 @@ class Registry:
 
     handler: Any
     options: dict[str, Any]
-    max_connections: int
-    max_buffered_bytes: int
-    max_total_buffered_bytes: int
-    idle_timeout: float | None
-    first_message_timeout: float | None
+    max_connections: int = 256
+    max_buffered_bytes: int = 16 * 1024 * 1024
+    max_total_buffered_bytes: int = 256 * 1024 * 1024
+    idle_timeout: float | None = 300.0
+    first_message_timeout: float | None = 10.0
 
     def __init__(self) -> None:
         self.connections: dict[str, RemoteConnection] = {}
@@ -299,31 +383,21 @@ class Registry:
         for connection in sorted(self.connections.values(), key=lambda c: -c.buffered):
             if excess <= 0 or connection.buffered == 0:
                 break
-            log.warning(
-                "the server holds over %d unread bytes: closing connection %s (%d of them)",
-                self.max_total_buffered_bytes,
-                connection.id,
-                connection.buffered,
-            )
+            limit = self.max_total_buffered_bytes
+            log.warning("over %d bytes unread: closing connection %s", limit, connection.id)
             excess -= connection.buffered
             connection.count(-connection.buffered)  # counted out now; closing frees it
-            connection.buffered = 0
             self.spawn(connection.close())
 
     async def close(self) -> None:
         """Close every connection (their streams end)."""
-        await asyncio.gather(
-            *(c.close() for c in list(self.connections.values())), return_exceptions=True
-        )
+        closing = [connection.close() for connection in list(self.connections.values())]
+        await asyncio.gather(*closing, return_exceptions=True)
 
     def open(self, transport: str, principal: Any) -> RemoteConnection:
         if len(self.connections) >= self.max_connections:
-            raise Refused(
-                503,
-                f"Server busy: it serves its limit of {self.max_connections} connections",
-                INTERNAL_ERROR,
-                {"limit": self.max_connections},
-            )
+            text = f"Server busy: it serves its limit of {self.max_connections} connections"
+            raise Refused(503, text, INTERNAL_ERROR, {"limit": self.max_connections})
         connection = RemoteConnection(self, transport, principal)
         self.connections[connection.id] = connection
         return connection

@@ -1,4 +1,8 @@
-"""Who may reach an `AcpApp`: the Host and Origin checks, and what the authentication hook sees.
+"""Who may reach an `AcpApp`, and what is answered before a connection: the Host and Origin
+checks, what the authentication hook sees (`admit`), `Refused` (a request answered with an error
+before it reached a connection: text/plain, or a JSON-RPC error answer), `respond` (one whole
+answer), `Headers` (a request's headers, as `AcpApp` reads them), the ASGI callables' types, and
+the names both sides of the remote transport share: its headers and media types.
 
 - **Host** (DNS rebinding): a page on `evil.example` whose name the attacker points at 127.0.0.1
   sends `Host: evil.example`. `allowed_hosts=None` (the default) takes only loopback names
@@ -15,12 +19,75 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import ipaddress
+import logging
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Collection, Mapping, Union
+from typing import Any, Awaitable, Callable, Collection, Mapping, Sequence, Union
 from urllib.parse import urlsplit
 
+import msgspec
+
+CONNECTION_ID_HEADER = "Acp-Connection-Id"
+SESSION_ID_HEADER = "Acp-Session-Id"
+JSON_TYPE = "application/json"
+EVENT_STREAM_TYPE = "text/event-stream"
+TEXT_TYPE = b"text/plain; charset=utf-8"
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+log = logging.getLogger("acp_runtime.http")
+
+
+class Refused(Exception):
+    """A request answered with an error before it reached a connection: text/plain, or a
+    JSON-RPC error answer (`code`, `data`, the `request_id` it answers) when `code` is given."""
+
+    def __init__(
+        self,
+        status: int,
+        text: str,
+        code: int | None = None,
+        data: Any = None,
+        *,
+        request_id: Any = None,
+        headers: Sequence[tuple[bytes, bytes]] = (),
+    ) -> None:
+        super().__init__(text)
+        self.status, self.text = status, text
+        if code is None:
+            self.body, kind = text.encode(), TEXT_TYPE
+        else:
+            error = {"code": code, "message": text} | ({} if data is None else {"data": data})
+            self.body = msgspec.json.encode({"jsonrpc": "2.0", "id": request_id, "error": error})
+            kind = JSON_TYPE.encode()
+        self.headers = [(b"content-type", kind), *headers]
+
+    async def answer(self, send: Send) -> None:
+        await respond(send, self.status, self.headers, self.body)
+
+
+async def respond(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes = b""
+) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Headers(dict[str, str]):
+    """A request's headers by lower-case name (a repeated header: its last value), and whether
+    it came over TLS."""
+
+    def __init__(self, scope: Scope) -> None:
+        raw: list[tuple[bytes, bytes]] = scope["headers"]
+        super().__init__((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in raw)
+        self.tls = scope.get("scheme") in ("https", "wss")
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return super().get(name.lower(), default)
 
 
 @dataclass(frozen=True)
@@ -56,19 +123,29 @@ any value compared with `==` (a user name, a key id): a connection belongs to th
 opened it, and every later request on it must come from an equal one."""
 
 
-def request_info(scope: Mapping[str, Any], headers: Mapping[str, str]) -> RequestInfo:
-    transport = "websocket" if scope["type"] == "websocket" else "http"
-    client = scope.get("client")
-    extensions = scope.get("extensions") or {}
-    return RequestInfo(
-        transport=transport,
-        method=scope.get("method", "GET"),
-        headers=headers,
-        client=(client[0], client[1]) if client else None,
-        tls=scope.get("scheme") in ("https", "wss"),
-        tls_info=extensions.get("tls"),
-        scope=scope,
-    )
+async def admit(app: Any, scope: Scope, headers: Headers) -> Any:
+    """The request's principal (None without the `authenticate` of `app`, an `AcpApp`), or
+    `Refused` 403 (its `allowed_hosts` or `allowed_origins` refuse it) / 401 (the hook does)."""
+    reason = foreign(scope, headers, app.allowed_hosts, app.allowed_origins)
+    if reason is not None:
+        raise Refused(403, f"forbidden: {reason}")
+    if app.authenticate is None:
+        return None
+    kind = "websocket" if scope["type"] == "websocket" else "http"
+    peer = (scope["client"][0], scope["client"][1]) if scope.get("client") else None
+    tls_info = (scope.get("extensions") or {}).get("tls")
+    method = scope.get("method", "GET")
+    request = RequestInfo(kind, method, headers, peer, headers.tls, tls_info, scope)
+    try:
+        principal = app.authenticate(request)
+        if inspect.isawaitable(principal):
+            principal = await principal
+    except Exception:  # a broken hook lets no one in
+        log.exception("the authenticate hook failed")
+        raise Refused(500, "Internal error: the authentication hook failed") from None
+    if principal is None:
+        raise Refused(401, "unauthorized: this agent needs credentials")
+    return principal
 
 
 @functools.lru_cache(maxsize=256)
@@ -100,25 +177,22 @@ def foreign(
     """Why a request is refused 403 by the Host and Origin checks (None: it passes). The reason
     names the header, never its value."""
     host = headers.get("host") or headers.get(":authority")
+    name = None if host is None else host_name(host)
     if allowed_hosts is None:
         server = scope.get("server")
         if server and isinstance(server[0], str) and is_loopback(server[0]):
-            if host is None or host_name(host) not in LOOPBACK_NAMES:
+            if name not in LOOPBACK_NAMES:
                 return "Host is not a loopback name (this server is reached over loopback)"
-    elif "*" not in allowed_hosts:
-        names = {name.lower() for name in allowed_hosts}
-        if host is None or host_name(host) not in names:
-            return "Host is not one this server answers to"
+    elif "*" not in allowed_hosts and name not in {host.lower() for host in allowed_hosts}:
+        return "Host is not one this server answers to"
     origin = headers.get("origin")
     if origin is None:
         return None  # not a browser page
+    origin = origin.strip().lower()
     if allowed_origins is None:
-        parts = urlsplit(origin.strip().lower())
-        if parts.scheme in ("http", "https") and (parts.hostname or "") in LOOPBACK_NAMES:
-            return None
-        return "a page of another origin may not call this agent"
-    if "*" in allowed_origins or origin.strip().lower().rstrip("/") in {
-        o.lower().rstrip("/") for o in allowed_origins
-    }:
-        return None
-    return "a page of another origin may not call this agent"
+        parts = urlsplit(origin)
+        taken = parts.scheme in ("http", "https") and (parts.hostname or "") in LOOPBACK_NAMES
+    else:
+        wanted = {allowed.lower().rstrip("/") for allowed in allowed_origins}
+        taken = "*" in wanted or origin.rstrip("/") in wanted
+    return None if taken else "a page of another origin may not call this agent"

@@ -19,7 +19,6 @@ import asyncio
 import collections
 import contextlib
 from typing import AsyncIterator, NamedTuple
-from urllib.parse import urlsplit
 
 import h2.config
 import h2.connection
@@ -41,8 +40,6 @@ class Reply(NamedTuple):
 
 
 class _Stream:
-    __slots__ = ("head", "chunks", "ended", "error", "wake")
-
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.head: asyncio.Future[tuple[int, list[tuple[bytes, bytes]]]] = loop.create_future()
         self.chunks: collections.deque[bytes] = collections.deque()
@@ -65,14 +62,13 @@ class H2Connection(asyncio.Protocol):
     def __init__(
         self, url: str, headers: httpx.Headers, cookies: httpx.Cookies, connect_timeout: float
     ) -> None:
-        parts = urlsplit(url)
+        parts = httpx.URL(url)
         self._url = url
-        self._address = (parts.hostname or "localhost", parts.port or 80)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        self._address = (parts.host or "localhost", parts.port or 80)
         self._pseudo = [
             (b":scheme", b"http"),
-            (b":authority", parts.netloc.rpartition("@")[2].encode()),
-            (b":path", path.encode()),
+            (b":authority", parts.netloc),
+            (b":path", parts.raw_path),
         ]
         self._fixed = {"accept": "*/*", "user-agent": f"python-httpx/{httpx.__version__}"}
         self._fixed.update((name.lower(), value) for name, value in headers.items())
@@ -112,12 +108,9 @@ class H2Connection(asyncio.Protocol):
     def _on_event(self, event: h2.events.Event) -> None:
         stream = self._streams.get(getattr(event, "stream_id", 0) or 0)
         if isinstance(event, h2.events.ResponseReceived) and stream is not None:
-            status, headers = 0, []
-            for name, value in event.headers or []:
-                if name == b":status":
-                    status = int(value)
-                elif not name.startswith(b":"):
-                    headers.append((name, value))
+            fields = event.headers or []
+            status = int(dict(fields).get(b":status", 0))
+            headers = [(name, value) for name, value in fields if not name.startswith(b":")]
             if any(name == b"set-cookie" for name, _ in headers):
                 keep_cookies(self._cookies, self._url, status, headers)
             if not stream.head.done():
@@ -198,9 +191,7 @@ class H2Connection(asyncio.Protocol):
     ) -> tuple[int, _Stream]:
         if self._opening is None:
             self._opening = asyncio.get_running_loop().create_task(self._connect())
-        if not self._opening.done():
-            await asyncio.shield(self._opening)
-        self._opening.result()
+        await asyncio.shield(self._opening)  # (a connection that failed raises for each request)
         h2c = self._h2
         while h2c.open_outbound_streams >= h2c.remote_settings.max_concurrent_streams:
             if self._refusing is not None:

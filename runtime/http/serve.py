@@ -82,11 +82,8 @@ async def serve(
             on_listening(url)
         # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
         asgi_app: Any = app
-        await hypercorn_serve(
-            asgi_app,
-            config(app, sock, certfile=certfile, keyfile=keyfile),
-            shutdown_trigger=trigger,
-        )
+        cfg = config(app, sock, certfile=certfile, keyfile=keyfile)
+        await hypercorn_serve(asgi_app, cfg, shutdown_trigger=trigger)
     finally:
         if sock is not bind:
             sock.close()

@@ -24,7 +24,7 @@ What `rfds/streamable-http-websocket-transport.mdx` asks, and how each piece map
 
 This module is the HTTP front (admission, the methods, the body read within its limits); an
 `AcpApp` is the `Registry` of its connections (`connections.py`, with their mailboxes), an SSE
-stream is `sse.py`, the WebSocket endpoint `websocket.py`, the refusals `replies.py`.
+stream and the WebSocket endpoint are there too, the refusals in `guard.py`.
 
 Who may call is settled first (`guard.py`, docs/runtime.md "Security"): `403` a `Host` or a
 browser `Origin` the app does not take, `401` a request its `authenticate` hook refuses; a
@@ -47,19 +47,14 @@ exactly as over stdio.
 from __future__ import annotations
 
 import asyncio
-import inspect
-import logging
 from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 
 import msgspec
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, Peek, peek
-from ..protocol import rules
+from . import guard
 from .connections import Registry, RemoteAgentConnection, RemoteConnection
-from .guard import Authenticate, foreign, request_info
-from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
-from .replies import Headers, Receive, Refused, Scope, Send, respond
-from .sse import stream
+from .guard import Headers, Receive, Refused, Scope, Send, respond
 from .websocket import serve_websocket
 
 if TYPE_CHECKING:
@@ -84,7 +79,7 @@ if TYPE_CHECKING:
         affinity_cookie: str | None
         allowed_hosts: Collection[str] | None
         allowed_origins: Collection[str] | None
-        authenticate: Authenticate | None
+        authenticate: guard.Authenticate | None
         max_message_bytes: int
         max_buffered_bytes: int
         max_total_buffered_bytes: int
@@ -94,17 +89,6 @@ if TYPE_CHECKING:
         idle_timeout: float | None
         first_message_timeout: float | None
         websocket_ping_interval: float | None
-
-
-log = logging.getLogger("acp_runtime.http")
-
-MAX_SESSION_STREAMS = 1024
-"""Session streams one connection may open (a GET opens one for any session id, as the RFD's
-reconnect flow opens it before `session/load`)."""
-
-SESSION_SETUP = rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY
-"""Requests that set a session up on a connection: a client may send them without
-`Acp-Session-Id` (it may not read that session's stream yet)."""
 
 
 class AcpApp(Registry):
@@ -134,7 +118,20 @@ class AcpApp(Registry):
     `max_total_buffered_bytes` for the server (the connections holding the most unread bytes are
     closed; a body that would pass it is answered 503), `max_connections` (503), `body_timeout`
     seconds for a request body to arrive (408).
+
+    Its settings are the class attributes below and the `Registry`'s (`AppOptions`), each a
+    keyword option.
     """
+
+    path: str = "/acp"
+    affinity_cookie: str | None = None
+    allowed_hosts: Collection[str] | None = None
+    allowed_origins: Collection[str] | None = None
+    authenticate: guard.Authenticate | None = None
+    max_message_bytes: int = 4 * 1024 * 1024
+    body_timeout: float = 30.0
+    keepalive: float = 15.0
+    websocket_ping_interval: float | None = 20.0
 
     @overload
     def __init__(
@@ -148,43 +145,13 @@ class AcpApp(Registry):
         schema: AgentPackage[ProxyT, HandlerT],
         **options: Unpack[AppOptions],
     ) -> None: ...
-    def __init__(
-        self,
-        handler: object,
-        *,
-        path: str = "/acp",
-        affinity_cookie: str | None = None,
-        allowed_hosts: Collection[str] | None = None,
-        allowed_origins: Collection[str] | None = None,
-        authenticate: Authenticate | None = None,
-        max_message_bytes: int = 4 * 1024 * 1024,
-        max_buffered_bytes: int = 16 * 1024 * 1024,
-        max_total_buffered_bytes: int = 256 * 1024 * 1024,
-        max_connections: int = 256,
-        body_timeout: float = 30.0,
-        keepalive: float = 15.0,
-        idle_timeout: float | None = 300.0,
-        first_message_timeout: float | None = 10.0,
-        websocket_ping_interval: float | None = 20.0,
-        **options: Any,
-    ) -> None:
+    def __init__(self, handler: object, **options: Any) -> None:
         super().__init__()
         self.handler = handler
-        self.path = path
-        self.affinity_cookie = affinity_cookie
-        self.allowed_hosts = allowed_hosts
-        self.allowed_origins = allowed_origins
-        self.authenticate = authenticate
-        self.max_message_bytes = max_message_bytes
-        self.max_buffered_bytes = max_buffered_bytes
-        self.max_total_buffered_bytes = max_total_buffered_bytes
-        self.max_connections = max_connections
-        self.body_timeout = body_timeout
-        self.keepalive = keepalive
-        self.idle_timeout = idle_timeout
-        self.first_message_timeout = first_message_timeout
-        self.websocket_ping_interval = websocket_ping_interval
-        self.options = {"max_line_bytes": max_message_bytes, **options}
+        settings = Registry.__annotations__.keys() | AcpApp.__annotations__.keys()
+        for name in options.keys() & settings:  # the app's own options
+            setattr(self, name, options.pop(name))
+        self.options = {"max_line_bytes": self.max_message_bytes, **options}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -204,24 +171,6 @@ class AcpApp(Registry):
             path = path[len(root) :]
         return None if path == self.path else root + self.path
 
-    async def admit(self, scope: Scope, headers: Headers) -> Any:
-        """The request's principal (None without `authenticate`), or `Refused` 403 / 401."""
-        reason = foreign(scope, headers, self.allowed_hosts, self.allowed_origins)
-        if reason is not None:
-            raise Refused(403, f"forbidden: {reason}")
-        if self.authenticate is None:
-            return None
-        try:
-            principal = self.authenticate(request_info(scope, headers))
-            if inspect.isawaitable(principal):
-                principal = await principal
-        except Exception:  # a broken hook lets no one in
-            log.exception("the authenticate hook failed")
-            raise Refused(500, "Internal error: the authentication hook failed") from None
-        if principal is None:
-            raise Refused(401, "unauthorized: this agent needs credentials")
-        return principal
-
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         headers = Headers(scope)
@@ -234,16 +183,13 @@ class AcpApp(Registry):
             refused: Refused | None = None
             principal: Any = None
             try:
-                principal = await self.admit(scope, headers)
+                principal = await guard.admit(self, scope, headers)
             except Refused as exc:
                 refused = exc
             # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
             # data comes for a stream it already answered (a refused request's body is dropped).
             if method != "GET":
-                try:
-                    body = await self._read_body(receive, refused is None and method == "POST")
-                except Refused as exc:
-                    refused = refused or exc
+                body, refused = await self._read_body(receive, method == "POST", refused)
             elsewhere = self.local_path(scope)
             if refused is not None:
                 raise refused
@@ -263,39 +209,39 @@ class AcpApp(Registry):
         finally:
             self.buffered -= len(body)
 
-    async def _read_body(self, receive: Receive, keep: bool) -> bytes:
-        """The request body as it arrives, counted in `buffered`; `Refused` 413 once it passes
-        `max_message_bytes` (the rest is read and dropped), 503 once the server's buffers would
-        pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds. A body not
-        `keep`-t is read and dropped."""
-        data, refused = bytearray(), None
+    async def _read_body(
+        self, receive: Receive, keep: bool, refused: Refused | None
+    ) -> tuple[bytes, Refused | None]:
+        """The request body as it arrives, counted in `buffered`, and why the request is refused
+        (`refused`, else 413 once the body passes `max_message_bytes`, 503 once the server's
+        buffers pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds).
+        A body not `keep`-t, or refused, is read and dropped."""
+        data = bytearray()
         try:
             async with asyncio.timeout(self.body_timeout):
                 while (event := await receive())["type"] != "http.disconnect":
-                    chunk = event.get("body", b"")
                     if keep and refused is None:
-                        refused = self._refuse_body(len(data) + len(chunk), len(chunk))
-                        if refused is None:
-                            data += chunk
-                            self.buffered += len(chunk)
-                        else:
+                        chunk = event.get("body", b"")
+                        data += chunk
+                        self.buffered += len(chunk)
+                        refused = self._refuse_body(len(data))
+                        if refused is not None:
                             self.buffered -= len(data)
-                            data = bytearray()
+                            data.clear()
                     if not event.get("more_body", False):
                         break
         except TimeoutError:
             self.buffered -= len(data)
-            raise Refused(408, f"the request body took over {self.body_timeout} seconds") from None
-        if refused is not None:
-            raise refused
-        return bytes(data)
+            text = f"the request body took over {self.body_timeout} seconds"
+            return b"", refused or Refused(408, text)
+        return bytes(data), refused
 
-    def _refuse_body(self, size: int, more: int) -> Refused | None:
-        """Why a body of `size` bytes so far, `more` of them new, is refused (None: it is not)."""
+    def _refuse_body(self, size: int) -> Refused | None:
+        """Why a body of `size` bytes so far is refused (None: it is not)."""
         if size > self.max_message_bytes:
             text = f"Message exceeds the limit of {self.max_message_bytes} bytes"
             return Refused(413, text, INVALID_REQUEST, {"limit": self.max_message_bytes})
-        if self.buffered + more > self.max_total_buffered_bytes:
+        if self.buffered > self.max_total_buffered_bytes:
             text = "Server busy: its buffers are full, try again later"
             return Refused(503, text, INTERNAL_ERROR, {"limit": self.max_total_buffered_bytes})
         return None
@@ -313,7 +259,7 @@ class AcpApp(Registry):
     def identity_headers(
         self, connection: RemoteConnection, tls: bool
     ) -> list[tuple[bytes, bytes]]:
-        headers = [(CONNECTION_ID_HEADER.lower().encode(), connection.id.encode())]
+        headers = [(guard.CONNECTION_ID_HEADER.lower().encode(), connection.id.encode())]
         if self.affinity_cookie:
             secure = "; Secure" if tls else ""
             cookie = f"{self.affinity_cookie}; Path=/; HttpOnly; SameSite=Lax{secure}"
@@ -322,7 +268,7 @@ class AcpApp(Registry):
 
     def _known(self, headers: Headers, principal: Any, missing: str = "") -> RemoteConnection:
         """The connection the request names, or `Refused` 400 (no id) / 404 (unknown to it)."""
-        connection_id = headers.get(CONNECTION_ID_HEADER)
+        connection_id = headers.get(guard.CONNECTION_ID_HEADER)
         if connection_id is None:
             raise Refused(400, f"missing Acp-Connection-Id{missing}")
         connection = self.lookup(connection_id, principal)
@@ -334,8 +280,8 @@ class AcpApp(Registry):
 
     async def _post(self, headers: Headers, body: bytes, principal: Any, send: Send) -> None:
         content_type = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
-        if content_type != JSON_TYPE:
-            raise Refused(415, f"Content-Type must be {JSON_TYPE}")
+        if content_type != guard.JSON_TYPE:
+            raise Refused(415, f"Content-Type must be {guard.JSON_TYPE}")
         try:
             message = peek(body)
         except msgspec.DecodeError as exc:
@@ -351,7 +297,7 @@ class AcpApp(Registry):
             raise Refused(400, invalid + text, INVALID_REQUEST)
         if message.kind == "invalid" and not body.lstrip().startswith(b"{"):
             raise Refused(400, invalid + "a message is a JSON object", INVALID_REQUEST)
-        connection_id = headers.get(CONNECTION_ID_HEADER)
+        connection_id = headers.get(guard.CONNECTION_ID_HEADER)
         if message.kind == "invalid" and connection_id is None:
             why = f" ({message.problem})" if message.problem else ""
             raise Refused(400, f"{invalid}not a JSON-RPC message{why}", INVALID_REQUEST)
@@ -365,10 +311,7 @@ class AcpApp(Registry):
             await self._initialize(body, message, principal, headers.tls, send)
             return
         connection = self._known(headers, principal, " (only initialize may come without one)")
-        problem = _session_header_problem(message, headers.get(SESSION_ID_HEADER), connection)
-        if problem is not None:
-            raise Refused(400, problem)
-        connection.receive(body, message, headers.get(SESSION_ID_HEADER))
+        connection.receive(body, message, headers.get(guard.SESSION_ID_HEADER))
         await respond(send, 202, [])
 
     async def _initialize(
@@ -379,7 +322,7 @@ class AcpApp(Registry):
         if answer is None:
             text = "Internal error: the connection closed before answering initialize"
             raise Refused(500, text, INTERNAL_ERROR)
-        headers = [(b"content-type", JSON_TYPE.encode())]
+        headers = [(b"content-type", guard.JSON_TYPE.encode())]
         if peek(answer).failed:  # no connection came of it: none is kept for nobody
             await connection.close()
         else:
@@ -391,45 +334,8 @@ class AcpApp(Registry):
     async def _get(self, headers: Headers, principal: Any, receive: Receive, send: Send) -> None:
         if (headers.get("upgrade") or "").lower() == "websocket":
             raise Refused(426, "this server takes WebSocket upgrades over HTTP/1.1")
-        if EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
-            raise Refused(406, f"Accept must include {EVENT_STREAM_TYPE}")
+        if guard.EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
+            raise Refused(406, f"Accept must include {guard.EVENT_STREAM_TYPE}")
         connection = self._known(headers, principal)
-        session = headers.get(SESSION_ID_HEADER)
-        if session is not None and session not in connection.session_streams:
-            if len(connection.session_streams) >= MAX_SESSION_STREAMS:
-                raise Refused(400, f"over {MAX_SESSION_STREAMS} session streams on a connection")
-        box = connection.mailbox(session)
-        if box.leased:
-            raise Refused(409, "this stream already has a reader")
-        box.leased = True
-        connection.touch()
-        try:
-            await stream(box, self.keepalive, receive, send)
-        finally:
-            box.leased = False
-            connection.touch()
-
-
-def _session_header_problem(
-    message: Peek, header: str | None, connection: RemoteConnection
-) -> str | None:
-    """Why a POST's Acp-Session-Id does not fit its message (None: it fits).
-
-    A request or notification naming a session must carry it (RFD), except one that opens the
-    session on this connection (`session/load`, `session/resume`: the official Python SDK sends
-    those without it); a client response must name the session of the request it answers, and
-    may leave it out (the official Python SDK does). The reasons quote no value of the request."""
-    if message.kind == "response":
-        asked = connection.asked_about(message)
-        if header is not None and asked is not None and header != asked:
-            return "mismatched Acp-Session-Id: it is not the session of the request this answers"
-        return None
-    if message.session_id is None:
-        return None
-    if header is None:
-        if message.method in SESSION_SETUP:
-            return None
-        return "missing Acp-Session-Id: the message is about a session"
-    if header != message.session_id:
-        return "mismatched Acp-Session-Id: it is not the message's params.sessionId"
-    return None
+        session = headers.get(guard.SESSION_ID_HEADER)
+        await connection.stream(session, self.keepalive, receive, send)

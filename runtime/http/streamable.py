@@ -5,6 +5,12 @@ Each message is one POST, sent one at a time in the order the connection wrote t
 opens right after, a session's stream when the client first learns of the session and before the
 first POST about it. Requests go through httpx, or on h2c through the connection's own
 `h2conn.H2Connection`.
+
+`EventParser` reads a server-sent event stream: it takes the stream's bytes as they come, in
+pieces of any size, and gives the data of each whole event. Each event's data lines are joined
+with newlines; comments (`: keepalive`) and other fields are skipped. A line, or an event's data,
+longer than the client's message limit raises `PostFailed`: what is buffered never grows
+past the limit by more than a piece.
 """
 
 from __future__ import annotations
@@ -19,22 +25,79 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..jsonrpc import Peek
-from ..jsonrpc.transport import MessageTransport
-from .events import EventParser, OversizedEventError, SilentServerError, alive_within
+from . import remote
+from .guard import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .h2conn import H2Connection, Reply
-from .messages import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
-from .pool import new_client
-from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelope, text_of
+from .remote import PostFailed, RefusedConnectionError, RemoteTransport, envelope
 
 log = logging.getLogger("acp_runtime.http")
 
+
+class EventParser:
+    """Incremental SSE parsing: `feed(piece)` returns the data of the events it completed."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._line: list[bytes] = []  # the pieces of a line not ended yet
+        self._pending = 0  # bytes in `_line`
+        self._data: list[bytes] = []  # the data lines of an event not ended yet
+        self._size = 0  # of `_data`
+
+    def feed(self, piece: bytes) -> list[bytes]:
+        """The events `piece` completes (none, one or several), in order."""
+        self._line.append(piece)
+        self._pending += len(piece)
+        lines: list[bytes] = []
+        if b"\n" in piece:
+            *lines, rest = b"".join(self._line).split(b"\n")
+            self._line, self._pending = [rest], len(rest)
+        if self._pending > self._limit + 8:  # "data: " and a CRLF beyond the message itself
+            raise PostFailed(f"an SSE line over {self._limit} bytes")
+        events: list[bytes] = []
+        for line in lines:
+            line = line.rstrip(b"\r")
+            if not line and self._data:
+                events.append(self.end() or b"")
+            elif line.startswith(b"data:"):
+                value = line[6:] if line.startswith(b"data: ") else line[5:]
+                self._data.append(value)
+                self._size += len(value) + 1
+                if self._size > self._limit:
+                    raise PostFailed(f"an SSE event over {self._limit} bytes")
+        return events
+
+    def end(self) -> bytes | None:
+        """The data of the event so far (at the end of the stream: one with no blank line after
+        it), or None when there is none."""
+        if not self._data:
+            return None
+        data, self._data, self._size = b"\n".join(self._data), [], 0
+        return data
+
+
+async def alive_within(chunks: AsyncIterator[bytes], seconds: float | None) -> AsyncIterator[bytes]:
+    """The chunks of a response; `PostFailed` when none comes for `seconds` (None: no deadline).
+    A keepalive comment is a chunk: a quiet but live server passes."""
+    iterator = chunks.__aiter__()
+    while True:
+        try:
+            async with asyncio.timeout(seconds):
+                chunk = await anext(iterator)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            text = f"nothing came for {seconds} seconds, not even a keepalive"
+            raise PostFailed(text) from None
+        yield chunk
+
+
 _GONE = frozenset({401, 403, 404, 410})
-_BROKEN = (httpx.HTTPError, PostFailed, SilentServerError, OversizedEventError, OSError)
+_BROKEN = (httpx.HTTPError, PostFailed, OSError)
 
 
 class HttpTransport(RemoteTransport):
-    def __init__(self, url: str, reader: MessageTransport, options: dict[str, Any]) -> None:
-        super().__init__(url, reader, options["max_peer_requests"])
+    def __init__(self, url: str, options: dict[str, Any]) -> None:
+        super().__init__(url, options)
         self._read_timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
@@ -44,35 +107,33 @@ class HttpTransport(RemoteTransport):
         # one connection httpx would make a stream wait behind an idle one (see h2conn.py)
         self._h2 = client is None and http2 is not False and scheme != "http"
         self._owns_client = client is None
+        # one jar for every client below (a CookieJar is shared, not copied)
+        self.cookies = httpx.Cookies(options["cookies"]) if client is None else client.cookies
+        self._new_client = functools.partial(
+            remote.new_client,
+            scheme,
+            http2=http2 is not False,
+            headers=options["headers"],
+            cookies=self.cookies.jar,
+            verify=options["verify"],
+            timeout=httpx.Timeout(options["connect_timeout"], read=None),
+        )
         self._h2conn: H2Connection | None = None
-        if client is None:
-            self.cookies = httpx.Cookies(options["cookies"])  # one jar for every client below
-            self._new_client = functools.partial(
-                new_client,
-                scheme,
-                http2=http2 is not False,
-                headers=options["headers"],
-                cookies=self.cookies.jar,  # a CookieJar is shared, not copied
-                verify=options["verify"],
-                timeout=httpx.Timeout(options["connect_timeout"], read=None),
-            )
-            if http2 is True and scheme == "http":  # h2c: every request on one connection of ours
-                headers = httpx.Headers(options["headers"])
-                timeout = options["connect_timeout"]
-                self._h2conn = H2Connection(url, headers, self.cookies, timeout)
-            else:
-                client = self._new_client()
-        else:
-            self.cookies = client.cookies
+        if client is None and http2 is True and scheme == "http":  # h2c: one connection of ours
+            headers = httpx.Headers(options["headers"])
+            self._h2conn = H2Connection(url, headers, self.cookies, options["connect_timeout"])
+        elif client is None:
+            client = self._new_client()
         self._client: httpx.AsyncClient | None = client
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self._sender: asyncio.Task[None] | None = None
+        self._sender = asyncio.get_running_loop().create_task(self._send_all())
         self._streams: dict[str | None, asyncio.Task[None]] = {}
         self._asked: dict[Any, str] = {}  # agent request id -> its session, to tag our answer
-        self._room = asyncio.Event()  # set while the agent's requests in flight are under the cap
+        self._room = asyncio.Event()  # set while the engine takes what comes (`flow`)
+        self._room.set()
 
     async def open(self) -> None:
-        self._sender = asyncio.get_running_loop().create_task(self._send_all())
+        pass  # its first request, initialize, opens it
 
     def send_nowait(self, message: bytes) -> None:
         self._queue.put_nowait(message)
@@ -80,17 +141,17 @@ class HttpTransport(RemoteTransport):
     def end_output(self) -> None:
         self._queue.put_nowait(None)
 
+    def flow(self, reading: bool) -> None:
+        (self._room.set if reading else self._room.clear)()
+
     async def close(self) -> None:
         self._queue.put_nowait(None)
-        if self._sender is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
-            self._sender.cancel()
-            with contextlib.suppress(BaseException):
-                await self._sender
-        for task in self._streams.values():
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
+        tasks = [self._sender, *self._streams.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._streams.values(), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         if self.connection_id is not None and not self.ended:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._exchange("DELETE", self._ids(None), b""), 5.0)
@@ -103,9 +164,7 @@ class HttpTransport(RemoteTransport):
 
     def _ids(self, session: str | None) -> dict[str, str]:
         ids = {CONNECTION_ID_HEADER: self.connection_id or ""}
-        if session is not None:
-            ids[SESSION_ID_HEADER] = session
-        return ids
+        return ids if session is None else {**ids, SESSION_ID_HEADER: session}
 
     @contextlib.asynccontextmanager
     async def _open(
@@ -152,12 +211,8 @@ class HttpTransport(RemoteTransport):
         while (data := await self._queue.get()) is not None:
             if self.ended:
                 continue
-            message = envelope(data)
-            self.count_out(message)
-            if not self.full:
-                self._room.set()
             try:
-                await self._post(data, message)
+                await self._post(data, envelope(data))
             except _BROKEN as exc:
                 self.end_input(f"the request to {self.url} failed: {exc!r}")
 
@@ -189,7 +244,7 @@ class HttpTransport(RemoteTransport):
             self.reader.feed(content)  # initialize failed: no connection
             self.end_input("the agent refused initialize")
         else:
-            text = text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
+            text = remote.text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
             refusal = RefusedConnectionError(self.url, reply.status, text, reply.transport)
             self.ended, self.eof_reason = True, str(refusal)
             self.on_refused(refusal)
@@ -197,7 +252,7 @@ class HttpTransport(RemoteTransport):
     def _refused(self, message: Peek, status: int, content: bytes) -> None:
         """A POST the server did not accept: its request fails with -32603 (data: status and
         body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
-        body = text_of(content)
+        body = remote.text_of(content)
         text = f"HTTP {status} for {message.method or message.kind}: {body}"
         if message.kind == "request":
             self.fail_request(message, text, {"status": status, "body": body})
@@ -214,7 +269,6 @@ class HttpTransport(RemoteTransport):
             self._open_stream(message.result_session_id)
         if message.kind == "request" and message.session_id is not None:
             self._asked[message.id_key] = message.session_id
-        self.count_in(message)
         self.reader.feed(data)
 
     def _open_stream(self, session: str | None) -> None:
@@ -246,19 +300,14 @@ class HttpTransport(RemoteTransport):
     async def _read_events(self, headers: dict[str, str], client: Any = None) -> str:
         async with self._open("GET", headers, b"", client) as reply:
             if reply.status != 200:
-                body = b""
-                async for chunk in reply.chunks:
-                    body += chunk
-                    if len(body) >= 8192:
-                        break
-                return f"the server refused the stream: HTTP {reply.status}: {text_of(body)}"
+                body = await anext(aiter(reply.chunks), b"")  # its start, for the reason
+                reason = remote.text_of(body)
+                return f"the server refused the stream: HTTP {reply.status}: {reason}"
             parser = EventParser(self._limit)
             async for chunk in alive_within(reply.chunks, self._read_timeout):
                 for event in parser.feed(chunk):
-                    while self.full:  # the agent's requests: read on once some are answered
-                        self._room.clear()
-                        await self._room.wait()
                     self._receive(event)
+                await self._room.wait()  # the agent's requests: read on once some are answered
             if (last := parser.end()) is not None:
                 self._receive(last)
         return f"the server ended the connection stream of {self.url}"

@@ -13,7 +13,7 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from .connections import RemoteConnection
-from .replies import TEXT_TYPE, Headers, Receive, Refused, Scope, Send
+from .guard import TEXT_TYPE, Headers, Receive, Refused, Scope, Send, admit
 from .wsguard import guarded
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Sen
         path = app.local_path(scope)
         if path is not None:
             raise Refused(404, f"not found: ACP is served at {path}")
-        principal = await app.admit(scope, headers)
+        principal = await admit(app, scope, headers)
         connection = app.open("websocket", principal)
     except Refused as exc:
         await refuse_websocket(scope, send, exc)
@@ -41,18 +41,15 @@ async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Sen
         identity = app.identity_headers(connection, headers.tls)
         await send({"type": "websocket.accept", "headers": identity})
     connection.touch()
-    tasks = [
-        asyncio.ensure_future(_pump(connection, send)),
-        asyncio.ensure_future(_read(connection, receive)),
-    ]
+    sides = (_pump(connection, send), _read(connection, receive))
+    tasks = [asyncio.ensure_future(side) for side in sides]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
     finally:
         await connection.close()
         for task in tasks:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _read(connection: RemoteConnection, receive: Receive) -> None:
@@ -76,7 +73,7 @@ async def _pump(connection: RemoteConnection, send: Send) -> None:
         while box.items:
             await send({"type": "websocket.send", "text": box.items[0].decode()})
             box.sent(1)
-            connection.touch()
+        connection.touch()
         if box.finished:
             with contextlib.suppress(Exception):
                 await send({"type": "websocket.close", "code": 1000})

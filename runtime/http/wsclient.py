@@ -6,18 +6,17 @@ protocol of its own: each text message is handed on as its last frame arrives, w
 callback that read it; binary messages are dropped (ACP carries none); pings are answered by
 websockets. Memory stays bounded against a hostile server: while what we write waits unread
 beyond the socket's write buffer limit (pongs to a ping flood, answers nobody reads), or while
-the agent has `max_peer_requests` requests in flight with us, the socket is not read.
+the engine pauses its input (the agent has `max_peer_requests` requests in flight with us), the
+socket is not read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import re
 import ssl
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 from websockets.client import ClientProtocol
@@ -28,17 +27,9 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
-from ..jsonrpc.transport import MessageTransport
-from .messages import CONNECTION_ID_HEADER
-from .pool import tls_context
-from .remote import (
-    RefusedConnectionError,
-    RemoteTransport,
-    cookie_header,
-    envelope,
-    keep_cookies,
-    text_of,
-)
+from . import remote
+from .guard import CONNECTION_ID_HEADER
+from .remote import RefusedConnectionError, RemoteTransport
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
 PING_INTERVAL = 20.0
@@ -47,12 +38,11 @@ interval after a ping is dead: the socket is dropped."""
 
 
 class WebSocketTransport(RemoteTransport, asyncio.Protocol):
-    def __init__(self, url: str, reader: MessageTransport, options: dict[str, Any]) -> None:
-        super().__init__(url, reader, options["max_peer_requests"])
+    def __init__(self, url: str, options: dict[str, Any]) -> None:
+        super().__init__(url, options)
         self.cookies = httpx.Cookies(options["cookies"])
         self._options = options
-        parts = urlsplit(url)
-        self._http_url = urlunsplit(("https" if parts.scheme == "wss" else "http", *parts[1:]))
+        self._http_url = "http" + url[2:]  # ws://... http://..., wss://... https://...
         try:
             self._ws = ClientProtocol(parse_uri(url), max_size=options["max_message_bytes"])
         except InvalidURI as exc:
@@ -62,8 +52,8 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._parts: list[Any] | None = None  # the frames so far of a fragmented text message
         self._write_paused = False
+        self._input_paused = False  # by the engine: the agent has its requests in flight
         self._reading = True
-        self._held: collections.deque[bytes] = collections.deque()  # read, waiting for the cap
         self._abort: asyncio.TimerHandle | None = None
         self._head = b""
         self._silent = False  # nothing came since the last ping
@@ -73,13 +63,13 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         request = self._ws.connect()
         for name, value in (self._options["headers"] or {}).items():
             request.headers[name] = value
-        if (cookie := cookie_header(self.cookies, self._http_url)) is not None:
+        if (cookie := remote.cookie_header(self.cookies, self._http_url)) is not None:
             request.headers["Cookie"] = cookie
         self._ws.send_request(request)
         uri = parse_uri(self.url)
         context: Any = None
         if uri.secure:  # a WebSocket handshake is HTTP/1.1: offer nothing else by ALPN
-            context = tls_context("wss", self._options["verify"], False)
+            context = remote.tls_context("wss", self._options["verify"], False)
             if not isinstance(context, ssl.SSLContext):
                 context = httpx.create_ssl_context(verify=context)
             context.set_alpn_protocols(["http/1.1"])
@@ -90,20 +80,21 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         error = self._ws.handshake_exc
         if error is None and self._ws.state is State.OPEN:
             self._ticker = loop.call_later(PING_INTERVAL, self._tick)
+            return
         if isinstance(error, InvalidStatus):
             answer = error.response
-            reason = text_of(answer.body or b"") or answer.reason_phrase
+            reason = remote.text_of(answer.body or b"") or answer.reason_phrase
             raise RefusedConnectionError(self.url, answer.status_code, reason, "websocket")
         status = re.match(rb"HTTP/1\.1 ([1-5][0-9][0-9]) ([^\r\n]*)", self._head)
         if error is not None and status and status[1] != b"101":  # an answer websockets can't read
             reason = status[2].decode("latin-1")
             raise RefusedConnectionError(self.url, int(status[1]), reason, "websocket")
-        if error is not None or self._ws.state is not State.OPEN:
-            raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
+        raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
 
     def _opened(self, response: Response) -> None:
         self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
-        keep_cookies(self.cookies, self._http_url, 101, list(response.headers.raw_items()))
+        headers = list(response.headers.raw_items())
+        remote.keep_cookies(self.cookies, self._http_url, 101, headers)
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
 
@@ -189,22 +180,16 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self._ws.fail(CloseCode.INVALID_DATA, "invalid UTF-8 in a text message")
             self._flush()
             return
-        self._held.append(data)
-        self._hand_on()
-
-    def _hand_on(self) -> None:
-        """Hand on the messages read while the agent's requests in flight are under the cap (the
-        rest of a read waits here), and read on only then."""
-        held = self._held
-        while held and not self.full and not self.ended:
-            data = held.popleft()
-            self.count_in(envelope(data))
+        if not self.ended:
             self.reader.feed(data)
+
+    def flow(self, reading: bool) -> None:
+        self._input_paused = not reading
         self._read_or_not()
 
     def _read_or_not(self) -> None:
-        """Read the socket while what we wrote drains and no message waits for the cap."""
-        reading = not self._write_paused and not self._held
+        """Read the socket while what we wrote drains and the engine takes what comes."""
+        reading = not self._write_paused and not self._input_paused
         if reading is not self._reading and self._transport is not None:
             self._reading = reading
             (self._transport.resume_reading if reading else self._transport.pause_reading)()
@@ -216,9 +201,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             return  # closing: the end of input fails what waits
         self._ws.send_text(message)  # a text frame, sent without decoding
         self._flush()
-        self.count_out(envelope(message))
-        if self._held:
-            self._hand_on()
 
     def end_output(self) -> None:
         if self._ws.state is State.OPEN:

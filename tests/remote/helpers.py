@@ -47,15 +47,17 @@ class Stream:
         self._task = asyncio.create_task(self._read(client, url, headers))
 
     async def _read(self, client: Any, url: str, headers: dict[str, str]) -> None:
-        from acp_runtime.http.events import sse_events
+        from acp_runtime.http.streamable import EventParser
 
         try:
             async with client.stream(
                 "GET", url, headers={"accept": "text/event-stream", **headers}
             ) as response:
                 self.status.set_result(response.status_code)
-                async for event in sse_events(response.aiter_bytes()):
-                    self.events.put_nowait(json.loads(event))
+                parser = EventParser(1 << 30)
+                async for chunk in response.aiter_bytes():
+                    for event in parser.feed(chunk):
+                        self.events.put_nowait(json.loads(event))
         finally:
             if not self.status.done():
                 self.status.set_result(0)

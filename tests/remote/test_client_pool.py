@@ -45,7 +45,7 @@ async def test_an_http_connection_loads_no_tls_context(
 
 
 def test_one_tls_context_per_process_and_alpn_list() -> None:
-    from acp_runtime.http.pool import tls_context
+    from acp_runtime.http.remote import tls_context
 
     assert tls_context("https", True, True) is tls_context("https", True, True)
     assert tls_context("https", True, True) is not tls_context("https", True, False)

@@ -1,6 +1,6 @@
-"""An SSE stream of one mailbox (acp_runtime.http.sse): what the agent sent meanwhile leaves as one
-body chunk, and a message leaves the mailbox only once its reader has sent it, so a stream that
-fails mid-send leaves it for the next reader."""
+"""An SSE stream of one mailbox (`Mailbox.stream`, acp_runtime.http.connections): what the agent
+sent meanwhile leaves as one body chunk, and a message leaves the mailbox only once its reader has
+sent it, so a stream that fails mid-send leaves it for the next reader."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import functools
 from typing import Any
 
 from acp_runtime.http import AcpApp
-from acp_runtime.http.connections import RemoteConnection
-from acp_runtime.http.sse import event, stream
+from acp_runtime.http.connections import RemoteConnection, event
 
 from .agents import HistoryAgent, Store
 
@@ -43,7 +42,7 @@ async def _streamed(reader: Reader, conn: RemoteConnection) -> None:
         await gone.wait()
         return {"type": "http.disconnect"}
 
-    task = asyncio.ensure_future(stream(box, 60.0, receive, reader))
+    task = asyncio.ensure_future(box.stream(60.0, receive, reader))
     for _ in range(3):
         await asyncio.sleep(0)  # the head is out, the loop waits
     for data in (ONE, TWO):
