@@ -14,6 +14,7 @@ from typing import Any
 
 from .errors import SchemaError
 from .ir import Notice
+from .pointer import escape
 
 MAX_SCHEMA_BYTES = 64 * 1024 * 1024
 """A schema file larger than this is refused before it is parsed."""
@@ -76,8 +77,6 @@ def read_json(raw: bytes, name: str) -> tuple[Any, tuple[Notice, ...]]:
 def check_values(document: Any) -> list[Notice]:
     """SchemaError at the first value the generator cannot write as Python, or over a bound; the
     warnings of the others."""
-    from .schema import escape  # schema imports this module
-
     warnings: list[Notice] = []
     # (node, pointer, depth, what it is): "schema", "names" (property name -> schema) or "value"
     stack: list[tuple[Any, str, int, str]] = [(document, "", 0, "schema")]

@@ -8,7 +8,7 @@ from . import naming
 from .errors import Untyped
 from .ir import ANY, NO_DEFAULT, Field, ObjectDef, all_fields, is_unstable
 from .limits import check_key
-from .schema import escape
+from .pointer import escape
 from .types import annotation, bare_ref, check_keywords, description, shape, unwrap
 
 if TYPE_CHECKING:

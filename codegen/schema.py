@@ -10,6 +10,7 @@ from typing import Any
 from .errors import SchemaError
 from .ir import Notice
 from .limits import MAX_SCHEMA_BYTES, read_json
+from .pointer import escape, unescape
 
 DEFS_PREFIX = "#/$defs/"
 
@@ -131,16 +132,6 @@ def _check_shapes(defs: dict[str, Any], pointer: str) -> None:
 
     for name, body in defs.items():
         schema_node(body, f"{pointer}/{escape(name)}")
-
-
-def escape(token: str) -> str:
-    """One reference token of a JSON pointer (RFC 6901): `~` as `~0`, `/` as `~1`."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def unescape(token: str) -> str:
-    """The name one reference token of a JSON pointer stands for (the inverse of `escape`)."""
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def _json_name(t: type) -> str:

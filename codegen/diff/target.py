@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir import EnumDef, Field, ObjectDef, UnionDef, Variant, all_fields
-from ..schema import unescape
+from ..pointer import unescape
 from .model import Change
 from .revision import Revision, variant_keys
 
