@@ -162,7 +162,8 @@ async def connect_agent(
     is read from it (backpressure: memory stays bounded).
     """
     scheme = urlsplit(url).scheme.lower()
-    settings = {name: options.pop(name, value) for name, value in CONNECT_DEFAULTS.items()}
+    rest: dict[str, Any] = dict(options)  # the connection's options, once ours are taken
+    settings = {name: rest.pop(name, value) for name, value in CONNECT_DEFAULTS.items()}
     transport: HttpTransport | WebSocketTransport
     if scheme in ("http", "https"):
         transport = HttpTransport(url, settings)
@@ -179,7 +180,7 @@ async def connect_agent(
             schema=schema,
             max_line_bytes=settings["max_message_bytes"],
             max_in_flight=settings["max_peer_requests"],
-            **options,
+            **rest,
         )
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
         conn.describe_eof = transport.describe_eof
