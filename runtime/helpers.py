@@ -74,14 +74,12 @@ if TYPE_CHECKING:
     # a plan entry's status and priority, as members or wire values (both versions)
     _PlanTypes = TypesValues[HasPlanEntry[S, V], HasPlanEntryValues[SV, W]]
 
+from .routing import connection_of, params_of
 from .tools import Terminal as Terminal
 from .tools import ToolCall as ToolCall
 from .tools import given, present
 from .tools import text as text
 
-SESSION_UPDATE = rules.SESSION_UPDATE
-REQUEST_PERMISSION = "session/request_permission"
-READ_FILE, WRITE_FILE = "fs/read_text_file", "fs/write_text_file"
 log = logging.getLogger("acp_runtime")
 
 DEFAULT_PERMISSION_OPTIONS = (
@@ -134,9 +132,9 @@ class AgentSession(
         ) -> None: ...
 
     def __init__(self, conn: object, session_id: str) -> None:
-        if not isinstance(conn, AgentSideConnection):
-            raise TypeError(f"AgentSession needs an AgentSideConnection, not {type(conn).__name__}")
-        self.conn: AgentSideConnection[ClientSchemaT] = conn
+        self.conn: AgentSideConnection[ClientSchemaT] = connection_of(
+            conn, AgentSideConnection, "AgentSession"
+        )
         self.id = session_id
         # v2 (a package requiring `messageId` on messages): the agent message and thought that
         # `say` / `think` append to: new ids with each AgentSession (one a prompt) or `new_message`
@@ -243,8 +241,8 @@ class AgentSession(
         if self.conn.enforce_protocol:  # the connection checks and types wire JSON on the way out
             params: Any = {rules.SESSION_ID: self.id, **data}
         else:
-            params = self._params(SESSION_UPDATE, data)
-        await self.conn.notify(SESSION_UPDATE, params)
+            params = self._params(rules.SESSION_UPDATE, data)
+        await self.conn.notify(rules.SESSION_UPDATE, params)
 
     async def say(self, message: str | ContentT) -> None:
         """An `agent_message_chunk`: a string is one text block (v2: of `self.message_id`)."""
@@ -255,7 +253,8 @@ class AgentSession(
         await self.send(self._message("agent_thought_chunk", thought, self.thought_id))
 
     def _message(self, kind: str, content: str | ContentT, message_id: str) -> dict[str, Any]:
-        update = {"sessionUpdate": kind, "content": _block(content)}
+        block = text(content) if isinstance(content, str) else content
+        update = {"sessionUpdate": kind, "content": block}
         if kind in rules.kinds_requiring(self.conn.schema, rules.MESSAGE_ID):
             update[rules.MESSAGE_ID] = message_id
         return update
@@ -296,8 +295,9 @@ class AgentSession(
             if isinstance(tool_call, ToolCall)
             else tool_call
         )
-        params = self._params(REQUEST_PERMISSION, {"toolCall": shown, "options": list(options)})
-        answer = await self.conn.request(REQUEST_PERMISSION, params)
+        method = "session/request_permission"
+        params = self._params(method, {"toolCall": shown, "options": list(options)})
+        answer = await self.conn.request(method, params)
         chosen = wire.get(answer, "outcome", "optionId")
         if wire.get(answer, "outcome", "outcome") != "selected" or chosen is None:
             return None
@@ -319,14 +319,11 @@ class AgentSession(
     ) -> str:
         """The text of a file as the client sees it (unsaved editor changes included)."""
         data = {"path": path, **present(line=line, limit=limit)}
-        result = await self.conn.request(READ_FILE, self._params(READ_FILE, data))
-        return str(wire.get(result, "content"))
+        return str(wire.get(await self.call("fs/read_text_file", data), "content"))
 
     async def write_file(self, path: str, content: str) -> None:
         """Write a file through the client."""
-        await self.conn.request(
-            WRITE_FILE, self._params(WRITE_FILE, {"path": path, "content": content})
-        )
+        await self.call("fs/write_text_file", {"path": path, "content": content})
 
     def terminal(
         self,
@@ -352,21 +349,11 @@ class AgentSession(
         return await self.conn.request(method, self._params(method, data))
 
     def _params(self, method: str, data: dict[str, Any]) -> Any:
-        return wire.build(
-            self.conn.schema,
-            {rules.SESSION_ID: self.id, **data},
-            self.conn.schema.METHODS[method].params,
-            method=method,
-            at="params",
-        )
+        return params_of(self.conn, method, {rules.SESSION_ID: self.id, **data})
 
 
 def _new_id(kind: str) -> str:
     return f"{kind}_{uuid.uuid4().hex[:12]}"
-
-
-def _block(value: Any) -> Any:
-    return text(value) if isinstance(value, str) else value
 
 
 def _entry(entry: Any) -> Any:

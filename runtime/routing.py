@@ -1,13 +1,14 @@
 """What a client's `Session`s stand on (`session.py` re-exports the public names): each
-session/update of a connection routed to its session (`Router`), the typed params of a call, and
-what a prompt turn gives back (`TurnOutcome`, `TurnTimeoutError`)."""
+session/update of a connection routed to its session (`Router`), and what a prompt turn gives back
+(`TurnOutcome`, `TurnTimeoutError`); with an agent's `AgentSession`, the typed params of a call and
+the check that a session is given the connection of its side."""
 
 from __future__ import annotations
 
 import asyncio
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Generic
 
 from .jsonrpc import wire
 from .jsonrpc.errors import RequestTimeoutError
@@ -16,18 +17,9 @@ from .protocol.client import ClientSideConnection
 from .protocol.schema_types import AgentSchemaT, AnswerT, StopT
 
 if TYPE_CHECKING:
+    from .protocol.connection import Connection
     from .protocol.schema_types import HasSessionUpdate, HasUsage, Types, V, X
-
-
-class Routed(Protocol):
-    """A session as its router hands it updates."""
-
-    @property
-    def id(self) -> Any: ...
-
-    def fold(self, update: Any) -> None: ...
-
-    def end_updates(self, closed: bool = False) -> None: ...
+    from .session import Session
 
 
 @dataclass(frozen=True)
@@ -85,8 +77,7 @@ class Router:
     after its answer, before the caller has the id."""
 
     def __init__(self, conn: ClientSideConnection) -> None:
-        self.conn = weakref.ref(conn)  # (the connection keeps its router: `_ROUTERS`)
-        self.sessions: dict[Any, Routed] = {}
+        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any, Any]] = {}
         self.setups = 0
         self.held: list[Any] = []
         # params type -> what reads its session id and update (one C call for a Struct type)
@@ -109,7 +100,7 @@ class Router:
         else:
             session.fold(update)
 
-    def claim(self, session: Routed) -> None:
+    def claim(self, session: Session[Any, Any, Any, Any, Any, Any, Any]) -> None:
         self.sessions[session.id] = session
         held, self.held = self.held, []
         for params in held:
@@ -136,14 +127,14 @@ def router_of(conn: ClientSideConnection) -> Router:
     return router
 
 
-def client_connection(conn: object, what: str) -> ClientSideConnection[Any]:
-    """`conn` as the client connection it must be (a clear error naming `what` otherwise)."""
-    if not isinstance(conn, ClientSideConnection):
-        raise TypeError(f"{what} needs a ClientSideConnection, not {type(conn).__name__}")
+def connection_of(conn: object, side: type, what: str) -> Any:
+    """`conn` as the connection of the side it must be (a clear error naming `what` otherwise)."""
+    if not isinstance(conn, side):
+        raise TypeError(f"{what} needs {side.__name__}, not {type(conn).__name__}")
     return conn
 
 
-def params_of(conn: ClientSideConnection[Any], method: str, data: dict[str, Any]) -> Any:
+def params_of(conn: Connection[Any], method: str, data: dict[str, Any]) -> Any:
     """The typed params of `method` from wire-shaped data (Structs inside are fine)."""
     return wire.build(
         conn.schema, data, conn.schema.METHODS[method].params, method=method, at="params"

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     )
 from .routing import TurnOutcome as TurnOutcome
 from .routing import TurnTimeoutError as TurnTimeoutError
-from .routing import client_connection, params_of, router_of
+from .routing import connection_of, params_of, router_of
 from .state import (
     CHUNK,
     FOLDS,
@@ -120,12 +120,13 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> None: ...
 
     def __init__(self, conn: object, session_id: Any) -> None:
-        self.conn: ClientSideConnection[AgentSchemaT] = client_connection(conn, "Session")
+        self.conn: ClientSideConnection[AgentSchemaT] = connection_of(
+            conn, ClientSideConnection, "Session"
+        )
         self.schema = self.conn.schema
         self.id: str = session_id
         self.state: SessionState[ContentT, ToolCallT, EntryT, AgentSchemaT] = SessionState()
         self._modes: object = None  # the agent's mode offer, if any: `modes`
-        self.last_outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] | None = None
         self._listeners: list[asyncio.Queue[Any]] = []
         self._closed = False
         # v2 turns end by state: while prompts wait, the user messages and idle states seen, by the
@@ -170,10 +171,10 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 
     @classmethod
     async def new(
-        cls, conn: object, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
+        cls, conn: Any, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
     ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
-        conn = client_connection(conn, "Session.new")
+        conn = connection_of(conn, ClientSideConnection, "Session.new")
         router = router_of(conn)
         router.setups += 1
         try:
@@ -326,7 +327,6 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
                 outcome = await self._turn_by_state(params, timeout)
         finally:
             self.end_updates()
-        self.last_outcome = outcome
         return outcome
 
     async def _turn_by_state(
@@ -378,10 +378,8 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     async def cancel(self) -> None:
         """`session/cancel`: the running turn ends with stop reason "cancelled"; the runtime answers
         this session's pending permission requests as cancelled."""
-        await self.conn.notify(
-            rules.SESSION_CANCEL,
-            params_of(self.conn, rules.SESSION_CANCEL, {rules.SESSION_ID: self.id}),
-        )
+        method = rules.SESSION_CANCEL
+        await self.conn.notify(method, params_of(self.conn, method, {rules.SESSION_ID: self.id}))
 
     async def set_mode(self, mode_id: str) -> None:
         """`session/set_mode` to one of `available_modes`; `state.current_mode_id` follows."""
@@ -473,13 +471,13 @@ if TYPE_CHECKING:
 
 async def _open(
     cls: type[Session[Any, Any, Any, Any, Any, Any, Any]],
-    conn: object,
+    conn: Any,
     method: str,
     session_id: Any,
     data: dict[str, Any],
 ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
     """`Session.load` / `resume`: routed before the agent answers (and replays history)."""
-    conn = client_connection(conn, f"Session.{method.split('/')[-1]}")
+    conn = connection_of(conn, ClientSideConnection, f"Session.{method.split('/')[-1]}")
     session = cls(conn, session_id)
     router = router_of(conn)
     router.sessions[session_id] = session

@@ -332,7 +332,7 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
             entities[key] = _copy(update) if current is None else patch(current, update)
         elif current is not None:  # ENTITY_APPEND to an entity seen before
             listed = wire.get(current, how.into) or ()
-            _set(current, how.into, [*listed, _at(update, how.path)])
+            setattr(current, _attr(type(current), how.into), [*listed, _at(update, how.path)])
 
     def _fold_bytes(self, how: Fold, update: Any) -> None:
         store: dict[Any, bytes] = getattr(self, how.slot)
@@ -443,10 +443,6 @@ def as_typed(obj: Any, key: str) -> Any:
 
 def _copy(struct: Any) -> Any:
     return msgspec.structs.replace(struct) if isinstance(struct, msgspec.Struct) else struct
-
-
-def _set(struct: Any, key: str, value: Any) -> None:
-    setattr(struct, _attr(type(struct), key), value)
 
 
 if TYPE_CHECKING:

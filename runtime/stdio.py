@@ -102,12 +102,8 @@ def _pipe_like(fd: int) -> bool:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    if stat.S_ISCHR(mode):
-        return _pollable(fd)
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
-
-
-def _pollable(fd: int) -> bool:
+    if not stat.S_ISCHR(mode):
+        return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
     with selectors.DefaultSelector() as selector:
         try:
             selector.register(fd, selectors.EVENT_READ | selectors.EVENT_WRITE)
@@ -460,21 +456,15 @@ async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> Non
             )
             await killer.wait()
         return
-    group = process.pid
+    group, loop = process.pid, asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGKILL):
         if not _group_alive(group):
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, sig)
-        await _wait_group_gone(process, group, timeout)
-
-
-async def _wait_group_gone(process: asyncio.subprocess.Process, group: int, timeout: float) -> None:
-    """Wait up to `timeout` until no live process is left in `group` (polling: no event says so)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while _group_alive(group) and loop.time() < deadline:
-        await asyncio.sleep(0.02)
+        deadline = loop.time() + timeout  # until no live process is left (no event says so)
+        while _group_alive(group) and loop.time() < deadline:
+            await asyncio.sleep(0.02)
 
 
 def _group_alive(group: int) -> bool:
@@ -488,7 +478,7 @@ def _group_alive(group: int) -> bool:
         except ProcessLookupError:
             return False
         except PermissionError:
-            return True
+            pass
         return True
     for entry in entries:
         if not entry.isdigit():

@@ -29,14 +29,6 @@ if TYPE_CHECKING:
     # a `ToolCall` whose client proxy's package has these (both versions)
     _CallTypes = TypesValues[HasToolCall[S, V, K, W], HasToolCallValues[SV, KV]]
 
-FINAL_STATUSES = ("completed", "failed")
-TERMINAL_CREATE, TERMINAL_OUTPUT, TERMINAL_WAIT = (
-    "terminal/create",
-    "terminal/output",
-    "terminal/wait_for_exit",
-)
-TERMINAL_KILL, TERMINAL_RELEASE = "terminal/kill", "terminal/release"
-
 
 class Sends(Protocol):
     """The session a tool call or terminal belongs to, as they use it."""
@@ -69,12 +61,7 @@ class ToolCall(Generic[ClientSchemaT]):
     Typed with its session's package (the client proxy `ClientSchemaT` carries it): `update` takes
     its tool call statuses, kinds, content and locations, `status` and `content` read them back."""
 
-    def __init__(
-        self,
-        session: Sends,
-        tool_call_id: str,
-        fields: dict[str, Any],
-    ) -> None:
+    def __init__(self, session: Sends, tool_call_id: str, fields: dict[str, Any]) -> None:
         self.session = session
         self.id = tool_call_id
         self.fields = fields  # wire fields as last sent (any JSON, or the package's Structs)
@@ -109,7 +96,7 @@ class ToolCall(Generic[ClientSchemaT]):
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if kind is None and self._status not in FINAL_STATUSES:
+        if kind is None and self._status not in ("completed", "failed"):
             await self._update(status="completed")
         elif kind is not None:
             with contextlib.suppress(ConnectionClosedError):  # the block's own error goes on
@@ -161,42 +148,36 @@ class Terminal(Generic[OutputT, ExitT]):
     """A client terminal, created on `async with` entry and always released on exit (v1: a v2
     client has no terminals for its agent)."""
 
-    def __init__(
-        self,
-        session: Sends,
-        data: dict[str, Any],
-    ) -> None:
+    def __init__(self, session: Sends, data: dict[str, Any]) -> None:
         self.session = session
         self.data = data
         self.id = ""  # the client's terminalId, once created
 
     async def __aenter__(self) -> Terminal[OutputT, ExitT]:
-        session = self.session
-        result = await session.call(TERMINAL_CREATE, self.data)
+        result = await self.session.call("terminal/create", self.data)
         self.id = str(wire.get(result, "terminalId"))
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         try:
-            await self._call(TERMINAL_RELEASE)
+            await self._call("terminal/release")
         except ConnectionClosedError:
             if kind is None:
                 raise
 
     async def output(self) -> OutputT:
         """The output so far (`output`, `truncated`, `exitStatus` once exited)."""
-        output: OutputT = await self._call(TERMINAL_OUTPUT)
+        output: OutputT = await self._call("terminal/output")
         return output
 
     async def wait_for_exit(self) -> ExitT:
         """Wait for the command to exit: its `exitCode` / `signal`."""
-        exit: ExitT = await self._call(TERMINAL_WAIT)
+        exit: ExitT = await self._call("terminal/wait_for_exit")
         return exit
 
     async def kill(self) -> None:
         """Kill the command; the terminal stays until released."""
-        await self._call(TERMINAL_KILL)
+        await self._call("terminal/kill")
 
     async def _call(self, method: str) -> Any:
-        session = self.session
-        return await session.call(method, {"terminalId": self.id})
+        return await self.session.call(method, {"terminalId": self.id})
