@@ -44,16 +44,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Awaitable,
-    Callable,
-    Generic,
-    Mapping,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, TypeVar, cast
 
 import msgspec
 
