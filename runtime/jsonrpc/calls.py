@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Generator, Protocol
+from typing import TYPE_CHECKING, Any, Generator
 
 import msgspec
 
@@ -14,25 +14,14 @@ from .errors import RequestTimeoutError
 
 if TYPE_CHECKING:
     from . import RequestId
+    from .engine import Engine
+    from .hooks import Policy
     from .package import TypeForm
 
 DEFAULT: TypeForm = object()  # "the method's own result type"
 in_notification: contextvars.ContextVar[object | None] = contextvars.ContextVar(
     "acp_runtime_in_notification", default=None
 )  # the engine whose notification handler runs in this task (its calls resolve on arrival)
-
-
-class Caller(Protocol):
-    """What a pending call asks of its engine."""
-
-    def abandon(self, request_id: RequestId) -> None: ...
-
-    async def cancel_request(self, request_id: RequestId) -> None: ...
-
-
-class Results(Protocol):
-    def on_result(self, method: str, params: Any, result: Any) -> Any:
-        """The peer's result for one of our calls, checked; returns what the call gives."""
 
 
 class Outgoing(msgspec.Struct):
@@ -53,24 +42,13 @@ class PendingCalls(dict["RequestId", Outgoing]):
         self.types: dict[RequestId, TypeForm] = {}
         self.abandoned: OrderedDict[RequestId, None] = OrderedDict()  # their answers dropped
 
-    def __setitem__(self, request_id: RequestId, outgoing: Outgoing) -> None:
-        super().__setitem__(request_id, outgoing)
-        self.types[request_id] = outgoing.result_type
-
-    def __delitem__(self, request_id: RequestId) -> None:
-        super().__delitem__(request_id)
-        del self.types[request_id]
-
-    def pop(self, request_id: RequestId, *default: Any) -> Any:
-        self.types.pop(request_id, None)
-        return super().pop(request_id, *default)
-
     def open(
         self, request_id: RequestId, method: str, result_type: TypeForm, direct: bool
     ) -> asyncio.Future[Any]:
         """A call now pending: the future its answer resolves."""
         future: asyncio.Future[Any] = self._loop.create_future()
         self[request_id] = Outgoing(method, result_type, future, direct)
+        self.types[request_id] = result_type
         return future
 
     def find(self, request_id: Any) -> Outgoing | None:
@@ -88,6 +66,7 @@ class PendingCalls(dict["RequestId", Outgoing]):
     def take(self, request_id: RequestId) -> Outgoing | None:
         """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
         try:
+            self.types.pop(request_id, None)
             outgoing: Outgoing | None = self.pop(request_id, None)
             return outgoing
         except TypeError:
@@ -102,8 +81,7 @@ class PendingCalls(dict["RequestId", Outgoing]):
     def settle(self, request_id: RequestId, outgoing: Outgoing, response: Any, schema: Any) -> None:
         """End the call `outgoing` (pending as `request_id`, found by the caller) with a response:
         no longer pending, its future given the result or the error."""
-        dict.pop(self, request_id, None)
-        self.types.pop(request_id, None)
+        self.take(request_id)
         future = outgoing.future
         if future.done():
             return
@@ -115,13 +93,13 @@ class PendingCalls(dict["RequestId", Outgoing]):
 
     def drop(self, request_id: RequestId, future: asyncio.Future[Any]) -> None:
         """A call whose message could not be written: no longer pending."""
-        self.pop(request_id, None)
+        self.take(request_id)
         if future.done() and not future.cancelled():
             future.exception()  # failed by the shutdown the write caused: the caller raises that
 
     def abandon(self, request_id: RequestId) -> bool:
         """Stop waiting for a call (its late answer is dropped); False when it was not pending."""
-        if self.pop(request_id, None) is None:
+        if self.take(request_id) is None:
             return False
         self.abandoned[request_id] = None
         while len(self.abandoned) > 1024:
@@ -133,7 +111,7 @@ class PendingCalls(dict["RequestId", Outgoing]):
         for request_id, outgoing in list(self.items()):
             if keep_answered and outgoing.answered:
                 continue
-            del self[request_id]
+            self.take(request_id)
             if not outgoing.future.done():
                 outgoing.future.set_exception(error)
 
@@ -148,13 +126,13 @@ class PendingCall:
 
     def __init__(
         self,
-        conn: Caller,
+        conn: Engine[Any],
         request_id: int,
         method: str,
         params: Any,
         future: asyncio.Future[Any],
         timeout: float | None,
-        policy: Results,
+        policy: Policy,
     ) -> None:
         self.id = request_id
         self.method = method

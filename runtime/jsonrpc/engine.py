@@ -6,7 +6,7 @@ policy (`policy.py`), called through the hooks of `Policy`.
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
 - One reader task takes the messages the transport hands on (a newline-framed burst: 64 lines per
-  loop turn, `framing.SLICE`) and decodes each once with the package's `MessageDecoder` in that
+  loop turn, `transport.SLICE`) and decodes each once with the package's `MessageDecoder` in that
   turn; it never waits on a handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
@@ -27,8 +27,8 @@ stop hands the message up, never back to a layer it came through; on the way bac
 answer down:
 
 - in: `push.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
-  `push.PushReader.feed_data` -> `framing.LineTransport._on_data` (`LineReader.split` cuts the
-  lines) -> `framing._Slices.hand_on` -> `Engine._on_messages` -> `Engine.receive` (the package's
+  `push.PushReader.feed_data` -> `transport.LineTransport._on_data` (`LineReader.split` cuts the
+  lines) -> `transport.Inlet.put` -> `Engine._on_messages` -> `Engine.receive` (the package's
   `MessageDecoder.decode`) -> `Engine.serve` -> `serving.Server.start` (the policy's
   `received_request` bookkeeping, then the handler's task) -> `Server._serve` ->
   `policy.AcpPolicy.serve` -> `connection.Connection.handle` -> `Connection._dispatch` -> the
@@ -53,11 +53,11 @@ from .answers import as_rpc_error as as_rpc_error
 from .calls import DEFAULT as DEFAULT
 from .calls import PendingCall, PendingCalls, in_notification
 from .errors import CapabilityError, ConnectionClosedError
-from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineTransport, OversizedLine
+from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
 from .hooks import EOF, Answer, Inbox, ObservedTransport, Policy, Step
 from .sending import Envelopes, Sender
 from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
-from .transport import flow
+from .transport import LineTransport, flow
 
 if TYPE_CHECKING:
     from typing_extensions import Self

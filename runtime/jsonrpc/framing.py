@@ -8,14 +8,13 @@ The pushing reader and the in-memory pipe are `push.py`'s.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from typing import Awaitable, Callable, Protocol
 
 import msgspec
 
 from .push import MemoryWriter as MemoryWriter
 from .push import PushProtocol as PushProtocol
-from .push import PushReader
+from .push import PushReader as PushReader
 from .push import memory_pipe as memory_pipe
 
 DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024
@@ -274,161 +273,3 @@ def _finished(loop: asyncio.AbstractEventLoop | None) -> asyncio.Future[None]:
     done = (loop or asyncio.get_running_loop()).create_future()
     done.set_result(None)
     return done
-
-
-class LineTransport:
-    """Newline framing over a pair of byte streams as a transport of whole messages
-    (`acp_runtime.jsonrpc.transport.Transport`): a `LineReader` in, a `LineWriter` out.
-
-    Over a `PushReader` each chunk is split and handed on in the protocol callback that received
-    it; over any other reader a task reads chunks and hands on their lines. A burst is handed on
-    `SLICE` lines per loop turn (`_Slices`)."""
-
-    __slots__ = ("_source", "_lines", "_out", "_pump", "_slices", "_flowing", "send_nowait", "send")
-
-    def __init__(
-        self,
-        reader: ByteReader,
-        writer: ByteWriter,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        on_error: Callable[[BaseException], object] | None = None,
-    ) -> None:
-        self._source = reader
-        self._lines = LineReader(reader, max_line_bytes)
-        self._out = LineWriter(writer, on_error=on_error)
-        self._pump: asyncio.Task[None] | None = None
-        self._slices: _Slices | None = None
-        self._flowing = asyncio.Event()  # cleared while paused (`pause_reading`)
-        self._flowing.set()
-        self.send_nowait = self._out.write_nowait  # bound once: no frame of ours per message
-        self.send = self._out.write
-
-    def pause_reading(self) -> None:
-        """Hand no more lines on; a pushing reader keeps (and past its limit stops) its input."""
-        self._flowing.clear()
-        if self._slices is not None:
-            self._slices.paused = True
-        if isinstance(self._source, PushReader):
-            self._source.pause()
-
-    def resume_reading(self) -> None:
-        self._flowing.set()
-        if self._slices is not None:
-            self._slices.resume()
-        if isinstance(self._source, PushReader):
-            self._source.resume()
-
-    def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        slices = self._slices = _Slices(on_messages, on_end)
-        if isinstance(self._source, PushReader):
-            self._source.attach(self._on_data, self._on_eof)
-        else:
-            self._pump = asyncio.get_running_loop().create_task(self._pull(slices))
-
-    def _on_data(self, chunk: bytes) -> None:
-        """A chunk pushed by the `PushReader`: its lines handed on in this very call."""
-        self._out.fresh()  # input: a new loop turn
-        lines = self._lines.split(chunk)
-        if lines and self._slices is not None:
-            self._slices.hand_on(lines)
-
-    def _on_eof(self, error: BaseException | None) -> None:
-        if error is None:
-            self._on_data(b"")  # the unterminated last line, if any
-        if self._slices is not None:
-            self._slices.end(error)
-
-    async def _pull(self, slices: _Slices) -> None:
-        try:
-            while await self._flowing.wait() and (lines := await self._lines.readlines()):
-                self._out.fresh()  # input: a new loop turn, as in `start`
-                slices.hand_on(lines)
-        except Exception as exc:  # a broken stream
-            slices.end(exc)
-        else:
-            slices.end(None)
-
-    def close(self) -> None:
-        self._out.close()
-        if self._slices is not None:
-            self._slices.closed = True
-        if self._pump is not None:
-            self._pump.cancel()
-        if isinstance(self._source, PushReader):
-            self._source.detach()
-
-
-SLICE = 64
-"""Lines handed on per loop turn at most. A burst (a pipe read holds hundreds of lines) is handed
-on in slices, each after the engine's worker has handled the one before it: decoded all at once,
-hundreds of messages stay alive together, which costs the garbage collector and the CPU caches far
-more than the loop turns saved."""
-
-
-class _Slices:
-    """Hands lines on in their order, at most `SLICE` per loop turn: the first slice of a burst in
-    the call that brought it, the rest in the turns after (lines that come meanwhile wait behind
-    them), and the end of the input after the last of them."""
-
-    __slots__ = (
-        "_on_messages",
-        "_on_end",
-        "_queued",
-        "_at",
-        "_ended",
-        "_error",
-        "closed",
-        "paused",
-    )
-
-    def __init__(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        self._on_messages = on_messages
-        self._on_end = on_end
-        self._queued: deque[list[bytes | OversizedLine]] = deque()
-        self._at = 0  # the lines of the first queued list handed on already
-        self._ended = False
-        self._error: BaseException | None = None
-        self.closed = False  # the transport closed: nothing more is handed on
-        self.paused = False  # lines wait (`LineTransport.pause_reading`)
-
-    def hand_on(self, lines: list[bytes | OversizedLine]) -> None:
-        if self._queued or self.paused:  # earlier lines still wait: these go after them
-            self._queued.append(lines)
-        elif len(lines) <= SLICE:
-            self._on_messages(lines)
-        else:
-            self._queued.append(lines)
-            self._turn()
-
-    def end(self, error: BaseException | None) -> None:
-        if self._queued or self.paused:
-            self._ended, self._error = True, error  # told after the lines still waiting
-        else:
-            self._on_end(error)
-
-    def resume(self) -> None:
-        if self.paused:
-            self.paused = False
-            if self._queued or self._ended:
-                asyncio.get_running_loop().call_soon(self._turn)
-
-    def _turn(self) -> None:
-        if self.closed or self.paused:
-            return
-        if not self._queued:  # the end came while paused, after every line
-            if self._ended:
-                self._ended = False
-                self._on_end(self._error)
-            return
-        first, at = self._queued[0], self._at
-        if at + SLICE >= len(first):
-            self._queued.popleft()
-            self._at = 0
-        else:
-            self._at = at + SLICE
-        if self._queued:
-            asyncio.get_running_loop().call_soon(self._turn)  # (a no-op if paused meanwhile)
-        self._on_messages(first[at : at + SLICE] if at or len(first) > SLICE else first)
-        if self._ended and not self._queued:
-            self._ended = False
-            self._on_end(self._error)

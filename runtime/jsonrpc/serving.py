@@ -8,7 +8,7 @@ import asyncio
 import contextvars
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sized
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sized
 
 import msgspec
 
@@ -17,6 +17,7 @@ from .answers import as_rpc_error
 from .errors import ConnectionClosedError, ProtocolError
 
 if TYPE_CHECKING:
+    from .engine import Engine
     from .package import RequestMessage, RpcException
     from .sending import Sender
 
@@ -64,25 +65,6 @@ class Serving(msgspec.Struct):
         self.server.ended_unstarted(self.request, self, task)
 
 
-class Host(Protocol):
-    """What a server asks of its engine."""
-
-    schema: Any
-    policy: Any
-    strict: bool
-
-    @property
-    def closed(self) -> bool: ...
-
-    def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None: ...
-
-    def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
-
-    async def write(self, data: bytes) -> None: ...
-
-    def write_nowait(self, data: bytes) -> None: ...
-
-
 DEFAULT_MAX_IN_FLIGHT = 1024
 """Requests from the peer in flight at most (received, their answer not yet written): at this many,
 the connection reads no more of the peer until half of them are answered (backpressure)."""
@@ -100,7 +82,7 @@ class Server:
 
     def __init__(
         self,
-        engine: Host,
+        engine: Engine[Any],
         sender: Sender,
         waiting: Sized,
         finished: Callable[[], None],
@@ -183,29 +165,14 @@ class Server:
                 if engine.closed:
                     self._answered()
                     return
-                data = _cancelled(engine.schema, request, serving)
+                data = _cancelled(schema, request, serving)
             except Exception as exc:
                 if serving.cancel_result is not None or isinstance(exc, TimeoutError):
                     # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
                     # the peer would (131)
-                    data = _cancelled(engine.schema, request, serving)
-                elif isinstance(exc, schema.RpcError):
-                    data = answers.encode_error(engine.schema, request.id, as_rpc_error(exc))
-                elif isinstance(
-                    exc, ProtocolError
-                ):  # a runtime rule refused it: no crash, no traceback
-                    log.error("refused the %s answer: %s", request.method, exc)
-                    error = engine.rpc_error(
-                        INTERNAL_ERROR, "Internal error", {"message": str(exc)}
-                    )
-                    data = answers.encode_error(engine.schema, request.id, error)
+                    data = _cancelled(schema, request, serving)
                 else:
-                    log.exception("handler for %s failed", request.method)
-                    data = answers.encode_error(
-                        engine.schema,
-                        request.id,
-                        engine.rpc_error(INTERNAL_ERROR, "Internal error"),
-                    )
+                    data = answers.encode_error(schema, request.id, _refused(engine, request, exc))
         finally:
             self.requests.pop(request.id, None)
             # the handler is done: this task's context forgets `serving` (which holds this task),
@@ -279,6 +246,17 @@ class Server:
             log.debug("work after the %s answer stopped: %s", method, exc)
         except Exception:
             log.exception("work after the %s answer failed", method)
+
+
+def _refused(engine: Engine[Any], request: RequestMessage, exc: Exception) -> RpcException:
+    """The error answering a request whose handler raised `exc`."""
+    if isinstance(exc, engine.schema.RpcError):
+        return as_rpc_error(exc)
+    if isinstance(exc, ProtocolError):  # a runtime rule refused it: no crash, no traceback
+        log.error("refused the %s answer: %s", request.method, exc)
+        return engine.rpc_error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
+    log.exception("handler for %s failed", request.method)
+    return engine.rpc_error(INTERNAL_ERROR, "Internal error")
 
 
 def _cancelled(schema: Any, request: RequestMessage, serving: Serving) -> bytes:
