@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, TypeVar, cast
 
@@ -57,7 +56,7 @@ from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLi
 from .hooks import EOF, Answer, Inbox, ObservedTransport, Policy, Step
 from .sending import Envelopes, Sender
 from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
-from .transport import LineTransport, flow
+from .transport import LineTransport
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -117,7 +116,7 @@ class Engine(Generic[PackageT]):
             transport = LineTransport(
                 cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
             )
-        self._transport = (
+        self.transport = (
             ObservedTransport(transport, self._show_sent) if observer is not None else transport
         )
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
@@ -127,9 +126,8 @@ class Engine(Generic[PackageT]):
         self._sender = Sender()
         self.bind(schema)
         self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
-        flow_of = functools.partial(flow, self._transport)  # pauses and resumes reading the peer
         self._server = Server(
-            self, self._sender, self._inbox.items, self._maybe_finish, flow_of, max_in_flight
+            self, self._sender, self._inbox.items, self._maybe_finish, max_in_flight
         )
         self._busy = False
         self._next_id = 0
@@ -156,7 +154,7 @@ class Engine(Generic[PackageT]):
 
     def start_engine(self) -> None:
         self._tasks = [self._loop.create_task(self._work())]
-        self._transport.start(self._on_messages, self._on_input_end)
+        self.transport.start(self._on_messages, self._on_input_end)
 
     # --- public API ------------------------------------------------------------------------------
 
@@ -397,13 +395,13 @@ class Engine(Generic[PackageT]):
     def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         """Answer `request_id` with `err` now (best effort: a broken output is logged)."""
         try:
-            self._transport.send_nowait(answers.encode_error(self.schema, request_id, err))
+            self.transport.send_nowait(answers.encode_error(self.schema, request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
     def write_nowait(self, data: bytes) -> None:
         """Send one encoded message as it is, now (raises when the output is closed or broken)."""
-        self._transport.send_nowait(data)
+        self.transport.send_nowait(data)
 
     # --- writing and closing ----------------------------------------------------------------------
 
@@ -419,7 +417,7 @@ class Engine(Generic[PackageT]):
         if self._closed.done():
             raise self._close_error or ConnectionClosedError("connection closed")
         try:
-            await self._transport.send(data)
+            await self.transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
             known = self._eof_error or self._close_error
             if known is not None:
@@ -436,7 +434,7 @@ class Engine(Generic[PackageT]):
             note = self.schema.Notification(
                 method=CANCEL_REQUEST, params=self._cancel_params(request_id)
             )
-            self._transport.send_nowait(self.schema.encode_message(note))
+            self.transport.send_nowait(self.schema.encode_message(note))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
 
@@ -463,7 +461,7 @@ class Engine(Generic[PackageT]):
         for task in self._tasks:
             if task is not current:
                 task.cancel()
-        self._transport.close()
+        self.transport.close()
         self._closed.set_result(None)
 
     def rpc_error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:

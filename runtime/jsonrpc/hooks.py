@@ -7,8 +7,6 @@ import asyncio
 from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container
 
-from .transport import flow
-
 if TYPE_CHECKING:
     from .package import ErrorResponseMessage, NotificationMessage, ResponseMessage
     from .transport import Transport
@@ -113,6 +111,8 @@ class ObservedTransport:
         self._show = show
         self.start = transport.start
         self.close = transport.close
+        self.pause_reading = transport.pause_reading
+        self.resume_reading = transport.resume_reading
 
     def send_nowait(self, message: bytes) -> None:
         self._show(message)
@@ -121,9 +121,3 @@ class ObservedTransport:
     async def send(self, message: bytes) -> None:
         self._show(message)
         await self._transport.send(message)
-
-    def pause_reading(self) -> None:
-        flow(self._transport, False)
-
-    def resume_reading(self) -> None:
-        flow(self._transport, True)

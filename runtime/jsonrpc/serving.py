@@ -86,14 +86,12 @@ class Server:
         sender: Sender,
         waiting: Sized,
         finished: Callable[[], None],
-        flow: Callable[[bool], None],
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self.engine = engine
         self._sender = sender  # the engine's: it encodes the answers
         self._waiting = waiting  # the notifications waiting to be handled
         self._finished = finished  # told after each request served (it may close the engine)
-        self._flow = flow  # flow(False): stop reading the peer; flow(True): read on
         self.max_in_flight = max_in_flight
         self.in_flight = 0  # requests received whose answer is not written yet
         self._stopped = False  # reading stopped: `max_in_flight` were in flight
@@ -133,7 +131,7 @@ class Server:
         self.in_flight += 1
         if self.in_flight >= self.max_in_flight and not self._stopped:
             self._stopped = True  # backpressure: read no more of the peer until half are answered
-            self._flow(False)
+            engine.transport.pause_reading()
         if EAGER and self.alone and not self._waiting:
             serving.task = _Task(self._serve(request, serving), loop=self._loop, eager_start=True)
         else:
@@ -196,7 +194,7 @@ class Server:
         self.in_flight -= 1
         if self._stopped and self.in_flight <= self.max_in_flight // 2:
             self._stopped = False
-            self._flow(True)
+            self.engine.transport.resume_reading()
 
     def ended_unstarted(
         self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]

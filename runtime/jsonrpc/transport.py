@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Awaitable, Callable, Protocol, runtime_checkable
+from typing import Awaitable, Callable, Protocol
 
 from .framing import (
     DEFAULT_MAX_LINE_BYTES,
@@ -27,7 +27,7 @@ from .framing import (
 )
 from .push import PushReader
 
-__all__ = ["LineTransport", "MessageTransport", "OversizedLine", "Pausable", "Transport"]
+__all__ = ["LineTransport", "MessageTransport", "OversizedLine", "Transport"]
 
 
 class Transport(Protocol):
@@ -50,28 +50,15 @@ class Transport(Protocol):
         """End the output (idempotent)."""
         ...
 
-
-@runtime_checkable
-class Pausable(Protocol):
-    """A transport that can stop handing messages on: the engine pauses one while the peer has
-    too many requests in flight (`serving.DEFAULT_MAX_IN_FLIGHT`), and resumes it below half."""
-
     def pause_reading(self) -> None:
-        """Hand no more messages on (those that arrive wait, and the peer is read no further)."""
+        """Hand no more messages on (those that arrive wait, and the peer is read no further): the
+        engine pauses its transport while the peer has too many requests in flight
+        (`serving.DEFAULT_MAX_IN_FLIGHT`)."""
         ...
 
     def resume_reading(self) -> None:
         """Hand messages on again, those that waited first (from a later loop turn)."""
         ...
-
-
-def flow(transport: object, reading: bool) -> None:
-    """Pause (False) or resume (True) a transport's reading, when it can pause."""
-    if isinstance(transport, Pausable):
-        if reading:
-            transport.resume_reading()
-        else:
-            transport.pause_reading()
 
 
 SLICE = 64
