@@ -47,8 +47,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, Ty
 
 import msgspec
 
-from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, RequestId, answers, tracing, wire
-from .answers import as_rpc_error as as_rpc_error
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, RequestId, serving, tracing, wire
 from .calls import DEFAULT as DEFAULT
 from .calls import PendingCall, PendingCalls, in_notification
 from .errors import CapabilityError, ConnectionClosedError
@@ -56,6 +55,7 @@ from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLi
 from .hooks import EOF, Answer, Inbox, ObservedTransport, Policy, Step
 from .sending import Envelopes, Sender
 from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
+from .serving import as_rpc_error as as_rpc_error
 from .transport import LineTransport
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ class Engine(Generic[PackageT]):
             transport = LineTransport(
                 cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
             )
-        self.transport = (
+        self._transport = (
             ObservedTransport(transport, self._show_sent) if observer is not None else transport
         )
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
@@ -127,7 +127,12 @@ class Engine(Generic[PackageT]):
         self.bind(schema)
         self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
         self._server = Server(
-            self, self._sender, self._inbox.items, self._maybe_finish, max_in_flight
+            self,
+            self._sender,
+            self._inbox.items,
+            self._maybe_finish,
+            self._transport,
+            max_in_flight,
         )
         self._busy = False
         self._next_id = 0
@@ -154,7 +159,7 @@ class Engine(Generic[PackageT]):
 
     def start_engine(self) -> None:
         self._tasks = [self._loop.create_task(self._work())]
-        self.transport.start(self._on_messages, self._on_input_end)
+        self._transport.start(self._on_messages, self._on_input_end)
 
     # --- public API ------------------------------------------------------------------------------
 
@@ -249,7 +254,7 @@ class Engine(Generic[PackageT]):
         self._server.after_answer(work)
 
     async def cancel_request(self, request_id: RequestId) -> None:
-        """Send `$/cancel_request` for a pending call; it stays pending until the peer answers."""
+        """Send `$/cancel_request` for a pending call; it stays pending until the peer serving."""
         if self._cancel_request_info is None:
             raise CapabilityError(CANCEL_REQUEST, "the schema defines no such notification")
         await self.notify(CANCEL_REQUEST, self._cancel_params(request_id))
@@ -272,7 +277,7 @@ class Engine(Generic[PackageT]):
         try:
             for line in lines:
                 if isinstance(line, OversizedLine):
-                    self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
+                    self._refuse(serving.oversized(self.schema, line, self.max_line_bytes))
                 elif self.screen is None or not self.screen(line):
                     self.receive(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
@@ -299,13 +304,13 @@ class Engine(Generic[PackageT]):
         try:
             message = self._decoder.decode(line)
         except schema.RpcError as err:
-            return self._refuse(answers.bad_message(schema, line, as_rpc_error(err)), line)
+            return self._refuse(serving.bad_message(schema, line, as_rpc_error(err)), line)
         except RecursionError:  # msgspec: nested deeper than the decoder goes
-            return self._refuse(answers.too_deep(schema, line), line)
+            return self._refuse(serving.too_deep(schema, line), line)
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
             internal = self.rpc_error(INTERNAL_ERROR, "Internal error")
-            return self._refuse(answers.bad_message(schema, line, internal), line)
+            return self._refuse(serving.bad_message(schema, line, internal), line)
         if self.observer is not None:
             self.observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
@@ -334,8 +339,8 @@ class Engine(Generic[PackageT]):
             except Exception:
                 log.exception("the message observer failed")
 
-    def _refuse(self, refusal: answers.Refusal, line: bytes | None = None) -> None:
-        """Act on what `answers` decided for a message the package refused (`line`, shown)."""
+    def _refuse(self, refusal: serving.Refusal, line: bytes | None = None) -> None:
+        """Act on what `serving` decided for a message the package refused (`line`, shown)."""
         if line is not None:
             self.observe("in", line, None)
         if refusal.fails:
@@ -395,13 +400,13 @@ class Engine(Generic[PackageT]):
     def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         """Answer `request_id` with `err` now (best effort: a broken output is logged)."""
         try:
-            self.transport.send_nowait(answers.encode_error(self.schema, request_id, err))
+            self._transport.send_nowait(serving.encode_error(self.schema, request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
     def write_nowait(self, data: bytes) -> None:
         """Send one encoded message as it is, now (raises when the output is closed or broken)."""
-        self.transport.send_nowait(data)
+        self._transport.send_nowait(data)
 
     # --- writing and closing ----------------------------------------------------------------------
 
@@ -417,7 +422,7 @@ class Engine(Generic[PackageT]):
         if self._closed.done():
             raise self._close_error or ConnectionClosedError("connection closed")
         try:
-            await self.transport.send(data)
+            await self._transport.send(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
             known = self._eof_error or self._close_error
             if known is not None:
@@ -434,7 +439,7 @@ class Engine(Generic[PackageT]):
             note = self.schema.Notification(
                 method=CANCEL_REQUEST, params=self._cancel_params(request_id)
             )
-            self.transport.send_nowait(self.schema.encode_message(note))
+            self._transport.send_nowait(self.schema.encode_message(note))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
 
@@ -461,12 +466,12 @@ class Engine(Generic[PackageT]):
         for task in self._tasks:
             if task is not current:
                 task.cancel()
-        self.transport.close()
+        self._transport.close()
         self._closed.set_result(None)
 
     def rpc_error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
         """The package's error of `code` (its -326xx subclass), to raise or to answer with."""
-        return answers.error(self.schema, code, message, data)
+        return serving.error(self.schema, code, message, data)
 
     def _show_sent(self, message: bytes) -> None:
         """Show an outgoing message to the observer, decoded as the peer will (results untyped)."""
