@@ -47,12 +47,11 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, Ty
 
 import msgspec
 
-from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, RequestId, serving, tracing, wire
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, calls, serving, tracing, wire
 from .calls import DEFAULT as DEFAULT
-from .calls import PendingCall, PendingCalls, in_notification
+from .calls import EOF, Answer, Inbox, ObservedTransport, PendingCall, PendingCalls, Policy, Step
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
-from .hooks import EOF, Answer, Inbox, ObservedTransport, Policy, Step
 from .sending import Envelopes, Sender
 from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
 from .serving import as_rpc_error as as_rpc_error
@@ -61,6 +60,7 @@ from .transport import LineTransport
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from . import RequestId
     from .package import (
         ErrorResponseMessage,
         PackageT,
@@ -220,7 +220,7 @@ class Engine(Generic[PackageT]):
             result_type = info.result if info is not None else None
         request_id = self._next_id
         self._next_id = request_id + 1
-        direct = in_notification.get() is self
+        direct = calls.in_notification.get() is self
         future = self.pending.open(request_id, method, result_type, direct)
         try:
             await self.write(self._sender.request(request_id, method, params))
@@ -370,7 +370,9 @@ class Engine(Generic[PackageT]):
 
     async def _work(self) -> None:
         """The one worker: notifications' handlers in arrival order, answers behind them."""
-        in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
+        calls.in_notification.set(
+            self
+        )  # for its whole task: it runs nothing but notification hooks
         inbox = self._inbox
         waiting = inbox.items
         while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:

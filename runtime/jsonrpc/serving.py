@@ -16,20 +16,12 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, Sized, c
 
 import msgspec
 
-from . import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    REQUEST_CANCELLED,
-    RequestId,
-    classify,
-    sniff,
-    wire,
-)
+from . import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_CANCELLED, classify, sniff, wire
 from .errors import ConnectionClosedError, ProtocolError
 from .framing import SNIFF, OversizedLine
 
 if TYPE_CHECKING:
+    from . import RequestId
     from .engine import Engine
     from .package import RequestMessage, RpcException
     from .sending import Sender
