@@ -26,8 +26,8 @@ The path of one received stdio request, from its bytes to the handler and back. 
 stop hands the message up, never back to a layer it came through; on the way back each hands the
 answer down:
 
-- in: `push.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
-  `push.PushReader.feed_data` -> `transport.LineTransport._on_data` (`LineReader.split` cuts the
+- in: `framing.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
+  `framing.PushReader.feed_data` -> `transport.LineTransport._on_data` (`LineReader.split` cuts the
   lines) -> `transport.Inlet.put` -> `Engine._on_messages` -> `Engine.receive` (the package's
   `MessageDecoder.decode`) -> `Engine.serve` -> `serving.Server.start` (the policy's
   `received_request` bookkeeping, then the handler's task) -> `Server._serve` ->

@@ -24,8 +24,8 @@ from .framing import (
     OnEnd,
     OnMessages,
     OversizedLine,
+    PushReader,
 )
-from .push import PushReader
 
 __all__ = ["LineTransport", "MessageTransport", "OversizedLine", "Transport"]
 
