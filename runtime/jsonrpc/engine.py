@@ -29,7 +29,7 @@ answer down:
 - in: `framing.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
   `framing.PushReader.feed_data` -> `transport.LineTransport._on_data` (`LineReader.split` cuts the
   lines) -> `transport.Inlet.put` -> `Engine._on_messages` -> `Engine.receive` (the package's
-  `MessageDecoder.decode`) -> `Engine.serve` -> `serving.Server.start` (the policy's
+  `MessageDecoder.decode`) -> `serving.Server.start` (the policy's
   `received_request` bookkeeping, then the handler's task) -> `Server._serve` ->
   `policy.AcpPolicy.serve` -> `connection.Connection.handle` -> `Connection._dispatch` -> the
   handler's method;
@@ -322,7 +322,7 @@ class Engine(Generic[PackageT]):
                 return
             self._inbox.put_nowait(message)
         elif isinstance(message, schema.Request):
-            self.serve(message)
+            self._server.start(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
             self._on_response(message)
         else:  # decode_message returns one of the four envelopes: a generator bug
