@@ -19,8 +19,7 @@ from .jsonrpc.errors import (
     RequestTimeoutError,
     SchemaMismatchError,
 )
-from .jsonrpc.framing import DEFAULT_MAX_LINE_BYTES
-from .jsonrpc.push import memory_pipe
+from .jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
 from .protocol import rules
 from .protocol.agent import AgentSideConnection
 from .protocol.client import ClientSideConnection

@@ -30,8 +30,7 @@ from typing import (
 )
 
 from .jsonrpc.errors import ConnectionClosedError
-from .jsonrpc.framing import ByteReader
-from .jsonrpc.push import PushProtocol, PushReader
+from .jsonrpc.framing import ByteReader, PushProtocol, PushReader
 from .protocol.agent import AgentSideConnection
 from .protocol.client import ClientSideConnection
 

@@ -6,7 +6,7 @@ policy (`policy.py`), called through the hooks of `Policy`.
 Message flow, which is what makes the ordering and no-deadlock guarantees hold:
 
 - One reader task takes the messages the transport hands on (a newline-framed burst: 64 lines per
-  loop turn, `framing.SLICE`) and decodes each once with the package's `MessageDecoder` in that
+  loop turn, `transport.SLICE`) and decodes each once with the package's `MessageDecoder` in that
   turn; it never waits on a handler.
 - An incoming request starts its handler as a task at once, so requests run concurrently, and a
   handler that calls back into the peer is answered while it waits.
@@ -26,10 +26,10 @@ The path of one received stdio request, from its bytes to the handler and back. 
 stop hands the message up, never back to a layer it came through; on the way back each hands the
 answer down:
 
-- in: `push.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
-  `push.PushReader.feed_data` -> `framing.LineTransport._on_data` (`LineReader.split` cuts the
-  lines) -> `framing._Slices.hand_on` -> `Engine._on_messages` -> `Engine.receive` (the package's
-  `MessageDecoder.decode`) -> `Engine.serve` -> `serving.Server.start` (the policy's
+- in: `framing.PushProtocol.data_received` (or `stdio._AgentProcess.pipe_data_received`) ->
+  `framing.PushReader.feed_data` -> `transport.LineTransport._on_data` (`LineReader.split` cuts the
+  lines) -> `transport.Inlet.put` -> `Engine._on_messages` -> `Engine.receive` (the package's
+  `MessageDecoder.decode`) -> `serving.Server.start` (the policy's
   `received_request` bookkeeping, then the handler's task) -> `Server._serve` ->
   `policy.AcpPolicy.serve` -> `connection.Connection.handle` -> `Connection._dispatch` -> the
   handler's method;
@@ -42,35 +42,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Awaitable,
-    Callable,
-    Generic,
-    Mapping,
-    TypeVar,
-    cast,
-)
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, TypeVar, cast
 
 import msgspec
 
-from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, RequestId, answers, tracing, wire
-from .answers import as_rpc_error as as_rpc_error
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, calls, serving, tracing, wire
 from .calls import DEFAULT as DEFAULT
-from .calls import PendingCall, PendingCalls, in_notification
+from .calls import EOF, Answer, Inbox, ObservedTransport, PendingCall, PendingCalls, Policy, Step
 from .errors import CapabilityError, ConnectionClosedError
-from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, LineTransport, OversizedLine
-from .hooks import EOF, Answer, Inbox, ObservedTransport, Policy, Step
+from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
 from .sending import Envelopes, Sender
 from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
-from .transport import flow
+from .serving import as_rpc_error as as_rpc_error
+from .transport import LineTransport
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from . import RequestId
     from .package import (
         ErrorResponseMessage,
         PackageT,
@@ -136,9 +126,13 @@ class Engine(Generic[PackageT]):
         self._sender = Sender()
         self.bind(schema)
         self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
-        flow_of = functools.partial(flow, self._transport)  # pauses and resumes reading the peer
         self._server = Server(
-            self, self._sender, self._inbox.items, self._maybe_finish, flow_of, max_in_flight
+            self,
+            self._sender,
+            self._inbox.items,
+            self._maybe_finish,
+            self._transport,
+            max_in_flight,
         )
         self._busy = False
         self._next_id = 0
@@ -226,7 +220,7 @@ class Engine(Generic[PackageT]):
             result_type = info.result if info is not None else None
         request_id = self._next_id
         self._next_id = request_id + 1
-        direct = in_notification.get() is self
+        direct = calls.in_notification.get() is self
         future = self.pending.open(request_id, method, result_type, direct)
         try:
             await self.write(self._sender.request(request_id, method, params))
@@ -260,7 +254,7 @@ class Engine(Generic[PackageT]):
         self._server.after_answer(work)
 
     async def cancel_request(self, request_id: RequestId) -> None:
-        """Send `$/cancel_request` for a pending call; it stays pending until the peer answers."""
+        """Send `$/cancel_request` for a pending call; it stays pending until the peer serving."""
         if self._cancel_request_info is None:
             raise CapabilityError(CANCEL_REQUEST, "the schema defines no such notification")
         await self.notify(CANCEL_REQUEST, self._cancel_params(request_id))
@@ -283,7 +277,7 @@ class Engine(Generic[PackageT]):
         try:
             for line in lines:
                 if isinstance(line, OversizedLine):
-                    self._refuse(answers.oversized(self.schema, line, self.max_line_bytes))
+                    self._refuse(serving.oversized(self.schema, line, self.max_line_bytes))
                 elif self.screen is None or not self.screen(line):
                     self.receive(line)
         except Exception as exc:  # never a bad message: a bug, read as a broken stream
@@ -310,13 +304,13 @@ class Engine(Generic[PackageT]):
         try:
             message = self._decoder.decode(line)
         except schema.RpcError as err:
-            return self._refuse(answers.bad_message(schema, line, as_rpc_error(err)), line)
+            return self._refuse(serving.bad_message(schema, line, as_rpc_error(err)), line)
         except RecursionError:  # msgspec: nested deeper than the decoder goes
-            return self._refuse(answers.too_deep(schema, line), line)
+            return self._refuse(serving.too_deep(schema, line), line)
         except Exception as exc:  # decode_message must raise RpcError: a generator bug
             log.error("decode_message raised %r instead of an RpcError", exc)
             internal = self.rpc_error(INTERNAL_ERROR, "Internal error")
-            return self._refuse(answers.bad_message(schema, line, internal), line)
+            return self._refuse(serving.bad_message(schema, line, internal), line)
         if self.observer is not None:
             self.observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
@@ -328,7 +322,7 @@ class Engine(Generic[PackageT]):
                 return
             self._inbox.put_nowait(message)
         elif isinstance(message, schema.Request):
-            self.serve(message)
+            self._server.start(message)
         elif isinstance(message, (schema.Response, schema.ErrorResponse)):
             self._on_response(message)
         else:  # decode_message returns one of the four envelopes: a generator bug
@@ -345,8 +339,8 @@ class Engine(Generic[PackageT]):
             except Exception:
                 log.exception("the message observer failed")
 
-    def _refuse(self, refusal: answers.Refusal, line: bytes | None = None) -> None:
-        """Act on what `answers` decided for a message the package refused (`line`, shown)."""
+    def _refuse(self, refusal: serving.Refusal, line: bytes | None = None) -> None:
+        """Act on what `serving` decided for a message the package refused (`line`, shown)."""
         if line is not None:
             self.observe("in", line, None)
         if refusal.fails:
@@ -376,7 +370,9 @@ class Engine(Generic[PackageT]):
 
     async def _work(self) -> None:
         """The one worker: notifications' handlers in arrival order, answers behind them."""
-        in_notification.set(self)  # for its whole task: it runs nothing but notification hooks
+        calls.in_notification.set(
+            self
+        )  # for its whole task: it runs nothing but notification hooks
         inbox = self._inbox
         waiting = inbox.items
         while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:
@@ -406,7 +402,7 @@ class Engine(Generic[PackageT]):
     def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         """Answer `request_id` with `err` now (best effort: a broken output is logged)."""
         try:
-            self._transport.send_nowait(answers.encode_error(self.schema, request_id, err))
+            self._transport.send_nowait(serving.encode_error(self.schema, request_id, err))
         except Exception as exc:
             log.debug("could not send an error answer: %r", exc)
 
@@ -477,7 +473,7 @@ class Engine(Generic[PackageT]):
 
     def rpc_error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
         """The package's error of `code` (its -326xx subclass), to raise or to answer with."""
-        return answers.error(self.schema, code, message, data)
+        return serving.error(self.schema, code, message, data)
 
     def _show_sent(self, message: bytes) -> None:
         """Show an outgoing message to the observer, decoded as the peer will (results untyped)."""

@@ -2,21 +2,18 @@
 
 The reader side wants anything with `async read(n) -> bytes` (an `asyncio.StreamReader`); the
 writer side anything with `write(bytes)` and `async drain()` (an `asyncio.StreamWriter`).
-The pushing reader and the in-memory pipe are `push.py`'s.
+And the bytes an event-loop protocol receives, pushed to one consumer (`PushReader`, fed by
+`PushProtocol` or a subprocess protocol), and `memory_pipe()`: two connected in-memory ends, for
+tests and in-process peers.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Awaitable, Callable, Protocol
+from typing import Awaitable, Callable, Protocol, cast
 
 import msgspec
-
-from .push import MemoryWriter as MemoryWriter
-from .push import PushProtocol as PushProtocol
-from .push import PushReader
-from .push import memory_pipe as memory_pipe
 
 DEFAULT_MAX_LINE_BYTES = 128 * 1024 * 1024
 """Default limit of one incoming line (message). A longer line is answered with an error."""
@@ -276,159 +273,172 @@ def _finished(loop: asyncio.AbstractEventLoop | None) -> asyncio.Future[None]:
     return done
 
 
-class LineTransport:
-    """Newline framing over a pair of byte streams as a transport of whole messages
-    (`acp_runtime.jsonrpc.transport.Transport`): a `LineReader` in, a `LineWriter` out.
+class PushReader:
+    """The bytes an event-loop protocol receives (`PushProtocol`, or a subprocess protocol
+    calling `feed_data`), for one consumer: one that `attach`es is handed each chunk in the
+    callback that received it (no loop turn between the system call and the message); `read`
+    serves as a `ByteReader` otherwise. Unread bytes past `limit` pause the protocol's transport."""
 
-    Over a `PushReader` each chunk is split and handed on in the protocol callback that received
-    it; over any other reader a task reads chunks and hands on their lines. A burst is handed on
-    `SLICE` lines per loop turn (`_Slices`)."""
-
-    __slots__ = ("_source", "_lines", "_out", "_pump", "_slices", "_flowing", "send_nowait", "send")
-
-    def __init__(
-        self,
-        reader: ByteReader,
-        writer: ByteWriter,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        on_error: Callable[[BaseException], object] | None = None,
-    ) -> None:
-        self._source = reader
-        self._lines = LineReader(reader, max_line_bytes)
-        self._out = LineWriter(writer, on_error=on_error)
-        self._pump: asyncio.Task[None] | None = None
-        self._slices: _Slices | None = None
-        self._flowing = asyncio.Event()  # cleared while paused (`pause_reading`)
-        self._flowing.set()
-        self.send_nowait = self._out.write_nowait  # bound once: no frame of ours per message
-        self.send = self._out.write
-
-    def pause_reading(self) -> None:
-        """Hand no more lines on; a pushing reader keeps (and past its limit stops) its input."""
-        self._flowing.clear()
-        if self._slices is not None:
-            self._slices.paused = True
-        if isinstance(self._source, PushReader):
-            self._source.pause()
-
-    def resume_reading(self) -> None:
-        self._flowing.set()
-        if self._slices is not None:
-            self._slices.resume()
-        if isinstance(self._source, PushReader):
-            self._source.resume()
-
-    def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        slices = self._slices = _Slices(on_messages, on_end)
-        if isinstance(self._source, PushReader):
-            self._source.attach(self._on_data, self._on_eof)
-        else:
-            self._pump = asyncio.get_running_loop().create_task(self._pull(slices))
-
-    def _on_data(self, chunk: bytes) -> None:
-        """A chunk pushed by the `PushReader`: its lines handed on in this very call."""
-        self._out.fresh()  # input: a new loop turn
-        lines = self._lines.split(chunk)
-        if lines and self._slices is not None:
-            self._slices.hand_on(lines)
-
-    def _on_eof(self, error: BaseException | None) -> None:
-        if error is None:
-            self._on_data(b"")  # the unterminated last line, if any
-        if self._slices is not None:
-            self._slices.end(error)
-
-    async def _pull(self, slices: _Slices) -> None:
-        try:
-            while await self._flowing.wait() and (lines := await self._lines.readlines()):
-                self._out.fresh()  # input: a new loop turn, as in `start`
-                slices.hand_on(lines)
-        except Exception as exc:  # a broken stream
-            slices.end(exc)
-        else:
-            slices.end(None)
-
-    def close(self) -> None:
-        self._out.close()
-        if self._slices is not None:
-            self._slices.closed = True
-        if self._pump is not None:
-            self._pump.cancel()
-        if isinstance(self._source, PushReader):
-            self._source.detach()
-
-
-SLICE = 64
-"""Lines handed on per loop turn at most. A burst (a pipe read holds hundreds of lines) is handed
-on in slices, each after the engine's worker has handled the one before it: decoded all at once,
-hundreds of messages stay alive together, which costs the garbage collector and the CPU caches far
-more than the loop turns saved."""
-
-
-class _Slices:
-    """Hands lines on in their order, at most `SLICE` per loop turn: the first slice of a burst in
-    the call that brought it, the rest in the turns after (lines that come meanwhile wait behind
-    them), and the end of the input after the last of them."""
-
-    __slots__ = (
-        "_on_messages",
-        "_on_end",
-        "_queued",
-        "_at",
-        "_ended",
-        "_error",
-        "closed",
-        "paused",
-    )
-
-    def __init__(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        self._on_messages = on_messages
-        self._on_end = on_end
-        self._queued: deque[list[bytes | OversizedLine]] = deque()
-        self._at = 0  # the lines of the first queued list handed on already
-        self._ended = False
+    def __init__(self, limit: int = 1 << 20) -> None:
+        self._limit = limit
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._eof = False
         self._error: BaseException | None = None
-        self.closed = False  # the transport closed: nothing more is handed on
-        self.paused = False  # lines wait (`LineTransport.pause_reading`)
+        self._waiter: asyncio.Future[None] | None = None
+        self._on_data: Callable[[bytes], None] | None = None
+        self._on_end: Callable[[BaseException | None], None] | None = None
+        self.transport: asyncio.ReadTransport | None = None
+        self._paused = False
+        self._held = False  # attached, but what arrived before is not handed over yet
+        self._stopped = False  # paused by the consumer (`pause`)
 
-    def hand_on(self, lines: list[bytes | OversizedLine]) -> None:
-        if self._queued or self.paused:  # earlier lines still wait: these go after them
-            self._queued.append(lines)
-        elif len(lines) <= SLICE:
-            self._on_messages(lines)
-        else:
-            self._queued.append(lines)
-            self._turn()
+    # --- fed by the protocol ----------------------------------------------------------------------
 
-    def end(self, error: BaseException | None) -> None:
-        if self._queued or self.paused:
-            self._ended, self._error = True, error  # told after the lines still waiting
-        else:
-            self._on_end(error)
+    def feed_data(self, data: bytes) -> None:
+        if self._on_data is not None and not self._held:
+            self._on_data(data)
+            return
+        self._chunks.append(data)
+        self._size += len(data)
+        if self._size > self._limit and self.transport is not None and not self._paused:
+            self._paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def feed_eof(self, error: BaseException | None = None) -> None:
+        if self._eof:
+            return
+        self._eof, self._error = True, error
+        on_end = self._on_end
+        if on_end is not None and not self._held:
+            self._on_data = self._on_end = None
+            on_end(error)
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    # --- taken by the consumer --------------------------------------------------------------------
+
+    def attach(
+        self, on_data: Callable[[bytes], None], on_end: Callable[[BaseException | None], None]
+    ) -> None:
+        """Hand every chunk to `on_data` from now on and the end of input to `on_end`; what
+        arrived before is handed over in the next loop turn."""
+        self._on_data, self._on_end = on_data, on_end
+        if self._chunks or self._eof:
+            self._held = True  # until the next loop turn: the owner is still being built
+            asyncio.get_running_loop().call_soon(self._hand_over)
+        self._resume()
+
+    def pause(self) -> None:
+        """Hand nothing more to the consumer until `resume` (chunks are kept; past the limit the
+        protocol's transport is paused)."""
+        self._held = self._stopped = True
 
     def resume(self) -> None:
-        if self.paused:
-            self.paused = False
-            if self._queued or self._ended:
-                asyncio.get_running_loop().call_soon(self._turn)
+        if self._stopped:
+            self._stopped = False
+            asyncio.get_running_loop().call_soon(self._hand_over)
 
-    def _turn(self) -> None:
-        if self.closed or self.paused:
+    def _hand_over(self) -> None:
+        if self._stopped:  # paused by the consumer since: `resume` hands over
             return
-        if not self._queued:  # the end came while paused, after every line
-            if self._ended:
-                self._ended = False
-                self._on_end(self._error)
+        self._held = False
+        while self._chunks and self._on_data is not None and not self._held:
+            chunk = self._chunks.popleft()
+            self._size -= len(chunk)
+            self._on_data(chunk)
+        self._resume()
+        if self._held or self._chunks:
             return
-        first, at = self._queued[0], self._at
-        if at + SLICE >= len(first):
-            self._queued.popleft()
-            self._at = 0
-        else:
-            self._at = at + SLICE
-        if self._queued:
-            asyncio.get_running_loop().call_soon(self._turn)  # (a no-op if paused meanwhile)
-        self._on_messages(first[at : at + SLICE] if at or len(first) > SLICE else first)
-        if self._ended and not self._queued:
-            self._ended = False
-            self._on_end(self._error)
+        if self._eof and self._on_end is not None:
+            on_end, self._on_data, self._on_end = self._on_end, None, None
+            on_end(self._error)
+
+    def detach(self) -> None:
+        """Hand nothing more over."""
+        self._on_data = self._on_end = None
+
+    async def read(self, n: int = -1) -> bytes:
+        while not self._chunks:
+            if self._eof:
+                if self._error is not None:
+                    raise self._error
+                return b""
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        chunk = self._chunks.popleft()
+        if 0 < n < len(chunk):
+            chunk, rest = chunk[:n], chunk[n:]
+            self._chunks.appendleft(rest)
+        self._size -= len(chunk)
+        self._resume()
+        return chunk
+
+    def _resume(self) -> None:
+        if self._paused and self._size <= self._limit and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
+
+
+class PushProtocol(asyncio.Protocol):
+    """An event-loop read pipe's protocol feeding a `PushReader`."""
+
+    def __init__(self, reader: PushReader) -> None:
+        self._reader = reader
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._reader.transport = cast("asyncio.ReadTransport", transport)
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed_data(data)
+
+    def eof_received(self) -> None:
+        self._reader.feed_eof()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._reader.feed_eof(exc)
+
+
+class MemoryWriter:
+    """The writing end of an in-memory pipe: what it writes, the paired StreamReader reads."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+        self._closed = False
+
+    def write(self, data: bytes) -> None:
+        if self._closed:
+            raise ConnectionResetError("memory pipe closed")
+        self._reader.feed_data(data)
+
+    async def drain(self) -> None:
+        if self._closed:
+            raise ConnectionResetError("memory pipe closed")
+        await asyncio.sleep(0)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._reader.feed_eof()
+
+    def is_closing(self) -> bool:
+        return self._closed
+
+    async def wait_closed(self) -> None:
+        return None
+
+
+def memory_pipe() -> (
+    tuple[tuple[asyncio.StreamReader, MemoryWriter], tuple[asyncio.StreamReader, MemoryWriter]]
+):
+    """Two connected ends `(reader, writer)`: what one end writes, the other reads."""
+    a_in, b_in = asyncio.StreamReader(), asyncio.StreamReader()
+    return (a_in, MemoryWriter(b_in)), (b_in, MemoryWriter(a_in))

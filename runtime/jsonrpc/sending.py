@@ -60,7 +60,7 @@ class Sender:
                     f"{method}: names starting with 'rpc.' are reserved by JSON-RPC"
                 )
             tp = None
-        if type(params) not in _STRUCTURED and not _structured(params):  # 226
+        if not wire.structured(params):  # 226
             raise ProtocolError(
                 f"{method}: params must be an object or an array, not {type(params).__name__}"
             )
@@ -101,9 +101,8 @@ class Sender:
         if checked is not None:  # its JSON goes in as it is
             return self.envelopes.request(request_id, method, checked)
         schema = self.schema
-        data: bytes = schema.encode_message(
-            schema.Request(id=request_id, method=method, params=_omit_none(params))
-        )
+        request = schema.Request(id=request_id, method=method, params=_omit_none(params))
+        data: bytes = schema.encode_message(request)
         return data
 
     def notification(self, method: str, params: Any) -> bytes:
@@ -196,32 +195,25 @@ class Envelopes:
         ends = self.ends.get(method)
         if ends is not None:
             return ends[0] + params + ends[1]
-        schema = self._schema
-        data: bytes = schema.encode_message(
-            schema.Notification(method=method, params=msgspec.Raw(params))
-        )
-        return data
+        return self._encoded(self._schema.Notification(method=method, params=msgspec.Raw(params)))
 
     def request(self, request_id: RequestId, method: str, params: bytes) -> bytes:
         """A request of `method` whose params are the JSON `params`."""
-        schema = self._schema
         parts = self.calls.get(method)
-        if parts is not None:
-            return parts[0] + schema.encode_message(request_id) + parts[1] + params + parts[2]
-        data: bytes = schema.encode_message(
-            schema.Request(id=request_id, method=method, params=msgspec.Raw(params))
-        )
-        return data
+        if parts is None:
+            raw = msgspec.Raw(params)
+            return self._encoded(self._schema.Request(id=request_id, method=method, params=raw))
+        return parts[0] + self._schema.encode_message(request_id) + parts[1] + params + parts[2]
 
     def response(self, request_id: RequestId, result: bytes) -> bytes:
         """A success answer whose result is the JSON `result`."""
-        schema = self._schema
         parts = self.answer
-        if parts is not None:
-            return parts[0] + schema.encode_message(request_id) + parts[1] + result + parts[2]
-        data: bytes = schema.encode_message(
-            schema.Response(id=request_id, result=msgspec.Raw(result))
-        )
+        if parts is None:
+            return self._encoded(self._schema.Response(id=request_id, result=msgspec.Raw(result)))
+        return parts[0] + self._schema.encode_message(request_id) + parts[1] + result + parts[2]
+
+    def _encoded(self, message: Any) -> bytes:
+        data: bytes = self._schema.encode_message(message)
         return data
 
 
@@ -254,20 +246,6 @@ def strict_check(schema: Any, tp: TypeForm) -> Callable[[bytes], Any]:
         check: Callable[[bytes], Any] = decoder(tp).decode
         return check
     return lambda data: schema.decode(data, tp, strict=True)
-
-
-_STRUCTURED: set[type] = set()
-"""Types of params seen to be structured values (`wire.structured`): one set lookup each."""
-
-
-def _structured(params: Any) -> bool:
-    """`wire.structured`, keeping the types it holds structured by type alone."""
-    if not wire.structured(params):
-        return False
-    kind = type(params)
-    if issubclass(kind, (msgspec.Struct, dict, list, tuple)):
-        _STRUCTURED.add(kind)
-    return True
 
 
 def _omit_none(params: Any) -> Any:

@@ -1,6 +1,10 @@
 """The JSON-RPC layer's serving of requests: each received request's handler runs as a task at
 once, is answered when it returns (its result, its error, or -32800 when cancelled), and work
-asked for `after_answer` starts once that answer is written. A `Server` belongs to one engine."""
+asked for `after_answer` starts once that answer is written. A `Server` belongs to one engine.
+
+And the layer's answers, worked out without the engine's state: an error answer as the package
+encodes it, the answer to a cancelled request, and what becomes of a message the package could not
+decode (a `Refusal`: fail one of our calls, answer with an error, or drop it)."""
 
 from __future__ import annotations
 
@@ -8,17 +12,20 @@ import asyncio
 import contextvars
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, Sized
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, Sized, cast
 
 import msgspec
 
-from . import INTERNAL_ERROR, INVALID_REQUEST, RequestId, answers
-from .answers import as_rpc_error
+from . import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_CANCELLED, classify, sniff, wire
 from .errors import ConnectionClosedError, ProtocolError
+from .framing import SNIFF, OversizedLine
 
 if TYPE_CHECKING:
+    from . import RequestId
+    from .engine import Engine
     from .package import RequestMessage, RpcException
     from .sending import Sender
+    from .transport import Transport
 
 log = logging.getLogger("acp_runtime")
 
@@ -64,25 +71,6 @@ class Serving(msgspec.Struct):
         self.server.ended_unstarted(self.request, self, task)
 
 
-class Host(Protocol):
-    """What a server asks of its engine."""
-
-    schema: Any
-    policy: Any
-    strict: bool
-
-    @property
-    def closed(self) -> bool: ...
-
-    def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None: ...
-
-    def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
-
-    async def write(self, data: bytes) -> None: ...
-
-    def write_nowait(self, data: bytes) -> None: ...
-
-
 DEFAULT_MAX_IN_FLIGHT = 1024
 """Requests from the peer in flight at most (received, their answer not yet written): at this many,
 the connection reads no more of the peer until half of them are answered (backpressure)."""
@@ -100,18 +88,18 @@ class Server:
 
     def __init__(
         self,
-        engine: Host,
+        engine: Engine[Any],
         sender: Sender,
         waiting: Sized,
         finished: Callable[[], None],
-        flow: Callable[[bool], None],
+        transport: Transport,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self.engine = engine
         self._sender = sender  # the engine's: it encodes the answers
         self._waiting = waiting  # the notifications waiting to be handled
         self._finished = finished  # told after each request served (it may close the engine)
-        self._flow = flow  # flow(False): stop reading the peer; flow(True): read on
+        self._transport = transport  # paused while `max_in_flight` are in flight
         self.max_in_flight = max_in_flight
         self.in_flight = 0  # requests received whose answer is not written yet
         self._stopped = False  # reading stopped: `max_in_flight` were in flight
@@ -151,7 +139,7 @@ class Server:
         self.in_flight += 1
         if self.in_flight >= self.max_in_flight and not self._stopped:
             self._stopped = True  # backpressure: read no more of the peer until half are answered
-            self._flow(False)
+            self._transport.pause_reading()
         if EAGER and self.alone and not self._waiting:
             serving.task = _Task(self._serve(request, serving), loop=self._loop, eager_start=True)
         else:
@@ -183,29 +171,14 @@ class Server:
                 if engine.closed:
                     self._answered()
                     return
-                data = _cancelled(engine.schema, request, serving)
+                data = _cancelled(schema, request, serving)
             except Exception as exc:
                 if serving.cancel_result is not None or isinstance(exc, TimeoutError):
                     # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
                     # the peer would (131)
-                    data = _cancelled(engine.schema, request, serving)
-                elif isinstance(exc, schema.RpcError):
-                    data = answers.encode_error(engine.schema, request.id, as_rpc_error(exc))
-                elif isinstance(
-                    exc, ProtocolError
-                ):  # a runtime rule refused it: no crash, no traceback
-                    log.error("refused the %s answer: %s", request.method, exc)
-                    error = engine.rpc_error(
-                        INTERNAL_ERROR, "Internal error", {"message": str(exc)}
-                    )
-                    data = answers.encode_error(engine.schema, request.id, error)
+                    data = _cancelled(schema, request, serving)
                 else:
-                    log.exception("handler for %s failed", request.method)
-                    data = answers.encode_error(
-                        engine.schema,
-                        request.id,
-                        engine.rpc_error(INTERNAL_ERROR, "Internal error"),
-                    )
+                    data = encode_error(schema, request.id, _refused(engine, request, exc))
         finally:
             self.requests.pop(request.id, None)
             # the handler is done: this task's context forgets `serving` (which holds this task),
@@ -229,7 +202,7 @@ class Server:
         self.in_flight -= 1
         if self._stopped and self.in_flight <= self.max_in_flight // 2:
             self._stopped = False
-            self._flow(True)
+            self._transport.resume_reading()
 
     def ended_unstarted(
         self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]
@@ -281,7 +254,108 @@ class Server:
             log.exception("work after the %s answer failed", method)
 
 
+def _refused(engine: Engine[Any], request: RequestMessage, exc: Exception) -> RpcException:
+    """The error answering a request whose handler raised `exc`."""
+    if isinstance(exc, engine.schema.RpcError):
+        return as_rpc_error(exc)
+    if isinstance(exc, ProtocolError):  # a runtime rule refused it: no crash, no traceback
+        log.error("refused the %s answer: %s", request.method, exc)
+        return engine.rpc_error(INTERNAL_ERROR, "Internal error", {"message": str(exc)})
+    log.exception("handler for %s failed", request.method)
+    return engine.rpc_error(INTERNAL_ERROR, "Internal error")
+
+
 def _cancelled(schema: Any, request: RequestMessage, serving: Serving) -> bytes:
     """The answer to a request whose handler was cancelled (`answers.encode_cancelled`)."""
     result = None if serving.cancelled_by_peer else serving.cancel_result
-    return answers.encode_cancelled(schema, request.id, request.method, result)
+    return encode_cancelled(schema, request.id, request.method, result)
+
+
+def as_rpc_error(exc: BaseException) -> RpcException:
+    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
+    return cast("RpcException", exc)
+
+
+def error(schema: Any, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
+    """The package's error of `code` (its own class for the codes it names)."""
+    return cast("RpcException", schema.error_for(code, message, data))
+
+
+def encode_error(schema: Any, request_id: RequestId, err: RpcException) -> bytes:
+    """An error answer; one whose code is not an integer, whose message is not a string or whose
+    data cannot be encoded becomes -32603 (235)."""
+    obj = err.to_error_object()
+    try:
+        if type(obj["code"]) is not int or not isinstance(obj["message"], str):
+            raise TypeError(f"error code {obj['code']!r} / message {obj['message']!r}")
+        data: bytes = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
+    except Exception as exc:
+        log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
+        obj = {"code": INTERNAL_ERROR, "message": "Internal error"}
+        data = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
+    return data
+
+
+def encode_cancelled(
+    schema: Any, request_id: RequestId, method: str, cancel_result: dict[str, Any] | None
+) -> bytes:
+    """The answer to a request whose handler was cancelled: `cancel_result` (what the protocol
+    answers when its own cancel ended the request) as the method's result, else -32800."""
+    info = schema.REQUESTS.get(method)
+    if cancel_result is not None and info is not None:
+        result = wire.build(schema, cancel_result, info.result)
+        data: bytes = schema.encode_message(schema.Response(id=request_id, result=result))
+        return data
+    return encode_error(schema, request_id, error(schema, REQUEST_CANCELLED, "Request cancelled"))
+
+
+class Refusal(NamedTuple):
+    """What becomes of a message the package refused: `fails` the id of one of our calls to fail
+    with `err` (a response), or `answer` it with `err` (under `request_id`), or neither: drop it."""
+
+    err: RpcException
+    request_id: RequestId = None
+    fails: bool = False
+    answer: bool = False
+
+
+def bad_message(schema: Any, line: bytes, err: RpcException) -> Refusal:
+    kind, request_id = classify(line)
+    if kind == "response":  # fail its call; a response is never answered
+        log.warning("dropped an invalid response (id %r): %s", request_id, err)
+        return Refusal(err, request_id, fails=True)
+    if kind == "notification" and err.code != PARSE_ERROR:
+        log.warning("dropped an invalid notification: %s", err)
+        return Refusal(err)
+    if kind == "unparsable" and err.code != PARSE_ERROR:  # e.g. a truncated array
+        err = error(schema, PARSE_ERROR, "Parse error", {"message": err.message})
+    return Refusal(err, err.id, answer=True)
+
+
+def too_deep(schema: Any, line: bytes) -> Refusal:
+    """A message nested deeper than the JSON decoder goes: a request whose id can be read from its
+    first bytes is answered -32600 with that id, a response fails its call, a notification is
+    dropped, anything else is answered -32700 (never a traceback, and the connection lives on)."""
+    kind, request_id = sniff(line[:SNIFF])
+    text = "the message is nested deeper than the JSON decoder can take"
+    if kind == "response":
+        log.warning("dropped a response (id %r): %s", request_id, text)
+        err = error(schema, INVALID_REQUEST, f"Invalid response: {text}")
+        return Refusal(err, request_id, fails=True)
+    if kind == "notification":
+        log.warning("dropped a notification: %s", text)
+        return Refusal(error(schema, INVALID_REQUEST, text))
+    if kind == "request" and request_id is not None:
+        err = error(schema, INVALID_REQUEST, f"Invalid request: {text}")
+        return Refusal(err, request_id, answer=True)
+    return Refusal(error(schema, PARSE_ERROR, "Parse error", {"message": text}), answer=True)
+
+
+def oversized(schema: Any, line: OversizedLine, limit: int) -> Refusal:
+    kind, request_id = sniff(line.head)
+    message = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
+    err = error(schema, INVALID_REQUEST, message, {"limit": limit, "size": line.size})
+    log.warning("%s (a %s, id %r)", message, kind, request_id)
+    if kind == "response":
+        return Refusal(err, request_id, fails=True)
+    return Refusal(err, request_id, answer=kind != "notification")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import operator
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import msgspec
 
@@ -374,36 +374,37 @@ def _undeclared(
     steps of its path (innermost first) and its value: a key its Struct does not declare, at any
     depth. `tags` are the tag fields of the union `typed` was chosen from: a variant that stands for
     a tag does not keep it (`"type": "agent"` of a default variant), and the schema declares it."""
-    found: tuple[list[str], Any] | None = None
-    if type(data) is dict:
-        if isinstance(typed, msgspec.Struct):
-            cls = type(typed)
-            fields, tag = _fields(cls), cls.__struct_config__.tag_field
-            for key, value in data.items():
-                name = fields.get(key)
-                if name is None:
-                    if key != tag and key not in tags:
-                        return [f".{key}"], value
-                elif type(value) in _NESTED:
-                    found = _undeclared(value, getattr(typed, name), _field_tags(cls)[key])
-                    if found is not None:
-                        found[0].append(f".{key}")
-                        return found
-        elif type(typed) is dict:
-            for key, value in data.items():
-                if type(value) in _NESTED:
-                    found = _undeclared(value, typed.get(key), tags)
-                    if found is not None:
-                        found[0].append(f".{key}")
-                        return found
-    elif isinstance(typed, (list, tuple)):
-        for i, (value, item) in enumerate(zip(data, typed, strict=False)):
-            if type(value) in _NESTED:
-                found = _undeclared(value, item, tags)
-                if found is not None:
-                    found[0].append(f"[{i}]")
-                    return found
+    for step, value, became, inner in _children(data, typed, tags):
+        if became is _UNDECLARED:
+            return [step], value
+        found = _undeclared(value, became, inner)
+        if found is not None:
+            found[0].append(step)
+            return found
     return None
+
+
+_UNDECLARED: Any = object()
+
+
+def _children(data: Any, typed: Any, tags: frozenset[str]) -> Iterator[tuple[str, Any, Any, Any]]:
+    """`_undeclared`'s steps in order: (step, nested value, what it became, its tags), or a key
+    the Struct does not keep (what it became: `_UNDECLARED`)."""
+    if type(data) is dict and isinstance(typed, msgspec.Struct):
+        cls = type(typed)
+        fields, tag = _fields(cls), cls.__struct_config__.tag_field
+        for key, value in data.items():
+            name = fields.get(key)
+            if name is None:
+                if key != tag and key not in tags:
+                    yield f".{key}", value, _UNDECLARED, tags
+            elif type(value) in _NESTED:
+                yield f".{key}", value, getattr(typed, name), _field_tags(cls)[key]
+    elif type(data) is dict and type(typed) is dict:
+        yield from ((f".{k}", v, typed.get(k), tags) for k, v in data.items() if type(v) in _NESTED)
+    elif type(data) is not dict and isinstance(typed, (list, tuple)):
+        pairs = enumerate(zip(data, typed, strict=False))
+        yield from ((f"[{i}]", v, item, tags) for i, (v, item) in pairs if type(v) in _NESTED)
 
 
 _NESTED = frozenset((dict, list, tuple))

@@ -24,13 +24,13 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, wire
+from ..jsonrpc.calls import Policy
 from ..jsonrpc.errors import (
     CapabilityError,
     ConnectionClosedError,
     NotInitializedError,
     ProtocolError,
 )
-from ..jsonrpc.hooks import Policy
 from . import rules
 
 if TYPE_CHECKING:

@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from acp_runtime import ClientSideConnection
-from acp_runtime.jsonrpc.framing import SLICE, PushReader
+from acp_runtime.jsonrpc.framing import PushReader
 from acp_runtime.jsonrpc.serving import DEFAULT_MAX_IN_FLIGHT
+from acp_runtime.jsonrpc.transport import SLICE
 
 REQUESTS = 20_000
 BOUND = 16

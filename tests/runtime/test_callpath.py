@@ -13,7 +13,7 @@ def test_a_received_request_never_climbs_back_up() -> None:
     result = asyncio.run(drive())
     path = result["path"]
     assert any("handler:" in stop for stop in path), path  # the handler was reached
-    assert path[0].startswith("jsonrpc/push.py:"), path  # from the bytes
+    assert path[0].startswith("jsonrpc/framing.py:"), path  # from the bytes
     assert "LineWriter.write" in path[-1] or "LineWriter.write" in path[-2], path  # to the bytes
     assert result["climbs"] == [], "\n".join(path)
 

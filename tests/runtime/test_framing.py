@@ -11,12 +11,12 @@ import pytest
 from acp_runtime.jsonrpc import sniff as _sniff
 from acp_runtime.jsonrpc.framing import (
     LineReader,
-    LineTransport,
     LineWriter,
     OversizedLine,
     PushReader,
     memory_pipe,
 )
+from acp_runtime.jsonrpc.transport import LineTransport
 
 
 async def read_all(data: bytes, limit: int = 1 << 20, pieces: int = 1) -> list:

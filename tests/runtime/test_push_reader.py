@@ -8,12 +8,8 @@ import random
 
 import pytest
 
-from acp_runtime.jsonrpc.framing import (
-    SLICE,
-    LineTransport,
-    OversizedLine,
-    PushReader,
-)
+from acp_runtime.jsonrpc.framing import OversizedLine, PushReader
+from acp_runtime.jsonrpc.transport import SLICE, LineTransport
 from tests.runtime.test_framing import _as_read, _reference
 
 

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "/acp_runtime/"  # the installed runtime (an editable install links runtime/ there)
 MARK = b'"session/new"'
 HANDLED = ("session_new",)  # the handler's methods on the path
-TRANSPORTS = ("jsonrpc/push.py", "jsonrpc/framing.py", "jsonrpc/transport.py", "stdio.py", "http/")
+TRANSPORTS = ("jsonrpc/framing.py", "jsonrpc/transport.py", "stdio.py", "http/")
 LAYERS = (("handler:", 4), ("protocol/", 2), ("jsonrpc/", 1), ("", 3))
 
 
