@@ -53,7 +53,7 @@ from .calls import EOF, Answer, Inbox, ObservedTransport, PendingCall, PendingCa
 from .errors import CapabilityError, ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
 from .sending import Envelopes, Sender
-from .serving import DEFAULT_MAX_IN_FLIGHT, Server, Serving
+from .serving import DEFAULT_MAX_IN_FLIGHT, Refusal, Server, Serving
 from .serving import as_rpc_error as as_rpc_error
 from .transport import LineTransport
 
@@ -339,7 +339,7 @@ class Engine(Generic[PackageT]):
             except Exception:
                 log.exception("the message observer failed")
 
-    def _refuse(self, refusal: serving.Refusal, line: bytes | None = None) -> None:
+    def _refuse(self, refusal: Refusal, line: bytes | None = None) -> None:
         """Act on what `serving` decided for a message the package refused (`line`, shown)."""
         if line is not None:
             self.observe("in", line, None)
