@@ -42,7 +42,7 @@ class AgentPolicy(AcpPolicy):
         if method != rules.SESSION_UPDATE:
             return None, None
         before = self.message_id_given if self.message_kinds else None
-        if self.turns.tracked:
+        if self.turns is not None:
             after: SendCheck | None = self.update_fits
         else:  # v1: no turn to track; no history to check before a session/resume came (it
             # passes every update then, see `received_request`: no call per update)
@@ -59,7 +59,7 @@ class AgentPolicy(AcpPolicy):
         """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
         session being resumed (33)."""
         turns = self.turns
-        if turns.tracked:
+        if turns is not None:
             reason = turns.update_breaks(params)
             if reason is not None and self.enforce:
                 raise ProtocolError(f"{method}: {reason}")
@@ -71,7 +71,7 @@ class AgentPolicy(AcpPolicy):
     def received_request(self, method: str, params: Any) -> None:
         if method == rules.NO_HISTORY_DURING and not self.resumes_came:
             self.resumes_came = True
-            self.forget_send_steps()  # `around_send`: session/update now checks `no_history`
+            self._send_steps.clear()  # `around_send`: session/update now checks `no_history`
         AcpPolicy.received_request(self, method, params)  # (no `super()` object per request)
 
     def no_history(self, method: str, params: Any) -> None:
@@ -106,7 +106,7 @@ class AgentPolicy(AcpPolicy):
             or method in rules.SESSION_NAMED_BY
             or method in rules.SESSIONS_LISTED_BY
         )
-        turn = method == rules.SESSION_PROMPT and self.turns.tracked
+        turn = method == rules.SESSION_PROMPT and self.turns is not None
         return None, self.answered if sessions or turn else None
 
     def answered(self, request: Any, result: Any) -> None:
@@ -124,7 +124,7 @@ class AgentPolicy(AcpPolicy):
             self.sessions_known.update(
                 rules.sessions_known_after(request.method, request.params, result)
             )
-        if request.method == rules.SESSION_PROMPT:  # the turn may go on after it (v2)
+        if request.method == rules.SESSION_PROMPT and self.turns is not None:  # v2: it goes on
             self.turns.prompt_answered(request.params, result)
 
     async def initialize(self, request: Any) -> Any:
@@ -287,4 +287,5 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
 
     def turn_cancelled(self, session_id: Any) -> bool:
         """Whether a `session/cancel` (or `session/close`) reached the open v2 turn of a session."""
-        return self.policy.turns.is_cancelling(session_id)
+        turns = self.policy.turns
+        return turns is not None and session_id in turns.cancelling

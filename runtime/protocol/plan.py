@@ -17,11 +17,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import guards, rules
-from .turns import Turns, TurnsByUpdate
 
 if TYPE_CHECKING:
     from ..jsonrpc.package import MethodInfoLike, Package
-    from .turns import Serving
 
     Check = Callable[[Any, Any], "str | None"]
     Guards = Mapping[str, "list[Check]"]
@@ -113,10 +111,6 @@ class PackagePlan:
             rules.promises_breaks if v2 else None
         )
         self._sides: dict[str, SidePlan] = {}
-
-    def turns(self, serving: Serving) -> Turns:
-        """A connection's turn tracker: its turns end by a state update (v2) or by the answer."""
-        return TurnsByUpdate(serving) if self.v2 else Turns()
 
     def side(self, side: str) -> SidePlan:
         """The tables of one side ("agent" or "client"), made at its first use."""

@@ -21,63 +21,17 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, wire
-from ..jsonrpc.errors import (
-    CapabilityError,
-    ConnectionClosedError,
-    NotInitializedError,
-    ProtocolError,
-)
+from ..jsonrpc.errors import CapabilityError, NotInitializedError, ProtocolError
 from ..jsonrpc.hooks import Policy
 from . import rules
 
 if TYPE_CHECKING:
-    from ..jsonrpc.package import RpcException
+    from ..jsonrpc.serving import Serving
+    from .connection import Connection
     from .plan import PackagePlan
-
-
-class Served(Protocol):
-    """A request a connection is serving, as the policy reads and cancels it."""
-
-    @property
-    def method(self) -> str: ...
-
-    @property
-    def params(self) -> Any: ...
-
-    answered: bool
-    task: asyncio.Task[None] | None
-    cancel_result: dict[str, Any] | None
-
-    def cancel(self) -> None: ...
-
-
-class Host(Protocol):
-    """What a policy reads and sets on its connection."""
-
-    side: str
-    schema: Any
-    handler: object
-    initialized: bool
-    protocol_version: int | None
-    protocol_versions: tuple[int, ...]
-    peer_initialize: Any
-    own_initialize: Any
-    checked_params: Callable[[str, Any], Any]
-
-    @property
-    def serving(self) -> Mapping[Any, Served]: ...
-
-    def handle(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
-
-    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None: ...
-
-    def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
-
-    def shutdown(self, error: ConnectionClosedError) -> None: ...
-
 
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
@@ -87,29 +41,94 @@ SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it 
 Answer = Callable[[Any], Awaitable[Any]]
 AfterServe = Callable[[Any, Any], None]
 Step = Callable[[Any], Any]
+Reason = Callable[[Any, Any], "str | None"]
+# `serve`'s steps of a method: the side's own answer, before initialize, guards, result guards,
+# answer check, the side's bookkeeping; `before_send`'s: the side's first check, why it is removed,
+# before initialize, guards, whether it completes an interaction, the side's last check
 _ServeSteps = tuple[
-    "Answer | None",
-    bool,
-    "tuple[Callable[[Any, Any], str | None], ...]",
-    bool,
-    "Callable[[Any, Any], str | None] | None",
-    "AfterServe | None",
+    "Answer | None", bool, "tuple[Reason, ...]", bool, "Reason | None", "AfterServe | None"
 ]
 SendSteps = tuple[
-    "SendStep | None",
-    "str | None",
-    bool,
-    "tuple[Callable[[Any, Any], str | None], ...]",
-    bool,
-    "SendCheck | None",
+    "SendStep | None", "str | None", bool, "tuple[Reason, ...]", bool, "SendCheck | None"
 ]
+
+
+class TurnsByUpdate:
+    """The turns of an agent's sessions that end in a `state_update` to idle after the prompt's
+    answer (ACP v2): the policy refuses the updates that break that lifecycle."""
+
+    def __init__(self, serving: Callable[[], Iterable[Serving]]) -> None:
+        self.serving = serving
+        # session -> the user messageId its prompt answer acknowledged; the sessions whose turn is
+        # open (answered, no idle yet); those of them a session/cancel has reached
+        self.acknowledged: dict[Any, Any] = {}
+        self.open: set[Any] = set()
+        self.cancelling: set[Any] = set()
+
+    def prompt_served(self, session_id: Any, *, unanswered: bool = False) -> bool:
+        return any(
+            s.method == rules.SESSION_PROMPT
+            and wire.get(s.params, rules.SESSION_ID) == session_id
+            and not (unanswered and s.answered)
+            for s in self.serving()
+        )
+
+    def prompt_answered(self, params: Any, result: Any) -> None:
+        """A `session/prompt` handler returned `result`: the turn stays open."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        self.acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
+        self.open.add(session_id)
+
+    def cancelled(self, session_id: Any) -> None:
+        """A `session/cancel` (or `session/close`) reached an open turn, or one a prompt being
+        answered opens."""
+        if session_id in self.open or self.prompt_served(session_id):
+            self.cancelling.add(session_id)
+
+    def update_breaks(self, params: Any) -> str | None:
+        """Why an outgoing `session/update` breaks the turn lifecycle, or None."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+        kind = wire.get(update, rules.UPDATE_KIND[1])
+        if kind in rules.USER_MESSAGE_KINDS and session_id in self.acknowledged:
+            expected = self.acknowledged[session_id]
+            if wire.get(update, rules.MESSAGE_ID) != expected:
+                return rules.v2_rule(
+                    "user-message",
+                    f"the turn's user message is {expected!r}, as the prompt answer acknowledged",
+                )
+        if kind != rules.STATE_UPDATE or wire.get(update, rules.STATE) != rules.IDLE:
+            return None
+        if self.prompt_served(session_id, unanswered=True):
+            return rules.v2_rule(
+                "prompt-acknowledges",
+                "the turn ends after the session/prompt answer, which only acknowledges it",
+            )
+        stop = wire.get(update, rules.STOP_REASON)
+        if session_id in self.cancelling and stop != rules.CANCELLED:
+            return rules.v2_rule(
+                "cancel-confirmed",
+                f"after session/cancel the turn ends idle with stopReason cancelled, not {stop!r}",
+            )
+        return None
+
+    def update_sent(self, params: Any) -> None:
+        """The acknowledged user message is reported, an idle state ends the turn."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+        kind = wire.get(update, rules.UPDATE_KIND[1])
+        if kind in rules.USER_MESSAGE_KINDS:
+            self.acknowledged.pop(session_id, None)
+        elif kind == rules.STATE_UPDATE and wire.get(update, rules.STATE) == rules.IDLE:
+            self.open.discard(session_id)
+            self.cancelling.discard(session_id)
 
 
 class AcpPolicy(Policy):
     """The rules both sides apply, from the plan of the connection's package. With
     `enforce=False` none is checked (interactions and turns are still tracked)."""
 
-    def __init__(self, conn: Host, plan: PackagePlan, enforce: bool) -> None:
+    def __init__(self, conn: Connection[Any], plan: PackagePlan, enforce: bool) -> None:
         self.conn = conn
         self.plan = plan
         self.enforce = enforce
@@ -128,7 +147,7 @@ class AcpPolicy(Policy):
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
-        self.turns = plan.turns(self.served)
+        self.turns = TurnsByUpdate(self.served) if plan.v2 else None  # v2: turns end by update
         # the notifications `received_notification` acts on; any other passes untouched
         self.watched = rules.TURN_ENDED_BY | self.completing
         self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
@@ -137,7 +156,7 @@ class AcpPolicy(Policy):
         self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
-    def served(self) -> Iterable[Served]:
+    def served(self) -> Iterable[Serving]:
         return self.conn.serving.values()
 
     # --- sending ----------------------------------------------------------------------------------
@@ -191,11 +210,6 @@ class AcpPolicy(Policy):
         if method in self.conn.schema.METHODS:  # not any name a caller makes up: a bounded table
             self._send_steps[method] = steps
         return steps
-
-    def forget_send_steps(self) -> None:
-        """Work out `before_send`'s steps again at each method's next send (a side's
-        `around_send` now decides otherwise)."""
-        self._send_steps.clear()
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         """A side's own checks of an outgoing `method`, before the others (returning the params
@@ -341,7 +355,8 @@ class AcpPolicy(Policy):
     def cancel_turn(self, params: Any) -> None:
         """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
         session_id = wire.get(params, rules.SESSION_ID)
-        self.turns.cancelled(session_id)
+        if self.turns is not None:
+            self.turns.cancelled(session_id)
         turn = self.turn_tasks.get(session_id)
         if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
             turn.cancel()
@@ -362,5 +377,5 @@ class AcpPolicy(Policy):
                 del self.turn_tasks[session_id]
 
         task.add_done_callback(done)
-        if self.turns.is_cancelling(session_id):  # the cancel came before the turn's work started
+        if self.turns is not None and session_id in self.turns.cancelling:  # before its work began
             task.cancel()
