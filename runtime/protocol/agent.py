@@ -151,8 +151,8 @@ class AgentPolicy(AcpPolicy):
                 raise
             result = None
         if self.enforce:
-            promises = self.plan.promises_check
-            reason = next((r for c in self.plan.initialize_checks if (r := c(result))), None)
+            check, promises = self.plan.initialize_check, self.plan.promises_check
+            reason = check(result) if check is not None else None
             if reason is None and promises is not None:
                 reason = promises(result, conn.handler, schema.AgentHandler, schema)
             if reason is not None:

@@ -69,10 +69,10 @@ class ClientPolicy(AcpPolicy):
         """An outgoing initialize (before every other check): the client's checks of it, and the
         params to send, asking for the latest version the client speaks."""
         if self.enforce:
-            for check in self.plan.initialize_checks:
-                reason = check(params)
-                if reason is not None:
-                    raise ProtocolError(f"{method}: {reason}")
+            check = self.plan.initialize_check
+            reason = check(params) if check is not None else None
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
         conn = self.conn
         params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
         conn.own_initialize = params
