@@ -58,13 +58,11 @@ class AgentPolicy(AcpPolicy):
     def update_fits(self, method: str, params: Any) -> None:
         """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
         session being resumed (33)."""
-        turns = self.turns
-        if turns is not None:
-            reason = turns.update_breaks(params)
+        if self.turns is not None:
+            reason = self.turns.update_breaks(params)
             if reason is not None and self.enforce:
                 raise ProtocolError(f"{method}: {reason}")
-            if reason is None or not self.enforce:
-                turns.update_sent(params)
+            self.turns.update_sent(params)
         if self.enforce:
             self.no_history(method, params)
 
@@ -76,17 +74,7 @@ class AgentPolicy(AcpPolicy):
 
     def no_history(self, method: str, params: Any) -> None:
         """33: no history goes to a session while its session/resume is served."""
-        if not self.resumes_came:  # none came on this connection, so none is served
-            return
-        serving = self.conn.serving
-        if not serving:
-            return
-        for served in serving.values():  # a loop, not `any`: no generator per update
-            if served.method == rules.NO_HISTORY_DURING:
-                break
-        else:
-            return
-        if wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
+        if not self.resumes_came or wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
             return
         session_id = wire.get(params, rules.SESSION_ID)
         if any(
@@ -128,15 +116,14 @@ class AgentPolicy(AcpPolicy):
             self.turns.prompt_answered(request.params, result)
 
     async def initialize(self, request: Any) -> Any:
+        """The version asked for if this agent speaks it, else its latest (4-8), answered by the
+        policy of that version's package (routed by it, if the message did not route it)."""
         conn = self.conn
-        params = request.params
-        requested = wire.get(params, rules.PROTOCOL_VERSION)
-        versions = conn.protocol_versions
-        version = requested if requested in versions else versions[-1]
-        conn.route_to(version)  # not routed by the message (never for a valid one): as chosen
-        policy = conn.policy
-        assert isinstance(policy, AgentPolicy)
-        return await policy.answer_initialize(request, version)
+        version = negotiation.chosen(
+            wire.get(request.params, rules.PROTOCOL_VERSION), conn.protocol_versions
+        )
+        conn.route(version)
+        return await conn.policy.answer_initialize(request, version)
 
     async def answer_initialize(self, request: Any, version: int) -> Any:
         conn = self.conn
@@ -236,14 +223,12 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         ) -> None: ...
 
     def setup_side(self) -> None:
-        self.client: ClientProxyT = self.schema.ClientProxy(self)
         self.client_info: Any = None
+        if isinstance(self.versions, negotiation.AgentRoutes):  # the first lines read here
+            self.screen = self._route_by
 
     def bind_proxy(self) -> None:
-        self.client = self.schema.ClientProxy(self)
-
-    def line_screen(self) -> Callable[[bytes], bool] | None:
-        return self._route_by if isinstance(self.versions, negotiation.AgentRoutes) else None
+        self.client: ClientProxyT = self.schema.ClientProxy(self)
 
     def _route_by(self, line: bytes) -> bool:
         """A received line while the connection is not routed: its initialize routes it. True:
@@ -255,7 +240,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         requested = negotiation.requested_version(line)
         if type(requested) is not int:
             return False
-        self.route(self.versions.choose(requested))
+        self.route(negotiation.chosen(requested, self.protocol_versions))
         self.screen = None
         if requested in self.versions.routes:
             return False

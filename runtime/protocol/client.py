@@ -43,10 +43,6 @@ _RESULTS_READ = (
 )  # the methods whose results `ClientPolicy.on_result` records
 
 
-def _update_of(params: Any) -> Any:
-    return wire.get(params, rules.SESSION_UPDATE_FIELD)
-
-
 _SESSION_UPDATE = rules.SESSION_UPDATE
 _OFFERING: dict[type, bool] = {}  # type of a session update -> whether it declares an offer
 
@@ -107,8 +103,9 @@ class ClientPolicy(AcpPolicy):
 
     def received_notification(self, method: str, params: Any) -> bool:
         if method == _SESSION_UPDATE and self.conn.sessions:
+            typed = type(params) is self.update_type
             update = (
-                self.read_update(params) if type(params) is self.update_type else _update_of(params)
+                self.read_update(params) if typed else wire.get(params, rules.SESSION_UPDATE_FIELD)
             )
             offering = _OFFERING.get(type(update))  # by type: `declares_any` depends on no more
             if offering is None:
@@ -163,7 +160,7 @@ class ClientPolicy(AcpPolicy):
             raise error
         conn.protocol_version = version
         if conn.versions is not None and type(result) is dict:  # read as JSON to route
-            conn.route_to(version)
+            conn.route(version)
             result = conn.typed_answer(rules.INITIALIZE, result)
         conn.peer_initialize = result
         conn.agent_info = rules.info_of(result, "agent")
@@ -241,7 +238,6 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         ) -> None: ...
 
     def setup_side(self) -> None:
-        self.agent: AgentProxyT = self.schema.AgentProxy(self)
         self.agent_info: Any = None
         # the agent's subprocess, when spawned by `spawn_agent`
         self.process: asyncio.subprocess.Process | None = None
@@ -263,7 +259,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         self.forget_steps()  # the engine calls it directly (`ClientPolicy.notification_step`)
 
     def bind_proxy(self) -> None:
-        self.agent = self.schema.AgentProxy(self)
+        self.agent: AgentProxyT = self.schema.AgentProxy(self)
 
     def route(self, version: int) -> None:
         super().route(version)
@@ -274,11 +270,8 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
         `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
         cursor, next_cursor = rules.PAGINATED[method]
-        params = (
-            params
-            if params is not None
-            else wire.build(self.schema, {}, self.schema.REQUESTS[method].params)
-        )
+        if params is None:
+            params = wire.build(self.schema, {}, self.schema.REQUESTS[method].params)
         while True:
             page = await self.request(method, params)
             yield page

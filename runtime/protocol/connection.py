@@ -110,10 +110,11 @@ class Connection(Engine[PackageT]):
             tracer=tracer,
             timeout=timeout,
             max_in_flight=max_in_flight,
-            screen=self.line_screen(),
         )
         self.setup_side()
-        self._start(handler)
+        if self.versions is None:
+            self._build_handler(handler)
+        self.start_engine()
 
     def bind(self, schema: PackageT) -> None:
         """Drive this connection by `schema` from now on: its codec, and the policy of its protocol
@@ -129,10 +130,7 @@ class Connection(Engine[PackageT]):
         tables = plan.side(self.side)
         self._handlers = (tables.notification_handlers, tables.request_handlers)
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
-
-    def line_screen(self) -> Callable[[bytes], bool] | None:
-        """The side's first reader of each received line, given to the engine (None: none)."""
-        return None
+        self.bind_proxy()
 
     def setup_side(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
@@ -140,30 +138,21 @@ class Connection(Engine[PackageT]):
     def bind_proxy(self) -> None:
         """The side's proxy for the package it is bound to (again after routing)."""
 
-    def _start(self, handler: object) -> None:
-        if self.versions is None:
-            self._build_handler(handler)
-        self.start_engine()
-
     def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
 
-    def route_to(self, version: int) -> None:
-        """Serve protocol `version` from now on, unless the connection is routed already."""
-        if not self.routed:
-            self.route(version)
-
     def route(self, version: int) -> None:
-        """Serve protocol `version` from now on: its route's package, rules and handler."""
-        assert self.versions is not None
+        """Serve protocol `version` from now on: its route's package, rules and handler (unless the
+        connection is routed already)."""
+        if self.versions is None or self.routed:
+            return
         route = self.versions[version]
         self.routed = True
         if route.schema is not self.schema:
             self.bind(cast(PackageT, route.schema))
-            self.bind_proxy()
         self._build_handler(route.handler)
 
     @property

@@ -46,14 +46,13 @@ class Routes:
 
 
 class AgentRoutes(Routes):
-    """An agent's routes: it answers the version a client asks for, or its latest."""
+    """An agent's routes: it answers the version a client asks for, or its latest (`chosen`)."""
 
-    def choose(self, requested: object) -> int:
-        """The version an agent answers a client asking for `requested` (4-8): that one when it
-        has a route for it, else its latest."""
-        if isinstance(requested, int) and requested in self.routes:
-            return requested
-        return self.versions[-1]
+
+def chosen(requested: Any, versions: tuple[int, ...]) -> int:
+    """The version an agent speaking `versions` answers a client asking for `requested` (4-8):
+    that one when it speaks it, else its latest."""
+    return requested if requested in versions else versions[-1]
 
 
 class ClientRoutes(Routes):

@@ -163,9 +163,7 @@ class AcpPolicy(Policy):
 
     def before_send(self, method: str, params: Any) -> Any:
         """Check an outgoing call or notification; returns the params to send."""
-        steps = self._send_steps.get(method)
-        if steps is None:
-            steps = self._steps(method)
+        steps = self._send_steps.get(method) or self._steps(method)
         before, removed, before_initialize, guards, completing, after = steps
         if before is not None:  # a side's own first step: it may replace the params
             replaced = before(method, params)
@@ -251,9 +249,7 @@ class AcpPolicy(Policy):
         when the rules refuse the request; when nothing is checked of its result, it is the
         handler's own awaitable (no coroutine of ours around it)."""
         method = request.method
-        steps = self._serve_steps.get(method)
-        if steps is None:
-            steps = self._serve_plan(method)
+        steps = self._serve_steps.get(method) or self._serve_plan(method)
         instead, before_initialize, guards, result_guards, answer_check, after = steps
         if instead is not None:
             return instead(request)
