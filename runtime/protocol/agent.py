@@ -250,11 +250,21 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _receive_newer_initialize(self, line: bytes) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
         version, the params read in any shape of a version it speaks that fits them (its latest
-        first); -32602 naming each version's reason when none does."""
+        first); -32602 naming each version's reason when none does. The agent cannot know the shape
+        of the version asked for, so it never refuses the params for the fields of a version the
+        client did not ask for."""
         assert self.versions is not None
-        message, refusals = negotiation.read_newer_initialize(
-            self.versions.routes, self.side, line, lenient=self.lenient
-        )
+        message: Any = None
+        refusals: list[tuple[int, Any]] = []
+        for version, route in reversed(self.versions.routes.items()):
+            schema = route.schema
+            try:
+                message = schema.MessageDecoder(self.side, lenient=self.lenient).decode(line)
+                break
+            except schema.RpcError as err:
+                refusals.append((version, err))
+            except RecursionError:
+                break
         self.observe("in", line, message)
         if message is not None:
             self.serve(message)

@@ -59,7 +59,6 @@ class ClientPolicy(AcpPolicy):
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
         self.update_type = info.params if info is not None else None
         self.read_update = wire.reader(self.update_type, rules.SESSION_UPDATE_FIELD)
-        self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
 
     def initializing(self, method: str, params: Any) -> Any:
         """An outgoing initialize (before every other check): the client's checks of it, and the
@@ -80,26 +79,23 @@ class ClientPolicy(AcpPolicy):
         offered for it."""
         if method == rules.INITIALIZE:
             return self.initializing, None
-        if not self.enforce:
-            return None, None
-        required = method in rules.SESSION_REQUIRED_BY
+        sessions = method in rules.SESSION_REQUIRED_BY or method in rules.OFFER_CHECKS
+        return None, self.session_rules if self.enforce and sessions else None
+
+    def session_rules(self, method: str, params: Any) -> None:
+        """A call naming a session needs one set up here (68), and a mode or config value one the
+        agent offered for it (238, 239)."""
+        sessions = self.conn.sessions
+        session_id = wire.get(params, rules.SESSION_ID)
+        if method in rules.SESSION_REQUIRED_BY and session_id not in sessions:
+            raise ProtocolError(
+                f"{method}: session {session_id!r} was not set up on this connection "
+                f"({', '.join(sorted(_SESSION_SET_UP_BY))})"
+            )
         offered = rules.OFFER_CHECKS.get(method)
-        if not required and offered is None:
-            return None, None
-
-        def sessions(method: str, params: Any) -> None:
-            sessions = self.conn.sessions
-            session_id = wire.get(params, rules.SESSION_ID)
-            if required and session_id not in sessions:
-                raise ProtocolError(
-                    f"{method}: session {session_id!r} was not set up on this connection "
-                    f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
-                )
-            reason = offered(params, sessions.get(session_id, {})) if offered else None
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
-
-        return None, sessions
+        reason = offered(params, sessions.get(session_id, {})) if offered else None
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
 
     def received_notification(self, method: str, params: Any) -> bool:
         if method == _SESSION_UPDATE and self.conn.sessions:

@@ -139,7 +139,6 @@ class AcpPolicy(Policy):
         self.result_guards = tables.result_guards if enforce else _NO_GUARDS
         self.turn_cancels = tables.turn_cancels
         self.answer_checks = plan.answer_checks if enforce else _NO_GUARDS
-        self.results_read: Container[str] | None = frozenset(self.answer_checks)  # `on_result`'s
         self.completions = plan.completions if enforce else ()
         self.completing = plan.completing if enforce else frozenset()
         self.message_kinds = plan.message_kinds if enforce else frozenset()
