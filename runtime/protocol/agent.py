@@ -105,10 +105,7 @@ class AgentPolicy(AcpPolicy):
                 request.method, request.params, result, self.sessions_known
             )
             if reason is not None:
-                raise ProtocolError(
-                    f"{request.method}: {reason}; each session gets a unique id"
-                    " (ACP v1 requirement 24)"
-                )
+                raise ProtocolError(f"{request.method}: {reason}")
             self.sessions_known.update(
                 rules.sessions_known_after(request.method, request.params, result)
             )

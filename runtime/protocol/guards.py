@@ -122,19 +122,10 @@ class Guard(Struct, frozen=True):
 
 _SETUP = ("session/new", "session/load", "session/resume", "session/fork")
 _WITH_CONFIG = (*_SETUP, "session/set_config_option")
-_TERMINAL = (
-    "terminal/create",
-    "terminal/output",
-    "terminal/release",
-    "terminal/wait_for_exit",
-    "terminal/kill",
-)
+_TERMINAL = tuple(f"terminal/{m}" for m in ("create", "output", "release", "wait_for_exit", "kill"))
 _TOOL_PATHS = ("locations.*.path", "content.*.path")
 _BOOLEAN = {"boolean": "clientCapabilities.session.configOptions.boolean"}
-_ELICITATION = {
-    "form": "clientCapabilities.elicitation.form",
-    "url": "clientCapabilities.elicitation.url",
-}
+_ELICITATION = {mode: f"clientCapabilities.elicitation.{mode}" for mode in ("form", "url")}
 _AGENT = "agentCapabilities."
 _SESSIONS = "agentCapabilities.sessionCapabilities."
 # the calls a side makes only when the peer advertised a capability: (side, methods, capability,

@@ -86,7 +86,7 @@ def reused_session_id(method: str, params: Any, result: Any, known: set[Any]) ->
     if session_id in known or (source is not None and session_id == source):
         return (
             f"the handler answered the session id {session_id!r}, which names a session already"
-            " known here"
+            " known here; each session gets a unique id (ACP v1 requirement 24)"
         )
     return None
 
