@@ -17,14 +17,15 @@ from ..jsonrpc.calls import PendingCall as PendingCall
 from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
 from ..jsonrpc.engine import as_rpc_error as as_rpc_error
-from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter
-from ..jsonrpc.serving import DEFAULT_MAX_IN_FLIGHT
+from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
 from .negotiation import Routes
 from .policy import AcpPolicy
 
 if TYPE_CHECKING:
     import asyncio
+
+    from typing_extensions import Unpack
 
     from ..jsonrpc.package import NotificationMessage, PackageT, RequestMessage
     from ..jsonrpc.tracing import Tracer
@@ -41,17 +42,21 @@ def default_schema() -> ModuleType:
 
 if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
 
-    class ConnectionOptions(TypedDict, total=False):
-        """The keyword options of a connection besides `schema` (keep in step with `Connection`)."""
+    class EngineOptions(TypedDict, total=False):
+        """The keyword options a connection passes on to its engine (`Engine`'s defaults)."""
 
-        protocol_versions: tuple[int, ...]
         max_line_bytes: int
         lenient: bool
-        enforce_protocol: bool
         observer: Callable[[str, bytes, Any], None] | None
         tracer: Tracer | None
         timeout: float | None
         max_in_flight: int
+
+    class ConnectionOptions(EngineOptions, total=False):
+        """The keyword options of a connection besides `schema` (keep in step with `Connection`)."""
+
+        protocol_versions: tuple[int, ...]
+        enforce_protocol: bool
 
 
 class Connection(Engine[PackageT]):
@@ -74,13 +79,8 @@ class Connection(Engine[PackageT]):
         *,
         schema: PackageT | None = None,
         protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        lenient: bool = False,
         enforce_protocol: bool = True,
-        observer: Callable[[str, bytes, Any], None] | None = None,
-        tracer: Any = None,
-        timeout: float | None = None,
-        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        **options: Unpack[EngineOptions],
     ) -> None:
         # several versions (acp_runtime.versions): bound to one route's package until initialize
         self.versions: Routes | None = handler if isinstance(handler, Routes) else None
@@ -103,13 +103,8 @@ class Connection(Engine[PackageT]):
             reader,
             writer,
             schema if schema is not None else cast(PackageT, default_schema()),
-            max_line_bytes=max_line_bytes,
-            lenient=lenient,
             strict=enforce_protocol,
-            observer=observer,
-            tracer=tracer,
-            timeout=timeout,
-            max_in_flight=max_in_flight,
+            **options,
         )
         self.setup_side()
         if self.versions is None:
