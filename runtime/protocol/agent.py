@@ -59,10 +59,7 @@ class AgentPolicy(AcpPolicy):
         """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
         session being resumed (33)."""
         if self.turns is not None:
-            reason = self.turns.update_breaks(params)
-            if reason is not None and self.enforce:
-                raise ProtocolError(f"{method}: {reason}")
-            self.turns.update_sent(params)
+            self.turns.update_sent(method, params, self.enforce)
         if self.enforce:
             self.no_history(method, params)
 
@@ -77,11 +74,7 @@ class AgentPolicy(AcpPolicy):
         if not self.resumes_came or wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
             return
         session_id = wire.get(params, rules.SESSION_ID)
-        if any(
-            s.method == rules.NO_HISTORY_DURING
-            and wire.get(s.params, rules.SESSION_ID) == session_id
-            for s in self.served()
-        ):
+        if self.serving_in(rules.NO_HISTORY_DURING, session_id):
             raise ProtocolError(
                 f"{method}: session {session_id!r} is being resumed, which replays no history"
             )

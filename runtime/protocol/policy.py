@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Mapping
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, wire
 from ..jsonrpc.errors import CapabilityError, NotInitializedError, ProtocolError
@@ -57,8 +57,8 @@ class TurnsByUpdate:
     """The turns of an agent's sessions that end in a `state_update` to idle after the prompt's
     answer (ACP v2): the policy refuses the updates that break that lifecycle."""
 
-    def __init__(self, serving: Callable[[], Iterable[Serving]]) -> None:
-        self.serving = serving
+    def __init__(self, serving_in: Callable[[str, Any], list[Serving]]) -> None:
+        self.serving_in = serving_in
         # session -> the user messageId its prompt answer acknowledged; the sessions whose turn is
         # open (answered, no idle yet); those of them a session/cancel has reached
         self.acknowledged: dict[Any, Any] = {}
@@ -66,12 +66,8 @@ class TurnsByUpdate:
         self.cancelling: set[Any] = set()
 
     def prompt_served(self, session_id: Any, *, unanswered: bool = False) -> bool:
-        return any(
-            s.method == rules.SESSION_PROMPT
-            and wire.get(s.params, rules.SESSION_ID) == session_id
-            and not (unanswered and s.answered)
-            for s in self.serving()
-        )
+        prompts = self.serving_in(rules.SESSION_PROMPT, session_id)
+        return any(not (unanswered and s.answered) for s in prompts)
 
     def prompt_answered(self, params: Any, result: Any) -> None:
         """A `session/prompt` handler returned `result`: the turn stays open."""
@@ -85,11 +81,24 @@ class TurnsByUpdate:
         if session_id in self.open or self.prompt_served(session_id):
             self.cancelling.add(session_id)
 
-    def update_breaks(self, params: Any) -> str | None:
-        """Why an outgoing `session/update` breaks the turn lifecycle, or None."""
+    def update_sent(self, method: str, params: Any, enforce: bool) -> None:
+        """An outgoing `session/update`: refused when it breaks the turn lifecycle (`enforce`);
+        the acknowledged user message is reported, an idle state ends the turn."""
         session_id = wire.get(params, rules.SESSION_ID)
         update = wire.get(params, rules.SESSION_UPDATE_FIELD)
         kind = wire.get(update, rules.UPDATE_KIND[1])
+        idle = kind == rules.STATE_UPDATE and wire.get(update, rules.STATE) == rules.IDLE
+        reason = self.breaks(session_id, update, kind, idle)
+        if reason is not None and enforce:
+            raise ProtocolError(f"{method}: {reason}")
+        if kind in rules.USER_MESSAGE_KINDS:
+            self.acknowledged.pop(session_id, None)
+        elif idle:
+            self.open.discard(session_id)
+            self.cancelling.discard(session_id)
+
+    def breaks(self, session_id: Any, update: Any, kind: Any, idle: bool) -> str | None:
+        """Why an update of a session breaks the turn lifecycle, or None."""
         if kind in rules.USER_MESSAGE_KINDS and session_id in self.acknowledged:
             expected = self.acknowledged[session_id]
             if wire.get(update, rules.MESSAGE_ID) != expected:
@@ -97,7 +106,7 @@ class TurnsByUpdate:
                     "user-message",
                     f"the turn's user message is {expected!r}, as the prompt answer acknowledged",
                 )
-        if kind != rules.STATE_UPDATE or wire.get(update, rules.STATE) != rules.IDLE:
+        if not idle:
             return None
         if self.prompt_served(session_id, unanswered=True):
             return rules.v2_rule(
@@ -111,17 +120,6 @@ class TurnsByUpdate:
                 f"after session/cancel the turn ends idle with stopReason cancelled, not {stop!r}",
             )
         return None
-
-    def update_sent(self, params: Any) -> None:
-        """The acknowledged user message is reported, an idle state ends the turn."""
-        session_id = wire.get(params, rules.SESSION_ID)
-        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
-        kind = wire.get(update, rules.UPDATE_KIND[1])
-        if kind in rules.USER_MESSAGE_KINDS:
-            self.acknowledged.pop(session_id, None)
-        elif kind == rules.STATE_UPDATE and wire.get(update, rules.STATE) == rules.IDLE:
-            self.open.discard(session_id)
-            self.cancelling.discard(session_id)
 
 
 class AcpPolicy(Policy):
@@ -146,7 +144,7 @@ class AcpPolicy(Policy):
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
-        self.turns = TurnsByUpdate(self.served) if plan.v2 else None  # v2: turns end by update
+        self.turns = TurnsByUpdate(self.serving_in) if plan.v2 else None  # v2: turns end by update
         # the notifications `received_notification` acts on; any other passes untouched
         self.watched = rules.TURN_ENDED_BY | self.completing
         self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
@@ -155,8 +153,13 @@ class AcpPolicy(Policy):
         self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
-    def served(self) -> Iterable[Serving]:
-        return self.conn.serving.values()
+    def serving_in(self, method: str, session_id: Any) -> list[Serving]:
+        """The requests of `method` in that session this side is serving."""
+        return [
+            s
+            for s in self.conn.serving.values()
+            if s.method == method and wire.get(s.params, rules.SESSION_ID) == session_id
+        ]
 
     # --- sending ----------------------------------------------------------------------------------
 
@@ -355,11 +358,8 @@ class AcpPolicy(Policy):
         turn = self.turn_tasks.get(session_id)
         if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
             turn.cancel()
-        if not self.turn_cancels:
-            return
-        for serving in list(self.served()):
-            result = self.turn_cancels.get(serving.method)
-            if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
+        for method, result in self.turn_cancels.items():
+            for serving in self.serving_in(method, session_id):
                 serving.cancel_result = result
                 serving.cancel()
 
