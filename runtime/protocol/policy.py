@@ -14,7 +14,9 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
 What differs between protocol versions comes from the package's plan as data (plan.py): its
-tables, its initialize checks, the methods it removed, and its turn rules (turns.py).
+tables, its initialize checks, the methods it removed, and how its turns end: in ACP v1 with the
+`session/prompt` answer (nothing to track), in ACP v2 with a `state_update` to idle after it
+(`TurnsByUpdate`, whose lifecycle rules the agent's policy enforces).
 """
 
 from __future__ import annotations

@@ -1,14 +1,13 @@
 """ACP's protocol rules that a connection's policy enforces, written against the wire (methods,
 fields), for every version: what differs by version is read from the package (`plan.py`).
 
-The engine below (`engine.py` and its helpers) is plain JSON-RPC; the policy (`policy.py`,
-`turns.py`) applies these rules; the friendly layer (`helpers.py`, `session.py`) names the methods
-it sends through the generated proxies. Rules speak
-the wire (method names, dotted camelCase paths) and read generated objects through `wire`, so they
-hold for any generated package. A rule is skipped when the package lacks its method, or does not
-declare a capability the rule reads: a schema without `session/load` has no `loadSession` guard,
-and one without `clientCapabilities.session.configOptions.boolean` puts no limit on boolean
-config options.
+The engine below (`engine.py` and its helpers) is plain JSON-RPC; the policy (`policy.py`) applies
+these rules; the friendly layer (`helpers.py`, `session.py`) names the methods it sends through
+the generated proxies. Rules speak the wire (method names, dotted camelCase paths) and read
+generated objects through `wire`, so they hold for any generated package. A rule is skipped when
+the package lacks its method, or does not declare a capability the rule reads: a schema without
+`session/load` has no `loadSession` guard, and one without
+`clientCapabilities.session.configOptions.boolean` puts no limit on boolean config options.
 
 The numbers in comments are rows of the ACP v1 requirements table.
 """
