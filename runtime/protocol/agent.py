@@ -42,7 +42,7 @@ class AgentPolicy(AcpPolicy):
         if method != rules.SESSION_UPDATE:
             return None, None
         before = self.message_id_given if self.message_kinds else None
-        if self.turns.tracked:
+        if self.turns is not None:
             after: SendCheck | None = self.update_fits
         else:  # v1: no turn to track; no history to check before a session/resume came (it
             # passes every update then, see `received_request`: no call per update)
@@ -58,42 +58,23 @@ class AgentPolicy(AcpPolicy):
     def update_fits(self, method: str, params: Any) -> None:
         """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
         session being resumed (33)."""
-        turns = self.turns
-        if turns.tracked:
-            reason = turns.update_breaks(params)
-            if reason is not None and self.enforce:
-                raise ProtocolError(f"{method}: {reason}")
-            if reason is None or not self.enforce:
-                turns.update_sent(params)
+        if self.turns is not None:
+            self.turns.update_sent(method, params, self.enforce)
         if self.enforce:
             self.no_history(method, params)
 
     def received_request(self, method: str, params: Any) -> None:
         if method == rules.NO_HISTORY_DURING and not self.resumes_came:
             self.resumes_came = True
-            self.forget_send_steps()  # `around_send`: session/update now checks `no_history`
+            self._send_steps.clear()  # `around_send`: session/update now checks `no_history`
         AcpPolicy.received_request(self, method, params)  # (no `super()` object per request)
 
     def no_history(self, method: str, params: Any) -> None:
         """33: no history goes to a session while its session/resume is served."""
-        if not self.resumes_came:  # none came on this connection, so none is served
-            return
-        serving = self.conn.serving
-        if not serving:
-            return
-        for served in serving.values():  # a loop, not `any`: no generator per update
-            if served.method == rules.NO_HISTORY_DURING:
-                break
-        else:
-            return
-        if wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
+        if not self.resumes_came or wire.get(params, *rules.UPDATE_KIND) not in rules.HISTORY:
             return
         session_id = wire.get(params, rules.SESSION_ID)
-        if any(
-            s.method == rules.NO_HISTORY_DURING
-            and wire.get(s.params, rules.SESSION_ID) == session_id
-            for s in self.served()
-        ):
+        if self.serving_in(rules.NO_HISTORY_DURING, session_id):
             raise ProtocolError(
                 f"{method}: session {session_id!r} is being resumed, which replays no history"
             )
@@ -106,7 +87,7 @@ class AgentPolicy(AcpPolicy):
             or method in rules.SESSION_NAMED_BY
             or method in rules.SESSIONS_LISTED_BY
         )
-        turn = method == rules.SESSION_PROMPT and self.turns.tracked
+        turn = method == rules.SESSION_PROMPT and self.turns is not None
         return None, self.answered if sessions or turn else None
 
     def answered(self, request: Any, result: Any) -> None:
@@ -117,26 +98,22 @@ class AgentPolicy(AcpPolicy):
                 request.method, request.params, result, self.sessions_known
             )
             if reason is not None:
-                raise ProtocolError(
-                    f"{request.method}: {reason}; each session gets a unique id"
-                    " (ACP v1 requirement 24)"
-                )
+                raise ProtocolError(f"{request.method}: {reason}")
             self.sessions_known.update(
                 rules.sessions_known_after(request.method, request.params, result)
             )
-        if request.method == rules.SESSION_PROMPT:  # the turn may go on after it (v2)
+        if request.method == rules.SESSION_PROMPT and self.turns is not None:  # v2: it goes on
             self.turns.prompt_answered(request.params, result)
 
     async def initialize(self, request: Any) -> Any:
+        """The version asked for if this agent speaks it, else its latest (4-8), answered by the
+        policy of that version's package (routed by it, if the message did not route it)."""
         conn = self.conn
-        params = request.params
-        requested = wire.get(params, rules.PROTOCOL_VERSION)
-        versions = conn.protocol_versions
-        version = requested if requested in versions else versions[-1]
-        conn.route_to(version)  # not routed by the message (never for a valid one): as chosen
-        policy = conn.policy
-        assert isinstance(policy, AgentPolicy)
-        return await policy.answer_initialize(request, version)
+        version = negotiation.chosen(
+            wire.get(request.params, rules.PROTOCOL_VERSION), conn.protocol_versions
+        )
+        conn.route(version)
+        return await conn.policy.answer_initialize(request, version)
 
     async def answer_initialize(self, request: Any, version: int) -> Any:
         conn = self.conn
@@ -151,8 +128,8 @@ class AgentPolicy(AcpPolicy):
                 raise
             result = None
         if self.enforce:
-            promises = self.plan.promises_check
-            reason = next((r for c in self.plan.initialize_checks if (r := c(result))), None)
+            check, promises = self.plan.initialize_check, self.plan.promises_check
+            reason = check(result) if check is not None else None
             if reason is None and promises is not None:
                 reason = promises(result, conn.handler, schema.AgentHandler, schema)
             if reason is not None:
@@ -236,14 +213,12 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         ) -> None: ...
 
     def setup_side(self) -> None:
-        self.client: ClientProxyT = self.schema.ClientProxy(self)
         self.client_info: Any = None
+        if isinstance(self.versions, negotiation.AgentRoutes):  # the first lines read here
+            self.screen = self._route_by
 
     def bind_proxy(self) -> None:
-        self.client = self.schema.ClientProxy(self)
-
-    def line_screen(self) -> Callable[[bytes], bool] | None:
-        return self._route_by if isinstance(self.versions, negotiation.AgentRoutes) else None
+        self.client: ClientProxyT = self.schema.ClientProxy(self)
 
     def _route_by(self, line: bytes) -> bool:
         """A received line while the connection is not routed: its initialize routes it. True:
@@ -255,7 +230,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         requested = negotiation.requested_version(line)
         if type(requested) is not int:
             return False
-        self.route(self.versions.choose(requested))
+        self.route(negotiation.chosen(requested, self.protocol_versions))
         self.screen = None
         if requested in self.versions.routes:
             return False
@@ -265,11 +240,21 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _receive_newer_initialize(self, line: bytes) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
         version, the params read in any shape of a version it speaks that fits them (its latest
-        first); -32602 naming each version's reason when none does."""
+        first); -32602 naming each version's reason when none does. The agent cannot know the shape
+        of the version asked for, so it never refuses the params for the fields of a version the
+        client did not ask for."""
         assert self.versions is not None
-        message, refusals = negotiation.read_newer_initialize(
-            self.versions.routes, self.side, line, lenient=self.lenient
-        )
+        message: Any = None
+        refusals: list[tuple[int, Any]] = []
+        for version, route in reversed(self.versions.routes.items()):
+            schema = route.schema
+            try:
+                message = schema.MessageDecoder(self.side, lenient=self.lenient).decode(line)
+                break
+            except schema.RpcError as err:
+                refusals.append((version, err))
+            except RecursionError:
+                break
         self.observe("in", line, message)
         if message is not None:
             self.serve(message)
@@ -287,4 +272,5 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
 
     def turn_cancelled(self, session_id: Any) -> bool:
         """Whether a `session/cancel` (or `session/close`) reached the open v2 turn of a session."""
-        return self.policy.turns.is_cancelling(session_id)
+        turns = self.policy.turns
+        return turns is not None and session_id in turns.cancelling

@@ -43,10 +43,6 @@ _RESULTS_READ = (
 )  # the methods whose results `ClientPolicy.on_result` records
 
 
-def _update_of(params: Any) -> Any:
-    return wire.get(params, rules.SESSION_UPDATE_FIELD)
-
-
 _SESSION_UPDATE = rules.SESSION_UPDATE
 _OFFERING: dict[type, bool] = {}  # type of a session update -> whether it declares an offer
 
@@ -63,16 +59,15 @@ class ClientPolicy(AcpPolicy):
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
         self.update_type = info.params if info is not None else None
         self.read_update = wire.reader(self.update_type, rules.SESSION_UPDATE_FIELD)
-        self.results_read = _RESULTS_READ | frozenset(self.answer_checks)  # `on_result`'s
 
     def initializing(self, method: str, params: Any) -> Any:
         """An outgoing initialize (before every other check): the client's checks of it, and the
         params to send, asking for the latest version the client speaks."""
         if self.enforce:
-            for check in self.plan.initialize_checks:
-                reason = check(params)
-                if reason is not None:
-                    raise ProtocolError(f"{method}: {reason}")
+            check = self.plan.initialize_check
+            reason = check(params) if check is not None else None
+            if reason is not None:
+                raise ProtocolError(f"{method}: {reason}")
         conn = self.conn
         params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
         conn.own_initialize = params
@@ -84,31 +79,29 @@ class ClientPolicy(AcpPolicy):
         offered for it."""
         if method == rules.INITIALIZE:
             return self.initializing, None
-        if not self.enforce:
-            return None, None
-        required = method in rules.SESSION_REQUIRED_BY
+        sessions = method in rules.SESSION_REQUIRED_BY or method in rules.OFFER_CHECKS
+        return None, self.session_rules if self.enforce and sessions else None
+
+    def session_rules(self, method: str, params: Any) -> None:
+        """A call naming a session needs one set up here (68), and a mode or config value one the
+        agent offered for it (238, 239)."""
+        sessions = self.conn.sessions
+        session_id = wire.get(params, rules.SESSION_ID)
+        if method in rules.SESSION_REQUIRED_BY and session_id not in sessions:
+            raise ProtocolError(
+                f"{method}: session {session_id!r} was not set up on this connection "
+                f"({', '.join(sorted(_SESSION_SET_UP_BY))})"
+            )
         offered = rules.OFFER_CHECKS.get(method)
-        if not required and offered is None:
-            return None, None
-
-        def sessions(method: str, params: Any) -> None:
-            sessions = self.conn.sessions
-            session_id = wire.get(params, rules.SESSION_ID)
-            if required and session_id not in sessions:
-                raise ProtocolError(
-                    f"{method}: session {session_id!r} was not set up on this connection "
-                    f"({', '.join(sorted(rules.SESSION_CREATED_BY | rules.SESSION_OPENED_BY))})"
-                )
-            reason = offered(params, sessions.get(session_id, {})) if offered else None
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
-
-        return None, sessions
+        reason = offered(params, sessions.get(session_id, {})) if offered else None
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
 
     def received_notification(self, method: str, params: Any) -> bool:
         if method == _SESSION_UPDATE and self.conn.sessions:
+            typed = type(params) is self.update_type
             update = (
-                self.read_update(params) if type(params) is self.update_type else _update_of(params)
+                self.read_update(params) if typed else wire.get(params, rules.SESSION_UPDATE_FIELD)
             )
             offering = _OFFERING.get(type(update))  # by type: `declares_any` depends on no more
             if offering is None:
@@ -163,7 +156,7 @@ class ClientPolicy(AcpPolicy):
             raise error
         conn.protocol_version = version
         if conn.versions is not None and type(result) is dict:  # read as JSON to route
-            conn.route_to(version)
+            conn.route(version)
             result = conn.typed_answer(rules.INITIALIZE, result)
         conn.peer_initialize = result
         conn.agent_info = rules.info_of(result, "agent")
@@ -241,7 +234,6 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         ) -> None: ...
 
     def setup_side(self) -> None:
-        self.agent: AgentProxyT = self.schema.AgentProxy(self)
         self.agent_info: Any = None
         # the agent's subprocess, when spawned by `spawn_agent`
         self.process: asyncio.subprocess.Process | None = None
@@ -263,7 +255,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         self.forget_steps()  # the engine calls it directly (`ClientPolicy.notification_step`)
 
     def bind_proxy(self) -> None:
-        self.agent = self.schema.AgentProxy(self)
+        self.agent: AgentProxyT = self.schema.AgentProxy(self)
 
     def route(self, version: int) -> None:
         super().route(version)
@@ -274,11 +266,8 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
         """Each page of a paginated list (`session/list`): the first for `params`, then one per
         `nextCursor`, passed back untouched as the next `cursor`; a page without one is the last."""
         cursor, next_cursor = rules.PAGINATED[method]
-        params = (
-            params
-            if params is not None
-            else wire.build(self.schema, {}, self.schema.REQUESTS[method].params)
-        )
+        if params is None:
+            params = wire.build(self.schema, {}, self.schema.REQUESTS[method].params)
         while True:
             page = await self.request(method, params)
             yield page

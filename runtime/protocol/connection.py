@@ -17,14 +17,15 @@ from ..jsonrpc.calls import PendingCall as PendingCall
 from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
 from ..jsonrpc.engine import as_rpc_error as as_rpc_error
-from ..jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter
-from ..jsonrpc.serving import DEFAULT_MAX_IN_FLIGHT
+from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
 from .negotiation import Routes
 from .policy import AcpPolicy
 
 if TYPE_CHECKING:
     import asyncio
+
+    from typing_extensions import Unpack
 
     from ..jsonrpc.package import NotificationMessage, PackageT, RequestMessage
     from ..jsonrpc.tracing import Tracer
@@ -41,17 +42,21 @@ def default_schema() -> ModuleType:
 
 if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
 
-    class ConnectionOptions(TypedDict, total=False):
-        """The keyword options of a connection besides `schema` (keep in step with `Connection`)."""
+    class EngineOptions(TypedDict, total=False):
+        """The keyword options a connection passes on to its engine (`Engine`'s defaults)."""
 
-        protocol_versions: tuple[int, ...]
         max_line_bytes: int
         lenient: bool
-        enforce_protocol: bool
         observer: Callable[[str, bytes, Any], None] | None
         tracer: Tracer | None
         timeout: float | None
         max_in_flight: int
+
+    class ConnectionOptions(EngineOptions, total=False):
+        """The keyword options of a connection besides `schema` (keep in step with `Connection`)."""
+
+        protocol_versions: tuple[int, ...]
+        enforce_protocol: bool
 
 
 class Connection(Engine[PackageT]):
@@ -74,13 +79,8 @@ class Connection(Engine[PackageT]):
         *,
         schema: PackageT | None = None,
         protocol_versions: tuple[int, ...] = rules.DEFAULT_PROTOCOL_VERSIONS,
-        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        lenient: bool = False,
         enforce_protocol: bool = True,
-        observer: Callable[[str, bytes, Any], None] | None = None,
-        tracer: Any = None,
-        timeout: float | None = None,
-        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        **options: Unpack[EngineOptions],
     ) -> None:
         # several versions (acp_runtime.versions): bound to one route's package until initialize
         self.versions: Routes | None = handler if isinstance(handler, Routes) else None
@@ -103,17 +103,13 @@ class Connection(Engine[PackageT]):
             reader,
             writer,
             schema if schema is not None else cast(PackageT, default_schema()),
-            max_line_bytes=max_line_bytes,
-            lenient=lenient,
             strict=enforce_protocol,
-            observer=observer,
-            tracer=tracer,
-            timeout=timeout,
-            max_in_flight=max_in_flight,
-            screen=self.line_screen(),
+            **options,
         )
         self.setup_side()
-        self._start(handler)
+        if self.versions is None:
+            self._build_handler(handler)
+        self.start_engine()
 
     def bind(self, schema: PackageT) -> None:
         """Drive this connection by `schema` from now on: its codec, and the policy of its protocol
@@ -129,10 +125,7 @@ class Connection(Engine[PackageT]):
         tables = plan.side(self.side)
         self._handlers = (tables.notification_handlers, tables.request_handlers)
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
-
-    def line_screen(self) -> Callable[[bytes], bool] | None:
-        """The side's first reader of each received line, given to the engine (None: none)."""
-        return None
+        self.bind_proxy()
 
     def setup_side(self) -> None:
         """The side's own state and proxy, made before its handler is built (which may use them)."""
@@ -140,30 +133,21 @@ class Connection(Engine[PackageT]):
     def bind_proxy(self) -> None:
         """The side's proxy for the package it is bound to (again after routing)."""
 
-    def _start(self, handler: object) -> None:
-        if self.versions is None:
-            self._build_handler(handler)
-        self.start_engine()
-
     def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
         self.handler = handler
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
 
-    def route_to(self, version: int) -> None:
-        """Serve protocol `version` from now on, unless the connection is routed already."""
-        if not self.routed:
-            self.route(version)
-
     def route(self, version: int) -> None:
-        """Serve protocol `version` from now on: its route's package, rules and handler."""
-        assert self.versions is not None
+        """Serve protocol `version` from now on: its route's package, rules and handler (unless the
+        connection is routed already)."""
+        if self.versions is None or self.routed:
+            return
         route = self.versions[version]
         self.routed = True
         if route.schema is not self.schema:
             self.bind(cast(PackageT, route.schema))
-            self.bind_proxy()
         self._build_handler(route.handler)
 
     @property

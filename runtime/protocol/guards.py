@@ -31,11 +31,14 @@ from .rules import (
 if TYPE_CHECKING:
     from ..jsonrpc.package import Package
 
-_UNKNOWN: Any = object()
-
 
 def supported(value: Any) -> bool:
     return value is not None and value is not False
+
+
+def advertised(initialize: Any, capability: str) -> bool:
+    """Whether the initialize message supports the capability at a dotted wire path."""
+    return supported(wire.get(initialize, *capability.split(".")))
 
 
 class Check(Struct, frozen=True):
@@ -52,11 +55,7 @@ class Check(Struct, frozen=True):
 
 def needs(capability: str) -> Check:
     def check(params: Any, initialize: Any) -> str | None:
-        return (
-            None
-            if supported(wire.get(initialize, *capability.split(".")))
-            else f"{capability} was not advertised"
-        )
+        return None if advertised(initialize, capability) else f"{capability} was not advertised"
 
     return Check(check, (capability,))
 
@@ -65,39 +64,12 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
     """Each value at `entries` (a dotted path; "" for the params themselves) whose `tag` is a key of
     `required` needs that capability."""
 
-    keys = tuple(entries.split(".")) if entries else ()
-    # "field.*", the items of one list (a prompt's content): read it at once, no walk of the path
-    listed = keys[0] if len(keys) == 2 and keys[1] == "*" else None
-    reach = wire.Reach((entries,)) if "*" in keys and listed is None else None
-    # the capability each type of entry needs, for the Structs whose `tag` is their class's own:
-    # an entry of a type seen before costs one lookup
-    by_type: dict[type, str | None] = {}
-
     def check(params: Any, initialize: Any) -> str | None:
-        if listed is not None:
-            found = wire.get(params, listed)
-            if type(found) is not list and not isinstance(found, (list, tuple)):
-                return None  # `wire.values` of "field.*": the items of a list or a tuple, or none
-        elif reach is not None:
-            if not reach.may_hold(params):  # most messages hold no such list: done
-                return None
-            found = wire.values(params, entries)
-        else:  # one value at most: read it
-            found = [wire.get(params, *keys)]
-        for entry in found:
-            capability = by_type.get(type(entry), _UNKNOWN)
-            if capability is _UNKNOWN:
-                if entry is None:
-                    continue
-                capability = required.get(wire.get(entry, tag))
-                if isinstance(entry, Struct) and wire.attribute(type(entry), tag) is None:
-                    by_type[type(entry)] = capability  # its tag, not a field: the same for all
-            if capability is not None and not supported(
-                wire.get(initialize, *capability.split("."))
-            ):
-                return (
-                    f"{tag} {wire.get(entry, tag)!r} needs {capability}, which was not advertised"
-                )
+        for entry in wire.values(params, entries) if entries else [params]:
+            kind = wire.get(entry, tag)
+            capability = required.get(kind)
+            if capability is not None and not advertised(initialize, capability):
+                return f"{tag} {kind!r} needs {capability}, which was not advertised"
         return None
 
     return Check(check, tuple(required.values()), (entries,) if entries else ())
@@ -105,9 +77,7 @@ def by_kind(entries: str, tag: str, required: dict[str, str]) -> Check:
 
 def nonempty_needs(field: str, capability: str) -> Check:
     def check(params: Any, initialize: Any) -> str | None:
-        if wire.items(params, field) and not supported(
-            wire.get(initialize, *capability.split("."))
-        ):
+        if wire.items(params, field) and not advertised(initialize, capability):
             return f"{field} may be sent only when {capability} is advertised"
         return None
 
@@ -121,11 +91,7 @@ def is_absolute(path: str) -> bool:
 def absolute(*paths: str) -> Check:
     """Every string at these dotted paths is an absolute path (1, 40, 42)."""
 
-    reach = wire.Reach(paths)
-
     def check(params: Any, initialize: Any) -> str | None:
-        if not reach(params):  # most messages hold none of them: done at once
-            return None
         for path in paths:
             for value in wire.values(params, path):
                 if isinstance(value, str) and not is_absolute(value):
@@ -156,19 +122,10 @@ class Guard(Struct, frozen=True):
 
 _SETUP = ("session/new", "session/load", "session/resume", "session/fork")
 _WITH_CONFIG = (*_SETUP, "session/set_config_option")
-_TERMINAL = (
-    "terminal/create",
-    "terminal/output",
-    "terminal/release",
-    "terminal/wait_for_exit",
-    "terminal/kill",
-)
+_TERMINAL = tuple(f"terminal/{m}" for m in ("create", "output", "release", "wait_for_exit", "kill"))
 _TOOL_PATHS = ("locations.*.path", "content.*.path")
 _BOOLEAN = {"boolean": "clientCapabilities.session.configOptions.boolean"}
-_ELICITATION = {
-    "form": "clientCapabilities.elicitation.form",
-    "url": "clientCapabilities.elicitation.url",
-}
+_ELICITATION = {mode: f"clientCapabilities.elicitation.{mode}" for mode in ("form", "url")}
 _AGENT = "agentCapabilities."
 _SESSIONS = "agentCapabilities.sessionCapabilities."
 # the calls a side makes only when the peer advertised a capability: (side, methods, capability,
@@ -302,27 +259,21 @@ def guards_for(
 
 def _gated(checks: list[Check]) -> list[Callable[[Any, Any], str | None]]:
     """The functions of a method's checks, those of known paths behind one `wire.Reach` (in the
-    place of the first of them)."""
-    held = [c for c in checks if c.holds]
-    if len(held) < 2:
-        return [c.fn for c in checks]
-    reach = wire.Reach(tuple(dict.fromkeys(path for c in held for path in c.holds)))
-    may_hold = reach.may_hold
-    fns = tuple(c.fn for c in held)
+    place of the first of them): a value that holds none of the paths passes them all at once."""
+    held = tuple(c.fn for c in checks if c.holds)
+    gated = [c.fn for c in checks if not c.holds]
+    if not held:
+        return gated
+    may_hold = wire.Reach(tuple(dict.fromkeys(p for c in checks for p in c.holds))).may_hold
 
     def gate(value: Any, initialize: Any) -> str | None:
         if not may_hold(value):  # holds none of the paths they read: every one of them passes
             return None
-        for fn in fns:
+        for fn in held:
             reason = fn(value, initialize)
             if reason is not None:
                 return reason
         return None
 
-    gated: list[Callable[[Any, Any], str | None]] = []
-    for check in checks:
-        if not check.holds:
-            gated.append(check.fn)
-        elif check is held[0]:
-            gated.append(gate)
+    gated.insert(next(i for i, c in enumerate(checks) if c.holds), gate)
     return gated

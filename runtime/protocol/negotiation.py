@@ -7,7 +7,7 @@ this module imports nothing of the runtime but its rule names.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 import msgspec
 
@@ -46,14 +46,13 @@ class Routes:
 
 
 class AgentRoutes(Routes):
-    """An agent's routes: it answers the version a client asks for, or its latest."""
+    """An agent's routes: it answers the version a client asks for, or its latest (`chosen`)."""
 
-    def choose(self, requested: object) -> int:
-        """The version an agent answers a client asking for `requested` (4-8): that one when it
-        has a route for it, else its latest."""
-        if isinstance(requested, int) and requested in self.routes:
-            return requested
-        return self.versions[-1]
+
+def chosen(requested: Any, versions: tuple[int, ...]) -> int:
+    """The version an agent speaking `versions` answers a client asking for `requested` (4-8):
+    that one when it speaks it, else its latest."""
+    return requested if requested in versions else versions[-1]
 
 
 class ClientRoutes(Routes):
@@ -74,23 +73,3 @@ def requested_version(line: bytes) -> object | None:
         return None
     version: object = params.get(rules.PROTOCOL_VERSION)
     return version
-
-
-def read_newer_initialize(
-    routes: Mapping[int, Route], side: str, line: bytes, *, lenient: bool = False
-) -> tuple[Any, list[tuple[int, Any]]]:
-    """An `initialize` request asking for a version no route serves, read by the newest route's
-    package that can read it: the agent answers with its latest version, and cannot know the shape
-    of the version asked for, so it never refuses the params for the fields of a version the client
-    did not ask for. Returns the decoded request (its package's envelope), or None and each
-    version's `RpcError` (newest first) when no package reads it."""
-    refusals: list[tuple[int, Any]] = []
-    for version in sorted(routes, reverse=True):
-        schema = routes[version].schema
-        try:
-            return schema.MessageDecoder(side, lenient=lenient).decode(line), []
-        except schema.RpcError as err:
-            refusals.append((version, err))
-        except RecursionError:
-            break
-    return None, refusals

@@ -7,7 +7,7 @@ package and of the connection's side. Working them out reads the package's types
 connection that uses it, makes every later connection cost a few attribute reads.
 
 `PackagePlan.of(schema)` gives the plan of a package: made at first use (never at import, so
-`import acp_runtime` stays as cheap as it was), then kept on the package itself. Each side's
+`import acp_runtime` stays as cheap as it was), then kept by the id of the package. Each side's
 tables are a `SidePlan`, made the first time a connection of that side binds to the package.
 Connections hold the plan's tables by reference and never change them.
 """
@@ -17,38 +17,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from . import guards, rules
-from .turns import Turns, TurnsByUpdate
 
 if TYPE_CHECKING:
     from ..jsonrpc.package import MethodInfoLike, Package
-    from .turns import Serving
 
     Check = Callable[[Any, Any], "str | None"]
     Guards = Mapping[str, "list[Check]"]
 
-_ATTRIBUTE = "__acp_runtime_plan__"
-"""Where the plan is kept on a package (a module, or any object that takes attributes)."""
-
-_ELSEWHERE: dict[int, tuple[object, PackagePlan]] = {}
-"""Plans of packages that take no attributes, by id; the package is kept so its id stays its own."""
+_PLANS: dict[int, tuple[object, PackagePlan]] = {}
+"""The plans by id of their package; the package is kept so its id stays its own."""
 
 
 class SidePlan:
     """The tables one side of a connection reads from its package (a connection made with
     `enforce_protocol=False` reads none of its guards)."""
 
-    __slots__ = (
-        "side",
-        "send_guards",
-        "receive_guards",
-        "result_guards",
-        "turn_cancels",
-        "request_handlers",
-        "notification_handlers",
-    )
-
     def __init__(self, schema: Package, side: str) -> None:
-        self.side = side
         self.send_guards: Guards = guards.guards_for(schema, side, "send")
         self.receive_guards: Guards = guards.guards_for(schema, side, "receive")
         self.result_guards: Guards = guards.guards_for(schema, side, "result")
@@ -74,69 +58,34 @@ class PackagePlan:
     the first time a connection of that side asks.
     """
 
-    __slots__ = (
-        "schema",
-        "requires_initialize",
-        "answer_checks",
-        "completions",
-        "completing",
-        "v2",
-        "message_kinds",
-        "initialize_checks",
-        "removed",
-        "promises_check",
-        "_sides",
-    )
-
     def __init__(self, schema: Package) -> None:
         self.schema = schema
         self.requires_initialize = rules.INITIALIZE in schema.METHODS
         self.answer_checks: Mapping[str, Check] = rules.answer_checks_for(schema)
         self.completions: tuple[rules.Completion, ...] = rules.completions_for(schema)
         self.completing = frozenset(m for c in self.completions for m in (c.opener, c.closer))
-        # ACP v2 (rules.py, "ACP v2"): turns end in state updates, message updates carry their id
-        self.v2 = rules.turn_ends_by_update(schema)
-        self.message_kinds = (
-            rules.kinds_requiring(schema, rules.MESSAGE_ID) if self.v2 else frozenset[str]()
-        )
+        # ACP v2 (rules.py, "ACP v2"): turns end in state updates, message updates carry their id;
         # what else differs by version, as data the policy applies without asking which version:
-        # checks of both sides' initialize messages, why a method the package lacks is refused,
+        # the check of both sides' initialize messages, why a method the package lacks is refused,
         # and the check of an agent's initialize answer against its handler
-        v2 = self.v2
-        self.initialize_checks: tuple[Callable[[Any], str | None], ...] = (
-            (rules.initialize_breaks,) if v2 else ()
-        )
-        self.removed: Callable[[Package, str], str | None] | None = (
-            rules.removed_surface if v2 else None
-        )
-        self.promises_check: Callable[[Any, object, type, Package], str | None] | None = (
-            rules.promises_breaks if v2 else None
-        )
-        self._sides: dict[str, SidePlan] = {}
-
-    def turns(self, serving: Serving) -> Turns:
-        """A connection's turn tracker: its turns end by a state update (v2) or by the answer."""
-        return TurnsByUpdate(serving) if self.v2 else Turns()
+        v2 = self.v2 = rules.turn_ends_by_update(schema)
+        self.message_kinds = rules.kinds_requiring(schema, rules.MESSAGE_ID) if v2 else frozenset()
+        self.initialize_check = rules.initialize_breaks if v2 else None
+        self.removed = rules.removed_surface if v2 else None
+        self.promises_check = rules.promises_breaks if v2 else None
+        self.sides: dict[str, SidePlan] = {}
 
     def side(self, side: str) -> SidePlan:
         """The tables of one side ("agent" or "client"), made at its first use."""
-        found = self._sides.get(side)
+        found = self.sides.get(side)
         if found is None:
-            found = self._sides[side] = SidePlan(self.schema, side)
+            found = self.sides[side] = SidePlan(self.schema, side)
         return found
 
     @staticmethod
     def of(schema: Package) -> PackagePlan:
-        """The plan of `schema`: made at its first use, then kept on the package."""
-        kept_on: object = getattr(schema, _ATTRIBUTE, None)
-        if isinstance(kept_on, PackagePlan) and kept_on.schema is schema:
-            return kept_on
-        kept = _ELSEWHERE.get(id(schema))
-        if kept is not None and kept[0] is schema:
-            return kept[1]
-        plan = PackagePlan(schema)
-        try:
-            setattr(schema, _ATTRIBUTE, plan)
-        except (AttributeError, TypeError):  # a package object that takes no attributes
-            _ELSEWHERE[id(schema)] = (schema, plan)
-        return plan
+        """The plan of `schema`: made at its first use, then kept."""
+        kept = _PLANS.get(id(schema))
+        if kept is None or kept[0] is not schema:
+            kept = _PLANS[id(schema)] = (schema, PackagePlan(schema))
+        return kept[1]

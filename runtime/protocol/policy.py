@@ -14,70 +14,26 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
 What differs between protocol versions comes from the package's plan as data (plan.py): its
-tables, its initialize checks, the methods it removed, and its turn rules (turns.py).
+tables, its initialize checks, the methods it removed, and how its turns end: in ACP v1 with the
+`session/prompt` answer (nothing to track), in ACP v2 with a `state_update` to idle after it
+(`TurnsByUpdate`, whose lifecycle rules the agent's policy enforces).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Mapping
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, wire
 from ..jsonrpc.calls import Policy
-from ..jsonrpc.errors import (
-    CapabilityError,
-    ConnectionClosedError,
-    NotInitializedError,
-    ProtocolError,
-)
+from ..jsonrpc.errors import CapabilityError, NotInitializedError, ProtocolError
 from . import rules
 
 if TYPE_CHECKING:
-    from ..jsonrpc.package import RpcException
+    from ..jsonrpc.serving import Serving
+    from .connection import Connection
     from .plan import PackagePlan
-
-
-class Served(Protocol):
-    """A request a connection is serving, as the policy reads and cancels it."""
-
-    @property
-    def method(self) -> str: ...
-
-    @property
-    def params(self) -> Any: ...
-
-    answered: bool
-    task: asyncio.Task[None] | None
-    cancel_result: dict[str, Any] | None
-
-    def cancel(self) -> None: ...
-
-
-class Host(Protocol):
-    """What a policy reads and sets on its connection."""
-
-    side: str
-    schema: Any
-    handler: object
-    initialized: bool
-    protocol_version: int | None
-    protocol_versions: tuple[int, ...]
-    peer_initialize: Any
-    own_initialize: Any
-    checked_params: Callable[[str, Any], Any]
-
-    @property
-    def serving(self) -> Mapping[Any, Served]: ...
-
-    def handle(self, message: Any, *, is_request: bool) -> Awaitable[Any]: ...
-
-    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None: ...
-
-    def rpc_error(self, code: int, message: str, data: Any = ...) -> RpcException: ...
-
-    def shutdown(self, error: ConnectionClosedError) -> None: ...
-
 
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
@@ -87,29 +43,92 @@ SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it 
 Answer = Callable[[Any], Awaitable[Any]]
 AfterServe = Callable[[Any, Any], None]
 Step = Callable[[Any], Any]
+Reason = Callable[[Any, Any], "str | None"]
+# `serve`'s steps of a method: the side's own answer, before initialize, guards, result guards,
+# answer check, the side's bookkeeping; `before_send`'s: the side's first check, why it is removed,
+# before initialize, guards, whether it completes an interaction, the side's last check
 _ServeSteps = tuple[
-    "Answer | None",
-    bool,
-    "tuple[Callable[[Any, Any], str | None], ...]",
-    bool,
-    "Callable[[Any, Any], str | None] | None",
-    "AfterServe | None",
+    "Answer | None", bool, "tuple[Reason, ...]", bool, "Reason | None", "AfterServe | None"
 ]
 SendSteps = tuple[
-    "SendStep | None",
-    "str | None",
-    bool,
-    "tuple[Callable[[Any, Any], str | None], ...]",
-    bool,
-    "SendCheck | None",
+    "SendStep | None", "str | None", bool, "tuple[Reason, ...]", bool, "SendCheck | None"
 ]
+
+
+class TurnsByUpdate:
+    """The turns of an agent's sessions that end in a `state_update` to idle after the prompt's
+    answer (ACP v2): the policy refuses the updates that break that lifecycle."""
+
+    def __init__(self, serving_in: Callable[[str, Any], list[Serving]]) -> None:
+        self.serving_in = serving_in
+        # session -> the user messageId its prompt answer acknowledged; the sessions whose turn is
+        # open (answered, no idle yet); those of them a session/cancel has reached
+        self.acknowledged: dict[Any, Any] = {}
+        self.open: set[Any] = set()
+        self.cancelling: set[Any] = set()
+
+    def prompt_served(self, session_id: Any, *, unanswered: bool = False) -> bool:
+        prompts = self.serving_in(rules.SESSION_PROMPT, session_id)
+        return any(not (unanswered and s.answered) for s in prompts)
+
+    def prompt_answered(self, params: Any, result: Any) -> None:
+        """A `session/prompt` handler returned `result`: the turn stays open."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        self.acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
+        self.open.add(session_id)
+
+    def cancelled(self, session_id: Any) -> None:
+        """A `session/cancel` (or `session/close`) reached an open turn, or one a prompt being
+        answered opens."""
+        if session_id in self.open or self.prompt_served(session_id):
+            self.cancelling.add(session_id)
+
+    def update_sent(self, method: str, params: Any, enforce: bool) -> None:
+        """An outgoing `session/update`: refused when it breaks the turn lifecycle (`enforce`);
+        the acknowledged user message is reported, an idle state ends the turn."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+        kind = wire.get(update, rules.UPDATE_KIND[1])
+        idle = kind == rules.STATE_UPDATE and wire.get(update, rules.STATE) == rules.IDLE
+        reason = self.breaks(session_id, update, kind, idle)
+        if reason is not None and enforce:
+            raise ProtocolError(f"{method}: {reason}")
+        if kind in rules.USER_MESSAGE_KINDS:
+            self.acknowledged.pop(session_id, None)
+        elif idle:
+            self.open.discard(session_id)
+            self.cancelling.discard(session_id)
+
+    def breaks(self, session_id: Any, update: Any, kind: Any, idle: bool) -> str | None:
+        """Why an update of a session breaks the turn lifecycle, or None."""
+        if kind in rules.USER_MESSAGE_KINDS and session_id in self.acknowledged:
+            expected = self.acknowledged[session_id]
+            if wire.get(update, rules.MESSAGE_ID) != expected:
+                return rules.v2_rule(
+                    "user-message",
+                    f"the turn's user message is {expected!r}, as the prompt answer acknowledged",
+                )
+        if not idle:
+            return None
+        if self.prompt_served(session_id, unanswered=True):
+            return rules.v2_rule(
+                "prompt-acknowledges",
+                "the turn ends after the session/prompt answer, which only acknowledges it",
+            )
+        stop = wire.get(update, rules.STOP_REASON)
+        if session_id in self.cancelling and stop != rules.CANCELLED:
+            return rules.v2_rule(
+                "cancel-confirmed",
+                f"after session/cancel the turn ends idle with stopReason cancelled, not {stop!r}",
+            )
+        return None
 
 
 class AcpPolicy(Policy):
     """The rules both sides apply, from the plan of the connection's package. With
     `enforce=False` none is checked (interactions and turns are still tracked)."""
 
-    def __init__(self, conn: Host, plan: PackagePlan, enforce: bool) -> None:
+    def __init__(self, conn: Connection[Any], plan: PackagePlan, enforce: bool) -> None:
         self.conn = conn
         self.plan = plan
         self.enforce = enforce
@@ -120,7 +139,6 @@ class AcpPolicy(Policy):
         self.result_guards = tables.result_guards if enforce else _NO_GUARDS
         self.turn_cancels = tables.turn_cancels
         self.answer_checks = plan.answer_checks if enforce else _NO_GUARDS
-        self.results_read: Container[str] | None = frozenset(self.answer_checks)  # `on_result`'s
         self.completions = plan.completions if enforce else ()
         self.completing = plan.completing if enforce else frozenset()
         self.message_kinds = plan.message_kinds if enforce else frozenset()
@@ -128,7 +146,7 @@ class AcpPolicy(Policy):
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
-        self.turns = plan.turns(self.served)
+        self.turns = TurnsByUpdate(self.serving_in) if plan.v2 else None  # v2: turns end by update
         # the notifications `received_notification` acts on; any other passes untouched
         self.watched = rules.TURN_ENDED_BY | self.completing
         self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
@@ -137,16 +155,19 @@ class AcpPolicy(Policy):
         self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
-    def served(self) -> Iterable[Served]:
-        return self.conn.serving.values()
+    def serving_in(self, method: str, session_id: Any) -> list[Serving]:
+        """The requests of `method` in that session this side is serving."""
+        return [
+            s
+            for s in self.conn.serving.values()
+            if s.method == method and wire.get(s.params, rules.SESSION_ID) == session_id
+        ]
 
     # --- sending ----------------------------------------------------------------------------------
 
     def before_send(self, method: str, params: Any) -> Any:
         """Check an outgoing call or notification; returns the params to send."""
-        steps = self._send_steps.get(method)
-        if steps is None:
-            steps = self._steps(method)
+        steps = self._send_steps.get(method) or self._steps(method)
         before, removed, before_initialize, guards, completing, after = steps
         if before is not None:  # a side's own first step: it may replace the params
             replaced = before(method, params)
@@ -192,11 +213,6 @@ class AcpPolicy(Policy):
             self._send_steps[method] = steps
         return steps
 
-    def forget_send_steps(self) -> None:
-        """Work out `before_send`'s steps again at each method's next send (a side's
-        `around_send` now decides otherwise)."""
-        self._send_steps.clear()
-
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         """A side's own checks of an outgoing `method`, before the others (returning the params
         to send instead, or None to keep them) and after them (on the checked params); they raise
@@ -237,9 +253,7 @@ class AcpPolicy(Policy):
         when the rules refuse the request; when nothing is checked of its result, it is the
         handler's own awaitable (no coroutine of ours around it)."""
         method = request.method
-        steps = self._serve_steps.get(method)
-        if steps is None:
-            steps = self._serve_plan(method)
+        steps = self._serve_steps.get(method) or self._serve_plan(method)
         instead, before_initialize, guards, result_guards, answer_check, after = steps
         if instead is not None:
             return instead(request)
@@ -341,15 +355,13 @@ class AcpPolicy(Policy):
     def cancel_turn(self, params: Any) -> None:
         """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
         session_id = wire.get(params, rules.SESSION_ID)
-        self.turns.cancelled(session_id)
+        if self.turns is not None:
+            self.turns.cancelled(session_id)
         turn = self.turn_tasks.get(session_id)
         if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
             turn.cancel()
-        if not self.turn_cancels:
-            return
-        for serving in list(self.served()):
-            result = self.turn_cancels.get(serving.method)
-            if result is not None and wire.get(serving.params, rules.SESSION_ID) == session_id:
+        for method, result in self.turn_cancels.items():
+            for serving in self.serving_in(method, session_id):
                 serving.cancel_result = result
                 serving.cancel()
 
@@ -362,5 +374,5 @@ class AcpPolicy(Policy):
                 del self.turn_tasks[session_id]
 
         task.add_done_callback(done)
-        if self.turns.is_cancelling(session_id):  # the cancel came before the turn's work started
+        if self.turns is not None and session_id in self.turns.cancelling:  # before its work began
             task.cancel()

@@ -1,14 +1,13 @@
 """ACP's protocol rules that a connection's policy enforces, written against the wire (methods,
 fields), for every version: what differs by version is read from the package (`plan.py`).
 
-The engine below (`engine.py` and its helpers) is plain JSON-RPC; the policy (`policy.py`,
-`turns.py`) applies these rules; the friendly layer (`helpers.py`, `session.py`) names the methods
-it sends through the generated proxies. Rules speak
-the wire (method names, dotted camelCase paths) and read generated objects through `wire`, so they
-hold for any generated package. A rule is skipped when the package lacks its method, or does not
-declare a capability the rule reads: a schema without `session/load` has no `loadSession` guard,
-and one without `clientCapabilities.session.configOptions.boolean` puts no limit on boolean
-config options.
+The engine below (`engine.py` and its helpers) is plain JSON-RPC; the policy (`policy.py`) applies
+these rules; the friendly layer (`helpers.py`, `session.py`) names the methods it sends through
+the generated proxies. Rules speak the wire (method names, dotted camelCase paths) and read
+generated objects through `wire`, so they hold for any generated package. A rule is skipped when
+the package lacks its method, or does not declare a capability the rule reads: a schema without
+`session/load` has no `loadSession` guard, and one without
+`clientCapabilities.session.configOptions.boolean` puts no limit on boolean config options.
 
 The numbers in comments are rows of the ACP v1 requirements table.
 """
@@ -55,9 +54,8 @@ def capabilities_of(initialize: Any, side: str) -> Any:
 
 # 127-131: `$/cancel_request`, either side, either direction (a JSON-RPC-level feature: jsonrpc.py)
 ALLOWED_BEFORE_INITIALIZE = frozenset({INITIALIZE, CANCEL_REQUEST})
-EXTENSION_PREFIX = (
-    "_"  # 165-168, 217: the only methods outside the schema that are routed (to ext_*)
-)
+# 165-168, 217: the only methods outside the schema that are routed (to ext_*)
+EXTENSION_PREFIX = "_"
 
 SESSION_CANCEL = "session/cancel"
 # 38: close cancels as session/cancel does
@@ -65,9 +63,7 @@ TURN_ENDED_BY = frozenset({SESSION_CANCEL, "session/close"})
 
 # 68: a client prompts only sessions set up on this connection
 SESSION_CREATED_BY = frozenset({"session/new", "session/fork"})  # the result's sessionId
-SESSION_OPENED_BY = frozenset(
-    {"session/load", "session/resume"}
-)  # the params' sessionId, once answered
+SESSION_OPENED_BY = frozenset({"session/load", "session/resume"})  # the params' id, once answered
 SESSION_CLOSED_BY = frozenset({"session/close", "session/delete"})
 SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 
@@ -76,9 +72,7 @@ SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 # session/fork (the session forked) it served, none it listed. Uniqueness is checked per connection:
 # sessions outlive connections, and ids handed out on another connection or by an earlier process:
 # the application keeps those apart (the runtime sees one connection).
-SESSION_NAMED_BY = SESSION_OPENED_BY | {
-    "session/fork"
-}  # the params' sessionId is an existing session
+SESSION_NAMED_BY = SESSION_OPENED_BY | {"session/fork"}  # the params' sessionId exists
 SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
 
 
@@ -91,7 +85,7 @@ def reused_session_id(method: str, params: Any, result: Any, known: set[Any]) ->
     if session_id in known or (source is not None and session_id == source):
         return (
             f"the handler answered the session id {session_id!r}, which names a session already"
-            " known here"
+            " known here; each session gets a unique id (ACP v1 requirement 24)"
         )
     return None
 
@@ -120,9 +114,8 @@ HISTORY = frozenset(
 )
 NO_HISTORY_DURING = "session/resume"
 
-PAGINATED = {
-    "session/list": ("cursor", "nextCursor")
-}  # 60, 61: the params' cursor, the result's next one
+# 60, 61: the params' cursor, the result's next one
+PAGINATED = {"session/list": ("cursor", "nextCursor")}
 
 # 238, 239: a client sets only a mode or config value the agent offers for the session, as last
 # reported (these fields of setup and set_config_option results, and of config_option_update)
@@ -161,19 +154,12 @@ def _value_offered(params: Any, offers: dict[str, Any]) -> str | None:
 OFFER_CHECKS = {"session/set_mode": _mode_offered, "session/set_config_option": _value_offered}
 
 
-class TurnCancel(Struct, frozen=True):
-    """When `session/cancel` for a session passes (sent or received), the side `side` cancels its
-    running handlers of `method` in that session and answers each with `result` (wire JSON)."""
-
-    side: str
-    method: str
-    result: dict[str, Any]
-
-
-TURN_CANCELS = (
-    TurnCancel("agent", "session/prompt", {"stopReason": "cancelled"}),  # 82, 83
-    TurnCancel("client", "session/request_permission", {"outcome": {"outcome": "cancelled"}}),  # 80
-)
+# When `session/cancel` for a session passes (sent or received), a side cancels its running
+# handlers of these methods in that session and answers each with this result (wire JSON).
+TURN_CANCELS = {
+    "agent": {"session/prompt": {"stopReason": "cancelled"}},  # 82, 83
+    "client": {"session/request_permission": {"outcome": {"outcome": "cancelled"}}},  # 80
+}
 
 
 def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Any]]:
@@ -181,11 +167,10 @@ def turn_cancels_for(schema: Package, side: str) -> dict[str, dict[str, Any]]:
     if SESSION_CANCEL not in schema.METHODS:
         return {}
     return {
-        t.method: t.result
-        for t in TURN_CANCELS
-        if t.side == side
-        and t.method in schema.REQUESTS
-        and all(wire.declares(schema.REQUESTS[t.method].result, key) for key in t.result)
+        method: result
+        for method, result in TURN_CANCELS[side].items()
+        if method in schema.REQUESTS
+        and all(wire.declares(schema.REQUESTS[method].result, key) for key in result)
     }
 
 

@@ -1,6 +1,5 @@
-"""`guards.by_kind` reads a list's entries at once and keeps the capability each Struct type needs
-(`check` of "prompt.*"): it must refuse and pass exactly what the walk of the whole path does
-(`wire.values`, the way it read them before)."""
+"""`guards.by_kind` (`check` of "prompt.*" and the other paths) refuses and passes exactly what the
+walk of the whole path does (`wire.values`), for typed messages and wire JSON alike."""
 
 from __future__ import annotations
 

@@ -101,8 +101,8 @@ async def test_without_protocol_checks_no_guard_applies() -> None:
 
 def test_importing_the_runtime_computes_no_plan() -> None:
     code = (
-        "import acp_schema, acp_runtime, acp_runtime.http;"
-        "print(hasattr(acp_schema, '__acp_runtime_plan__'))"
+        "import acp_schema, acp_runtime, acp_runtime.http, acp_runtime.protocol.plan as plan;"
+        "print(bool(plan._PLANS))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

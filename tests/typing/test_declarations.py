@@ -16,24 +16,31 @@ from pathlib import Path
 import pytest
 
 from acp_runtime import run_agent, serve_agent, spawn_agent
+from acp_runtime.jsonrpc.engine import Engine
 from acp_runtime.protocol.connection import Connection
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def typed_dict_keys(path: Path, name: str) -> set[str]:
-    """The keys of a TypedDict declared for type checkers only (under `if TYPE_CHECKING:`)."""
+    """The keys of a TypedDict declared for type checkers only (under `if TYPE_CHECKING:`), with
+    those of the TypedDicts of the same file it extends."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ClassDef) and node.name == name:
-            return {
+            keys = {
                 item.target.id
                 for item in node.body
                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
             }
+            for base in node.bases:
+                if isinstance(base, ast.Name) and base.id != "TypedDict":
+                    keys |= typed_dict_keys(path, base.id)
+            return keys
     raise AssertionError(f"{path.name} declares no {name}")
 
 
-OPTIONS = typed_dict_keys(ROOT / "runtime" / "protocol" / "connection.py", "ConnectionOptions")
+CONNECTION = ROOT / "runtime" / "protocol" / "connection.py"
+OPTIONS = typed_dict_keys(CONNECTION, "ConnectionOptions")
 
 
 def keywords(fn: Callable[..., object]) -> dict[str, inspect._ParameterKind]:
@@ -48,9 +55,15 @@ def keywords(fn: Callable[..., object]) -> dict[str, inspect._ParameterKind]:
 
 
 def test_connection_options_name_every_keyword_option_of_a_connection() -> None:
+    """Its own keyword options, and those it passes on to the engine (`**options`), which are
+    the engine's keyword options but `strict` (the connection's `enforce_protocol`) and `screen`."""
     params = inspect.signature(Connection.__init__).parameters.values()
     options = {p.name for p in params if p.kind is p.KEYWORD_ONLY} - {"schema"}
-    assert options == OPTIONS
+    assert any(p.kind is p.VAR_KEYWORD for p in params)
+    passed_on = typed_dict_keys(CONNECTION, "EngineOptions")
+    assert options | passed_on == OPTIONS
+    engine = inspect.signature(Engine.__init__).parameters.values()
+    assert {p.name for p in engine if p.kind is p.KEYWORD_ONLY} - {"strict", "screen"} == passed_on
 
 
 @pytest.mark.parametrize("fn", [spawn_agent, run_agent, serve_agent], ids=lambda fn: fn.__name__)
