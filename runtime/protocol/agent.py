@@ -251,8 +251,8 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             try:
                 message = schema.MessageDecoder(self.side, lenient=self.lenient).decode(line)
                 break
-            except schema.RpcError as err:
-                refusals.append((version, err))
+            except schema.RpcError as refused:
+                refusals.append((version, refused))
             except RecursionError:
                 break
         self.observe("in", line, message)

@@ -156,7 +156,7 @@ OFFER_CHECKS = {"session/set_mode": _mode_offered, "session/set_config_option": 
 
 # When `session/cancel` for a session passes (sent or received), a side cancels its running
 # handlers of these methods in that session and answers each with this result (wire JSON).
-TURN_CANCELS = {
+TURN_CANCELS: dict[str, dict[str, dict[str, Any]]] = {
     "agent": {"session/prompt": {"stopReason": "cancelled"}},  # 82, 83
     "client": {"session/request_permission": {"outcome": {"outcome": "cancelled"}}},  # 80
 }
