@@ -38,11 +38,7 @@ from .protocol.schema_types import (
 
 if TYPE_CHECKING:
     from .protocol.schema_types import (
-        KV,
-        SV,
         T2,
-        TE,
-        TO,
         A,
         C,
         E,
@@ -52,9 +48,7 @@ if TYPE_CHECKING:
         HasSessionConfigValueId,
         HasSessionMode,
         HasSessionModeState,
-        K,
         M,
-        Opt,
         ProxyV1,
         ProxyV1Calls,
         ProxyV2,
@@ -101,21 +95,21 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @overload
     def __init__(
         self: Session[C, U, T | T2, S, A, E, X],
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
         self: Session[C, U, U, S, A, E, X],
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
         self: Session[C, U, T2, str, A, E, X],
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         session_id: str,
     ) -> None: ...
 
@@ -143,7 +137,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
         **params: Any,  # further wire fields: any JSON
@@ -153,7 +147,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
         **params: Any,  # further wire fields: any JSON
@@ -163,7 +157,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
         **params: Any,  # further wire fields: any JSON
@@ -191,7 +185,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
@@ -202,7 +196,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
@@ -213,7 +207,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
@@ -237,7 +231,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         **params: Any,  # further wire fields: any JSON
@@ -247,7 +241,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         **params: Any,  # further wire fields: any JSON
@@ -257,7 +251,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         session_id: str,
         cwd: str,
         **params: Any,  # further wire fields: any JSON
