@@ -58,7 +58,6 @@ if TYPE_CHECKING:
         HasPlanEntryValues,
         HasStateFields,
         K,
-        M,
         Opt,
         ProxyV1,
         ProxyV2,
@@ -120,14 +119,14 @@ class AgentSession(
         @overload
         def __init__(
             self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE, X],
-            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE, M], X],
+            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE, Any], X],
             session_id: str,
         ) -> None: ...
 
         @overload
         def __init__(
             self: AgentSession[C, E, K, KV, Opt, U, str, str, A, object, object, X],
-            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object, M], X],
+            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object, Any], X],
             session_id: str,
         ) -> None: ...
 
