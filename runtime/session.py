@@ -308,10 +308,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         blocks: list[Any] = (
             [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
         )
-        data = {rules.SESSION_ID: self.id, "prompt": blocks, **params}
         by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
         try:
-            params = params_of(self.conn, "session/prompt", data)
+            params = self._params("session/prompt", {"prompt": blocks, **params})
             if not by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
                 outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
@@ -372,13 +371,11 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     async def cancel(self) -> None:
         """`session/cancel`: the running turn ends with stop reason "cancelled"; the runtime answers
         this session's pending permission requests as cancelled."""
-        method = rules.SESSION_CANCEL
-        await self.conn.notify(method, params_of(self.conn, method, {rules.SESSION_ID: self.id}))
+        await self.conn.notify(rules.SESSION_CANCEL, self._params(rules.SESSION_CANCEL, {}))
 
     async def set_mode(self, mode_id: str) -> None:
         """`session/set_mode` to one of `available_modes`; `state.current_mode_id` follows."""
-        data = {rules.SESSION_ID: self.id, "modeId": mode_id}
-        await self.conn.request("session/set_mode", params_of(self.conn, "session/set_mode", data))
+        await self.call("session/set_mode", {"modeId": mode_id})
         self.state.current_mode_id = mode_id
 
     async def set_config_option(
@@ -386,7 +383,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> None:
         """`session/set_config_option` to a value id (or a boolean, where the option is one);
         `state.config_options` becomes the agent's answer."""
-        data = {rules.SESSION_ID: self.id, "configId": config_id, "value": value}
+        data = {"configId": config_id, "value": value}
         state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
         offered = next((o for o in state.config_options if wire.get(o, "id") == config_id), None)
         kind = (
@@ -396,10 +393,16 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         )
         if kind is not None and kind != "select":  # a select value is the untagged default variant
             data["type"] = kind
-        result = await self.conn.request(
-            "session/set_config_option", params_of(self.conn, "session/set_config_option", data)
-        )
+        result = await self.call("session/set_config_option", data)
         state.config_options = wire.items(result, "configOptions")
+
+    async def call(self, method: str, data: dict[str, Any]) -> Any:
+        """Send request `method` of this session, its params built from `data` (wire names, the
+        session id added): the result."""
+        return await self.conn.request(method, self._params(method, data))
+
+    def _params(self, method: str, data: dict[str, Any]) -> Any:
+        return params_of(self.conn, method, {rules.SESSION_ID: self.id, **data})
 
     def updates(self) -> AsyncIterator[UpdateT]:
         """Each update of this session as it is folded, from now until a turn ends (its prompt is
