@@ -161,14 +161,8 @@ class AgentSession(
           `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
           no details) where the schema has that stop reason.
         """
-        schema, method = self.conn.schema, rules.SESSION_PROMPT
-        result_type = schema.METHODS[method].result
-        if not rules.turn_ends_by_update(schema):
-            stop = await work()
-            answer: AnswerT = wire.build(
-                schema, {rules.STOP_REASON: stop}, result_type, method=method, at="result"
-            )
-            return answer
+        if not rules.turn_ends_by_update(self.conn.schema):
+            return self._answer({rules.STOP_REASON: await work()})
         user_message_id = _new_id("msg")
 
         async def run() -> None:
@@ -201,10 +195,14 @@ class AgentSession(
             await self._state(rules.IDLE, stop)
 
         self.conn.after_answer(run)
-        acknowledged: AnswerT = wire.build(
-            schema, {rules.MESSAGE_ID: user_message_id}, result_type, method=method, at="result"
-        )
-        return acknowledged
+        return self._answer({rules.MESSAGE_ID: user_message_id})
+
+    def _answer(self, data: dict[str, Any]) -> AnswerT:
+        """The `session/prompt` answer, typed by the connection's package, from wire data."""
+        schema, method = self.conn.schema, rules.SESSION_PROMPT
+        result_type = schema.METHODS[method].result
+        answer: AnswerT = wire.build(schema, data, result_type, method=method, at="result")
+        return answer
 
     async def state(
         self: AgentSession[
