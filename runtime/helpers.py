@@ -355,12 +355,8 @@ def _new_id(kind: str) -> str:
 
 def _entry(entry: Any) -> Any:
     if isinstance(entry, tuple):
-        content, status, *priority = entry
-        return {
-            "content": content,
-            "status": status,
-            "priority": priority[0] if priority else "medium",
-        }
+        content, status, *rest = entry  # (content, status) or (content, status, priority)
+        return {"content": content, "status": status, "priority": rest[0] if rest else "medium"}
     return entry
 
 
