@@ -461,8 +461,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 
 
 if TYPE_CHECKING:
-    # a session's state (or a session), by one def name of its package: see `schema_types`
-    _State = SessionState[Any, Any, Any, Types[X]]
+    # a session, by one def name of its package: see `schema_types`
     _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
 
 
