@@ -216,12 +216,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 
     @classmethod
     async def load(
-        cls,
-        conn: object,
-        session_id: str,
-        cwd: str,
-        mcp_servers: Sequence[Any] = (),
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: Any, session_id: str, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
     ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
