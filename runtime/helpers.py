@@ -58,7 +58,6 @@ if TYPE_CHECKING:
         HasPlanEntryValues,
         HasStateFields,
         K,
-        M,
         Opt,
         ProxyV1,
         ProxyV2,
@@ -120,14 +119,14 @@ class AgentSession(
         @overload
         def __init__(
             self: AgentSession[C, E, K, KV, Opt, U, S, SV, A, TO, TE, X],
-            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE, M], X],
+            conn: HasClient[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, object, TO, TE, Any], X],
             session_id: str,
         ) -> None: ...
 
         @overload
         def __init__(
             self: AgentSession[C, E, K, KV, Opt, U, str, str, A, object, object, X],
-            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object, M], X],
+            conn: HasClient[ProxyV2[C, E, K, KV, Opt, U, A, object, Any], X],
             session_id: str,
         ) -> None: ...
 
@@ -162,14 +161,8 @@ class AgentSession(
           `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
           no details) where the schema has that stop reason.
         """
-        schema, method = self.conn.schema, rules.SESSION_PROMPT
-        result_type = schema.METHODS[method].result
-        if not rules.turn_ends_by_update(schema):
-            stop = await work()
-            answer: AnswerT = wire.build(
-                schema, {rules.STOP_REASON: stop}, result_type, method=method, at="result"
-            )
-            return answer
+        if not rules.turn_ends_by_update(self.conn.schema):
+            return self._answer({rules.STOP_REASON: await work()})
         user_message_id = _new_id("msg")
 
         async def run() -> None:
@@ -202,10 +195,14 @@ class AgentSession(
             await self._state(rules.IDLE, stop)
 
         self.conn.after_answer(run)
-        acknowledged: AnswerT = wire.build(
-            schema, {rules.MESSAGE_ID: user_message_id}, result_type, method=method, at="result"
-        )
-        return acknowledged
+        return self._answer({rules.MESSAGE_ID: user_message_id})
+
+    def _answer(self, data: dict[str, Any]) -> AnswerT:
+        """The `session/prompt` answer, typed by the connection's package, from wire data."""
+        schema, method = self.conn.schema, rules.SESSION_PROMPT
+        result_type = schema.METHODS[method].result
+        answer: AnswerT = wire.build(schema, data, result_type, method=method, at="result")
+        return answer
 
     async def state(
         self: AgentSession[
@@ -358,12 +355,8 @@ def _new_id(kind: str) -> str:
 
 def _entry(entry: Any) -> Any:
     if isinstance(entry, tuple):
-        content, status, *priority = entry
-        return {
-            "content": content,
-            "status": status,
-            "priority": priority[0] if priority else "medium",
-        }
+        content, status, *rest = entry  # (content, status) or (content, status, priority)
+        return {"content": content, "status": status, "priority": rest[0] if rest else "medium"}
     return entry
 
 

@@ -38,11 +38,7 @@ from .protocol.schema_types import (
 
 if TYPE_CHECKING:
     from .protocol.schema_types import (
-        KV,
-        SV,
         T2,
-        TE,
-        TO,
         A,
         C,
         E,
@@ -52,9 +48,7 @@ if TYPE_CHECKING:
         HasSessionConfigValueId,
         HasSessionMode,
         HasSessionModeState,
-        K,
         M,
-        Opt,
         ProxyV1,
         ProxyV1Calls,
         ProxyV2,
@@ -101,21 +95,21 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @overload
     def __init__(
         self: Session[C, U, T | T2, S, A, E, X],
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
         self: Session[C, U, U, S, A, E, X],
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
         self: Session[C, U, T2, str, A, E, X],
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         session_id: str,
     ) -> None: ...
 
@@ -143,7 +137,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
         **params: Any,  # further wire fields: any JSON
@@ -153,7 +147,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
         **params: Any,  # further wire fields: any JSON
@@ -163,7 +157,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
         **params: Any,  # further wire fields: any JSON
@@ -191,7 +185,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
@@ -202,7 +196,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
@@ -213,7 +207,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         session_id: str,
         cwd: str,
         mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
@@ -222,12 +216,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 
     @classmethod
     async def load(
-        cls,
-        conn: object,
-        session_id: str,
-        cwd: str,
-        mcp_servers: Sequence[Any] = (),
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: Any, session_id: str, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
     ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
@@ -237,7 +226,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, K, KV, Opt, U, S, SV, A, T, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         **params: Any,  # further wire fields: any JSON
@@ -247,7 +236,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV1[C, E, K, KV, Opt, U, S, SV, A, T2, TO, TE, M], X],
+        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
         session_id: str,
         cwd: str,
         **params: Any,  # further wire fields: any JSON
@@ -257,7 +246,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def resume(
         cls,
-        conn: HasAgent[ProxyV2[C, E, K, KV, Opt, U, A, T2, M], X],
+        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
         session_id: str,
         cwd: str,
         **params: Any,  # further wire fields: any JSON
@@ -314,10 +303,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         blocks: list[Any] = (
             [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
         )
-        data = {rules.SESSION_ID: self.id, "prompt": blocks, **params}
         by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
         try:
-            params = params_of(self.conn, "session/prompt", data)
+            params = self._params("session/prompt", {"prompt": blocks, **params})
             if not by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
                 outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
@@ -378,13 +366,11 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     async def cancel(self) -> None:
         """`session/cancel`: the running turn ends with stop reason "cancelled"; the runtime answers
         this session's pending permission requests as cancelled."""
-        method = rules.SESSION_CANCEL
-        await self.conn.notify(method, params_of(self.conn, method, {rules.SESSION_ID: self.id}))
+        await self.conn.notify(rules.SESSION_CANCEL, self._params(rules.SESSION_CANCEL, {}))
 
     async def set_mode(self, mode_id: str) -> None:
         """`session/set_mode` to one of `available_modes`; `state.current_mode_id` follows."""
-        data = {rules.SESSION_ID: self.id, "modeId": mode_id}
-        await self.conn.request("session/set_mode", params_of(self.conn, "session/set_mode", data))
+        await self.call("session/set_mode", {"modeId": mode_id})
         self.state.current_mode_id = mode_id
 
     async def set_config_option(
@@ -392,7 +378,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> None:
         """`session/set_config_option` to a value id (or a boolean, where the option is one);
         `state.config_options` becomes the agent's answer."""
-        data = {rules.SESSION_ID: self.id, "configId": config_id, "value": value}
+        data = {"configId": config_id, "value": value}
         state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
         offered = next((o for o in state.config_options if wire.get(o, "id") == config_id), None)
         kind = (
@@ -402,10 +388,16 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         )
         if kind is not None and kind != "select":  # a select value is the untagged default variant
             data["type"] = kind
-        result = await self.conn.request(
-            "session/set_config_option", params_of(self.conn, "session/set_config_option", data)
-        )
+        result = await self.call("session/set_config_option", data)
         state.config_options = wire.items(result, "configOptions")
+
+    async def call(self, method: str, data: dict[str, Any]) -> Any:
+        """Send request `method` of this session, its params built from `data` (wire names, the
+        session id added): the result."""
+        return await self.conn.request(method, self._params(method, data))
+
+    def _params(self, method: str, data: dict[str, Any]) -> Any:
+        return params_of(self.conn, method, {rules.SESSION_ID: self.id, **data})
 
     def updates(self) -> AsyncIterator[UpdateT]:
         """Each update of this session as it is folded, from now until a turn ends (its prompt is
@@ -464,8 +456,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 
 
 if TYPE_CHECKING:
-    # a session's state (or a session), by one def name of its package: see `schema_types`
-    _State = SessionState[Any, Any, Any, Types[X]]
+    # a session, by one def name of its package: see `schema_types`
     _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
 
 

@@ -12,24 +12,13 @@ from __future__ import annotations
 import base64
 import operator
 from dataclasses import dataclass, field
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Generic,
-    Sequence,
-)
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence
 
 import msgspec
 
 from .jsonrpc import wire
 from .protocol import rules
-from .protocol.schema_types import (
-    AgentSchemaT,
-    ContentT,
-    EntryT,
-    ToolCallT,
-)
+from .protocol.schema_types import AgentSchemaT, ContentT, EntryT, ToolCallT
 
 if TYPE_CHECKING:
     from .protocol.schema_types import (
@@ -142,9 +131,8 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
     `status`, `stop_reason` and `background` read it.
     """
 
-    messages: list[Message[ContentT]] = field(
-        default_factory=list
-    )  # user and agent messages and thoughts, in order
+    # user and agent messages and thoughts, in order
+    messages: list[Message[ContentT]] = field(default_factory=list)
     tool_calls: dict[str, ToolCallT] = field(default_factory=dict)
     if not TYPE_CHECKING:  # at run time: fields; a type checker reads the properties below
         terminals: dict[str, Any] = field(default_factory=dict)
@@ -162,9 +150,8 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
         commands: list[Any] = field(default_factory=list)
         usage: Any = None
         info: Any = None
-    other: dict[str, Any] = field(
-        default_factory=dict
-    )  # kind -> the last update of a kind not in FOLDS
+    # kind -> the last update of a kind not in FOLDS
+    other: dict[str, Any] = field(default_factory=dict)
     _by_id: dict[tuple[str, str], Message[ContentT]] = field(default_factory=dict, repr=False)
 
     if TYPE_CHECKING:

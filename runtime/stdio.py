@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from .jsonrpc.package import AgentPackage, ClientPackage, HandlerT, ProxyT
     from .protocol.connection import ConnectionOptions
-    from .protocol.negotiation import AgentRoutes
+    from .protocol.negotiation import AgentRoutes, ClientRoutes
 
     AgentHandlerArg = (
         acp_schema.AgentHandler
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     ClientHandlerArg = (
         acp_schema.ClientHandler
         | Callable[[ClientSideConnection[acp_schema.AgentProxy]], acp_schema.ClientHandler]
+        | ClientRoutes
     )
 
 _STDERR_TAIL = 64 * 1024

@@ -83,14 +83,7 @@ class ToolCall(Generic[ClientSchemaT]):
 
     async def __aenter__(self) -> ToolCall[ClientSchemaT]:
         self._status = "in_progress"
-        await self.session.send(
-            {
-                "sessionUpdate": "tool_call",
-                "toolCallId": self.id,
-                **self.fields,
-                "status": self._status,
-            }
-        )
+        await self._send("tool_call", {**self.fields, "status": self._status})
         return self
 
     async def __aexit__(
@@ -125,9 +118,10 @@ class ToolCall(Generic[ClientSchemaT]):
         self._status = fields.get("status", self._status)
         if "content" in fields:
             self._content = list(fields["content"])
-        await self.session.send(
-            {"sessionUpdate": "tool_call_update", "toolCallId": self.id, **fields}
-        )
+        await self._send("tool_call_update", fields)
+
+    async def _send(self, kind: str, fields: dict[str, Any]) -> None:
+        await self.session.send({"sessionUpdate": kind, "toolCallId": self.id, **fields})
 
     async def add_text(self, value: str) -> None:
         await self._update(content=[*self._content, {"type": "content", "content": text(value)}])

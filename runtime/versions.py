@@ -109,7 +109,4 @@ class ClientVersions(ClientRoutes):
     ) -> AbstractAsyncContextManager[ClientSideConnection[Any]]:
         """`spawn_agent(self, command, *args, **options)`: a client of these routes to an agent
         subprocess (options: those of `spawn_agent` and of a connection)."""
-        spawn = cast(
-            "Callable[..., AbstractAsyncContextManager[ClientSideConnection[Any]]]", spawn_agent
-        )
-        return spawn(self, command, *args, **options)
+        return spawn_agent(self, command, *args, **options)
