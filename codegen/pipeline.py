@@ -10,9 +10,10 @@ from pathlib import Path
 from .build import build
 from .errors import SchemaError
 from .fmt import format_files
-from .ir import Package
-from .render import render
+from .ir import ObjectDef, Package
+from .render import field_sources, render_templates
 from .schema import load
+from .shadow import names_in, rename_defs, rename_fields
 
 
 def read(schema_path: str | Path) -> Package:
@@ -23,6 +24,18 @@ def read(schema_path: str | Path) -> Package:
         raise SchemaError(
             "", "the schema nests or refers to itself more deeply than the generator can follow"
         ) from None
+
+
+def render(pkg: Package, package_name: str) -> dict[str, str]:
+    """Every file of the package, by relative path, as unformatted text; no name of the schema
+    shadows one the generated code uses (see `shadow.py`)."""
+    pkg = rename_defs(pkg)
+    sources = field_sources(pkg)
+
+    def referenced(d: ObjectDef) -> set[str]:
+        return set().union(*(names_in(text) for text in sources(d)))
+
+    return render_templates(rename_fields(pkg, referenced), package_name)
 
 
 def files_of(package: Package, name: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ import ast
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 
@@ -42,7 +42,6 @@ from .ir import (
     received_by,
     sides_of,
 )
-from .shadow import names_in, rename_defs, rename_fields
 from .static import STATIC_MODULES
 
 # The modules of a generated package rendered from the template of the same name; the static
@@ -110,17 +109,11 @@ _INT_FORMATS = {
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-def render(pkg: Package, package_name: str) -> dict[str, str]:
-    """Every file of the package, by relative path, as unformatted text; no name of the schema
-    shadows one the generated code uses (see `shadow.py`)."""
-    pkg = rename_defs(pkg)
+def field_sources(pkg: Package) -> Callable[[ObjectDef], list[str]]:
+    """The Python expressions each field of a Struct is written with: its annotation and its
+    default, as the templates write them for `pkg`."""
     ctx = _Context(pkg)
-
-    def referenced(d: ObjectDef) -> set[str]:
-        views = ctx.fields(d)
-        return set().union(*(names_in(v.annotation) | names_in(v.default or "None") for v in views))
-
-    return render_templates(rename_fields(pkg, referenced), package_name)
+    return lambda d: [text for v in ctx.fields(d) for text in (v.annotation, v.default or "None")]
 
 
 def render_templates(pkg: Package, package_name: str) -> dict[str, str]:
@@ -571,4 +564,4 @@ def _dependencies_first(aliases: list[AliasDef | UnionDef]) -> list[AliasDef | U
     return out
 
 
-__all__ = ["render", "MODULES", "MARKER"]
+__all__ = ["render_templates", "field_sources", "MODULES", "MARKER"]

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..render import render
+from ..pipeline import render
 from ..write import write_package
 from .revision import Revision
 

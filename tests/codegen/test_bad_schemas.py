@@ -14,7 +14,7 @@ import pytest
 
 from acpgen.build import build
 from acpgen.errors import SchemaError
-from acpgen.render import render
+from acpgen.pipeline import render
 from acpgen.schema import parse
 
 from .conftest import SCHEMAS

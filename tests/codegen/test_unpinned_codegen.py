@@ -122,7 +122,7 @@ WRITE = textwrap.dedent("""
     import os, sys
     from pathlib import Path
     from acpgen.build import build
-    from acpgen.render import render
+    from acpgen.pipeline import render
     from acpgen.schema import parse
     from acpgen.write import write_package
 

@@ -18,7 +18,7 @@ import msgspec
 from jsonschema import Draft202012Validator
 
 from acpgen.build import build
-from acpgen.render import render
+from acpgen.pipeline import render
 from acpgen.schema import parse
 from acpgen.write import write_package
 
