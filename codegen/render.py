@@ -232,7 +232,7 @@ class _Context:
         self.exports = exports(pkg)  # each module's __all__
         self.sides = sides_of(pkg.methods)
         self.shadowed: list[str] = []
-        self.all_names: list[str] = []  # the package's __all__, written out for type checkers
+        self.all_names: list[str] = []  # the package's __all__, listed for type checkers
         self.shadowed_modules: list[str] = []
         self.modules_not_shadowed = ["codec", "errors", "methods", "stubs", "types"]
 

@@ -338,7 +338,7 @@ def is_object_def(name: str, defs: dict[str, Any], seen: frozenset[str] = frozen
 
 
 def _inline_object(branch: Any, defs: dict[str, Any]) -> bool:
-    """An object branch written out in place (it needs a def of its own to be a variant)."""
+    """An object branch defined in place (it needs a def of its own to be a variant)."""
     return (
         isinstance(branch, dict)
         and "$ref" not in shape(unwrap(branch))

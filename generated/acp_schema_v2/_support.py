@@ -400,7 +400,7 @@ def dec_hook(tp: Any, value: Any) -> Any:
         if not issubclass(tp, HookUnion):
             return _check(tp, value)
         plan = _PLANS[tp] = _plan(tp)
-    # written out, not split into helpers: this runs once per value of every hook union
+    # one function, not split into helpers: this runs once per value of every hook union
     sample = value
     if type(value) is dict:
         step = plan.untagged
