@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Generic
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol
 
 from .jsonrpc import wire
 from .jsonrpc.errors import RequestTimeoutError
@@ -19,7 +19,17 @@ from .protocol.schema_types import AgentSchemaT, AnswerT, StopT
 if TYPE_CHECKING:
     from .protocol.connection import Connection
     from .protocol.schema_types import HasSessionUpdate, HasUsage, Types, V, X
-    from .session import Session
+
+
+class Routed(Protocol):
+    """A session as its router hands it updates (a `Session`)."""
+
+    @property
+    def id(self) -> Any: ...
+
+    def fold(self, update: Any) -> None: ...
+
+    def end_updates(self, closed: bool = False) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -77,7 +87,7 @@ class Router:
     after its answer, before the caller has the id."""
 
     def __init__(self, conn: ClientSideConnection) -> None:
-        self.sessions: dict[Any, Session[Any, Any, Any, Any, Any, Any, Any]] = {}
+        self.sessions: dict[Any, Routed] = {}
         self.setups = 0
         self.held: list[Any] = []
         # params type -> what reads its session id and update (one C call for a Struct type)
@@ -100,7 +110,7 @@ class Router:
         else:
             session.fold(update)
 
-    def claim(self, session: Session[Any, Any, Any, Any, Any, Any, Any]) -> None:
+    def claim(self, session: Routed) -> None:
         self.sessions[session.id] = session
         held, self.held = self.held, []
         for params in held:
