@@ -62,19 +62,7 @@ if TYPE_CHECKING:
 from .routing import TurnOutcome as TurnOutcome
 from .routing import TurnTimeoutError as TurnTimeoutError
 from .routing import connection_of, params_of, router_of
-from .state import (
-    CHUNK,
-    FOLDS,
-    IDLE,
-    KIND,
-    MESSAGE_ID,
-    STATE,
-    STOP_REASON,
-    UPSERT,
-    USAGE,
-    Fold,
-    as_typed,
-)
+from .state import IDLE, KIND, MESSAGE_ID, STATE, STOP_REASON, USAGE, as_typed
 from .state import Message as Message
 from .state import SessionState as SessionState
 from .state import patch as patch
@@ -129,7 +117,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         self._waiting = 0
         self._user_messages: dict[Any, int] = {}
         self._idles: list[tuple[int, Any]] = []
-        self._wakers: list[asyncio.Future[None]] = []
+        self._changed = asyncio.Event()  # set (and cleared) when one of those comes, or on close
 
     # --- setting up ---
 
@@ -322,27 +310,24 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """v2: send the prompt, then wait for the idle state that ends its turn."""
         limit = self.conn.timeout if timeout is DEFAULT else timeout
-        loop = asyncio.get_running_loop()
-        deadline = None if limit is None else loop.time() + limit
+        deadline = None if limit is None else asyncio.get_running_loop().time() + limit
         self._waiting += 1
         start = self._folded
         try:
             response = await self.conn.request("session/prompt", params, timeout=limit)
             message_id = wire.get(response, MESSAGE_ID)
-            while (idle := self._idle_after(start, message_id)) is None:
-                if self._closed:
-                    raise ConnectionClosedError(
-                        "connection closed before the turn ended (no idle state_update)"
-                    )
-                wake = loop.create_future()
-                self._wakers.append(wake)
-                left = None if deadline is None else max(deadline - loop.time(), 0.0)
-                try:
-                    await asyncio.wait_for(wake, left)
-                except asyncio.TimeoutError:
-                    assert limit is not None  # no limit: no deadline, no timeout
-                    await self.cancel()
-                    raise TurnTimeoutError(limit) from None
+            try:
+                async with asyncio.timeout_at(deadline):
+                    while (idle := self._idle_after(start, message_id)) is None:
+                        if self._closed:
+                            raise ConnectionClosedError(
+                                "connection closed before the turn ended (no idle state_update)"
+                            )
+                        await self._changed.wait()
+            except TimeoutError:
+                assert limit is not None  # no limit: no deadline, no timeout
+                await self.cancel()
+                raise TurnTimeoutError(limit) from None
         finally:
             self._waiting -= 1
             if not self._waiting:
@@ -429,27 +414,22 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     def _watch(self, update: Any) -> None:
         """Note, numbered, what a waiting v2 turn ends on: user messages, states (None: busy)."""
         self._folded += 1
-        how = FOLDS.get(wire.get(update, KIND))
-        if isinstance(how, Fold) and how.action in (CHUNK, UPSERT) and how.slot == "user":
+        kind = wire.get(update, KIND)
+        if kind in rules.USER_MESSAGE_KINDS:
             self._user_messages.setdefault(wire.get(update, MESSAGE_ID), self._folded)
-        elif how is FOLDS["state_update"]:
+        elif kind == rules.STATE_UPDATE:
             idle = wire.get(update, STATE) == IDLE
             self._idles.append((self._folded, update if idle else None))
         else:
             return
-        self._wake_all()
-
-    def _wake_all(self) -> None:
-        wakers, self._wakers = self._wakers, []
-        for wake in wakers:
-            if not wake.done():
-                wake.set_result(None)
+        self._changed.set()  # wakes every waiting turn
+        self._changed.clear()
 
     def end_updates(self, closed: bool = False) -> None:
         """No more updates for the `updates()` readers (`closed`: the connection closed)."""
         self._closed = self._closed or closed
         if closed:
-            self._wake_all()
+            self._changed.set()  # for good: a closed session's turns wait no more
         listeners, self._listeners = self._listeners, []
         for queue in listeners:
             queue.put_nowait(_END)

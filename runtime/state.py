@@ -362,7 +362,17 @@ def _at(update: Any, path: str) -> Any:
 
 # --- patching, from the generated types -----------------------------------------------------------
 
-_PLANS: dict[tuple[type, type], tuple[tuple[str, str, bool], ...]] = {}
+_FIELDS: dict[type, dict[str, tuple[str, bool]]] = {}
+
+
+def _fields(cls: type) -> dict[str, tuple[str, bool]]:
+    """A Struct type's fields by wire name: their attribute, and whether None is read as omitted
+    (the field's default is None: the decoded value cannot tell null from omitted)."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        found = msgspec.structs.fields(cls)
+        fields = _FIELDS[cls] = {f.encode_name: (f.name, f.default is None) for f in found}
+    return fields
 
 
 def patch(target: Any, update: Any) -> Any:
@@ -373,27 +383,15 @@ def patch(target: Any, update: Any) -> Any:
     does not (its default is None: the decoded value cannot say which one was sent); any other value
     replaces it. Fields the target's type lacks are skipped.
     """
-    key = (type(update), type(target))
-    plan = _PLANS.get(key)
-    if plan is None:
-        into = {f.encode_name: f.name for f in msgspec.structs.fields(type(target))}
-        plan = _PLANS[key] = tuple(
-            (f.name, into[f.encode_name], f.default is None)
-            for f in msgspec.structs.fields(type(update))
-            if f.encode_name in into
-        )
-        _META_ATTRS[type(update)] = _attr(type(update), META)
-    for name, target_name, none_is_omitted in plan:
-        value = getattr(update, name)
-        if value is msgspec.UNSET or (value is None and none_is_omitted):
-            continue
-        if name == _META_ATTRS.get(type(update)):
-            value = patch_meta(getattr(target, target_name), value)
-        setattr(target, target_name, value)
+    into = _fields(type(target))
+    for key in _fields(type(update)).keys() & into.keys():
+        changed, value = _change(update, key)
+        if changed:
+            name = into[key][0]
+            setattr(
+                target, name, patch_meta(getattr(target, name), value) if key == META else value
+            )
     return target
-
-
-_META_ATTRS: dict[type, str] = {}
 
 
 def patch_meta(current: Any, update: Any) -> Any:
@@ -409,13 +407,11 @@ def _change(update: Any, key: str) -> tuple[bool, Any]:
     """Whether the update changes its field of wire name `key`, and to what, by `patch`'s rule."""
     if isinstance(update, dict):
         return key in update, update.get(key)
-    if not isinstance(update, msgspec.Struct):
-        return False, None
-    field = next((f for f in msgspec.structs.fields(type(update)) if f.encode_name == key), None)
+    field = _fields(type(update)).get(key) if isinstance(update, msgspec.Struct) else None
     if field is None:
         return False, None
-    value = getattr(update, field.name)
-    return not (value is msgspec.UNSET or (value is None and field.default is None)), value
+    value = getattr(update, field[0])
+    return not (value is msgspec.UNSET or (value is None and field[1])), value
 
 
 def as_typed(obj: Any, key: str) -> Any:
