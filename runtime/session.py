@@ -67,6 +67,7 @@ from .state import Message as Message
 from .state import SessionState as SessionState
 from .state import patch as patch
 from .state import patch_meta as patch_meta
+from .tools import text
 
 _END = object()  # ends an `updates()` iteration: a turn ended, or the connection closed
 
@@ -288,9 +289,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         first idle state after the user message, or after work when the answer names none), every
         update of it folded. A cancelled turn returns with `stop_reason` "cancelled"; an agent's
         error raises. `timeout`: the call's (in v2 the whole turn's, cancelled on expiry)."""
-        blocks: list[Any] = (
-            [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
-        )
+        blocks: list[Any] = [text(prompt)] if isinstance(prompt, str) else list(prompt)
         by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
         try:
             params = self._params("session/prompt", {"prompt": blocks, **params})

@@ -10,7 +10,6 @@ change here. A kind of update `FOLDS` does not list is kept as the last such upd
 from __future__ import annotations
 
 import base64
-import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence
 
@@ -344,10 +343,8 @@ _UNSET = msgspec.UNSET
 
 
 def _chunk_plan(cls: type, role: str) -> tuple[str, Callable[[Any], Any], bool]:
-    content, message_id = _attr(cls, CONTENT), _attr(cls, MESSAGE_ID)
-    if message_id:
-        return role, operator.attrgetter(message_id, content), True
-    return role, operator.attrgetter(content), False
+    keys = (MESSAGE_ID, CONTENT) if _attr(cls, MESSAGE_ID) else (CONTENT,)
+    return role, wire.reader(cls, *keys), len(keys) == 2
 
 
 def _attr(cls: type, key: str) -> str:
