@@ -59,6 +59,14 @@ if TYPE_CHECKING:
         V,
         X,
     )
+
+    # The shapes of a client connection a session is typed by, one per kind of package (see
+    # `schema_types`): v1 naming its whole tool call `ToolCall`, an older v1, and v2. The `params`
+    # of `new`, `load` and `resume` are further wire fields (any JSON).
+    _V1Calls = HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X]
+    _V1 = HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X]
+    _V2 = HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X]
+    _Mcp = Sequence[M | Mapping[str, Any]]  # the package's MCP servers, or wire JSON
 from .routing import TurnOutcome as TurnOutcome
 from .routing import TurnTimeoutError as TurnTimeoutError
 from .routing import connection_of, params_of, router_of
@@ -84,22 +92,18 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @overload
     def __init__(
         self: Session[C, U, T | T2, S, A, E, X],
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
+        conn: _V1Calls[C, E, U, S, A, T, T2, M, X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, U, S, A, E, X],
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
-        session_id: str,
+        self: Session[C, U, U, S, A, E, X], conn: _V1[C, E, U, S, A, T2, M, X], session_id: str
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, T2, str, A, E, X],
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
-        session_id: str,
+        self: Session[C, U, T2, str, A, E, X], conn: _V2[C, E, U, A, T2, M, X], session_id: str
     ) -> None: ...
 
     def __init__(self, conn: object, session_id: Any) -> None:
@@ -126,30 +130,22 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
+        conn: _V1Calls[C, E, U, S, A, T, T2, M, X],
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
-        cls,
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
-        cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V1[C, E, U, S, A, T2, M, X], cwd: str, mcp_servers: _Mcp[M] = ..., **params: Any
     ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
-        cls,
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
-        cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V2[C, E, U, A, T2, M, X], cwd: str, mcp_servers: _Mcp[M] = ..., **params: Any
     ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
@@ -174,33 +170,33 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
+        conn: _V1Calls[C, E, U, S, A, T, T2, M, X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
+        conn: _V1[C, E, U, S, A, T2, M, X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
+        conn: _V2[C, E, U, A, T2, M, X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
@@ -214,31 +210,19 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @overload
     @classmethod
     async def resume(
-        cls,
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
-        session_id: str,
-        cwd: str,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V1Calls[C, E, U, S, A, T, T2, M, X], session_id: str, cwd: str, **params: Any
     ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
-        cls,
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
-        session_id: str,
-        cwd: str,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V1[C, E, U, S, A, T2, M, X], session_id: str, cwd: str, **params: Any
     ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
-        cls,
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
-        session_id: str,
-        cwd: str,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V2[C, E, U, A, T2, M, X], session_id: str, cwd: str, **params: Any
     ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
@@ -283,7 +267,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         prompt: str | Sequence[ContentT],
         *,
         timeout: float | None = DEFAULT,  # DEFAULT: the connection's
-        **params: Any,  # further wire fields: any JSON
+        **params: Any,
     ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """Send one prompt (a string is one text block) and wait for the turn to end (v2: its
         first idle state after the user message, or after work when the answer names none), every
