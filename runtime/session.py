@@ -151,7 +151,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls, conn: Any, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    ) -> _Opened:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
         conn = connection_of(conn, ClientSideConnection, "Session.new")
         router = router_of(conn)
@@ -202,7 +202,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls, conn: Any, session_id: str, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    ) -> _Opened:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
         return await _open(cls, conn, "session/load", session_id, data)
@@ -226,9 +226,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
-    async def resume(
-        cls, conn: object, session_id: str, cwd: str, **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    async def resume(cls, conn: object, session_id: str, cwd: str, **params: Any) -> _Opened:
         """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
         `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
         return await _open(cls, conn, "session/resume", session_id, {"cwd": cwd, **params})
@@ -421,15 +419,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 if TYPE_CHECKING:
     # a session, by one def name of its package: see `schema_types`
     _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
+    _Opened = Session[Any, Any, Any, Any, Any, Any, Any]  # what the overloads' implementations give
 
 
 async def _open(
-    cls: type[Session[Any, Any, Any, Any, Any, Any, Any]],
-    conn: Any,
-    method: str,
-    session_id: Any,
-    data: dict[str, Any],
-) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    cls: type[_Opened], conn: Any, method: str, session_id: Any, data: dict[str, Any]
+) -> _Opened:
     """`Session.load` / `resume`: routed before the agent answers (and replays history)."""
     conn = connection_of(conn, ClientSideConnection, f"Session.{method.split('/')[-1]}")
     session = cls(conn, session_id)
