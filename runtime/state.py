@@ -360,6 +360,9 @@ def _at(update: Any, path: str) -> Any:
 # --- patching, from the generated types -----------------------------------------------------------
 
 _FIELDS: dict[type, dict[str, tuple[str, bool]]] = {}
+_PLANS: dict[tuple[type, type], tuple[tuple[str, str, bool, bool], ...]] = {}
+"""(update type, target type) -> what `patch` sets: (attribute, target attribute, whether None is
+omitted, whether it is `_meta`)"""
 
 
 def _fields(cls: type) -> dict[str, tuple[str, bool]]:
@@ -380,14 +383,21 @@ def patch(target: Any, update: Any) -> Any:
     does not (its default is None: the decoded value cannot say which one was sent); any other value
     replaces it. Fields the target's type lacks are skipped.
     """
-    into = _fields(type(target))
-    for key in _fields(type(update)).keys() & into.keys():
-        changed, value = _change(update, key)
-        if changed:
-            name = into[key][0]
-            setattr(
-                target, name, patch_meta(getattr(target, name), value) if key == META else value
-            )
+    plan = _PLANS.get((type(update), type(target)))
+    if plan is None:
+        into = _fields(type(target))
+        plan = _PLANS[(type(update), type(target))] = tuple(
+            (name, into[key][0], none_is_omitted, key == META)
+            for key, (name, none_is_omitted) in _fields(type(update)).items()
+            if key in into
+        )
+    for name, target_name, none_is_omitted, meta in plan:
+        value = getattr(update, name)
+        if value is msgspec.UNSET or (value is None and none_is_omitted):
+            continue
+        setattr(
+            target, target_name, patch_meta(getattr(target, target_name), value) if meta else value
+        )
     return target
 
 
