@@ -8,16 +8,19 @@ value is still the one checked (not a copy made since, such as the trace context
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+import logging
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import msgspec
 
-from . import wire
+from . import INTERNAL_ERROR, wire
 from .errors import ProtocolError
 
 if TYPE_CHECKING:
     from . import RequestId
-    from .package import Package, RequestMessage, TypeForm
+    from .package import Package, RequestMessage, RpcException, TypeForm
+
+log = logging.getLogger("acp_runtime")
 
 
 class Sender:
@@ -254,3 +257,28 @@ def _omit_none(params: Any) -> Any:
 
 _KEPT: dict[int, tuple[object, Envelopes]] = {}
 """Each package's envelopes (`Envelopes.of`), by the package's id."""
+
+
+def as_rpc_error(exc: BaseException) -> RpcException:
+    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
+    return cast("RpcException", exc)
+
+
+def error(schema: Any, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
+    """The package's error of `code` (its own class for the codes it names)."""
+    return cast("RpcException", schema.error_for(code, message, data))
+
+
+def encode_error(schema: Any, request_id: RequestId, err: RpcException) -> bytes:
+    """An error answer; one whose code is not an integer, whose message is not a string or whose
+    data cannot be encoded becomes -32603 (235)."""
+    obj = err.to_error_object()
+    try:
+        if type(obj["code"]) is not int or not isinstance(obj["message"], str):
+            raise TypeError(f"error code {obj['code']!r} / message {obj['message']!r}")
+        data: bytes = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
+    except Exception as exc:
+        log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
+        obj = {"code": INTERNAL_ERROR, "message": "Internal error"}
+        data = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
+    return data

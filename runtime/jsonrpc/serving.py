@@ -12,17 +12,18 @@ import asyncio
 import contextvars
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, Sized, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, Sized
 
 import msgspec
 
 from . import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_CANCELLED, classify, sniff, wire
 from .errors import ConnectionClosedError, ProtocolError
 from .framing import SNIFF, OversizedLine
+from .sending import as_rpc_error, encode_error, error
 
 if TYPE_CHECKING:
     from . import RequestId
-    from .engine import Engine
+    from .calls import Caller
     from .package import RequestMessage, RpcException
     from .sending import Sender
     from .transport import Transport
@@ -88,7 +89,7 @@ class Server:
 
     def __init__(
         self,
-        engine: Engine[Any],
+        engine: Caller[Any],
         sender: Sender,
         waiting: Sized,
         finished: Callable[[], None],
@@ -254,7 +255,7 @@ class Server:
             log.exception("work after the %s answer failed", method)
 
 
-def _refused(engine: Engine[Any], request: RequestMessage, exc: Exception) -> RpcException:
+def _refused(engine: Caller[Any], request: RequestMessage, exc: Exception) -> RpcException:
     """The error answering a request whose handler raised `exc`."""
     if isinstance(exc, engine.schema.RpcError):
         return as_rpc_error(exc)
@@ -269,31 +270,6 @@ def _cancelled(schema: Any, request: RequestMessage, serving: Serving) -> bytes:
     """The answer to a request whose handler was cancelled (`answers.encode_cancelled`)."""
     result = None if serving.cancelled_by_peer else serving.cancel_result
     return encode_cancelled(schema, request.id, request.method, result)
-
-
-def as_rpc_error(exc: BaseException) -> RpcException:
-    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
-    return cast("RpcException", exc)
-
-
-def error(schema: Any, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
-    """The package's error of `code` (its own class for the codes it names)."""
-    return cast("RpcException", schema.error_for(code, message, data))
-
-
-def encode_error(schema: Any, request_id: RequestId, err: RpcException) -> bytes:
-    """An error answer; one whose code is not an integer, whose message is not a string or whose
-    data cannot be encoded becomes -32603 (235)."""
-    obj = err.to_error_object()
-    try:
-        if type(obj["code"]) is not int or not isinstance(obj["message"], str):
-            raise TypeError(f"error code {obj['code']!r} / message {obj['message']!r}")
-        data: bytes = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
-    except Exception as exc:
-        log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
-        obj = {"code": INTERNAL_ERROR, "message": "Internal error"}
-        data = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
-    return data
 
 
 def encode_cancelled(
