@@ -75,7 +75,7 @@ class Inlet:
     end of input (`end`), once. What is put while messages are handed over (the engine's own sends
     may feed more) waits and follows within that call, so the engine is never entered twice; what
     is put before `start` or while paused is handed over from a later loop turn; after `close`,
-    nothing. `receive` takes what waits, for an owner that reads rather than `start`s."""
+    nothing."""
 
     def __init__(self) -> None:
         self._queued: deque[list[bytes | OversizedLine]] = deque()
@@ -85,7 +85,6 @@ class Inlet:
         self._paused = False  # `pause_reading`: what is put waits
         self._eof = False
         self._error: BaseException | None = None
-        self._waiter: asyncio.Future[None] | None = None
         self.closed = False
 
     def put(self, messages: list[bytes | OversizedLine]) -> None:
@@ -98,7 +97,6 @@ class Inlet:
                     )
                 else:
                     self._queued.append(messages)
-                self._wake()
                 if on_messages is not None and not self._handing and not self._paused:
                     self._hand_over()
             return
@@ -114,7 +112,6 @@ class Inlet:
         if self._eof:
             return
         self._eof, self._error = True, error
-        self._wake()
         if not self._handing and not self._paused:
             self._hand_over()
 
@@ -150,11 +147,6 @@ class Inlet:
         self._handing = True  # held until the next loop turn
         asyncio.get_running_loop().call_soon(self._hand_over)
 
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
         """Hand every message put from now on to `on_messages`; what was put before, and an end
         that came before, a loop turn later (the engine is still being built)."""
@@ -170,20 +162,6 @@ class Inlet:
             self._paused = False
             if (self._queued or self._eof) and not self._handing:
                 self._later()
-
-    async def receive(self) -> list[bytes | OversizedLine] | None:
-        """Every message put so far (at least one), or None at the end of input."""
-        while not self._queued:
-            if self._eof:
-                return None
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        messages = [message for batch in self._queued for message in batch]
-        self._queued.clear()
-        return messages
 
     def close(self) -> None:
         self.closed = True
@@ -268,7 +246,7 @@ class LineTransport(Inlet):
         self.send = self._out.write
 
     def pause_reading(self) -> None:
-        """Hand no more lines on; a pushing reader keeps (and past its limit stops) its input."""
+        """Hand no more lines on; a pushing reader's transport is paused (those pushed wait)."""
         super().pause_reading()
         self._flowing.clear()
         if isinstance(self._source, PushReader):
@@ -281,11 +259,11 @@ class LineTransport(Inlet):
             self._source.resume()
 
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        super().start(on_messages, on_end)
-        if isinstance(self._source, PushReader):
-            self._source.attach(self._on_data, self._on_eof)
+        if isinstance(self._source, PushReader):  # what it holds is put first: `Inlet.start`
+            self._source.attach(self._on_data, self._on_eof)  # hands it on a loop turn later
         else:
             self._pump = asyncio.get_running_loop().create_task(self._pull())
+        super().start(on_messages, on_end)
 
     def _on_data(self, chunk: bytes) -> None:
         """A chunk pushed by the `PushReader`: its lines handed on in this very call."""
