@@ -296,9 +296,8 @@ class Engine(Caller[PackageT]):
 
     async def _work(self) -> None:
         """The one worker: notifications' handlers in arrival order, answers behind them."""
-        calls.in_notification.set(
-            self
-        )  # for its whole task: it runs nothing but notification hooks
+        # for its whole task: it runs nothing but notification hooks
+        calls.in_notification.set(self)
         inbox = self._inbox
         waiting = inbox.items
         while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:

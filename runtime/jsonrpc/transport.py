@@ -208,10 +208,8 @@ class MessageTransport(Inlet):
         self._deliver(message)
 
     async def send(self, message: bytes) -> None:
-        if self.closed:
-            raise ConnectionResetError("the remote connection is closed")
-        if self._write is None:
-            self._deliver(message)
+        if self._write is None or self.closed:
+            self.send_nowait(message)  # (raises when closed)
         else:
             await self._write(message)
 
