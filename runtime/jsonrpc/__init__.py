@@ -74,24 +74,15 @@ class Peek(msgspec.Struct, frozen=True):
     @property
     def id_key(self) -> tuple[str, Any] | None:
         """The id as a dictionary key that tells 1 from "1"."""
-        return id_key(self.id)
+        usable = self.answer_id
+        return (type(usable).__name__, usable) if usable is not None else None
 
     @property
     def answer_id(self) -> int | str | None:
         """The id an answer to this message carries: its own when it is an integer or a string,
         else null."""
-        return answer_id(self.id)
-
-
-def id_key(request_id: Any) -> tuple[str, Any] | None:
-    usable = answer_id(request_id)
-    return (type(usable).__name__, usable) if usable is not None else None
-
-
-def answer_id(request_id: Any) -> int | str | None:
-    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
-        return None
-    return request_id
+        usable = isinstance(self.id, (int, str)) and not isinstance(self.id, bool)
+        return self.id if usable else None
 
 
 def _session_of(raw: msgspec.Raw) -> str | None:

@@ -377,10 +377,8 @@ class Caller(Generic[PackageT]):
         if self._cancel_request_info is None or self._closed.done():
             return
         try:
-            note = self.schema.Notification(
-                method=CANCEL_REQUEST, params=self._cancel_params(request_id)
-            )
-            self._transport.send_nowait(self.schema.encode_message(note))
+            params = self._cancel_params(request_id)
+            self._transport.send_nowait(self._sender.notification(CANCEL_REQUEST, params))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
 

@@ -2,9 +2,9 @@
 once, is answered when it returns (its result, its error, or -32800 when cancelled), and work
 asked for `after_answer` starts once that answer is written. A `Server` belongs to one engine.
 
-And the layer's answers, worked out without the engine's state: an error answer as the package
-encodes it, the answer to a cancelled request, and what becomes of a message the package could not
-decode (a `Refusal`: fail one of our calls, answer with an error, or drop it)."""
+And the layer's answers, worked out without the engine's state: the answer to a cancelled request,
+and what becomes of a message the package could not decode (a `Refusal`: fail one of our calls,
+answer with an error, or drop it). Error answers are encoded by `sending.encode_error`."""
 
 from __future__ import annotations
 
@@ -172,12 +172,12 @@ class Server:
                 if engine.closed:
                     self._answered()
                     return
-                data = _cancelled(schema, request, serving)
+                data = _cancelled(schema, serving)
             except Exception as exc:
                 if serving.cancel_result is not None or isinstance(exc, TimeoutError):
                     # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
                     # the peer would (131)
-                    data = _cancelled(schema, request, serving)
+                    data = _cancelled(schema, serving)
                 else:
                     data = encode_error(schema, request.id, _refused(engine, request, exc))
         finally:
@@ -217,7 +217,7 @@ class Server:
         engine = self.engine
         if task.cancelled() and not engine.closed:
             try:
-                engine.write_nowait(_cancelled(engine.schema, request, serving))
+                engine.write_nowait(_cancelled(engine.schema, serving))
             except Exception as exc:
                 log.debug("could not answer cancelled %s: %r", request.method, exc)
         self._finished()
@@ -266,23 +266,17 @@ def _refused(engine: Caller[Any], request: RequestMessage, exc: Exception) -> Rp
     return engine.rpc_error(INTERNAL_ERROR, "Internal error")
 
 
-def _cancelled(schema: Any, request: RequestMessage, serving: Serving) -> bytes:
-    """The answer to a request whose handler was cancelled (`answers.encode_cancelled`)."""
-    result = None if serving.cancelled_by_peer else serving.cancel_result
-    return encode_cancelled(schema, request.id, request.method, result)
-
-
-def encode_cancelled(
-    schema: Any, request_id: RequestId, method: str, cancel_result: dict[str, Any] | None
-) -> bytes:
-    """The answer to a request whose handler was cancelled: `cancel_result` (what the protocol
-    answers when its own cancel ended the request) as the method's result, else -32800."""
-    info = schema.REQUESTS.get(method)
-    if cancel_result is not None and info is not None:
+def _cancelled(schema: Any, serving: Serving) -> bytes:
+    """The answer to a request whose handler was cancelled: what the protocol answers when its own
+    cancel ended the request (`cancel_result`, unless the peer cancelled it) as the method's
+    result, else -32800."""
+    request, cancel_result = serving.request, serving.cancel_result
+    info = schema.REQUESTS.get(request.method)
+    if cancel_result is not None and not serving.cancelled_by_peer and info is not None:
         result = wire.build(schema, cancel_result, info.result)
-        data: bytes = schema.encode_message(schema.Response(id=request_id, result=result))
+        data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
         return data
-    return encode_error(schema, request_id, error(schema, REQUEST_CANCELLED, "Request cancelled"))
+    return encode_error(schema, request.id, error(schema, REQUEST_CANCELLED, "Request cancelled"))
 
 
 class Refusal(NamedTuple):
