@@ -10,6 +10,7 @@ tests and in-process peers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from typing import Awaitable, Callable, Protocol, cast
 
@@ -218,8 +219,9 @@ class LineWriter:
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             done = self._done  # the bytes went out (or nearly): no back-pressure to wait for
-            if done is None:
-                done = self._done = _finished(self._loop)
+            if done is None:  # a future that is done: awaiting it returns at once, as often
+                done = self._done = asyncio.get_running_loop().create_future()
+                done.set_result(None)
             self._below = True
             return done
         return self._drain()
@@ -254,23 +256,12 @@ class LineWriter:
                 self._on_error(exc)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # already closed, broken pipe: nothing left to do
             self.flush()
-        except Exception:  # already closed, broken pipe: nothing left to do
-            pass
         close = getattr(self._stream, "close", None)
-        if close is not None:
-            try:
+        with contextlib.suppress(Exception):  # (the same)
+            if close is not None:
                 close()
-            except Exception:  # already closed, broken pipe: nothing left to do
-                pass
-
-
-def _finished(loop: asyncio.AbstractEventLoop | None) -> asyncio.Future[None]:
-    """A future that is done (awaiting it returns at once, whoever awaits it, as often)."""
-    done = (loop or asyncio.get_running_loop()).create_future()
-    done.set_result(None)
-    return done
 
 
 class PushReader:
