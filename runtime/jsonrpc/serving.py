@@ -235,10 +235,8 @@ class Server:
             )
         if serving.answered:
             self._start_after(serving.method, [work])
-        elif serving.after is None:
-            serving.after = [work]
         else:
-            serving.after.append(work)
+            serving.after = [*(serving.after or ()), work]
 
     def _start_after(self, method: str, works: list[Callable[[], Awaitable[Any]]]) -> None:
         for work in works:
