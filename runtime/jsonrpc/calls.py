@@ -151,18 +151,12 @@ class PendingCalls(dict["RequestId", Outgoing]):
             return None
 
     def resolve(self, response: Any, schema: Any) -> None:
-        """End the call a response answers with its result or its error."""
+        """End the call a response answers: no longer pending, its future given the result or the
+        error."""
         outgoing = self.take(response.id)
-        if outgoing is not None:
-            self.settle(response.id, outgoing, response, schema)
-
-    def settle(self, request_id: RequestId, outgoing: Outgoing, response: Any, schema: Any) -> None:
-        """End the call `outgoing` (pending as `request_id`, found by the caller) with a response:
-        no longer pending, its future given the result or the error."""
-        self.take(request_id)
-        future = outgoing.future
-        if future.done():
+        if outgoing is None or outgoing.future.done():
             return
+        future = outgoing.future
         if isinstance(response, schema.Response):
             future.set_result(response.result)
         elif isinstance(response, schema.ErrorResponse):

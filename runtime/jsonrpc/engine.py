@@ -289,7 +289,7 @@ class Engine(Caller[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (not self._inbox.items and not self._busy):
-            self.pending.settle(response.id, outgoing, response, self.schema)
+            self.pending.resolve(response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(Answer(response))
