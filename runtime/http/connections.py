@@ -144,7 +144,8 @@ class RemoteConnection:
         self.session_streams: dict[str, Mailbox] = {}
         self.answer_to: dict[Any, str | None] = {}  # client request id -> session of its answer
         self.asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
-        self.waiters: dict[Any, asyncio.Future[bytes]] = {}
+        self.opening: asyncio.Future[bytes] | None = None  # the answer to initialize, awaited
+        self.opening_key: Any = None
         self.idle: asyncio.TimerHandle | None = None
         self.active = 0.0  # loop time of the last activity (`touch`)
         self.loop = asyncio.get_running_loop()
@@ -219,16 +220,12 @@ class RemoteConnection:
 
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
-        key = message.id_key
-        waiter: asyncio.Future[bytes] = self.loop.create_future()
-        self.waiters[key] = waiter
+        self.opening, self.opening_key = self.loop.create_future(), message.id_key
         self.receive(body, message)
         try:
-            return await waiter
+            return await self.opening
         except ConnectionResetError:
             return None
-        finally:
-            self.waiters.pop(key, None)
 
     # --- out --------------------------------------------------------------------------------------
 
@@ -250,14 +247,14 @@ class RemoteConnection:
         message = peek(line)
         key = message.id_key
         if message.kind == "response":
-            waiter = self.waiters.pop(key, None) if key is not None else None
-            if waiter is None and key is None and len(self.waiters) == 1:
-                # an error answer with a null id while initialize is the only message this
-                # connection has had (its params could not be decoded): it answers initialize
-                waiter = self.waiters.popitem()[1]
-            if waiter is not None and not waiter.done():
-                waiter.set_result(line)
-                return None
+            waiter = self.opening
+            # (an error answer with a null id while initialize is the only message this
+            # connection has had, its params not decoded, answers initialize)
+            if waiter is not None and key in (None, self.opening_key):
+                self.opening = None
+                if not waiter.done():
+                    waiter.set_result(line)
+                    return None
             session = self.answer_to.pop(key, None) if key is not None else None
         else:
             session = message.session_id
@@ -299,9 +296,8 @@ class RemoteConnection:
         """The agent connection closed its output: end every stream, forget the connection."""
         for box in (self.connection_stream, *self.session_streams.values()):
             box.finish()
-        for waiter in self.waiters.values():
-            if not waiter.done():
-                waiter.set_exception(ConnectionResetError("the connection closed before answering"))
+        if self.opening is not None and not self.opening.done():
+            self.opening.set_exception(ConnectionResetError("closed before answering initialize"))
         if self.idle is not None:
             self.idle.cancel()
         if self.counted:  # what is left unread is no longer the server's to hold
