@@ -220,10 +220,11 @@ class RemoteConnection:
 
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
-        self.opening, self.opening_key = self.loop.create_future(), message.id_key
+        opening = self.opening = self.loop.create_future()  # (answered within `receive`, maybe)
+        self.opening_key = message.id_key
         self.receive(body, message)
         try:
-            return await self.opening
+            return await opening
         except ConnectionResetError:
             return None
 
