@@ -220,8 +220,8 @@ class RemoteConnection:
 
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
-        opening = self.opening = self.loop.create_future()  # (answered within `receive`, maybe)
-        self.opening_key = message.id_key
+        opening: asyncio.Future[bytes] = self.loop.create_future()  # (maybe set within `receive`)
+        self.opening, self.opening_key = opening, message.id_key
         self.receive(body, message)
         try:
             return await opening

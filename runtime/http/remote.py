@@ -1,7 +1,8 @@
 """What the client's two remote transports share (`streamable.HttpTransport`,
 `wsclient.WebSocketTransport`): the refusal error, the end of input, the connection's messages in
-(`Inbound`: the engine pausing them, at its `max_in_flight` of the agent's requests in flight,
-stops the transport reading the server), cookies, and how their `httpx.AsyncClient`s are made.
+(`RemoteTransport`, a `MessageTransport`: the engine pausing them, at its `max_in_flight` of the
+agent's requests in flight, stops the transport reading the server), cookies, and how their
+`httpx.AsyncClient`s are made.
 
 An `httpx.AsyncClient` builds a new `ssl.SSLContext` each time it is made (loading the CA bundle:
 about 28 ms and 0.8 MiB), even for `http://`, unless it is given one. `connect_agent` gives it one
@@ -119,14 +120,27 @@ class PostFailed(Exception):
     """A request could not be sent or its answer not read (the connection broke, a bound)."""
 
 
-class Inbound(MessageTransport):
-    """The connection's transport of whole messages: fed by a remote transport, each message the
-    connection sends handed to it; `flow(False)` when the engine pauses it (the agent has the
-    connection's `max_in_flight` requests in flight), `flow(True)` when it reads on."""
+class RemoteTransport(MessageTransport):
+    """The connection's transport of whole messages, fed by a remote transport (each adds `open`,
+    `deliver`, `end_output`, `flow` and `aclose`): each message the connection sends goes to
+    `deliver`; `flow(False)` when the engine pauses it (the agent has the connection's
+    `max_in_flight` requests in flight), `flow(True)` when it reads on."""
 
-    def __init__(self, owner: RemoteTransport, max_message_bytes: int) -> None:
-        super().__init__(owner.send_nowait, owner.end_output, max_message_bytes)
-        self.flow = owner.flow
+    cookies: httpx.Cookies
+    connection_id: str | None = None
+
+    def __init__(self, url: str, options: dict[str, Any]) -> None:
+        super().__init__(self.deliver, self.end_output, options["max_message_bytes"])
+        self.url = url
+        self.eof_reason = "the server closed the connection"
+        self.ended = False
+        self.on_refused: Callable[[RefusedConnectionError], None] = lambda error: None
+
+    def deliver(self, message: bytes) -> None: ...
+
+    def end_output(self) -> None: ...
+
+    def flow(self, reading: bool) -> None: ...
 
     def pause_reading(self) -> None:
         super().pause_reading()
@@ -136,27 +150,6 @@ class Inbound(MessageTransport):
         super().resume_reading()
         self.flow(True)
 
-
-class RemoteTransport:
-    """What both transports share; each adds `open`, `send_nowait`, `end_output`, `flow` and
-    `close`."""
-
-    cookies: httpx.Cookies
-    connection_id: str | None = None
-
-    def __init__(self, url: str, options: dict[str, Any]) -> None:
-        self.url = url
-        self.reader = Inbound(self, options["max_message_bytes"])
-        self.eof_reason = "the server closed the connection"
-        self.ended = False
-        self.on_refused: Callable[[RefusedConnectionError], None] = lambda error: None
-
-    def send_nowait(self, message: bytes) -> None: ...
-
-    def end_output(self) -> None: ...
-
-    def flow(self, reading: bool) -> None: ...
-
     async def describe_eof(self) -> str:
         return self.eof_reason
 
@@ -164,9 +157,9 @@ class RemoteTransport:
         if not self.ended:
             self.ended = True
             self.eof_reason = reason
-            self.reader.feed_eof()
+            self.feed_eof()
 
     def fail_request(self, message: Peek, text: str, data: Any) -> None:
         """Answer one of our requests locally with -32603: its POST was refused."""
         error = {"code": INTERNAL_ERROR, "message": text, "data": data}
-        self.reader.feed(msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error}))
+        self.feed(msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error}))

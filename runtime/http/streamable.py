@@ -135,7 +135,7 @@ class HttpTransport(RemoteTransport):
     async def open(self) -> None:
         pass  # its first request, initialize, opens it
 
-    def send_nowait(self, message: bytes) -> None:
+    def deliver(self, message: bytes) -> None:
         self._queue.put_nowait(message)
 
     def end_output(self) -> None:
@@ -144,7 +144,7 @@ class HttpTransport(RemoteTransport):
     def flow(self, reading: bool) -> None:
         (self._room.set if reading else self._room.clear)()
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         self._queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
@@ -156,7 +156,7 @@ class HttpTransport(RemoteTransport):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._exchange("DELETE", self._ids(None), b""), 5.0)
         self.end_input("the client closed the connection")
-        self.reader.feed_eof()  # (after a refusal too)
+        self.feed_eof()  # (after a refusal too)
         if self._h2conn is not None:
             await self._h2conn.aclose()
         if self._owns_client and self._client is not None:
@@ -241,7 +241,7 @@ class HttpTransport(RemoteTransport):
             self._open_stream(None)
             self._receive(content)
         elif reply.status == 200 and envelope(content).failed:
-            self.reader.feed(content)  # initialize failed: no connection
+            self.feed(content)  # initialize failed: no connection
             self.end_input("the agent refused initialize")
         else:
             text = remote.text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
@@ -269,7 +269,7 @@ class HttpTransport(RemoteTransport):
             self._open_stream(message.result_session_id)
         if message.kind == "request" and message.session_id is not None:
             self._asked[message.id_key] = message.session_id
-        self.reader.feed(data)
+        self.feed(data)
 
     def _open_stream(self, session: str | None) -> None:
         task = self._streams.get(session)

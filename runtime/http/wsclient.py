@@ -174,7 +174,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self._flush()
             return
         if not self.ended:
-            self.reader.feed(data)
+            self.feed(data)
 
     def flow(self, reading: bool) -> None:
         self._hold("input", not reading)
@@ -188,7 +188,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
 
     # --- out --------------------------------------------------------------------------------------
 
-    def send_nowait(self, message: bytes) -> None:
+    def deliver(self, message: bytes) -> None:
         if self._ws.state is not State.OPEN:
             return  # closing: the end of input fails what waits
         self._ws.send_text(message)  # a text frame, sent without decoding
@@ -213,7 +213,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         if self._ws.close_expected() and self._abort is None:  # the server closes the socket
             self._abort = asyncio.get_running_loop().call_later(_CLOSE_TIMEOUT, transport.abort)
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         self.end_output()
         if self._transport is not None:
             with contextlib.suppress(TimeoutError):
