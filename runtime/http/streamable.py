@@ -75,22 +75,6 @@ class EventParser:
         return data
 
 
-async def alive_within(chunks: AsyncIterator[bytes], seconds: float | None) -> AsyncIterator[bytes]:
-    """The chunks of a response; `PostFailed` when none comes for `seconds` (None: no deadline).
-    A keepalive comment is a chunk: a quiet but live server passes."""
-    iterator = chunks.__aiter__()
-    while True:
-        try:
-            async with asyncio.timeout(seconds):
-                chunk = await anext(iterator)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            text = f"nothing came for {seconds} seconds, not even a keepalive"
-            raise PostFailed(text) from None
-        yield chunk
-
-
 _GONE = frozenset({401, 403, 404, 410})
 _BROKEN = (httpx.HTTPError, PostFailed, OSError)
 
@@ -98,7 +82,7 @@ _BROKEN = (httpx.HTTPError, PostFailed, OSError)
 class HttpTransport(RemoteTransport):
     def __init__(self, url: str, options: dict[str, Any]) -> None:
         super().__init__(url, options)
-        self._read_timeout: float | None = options["read_timeout"]
+        self._timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
         scheme = urlsplit(url).scheme.lower()
@@ -192,7 +176,7 @@ class HttpTransport(RemoteTransport):
         """A request's whole answer. One not answered within `read_timeout` seconds, or whose
         body passes the message limit, fails (`PostFailed`): later messages must not wait."""
         try:
-            async with asyncio.timeout(self._read_timeout):
+            async with asyncio.timeout(self._timeout):
                 async with self._open(method, headers, body) as reply:
                     content = b""
                     async for chunk in reply.chunks:
@@ -201,7 +185,7 @@ class HttpTransport(RemoteTransport):
                             raise PostFailed(f"POST: the answer's body passed {self._limit} bytes")
         except TimeoutError:
             raise PostFailed(
-                f"POST {self.url}: no answer within {self._read_timeout:g} s (read_timeout)"
+                f"POST {self.url}: no answer within {self._timeout:g} s (read_timeout)"
             ) from None
         return reply, content
 
@@ -303,8 +287,16 @@ class HttpTransport(RemoteTransport):
                 body = await anext(aiter(reply.chunks), b"")  # its start, for the reason
                 reason = remote.text_of(body)
                 return f"the server refused the stream: HTTP {reply.status}: {reason}"
-            parser = EventParser(self._limit)
-            async for chunk in alive_within(reply.chunks, self._read_timeout):
+            parser, chunks, seconds = EventParser(self._limit), aiter(reply.chunks), self._timeout
+            while True:  # a keepalive comment is a chunk: a quiet but live server passes
+                try:
+                    async with asyncio.timeout(seconds):
+                        chunk = await anext(chunks, None)
+                except TimeoutError:
+                    text = f"nothing came for {seconds} seconds, not even a keepalive"
+                    raise PostFailed(text) from None
+                if chunk is None:
+                    break
                 for event in parser.feed(chunk):
                     self._receive(event)
                 await self._room.wait()  # the agent's requests: read on once some are answered
