@@ -73,7 +73,9 @@ class Refused(Exception):
 async def respond(
     send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes = b""
 ) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    # with its length, the answer goes out unchunked: on HTTP/1.1 one write less, no end chunk
+    length = (b"content-length", str(len(body)).encode())
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, length]})
     await send({"type": "http.response.body", "body": body})
 
 
