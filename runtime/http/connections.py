@@ -23,7 +23,7 @@ from ..jsonrpc import INTERNAL_ERROR, Peek, peek
 from ..jsonrpc.transport import MessageTransport
 from ..protocol import rules
 from ..protocol.agent import AgentSideConnection
-from .guard import EVENT_STREAM_TYPE, Receive, Refused, Send
+from .guard import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, Headers, Receive, Refused, Send
 
 if TYPE_CHECKING:
     from ..jsonrpc.package import ClientProxyT
@@ -399,11 +399,14 @@ class Registry:
         self.connections[connection.id] = connection
         return connection
 
-    def lookup(self, connection_id: str, principal: Any) -> RemoteConnection | None:
-        """The connection of an id, if the request comes from the principal that opened it; a
-        request naming it settles it (its client has the id)."""
+    def lookup(self, headers: Headers, principal: Any, missing: str = "") -> RemoteConnection:
+        """The connection a request names, if it comes from the principal that opened it (naming it
+        settles it: its client has the id); else `Refused` 400 (no id) / 404 (unknown to it)."""
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if connection_id is None:
+            raise Refused(400, f"missing Acp-Connection-Id{missing}")
         connection = self.connections.get(connection_id)
         if connection is None or connection.principal != principal:
-            return None
+            raise Refused(404, "unknown Acp-Connection-Id")
         connection.settled = True
         return connection
