@@ -98,11 +98,17 @@ class Mailbox:
 
     async def stream(self, keepalive: float, receive: Receive, send: Send) -> None:
         """Send what comes as SSE events, a comment after `keepalive` seconds of silence, until
-        the mailbox is finished (the connection ended) or the client goes away."""
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        the mailbox is finished (the connection ended) or the client goes away; `Refused` 409 when
+        it has a reader already. Its connection's idle clock stops meanwhile."""
+        if self.leased:
+            raise Refused(409, "this stream already has a reader")
+        self.leased = True
+        self.owner.reading += 1
+        self.owner.touch()
         gone = asyncio.ensure_future(disconnected(receive))
         gone.add_done_callback(lambda _: self.wake.set())
         try:
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             while True:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(keepalive):  # (no task per wait, as wait_for has)
@@ -119,6 +125,9 @@ class Mailbox:
                     return
         finally:
             gone.cancel()
+            self.leased = False
+            self.owner.reading -= 1
+            self.owner.touch()
 
 
 class RemoteConnection:
@@ -280,18 +289,7 @@ class RemoteConnection:
         if session is not None and session not in self.session_streams:
             if len(self.session_streams) >= MAX_SESSION_STREAMS:
                 raise Refused(400, f"over {MAX_SESSION_STREAMS} session streams on a connection")
-        box = self.mailbox(session)
-        if box.leased:
-            raise Refused(409, "this stream already has a reader")
-        box.leased = True
-        self.reading += 1
-        self.touch()
-        try:
-            await box.stream(keepalive, receive, send)
-        finally:
-            box.leased = False
-            self.reading -= 1
-            self.touch()
+        await self.mailbox(session).stream(keepalive, receive, send)
 
     def ended(self) -> None:
         """The agent connection closed its output: end every stream, forget the connection."""
