@@ -26,7 +26,7 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .remote import PostFailed, cookie_header, keep_cookies
+from .remote import PostFailed, keep_cookies, request_headers
 
 
 class Reply(NamedTuple):
@@ -220,10 +220,7 @@ class H2Connection(asyncio.Protocol):
         return stream_id, stream
 
     def _head(self, method: str, headers: dict[str, str], body: bytes) -> list[tuple[bytes, bytes]]:
-        fields = dict(self._fixed)
-        fields.update((name.lower(), value) for name, value in headers.items())
-        if (cookie := cookie_header(self._cookies, self._url)) is not None:
-            fields["cookie"] = cookie
+        fields = {**self._fixed, **request_headers(headers, self._cookies, self._url)}
         if body:
             fields["content-length"] = str(len(body))
         head = [(b":method", method.encode()), *self._pseudo]

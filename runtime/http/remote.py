@@ -26,7 +26,7 @@ import contextlib
 import http
 import socket
 import ssl
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import httpx
 import msgspec
@@ -50,14 +50,16 @@ def text_of(body: bytes | bytearray) -> str:
     return body[:8192].decode("utf-8", "replace")
 
 
-def cookie_header(cookies: httpx.Cookies, url: str) -> str | None:
-    """The `Cookie` header of a request to `url` (None: no cookie for it)."""
-    if not cookies.jar:
-        return None
-    request = httpx.Request("GET", url)
-    cookies.set_cookie_header(request)
-    cookie: str | None = request.headers.get("cookie")
-    return cookie
+def request_headers(headers: Mapping[str, str], cookies: httpx.Cookies, url: str) -> dict[str, str]:
+    """The headers of a request to `url`: `headers` (by lower-case name) and the `Cookie` header
+    of the jar's cookies for it."""
+    fields = {name.lower(): value for name, value in headers.items()}
+    if cookies.jar:
+        request = httpx.Request("GET", url)
+        cookies.set_cookie_header(request)
+        if "cookie" in request.headers:
+            fields["cookie"] = request.headers["cookie"]
+    return fields
 
 
 def keep_cookies(cookies: httpx.Cookies, url: str, status: int, headers: Any) -> None:

@@ -60,10 +60,9 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
 
     async def open(self) -> None:
         request = self._ws.connect()
-        for name, value in (self._options["headers"] or {}).items():
+        own = self._options["headers"] or {}
+        for name, value in remote.request_headers(own, self.cookies, self._http_url).items():
             request.headers[name] = value
-        if (cookie := remote.cookie_header(self.cookies, self._http_url)) is not None:
-            request.headers["Cookie"] = cookie
         self._ws.send_request(request)
         uri = parse_uri(self.url)
         context: Any = None
