@@ -80,10 +80,9 @@ async def serve(
         print(f"acp_runtime.http: listening on {url}", file=sys.stderr, flush=True)
         if on_listening is not None:
             on_listening(url)
-        # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
-        asgi_app: Any = app
         cfg = config(app, sock, certfile=certfile, keyfile=keyfile)
-        await hypercorn_serve(asgi_app, cfg, shutdown_trigger=trigger)
+        # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
+        await hypercorn_serve(app, cfg, shutdown_trigger=trigger)  # type: ignore[arg-type]
     finally:
         if sock is not bind:
             sock.close()
@@ -97,11 +96,8 @@ def listen_socket(listen: str) -> socket.socket:
         raise ValueError(f"listen address {listen!r} is not HOST:PORT")
     host = host.strip("[]") or "127.0.0.1"
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, int(port)))
-    sock.listen(1024)
-    return sock
+    dual = family == socket.AF_INET6  # (IPv4 too on "::", as the system's default has it)
+    return socket.create_server((host, int(port)), family=family, backlog=1024, dualstack_ipv6=dual)
 
 
 def url_of(sock: socket.socket, path: str = "/acp", scheme: str = "http") -> str:
