@@ -138,6 +138,9 @@ class RemoteTransport(MessageTransport):
         self.ended = False
         self.on_refused: Callable[[RefusedConnectionError], None] = lambda error: None
 
+    async def open(self) -> None:
+        """Open the connection (over HTTP its first request, initialize, does)."""
+
     def deliver(self, message: bytes) -> None: ...
 
     def end_output(self) -> None: ...

@@ -116,9 +116,6 @@ class HttpTransport(RemoteTransport):
         self._room = asyncio.Event()  # set while the engine takes what comes (`flow`)
         self._room.set()
 
-    async def open(self) -> None:
-        pass  # its first request, initialize, opens it
-
     def deliver(self, message: bytes) -> None:
         self._queue.put_nowait(message)
 

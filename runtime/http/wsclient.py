@@ -125,12 +125,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         if self._ws.state is not State.CONNECTING and not self._handshake.done():
             self._handshake.set_result(None)
 
-    def eof_received(self) -> bool | None:
-        self._ws.receive_eof()
-        self._flush()
-        return None
-
-    def connection_lost(self, exc: Exception | None) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:  # (an EOF closes the socket)
         self._ws.receive_eof()
         self._transport = None
         for timer in (self._abort, self._ticker):
@@ -138,8 +133,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
                 timer.cancel()
         if not self._handshake.done():
             self._handshake.set_result(None)
-        if not self._closed.done():
-            self._closed.set_result(None)
+        self._closed.set_result(None)
         closed = self._ws.close_exc
         if exc is not None:
             self.end_input(f"the WebSocket {self.url} broke: {exc!r}")
