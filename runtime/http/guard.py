@@ -66,9 +66,6 @@ class Refused(Exception):
             kind = JSON_TYPE.encode()
         self.headers = [(b"content-type", kind), *headers]
 
-    async def answer(self, send: Send) -> None:
-        await respond(send, self.status, self.headers, self.body)
-
 
 async def respond(
     send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes = b""

@@ -206,7 +206,7 @@ class AcpApp(Registry):
             else:
                 raise Refused(405, "method not allowed", headers=[(b"allow", b"GET, POST, DELETE")])
         except Refused as exc:
-            await exc.answer(send)
+            await respond(send, exc.status, exc.headers, exc.body)
         finally:
             self.buffered -= len(body)
 
