@@ -72,7 +72,8 @@ async def serve(
     "acp_runtime.http: listening on URL" to stderr and calls `on_listening(url)`. Refuses to
     start (`RuntimeError`) when the WebSocket guard does not fit the installed Hypercorn
     (`wsguard.py`)."""
-    wsguard.require()
+    if wsguard.problem is not None:  # never a server without the WebSocket guard
+        raise RuntimeError(wsguard.problem)
     sock = bind if isinstance(bind, socket.socket) else listen_socket(bind)
     trigger: Any = shutdown.wait if shutdown is not None else None
     try:

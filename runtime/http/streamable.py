@@ -161,8 +161,7 @@ class HttpTransport(RemoteTransport):
                 yield reply
             return
         http = client or self._client
-        if http is None:  # (an h2c connection has no httpx client, and was taken above)
-            raise ConnectionError(f"{self.url}: the connection has no HTTP client")
+        assert http is not None  # (an h2c connection has no httpx client, and was taken above)
         async with http.stream(method, self.url, headers=headers, content=body or None) as answer:
             version = answer.http_version.lower()
             yield Reply(answer.status_code, answer.headers, answer.aiter_bytes(), version)
