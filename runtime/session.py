@@ -7,8 +7,9 @@
 `prompt` returns when the turn ends, in either protocol version: in ACP v1 the prompt's answer
 carries the stop reason; in v2 the answer only acknowledges the user message (its `messageId`),
 and the turn ends with the first `state_update` `idle` after that user message, whose
-`stopReason` it returns. Which one applies is read from the negotiated package: a prompt answer
-type without `stopReason` means the turn ends by state.
+`stopReason` it returns. Which one applies is read from the negotiated package, by the rule the
+agent side follows too (`rules.turn_ends_by_update`): a prompt answer type without `stopReason`,
+in a package whose updates include `state_update`, means the turn ends by state.
 
 A `Session` folds every `session/update` of its session, in arrival order and before the client
 handler sees it, into `session.state` (a `SessionState`, `state.py`: messages, tool calls, plan,
@@ -272,7 +273,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         update of it folded. A cancelled turn returns with `stop_reason` "cancelled"; an agent's
         error raises. `timeout`: the call's (in v2 the whole turn's, cancelled on expiry)."""
         blocks: list[Any] = [text(prompt)] if isinstance(prompt, str) else list(prompt)
-        by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
+        by_state = rules.turn_ends_by_update(self.schema)
         try:
             params = self._params("session/prompt", {"prompt": blocks, **params})
             if not by_state:
