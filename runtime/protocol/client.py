@@ -51,10 +51,9 @@ class ClientPolicy(AcpPolicy):
     """The client's rules: the version asked for and the one answered, sessions set up here, what
     the agent offered for each."""
 
-    conn: ClientSideConnection[Any]
-
     def __init__(self, conn: ClientSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, plan, enforce)
+        super().__init__(conn, conn.state, plan, conn.side, enforce)
+        self.conn = conn
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
         self.update_type = info.params if info is not None else None
@@ -68,9 +67,8 @@ class ClientPolicy(AcpPolicy):
             reason = check(params) if check is not None else None
             if reason is not None:
                 raise ProtocolError(f"{method}: {reason}")
-        conn = self.conn
-        params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
-        conn.own_initialize = params
+        params = wire.replace(params, rules.PROTOCOL_VERSION, self.conn.protocol_versions[-1])
+        self.state.own_initialize = params
         return params
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
@@ -116,7 +114,7 @@ class ClientPolicy(AcpPolicy):
         """Before the handler of a session/update: the connection's `on_session_update` (the
         connection forgets the step when that changes)."""
         fold = self.conn.on_session_update if method == _SESSION_UPDATE else None
-        return fold, self.conn.notification_handler(method)
+        return fold, self.notification_handler(method)
 
     def remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
@@ -158,9 +156,9 @@ class ClientPolicy(AcpPolicy):
         if conn.versions is not None and type(result) is dict:  # read as JSON to route
             conn.route(version)
             result = conn.typed_answer(rules.INITIALIZE, result)
-        conn.peer_initialize = result
+        self.state.peer_initialize = result
         conn.agent_info = rules.info_of(result, "agent")
-        conn.initialized = True
+        self.state.initialized = True
         return result
 
 

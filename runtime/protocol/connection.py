@@ -10,9 +10,8 @@ import functools
 import importlib
 import inspect
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVar, cast
 
-from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, tracing, wire
 from ..jsonrpc.calls import PendingCall as PendingCall
 from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
@@ -20,14 +19,12 @@ from ..jsonrpc.engine import as_rpc_error as as_rpc_error
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
 from .negotiation import Routes
-from .policy import AcpPolicy
+from .policy import AcpPolicy, ConnectionState
 
 if TYPE_CHECKING:
-    import asyncio
-
     from typing_extensions import Unpack
 
-    from ..jsonrpc.package import NotificationMessage, PackageT, RequestMessage
+    from ..jsonrpc.package import PackageT
     from ..jsonrpc.tracing import Tracer
     from ..jsonrpc.transport import Transport
     from .plan import PackagePlan
@@ -68,7 +65,7 @@ class Connection(Engine[PackageT]):
     """
 
     side: str  # "agent" or "client": set by the two sides
-    policy_class: Callable[[Any, PackagePlan, bool], AcpPolicy] = AcpPolicy  # the side's rules
+    policy_class: Callable[[Any, PackagePlan, bool], AcpPolicy]  # the side's rules
     policy: AcpPolicy
 
     def __init__(
@@ -95,10 +92,7 @@ class Connection(Engine[PackageT]):
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.enforce_protocol = enforce_protocol
         self.protocol_version: int | None = None
-        self.initialized = False
-        self.peer_initialize: Any = None  # the peer's initialize message (request or result)
-        self.own_initialize: Any = None  # this side's
-        self.handler: object = None
+        self.state = ConnectionState()  # its handler and initialize messages, for its policies
         super().__init__(
             reader,
             writer,
@@ -118,12 +112,8 @@ class Connection(Engine[PackageT]):
         from .plan import PackagePlan  # at the first connection, not at import
 
         super().bind(schema)
-        plan = PackagePlan.of(schema)
-        policy = self.policy_class(self, plan, self.enforce_protocol)
+        policy = self.policy_class(self, PackagePlan.of(schema), self.enforce_protocol)
         self.policy = policy  # pyright: ignore[reportIncompatibleVariableOverride]  # ACP's
-        # the handler method of each method this side serves (never another side's)
-        tables = plan.side(self.side)
-        self._handlers = (tables.notification_handlers, tables.request_handlers)
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
         self.bind_proxy()
 
@@ -136,7 +126,7 @@ class Connection(Engine[PackageT]):
     def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
-        self.handler = handler
+        self.state.handler = handler
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
 
     def route(self, version: int) -> None:
@@ -151,62 +141,30 @@ class Connection(Engine[PackageT]):
         self._build_handler(route.handler)
 
     @property
+    def handler(self) -> object:
+        """What serves the messages this side receives (the `handler` it was made with, built)."""
+        return self.state.handler
+
+    @handler.setter
+    def handler(self, handler: object) -> None:
+        self.state.handler = handler
+
+    @property
+    def initialized(self) -> bool:
+        """Whether initialize has completed on this connection."""
+        return self.state.initialized
+
+    @property
+    def peer_initialize(self) -> Any:
+        """The peer's initialize message (request or result; None before)."""
+        return self.state.peer_initialize
+
+    @property
+    def own_initialize(self) -> Any:
+        """This side's initialize message (None before)."""
+        return self.state.own_initialize
+
+    @property
     def peer_capabilities(self) -> Any:
         """The capabilities the peer advertised in initialize (None before)."""
         return rules.capabilities_of(self.peer_initialize, rules.PEER[self.side])
-
-    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
-        """A v2 turn of `session_id` runs in `task` after its prompt was answered: `session/cancel`
-        (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
-        self.policy.track_turn(session_id, task)
-
-    def handle(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Any]:
-        """The handler's awaitable for a message (what the policy's `serve` awaits); with a
-        tracer, run in the trace context its message carries."""
-        if self.tracer is not None:
-            return self._traced(message, is_request)
-        return self._dispatch(message, is_request)
-
-    async def _traced(self, message: Any, is_request: bool) -> Any:
-        with tracing.extract(self.tracer, message.params):
-            return await self._dispatch(message, is_request)
-
-    def _dispatch(self, message: Any, is_request: bool) -> Awaitable[Any]:
-        """The handler's own awaitable for a message: the common case adds no frame of ours."""
-        name = self._handlers[is_request].get(message.method)
-        fn = getattr(self.handler, name, None) if name is not None else None
-        if fn is not None:
-            awaitable: Awaitable[Any] = fn(message.params)  # (no `cast`: a call per message)
-            return awaitable
-        if message.method.startswith(rules.EXTENSION_PREFIX):
-            return self._call_extension(message, is_request=is_request)
-        return self._unhandled(message.method, is_request=is_request)
-
-    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None:
-        """The handler's own function of the params of `method`'s notifications (None: none)."""
-        name = self._handlers[False].get(method)
-        return getattr(self.handler, name, None) if name is not None else None
-
-    async def _call_extension(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Any:
-        """An extension method (`_vendor/...`): the handler's `ext_method` / `ext_notification`."""
-        if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
-            if is_request:
-                raise self.rpc_error(
-                    INVALID_REQUEST, "Invalid request: params must be an object or an array"
-                )
-            return None
-        fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
-        if fn is None:
-            return await self._unhandled(message.method, is_request=is_request)
-        return await fn(message.method, message.params)
-
-    async def _unhandled(self, method: str, *, is_request: bool) -> Any:
-        """A method the handler does not serve: a request is answered -32601, a notification
-        dropped."""
-        if is_request:
-            raise self.rpc_error(METHOD_NOT_FOUND, "Method not found", {"method": method})
-        return None
