@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from ..jsonrpc.package import AgentPackage, ClientProxyT, HandlerT, ProxyT
     from .connection import ConnectionOptions
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 
     _Base = Connection[AgentPackage[ClientProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
@@ -36,7 +36,7 @@ class AgentPolicy(AcpPolicy):
     answer (`track_turn`) when `session/cancel` reaches it."""
 
     def __init__(self, conn: AgentSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, conn.state, plan, conn.side, enforce)
+        super().__init__(conn, conn.state, plan, enforce)
         self.conn = conn
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
         self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from ..jsonrpc.package import AgentProxyT, ClientPackage, HandlerT, ProxyT
     from .connection import ConnectionOptions
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
@@ -52,7 +52,7 @@ class ClientPolicy(AcpPolicy):
     the agent offered for each."""
 
     def __init__(self, conn: ClientSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, conn.state, plan, conn.side, enforce)
+        super().__init__(conn, conn.state, plan, enforce)
         self.conn = conn
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..jsonrpc.package import PackageT
     from ..jsonrpc.tracing import Tracer
     from ..jsonrpc.transport import Transport
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
 
@@ -109,7 +109,7 @@ class Connection(Engine[PackageT]):
         """Drive this connection by `schema` from now on: its codec, and the policy of its protocol
         version (a connection serving several versions is bound again once `initialize` has
         chosen one, see `acp_runtime.versions`)."""
-        from .plan import PackagePlan  # at the first connection, not at import
+        from .guards import PackagePlan  # at the first connection, not at import
 
         super().bind(schema)
         policy = self.policy_class(self, PackagePlan.of(schema), self.enforce_protocol)

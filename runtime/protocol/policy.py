@@ -14,10 +14,10 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
   connection shares with its policies in its `ConnectionState`);
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
-What differs between protocol versions comes from the package's plan as data (plan.py): its
-tables, its initialize checks, the methods it removed, and how its turns end: in ACP v1 with the
-`session/prompt` answer (nothing to track), in ACP v2 with a `state_update` to idle after it
-(whose lifecycle rules the agent's policy enforces).
+What differs between protocol versions comes from the package's plan as data (`PackagePlan`,
+guards.py): its tables, its initialize checks, the methods it removed, and how its turns end: in
+ACP v1 with the `session/prompt` answer (nothing to track), in ACP v2 with a `state_update` to idle
+after it (whose lifecycle rules the agent's policy enforces).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..jsonrpc.engine import Engine
     from ..jsonrpc.package import NotificationMessage, RequestMessage
     from ..jsonrpc.serving import Serving
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
@@ -73,19 +73,14 @@ class AcpPolicy(Policy):
     `enforce=False` none is checked (interactions and turns are still tracked)."""
 
     def __init__(
-        self,
-        engine: Engine[Any],
-        state: ConnectionState,
-        plan: PackagePlan,
-        side: str,
-        enforce: bool,
+        self, engine: Engine[Any], state: ConnectionState, plan: PackagePlan, enforce: bool
     ) -> None:
         self.engine = engine
         self.state = state
         self.plan = plan
         self.schema = plan.schema
         self.enforce = enforce
-        tables = plan.side(side)
+        tables = plan.side(engine.side)
         # the handler method of each method this side serves (never another side's)
         self.handlers = (tables.notification_handlers, tables.request_handlers)
         self.requires_initialize = enforce and plan.requires_initialize

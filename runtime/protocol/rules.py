@@ -1,5 +1,5 @@
 """ACP's protocol rules that a connection's policy enforces, written against the wire (methods,
-fields), for every version: what differs by version is read from the package (`plan.py`).
+fields), for every version: what differs by version is read from the package (`PackagePlan`).
 
 The engine below (`engine.py` and its helpers) is plain JSON-RPC; the policy (`policy.py`) applies
 these rules; the friendly layer (`helpers.py`, `session.py`) names the methods it sends through
@@ -261,16 +261,6 @@ class Completion(Struct, frozen=True):
 COMPLETIONS = (
     Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),
 )
-
-
-def answer_checks_for(schema: Package) -> dict[str, Callable[[Any, Any], "str | None"]]:
-    return {method: check for method, check in ANSWER_CHECKS.items() if method in schema.REQUESTS}
-
-
-def completions_for(schema: Package) -> tuple[Completion, ...]:
-    return tuple(
-        c for c in COMPLETIONS if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS
-    )
 
 
 # --- ACP v2 ---------------------------------------------------------------------------------------
