@@ -143,17 +143,24 @@ class AgentPolicy(AcpPolicy):
     def answered(self, request: Any, result: Any) -> None:
         """A request's result passed: a session id is unique per connection (24); a prompt's
         answer leaves its turn open (v2)."""
-        if self.enforce:  # 24: a unique session id, per connection
-            reason = rules.reused_session_id(
-                request.method, request.params, result, self.sessions_known
-            )
-            if reason is not None:
-                raise ProtocolError(f"{request.method}: {reason}")
-            self.sessions_known.update(
-                rules.sessions_known_after(request.method, request.params, result)
-            )
-        if request.method == rules.SESSION_PROMPT and self.plan.v2:  # v2: the turn goes on
-            session_id = wire.get(request.params, rules.SESSION_ID)
+        method, params, known = request.method, request.params, self.sessions_known
+        if self.enforce:  # 24: a unique session id, per connection (see rules.SESSION_NAMED_BY)
+            named = wire.get(params, rules.SESSION_ID) if method in rules.SESSION_NAMED_BY else None
+            if method in rules.SESSION_CREATED_BY:
+                created = wire.get(result, rules.SESSION_ID)
+                if created in known or (named is not None and created == named):
+                    raise ProtocolError(
+                        f"{method}: the handler answered the session id {created!r}, which names"
+                        " a session already known here; each session gets a unique id (ACP v1"
+                        " requirement 24)"
+                    )
+                known.add(created)
+            if method in rules.SESSION_NAMED_BY:
+                known.add(named)
+            if method in rules.SESSIONS_LISTED_BY:
+                known.update(wire.values(result, rules.SESSIONS_LISTED_BY[method]))
+        if method == rules.SESSION_PROMPT and self.plan.v2:  # v2: the turn goes on
+            session_id = wire.get(params, rules.SESSION_ID)
             self.acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
             self.open.add(session_id)
 

@@ -155,7 +155,13 @@ class ClientPolicy(AcpPolicy):
         conn.protocol_version = version
         if conn.versions is not None and type(result) is dict:  # read as JSON to route
             conn.route(version)
-            result = conn.typed_answer(rules.INITIALIZE, result)
+            info = conn.schema.REQUESTS[rules.INITIALIZE]
+            try:
+                result = wire.build(conn.schema, result, info.result, received=True)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                reason = f"the initialize result does not fit protocol version {version}"
+                conn.shutdown(ConnectionClosedError(f"connection closed: {reason}: {exc}"))
+                raise ProtocolError(f"{reason}: {exc}") from None
         self.state.peer_initialize = result
         conn.agent_info = rules.info_of(result, "agent")
         self.state.initialized = True
@@ -284,15 +290,3 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 self.route(version)  # the answer in the envelope of its package, as read by it
                 response = self.schema.Response(id=response.id, result=response.result)
         return response
-
-    def typed_answer(self, method: str, result: Any) -> Any:
-        """A result read as JSON, decoded into the bound package's result type of `method`."""
-        try:
-            return wire.build(
-                self.schema, result, self.schema.REQUESTS[method].result, received=True
-            )
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = f"the {method} result does not fit protocol version {self.protocol_version}"
-            error = ConnectionClosedError(f"connection closed: {reason}: {exc}")
-            self.shutdown(error)
-            raise ProtocolError(f"{reason}: {exc}") from None
