@@ -160,11 +160,6 @@ class Connection(Engine[PackageT]):
         return self.state.peer_initialize
 
     @property
-    def own_initialize(self) -> Any:
-        """This side's initialize message (None before)."""
-        return self.state.own_initialize
-
-    @property
     def peer_capabilities(self) -> Any:
         """The capabilities the peer advertised in initialize (None before)."""
         return rules.capabilities_of(self.peer_initialize, rules.PEER[self.side])

@@ -52,9 +52,7 @@ Reason = Callable[[Any, Any], "str | None"]
 _ServeSteps = tuple[
     "Answer | None", bool, "tuple[Reason, ...]", bool, "Reason | None", "AfterServe | None"
 ]
-SendSteps = tuple[
-    "SendStep | None", "str | None", bool, "tuple[Reason, ...]", bool, "SendCheck | None"
-]
+SendSteps = tuple["SendStep | None", bool, "tuple[Reason, ...]", bool, "SendCheck | None"]
 
 
 class ConnectionState:
@@ -116,13 +114,11 @@ class AcpPolicy(Policy):
     def before_send(self, method: str, params: Any) -> Any:
         """Check an outgoing call or notification; returns the params to send."""
         steps = self._send_steps.get(method) or self._steps(method)
-        before, removed, before_initialize, guards, completing, after = steps
+        before, before_initialize, guards, completing, after = steps
         if before is not None:  # a side's own first step: it may replace the params
             replaced = before(method, params)
             if replaced is not None:
                 params = replaced
-        if removed is not None:
-            raise ProtocolError(f"{method}: {removed}")
         if self.enforce:
             params = self.engine.checked_params(method, params)
         state = self.state
@@ -144,14 +140,16 @@ class AcpPolicy(Policy):
 
     def _steps(self, method: str) -> SendSteps:
         """What `before_send` does with `method` (kept for the package's methods, worked out at
-        its first send): the side's checks before the others (`around_send`), why it is refused (a
-        removed surface), whether it may go before initialize, its guards, whether it completes an
-        interaction, and the side's checks of the checked params."""
+        its first send): the side's checks before the others (`around_send`), whether it may go
+        before initialize, its guards, whether it completes an interaction, and the side's checks
+        of the checked params. A method the package removed (v2) is refused here: no package
+        method is, so none is kept."""
         removed = self.removed(self.schema, method) if self.removed is not None else None
+        if removed is not None:
+            raise ProtocolError(f"{method}: {removed}")
         before, after = self.around_send(method)
         steps = (
             before,
-            removed,
             not (self.requires_initialize and method not in rules.ALLOWED_BEFORE_INITIALIZE),
             tuple(self.send_guards.get(method, ())),
             method in self.completing,
