@@ -29,16 +29,6 @@ from msgspec import Struct
 
 from ..jsonrpc import wire
 from . import rules
-from .rules import (
-    AUTH_LOGIN,
-    AUTH_LOGOUT,
-    AUTH_METHODS,
-    INITIALIZE,
-    PEER,
-    SESSION_UPDATE_FIELD,
-    UPDATE_KIND,
-    v2_rule,
-)
 
 if TYPE_CHECKING:
     from ..jsonrpc.package import MethodInfoLike, Package
@@ -169,8 +159,8 @@ _AUTH_TERMINAL = {"terminal": "clientCapabilities.auth.terminal"}
 
 
 def _auth_advertised(params: Any, initialize: Any) -> str | None:
-    if not wire.items(initialize, AUTH_METHODS):
-        return v2_rule("auth-methods", "the agent advertised no authMethods: never call it")
+    if not wire.items(initialize, rules.AUTH_METHODS):
+        return rules.v2_rule("auth-methods", "the agent advertised no authMethods: never call it")
     return None
 
 
@@ -181,8 +171,9 @@ _ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*$")  # RFC 3986 absol
 
 
 def _plan_uri_absolute(params: Any, initialize: Any) -> str | None:
-    update = wire.get(params, SESSION_UPDATE_FIELD)
-    plan = wire.get(update, "plan") if wire.get(update, UPDATE_KIND[1]) == "plan_update" else None
+    update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+    is_plan = wire.get(update, rules.UPDATE_KIND[1]) == "plan_update"
+    plan = wire.get(update, "plan") if is_plan else None
     uri = wire.get(plan, "uri") if wire.get(plan, "type") == "file" else None
     if isinstance(uri, str) and not _ABSOLUTE_URI.match(uri):
         return f"a file plan's uri must be an absolute URI, got {uri!r}"
@@ -207,6 +198,7 @@ _TOOL_CALL_PATHS = tuple(f"toolCall.{p}" for p in _TOOL_PATHS)
 _UPDATE_OPTIONS = ("update.configOptions.*", "type")
 _AUTH_METHODS = ("authMethods.*", "type")
 _PLAN_URI = Check(_plan_uri_absolute, holds=("update.plan.uri",))
+_AUTH = (rules.AUTH_LOGIN, rules.AUTH_LOGOUT)
 
 GUARDS: tuple[Guard, ...] = (
     *(Guard(side, "send", methods, needs(cap), rows) for side, methods, cap, rows in _NEEDED),
@@ -221,7 +213,7 @@ GUARDS: tuple[Guard, ...] = (
     Guard("client", "send", (*_SETUP, "session/list"), nonempty_needs(*_EXTRA_DIRS), "41"),
     Guard("client", "send", (*_SETUP, "session/list"), absolute(*_DIRS), "40, 42"),
     Guard("client", "send", _SETUP, absolute("mcpServers.*.command"), "1"),  # stdio servers'
-    Guard("client", "send", (AUTH_LOGIN, AUTH_LOGOUT), Check(_auth_advertised), "v2 auth"),
+    Guard("client", "send", _AUTH, Check(_auth_advertised), "v2 auth"),
     Guard("client", "send", _SETUP, Check(_acp_server_ids_unique), "v2 ACP MCP server ids"),
     # the agent, against the client's initialize request
     Guard("agent", "send", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "97"),
@@ -234,7 +226,7 @@ GUARDS: tuple[Guard, ...] = (
     Guard(
         "agent", "result", _WITH_CONFIG, by_kind("configOptions.*", "type", _BOOLEAN), "146, 147"
     ),
-    Guard("agent", "result", (INITIALIZE,), by_kind(*_AUTH_METHODS, _AUTH_TERMINAL), "183"),
+    Guard("agent", "result", (rules.INITIALIZE,), by_kind(*_AUTH_METHODS, _AUTH_TERMINAL), "183"),
     Guard("agent", "send", ("session/update",), _PLAN_URI, "v2 plan file uri"),
     # the client, against its own initialize request: an unadvertised elicitation mode is -32602
     Guard("client", "receive", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "237"),
@@ -248,8 +240,8 @@ def guards_for(
     skips methods and capabilities the package lacks, and checks of paths the method's params (or
     result) type cannot hold. A method's checks of known paths (`Check.holds`) sit behind one
     `wire.Reach` of all their paths: a message that holds none of them costs one call."""
-    whose = side if when == "receive" else PEER[side]
-    info = schema.METHODS.get(INITIALIZE)
+    whose = side if when == "receive" else rules.PEER[side]
+    info = schema.METHODS.get(rules.INITIALIZE)
     initialize_type = None if info is None else info.params if whose == "client" else info.result
     checks: dict[str, list[Check]] = {}
     for guard in GUARDS:
