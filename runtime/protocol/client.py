@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, TypeVar
 import msgspec
 
 from ..jsonrpc import wire
+from ..jsonrpc.calls import Step
 from ..jsonrpc.errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
 from .connection import Connection
-from .policy import AcpPolicy, SendCheck, SendStep, Step
+from .policy import AcpPolicy, SendCheck, SendStep
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Mapping
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, wire
-from ..jsonrpc.calls import Policy
+from ..jsonrpc.calls import Policy, Step
 from ..jsonrpc.errors import CapabilityError, NotInitializedError, ProtocolError
 from ..jsonrpc.tracing import extract
 from . import rules
@@ -44,7 +44,6 @@ SendCheck = Callable[[str, Any], None]
 SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
 Answer = Callable[[Any], Awaitable[Any]]
 AfterServe = Callable[[Any, Any], None]
-Step = Callable[[Any], Any]
 Reason = Callable[[Any, Any], "str | None"]
 # `serve`'s steps of a method: the side's own answer, before initialize, guards, result guards,
 # answer check, the side's bookkeeping; `before_send`'s: the side's first check, why it is removed,
