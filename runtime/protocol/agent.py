@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 from ..jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, wire
 from ..jsonrpc.errors import ProtocolError
 from ..jsonrpc.framing import ByteReader, ByteWriter
-from . import negotiation, rules
-from .connection import Connection, as_rpc_error
+from . import rules
+from .connection import AgentRoutes, Connection, as_rpc_error, chosen, requested_version
 from .policy import AcpPolicy, AfterServe, Answer, SendCheck, SendStep
 
 if TYPE_CHECKING:
@@ -191,9 +191,7 @@ class AgentPolicy(AcpPolicy):
         """The version asked for if this agent speaks it, else its latest (4-8), answered by the
         policy of that version's package (routed by it, if the message did not route it)."""
         conn = self.conn
-        version = negotiation.chosen(
-            wire.get(request.params, rules.PROTOCOL_VERSION), conn.protocol_versions
-        )
+        version = chosen(wire.get(request.params, rules.PROTOCOL_VERSION), conn.protocol_versions)
         conn.route(version)
         return await conn.policy.answer_initialize(request, version)
 
@@ -296,7 +294,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
 
     def setup_side(self) -> None:
         self.client_info: Any = None
-        if isinstance(self.versions, negotiation.AgentRoutes):  # the first lines read here
+        if isinstance(self.versions, AgentRoutes):  # the first lines read here
             self.screen = self._route_by
 
     def bind_proxy(self) -> None:
@@ -305,14 +303,14 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _route_by(self, line: bytes) -> bool:
         """A received line while the connection is not routed: its initialize routes it. True:
         the line was taken here (an initialize asking for a version this agent does not speak)."""
-        assert isinstance(self.versions, negotiation.AgentRoutes)
+        assert isinstance(self.versions, AgentRoutes)
         if self.routed:
             self.screen = None  # the engine reads the next lines itself
             return False
-        requested = negotiation.requested_version(line)
+        requested = requested_version(line)
         if type(requested) is not int:
             return False
-        self.route(negotiation.chosen(requested, self.protocol_versions))
+        self.route(chosen(requested, self.protocol_versions))
         self.screen = None
         if requested in self.versions.routes:
             return False

@@ -2,6 +2,11 @@
 ACP policy of that package's protocol version (`policy.py`) and the handler it serves; the sides
 (`agent.py`, `client.py`) add their proxy of the peer. A connection serving several versions
 (`versions.py`) is bound again once `initialize` has chosen one.
+
+Version negotiation, below the sides: the routes by version (`Routes`; `acp_runtime.versions`
+builds the typed, user-facing `AgentVersions` / `ClientVersions` on them), the version an agent
+answers (`chosen`), and how an `initialize` line is read before a package is chosen
+(`requested_version`).
 """
 
 from __future__ import annotations
@@ -12,13 +17,15 @@ import inspect
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVar, cast
 
+import msgspec
+
+from ..jsonrpc import peek
 from ..jsonrpc.calls import PendingCall as PendingCall
 from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
 from ..jsonrpc.engine import as_rpc_error as as_rpc_error
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
-from .negotiation import Routes
 from .policy import AcpPolicy, ConnectionState
 
 if TYPE_CHECKING:
@@ -30,6 +37,66 @@ if TYPE_CHECKING:
     from .guards import PackagePlan
 else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
+
+
+class Route(msgspec.Struct, frozen=True):
+    """Protocol version `version` is served by `handler` (an instance, or a class or function
+    taking the connection) with the generated package `schema`."""
+
+    version: int
+    schema: Any
+    handler: Any
+
+
+class Routes:
+    """Routes by protocol version (`acp_runtime.versions` for the sides' typed ones)."""
+
+    def __init__(self, *routes: Route) -> None:
+        if not routes:
+            raise ValueError("give at least one Route")
+        by_version: dict[int, Route] = {}
+        for route in routes:
+            if route.version in by_version:
+                raise ValueError(f"protocol version {route.version} is routed twice")
+            by_version[route.version] = route
+        self.routes = dict(sorted(by_version.items()))
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        return tuple(self.routes)
+
+    def __getitem__(self, version: int) -> Route:
+        return self.routes[version]
+
+
+class AgentRoutes(Routes):
+    """An agent's routes: it answers the version a client asks for, or its latest (`chosen`)."""
+
+
+def chosen(requested: Any, versions: tuple[int, ...]) -> int:
+    """The version an agent speaking `versions` answers a client asking for `requested` (4-8):
+    that one when it speaks it, else its latest."""
+    return requested if requested in versions else versions[-1]
+
+
+class ClientRoutes(Routes):
+    """A client's routes: it asks for its latest."""
+
+
+def requested_version(line: bytes) -> object | None:
+    """The `protocolVersion` an `initialize` request on this line asks for; None when the line is
+    no initialize request (the bound package then answers it as any other message)."""
+    try:
+        message = peek(line)
+        if message.kind != "request" or message.method != rules.INITIALIZE or not message.params:
+            return None
+        params = msgspec.json.decode(message.params)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if not isinstance(params, dict):
+        return None
+    version: object = params.get(rules.PROTOCOL_VERSION)
+    return version
 
 
 def default_schema() -> ModuleType:
