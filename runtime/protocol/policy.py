@@ -73,6 +73,7 @@ class AcpPolicy(Policy):
         self, engine: Engine[Any], state: ConnectionState, plan: PackagePlan, enforce: bool
     ) -> None:
         self.engine = engine
+        self.checked_params = engine.checked_params  # (its engine's, bound to this package)
         self.state = state
         self.plan = plan
         self.schema = plan.schema
@@ -119,7 +120,7 @@ class AcpPolicy(Policy):
             if replaced is not None:
                 params = replaced
         if self.enforce:
-            params = self.engine.checked_params(method, params)
+            params = self.checked_params(method, params)
         state = self.state
         if not before_initialize and not state.initialized:
             raise NotInitializedError(f"{method}: initialize has not completed on this connection")
