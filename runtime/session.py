@@ -59,26 +59,23 @@ if TYPE_CHECKING:
         V,
         X,
     )
+
+    # The shapes of a client connection a session is typed by, one per kind of package (see
+    # `schema_types`): v1 naming its whole tool call `ToolCall`, an older v1, and v2. The `params`
+    # of `new`, `load` and `resume` are further wire fields (any JSON).
+    _V1Calls = HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X]
+    _V1 = HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X]
+    _V2 = HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X]
+    _Mcp = Sequence[M | Mapping[str, Any]]  # the package's MCP servers, or wire JSON
 from .routing import TurnOutcome as TurnOutcome
 from .routing import TurnTimeoutError as TurnTimeoutError
 from .routing import connection_of, params_of, router_of
-from .state import (
-    CHUNK,
-    FOLDS,
-    IDLE,
-    KIND,
-    MESSAGE_ID,
-    STATE,
-    STOP_REASON,
-    UPSERT,
-    USAGE,
-    Fold,
-    as_typed,
-)
+from .state import IDLE, KIND, MESSAGE_ID, STATE, STOP_REASON, USAGE, as_typed
 from .state import Message as Message
 from .state import SessionState as SessionState
 from .state import patch as patch
 from .state import patch_meta as patch_meta
+from .tools import text
 
 _END = object()  # ends an `updates()` iteration: a turn ended, or the connection closed
 
@@ -95,22 +92,18 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @overload
     def __init__(
         self: Session[C, U, T | T2, S, A, E, X],
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
+        conn: _V1Calls[C, E, U, S, A, T, T2, M, X],
         session_id: str,
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, U, S, A, E, X],
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
-        session_id: str,
+        self: Session[C, U, U, S, A, E, X], conn: _V1[C, E, U, S, A, T2, M, X], session_id: str
     ) -> None: ...
 
     @overload
     def __init__(
-        self: Session[C, U, T2, str, A, E, X],
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
-        session_id: str,
+        self: Session[C, U, T2, str, A, E, X], conn: _V2[C, E, U, A, T2, M, X], session_id: str
     ) -> None: ...
 
     def __init__(self, conn: object, session_id: Any) -> None:
@@ -129,7 +122,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         self._waiting = 0
         self._user_messages: dict[Any, int] = {}
         self._idles: list[tuple[int, Any]] = []
-        self._wakers: list[asyncio.Future[None]] = []
+        self._changed = asyncio.Event()  # set (and cleared) when one of those comes, or on close
 
     # --- setting up ---
 
@@ -137,36 +130,28 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def new(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
+        conn: _V1Calls[C, E, U, S, A, T, T2, M, X],
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
-        cls,
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
-        cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V1[C, E, U, S, A, T2, M, X], cwd: str, mcp_servers: _Mcp[M] = ..., **params: Any
     ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def new(
-        cls,
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
-        cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V2[C, E, U, A, T2, M, X], cwd: str, mcp_servers: _Mcp[M] = ..., **params: Any
     ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def new(
         cls, conn: Any, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    ) -> _Opened:
         """`session/new` in `cwd` (an absolute path); `params` are further wire fields."""
         conn = connection_of(conn, ClientSideConnection, "Session.new")
         router = router_of(conn)
@@ -185,39 +170,39 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
+        conn: _V1Calls[C, E, U, S, A, T, T2, M, X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
+        conn: _V1[C, E, U, S, A, T2, M, X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def load(
         cls,
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
+        conn: _V2[C, E, U, A, T2, M, X],
         session_id: str,
         cwd: str,
-        mcp_servers: Sequence[M | Mapping[str, Any]] = ...,
-        **params: Any,  # further wire fields: any JSON
+        mcp_servers: _Mcp[M] = ...,
+        **params: Any,
     ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
     async def load(
         cls, conn: Any, session_id: str, cwd: str, mcp_servers: Sequence[Any] = (), **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    ) -> _Opened:
         """`session/load`: the history the agent replays while answering is folded into `state`."""
         data = {"cwd": cwd, "mcpServers": list(mcp_servers), **params}
         return await _open(cls, conn, "session/load", session_id, data)
@@ -225,37 +210,23 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     @overload
     @classmethod
     async def resume(
-        cls,
-        conn: HasAgent[ProxyV1Calls[C, E, Any, Any, Any, U, S, Any, A, T, T2, Any, Any, M], X],
-        session_id: str,
-        cwd: str,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V1Calls[C, E, U, S, A, T, T2, M, X], session_id: str, cwd: str, **params: Any
     ) -> Session[C, U, T | T2, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
-        cls,
-        conn: HasAgent[ProxyV1[C, E, Any, Any, Any, U, S, Any, A, T2, Any, Any, M], X],
-        session_id: str,
-        cwd: str,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V1[C, E, U, S, A, T2, M, X], session_id: str, cwd: str, **params: Any
     ) -> Session[C, U, U, S, A, E, X]: ...
 
     @overload
     @classmethod
     async def resume(
-        cls,
-        conn: HasAgent[ProxyV2[C, E, Any, Any, Any, U, A, T2, M], X],
-        session_id: str,
-        cwd: str,
-        **params: Any,  # further wire fields: any JSON
+        cls, conn: _V2[C, E, U, A, T2, M, X], session_id: str, cwd: str, **params: Any
     ) -> Session[C, U, T2, str, A, E, X]: ...
 
     @classmethod
-    async def resume(
-        cls, conn: object, session_id: str, cwd: str, **params: Any
-    ) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    async def resume(cls, conn: object, session_id: str, cwd: str, **params: Any) -> _Opened:
         """`session/resume` (v2, and v1's unstable one): what the agent replays (v2: with
         `replayFrom`) and its state snapshot, sent before its answer, are folded into `state`."""
         return await _open(cls, conn, "session/resume", session_id, {"cwd": cwd, **params})
@@ -294,15 +265,13 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         prompt: str | Sequence[ContentT],
         *,
         timeout: float | None = DEFAULT,  # DEFAULT: the connection's
-        **params: Any,  # further wire fields: any JSON
+        **params: Any,
     ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """Send one prompt (a string is one text block) and wait for the turn to end (v2: its
         first idle state after the user message, or after work when the answer names none), every
         update of it folded. A cancelled turn returns with `stop_reason` "cancelled"; an agent's
         error raises. `timeout`: the call's (in v2 the whole turn's, cancelled on expiry)."""
-        blocks: list[Any] = (
-            [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
-        )
+        blocks: list[Any] = [text(prompt)] if isinstance(prompt, str) else list(prompt)
         by_state = not wire.has_field(self.schema.METHODS["session/prompt"].result, STOP_REASON)
         try:
             params = self._params("session/prompt", {"prompt": blocks, **params})
@@ -322,27 +291,24 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     ) -> TurnOutcome[StopT, AnswerT, AgentSchemaT]:
         """v2: send the prompt, then wait for the idle state that ends its turn."""
         limit = self.conn.timeout if timeout is DEFAULT else timeout
-        loop = asyncio.get_running_loop()
-        deadline = None if limit is None else loop.time() + limit
+        deadline = None if limit is None else asyncio.get_running_loop().time() + limit
         self._waiting += 1
         start = self._folded
         try:
             response = await self.conn.request("session/prompt", params, timeout=limit)
             message_id = wire.get(response, MESSAGE_ID)
-            while (idle := self._idle_after(start, message_id)) is None:
-                if self._closed:
-                    raise ConnectionClosedError(
-                        "connection closed before the turn ended (no idle state_update)"
-                    )
-                wake = loop.create_future()
-                self._wakers.append(wake)
-                left = None if deadline is None else max(deadline - loop.time(), 0.0)
-                try:
-                    await asyncio.wait_for(wake, left)
-                except asyncio.TimeoutError:
-                    assert limit is not None  # no limit: no deadline, no timeout
-                    await self.cancel()
-                    raise TurnTimeoutError(limit) from None
+            try:
+                async with asyncio.timeout_at(deadline):
+                    while (idle := self._idle_after(start, message_id)) is None:
+                        if self._closed:
+                            raise ConnectionClosedError(
+                                "connection closed before the turn ended (no idle state_update)"
+                            )
+                        await self._changed.wait()
+            except TimeoutError:
+                assert limit is not None  # no limit: no deadline, no timeout
+                await self.cancel()
+                raise TurnTimeoutError(limit) from None
         finally:
             self._waiting -= 1
             if not self._waiting:
@@ -429,27 +395,22 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
     def _watch(self, update: Any) -> None:
         """Note, numbered, what a waiting v2 turn ends on: user messages, states (None: busy)."""
         self._folded += 1
-        how = FOLDS.get(wire.get(update, KIND))
-        if isinstance(how, Fold) and how.action in (CHUNK, UPSERT) and how.slot == "user":
+        kind = wire.get(update, KIND)
+        if kind in rules.USER_MESSAGE_KINDS:
             self._user_messages.setdefault(wire.get(update, MESSAGE_ID), self._folded)
-        elif how is FOLDS["state_update"]:
+        elif kind == rules.STATE_UPDATE:
             idle = wire.get(update, STATE) == IDLE
             self._idles.append((self._folded, update if idle else None))
         else:
             return
-        self._wake_all()
-
-    def _wake_all(self) -> None:
-        wakers, self._wakers = self._wakers, []
-        for wake in wakers:
-            if not wake.done():
-                wake.set_result(None)
+        self._changed.set()  # wakes every waiting turn
+        self._changed.clear()
 
     def end_updates(self, closed: bool = False) -> None:
         """No more updates for the `updates()` readers (`closed`: the connection closed)."""
         self._closed = self._closed or closed
         if closed:
-            self._wake_all()
+            self._changed.set()  # for good: a closed session's turns wait no more
         listeners, self._listeners = self._listeners, []
         for queue in listeners:
             queue.put_nowait(_END)
@@ -458,15 +419,12 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
 if TYPE_CHECKING:
     # a session, by one def name of its package: see `schema_types`
     _Session = Session[Any, Any, Any, Any, Any, Any, Types[X]]
+    _Opened = Session[Any, Any, Any, Any, Any, Any, Any]  # what the overloads' implementations give
 
 
 async def _open(
-    cls: type[Session[Any, Any, Any, Any, Any, Any, Any]],
-    conn: Any,
-    method: str,
-    session_id: Any,
-    data: dict[str, Any],
-) -> Session[Any, Any, Any, Any, Any, Any, Any]:
+    cls: type[_Opened], conn: Any, method: str, session_id: Any, data: dict[str, Any]
+) -> _Opened:
     """`Session.load` / `resume`: routed before the agent answers (and replays history)."""
     conn = connection_of(conn, ClientSideConnection, f"Session.{method.split('/')[-1]}")
     session = cls(conn, session_id)

@@ -10,7 +10,6 @@ change here. A kind of update `FOLDS` does not list is kept as the last such upd
 from __future__ import annotations
 
 import base64
-import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence
 
@@ -344,10 +343,8 @@ _UNSET = msgspec.UNSET
 
 
 def _chunk_plan(cls: type, role: str) -> tuple[str, Callable[[Any], Any], bool]:
-    content, message_id = _attr(cls, CONTENT), _attr(cls, MESSAGE_ID)
-    if message_id:
-        return role, operator.attrgetter(message_id, content), True
-    return role, operator.attrgetter(content), False
+    keys = (MESSAGE_ID, CONTENT) if _attr(cls, MESSAGE_ID) else (CONTENT,)
+    return role, wire.reader(cls, *keys), len(keys) == 2
 
 
 def _attr(cls: type, key: str) -> str:
@@ -362,7 +359,20 @@ def _at(update: Any, path: str) -> Any:
 
 # --- patching, from the generated types -----------------------------------------------------------
 
-_PLANS: dict[tuple[type, type], tuple[tuple[str, str, bool], ...]] = {}
+_FIELDS: dict[type, dict[str, tuple[str, bool]]] = {}
+_PLANS: dict[tuple[type, type], tuple[tuple[str, str, bool, bool], ...]] = {}
+"""(update type, target type) -> what `patch` sets: (attribute, target attribute, whether None is
+omitted, whether it is `_meta`)"""
+
+
+def _fields(cls: type) -> dict[str, tuple[str, bool]]:
+    """A Struct type's fields by wire name: their attribute, and whether None is read as omitted
+    (the field's default is None: the decoded value cannot tell null from omitted)."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        found = msgspec.structs.fields(cls)
+        fields = _FIELDS[cls] = {f.encode_name: (f.name, f.default is None) for f in found}
+    return fields
 
 
 def patch(target: Any, update: Any) -> Any:
@@ -373,27 +383,22 @@ def patch(target: Any, update: Any) -> Any:
     does not (its default is None: the decoded value cannot say which one was sent); any other value
     replaces it. Fields the target's type lacks are skipped.
     """
-    key = (type(update), type(target))
-    plan = _PLANS.get(key)
+    plan = _PLANS.get((type(update), type(target)))
     if plan is None:
-        into = {f.encode_name: f.name for f in msgspec.structs.fields(type(target))}
-        plan = _PLANS[key] = tuple(
-            (f.name, into[f.encode_name], f.default is None)
-            for f in msgspec.structs.fields(type(update))
-            if f.encode_name in into
+        into = _fields(type(target))
+        plan = _PLANS[(type(update), type(target))] = tuple(
+            (name, into[key][0], none_is_omitted, key == META)
+            for key, (name, none_is_omitted) in _fields(type(update)).items()
+            if key in into
         )
-        _META_ATTRS[type(update)] = _attr(type(update), META)
-    for name, target_name, none_is_omitted in plan:
+    for name, target_name, none_is_omitted, meta in plan:
         value = getattr(update, name)
         if value is msgspec.UNSET or (value is None and none_is_omitted):
             continue
-        if name == _META_ATTRS.get(type(update)):
-            value = patch_meta(getattr(target, target_name), value)
-        setattr(target, target_name, value)
+        setattr(
+            target, target_name, patch_meta(getattr(target, target_name), value) if meta else value
+        )
     return target
-
-
-_META_ATTRS: dict[type, str] = {}
 
 
 def patch_meta(current: Any, update: Any) -> Any:
@@ -409,13 +414,11 @@ def _change(update: Any, key: str) -> tuple[bool, Any]:
     """Whether the update changes its field of wire name `key`, and to what, by `patch`'s rule."""
     if isinstance(update, dict):
         return key in update, update.get(key)
-    if not isinstance(update, msgspec.Struct):
-        return False, None
-    field = next((f for f in msgspec.structs.fields(type(update)) if f.encode_name == key), None)
+    field = _fields(type(update)).get(key) if isinstance(update, msgspec.Struct) else None
     if field is None:
         return False, None
-    value = getattr(update, field.name)
-    return not (value is msgspec.UNSET or (value is None and field.default is None)), value
+    value = getattr(update, field[0])
+    return not (value is msgspec.UNSET or (value is None and field[1])), value
 
 
 def as_typed(obj: Any, key: str) -> Any:

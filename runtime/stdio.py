@@ -64,8 +64,9 @@ _agent_connection: Callable[..., AgentSideConnection[Any]] = AgentSideConnection
 _client_connection: Callable[..., ClientSideConnection[Any]] = ClientSideConnection
 
 
-class _FileReader:
-    """Reads a regular file (which event-loop pipes refuse); such reads never block for long."""
+class _File:
+    """Reads or writes a regular file (which event-loop pipes refuse); such reads and writes never
+    block for long."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
@@ -74,11 +75,6 @@ class _FileReader:
         return await asyncio.get_running_loop().run_in_executor(
             None, os.read, self._fd, n if n > 0 else 1 << 16
         )
-
-
-class _FileWriter:
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
 
     def write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -126,27 +122,27 @@ async def _pipe(fd: int, mode: str, connect: Callable[[IO[bytes]], Awaitable[T]]
 
 
 async def _reader_for(fd: int) -> ByteReader:
-    """A reader of `fd`: a `PushReader` on an event-loop pipe, else a `_FileReader`."""
+    """A reader of `fd`: a `PushReader` on an event-loop pipe, else a `_File`."""
     loop = asyncio.get_running_loop()
     reader = PushReader()
     pushed = await _pipe(
         fd, "rb", lambda pipe: loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
     )
-    return reader if pushed is not None else _FileReader(fd)
+    return reader if pushed is not None else _File(fd)
 
 
-async def _writer_for(fd: int) -> _FileWriter | asyncio.StreamWriter:
-    """A writer of `fd`: a `StreamWriter` on an event-loop pipe, else a `_FileWriter`."""
+async def _writer_for(fd: int) -> _File | asyncio.StreamWriter:
+    """A writer of `fd`: a `StreamWriter` on an event-loop pipe, else a `_File`."""
     loop = asyncio.get_running_loop()
     flow = asyncio.streams.FlowControlMixin
     piped = await _pipe(fd, "wb", lambda pipe: loop.connect_write_pipe(flow, pipe))
     if piped is None:
-        return _FileWriter(fd)
+        return _File(fd)
     return asyncio.StreamWriter(piped[0], piped[1], None, loop)
 
 
 @contextlib.asynccontextmanager
-async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _FileWriter | asyncio.StreamWriter]]:
+async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _File | asyncio.StreamWriter]]:
     """This process's stdin and stdout as (reader, writer), stdout reserved for the protocol.
 
     Text still buffered in `sys.stdout` when this starts is flushed to stderr too.

@@ -117,7 +117,7 @@ class ToolCall(Generic[ClientSchemaT]):
         self.fields.update(fields)
         self._status = fields.get("status", self._status)
         if "content" in fields:
-            self._content = list(fields["content"])
+            self._content = list(fields["content"] or ())  # None: cleared
         await self._send("tool_call_update", fields)
 
     async def _send(self, kind: str, fields: dict[str, Any]) -> None:

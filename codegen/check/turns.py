@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
-from .client import AgentPeer
+from .client import AgentPeer, Received
 from .context import (
     AFTER_ANSWER,
     PROMPT_TEXT,
@@ -22,7 +23,10 @@ from .context import (
 TURN_CHECKS = ("prompt.no-update-after-answer", "prompt.tool-calls-announced")
 
 CANCEL_AFTER = 0.1  # the cancel goes at the turn's first update, or this far into it
-CANCEL_LANDS = 0.25  # an answer this long after session/cancel was written had seen the cancel
+ROUND_TRIP = "_acpgen_check/barrier"  # the request sent right after session/cancel
+# over a link that keeps no order (Streamable HTTP): a turn's end this long after the round trip's
+# answer came after it
+CANCEL_LANDS = 0.25
 
 
 async def turn_v1(ctx: Context, peer: AgentPeer, session_id: Any, call: Call) -> None:
@@ -151,10 +155,7 @@ async def turn_v2(ctx: Context, peer: AgentPeer, session_id: Any, call: Call) ->
 
 def idle_now(peer: AgentPeer, session_id: Any, after: float) -> Any:
     """The idle state_update of the session already received since `after`, if any."""
-    for got in peer.updates(session_id, after=after):
-        if update_kind(got) == "state_update" and state(got)[0] == "idle":
-            return got
-    return None
+    return next((got for got in peer.updates(session_id, after=after) if _idle(got)), None)
 
 
 async def wait_idle(peer: AgentPeer, session_id: Any, after: float, timeout: float) -> Any:
@@ -171,7 +172,8 @@ async def wait_idle(peer: AgentPeer, session_id: Any, after: float, timeout: flo
 
 
 async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
-    """A turn cancelled after its first update; judged only when the cancel clearly landed."""
+    """A turn cancelled after its first update, judged only when the agent had the cancel while
+    the turn ran: a turn that ended before the agent read the cancel raced it, no fault of its."""
     if not ctx.wants("cancel.cancelled", "prompt.no-update-after-answer"):
         return
     if ctx.turn_failed is not None:
@@ -182,6 +184,7 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
     if session_id is None:
         ctx.record("cancel.cancelled", None, "session/new failed")
         return
+    went_idle = any(_idle(got) for got in peer.notifications)  # v2: its first turn did
     mark = peer.mark()
     started = time.monotonic()
     future = await peer.start("session/prompt", prompt(session_id, PROMPT_TEXT))
@@ -195,8 +198,8 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
         ctx.skip(why, "cancel.cancelled", "prompt.no-update-after-answer")
         return
     await peer.notify("session/cancel", {"sessionId": session_id})
-    sent = time.monotonic()
     if ctx.version == 1:
+        seen = await _round_trip(peer, future.done)
         reply = await peer.wait(future)
         ended, stop = time.monotonic(), None
         if isinstance(reply.result, dict):
@@ -206,6 +209,7 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
             ctx.record("cancel.cancelled", None, "the agent exited during the cancelled turn")
             return
     else:
+        seen = await _round_trip(peer, lambda: idle_now(peer, session_id, started) is not None)
         reply = await peer.wait(future)
         if not reply.ok:
             await peer.barrier()  # a `running` sent before the refusal has arrived by now
@@ -220,19 +224,21 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
         ended = idle.at if idle is not None else time.monotonic()
         stop = state(idle)[1] if idle is not None else None
         error = None if idle is not None else "no idle state_update after the cancel"
-    landed = ended - sent >= CANCEL_LANDS
-    if error is not None:
+    if error is not None and ctx.version == 2 and not went_idle:
+        why = (
+            f"{error}, nor after its first turn (prompt.stop-reason reports it): with no idle,"
+            " a turn that ended before the cancel reached it looks like a cancel ignored"
+        )
+        ctx.record("cancel.cancelled", None, why)
+    elif error is not None:
         ctx.record(
             "cancel.cancelled", False, f"the cancelled turn ended: {error}", peer.evidence(mark)
         )
     elif stop == "cancelled":
         ctx.record("cancel.cancelled", True, "ended `cancelled`")
-    elif landed:
-        detail = f"ended {stop!r} {ended - sent:.2f} s after session/cancel"
-        ctx.record("cancel.cancelled", False, detail, peer.evidence(mark))
     else:
-        detail = f"ended {stop!r} within {CANCEL_LANDS} s of the cancel: it may have finished first"
-        ctx.record("cancel.cancelled", None, detail)
+        landed, detail = _landed(peer, seen, ended, stop)
+        ctx.record("cancel.cancelled", False if landed else None, detail, peer.evidence(mark))
     if ctx.version == 2:
         await asyncio.sleep(AFTER_ANSWER)
         await peer.barrier()
@@ -246,6 +252,56 @@ async def cancel(ctx: Context, peer: AgentPeer, call: Call) -> None:
             f"{len(late)} updates after idle `cancelled`" if late else "none after idle",
             peer.evidence(mark),
         )
+
+
+def _idle(got: Received) -> bool:
+    """Whether `got` is an idle state_update (of any session)."""
+    return (
+        got.message.get("method") == "session/update"
+        and isinstance(got.message.get("params"), dict)
+        and update_kind(got) == "state_update"
+        and state(got)[0] == "idle"
+    )
+
+
+async def _round_trip(peer: AgentPeer, over: Callable[[], bool]) -> list[tuple[float, bool]]:
+    """A request sent right after session/cancel: the agent reads the cancel before it, so what
+    it sends after the answer it sent having read the cancel. Filled when the answer is taken:
+    when, and whether the turn was `over` by then. Answers and updates are taken in the order
+    they arrive; one arriving just after may be taken with it, and count as over: in doubt the
+    turn is not judged, never failed."""
+    answered: list[tuple[float, bool]] = []
+
+    def took(future: asyncio.Future[dict[str, Any] | None]) -> None:
+        if not future.cancelled() and future.result() is not None:
+            answered.append((time.monotonic(), over()))
+
+    (await peer.start(ROUND_TRIP, {})).add_done_callback(took)
+    return answered
+
+
+def _landed(
+    peer: AgentPeer, seen: list[tuple[float, bool]], ended: float, stop: Any
+) -> tuple[bool, str]:
+    """Whether a turn that ended `stop` (not cancelled) ended with the cancel in hand, and why.
+    Over a link that does not keep the order of what the agent sends (Streamable HTTP), the end
+    must also come CANCEL_LANDS after the round trip's answer."""
+    if not seen or seen[0][1]:
+        return False, (
+            f"ended {stop!r} before the agent answered a request sent after session/cancel:"
+            " the turn may have ended before the cancel reached it"
+        )
+    after = ended - seen[0][0]
+    if not peer.wire.ordered and after < CANCEL_LANDS:
+        return False, (
+            f"ended {stop!r} within {CANCEL_LANDS} s of the answer to a request sent after"
+            " session/cancel, over a transport that keeps no order between them: it may have"
+            " finished first"
+        )
+    return True, (
+        f"ended {stop!r} {after:.2f} s after the agent answered a request sent after"
+        " session/cancel: it had read the cancel while the turn ran"
+    )
 
 
 def _ran(peer: AgentPeer, session_id: Any, after: float) -> bool:

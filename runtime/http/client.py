@@ -175,7 +175,7 @@ async def connect_agent(
         await transport.open()
         conn = _client_connection(  # over the transport of whole messages (no writer)
             handler,
-            transport.reader,
+            transport,
             None,
             schema=schema,
             max_line_bytes=settings["max_message_bytes"],
@@ -194,7 +194,7 @@ async def connect_agent(
             await asyncio.gather(*closing, return_exceptions=True)
             await conn.close()
     finally:
-        await transport.close()
+        await transport.aclose()
 
 
 async def reattach_session(

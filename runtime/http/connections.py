@@ -23,7 +23,7 @@ from ..jsonrpc import INTERNAL_ERROR, Peek, peek
 from ..jsonrpc.transport import MessageTransport
 from ..protocol import rules
 from ..protocol.agent import AgentSideConnection
-from .guard import EVENT_STREAM_TYPE, Receive, Refused, Send
+from .guard import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, Headers, Receive, Refused, Send
 
 if TYPE_CHECKING:
     from ..jsonrpc.package import ClientProxyT
@@ -98,11 +98,17 @@ class Mailbox:
 
     async def stream(self, keepalive: float, receive: Receive, send: Send) -> None:
         """Send what comes as SSE events, a comment after `keepalive` seconds of silence, until
-        the mailbox is finished (the connection ended) or the client goes away."""
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        the mailbox is finished (the connection ended) or the client goes away; `Refused` 409 when
+        it has a reader already. Its connection's idle clock stops meanwhile."""
+        if self.leased:
+            raise Refused(409, "this stream already has a reader")
+        self.leased = True
+        self.owner.reading += 1
+        self.owner.touch()
         gone = asyncio.ensure_future(disconnected(receive))
         gone.add_done_callback(lambda _: self.wake.set())
         try:
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
             while True:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(keepalive):  # (no task per wait, as wait_for has)
@@ -119,6 +125,9 @@ class Mailbox:
                     return
         finally:
             gone.cancel()
+            self.leased = False
+            self.owner.reading -= 1
+            self.owner.touch()
 
 
 class RemoteConnection:
@@ -144,7 +153,8 @@ class RemoteConnection:
         self.session_streams: dict[str, Mailbox] = {}
         self.answer_to: dict[Any, str | None] = {}  # client request id -> session of its answer
         self.asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
-        self.waiters: dict[Any, asyncio.Future[bytes]] = {}
+        self.opening: asyncio.Future[bytes] | None = None  # the answer to initialize, awaited
+        self.opening_key: Any = None
         self.idle: asyncio.TimerHandle | None = None
         self.active = 0.0  # loop time of the last activity (`touch`)
         self.loop = asyncio.get_running_loop()
@@ -219,16 +229,13 @@ class RemoteConnection:
 
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
-        key = message.id_key
-        waiter: asyncio.Future[bytes] = self.loop.create_future()
-        self.waiters[key] = waiter
+        opening: asyncio.Future[bytes] = self.loop.create_future()  # (maybe set within `receive`)
+        self.opening, self.opening_key = opening, message.id_key
         self.receive(body, message)
         try:
-            return await waiter
+            return await opening
         except ConnectionResetError:
             return None
-        finally:
-            self.waiters.pop(key, None)
 
     # --- out --------------------------------------------------------------------------------------
 
@@ -250,14 +257,14 @@ class RemoteConnection:
         message = peek(line)
         key = message.id_key
         if message.kind == "response":
-            waiter = self.waiters.pop(key, None) if key is not None else None
-            if waiter is None and key is None and len(self.waiters) == 1:
-                # an error answer with a null id while initialize is the only message this
-                # connection has had (its params could not be decoded): it answers initialize
-                waiter = self.waiters.popitem()[1]
-            if waiter is not None and not waiter.done():
-                waiter.set_result(line)
-                return None
+            waiter = self.opening
+            # (an error answer with a null id while initialize is the only message this
+            # connection has had, its params not decoded, answers initialize)
+            if waiter is not None and key in (None, self.opening_key):
+                self.opening = None
+                if not waiter.done():
+                    waiter.set_result(line)
+                    return None
             session = self.answer_to.pop(key, None) if key is not None else None
         else:
             session = message.session_id
@@ -282,26 +289,14 @@ class RemoteConnection:
         if session is not None and session not in self.session_streams:
             if len(self.session_streams) >= MAX_SESSION_STREAMS:
                 raise Refused(400, f"over {MAX_SESSION_STREAMS} session streams on a connection")
-        box = self.mailbox(session)
-        if box.leased:
-            raise Refused(409, "this stream already has a reader")
-        box.leased = True
-        self.reading += 1
-        self.touch()
-        try:
-            await box.stream(keepalive, receive, send)
-        finally:
-            box.leased = False
-            self.reading -= 1
-            self.touch()
+        await self.mailbox(session).stream(keepalive, receive, send)
 
     def ended(self) -> None:
         """The agent connection closed its output: end every stream, forget the connection."""
         for box in (self.connection_stream, *self.session_streams.values()):
             box.finish()
-        for waiter in self.waiters.values():
-            if not waiter.done():
-                waiter.set_exception(ConnectionResetError("the connection closed before answering"))
+        if self.opening is not None and not self.opening.done():
+            self.opening.set_exception(ConnectionResetError("closed before answering initialize"))
         if self.idle is not None:
             self.idle.cancel()
         if self.counted:  # what is left unread is no longer the server's to hold
@@ -402,11 +397,14 @@ class Registry:
         self.connections[connection.id] = connection
         return connection
 
-    def lookup(self, connection_id: str, principal: Any) -> RemoteConnection | None:
-        """The connection of an id, if the request comes from the principal that opened it; a
-        request naming it settles it (its client has the id)."""
+    def lookup(self, headers: Headers, principal: Any, missing: str = "") -> RemoteConnection:
+        """The connection a request names, if it comes from the principal that opened it (naming it
+        settles it: its client has the id); else `Refused` 400 (no id) / 404 (unknown to it)."""
+        connection_id = headers.get(CONNECTION_ID_HEADER)
+        if connection_id is None:
+            raise Refused(400, f"missing Acp-Connection-Id{missing}")
         connection = self.connections.get(connection_id)
         if connection is None or connection.principal != principal:
-            return None
+            raise Refused(404, "unknown Acp-Connection-Id")
         connection.settled = True
         return connection

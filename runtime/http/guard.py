@@ -23,7 +23,7 @@ import inspect
 import ipaddress
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Collection, Mapping, Sequence, Union
+from typing import Any, Awaitable, Callable, Mapping, Sequence, Union
 from urllib.parse import urlsplit
 
 import msgspec
@@ -66,14 +66,13 @@ class Refused(Exception):
             kind = JSON_TYPE.encode()
         self.headers = [(b"content-type", kind), *headers]
 
-    async def answer(self, send: Send) -> None:
-        await respond(send, self.status, self.headers, self.body)
-
 
 async def respond(
     send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes = b""
 ) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+    # with its length, the answer goes out unchunked: on HTTP/1.1 one write less, no end chunk
+    length = (b"content-length", str(len(body)).encode())
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, length]})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -126,7 +125,7 @@ opened it, and every later request on it must come from an equal one."""
 async def admit(app: Any, scope: Scope, headers: Headers) -> Any:
     """The request's principal (None without the `authenticate` of `app`, an `AcpApp`), or
     `Refused` 403 (its `allowed_hosts` or `allowed_origins` refuse it) / 401 (the hook does)."""
-    reason = foreign(scope, headers, app.allowed_hosts, app.allowed_origins)
+    reason = foreign(app, scope, headers)
     if reason is not None:
         raise Refused(403, f"forbidden: {reason}")
     if app.authenticate is None:
@@ -168,31 +167,26 @@ def host_name(host_header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
-def foreign(
-    scope: Mapping[str, Any],
-    headers: Mapping[str, str],
-    allowed_hosts: Collection[str] | None,
-    allowed_origins: Collection[str] | None,
-) -> str | None:
-    """Why a request is refused 403 by the Host and Origin checks (None: it passes). The reason
-    names the header, never its value."""
+def foreign(app: Any, scope: Scope, headers: Headers) -> str | None:
+    """Why a request is refused 403 by the Host and Origin checks of `app` (its `allowed_hosts`
+    and `allowed_origins`; None: it passes). The reason names the header, never its value."""
     host = headers.get("host") or headers.get(":authority")
     name = None if host is None else host_name(host)
-    if allowed_hosts is None:
+    if app.allowed_hosts is None:
         server = scope.get("server")
         if server and isinstance(server[0], str) and is_loopback(server[0]):
             if name not in LOOPBACK_NAMES:
                 return "Host is not a loopback name (this server is reached over loopback)"
-    elif "*" not in allowed_hosts and name not in {host.lower() for host in allowed_hosts}:
+    elif "*" not in app.allowed_hosts and name not in {host.lower() for host in app.allowed_hosts}:
         return "Host is not one this server answers to"
     origin = headers.get("origin")
     if origin is None:
         return None  # not a browser page
     origin = origin.strip().lower()
-    if allowed_origins is None:
+    if app.allowed_origins is None:
         parts = urlsplit(origin)
         taken = parts.scheme in ("http", "https") and (parts.hostname or "") in LOOPBACK_NAMES
     else:
-        wanted = {allowed.lower().rstrip("/") for allowed in allowed_origins}
+        wanted = {allowed.lower().rstrip("/") for allowed in app.allowed_origins}
         taken = "*" in wanted or origin.rstrip("/") in wanted
     return None if taken else "a page of another origin may not call this agent"

@@ -16,7 +16,6 @@ did not take fail. Cookies go through the connection's `httpx.Cookies` jar both 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 from typing import AsyncIterator, NamedTuple
 
@@ -27,7 +26,7 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .remote import PostFailed, cookie_header, keep_cookies
+from .remote import PostFailed, keep_cookies, request_headers
 
 
 class Reply(NamedTuple):
@@ -42,18 +41,16 @@ class Reply(NamedTuple):
 class _Stream:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.head: asyncio.Future[tuple[int, list[tuple[bytes, bytes]]]] = loop.create_future()
-        self.chunks: collections.deque[bytes] = collections.deque()
-        self.ended = False
-        self.error: Exception | None = None
-        self.wake = asyncio.Event()
+        self.data: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()  # None: its end
+        self.over = False  # ended or failed
 
-    def fail(self, error: Exception) -> None:
-        if not self.ended and self.error is None:
-            self.error = error
-        if not self.head.done():
+    def end(self, error: Exception | None = None) -> None:
+        if not self.over:
+            self.over = True
+            self.data.put_nowait(error)
+        if error is not None and not self.head.done():
             self.head.set_exception(error)
             self.head.exception()  # a stream nobody awaits must not log "never retrieved"
-        self.wake.set()
 
 
 class H2Connection(asyncio.Protocol):
@@ -120,14 +117,12 @@ class H2Connection(asyncio.Protocol):
             if stream is None or not event.data:  # a stream given up, or padding only
                 self._acknowledge(size, event.stream_id)
             else:  # its window goes back as the reader takes it (`_chunks`); padding at once
-                stream.chunks.append(event.data)
-                stream.wake.set()
+                stream.data.put_nowait(event.data)
                 self._acknowledge(size - len(event.data), event.stream_id)
         elif isinstance(event, h2.events.StreamEnded) and stream is not None:
-            stream.ended = True
-            stream.wake.set()
+            stream.end()
         elif isinstance(event, h2.events.StreamReset) and stream is not None:
-            stream.fail(PostFailed(f"the server reset the stream ({event.error_code!r})"))
+            stream.end(PostFailed(f"the server reset the stream ({event.error_code!r})"))
         elif isinstance(event, h2.events.ConnectionTerminated):
             # GOAWAY: the streams past `last_stream_id` were not processed and fail, the others
             # may still finish (the server closes the socket after them)
@@ -135,14 +130,14 @@ class H2Connection(asyncio.Protocol):
             self._refusing = error
             for stream_id, each in list(self._streams.items()):
                 if event.last_stream_id is None or stream_id > event.last_stream_id:
-                    each.fail(error)
+                    each.end(error)
         self._changed.set()
 
     def _break(self, error: Exception) -> None:
         self._broken = self._broken or error
         self._refusing = self._refusing or error
         for stream in self._streams.values():
-            stream.fail(error)
+            stream.end(error)
         self._changed.set()
 
     def _flush(self) -> None:
@@ -169,7 +164,7 @@ class H2Connection(asyncio.Protocol):
             yield Reply(status, httpx.Headers(raw), self._chunks(stream_id, stream), "h2c")
         finally:
             self._streams.pop(stream_id, None)
-            if not stream.ended and stream.error is None:
+            if not stream.over:
                 with contextlib.suppress(h2.exceptions.ProtocolError):
                     self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
             self._changed.set()
@@ -225,10 +220,7 @@ class H2Connection(asyncio.Protocol):
         return stream_id, stream
 
     def _head(self, method: str, headers: dict[str, str], body: bytes) -> list[tuple[bytes, bytes]]:
-        fields = dict(self._fixed)
-        fields.update((name.lower(), value) for name, value in headers.items())
-        if (cookie := cookie_header(self._cookies, self._url)) is not None:
-            fields["cookie"] = cookie
+        fields = {**self._fixed, **request_headers(headers, self._cookies, self._url)}
         if body:
             fields["content-length"] = str(len(body))
         head = [(b":method", method.encode()), *self._pseudo]
@@ -236,19 +228,12 @@ class H2Connection(asyncio.Protocol):
         return head
 
     async def _chunks(self, stream_id: int, stream: _Stream) -> AsyncIterator[bytes]:
-        while True:
-            if stream.chunks:
-                chunk = stream.chunks.popleft()
-                self._acknowledge(len(chunk), stream_id)
-                self._flush()
-                yield chunk
-            elif stream.error is not None:
-                raise stream.error
-            elif stream.ended:
-                return
-            else:
-                stream.wake.clear()
-                await stream.wake.wait()
+        while (chunk := await stream.data.get()) is not None:
+            if isinstance(chunk, Exception):
+                raise chunk
+            self._acknowledge(len(chunk), stream_id)
+            self._flush()
+            yield chunk
 
     async def aclose(self) -> None:
         """Say goodbye (GOAWAY) and close the socket; open streams fail."""

@@ -1,7 +1,8 @@
 """What the client's two remote transports share (`streamable.HttpTransport`,
 `wsclient.WebSocketTransport`): the refusal error, the end of input, the connection's messages in
-(`Inbound`: the engine pausing them, at its `max_in_flight` of the agent's requests in flight,
-stops the transport reading the server), cookies, and how their `httpx.AsyncClient`s are made.
+(`RemoteTransport`, a `MessageTransport`: the engine pausing them, at its `max_in_flight` of the
+agent's requests in flight, stops the transport reading the server), cookies, and how their
+`httpx.AsyncClient`s are made.
 
 An `httpx.AsyncClient` builds a new `ssl.SSLContext` each time it is made (loading the CA bundle:
 about 28 ms and 0.8 MiB), even for `http://`, unless it is given one. `connect_agent` gives it one
@@ -25,7 +26,7 @@ import contextlib
 import http
 import socket
 import ssl
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import httpx
 import msgspec
@@ -49,14 +50,16 @@ def text_of(body: bytes | bytearray) -> str:
     return body[:8192].decode("utf-8", "replace")
 
 
-def cookie_header(cookies: httpx.Cookies, url: str) -> str | None:
-    """The `Cookie` header of a request to `url` (None: no cookie for it)."""
-    if not cookies.jar:
-        return None
-    request = httpx.Request("GET", url)
-    cookies.set_cookie_header(request)
-    cookie: str | None = request.headers.get("cookie")
-    return cookie
+def request_headers(headers: Mapping[str, str], cookies: httpx.Cookies, url: str) -> dict[str, str]:
+    """The headers of a request to `url`: `headers` (by lower-case name) and the `Cookie` header
+    of the jar's cookies for it."""
+    fields = {name.lower(): value for name, value in headers.items()}
+    if cookies.jar:
+        request = httpx.Request("GET", url)
+        cookies.set_cookie_header(request)
+        if "cookie" in request.headers:
+            fields["cookie"] = request.headers["cookie"]
+    return fields
 
 
 def keep_cookies(cookies: httpx.Cookies, url: str, status: int, headers: Any) -> None:
@@ -119,14 +122,30 @@ class PostFailed(Exception):
     """A request could not be sent or its answer not read (the connection broke, a bound)."""
 
 
-class Inbound(MessageTransport):
-    """The connection's transport of whole messages: fed by a remote transport, each message the
-    connection sends handed to it; `flow(False)` when the engine pauses it (the agent has the
-    connection's `max_in_flight` requests in flight), `flow(True)` when it reads on."""
+class RemoteTransport(MessageTransport):
+    """The connection's transport of whole messages, fed by a remote transport (each adds `open`,
+    `deliver`, `end_output`, `flow` and `aclose`): each message the connection sends goes to
+    `deliver`; `flow(False)` when the engine pauses it (the agent has the connection's
+    `max_in_flight` requests in flight), `flow(True)` when it reads on."""
 
-    def __init__(self, owner: RemoteTransport, max_message_bytes: int) -> None:
-        super().__init__(owner.send_nowait, owner.end_output, max_message_bytes)
-        self.flow = owner.flow
+    cookies: httpx.Cookies
+    connection_id: str | None = None
+
+    def __init__(self, url: str, options: dict[str, Any]) -> None:
+        super().__init__(self.deliver, self.end_output, options["max_message_bytes"])
+        self.url = url
+        self.eof_reason = "the server closed the connection"
+        self.ended = False
+        self.on_refused: Callable[[RefusedConnectionError], None] = lambda error: None
+
+    async def open(self) -> None:
+        """Open the connection (over HTTP its first request, initialize, does)."""
+
+    def deliver(self, message: bytes) -> None: ...
+
+    def end_output(self) -> None: ...
+
+    def flow(self, reading: bool) -> None: ...
 
     def pause_reading(self) -> None:
         super().pause_reading()
@@ -136,27 +155,6 @@ class Inbound(MessageTransport):
         super().resume_reading()
         self.flow(True)
 
-
-class RemoteTransport:
-    """What both transports share; each adds `open`, `send_nowait`, `end_output`, `flow` and
-    `close`."""
-
-    cookies: httpx.Cookies
-    connection_id: str | None = None
-
-    def __init__(self, url: str, options: dict[str, Any]) -> None:
-        self.url = url
-        self.reader = Inbound(self, options["max_message_bytes"])
-        self.eof_reason = "the server closed the connection"
-        self.ended = False
-        self.on_refused: Callable[[RefusedConnectionError], None] = lambda error: None
-
-    def send_nowait(self, message: bytes) -> None: ...
-
-    def end_output(self) -> None: ...
-
-    def flow(self, reading: bool) -> None: ...
-
     async def describe_eof(self) -> str:
         return self.eof_reason
 
@@ -164,9 +162,9 @@ class RemoteTransport:
         if not self.ended:
             self.ended = True
             self.eof_reason = reason
-            self.reader.feed_eof()
+            self.feed_eof()
 
     def fail_request(self, message: Peek, text: str, data: Any) -> None:
         """Answer one of our requests locally with -32603: its POST was refused."""
         error = {"code": INTERNAL_ERROR, "message": text, "data": data}
-        self.reader.feed(msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error}))
+        self.feed(msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error}))

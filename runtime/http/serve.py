@@ -72,7 +72,8 @@ async def serve(
     "acp_runtime.http: listening on URL" to stderr and calls `on_listening(url)`. Refuses to
     start (`RuntimeError`) when the WebSocket guard does not fit the installed Hypercorn
     (`wsguard.py`)."""
-    wsguard.require()
+    if wsguard.problem is not None:  # never a server without the WebSocket guard
+        raise RuntimeError(wsguard.problem)
     sock = bind if isinstance(bind, socket.socket) else listen_socket(bind)
     trigger: Any = shutdown.wait if shutdown is not None else None
     try:
@@ -80,10 +81,9 @@ async def serve(
         print(f"acp_runtime.http: listening on {url}", file=sys.stderr, flush=True)
         if on_listening is not None:
             on_listening(url)
-        # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
-        asgi_app: Any = app
         cfg = config(app, sock, certfile=certfile, keyfile=keyfile)
-        await hypercorn_serve(asgi_app, cfg, shutdown_trigger=trigger)
+        # an ASGI 3 app; its scope and events are plain dicts where hypercorn has TypedDicts
+        await hypercorn_serve(app, cfg, shutdown_trigger=trigger)  # type: ignore[arg-type]
     finally:
         if sock is not bind:
             sock.close()
@@ -97,11 +97,8 @@ def listen_socket(listen: str) -> socket.socket:
         raise ValueError(f"listen address {listen!r} is not HOST:PORT")
     host = host.strip("[]") or "127.0.0.1"
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, int(port)))
-    sock.listen(1024)
-    return sock
+    dual = family == socket.AF_INET6  # (IPv4 too on "::", as the system's default has it)
+    return socket.create_server((host, int(port)), family=family, backlog=1024, dualstack_ipv6=dual)
 
 
 def url_of(sock: socket.socket, path: str = "/acp", scheme: str = "http") -> str:

@@ -200,12 +200,12 @@ class AcpApp(Registry):
             elif method == "GET":
                 await self._get(headers, principal, receive, send)
             elif method == "DELETE":
-                await self._known(headers, principal).close()
+                await self.lookup(headers, principal).close()
                 await respond(send, 202, [])
             else:
                 raise Refused(405, "method not allowed", headers=[(b"allow", b"GET, POST, DELETE")])
         except Refused as exc:
-            await exc.answer(send)
+            await respond(send, exc.status, exc.headers, exc.body)
         finally:
             self.buffered -= len(body)
 
@@ -266,16 +266,6 @@ class AcpApp(Registry):
             headers.append((b"set-cookie", cookie.encode()))
         return headers
 
-    def _known(self, headers: Headers, principal: Any, missing: str = "") -> RemoteConnection:
-        """The connection the request names, or `Refused` 400 (no id) / 404 (unknown to it)."""
-        connection_id = headers.get(guard.CONNECTION_ID_HEADER)
-        if connection_id is None:
-            raise Refused(400, f"missing Acp-Connection-Id{missing}")
-        connection = self.lookup(connection_id, principal)
-        if connection is None:
-            raise Refused(404, "unknown Acp-Connection-Id")
-        return connection
-
     # --- POST -------------------------------------------------------------------------------------
 
     async def _post(self, headers: Headers, body: bytes, principal: Any, send: Send) -> None:
@@ -310,7 +300,7 @@ class AcpApp(Registry):
                 raise Refused(400, invalid + text, INVALID_REQUEST)
             await self._initialize(body, message, principal, headers.tls, send)
             return
-        connection = self._known(headers, principal, " (only initialize may come without one)")
+        connection = self.lookup(headers, principal, " (only initialize may come without one)")
         connection.receive(body, message, headers.get(guard.SESSION_ID_HEADER))
         await respond(send, 202, [])
 
@@ -336,7 +326,7 @@ class AcpApp(Registry):
             raise Refused(426, "this server takes WebSocket upgrades over HTTP/1.1")
         if guard.EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
             raise Refused(406, f"Accept must include {guard.EVENT_STREAM_TYPE}")
-        connection = self._known(headers, principal)
+        connection = self.lookup(headers, principal)
         session = headers.get(guard.SESSION_ID_HEADER)
         await connection.stream(session, self.keepalive, receive, send)
 

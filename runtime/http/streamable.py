@@ -75,22 +75,6 @@ class EventParser:
         return data
 
 
-async def alive_within(chunks: AsyncIterator[bytes], seconds: float | None) -> AsyncIterator[bytes]:
-    """The chunks of a response; `PostFailed` when none comes for `seconds` (None: no deadline).
-    A keepalive comment is a chunk: a quiet but live server passes."""
-    iterator = chunks.__aiter__()
-    while True:
-        try:
-            async with asyncio.timeout(seconds):
-                chunk = await anext(iterator)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            text = f"nothing came for {seconds} seconds, not even a keepalive"
-            raise PostFailed(text) from None
-        yield chunk
-
-
 _GONE = frozenset({401, 403, 404, 410})
 _BROKEN = (httpx.HTTPError, PostFailed, OSError)
 
@@ -98,7 +82,7 @@ _BROKEN = (httpx.HTTPError, PostFailed, OSError)
 class HttpTransport(RemoteTransport):
     def __init__(self, url: str, options: dict[str, Any]) -> None:
         super().__init__(url, options)
-        self._read_timeout: float | None = options["read_timeout"]
+        self._timeout: float | None = options["read_timeout"]
         self._max_streams: int = options["max_session_streams"]
         self._limit: int = options["max_message_bytes"]
         scheme = urlsplit(url).scheme.lower()
@@ -132,10 +116,7 @@ class HttpTransport(RemoteTransport):
         self._room = asyncio.Event()  # set while the engine takes what comes (`flow`)
         self._room.set()
 
-    async def open(self) -> None:
-        pass  # its first request, initialize, opens it
-
-    def send_nowait(self, message: bytes) -> None:
+    def deliver(self, message: bytes) -> None:
         self._queue.put_nowait(message)
 
     def end_output(self) -> None:
@@ -144,7 +125,7 @@ class HttpTransport(RemoteTransport):
     def flow(self, reading: bool) -> None:
         (self._room.set if reading else self._room.clear)()
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         self._queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.shield(self._sender), 5.0)
@@ -156,7 +137,7 @@ class HttpTransport(RemoteTransport):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._exchange("DELETE", self._ids(None), b""), 5.0)
         self.end_input("the client closed the connection")
-        self.reader.feed_eof()  # (after a refusal too)
+        self.feed_eof()  # (after a refusal too)
         if self._h2conn is not None:
             await self._h2conn.aclose()
         if self._owns_client and self._client is not None:
@@ -180,8 +161,7 @@ class HttpTransport(RemoteTransport):
                 yield reply
             return
         http = client or self._client
-        if http is None:  # (an h2c connection has no httpx client, and was taken above)
-            raise ConnectionError(f"{self.url}: the connection has no HTTP client")
+        assert http is not None  # (an h2c connection has no httpx client, and was taken above)
         async with http.stream(method, self.url, headers=headers, content=body or None) as answer:
             version = answer.http_version.lower()
             yield Reply(answer.status_code, answer.headers, answer.aiter_bytes(), version)
@@ -192,7 +172,7 @@ class HttpTransport(RemoteTransport):
         """A request's whole answer. One not answered within `read_timeout` seconds, or whose
         body passes the message limit, fails (`PostFailed`): later messages must not wait."""
         try:
-            async with asyncio.timeout(self._read_timeout):
+            async with asyncio.timeout(self._timeout):
                 async with self._open(method, headers, body) as reply:
                     content = b""
                     async for chunk in reply.chunks:
@@ -201,7 +181,7 @@ class HttpTransport(RemoteTransport):
                             raise PostFailed(f"POST: the answer's body passed {self._limit} bytes")
         except TimeoutError:
             raise PostFailed(
-                f"POST {self.url}: no answer within {self._read_timeout:g} s (read_timeout)"
+                f"POST {self.url}: no answer within {self._timeout:g} s (read_timeout)"
             ) from None
         return reply, content
 
@@ -241,7 +221,7 @@ class HttpTransport(RemoteTransport):
             self._open_stream(None)
             self._receive(content)
         elif reply.status == 200 and envelope(content).failed:
-            self.reader.feed(content)  # initialize failed: no connection
+            self.feed(content)  # initialize failed: no connection
             self.end_input("the agent refused initialize")
         else:
             text = remote.text_of(content) or f"no {CONNECTION_ID_HEADER} in the answer"
@@ -269,7 +249,7 @@ class HttpTransport(RemoteTransport):
             self._open_stream(message.result_session_id)
         if message.kind == "request" and message.session_id is not None:
             self._asked[message.id_key] = message.session_id
-        self.reader.feed(data)
+        self.feed(data)
 
     def _open_stream(self, session: str | None) -> None:
         task = self._streams.get(session)
@@ -303,8 +283,16 @@ class HttpTransport(RemoteTransport):
                 body = await anext(aiter(reply.chunks), b"")  # its start, for the reason
                 reason = remote.text_of(body)
                 return f"the server refused the stream: HTTP {reply.status}: {reason}"
-            parser = EventParser(self._limit)
-            async for chunk in alive_within(reply.chunks, self._read_timeout):
+            parser, chunks, seconds = EventParser(self._limit), aiter(reply.chunks), self._timeout
+            while True:  # a keepalive comment is a chunk: a quiet but live server passes
+                try:
+                    async with asyncio.timeout(seconds):
+                        chunk = await anext(chunks, None)
+                except TimeoutError:
+                    text = f"nothing came for {seconds} seconds, not even a keepalive"
+                    raise PostFailed(text) from None
+                if chunk is None:
+                    break
                 for event in parser.feed(chunk):
                     self._receive(event)
                 await self._room.wait()  # the agent's requests: read on once some are answered

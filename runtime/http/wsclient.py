@@ -28,7 +28,6 @@ from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
 from . import remote
-from .guard import CONNECTION_ID_HEADER
 from .remote import RefusedConnectionError, RemoteTransport
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
@@ -51,9 +50,9 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._parts: list[Any] | None = None  # the frames so far of a fragmented text message
-        self._write_paused = False
-        self._input_paused = False  # by the engine: the agent has its requests in flight
-        self._reading = True
+        # why the socket is not read: "write" (what we wrote waits unread), "input" (the engine
+        # paused it: the agent has its requests in flight)
+        self._holds: set[str] = set()
         self._abort: asyncio.TimerHandle | None = None
         self._head = b""
         self._silent = False  # nothing came since the last ping
@@ -61,10 +60,9 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
 
     async def open(self) -> None:
         request = self._ws.connect()
-        for name, value in (self._options["headers"] or {}).items():
+        own = self._options["headers"] or {}
+        for name, value in remote.request_headers(own, self.cookies, self._http_url).items():
             request.headers[name] = value
-        if (cookie := remote.cookie_header(self.cookies, self._http_url)) is not None:
-            request.headers["Cookie"] = cookie
         self._ws.send_request(request)
         uri = parse_uri(self.url)
         context: Any = None
@@ -90,11 +88,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             reason = status[2].decode("latin-1")
             raise RefusedConnectionError(self.url, int(status[1]), reason, "websocket")
         raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
-
-    def _opened(self, response: Response) -> None:
-        self.connection_id = response.headers.get(CONNECTION_ID_HEADER)
-        headers = list(response.headers.raw_items())
-        remote.keep_cookies(self.cookies, self._http_url, 101, headers)
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
 
@@ -127,16 +120,12 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             if isinstance(event, Frame):
                 self._frame(event)
             elif isinstance(event, Response) and self._ws.handshake_exc is None:
-                self._opened(event)
+                headers = list(event.headers.raw_items())
+                remote.keep_cookies(self.cookies, self._http_url, 101, headers)
         if self._ws.state is not State.CONNECTING and not self._handshake.done():
             self._handshake.set_result(None)
 
-    def eof_received(self) -> bool | None:
-        self._ws.receive_eof()
-        self._flush()
-        return None
-
-    def connection_lost(self, exc: Exception | None) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:  # (an EOF closes the socket)
         self._ws.receive_eof()
         self._transport = None
         for timer in (self._abort, self._ticker):
@@ -144,8 +133,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
                 timer.cancel()
         if not self._handshake.done():
             self._handshake.set_result(None)
-        if not self._closed.done():
-            self._closed.set_result(None)
+        self._closed.set_result(None)
         closed = self._ws.close_exc
         if exc is not None:
             self.end_input(f"the WebSocket {self.url} broke: {exc!r}")
@@ -155,12 +143,10 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self.end_input(f"the WebSocket {self.url} closed: {closed}")
 
     def pause_writing(self) -> None:
-        self._write_paused = True
-        self._read_or_not()
+        self._hold("write", True)
 
     def resume_writing(self) -> None:
-        self._write_paused = False
-        self._read_or_not()
+        self._hold("write", False)
 
     # --- in ---------------------------------------------------------------------------------------
 
@@ -181,22 +167,21 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             self._flush()
             return
         if not self.ended:
-            self.reader.feed(data)
+            self.feed(data)
 
     def flow(self, reading: bool) -> None:
-        self._input_paused = not reading
-        self._read_or_not()
+        self._hold("input", not reading)
 
-    def _read_or_not(self) -> None:
+    def _hold(self, why: str, held: bool) -> None:
         """Read the socket while what we wrote drains and the engine takes what comes."""
-        reading = not self._write_paused and not self._input_paused
-        if reading is not self._reading and self._transport is not None:
-            self._reading = reading
-            (self._transport.resume_reading if reading else self._transport.pause_reading)()
+        was_reading = not self._holds
+        (self._holds.add if held else self._holds.discard)(why)
+        if was_reading == bool(self._holds) and self._transport is not None:  # it changed
+            (self._transport.pause_reading if self._holds else self._transport.resume_reading)()
 
     # --- out --------------------------------------------------------------------------------------
 
-    def send_nowait(self, message: bytes) -> None:
+    def deliver(self, message: bytes) -> None:
         if self._ws.state is not State.OPEN:
             return  # closing: the end of input fails what waits
         self._ws.send_text(message)  # a text frame, sent without decoding
@@ -221,7 +206,7 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         if self._ws.close_expected() and self._abort is None:  # the server closes the socket
             self._abort = asyncio.get_running_loop().call_later(_CLOSE_TIMEOUT, transport.abort)
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         self.end_output()
         if self._transport is not None:
             with contextlib.suppress(TimeoutError):

@@ -17,7 +17,7 @@ additional_headers) -> (status, headers, connection)` reading the offered extens
 `self.extensions`; `WSStream` answering a `CloseConnection` event with `event.response()` when
 the connection's `state` is `REMOTE_CLOSING`, and closing the stream after it. `check()` runs a
 handshake at import; when the shape has moved, `problem` names Hypercorn's and wsproto's versions,
-and `serve` refuses to start (`require()`): never a server without the guard.
+and `serve` refuses to start: never a server without the guard.
 """
 
 from __future__ import annotations
@@ -119,12 +119,6 @@ def check() -> str | None:
     if status != 101 or not isinstance(connection, GuardedConnection):
         return "the handshake ignores the guard's connection"
     return None
-
-
-def require() -> None:
-    """Refuse to serve when the guard does not hold (`problem`)."""
-    if problem is not None:
-        raise RuntimeError(problem)
 
 
 _ORIGINAL = ws_stream.Handshake.accept

@@ -9,6 +9,7 @@ and what a connection needs to answer a message the package refused.
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeAlias, Union
 
 import msgspec
@@ -73,24 +74,15 @@ class Peek(msgspec.Struct, frozen=True):
     @property
     def id_key(self) -> tuple[str, Any] | None:
         """The id as a dictionary key that tells 1 from "1"."""
-        return id_key(self.id)
+        usable = self.answer_id
+        return (type(usable).__name__, usable) if usable is not None else None
 
     @property
     def answer_id(self) -> int | str | None:
         """The id an answer to this message carries: its own when it is an integer or a string,
         else null."""
-        return answer_id(self.id)
-
-
-def id_key(request_id: Any) -> tuple[str, Any] | None:
-    usable = answer_id(request_id)
-    return (type(usable).__name__, usable) if usable is not None else None
-
-
-def answer_id(request_id: Any) -> int | str | None:
-    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
-        return None
-    return request_id
+        usable = isinstance(self.id, (int, str)) and not isinstance(self.id, bool)
+        return self.id if usable else None
 
 
 def _session_of(raw: msgspec.Raw) -> str | None:
@@ -140,40 +132,25 @@ def _batch(data: bytes) -> Peek:
 
 def sniff(head: bytes) -> tuple[str, RequestId]:
     """Guess the kind and id of a message from the top-level keys in its first bytes (of an
-    oversized message, or one nested too deep to decode)."""
-    text = head.decode("utf-8", "replace")
+    oversized message, or one nested too deep to decode): each key's value as it is written when
+    a string, an integer, else `...`."""
     keys: dict[str, object] = {}
-    depth, i, n, key, expect_key = 0, 0, len(text), None, False
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            token, i = text[i + 1 : j], j + 1
-            if depth == 1 and expect_key:
-                key, expect_key = token, False
-            elif depth == 1 and key is not None:
-                keys[key], key = token, None
+    depth, key, expect_key = 0, None, False
+    for match in _TOKEN.finditer(head.decode("utf-8", "replace")):
+        token, string = match.group(), match.group(1)
+        if depth == 1 and string is not None and expect_key:
+            key, expect_key = string, False
             continue
-        if ch in "{[":
-            if depth == 1 and key is not None:
-                keys[key], key = ..., None
+        if depth == 1 and key is not None and token not in "}],":  # the value of `key`
+            value = string if string is not None else int(token) if token[-1].isdigit() else ...
+            keys[key], key = value, None
+        if token in "{[":
             depth += 1
             expect_key = depth == 1
-        elif ch in "}]":
+        elif token in "}]":
             depth -= 1
-        elif depth == 1 and ch == ",":
+        elif depth == 1 and token == ",":
             expect_key = True
-        elif depth == 1 and key is not None and (ch == "-" or ch.isdigit()):
-            j = i + 1
-            while j < n and text[j].isdigit():
-                j += 1
-            keys[key], key, i = int(text[i:j]) if text[i:j] != "-" else ..., None, j
-            continue
-        elif depth == 1 and key is not None and ch.isalpha():
-            keys[key], key = ..., None
-        i += 1
     request_id = keys.get("id")
     request_id = request_id if isinstance(request_id, (int, str)) else None
     if "method" in keys:
@@ -181,6 +158,11 @@ def sniff(head: bytes) -> tuple[str, RequestId]:
     if "result" in keys or "error" in keys:
         return "response", request_id
     return "unknown", request_id
+
+
+_TOKEN = re.compile(r'"((?:[^"\\]|\\.?)*)"?|-?\d+|-|[^\W\d_]+|[{}\[\],]', re.S)
+"""What `sniff` reads: a string (its text as written, unterminated at the end of the head), an
+integer, a word (true, false, null), a bracket or a comma; anything else is skipped."""
 
 
 def classify(line: bytes) -> tuple[str, RequestId]:

@@ -1,24 +1,32 @@
 """The JSON-RPC engine's tables and hooks: the hooks through which a protocol rides on the engine
-(`Policy`); the engine's ordered inbox of notifications and answers, and its observed transport;
+(`Policy`); its observed transport;
 its outgoing calls: the calls awaiting an answer, and `PendingCall`, what `send_request` gives its
-caller."""
+caller; and `Caller`, the engine's sending half (its transport and package, its calls and
+notifications, its writes and its close), which `PendingCall` and `serving.Server` stand on: the
+engine (`engine.Engine`) is a `Caller` that also receives."""
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections import OrderedDict, deque
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generator
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generator, Generic, TypeVar
 
 import msgspec
 
-from .errors import RequestTimeoutError
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, tracing, wire
+from .errors import CapabilityError, ConnectionClosedError, RequestTimeoutError
+from .sending import Envelopes, Sender, encode_error, error
 
 if TYPE_CHECKING:
     from . import RequestId
-    from .engine import Engine
-    from .package import ErrorResponseMessage, NotificationMessage, ResponseMessage, TypeForm
+    from .package import NotificationMessage, PackageT, RpcException, TypeForm
     from .transport import Transport
+else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
+    PackageT = TypeVar("PackageT")
+
+log = logging.getLogger("acp_runtime")
 
 Step = Callable[[Any], Any]
 
@@ -66,49 +74,6 @@ class Policy:
     def on_result(self, method: str, params: Any, result: Any) -> Any:
         """The peer's result for one of our calls, checked; returns what the call gives."""
         return result
-
-
-EOF: Any = object()  # the end of the inbox: the peer's output ended
-
-
-class Answer:
-    """An answer that arrived after notifications still to be handled: it waits its turn."""
-
-    __slots__ = ("response",)
-
-    def __init__(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        self.response = response
-
-
-class Inbox:
-    """The received notifications and answers (`Answer`), in arrival order, for the one worker
-    task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up
-    future only while the worker waits)."""
-
-    __slots__ = ("items", "waiter")
-
-    def __init__(self) -> None:
-        self.items: deque[Any] = deque()
-        self.waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: Any) -> None:
-        self.items.append(item)
-        if self.waiter is not None:
-            self.wake()
-
-    def wake(self) -> None:
-        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    async def get(self) -> Any:
-        while not self.items:
-            self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
-        return self.items.popleft()
 
 
 class ObservedTransport:
@@ -186,18 +151,12 @@ class PendingCalls(dict["RequestId", Outgoing]):
             return None
 
     def resolve(self, response: Any, schema: Any) -> None:
-        """End the call a response answers with its result or its error."""
+        """End the call a response answers: no longer pending, its future given the result or the
+        error."""
         outgoing = self.take(response.id)
-        if outgoing is not None:
-            self.settle(response.id, outgoing, response, schema)
-
-    def settle(self, request_id: RequestId, outgoing: Outgoing, response: Any, schema: Any) -> None:
-        """End the call `outgoing` (pending as `request_id`, found by the caller) with a response:
-        no longer pending, its future given the result or the error."""
-        self.take(request_id)
-        future = outgoing.future
-        if future.done():
+        if outgoing is None or outgoing.future.done():
             return
+        future = outgoing.future
         if isinstance(response, schema.Response):
             future.set_result(response.result)
         elif isinstance(response, schema.ErrorResponse):
@@ -239,7 +198,7 @@ class PendingCall:
 
     def __init__(
         self,
-        conn: Engine[Any],
+        conn: Caller[Any],
         request_id: int,
         method: str,
         params: Any,
@@ -278,3 +237,199 @@ class PendingCall:
 
     async def cancel(self) -> None:
         await self._conn.cancel_request(self.id)
+
+
+class Caller(Generic[PackageT]):
+    """The sending half of a JSON-RPC engine, over a transport of whole messages, driven by a
+    generated package: requests (their ids, the calls pending, timeouts, `$/cancel_request`),
+    notifications, the messages written, the observer of what is sent, and the close. Its
+    `policy` (`Policy`) checks what goes out and the results that come back."""
+
+    peer_side: str  # the other end's: the observer is shown what is sent as that end decodes it
+    results_as_json: frozenset[str] = frozenset()  # methods whose results are not typed for now
+
+    def __init__(
+        self,
+        transport: Transport,
+        schema: PackageT,
+        *,
+        strict: bool,
+        observer: Callable[[str, bytes, Any], None] | None,
+        tracer: Any,
+        timeout: float | None,
+    ) -> None:
+        self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
+        self.tracer = tracer  # W3C trace context in _meta, see tracing.py
+        self.strict = strict  # outgoing values checked strictly against the package's types
+        self.timeout = timeout  # seconds a call waits for its answer by default; None: no limit
+        self._transport = (
+            ObservedTransport(transport, self._show_sent) if observer is not None else transport
+        )
+        self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
+        self.pending = PendingCalls(self._loop)  # our calls awaiting their answers
+        self.policy: Policy = Policy()
+        self._sender = Sender()
+        self._next_id = 0
+        self._eof_error: ConnectionClosedError | None = None  # the peer's output ended
+        self._closed: asyncio.Future[None] = self._loop.create_future()
+        self._close_error: ConnectionClosedError | None = None
+        self.bind(schema)
+
+    def bind(self, schema: PackageT) -> None:
+        """Send by `schema` from now on: its envelopes, its checks, its `$/cancel_request`."""
+        self.schema: PackageT = schema
+        self._cancel_request_info = schema.NOTIFICATIONS.get(CANCEL_REQUEST)
+        self._sender.bind(schema, Envelopes.of(schema))
+        self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.done()
+
+    async def wait_closed(self) -> None:
+        await asyncio.shield(self._closed)
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        result_type: TypeForm = DEFAULT,
+        *,
+        timeout: Any = DEFAULT,
+    ) -> Any:
+        """Send a request and wait for its typed result (or raise the peer's typed error).
+        `timeout` (seconds; default the connection's, None: no limit): when no answer came in
+        time, `$/cancel_request` is sent, a late answer dropped, and `RequestTimeoutError` raised.
+        """
+        return await (await self.send_request(method, params, result_type, timeout=timeout))
+
+    async def send_request(
+        self,
+        method: str,
+        params: Any = None,
+        result_type: TypeForm = DEFAULT,
+        *,
+        timeout: Any = DEFAULT,
+    ) -> PendingCall:
+        """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
+        error = self._close_error or self._eof_error  # no call once either end closed
+        if error is not None:
+            raise error
+        policy = self.policy
+        params = self._outgoing(method, params)
+        if method in self.results_as_json:
+            result_type = None
+        elif result_type is DEFAULT:
+            info = self.schema.REQUESTS.get(method)
+            result_type = info.result if info is not None else None
+        request_id = self._next_id
+        self._next_id = request_id + 1
+        direct = in_notification.get() is self
+        future = self.pending.open(request_id, method, result_type, direct)
+        try:
+            await self.write(self._sender.request(request_id, method, params))
+        except asyncio.CancelledError:
+            # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
+            self.abandon(request_id)
+            raise
+        except BaseException:
+            self.pending.drop(request_id, future)
+            raise
+        if policy.sends_watched is None or method in policy.sends_watched:
+            policy.sent(method, params)
+        timeout = self.timeout if timeout is DEFAULT else timeout
+        return PendingCall(self, request_id, method, params, future, timeout, policy)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        if self._close_error is not None:
+            raise self._close_error
+        params = self._outgoing(method, params)
+        await self.write(self._sender.notification(method, params))
+        self.policy.sent(method, params)
+
+    def _outgoing(self, method: str, params: Any) -> Any:
+        """Outgoing params as the policy passes them (checked), with the trace context."""
+        self._sender.sending = None
+        params = self.policy.before_send(method, params)
+        return tracing.inject(self.tracer, params) if self.tracer is not None else params
+
+    async def cancel_request(self, request_id: RequestId) -> None:
+        """Send `$/cancel_request` for a pending call; it stays pending until the peer serving."""
+        if self._cancel_request_info is None:
+            raise CapabilityError(CANCEL_REQUEST, "the schema defines no such notification")
+        await self.notify(CANCEL_REQUEST, self._cancel_params(request_id))
+
+    def _cancel_params(self, request_id: RequestId) -> Any:
+        info = self._cancel_request_info
+        assert info is not None  # (its callers send no cancel without one)
+        return wire.build(self.schema, {CANCEL_REQUEST_ID: request_id}, info.params)
+
+    def abandon(self, request_id: RequestId) -> None:
+        """Stop waiting for one of our calls (its late answer dropped); ask the peer to drop it."""
+        if not self.pending.abandon(request_id):
+            return
+        if self._cancel_request_info is None or self._closed.done():
+            return
+        try:
+            params = self._cancel_params(request_id)
+            self._transport.send_nowait(self._sender.notification(CANCEL_REQUEST, params))
+        except Exception as exc:
+            log.debug("could not send $/cancel_request: %r", exc)
+
+    async def write(self, data: bytes) -> None:
+        """Send one encoded message, waiting while the peer reads too slowly; a failed write raises
+        `ConnectionClosedError` (the peer's going away, when it came first)."""
+        if self._closed.done():
+            raise self._close_error or ConnectionClosedError("connection closed")
+        try:
+            await self._transport.send(data)
+        except (ConnectionError, OSError, RuntimeError) as exc:
+            known = self._eof_error or self._close_error
+            if known is not None:
+                raise known from exc
+            raise self._on_write_error(exc) from exc
+
+    def write_nowait(self, data: bytes) -> None:
+        """Send one encoded message as it is, now (raises when the output is closed or broken)."""
+        self._transport.send_nowait(data)
+
+    def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
+        """Answer `request_id` with `err` now (best effort: a broken output is logged)."""
+        try:
+            self._transport.send_nowait(encode_error(self.schema, request_id, err))
+        except Exception as exc:
+            log.debug("could not send an error answer: %r", exc)
+
+    def rpc_error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
+        """The package's error of `code` (its -326xx subclass), to raise or to answer with."""
+        return error(self.schema, code, message, data)
+
+    def _on_write_error(self, exc: BaseException) -> ConnectionClosedError:
+        """Writing failed (in this call, or messages written in an earlier one): close."""
+        err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
+        self.shutdown(err)
+        return err
+
+    def shutdown(self, error: ConnectionClosedError) -> None:
+        """Close now, for `error`: pending calls fail with it, the output is closed."""
+        if self._closed.done():
+            return
+        self._close_error = error
+        self.pending.fail_all(error, keep_answered=False)
+        self._transport.close()
+        self._closed.set_result(None)
+
+    def observe(self, direction: str, line: bytes, message: Any) -> None:
+        if self.observer is not None:
+            try:
+                self.observer(direction, line, message)
+            except Exception:
+                log.exception("the message observer failed")
+
+    def _show_sent(self, message: bytes) -> None:
+        """Show an outgoing message to the observer, decoded as the peer will (results untyped)."""
+        try:
+            decoded = self.schema.decode_message(message, self.peer_side)
+        except Exception:
+            decoded = None
+        self.observe("out", message, decoded)

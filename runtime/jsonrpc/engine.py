@@ -34,7 +34,7 @@ answer down:
   `policy.AcpPolicy.serve` -> `connection.Connection.handle` -> `Connection._dispatch` -> the
   handler's method;
 - back: the handler's result returns to `Server._serve` (through `AcpPolicy._checked` when its
-  result is checked) -> `sending.Sender.response` (`Envelopes.response`) -> `Engine.write` ->
+  result is checked) -> `sending.Sender.response` (`Envelopes.response`) -> `calls.Caller.write` ->
   `framing.LineWriter.write` -> the asyncio transport's `write`.
 """
 
@@ -43,32 +43,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, Mapping, TypeVar, cast
+from collections import deque
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, TypeVar, cast
 
-import msgspec
-
-from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, calls, serving, tracing, wire
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, calls, serving, wire
 from .calls import DEFAULT as DEFAULT
-from .calls import EOF, Answer, Inbox, ObservedTransport, PendingCall, PendingCalls, Policy, Step
-from .errors import CapabilityError, ConnectionClosedError
+from .calls import Caller, Step
+from .errors import ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
-from .sending import Envelopes, Sender
+from .sending import as_rpc_error as as_rpc_error
 from .serving import DEFAULT_MAX_IN_FLIGHT, Refusal, Server, Serving
-from .serving import as_rpc_error as as_rpc_error
 from .transport import LineTransport
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
     from . import RequestId
-    from .package import (
-        ErrorResponseMessage,
-        PackageT,
-        RequestMessage,
-        ResponseMessage,
-        RpcException,
-        TypeForm,
-    )
+    from .package import ErrorResponseMessage, PackageT, RequestMessage, ResponseMessage
     from .transport import Transport
 else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
@@ -76,14 +67,57 @@ else:  # jsonrpc/package.py is for type checkers: at run time, only the type var
 log = logging.getLogger("acp_runtime")
 
 
-class Engine(Generic[PackageT]):
+EOF: Any = object()  # the end of the inbox: the peer's output ended
+
+
+class Answer:
+    """An answer that arrived after notifications still to be handled: it waits its turn."""
+
+    __slots__ = ("response",)
+
+    def __init__(self, response: ResponseMessage | ErrorResponseMessage) -> None:
+        self.response = response
+
+
+class Inbox:
+    """The received notifications and answers (`Answer`), in arrival order, for the one worker
+    task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up
+    future only while the worker waits)."""
+
+    __slots__ = ("items", "waiter")
+
+    def __init__(self) -> None:
+        self.items: deque[Any] = deque()
+        self.waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self.items.append(item)
+        if self.waiter is not None:
+            self.wake()
+
+    def wake(self) -> None:
+        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> Any:
+        while not self.items:
+            self.waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self.waiter
+            finally:
+                self.waiter = None
+        return self.items.popleft()
+
+
+class Engine(Caller[PackageT]):
     """A JSON-RPC 2.0 engine over a transport of whole messages, driven by a generated package's
-    codec; it knows no protocol method. Its `policy` (`Policy`) carries a protocol's rules and
-    reaches its handlers; `screen`, when given, reads each received line first (True: taken)."""
+    codec; it knows no protocol method. What it sends is its `Caller` half's; here, what it
+    receives: messages decoded, requests served (`serving.Server`), notifications and answers
+    handled in order. Its `policy` (`Policy`) carries a protocol's rules and reaches its handlers;
+    `screen`, when given, reads each received line first (True: taken)."""
 
     side: str  # whose methods this end receives: the package's codec reads them
-    peer_side: str  # the other end's
-    results_as_json: frozenset[str] = frozenset()  # methods whose results are not typed for now
 
     def __init__(
         self,
@@ -100,15 +134,11 @@ class Engine(Generic[PackageT]):
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         screen: Callable[[bytes], bool] | None = None,
     ) -> None:
-        self.schema: PackageT = schema
         self.screen = screen  # (its owner sets it to None once it takes no more lines)
         self.answer_screen: Callable[[Any], Any] | None = None  # reads each answer first
-        self.observer = observer  # observer("in" | "out", raw bytes, decoded message or None)
-        self.tracer = tracer  # W3C trace context in _meta, see tracing.py
         self.lenient = lenient
-        self.strict = strict  # outgoing values checked strictly against the package's types
-        self.timeout = timeout  # seconds a call waits for its answer by default; None: no limit
         self.max_line_bytes = max_line_bytes
+        self._steps: dict[str, tuple[Step | None, Step | None]] = {}  # by method
         transport: Transport
         if writer is None:  # a transport of whole messages (`acp_runtime.jsonrpc.transport`)
             transport = cast("Transport", reader)
@@ -116,15 +146,9 @@ class Engine(Generic[PackageT]):
             transport = LineTransport(
                 cast("ByteReader", reader), writer, max_line_bytes, self._on_write_error
             )
-        self._transport = (
-            ObservedTransport(transport, self._show_sent) if observer is not None else transport
+        super().__init__(
+            transport, schema, strict=strict, observer=observer, tracer=tracer, timeout=timeout
         )
-        self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
-        self.pending = PendingCalls(self._loop)  # our calls awaiting their answers
-        self.policy: Policy = Policy()
-        self._steps: dict[str, tuple[Step | None, Step | None]] = {}  # by method
-        self._sender = Sender()
-        self.bind(schema)
         self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
         self._server = Server(
             self,
@@ -135,22 +159,15 @@ class Engine(Generic[PackageT]):
             max_in_flight,
         )
         self._busy = False
-        self._next_id = 0
-        self._eof_error: ConnectionClosedError | None = None
         self._inbox_drained = False
         self._input_ended = False
-        self._closed: asyncio.Future[None] = self._loop.create_future()
-        self._close_error: ConnectionClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.describe_eof: Callable[[], Awaitable[str]] | None = None
 
     def bind(self, schema: PackageT) -> None:
         """Drive this engine by `schema` from now on: its codec, envelopes, `$/cancel_request`."""
-        self.schema = schema
-        self._cancel_request_info = schema.NOTIFICATIONS.get(CANCEL_REQUEST)
+        super().bind(schema)
         self._decoder = schema.MessageDecoder(self.side, self.pending.types, lenient=self.lenient)
-        self._sender.bind(schema, Envelopes.of(schema))
-        self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
 
     def forget_steps(self) -> None:
         """Forget how `_work` handles each method's notifications (asked of the policy again):
@@ -160,15 +177,6 @@ class Engine(Generic[PackageT]):
     def start_engine(self) -> None:
         self._tasks = [self._loop.create_task(self._work())]
         self._transport.start(self._on_messages, self._on_input_end)
-
-    # --- public API ------------------------------------------------------------------------------
-
-    @property
-    def closed(self) -> bool:
-        return self._closed.done()
-
-    async def wait_closed(self) -> None:
-        await asyncio.shield(self._closed)
 
     async def close(self, error: Exception | None = None) -> None:
         """Close now: pending calls fail, running handlers are cancelled, the output is closed."""
@@ -185,84 +193,9 @@ class Engine(Generic[PackageT]):
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def request(
-        self,
-        method: str,
-        params: Any = None,
-        result_type: TypeForm = DEFAULT,
-        *,
-        timeout: Any = DEFAULT,
-    ) -> Any:
-        """Send a request and wait for its typed result (or raise the peer's typed error).
-        `timeout` (seconds; default the connection's, None: no limit): when no answer came in
-        time, `$/cancel_request` is sent, a late answer dropped, and `RequestTimeoutError` raised.
-        """
-        return await (await self.send_request(method, params, result_type, timeout=timeout))
-
-    async def send_request(
-        self,
-        method: str,
-        params: Any = None,
-        result_type: TypeForm = DEFAULT,
-        *,
-        timeout: Any = DEFAULT,
-    ) -> PendingCall:
-        """Send a request; returns the `PendingCall` at once (its `.id`, `.cancel()`, `await`)."""
-        error = self._close_error or self._eof_error  # no call once either end closed
-        if error is not None:
-            raise error
-        policy = self.policy
-        params = self._outgoing(method, params)
-        if method in self.results_as_json:
-            result_type = None
-        elif result_type is DEFAULT:
-            info = self.schema.REQUESTS.get(method)
-            result_type = info.result if info is not None else None
-        request_id = self._next_id
-        self._next_id = request_id + 1
-        direct = calls.in_notification.get() is self
-        future = self.pending.open(request_id, method, result_type, direct)
-        try:
-            await self.write(self._sender.request(request_id, method, params))
-        except asyncio.CancelledError:
-            # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
-            self.abandon(request_id)
-            raise
-        except BaseException:
-            self.pending.drop(request_id, future)
-            raise
-        if policy.sends_watched is None or method in policy.sends_watched:
-            policy.sent(method, params)
-        timeout = self.timeout if timeout is DEFAULT else timeout
-        return PendingCall(self, request_id, method, params, future, timeout, policy)
-
-    async def notify(self, method: str, params: Any = None) -> None:
-        if self._close_error is not None:
-            raise self._close_error
-        params = self._outgoing(method, params)
-        await self.write(self._sender.notification(method, params))
-        self.policy.sent(method, params)
-
-    def _outgoing(self, method: str, params: Any) -> Any:
-        """Outgoing params as the policy passes them (checked), with the trace context."""
-        self._sender.sending = None
-        params = self.policy.before_send(method, params)
-        return tracing.inject(self.tracer, params) if self.tracer is not None else params
-
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: `work()` once its answer is written (`Server`'s)."""
         self._server.after_answer(work)
-
-    async def cancel_request(self, request_id: RequestId) -> None:
-        """Send `$/cancel_request` for a pending call; it stays pending until the peer serving."""
-        if self._cancel_request_info is None:
-            raise CapabilityError(CANCEL_REQUEST, "the schema defines no such notification")
-        await self.notify(CANCEL_REQUEST, self._cancel_params(request_id))
-
-    def _cancel_params(self, request_id: RequestId) -> Any:
-        info = self._cancel_request_info
-        assert info is not None  # (its callers send no cancel without one)
-        return wire.build(self.schema, {CANCEL_REQUEST_ID: request_id}, info.params)
 
     @property
     def serving(self) -> Mapping[RequestId, Serving]:
@@ -332,13 +265,6 @@ class Engine(Generic[PackageT]):
         """Serve a request that arrived: its handler starts at once (`serving.Server.start`)."""
         self._server.start(request)
 
-    def observe(self, direction: str, line: bytes, message: Any) -> None:
-        if self.observer is not None:
-            try:
-                self.observer(direction, line, message)
-            except Exception:
-                log.exception("the message observer failed")
-
     def _refuse(self, refusal: Refusal, line: bytes | None = None) -> None:
         """Act on what `serving` decided for a message the package refused (`line`, shown)."""
         if line is not None:
@@ -363,16 +289,15 @@ class Engine(Generic[PackageT]):
                 log.warning("dropped a response to unknown id %r", response.id)
             return
         if outgoing.direct or (not self._inbox.items and not self._busy):
-            self.pending.settle(response.id, outgoing, response, self.schema)
+            self.pending.resolve(response, self.schema)
         else:
             outgoing.answered = True
             self._inbox.put_nowait(Answer(response))
 
     async def _work(self) -> None:
         """The one worker: notifications' handlers in arrival order, answers behind them."""
-        calls.in_notification.set(
-            self
-        )  # for its whole task: it runs nothing but notification hooks
+        # for its whole task: it runs nothing but notification hooks
+        calls.in_notification.set(self)
         inbox = self._inbox
         waiting = inbox.items
         while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:
@@ -397,54 +322,6 @@ class Engine(Generic[PackageT]):
         self._inbox_drained = True
         self._maybe_finish()
 
-    # --- serving requests -------------------------------------------------------------------------
-
-    def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
-        """Answer `request_id` with `err` now (best effort: a broken output is logged)."""
-        try:
-            self._transport.send_nowait(serving.encode_error(self.schema, request_id, err))
-        except Exception as exc:
-            log.debug("could not send an error answer: %r", exc)
-
-    def write_nowait(self, data: bytes) -> None:
-        """Send one encoded message as it is, now (raises when the output is closed or broken)."""
-        self._transport.send_nowait(data)
-
-    # --- writing and closing ----------------------------------------------------------------------
-
-    def _on_write_error(self, exc: BaseException) -> ConnectionClosedError:
-        """Writing failed (in this call, or messages written in an earlier one): close."""
-        err = ConnectionClosedError(f"connection closed: writing failed ({exc!r})")
-        self.shutdown(err)
-        return err
-
-    async def write(self, data: bytes) -> None:
-        """Send one encoded message, waiting while the peer reads too slowly; a failed write raises
-        `ConnectionClosedError` (the peer's going away, when it came first)."""
-        if self._closed.done():
-            raise self._close_error or ConnectionClosedError("connection closed")
-        try:
-            await self._transport.send(data)
-        except (ConnectionError, OSError, RuntimeError) as exc:
-            known = self._eof_error or self._close_error
-            if known is not None:
-                raise known from exc
-            raise self._on_write_error(exc) from exc
-
-    def abandon(self, request_id: RequestId) -> None:
-        """Stop waiting for one of our calls (its late answer dropped); ask the peer to drop it."""
-        if not self.pending.abandon(request_id):
-            return
-        if self._cancel_request_info is None or self._closed.done():
-            return
-        try:
-            note = self.schema.Notification(
-                method=CANCEL_REQUEST, params=self._cancel_params(request_id)
-            )
-            self._transport.send_nowait(self.schema.encode_message(note))
-        except Exception as exc:
-            log.debug("could not send $/cancel_request: %r", exc)
-
     def _on_eof(self, error: ConnectionClosedError) -> None:
         if self._eof_error is not None or self._closed.done():
             return
@@ -459,26 +336,10 @@ class Engine(Generic[PackageT]):
 
     def shutdown(self, error: ConnectionClosedError) -> None:
         """Close now, for `error`: pending calls fail with it, running handlers are cancelled."""
-        if self._closed.done():
-            return
-        self._close_error = error
-        self.pending.fail_all(error, keep_answered=False)
-        self._server.cancel_all()
-        current = asyncio.current_task()
-        for task in self._tasks:
-            if task is not current:
-                task.cancel()
-        self._transport.close()
-        self._closed.set_result(None)
-
-    def rpc_error(self, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
-        """The package's error of `code` (its -326xx subclass), to raise or to answer with."""
-        return serving.error(self.schema, code, message, data)
-
-    def _show_sent(self, message: bytes) -> None:
-        """Show an outgoing message to the observer, decoded as the peer will (results untyped)."""
-        try:
-            decoded = self.schema.decode_message(message, self.peer_side)
-        except Exception:
-            decoded = None
-        self.observe("out", message, decoded)
+        if not self._closed.done():
+            self._server.cancel_all()
+            current = asyncio.current_task()
+            for task in self._tasks:
+                if task is not current:
+                    task.cancel()
+        super().shutdown(error)

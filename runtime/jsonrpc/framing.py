@@ -10,6 +10,7 @@ tests and in-process peers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from typing import Awaitable, Callable, Protocol, cast
 
@@ -218,8 +219,9 @@ class LineWriter:
         transport = self._transport
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             done = self._done  # the bytes went out (or nearly): no back-pressure to wait for
-            if done is None:
-                done = self._done = _finished(self._loop)
+            if done is None:  # a future that is done: awaiting it returns at once, as often
+                done = self._done = asyncio.get_running_loop().create_future()
+                done.set_result(None)
             self._below = True
             return done
         return self._drain()
@@ -254,30 +256,20 @@ class LineWriter:
                 self._on_error(exc)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # already closed, broken pipe: nothing left to do
             self.flush()
-        except Exception:  # already closed, broken pipe: nothing left to do
-            pass
         close = getattr(self._stream, "close", None)
-        if close is not None:
-            try:
+        with contextlib.suppress(Exception):  # (the same)
+            if close is not None:
                 close()
-            except Exception:  # already closed, broken pipe: nothing left to do
-                pass
-
-
-def _finished(loop: asyncio.AbstractEventLoop | None) -> asyncio.Future[None]:
-    """A future that is done (awaiting it returns at once, whoever awaits it, as often)."""
-    done = (loop or asyncio.get_running_loop()).create_future()
-    done.set_result(None)
-    return done
 
 
 class PushReader:
     """The bytes an event-loop protocol receives (`PushProtocol`, or a subprocess protocol
     calling `feed_data`), for one consumer: one that `attach`es is handed each chunk in the
-    callback that received it (no loop turn between the system call and the message); `read`
-    serves as a `ByteReader` otherwise. Unread bytes past `limit` pause the protocol's transport."""
+    callback that received it (no loop turn between the system call and the message), and may
+    `pause` the protocol's transport; `read` serves as a `ByteReader` otherwise, and unread bytes
+    past `limit` pause the transport."""
 
     def __init__(self, limit: int = 1 << 20) -> None:
         self._limit = limit
@@ -290,78 +282,61 @@ class PushReader:
         self._on_end: Callable[[BaseException | None], None] | None = None
         self.transport: asyncio.ReadTransport | None = None
         self._paused = False
-        self._held = False  # attached, but what arrived before is not handed over yet
-        self._stopped = False  # paused by the consumer (`pause`)
-
-    # --- fed by the protocol ----------------------------------------------------------------------
 
     def feed_data(self, data: bytes) -> None:
-        if self._on_data is not None and not self._held:
+        if self._on_data is not None:
             self._on_data(data)
             return
         self._chunks.append(data)
         self._size += len(data)
-        if self._size > self._limit and self.transport is not None and not self._paused:
-            self._paused = True
-            self.transport.pause_reading()
+        if self._size > self._limit:
+            self.pause()
         self._wake()
 
     def feed_eof(self, error: BaseException | None = None) -> None:
-        if self._eof:
-            return
-        self._eof, self._error = True, error
+        if not self._eof:
+            self._eof, self._error = True, error
+            self._end()
+            self._wake()
+
+    def _end(self) -> None:
         on_end = self._on_end
-        if on_end is not None and not self._held:
+        if on_end is not None:
             self._on_data = self._on_end = None
-            on_end(error)
-        self._wake()
+            on_end(self._error)
 
     def _wake(self) -> None:
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    # --- taken by the consumer --------------------------------------------------------------------
-
     def attach(
         self, on_data: Callable[[bytes], None], on_end: Callable[[BaseException | None], None]
     ) -> None:
-        """Hand every chunk to `on_data` from now on and the end of input to `on_end`; what
-        arrived before is handed over in the next loop turn."""
+        """Hand every chunk to `on_data` and the end of input to `on_end`: those that came
+        before in this call, in order, the rest as they come."""
+        while self._chunks:
+            on_data(self._chunks.popleft())
+        self._size = 0
         self._on_data, self._on_end = on_data, on_end
-        if self._chunks or self._eof:
-            self._held = True  # until the next loop turn: the owner is still being built
-            asyncio.get_running_loop().call_soon(self._hand_over)
-        self._resume()
-
-    def pause(self) -> None:
-        """Hand nothing more to the consumer until `resume` (chunks are kept; past the limit the
-        protocol's transport is paused)."""
-        self._held = self._stopped = True
-
-    def resume(self) -> None:
-        if self._stopped:
-            self._stopped = False
-            asyncio.get_running_loop().call_soon(self._hand_over)
-
-    def _hand_over(self) -> None:
-        if self._stopped:  # paused by the consumer since: `resume` hands over
-            return
-        self._held = False
-        while self._chunks and self._on_data is not None and not self._held:
-            chunk = self._chunks.popleft()
-            self._size -= len(chunk)
-            self._on_data(chunk)
-        self._resume()
-        if self._held or self._chunks:
-            return
-        if self._eof and self._on_end is not None:
-            on_end, self._on_data, self._on_end = self._on_end, None, None
-            on_end(self._error)
+        if self._eof:
+            self._end()
+        self.resume()
 
     def detach(self) -> None:
-        """Hand nothing more over."""
+        """Hand nothing more over (what comes is kept, for `read`)."""
         self._on_data = self._on_end = None
+
+    def pause(self) -> None:
+        """Pause the protocol's transport: no more bytes come until `resume`."""
+        if self.transport is not None and not self._paused:
+            self._paused = True
+            self.transport.pause_reading()
+
+    def resume(self) -> None:
+        if self._paused and self._size <= self._limit and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
 
     async def read(self, n: int = -1) -> bytes:
         while not self._chunks:
@@ -379,13 +354,8 @@ class PushReader:
             chunk, rest = chunk[:n], chunk[n:]
             self._chunks.appendleft(rest)
         self._size -= len(chunk)
-        self._resume()
+        self.resume()
         return chunk
-
-    def _resume(self) -> None:
-        if self._paused and self._size <= self._limit and self.transport is not None:
-            self._paused = False
-            self.transport.resume_reading()
 
 
 class PushProtocol(asyncio.Protocol):

@@ -8,16 +8,19 @@ value is still the one checked (not a copy made since, such as the trace context
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+import logging
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 import msgspec
 
-from . import wire
+from . import INTERNAL_ERROR, wire
 from .errors import ProtocolError
 
 if TYPE_CHECKING:
     from . import RequestId
-    from .package import Package, RequestMessage, TypeForm
+    from .package import Package, RequestMessage, RpcException, TypeForm
+
+log = logging.getLogger("acp_runtime")
 
 
 class Sender:
@@ -29,7 +32,7 @@ class Sender:
         if envelopes is not None:
             self.bind(schema, envelopes)
 
-    def bind(self, schema: Any, envelopes: Envelopes) -> None:
+    def bind(self, schema: Package, envelopes: Envelopes) -> None:
         """Check and encode with `schema` from now on (its envelopes made once, with its plan)."""
         self.schema = schema
         self.envelopes = envelopes
@@ -101,19 +104,16 @@ class Sender:
         if checked is not None:  # its JSON goes in as it is
             return self.envelopes.request(request_id, method, checked)
         schema = self.schema
-        request = schema.Request(id=request_id, method=method, params=_omit_none(params))
-        data: bytes = schema.encode_message(request)
-        return data
+        return schema.encode_message(
+            schema.Request(id=request_id, method=method, params=_omit_none(params))
+        )
 
     def notification(self, method: str, params: Any) -> bytes:
         checked = self.sent_json(params)
         if checked is not None:  # its JSON goes in as it is
             return self.envelopes.notification(method, checked)
         schema = self.schema
-        data: bytes = schema.encode_message(
-            schema.Notification(method=method, params=_omit_none(params))
-        )
-        return data
+        return schema.encode_message(schema.Notification(method=method, params=_omit_none(params)))
 
     def response(self, request: RequestMessage, result: Any, *, strict: bool) -> bytes:
         """The answer to `request` with the handler's `result` (checked when `strict`)."""
@@ -136,8 +136,7 @@ class Sender:
             checked = self.sent_json(result)
             if checked is not None:  # its JSON goes in as it is
                 return self.envelopes.response(request.id, checked)
-        data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
-        return data
+        return schema.encode_message(schema.Response(id=request.id, result=result))
 
 
 _MARK = b"\x00"
@@ -195,26 +194,26 @@ class Envelopes:
         ends = self.ends.get(method)
         if ends is not None:
             return ends[0] + params + ends[1]
-        return self._encoded(self._schema.Notification(method=method, params=msgspec.Raw(params)))
+        note = self._schema.Notification(method=method, params=msgspec.Raw(params))
+        return self._schema.encode_message(note)
 
     def request(self, request_id: RequestId, method: str, params: bytes) -> bytes:
         """A request of `method` whose params are the JSON `params`."""
         parts = self.calls.get(method)
         if parts is None:
             raw = msgspec.Raw(params)
-            return self._encoded(self._schema.Request(id=request_id, method=method, params=raw))
+            return self._schema.encode_message(
+                self._schema.Request(id=request_id, method=method, params=raw)
+            )
         return parts[0] + self._schema.encode_message(request_id) + parts[1] + params + parts[2]
 
     def response(self, request_id: RequestId, result: bytes) -> bytes:
         """A success answer whose result is the JSON `result`."""
         parts = self.answer
         if parts is None:
-            return self._encoded(self._schema.Response(id=request_id, result=msgspec.Raw(result)))
+            answer = self._schema.Response(id=request_id, result=msgspec.Raw(result))
+            return self._schema.encode_message(answer)
         return parts[0] + self._schema.encode_message(request_id) + parts[1] + result + parts[2]
-
-    def _encoded(self, message: Any) -> bytes:
-        data: bytes = self._schema.encode_message(message)
-        return data
 
 
 _ID = b"\x01"
@@ -254,3 +253,28 @@ def _omit_none(params: Any) -> Any:
 
 _KEPT: dict[int, tuple[object, Envelopes]] = {}
 """Each package's envelopes (`Envelopes.of`), by the package's id."""
+
+
+def as_rpc_error(exc: BaseException) -> RpcException:
+    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
+    return cast("RpcException", exc)
+
+
+def error(schema: Any, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
+    """The package's error of `code` (its own class for the codes it names)."""
+    return cast("RpcException", schema.error_for(code, message, data))
+
+
+def encode_error(schema: Any, request_id: RequestId, err: RpcException) -> bytes:
+    """An error answer; one whose code is not an integer, whose message is not a string or whose
+    data cannot be encoded becomes -32603 (235)."""
+    obj = err.to_error_object()
+    try:
+        if type(obj["code"]) is not int or not isinstance(obj["message"], str):
+            raise TypeError(f"error code {obj['code']!r} / message {obj['message']!r}")
+        data: bytes = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
+    except Exception as exc:
+        log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
+        obj = {"code": INTERNAL_ERROR, "message": "Internal error"}
+        data = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
+    return data

@@ -2,9 +2,9 @@
 once, is answered when it returns (its result, its error, or -32800 when cancelled), and work
 asked for `after_answer` starts once that answer is written. A `Server` belongs to one engine.
 
-And the layer's answers, worked out without the engine's state: an error answer as the package
-encodes it, the answer to a cancelled request, and what becomes of a message the package could not
-decode (a `Refusal`: fail one of our calls, answer with an error, or drop it)."""
+And the layer's answers, worked out without the engine's state: the answer to a cancelled request,
+and what becomes of a message the package could not decode (a `Refusal`: fail one of our calls,
+answer with an error, or drop it). Error answers are encoded by `sending.encode_error`."""
 
 from __future__ import annotations
 
@@ -12,17 +12,18 @@ import asyncio
 import contextvars
 import logging
 import sys
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, Sized, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, NamedTuple, Sized
 
 import msgspec
 
 from . import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_CANCELLED, classify, sniff, wire
 from .errors import ConnectionClosedError, ProtocolError
 from .framing import SNIFF, OversizedLine
+from .sending import as_rpc_error, encode_error, error
 
 if TYPE_CHECKING:
     from . import RequestId
-    from .engine import Engine
+    from .calls import Caller
     from .package import RequestMessage, RpcException
     from .sending import Sender
     from .transport import Transport
@@ -88,7 +89,7 @@ class Server:
 
     def __init__(
         self,
-        engine: Engine[Any],
+        engine: Caller[Any],
         sender: Sender,
         waiting: Sized,
         finished: Callable[[], None],
@@ -171,12 +172,12 @@ class Server:
                 if engine.closed:
                     self._answered()
                     return
-                data = _cancelled(schema, request, serving)
+                data = _cancelled(schema, serving)
             except Exception as exc:
                 if serving.cancel_result is not None or isinstance(exc, TimeoutError):
                     # a cancelled turn's errors mean "cancelled"; an internal timeout cancels as
                     # the peer would (131)
-                    data = _cancelled(schema, request, serving)
+                    data = _cancelled(schema, serving)
                 else:
                     data = encode_error(schema, request.id, _refused(engine, request, exc))
         finally:
@@ -216,7 +217,7 @@ class Server:
         engine = self.engine
         if task.cancelled() and not engine.closed:
             try:
-                engine.write_nowait(_cancelled(engine.schema, request, serving))
+                engine.write_nowait(_cancelled(engine.schema, serving))
             except Exception as exc:
                 log.debug("could not answer cancelled %s: %r", request.method, exc)
         self._finished()
@@ -234,10 +235,8 @@ class Server:
             )
         if serving.answered:
             self._start_after(serving.method, [work])
-        elif serving.after is None:
-            serving.after = [work]
         else:
-            serving.after.append(work)
+            serving.after = [*(serving.after or ()), work]
 
     def _start_after(self, method: str, works: list[Callable[[], Awaitable[Any]]]) -> None:
         for work in works:
@@ -254,7 +253,7 @@ class Server:
             log.exception("work after the %s answer failed", method)
 
 
-def _refused(engine: Engine[Any], request: RequestMessage, exc: Exception) -> RpcException:
+def _refused(engine: Caller[Any], request: RequestMessage, exc: Exception) -> RpcException:
     """The error answering a request whose handler raised `exc`."""
     if isinstance(exc, engine.schema.RpcError):
         return as_rpc_error(exc)
@@ -265,48 +264,17 @@ def _refused(engine: Engine[Any], request: RequestMessage, exc: Exception) -> Rp
     return engine.rpc_error(INTERNAL_ERROR, "Internal error")
 
 
-def _cancelled(schema: Any, request: RequestMessage, serving: Serving) -> bytes:
-    """The answer to a request whose handler was cancelled (`answers.encode_cancelled`)."""
-    result = None if serving.cancelled_by_peer else serving.cancel_result
-    return encode_cancelled(schema, request.id, request.method, result)
-
-
-def as_rpc_error(exc: BaseException) -> RpcException:
-    """An exception of the package's `RpcError` (or from its `error_for`), typed as one."""
-    return cast("RpcException", exc)
-
-
-def error(schema: Any, code: int, message: str, data: Any = msgspec.UNSET) -> RpcException:
-    """The package's error of `code` (its own class for the codes it names)."""
-    return cast("RpcException", schema.error_for(code, message, data))
-
-
-def encode_error(schema: Any, request_id: RequestId, err: RpcException) -> bytes:
-    """An error answer; one whose code is not an integer, whose message is not a string or whose
-    data cannot be encoded becomes -32603 (235)."""
-    obj = err.to_error_object()
-    try:
-        if type(obj["code"]) is not int or not isinstance(obj["message"], str):
-            raise TypeError(f"error code {obj['code']!r} / message {obj['message']!r}")
-        data: bytes = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
-    except Exception as exc:
-        log.error("could not send the error %r as it is (%r): answering -32603", err, exc)
-        obj = {"code": INTERNAL_ERROR, "message": "Internal error"}
-        data = schema.encode_message(schema.ErrorResponse(id=request_id, error=obj))
-    return data
-
-
-def encode_cancelled(
-    schema: Any, request_id: RequestId, method: str, cancel_result: dict[str, Any] | None
-) -> bytes:
-    """The answer to a request whose handler was cancelled: `cancel_result` (what the protocol
-    answers when its own cancel ended the request) as the method's result, else -32800."""
-    info = schema.REQUESTS.get(method)
-    if cancel_result is not None and info is not None:
+def _cancelled(schema: Any, serving: Serving) -> bytes:
+    """The answer to a request whose handler was cancelled: what the protocol answers when its own
+    cancel ended the request (`cancel_result`, unless the peer cancelled it) as the method's
+    result, else -32800."""
+    request, cancel_result = serving.request, serving.cancel_result
+    info = schema.REQUESTS.get(request.method)
+    if cancel_result is not None and not serving.cancelled_by_peer and info is not None:
         result = wire.build(schema, cancel_result, info.result)
-        data: bytes = schema.encode_message(schema.Response(id=request_id, result=result))
+        data: bytes = schema.encode_message(schema.Response(id=request.id, result=result))
         return data
-    return encode_error(schema, request_id, error(schema, REQUEST_CANCELLED, "Request cancelled"))
+    return encode_error(schema, request.id, error(schema, REQUEST_CANCELLED, "Request cancelled"))
 
 
 class Refusal(NamedTuple):

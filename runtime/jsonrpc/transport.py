@@ -63,9 +63,9 @@ class Transport(Protocol):
 
 SLICE = 64
 """Messages handed on per loop turn at most. A burst (a pipe read holds hundreds of lines) is handed
-on in slices, each after the engine's worker has handled the one before it: decoded all at once,
-hundreds of messages stay alive together, which costs the garbage collector and the CPU caches far
-more than the loop turns saved."""
+on in slices, one a loop turn, the engine's worker handling them as they come (two a wake): decoded
+all at once, hundreds of messages stay alive together, which costs the garbage collector and the
+CPU caches far more than the loop turns saved."""
 
 
 class Inlet:
@@ -75,7 +75,7 @@ class Inlet:
     end of input (`end`), once. What is put while messages are handed over (the engine's own sends
     may feed more) waits and follows within that call, so the engine is never entered twice; what
     is put before `start` or while paused is handed over from a later loop turn; after `close`,
-    nothing. `receive` takes what waits, for an owner that reads rather than `start`s."""
+    nothing."""
 
     def __init__(self) -> None:
         self._queued: deque[list[bytes | OversizedLine]] = deque()
@@ -85,19 +85,20 @@ class Inlet:
         self._paused = False  # `pause_reading`: what is put waits
         self._eof = False
         self._error: BaseException | None = None
-        self._waiter: asyncio.Future[None] | None = None
         self.closed = False
 
     def put(self, messages: list[bytes | OversizedLine]) -> None:
         on_messages = self._on_messages
-        if on_messages is None or self._handing or self._paused or self._queued:
+        if on_messages is None or self._handing or self._paused or len(messages) > SLICE:
             if not self.closed:
-                self._queued.append(messages)
-                self._wake()
-            return
-        if len(messages) > SLICE:
-            self._queued.append(messages)
-            self._hand_over()
+                if len(messages) > SLICE:  # a burst: cut into slices once
+                    self._queued.extend(
+                        messages[i : i + SLICE] for i in range(0, len(messages), SLICE)
+                    )
+                else:
+                    self._queued.append(messages)
+                if on_messages is not None and not self._handing and not self._paused:
+                    self._hand_over()
             return
         self._handing = True
         try:
@@ -111,29 +112,32 @@ class Inlet:
         if self._eof:
             return
         self._eof, self._error = True, error
-        self._wake()
         if not self._handing and not self._paused:
             self._hand_over()
 
     def _hand_over(self) -> None:
-        """Hand on what waits, a slice per loop turn at most, then the end of input if it came."""
+        """Hand on what waits, a slice per loop turn at most, then the end of input if it came. The
+        next loop turn's hand-over is asked for before the last slice of this one is handed on, so
+        that what that slice wakes (the engine's worker) runs after the next slice too: one wake
+        per two slices."""
         self._handing = False
         handed = 0
         queued = self._queued
         while queued and self._on_messages is not None and not self._paused:
-            if handed >= SLICE:
+            if handed >= SLICE:  # (put while the last slice was handed on)
                 return self._later()
-            first = queued[0]
-            if len(first) > SLICE:
-                messages, queued[0] = first[:SLICE], first[SLICE:]
-            else:
-                messages = queued.popleft()
+            messages = queued.popleft()
             handed += len(messages)
+            held = handed >= SLICE and bool(queued)
+            if held:
+                asyncio.get_running_loop().call_soon(self._hand_over)
             self._handing = True
             try:
                 self._on_messages(messages)
             finally:
-                self._handing = False
+                self._handing = held
+            if held:
+                return
         on_end = self._on_end
         if self._eof and on_end is not None and not queued and not self._paused:
             self._on_messages = self._on_end = None
@@ -142,11 +146,6 @@ class Inlet:
     def _later(self) -> None:
         self._handing = True  # held until the next loop turn
         asyncio.get_running_loop().call_soon(self._hand_over)
-
-    def _wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
 
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
         """Hand every message put from now on to `on_messages`; what was put before, and an end
@@ -163,20 +162,6 @@ class Inlet:
             self._paused = False
             if (self._queued or self._eof) and not self._handing:
                 self._later()
-
-    async def receive(self) -> list[bytes | OversizedLine] | None:
-        """Every message put so far (at least one), or None at the end of input."""
-        while not self._queued:
-            if self._eof:
-                return None
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        messages = [message for batch in self._queued for message in batch]
-        self._queued.clear()
-        return messages
 
     def close(self) -> None:
         self.closed = True
@@ -223,10 +208,8 @@ class MessageTransport(Inlet):
         self._deliver(message)
 
     async def send(self, message: bytes) -> None:
-        if self.closed:
-            raise ConnectionResetError("the remote connection is closed")
-        if self._write is None:
-            self._deliver(message)
+        if self._write is None or self.closed:
+            self.send_nowait(message)  # (raises when closed)
         else:
             await self._write(message)
 
@@ -261,7 +244,7 @@ class LineTransport(Inlet):
         self.send = self._out.write
 
     def pause_reading(self) -> None:
-        """Hand no more lines on; a pushing reader keeps (and past its limit stops) its input."""
+        """Hand no more lines on; a pushing reader's transport is paused (those pushed wait)."""
         super().pause_reading()
         self._flowing.clear()
         if isinstance(self._source, PushReader):
@@ -274,11 +257,11 @@ class LineTransport(Inlet):
             self._source.resume()
 
     def start(self, on_messages: OnMessages, on_end: OnEnd) -> None:
-        super().start(on_messages, on_end)
-        if isinstance(self._source, PushReader):
-            self._source.attach(self._on_data, self._on_eof)
+        if isinstance(self._source, PushReader):  # what it holds is put first: `Inlet.start`
+            self._source.attach(self._on_data, self._on_eof)  # hands it on a loop turn later
         else:
             self._pump = asyncio.get_running_loop().create_task(self._pull())
+        super().start(on_messages, on_end)
 
     def _on_data(self, chunk: bytes) -> None:
         """A chunk pushed by the `PushReader`: its lines handed on in this very call."""

@@ -8,6 +8,7 @@ own field table, so they work for any generated package, whatever its naming rul
 from __future__ import annotations
 
 import enum
+import functools
 import operator
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -57,15 +58,13 @@ def declares_any(obj: Any, keys: tuple[str, ...]) -> bool:
     """Whether a Struct declares any of these wire keys (dicts and other values: assume so)."""
     if not isinstance(obj, msgspec.Struct):
         return obj is not None
-    cls = type(obj)
-    found = _DECLARES.get((cls, keys))
-    if found is None:
-        fields = _fields(cls)
-        found = _DECLARES[(cls, keys)] = any(key in fields for key in keys)
-    return found
+    return _declares_any(type(obj), keys)
 
 
-_DECLARES: dict[tuple[type, tuple[str, ...]], bool] = {}
+@functools.cache
+def _declares_any(cls: type, keys: tuple[str, ...]) -> bool:
+    fields = _fields(cls)
+    return any(key in fields for key in keys)
 
 
 def get(obj: Any, *path: str) -> Any:
@@ -149,9 +148,6 @@ class Reach:
         # type there may hold (that plan's `held`)
         self.one_field: dict[type, tuple[str, dict[type, bool]]] = {}
 
-    def __call__(self, obj: Any) -> bool:
-        return self.may_hold(obj)
-
     def may_hold(self, obj: Any) -> bool:
         """Whether `obj` may hold any of the paths (a bound method is a cheaper call than the
         instance: keep `reach.may_hold` where it is called per message)."""
@@ -198,21 +194,18 @@ def _first_holds(first: Any, rests: tuple[tuple[str, ...], ...]) -> bool:
     its type alone (absent: no; not a Struct, or no rest: yes; a Struct: its fields say)."""
     if first is None or first is msgspec.UNSET:
         return False
-    kind = type(first)
+    kind: type = type(first)
     return (
         not rests or not isinstance(first, msgspec.Struct) or any(_may_hold(kind, r) for r in rests)
     )
 
 
 _PATHS: dict[str, tuple[str, ...]] = {}
-_HOLDS: dict[tuple[type, tuple[str, ...]], bool] = {}
 
 
+@functools.cache
 def _may_hold(cls: type, path: tuple[str, ...]) -> bool:
-    found = _HOLDS.get((cls, path))
-    if found is None:
-        found = _HOLDS[(cls, path)] = declares(cls, *path)
-    return found
+    return declares(cls, *path)
 
 
 def declares(cls: TypeForm, *path: str) -> bool:
@@ -223,19 +216,16 @@ def declares(cls: TypeForm, *path: str) -> bool:
     return _declares(type_info(cls), path) if cls is not None else False
 
 
-_INFO: dict[TypeForm, msgspec.inspect.Type] = {}
-
-
 def type_info(cls: TypeForm) -> msgspec.inspect.Type:
     """`msgspec.inspect.type_info(cls)`, worked out once per type (it walks every type `cls`
     reaches, which costs milliseconds for a large union)."""
     try:
-        found = _INFO.get(cls)
+        return _type_info(cls)
     except TypeError:  # an unhashable type form: not kept
         return msgspec.inspect.type_info(cls)
-    if found is None:
-        found = _INFO[cls] = msgspec.inspect.type_info(cls)
-    return found
+
+
+_type_info = functools.cache(msgspec.inspect.type_info)
 
 
 def _declares(info: msgspec.inspect.Type, path: tuple[str, ...]) -> bool:
@@ -410,34 +400,26 @@ def _children(data: Any, typed: Any, tags: frozenset[str]) -> Iterator[tuple[str
 _NESTED = frozenset((dict, list, tuple))
 
 
+@functools.cache
 def _field_tags(cls: type) -> dict[str, frozenset[str]]:
     """Wire name -> `_implied_tags` of the field's type, per Struct type."""
-    found = _FIELD_TAGS.get(cls)
-    if found is None:
-        info = msgspec.inspect.type_info(cls)
-        fields = info.fields if isinstance(info, msgspec.inspect.StructType) else ()
-        found = _FIELD_TAGS[cls] = {f.encode_name: _tags(f.type) for f in fields}
-    return found
-
-
-_FIELD_TAGS: dict[type, dict[str, frozenset[str]]] = {}
+    info = type_info(cls)
+    fields = info.fields if isinstance(info, msgspec.inspect.StructType) else ()
+    return {f.encode_name: _tags(f.type) for f in fields}
 
 
 def _implied_tags(cls: TypeForm) -> frozenset[str]:
     """The tag fields of the hook-decoded unions a value of `cls` may be (through optionals, lists
     and dict values): keys the schema declares that the variant chosen may not keep."""
     try:
-        found = _IMPLIED.get(cls)
-    except TypeError:  # a type form that cannot be hashed: work it out each time
-        return _tags(msgspec.inspect.type_info(cls))
-    if found is None:
-        found = _IMPLIED[cls] = (
-            _tags(msgspec.inspect.type_info(cls)) if cls is not None else frozenset()
-        )
-    return found
+        return _implied(cls)
+    except TypeError:  # a type form that cannot be hashed: worked out each time
+        return _tags(type_info(cls))
 
 
-_IMPLIED: dict[TypeForm, frozenset[str]] = {}
+@functools.cache
+def _implied(cls: TypeForm) -> frozenset[str]:
+    return _tags(type_info(cls)) if cls is not None else frozenset()
 
 
 def _tags(info: msgspec.inspect.Type) -> frozenset[str]:

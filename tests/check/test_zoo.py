@@ -67,30 +67,36 @@ CAUGHT_BY = {
 FINE = {
     "state_after_turn": "session_info_update and available_commands_update after a turn",
     "auth_gated": "blocked by authentication: not a failure",
+    "busy_turn": "a cancel read only after the turn ended: the cancel raced the turn and lost",
 }
 
 BREAKS_V2 = {
     "no_user_message": "ACP-V2-PROMPT-AGENT-USER-MESSAGE",
     "no_running": "ACP-V2-PROMPT-AGENT-RUNNING",
     "never_idle": "ACP-V2-PROMPT-AGENT-IDLE-STOP-REASON",
+    "never_idle_busy": "ACP-V2-PROMPT-AGENT-IDLE-STOP-REASON",
     "answers_after_turn": "ACP-V2-PROMPT-AGENT-RESPOND-ON-ACCEPT",
     "no_cancel": "ACP-V2-CANCEL-AGENT-IDLE-CANCELLED",
     "update_after_cancelled": "ACP-V2-CANCEL-AGENT-UPDATES-BEFORE-IDLE",
     "list_missing": "ACP-V2-SESSION-LIST-BASELINE",
     "batch_refused": "ACPGEN-V2-BATCH",
 }
+FINE_V2 = {"busy_turn": FINE["busy_turn"]}
 
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, Run]:
     v1 = {n: ([PYTHON, str(ZOO / f"{n}.py")], [1]) for n in ["base", *BREAKS, *FINE]}
-    v2 = {f"v2 {n}": ([PYTHON, str(ZOO_V2 / f"{n}.py")], [2]) for n in ["base_v2", *BREAKS_V2]}
+    v2 = {
+        f"v2 {n}": ([PYTHON, str(ZOO_V2 / f"{n}.py")], [2])
+        for n in ["base_v2", *BREAKS_V2, *FINE_V2]
+    }
     return run_all({**v1, **v2})
 
 
 def test_every_zoo_agent_is_listed() -> None:
     assert {p.stem for p in ZOO.glob("*.py")} - {"base"} == set(BREAKS) | set(FINE)
-    assert {p.stem for p in ZOO_V2.glob("*.py")} - {"base_v2"} == set(BREAKS_V2)
+    assert {p.stem for p in ZOO_V2.glob("*.py")} - {"base_v2"} == set(BREAKS_V2) | set(FINE_V2)
 
 
 def test_the_well_behaved_base_passes_every_check(runs: dict[str, Run]) -> None:
@@ -130,6 +136,24 @@ def test_state_updates_after_a_turn_are_no_finding(runs: dict[str, Run]) -> None
     (slash-commands.mdx L73, session-list.mdx L179) may come at any time."""
     run = runs["state_after_turn"]
     assert findings(run) == set() and not_exercised(run) == {"session.unadvertised"}
+
+
+@pytest.mark.parametrize("name", ["busy_turn", "v2 busy_turn", "v2 never_idle_busy"])
+def test_a_cancel_the_agent_reads_only_after_its_turn_ended_is_not_judged(
+    runs: dict[str, Run], name: str
+) -> None:
+    """These agents read nothing while a turn runs, so the cancel sent at the turn's first update
+    reaches them only after the turn has ended, however loaded the machine: the race a correct
+    agent can lose. The turn ended before the agent answered the request sent after the cancel,
+    so the cancel is not judged (it failed, 0.4 s after the cancel, or for never_idle_busy for
+    want of an idle its turns never send, which prompt.stop-reason reports)."""
+    [result] = [r for r in runs[name].results if r.check == "cancel.cancelled"]
+    assert result.outcome == NOT_EXERCISED, result
+    if name != "v2 never_idle_busy":
+        assert "before the agent answered" in result.detail, result.detail
+        assert findings(runs[name]) == set()
+    else:
+        assert "nor after its first turn" in result.detail, result.detail
 
 
 def test_an_agent_blocked_by_authentication_is_neither_pass_nor_fail(

@@ -51,8 +51,11 @@ async def test_a_message_transport_hands_over_each_message_whole() -> None:
     pretty = b'{\n  "jsonrpc": "2.0",\n  "method": "_x",\n  "params": {}\n}'
     transport.feed(pretty)
     transport.feed(b'{"jsonrpc":"2.0","method":"_y","params":{"a":"' + b"z" * 100 + b'"}}')
-    received = await transport.receive()
-    assert received is not None and received[0] == pretty  # whole: its newlines stay inside
+    received: list[bytes | OversizedLine] = []
+    ends: list[BaseException | None] = []
+    transport.start(received.extend, ends.append)
+    await asyncio.sleep(0)
+    assert received[0] == pretty  # whole: its newlines stay inside
     big = b'{"jsonrpc":"2.0","method":"_y","params":{"a":"' + b"z" * 100 + b'"}}'
     assert received[1] == OversizedLine(len(big), big)  # over the limit: its size and head
     transport.send_nowait(b"{}")
@@ -62,7 +65,5 @@ async def test_a_message_transport_hands_over_each_message_whole() -> None:
     assert closed == [True]
     with pytest.raises(ConnectionResetError):
         transport.send_nowait(b"{}")
-    waiting = asyncio.ensure_future(transport.receive())
-    await asyncio.sleep(0)
     transport.feed_eof()
-    assert await waiting is None
+    assert ends == []  # closed: the end of input is handed on no more

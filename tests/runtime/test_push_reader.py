@@ -38,13 +38,26 @@ async def test_chunks_that_came_before_and_after_attaching_keep_their_order() ->
     got: list[bytes] = []
     ends: list[BaseException | None] = []
     reader.attach(got.append, ends.append)
-    reader.feed_data(b"2")  # arrives before the earlier chunk was handed over
+    assert got == [b"1"]  # what came before: handed over by `attach`, first
+    reader.feed_data(b"2")
     reader.feed_eof()
-    assert got == [] and ends == []  # nothing inside the owner's constructor
-    await asyncio.sleep(0)
     assert got == [b"1", b"2"] and ends == [None]
     reader.feed_data(b"3")  # after the end: nothing more is handed over
     assert got == [b"1", b"2"]
+
+
+async def test_lines_pushed_before_the_transport_started_come_a_loop_turn_later_in_order() -> None:
+    reader = PushReader()
+    reader.feed_data(b"1\n")
+    transport = LineTransport(reader, Sink())
+    batches: list[list[bytes | OversizedLine]] = []
+    ends: list[BaseException | None] = []
+    transport.start(batches.append, ends.append)
+    reader.feed_data(b"2\n")  # arrives before the earlier line was handed over
+    reader.feed_eof()
+    assert batches == [] and ends == []  # nothing inside the owner's constructor
+    await asyncio.sleep(0)
+    assert batches == [[b"1"], [b"2"]] and ends == [None]
 
 
 async def test_an_attached_consumer_is_handed_each_chunk_at_once() -> None:

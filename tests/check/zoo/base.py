@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 TURN = 0.4  # long enough for a cancel sent with the prompt to land (it comes within milliseconds)
 
@@ -176,8 +176,11 @@ class Base:
             self.fail(rid, -32602, "Invalid params: prompt must be a list")
             return
         session.cancelled.clear()
-        turn = threading.Thread(target=self.turn, args=(rid, params, session), daemon=True)
-        turn.start()
+        self.run_turn(self.turn, rid, params, session)
+
+    def run_turn(self, turn: Callable[..., None], *args: Any) -> None:
+        """A turn runs on a thread of its own, so that its input (a cancel) is read meanwhile."""
+        threading.Thread(target=turn, args=args, daemon=True).start()
 
     def turn(self, rid: Any, params: Any, session: Session) -> None:
         sid = params["sessionId"]

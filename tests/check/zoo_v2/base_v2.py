@@ -67,8 +67,7 @@ class BaseV2(Base):
         self.turns += 1
         ids = (f"user-{self.turns}", f"agent-{self.turns}")
         self.accepted(rid, ids[0])
-        args = (rid, params, session, ids)
-        threading.Thread(target=self.turn_v2, args=args, daemon=True).start()
+        self.run_turn(self.turn_v2, rid, params, session, ids)
 
     def accepted(self, rid: Any, message_id: str) -> None:
         self.answer(rid, {"messageId": message_id})

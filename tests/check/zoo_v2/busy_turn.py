@@ -1,0 +1,17 @@
+"""Not a break: runs each turn on the thread that reads its input, as a single-threaded agent
+does, so a cancel sent during a turn is read only once the turn has gone idle `end_turn`. The
+cancel raced the end of the turn and lost, deterministically: no finding."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from base_v2 import BaseV2, main
+
+
+class Agent(BaseV2):
+    def run_turn(self, turn: Callable[..., None], *args: Any) -> None:
+        turn(*args)
+
+
+main(Agent)
