@@ -42,8 +42,7 @@ if TYPE_CHECKING:
     import acp_schema
 
     from .jsonrpc.package import AgentPackage, ClientPackage, HandlerT, ProxyT
-    from .protocol.connection import ConnectionOptions
-    from .protocol.negotiation import AgentRoutes, ClientRoutes
+    from .protocol.connection import AgentRoutes, ClientRoutes, ConnectionOptions
 
     AgentHandlerArg = (
         acp_schema.AgentHandler

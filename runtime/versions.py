@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, cast
 
 from .protocol.agent import AgentSideConnection
 from .protocol.client import ClientSideConnection
-from .protocol.negotiation import AgentRoutes, ClientRoutes, Route, Routes
+from .protocol.connection import AgentRoutes, ClientRoutes, Route, Routes
 from .stdio import spawn_agent
 
 if TYPE_CHECKING:

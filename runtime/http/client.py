@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
     from ..jsonrpc.package import ClientPackage, HandlerT, ProxyT
     from ..jsonrpc.tracing import Tracer
-    from ..protocol.negotiation import ClientRoutes
+    from ..protocol.connection import ClientRoutes
 
     ClientHandlerArg = (
         acp_schema.ClientHandler

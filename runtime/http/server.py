@@ -64,8 +64,7 @@ if TYPE_CHECKING:
     import acp_schema
 
     from ..jsonrpc.package import AgentPackage, HandlerT, ProxyT
-    from ..protocol.connection import ConnectionOptions
-    from ..protocol.negotiation import AgentRoutes
+    from ..protocol.connection import AgentRoutes, ConnectionOptions
 
     RemoteHandlerArg = (
         acp_schema.AgentHandler

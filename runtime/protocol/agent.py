@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from ..jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, wire
 from ..jsonrpc.errors import ProtocolError
 from ..jsonrpc.framing import ByteReader, ByteWriter
-from . import negotiation, rules
-from .connection import Connection, as_rpc_error
+from . import rules
+from .connection import AgentRoutes, Connection, as_rpc_error, chosen, requested_version
 from .policy import AcpPolicy, AfterServe, Answer, SendCheck, SendStep
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
     from ..jsonrpc.package import AgentPackage, ClientProxyT, HandlerT, ProxyT
     from .connection import ConnectionOptions
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 
     _Base = Connection[AgentPackage[ClientProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
@@ -28,21 +29,31 @@ else:  # at run time: a plain type variable (type checkers see its default, acp_
 
 class AgentPolicy(AcpPolicy):
     """The agent's rules: initialize answered by the runtime, unique session ids, the turn rules,
-    no history while a session is resumed."""
+    no history while a session is resumed.
 
-    conn: AgentSideConnection[Any]
+    In ACP v2 a turn ends in a `state_update` to idle after the prompt's answer: the policy
+    refuses the updates that break that lifecycle, and cancels a turn still running after its
+    answer (`track_turn`) when `session/cancel` reaches it."""
 
     def __init__(self, conn: AgentSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, plan, enforce)
+        super().__init__(conn, conn.state, plan, enforce)
+        self.conn = conn
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
         self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
         self.requests_watched = rules.TURN_ENDED_BY | self.completing | {rules.NO_HISTORY_DURING}
+        # v2: session -> the user messageId its prompt answer acknowledged; the sessions whose turn
+        # is open (answered, no idle yet); those of them a session/cancel has reached; the turns
+        # running after their answer (helpers.AgentSession.turn)
+        self.acknowledged: dict[Any, Any] = {}
+        self.open: set[Any] = set()
+        self.cancelling: set[Any] = set()
+        self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         if method != rules.SESSION_UPDATE:
             return None, None
         before = self.message_id_given if self.message_kinds else None
-        if self.turns is not None:
+        if self.plan.v2:
             after: SendCheck | None = self.update_fits
         else:  # v1: no turn to track; no history to check before a session/resume came (it
             # passes every update then, see `received_request`: no call per update)
@@ -56,12 +67,51 @@ class AgentPolicy(AcpPolicy):
             raise ProtocolError(f"{method}: {reason}")
 
     def update_fits(self, method: str, params: Any) -> None:
-        """An outgoing `session/update` keeps the turn lifecycle (v2) and sends no history to a
-        session being resumed (33)."""
-        if self.turns is not None:
-            self.turns.update_sent(method, params, self.enforce)
+        """An outgoing `session/update` (v2): refused when it breaks the turn lifecycle or sends
+        history to a session being resumed (33); the acknowledged user message is reported, an
+        idle state ends the turn."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+        kind = wire.get(update, rules.UPDATE_KIND[1])
+        idle = kind == rules.STATE_UPDATE and wire.get(update, rules.STATE) == rules.IDLE
+        reason = self.breaks(session_id, update, kind, idle) if self.enforce else None
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
+        if kind in rules.USER_MESSAGE_KINDS:
+            self.acknowledged.pop(session_id, None)
+        elif idle:
+            self.open.discard(session_id)
+            self.cancelling.discard(session_id)
         if self.enforce:
             self.no_history(method, params)
+
+    def breaks(self, session_id: Any, update: Any, kind: Any, idle: bool) -> str | None:
+        """Why an update of a session breaks the turn lifecycle, or None."""
+        if kind in rules.USER_MESSAGE_KINDS and session_id in self.acknowledged:
+            expected = self.acknowledged[session_id]
+            if wire.get(update, rules.MESSAGE_ID) != expected:
+                return rules.v2_rule(
+                    "user-message",
+                    f"the turn's user message is {expected!r}, as the prompt answer acknowledged",
+                )
+        if not idle:
+            return None
+        if self.prompt_served(session_id, unanswered=True):
+            return rules.v2_rule(
+                "prompt-acknowledges",
+                "the turn ends after the session/prompt answer, which only acknowledges it",
+            )
+        stop = wire.get(update, rules.STOP_REASON)
+        if session_id in self.cancelling and stop != rules.CANCELLED:
+            return rules.v2_rule(
+                "cancel-confirmed",
+                f"after session/cancel the turn ends idle with stopReason cancelled, not {stop!r}",
+            )
+        return None
+
+    def prompt_served(self, session_id: Any, *, unanswered: bool = False) -> bool:
+        prompts = self.serving_in(rules.SESSION_PROMPT, session_id)
+        return any(not (unanswered and s.answered) for s in prompts)
 
     def received_request(self, method: str, params: Any) -> None:
         if method == rules.NO_HISTORY_DURING and not self.resumes_came:
@@ -87,42 +137,72 @@ class AgentPolicy(AcpPolicy):
             or method in rules.SESSION_NAMED_BY
             or method in rules.SESSIONS_LISTED_BY
         )
-        turn = method == rules.SESSION_PROMPT and self.turns is not None
+        turn = method == rules.SESSION_PROMPT and self.plan.v2
         return None, self.answered if sessions or turn else None
 
     def answered(self, request: Any, result: Any) -> None:
         """A request's result passed: a session id is unique per connection (24); a prompt's
-        answer may leave its turn open (v2)."""
-        if self.enforce:  # 24: a unique session id, per connection
-            reason = rules.reused_session_id(
-                request.method, request.params, result, self.sessions_known
-            )
-            if reason is not None:
-                raise ProtocolError(f"{request.method}: {reason}")
-            self.sessions_known.update(
-                rules.sessions_known_after(request.method, request.params, result)
-            )
-        if request.method == rules.SESSION_PROMPT and self.turns is not None:  # v2: it goes on
-            self.turns.prompt_answered(request.params, result)
+        answer leaves its turn open (v2)."""
+        method, params, known = request.method, request.params, self.sessions_known
+        if self.enforce:  # 24: a unique session id, per connection (see rules.SESSION_NAMED_BY)
+            named = wire.get(params, rules.SESSION_ID) if method in rules.SESSION_NAMED_BY else None
+            if method in rules.SESSION_CREATED_BY:
+                created = wire.get(result, rules.SESSION_ID)
+                if created in known or (named is not None and created == named):
+                    raise ProtocolError(
+                        f"{method}: the handler answered the session id {created!r}, which names"
+                        " a session already known here; each session gets a unique id (ACP v1"
+                        " requirement 24)"
+                    )
+                known.add(created)
+            if method in rules.SESSION_NAMED_BY:
+                known.add(named)
+            if method in rules.SESSIONS_LISTED_BY:
+                known.update(wire.values(result, rules.SESSIONS_LISTED_BY[method]))
+        if method == rules.SESSION_PROMPT and self.plan.v2:  # v2: the turn goes on
+            session_id = wire.get(params, rules.SESSION_ID)
+            self.acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
+            self.open.add(session_id)
+
+    def cancel_turn(self, params: Any) -> None:
+        """`session/cancel` (or `session/close`) passed: it also reaches an open v2 turn, or one
+        a prompt being answered opens, and cancels the turn running after its answer."""
+        session_id = wire.get(params, rules.SESSION_ID)
+        if self.plan.v2 and (session_id in self.open or self.prompt_served(session_id)):
+            self.cancelling.add(session_id)
+        turn = self.turn_tasks.get(session_id)
+        if turn is not None:
+            turn.cancel()
+        AcpPolicy.cancel_turn(self, params)
+
+    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
+        """A v2 turn of `session_id` runs in `task` after its prompt was answered."""
+        self.turn_tasks[session_id] = task
+
+        def done(task: asyncio.Task[Any]) -> None:
+            if self.turn_tasks.get(session_id) is task:
+                del self.turn_tasks[session_id]
+
+        task.add_done_callback(done)
+        if session_id in self.cancelling:  # cancelled before its work began
+            task.cancel()
 
     async def initialize(self, request: Any) -> Any:
         """The version asked for if this agent speaks it, else its latest (4-8), answered by the
         policy of that version's package (routed by it, if the message did not route it)."""
         conn = self.conn
-        version = negotiation.chosen(
-            wire.get(request.params, rules.PROTOCOL_VERSION), conn.protocol_versions
-        )
+        version = chosen(wire.get(request.params, rules.PROTOCOL_VERSION), conn.protocol_versions)
         conn.route(version)
         return await conn.policy.answer_initialize(request, version)
 
     async def answer_initialize(self, request: Any, version: int) -> Any:
-        conn = self.conn
+        conn, state = self.conn, self.state
         conn.protocol_version = version
-        conn.peer_initialize = request.params
+        state.peer_initialize = request.params
         conn.client_info = rules.info_of(request.params, "client")
-        schema: Any = conn.schema
+        schema: Any = self.schema
         try:
-            result = await conn.handle(request, is_request=True)
+            result = await self.dispatch(request, is_request=True)
         except schema.RpcError as err:
             if err.code != METHOD_NOT_FOUND:
                 raise
@@ -131,7 +211,7 @@ class AgentPolicy(AcpPolicy):
             check, promises = self.plan.initialize_check, self.plan.promises_check
             reason = check(result) if check is not None else None
             if reason is None and promises is not None:
-                reason = promises(result, conn.handler, schema.AgentHandler, schema)
+                reason = promises(result, state.handler, schema.AgentHandler, schema)
             if reason is not None:
                 raise ProtocolError(f"{rules.INITIALIZE}: the handler's answer breaks {reason}")
         if result is None:
@@ -140,8 +220,8 @@ class AgentPolicy(AcpPolicy):
         else:
             result = wire.replace(result, rules.PROTOCOL_VERSION, version)
         self.check_result(rules.INITIALIZE, result)
-        conn.own_initialize = result
-        conn.initialized = True
+        state.own_initialize = result
+        state.initialized = True
         return result
 
 
@@ -214,7 +294,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
 
     def setup_side(self) -> None:
         self.client_info: Any = None
-        if isinstance(self.versions, negotiation.AgentRoutes):  # the first lines read here
+        if isinstance(self.versions, AgentRoutes):  # the first lines read here
             self.screen = self._route_by
 
     def bind_proxy(self) -> None:
@@ -223,14 +303,14 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
     def _route_by(self, line: bytes) -> bool:
         """A received line while the connection is not routed: its initialize routes it. True:
         the line was taken here (an initialize asking for a version this agent does not speak)."""
-        assert isinstance(self.versions, negotiation.AgentRoutes)
+        assert isinstance(self.versions, AgentRoutes)
         if self.routed:
             self.screen = None  # the engine reads the next lines itself
             return False
-        requested = negotiation.requested_version(line)
+        requested = requested_version(line)
         if type(requested) is not int:
             return False
-        self.route(negotiation.chosen(requested, self.protocol_versions))
+        self.route(chosen(requested, self.protocol_versions))
         self.screen = None
         if requested in self.versions.routes:
             return False
@@ -270,7 +350,11 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         )
         self.send_error_nowait(as_rpc_error(refusals[0][1]).id, err)
 
+    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
+        """A v2 turn of `session_id` runs in `task` after its prompt was answered: `session/cancel`
+        (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
+        self.policy.track_turn(session_id, task)
+
     def turn_cancelled(self, session_id: Any) -> bool:
         """Whether a `session/cancel` (or `session/close`) reached the open v2 turn of a session."""
-        turns = self.policy.turns
-        return turns is not None and session_id in turns.cancelling
+        return session_id in self.policy.cancelling

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    AsyncIterator,
-    Callable,
-    Generic,
-    TypeVar,
-    overload,
-)
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, TypeVar, overload
 
 import msgspec
 
 from ..jsonrpc import wire
+from ..jsonrpc.calls import Step
 from ..jsonrpc.errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
 from .connection import Connection
-from .policy import AcpPolicy, SendCheck, SendStep, Step
+from .policy import AcpPolicy, SendCheck, SendStep
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -29,7 +22,7 @@ if TYPE_CHECKING:
 
     from ..jsonrpc.package import AgentProxyT, ClientPackage, HandlerT, ProxyT
     from .connection import ConnectionOptions
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
 else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
@@ -51,10 +44,9 @@ class ClientPolicy(AcpPolicy):
     """The client's rules: the version asked for and the one answered, sessions set up here, what
     the agent offered for each."""
 
-    conn: ClientSideConnection[Any]
-
     def __init__(self, conn: ClientSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, plan, enforce)
+        super().__init__(conn, conn.state, plan, enforce)
+        self.conn = conn
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
         self.update_type = info.params if info is not None else None
@@ -68,9 +60,8 @@ class ClientPolicy(AcpPolicy):
             reason = check(params) if check is not None else None
             if reason is not None:
                 raise ProtocolError(f"{method}: {reason}")
-        conn = self.conn
-        params = wire.replace(params, rules.PROTOCOL_VERSION, conn.protocol_versions[-1])
-        conn.own_initialize = params
+        params = wire.replace(params, rules.PROTOCOL_VERSION, self.conn.protocol_versions[-1])
+        self.state.own_initialize = params
         return params
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
@@ -116,7 +107,7 @@ class ClientPolicy(AcpPolicy):
         """Before the handler of a session/update: the connection's `on_session_update` (the
         connection forgets the step when that changes)."""
         fold = self.conn.on_session_update if method == _SESSION_UPDATE else None
-        return fold, self.conn.notification_handler(method)
+        return fold, self.notification_handler(method)
 
     def remember(self, session_id: Any, source: Any) -> None:
         """Keep what the agent last offered for a session (`rules.OFFERS` fields of `source`)."""
@@ -157,10 +148,16 @@ class ClientPolicy(AcpPolicy):
         conn.protocol_version = version
         if conn.versions is not None and type(result) is dict:  # read as JSON to route
             conn.route(version)
-            result = conn.typed_answer(rules.INITIALIZE, result)
-        conn.peer_initialize = result
+            info = conn.schema.REQUESTS[rules.INITIALIZE]
+            try:
+                result = wire.build(conn.schema, result, info.result, received=True)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                reason = f"the initialize result does not fit protocol version {version}"
+                conn.shutdown(ConnectionClosedError(f"connection closed: {reason}: {exc}"))
+                raise ProtocolError(f"{reason}: {exc}") from None
+        self.state.peer_initialize = result
         conn.agent_info = rules.info_of(result, "agent")
-        conn.initialized = True
+        self.state.initialized = True
         return result
 
 
@@ -286,15 +283,3 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
                 self.route(version)  # the answer in the envelope of its package, as read by it
                 response = self.schema.Response(id=response.id, result=response.result)
         return response
-
-    def typed_answer(self, method: str, result: Any) -> Any:
-        """A result read as JSON, decoded into the bound package's result type of `method`."""
-        try:
-            return wire.build(
-                self.schema, result, self.schema.REQUESTS[method].result, received=True
-            )
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            reason = f"the {method} result does not fit protocol version {self.protocol_version}"
-            error = ConnectionClosedError(f"connection closed: {reason}: {exc}")
-            self.shutdown(error)
-            raise ProtocolError(f"{reason}: {exc}") from None

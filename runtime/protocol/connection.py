@@ -2,6 +2,11 @@
 ACP policy of that package's protocol version (`policy.py`) and the handler it serves; the sides
 (`agent.py`, `client.py`) add their proxy of the peer. A connection serving several versions
 (`versions.py`) is bound again once `initialize` has chosen one.
+
+Version negotiation, below the sides: the routes by version (`Routes`; `acp_runtime.versions`
+builds the typed, user-facing `AgentVersions` / `ClientVersions` on them), the version an agent
+answers (`chosen`), and how an `initialize` line is read before a package is chosen
+(`requested_version`).
 """
 
 from __future__ import annotations
@@ -10,29 +15,88 @@ import functools
 import importlib
 import inspect
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVar, cast
 
-from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, tracing, wire
+import msgspec
+
+from ..jsonrpc import peek
 from ..jsonrpc.calls import PendingCall as PendingCall
 from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
 from ..jsonrpc.engine import as_rpc_error as as_rpc_error
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
-from .negotiation import Routes
-from .policy import AcpPolicy
+from .policy import AcpPolicy, ConnectionState
 
 if TYPE_CHECKING:
-    import asyncio
-
     from typing_extensions import Unpack
 
-    from ..jsonrpc.package import NotificationMessage, PackageT, RequestMessage
+    from ..jsonrpc.package import PackageT
     from ..jsonrpc.tracing import Tracer
     from ..jsonrpc.transport import Transport
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
     PackageT = TypeVar("PackageT")
+
+
+class Route(msgspec.Struct, frozen=True):
+    """Protocol version `version` is served by `handler` (an instance, or a class or function
+    taking the connection) with the generated package `schema`."""
+
+    version: int
+    schema: Any
+    handler: Any
+
+
+class Routes:
+    """Routes by protocol version (`acp_runtime.versions` for the sides' typed ones)."""
+
+    def __init__(self, *routes: Route) -> None:
+        if not routes:
+            raise ValueError("give at least one Route")
+        by_version: dict[int, Route] = {}
+        for route in routes:
+            if route.version in by_version:
+                raise ValueError(f"protocol version {route.version} is routed twice")
+            by_version[route.version] = route
+        self.routes = dict(sorted(by_version.items()))
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        return tuple(self.routes)
+
+    def __getitem__(self, version: int) -> Route:
+        return self.routes[version]
+
+
+class AgentRoutes(Routes):
+    """An agent's routes: it answers the version a client asks for, or its latest (`chosen`)."""
+
+
+def chosen(requested: Any, versions: tuple[int, ...]) -> int:
+    """The version an agent speaking `versions` answers a client asking for `requested` (4-8):
+    that one when it speaks it, else its latest."""
+    return requested if requested in versions else versions[-1]
+
+
+class ClientRoutes(Routes):
+    """A client's routes: it asks for its latest."""
+
+
+def requested_version(line: bytes) -> object | None:
+    """The `protocolVersion` an `initialize` request on this line asks for; None when the line is
+    no initialize request (the bound package then answers it as any other message)."""
+    try:
+        message = peek(line)
+        if message.kind != "request" or message.method != rules.INITIALIZE or not message.params:
+            return None
+        params = msgspec.json.decode(message.params)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if not isinstance(params, dict):
+        return None
+    version: object = params.get(rules.PROTOCOL_VERSION)
+    return version
 
 
 def default_schema() -> ModuleType:
@@ -68,7 +132,7 @@ class Connection(Engine[PackageT]):
     """
 
     side: str  # "agent" or "client": set by the two sides
-    policy_class: Callable[[Any, PackagePlan, bool], AcpPolicy] = AcpPolicy  # the side's rules
+    policy_class: Callable[[Any, PackagePlan, bool], AcpPolicy]  # the side's rules
     policy: AcpPolicy
 
     def __init__(
@@ -95,10 +159,7 @@ class Connection(Engine[PackageT]):
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.enforce_protocol = enforce_protocol
         self.protocol_version: int | None = None
-        self.initialized = False
-        self.peer_initialize: Any = None  # the peer's initialize message (request or result)
-        self.own_initialize: Any = None  # this side's
-        self.handler: object = None
+        self.state = ConnectionState()  # its handler and initialize messages, for its policies
         super().__init__(
             reader,
             writer,
@@ -115,15 +176,11 @@ class Connection(Engine[PackageT]):
         """Drive this connection by `schema` from now on: its codec, and the policy of its protocol
         version (a connection serving several versions is bound again once `initialize` has
         chosen one, see `acp_runtime.versions`)."""
-        from .plan import PackagePlan  # at the first connection, not at import
+        from .guards import PackagePlan  # at the first connection, not at import
 
         super().bind(schema)
-        plan = PackagePlan.of(schema)
-        policy = self.policy_class(self, plan, self.enforce_protocol)
+        policy = self.policy_class(self, PackagePlan.of(schema), self.enforce_protocol)
         self.policy = policy  # pyright: ignore[reportIncompatibleVariableOverride]  # ACP's
-        # the handler method of each method this side serves (never another side's)
-        tables = plan.side(self.side)
-        self._handlers = (tables.notification_handlers, tables.request_handlers)
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
         self.bind_proxy()
 
@@ -136,7 +193,7 @@ class Connection(Engine[PackageT]):
     def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
-        self.handler = handler
+        self.state.handler = handler
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
 
     def route(self, version: int) -> None:
@@ -151,62 +208,25 @@ class Connection(Engine[PackageT]):
         self._build_handler(route.handler)
 
     @property
+    def handler(self) -> object:
+        """What serves the messages this side receives (the `handler` it was made with, built)."""
+        return self.state.handler
+
+    @handler.setter
+    def handler(self, handler: object) -> None:
+        self.state.handler = handler
+
+    @property
+    def initialized(self) -> bool:
+        """Whether initialize has completed on this connection."""
+        return self.state.initialized
+
+    @property
+    def peer_initialize(self) -> Any:
+        """The peer's initialize message (request or result; None before)."""
+        return self.state.peer_initialize
+
+    @property
     def peer_capabilities(self) -> Any:
         """The capabilities the peer advertised in initialize (None before)."""
         return rules.capabilities_of(self.peer_initialize, rules.PEER[self.side])
-
-    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
-        """A v2 turn of `session_id` runs in `task` after its prompt was answered: `session/cancel`
-        (or `session/close`) of that session cancels it (`helpers.AgentSession.turn` does this)."""
-        self.policy.track_turn(session_id, task)
-
-    def handle(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Awaitable[Any]:
-        """The handler's awaitable for a message (what the policy's `serve` awaits); with a
-        tracer, run in the trace context its message carries."""
-        if self.tracer is not None:
-            return self._traced(message, is_request)
-        return self._dispatch(message, is_request)
-
-    async def _traced(self, message: Any, is_request: bool) -> Any:
-        with tracing.extract(self.tracer, message.params):
-            return await self._dispatch(message, is_request)
-
-    def _dispatch(self, message: Any, is_request: bool) -> Awaitable[Any]:
-        """The handler's own awaitable for a message: the common case adds no frame of ours."""
-        name = self._handlers[is_request].get(message.method)
-        fn = getattr(self.handler, name, None) if name is not None else None
-        if fn is not None:
-            awaitable: Awaitable[Any] = fn(message.params)  # (no `cast`: a call per message)
-            return awaitable
-        if message.method.startswith(rules.EXTENSION_PREFIX):
-            return self._call_extension(message, is_request=is_request)
-        return self._unhandled(message.method, is_request=is_request)
-
-    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None:
-        """The handler's own function of the params of `method`'s notifications (None: none)."""
-        name = self._handlers[False].get(method)
-        return getattr(self.handler, name, None) if name is not None else None
-
-    async def _call_extension(
-        self, message: RequestMessage | NotificationMessage, *, is_request: bool
-    ) -> Any:
-        """An extension method (`_vendor/...`): the handler's `ext_method` / `ext_notification`."""
-        if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
-            if is_request:
-                raise self.rpc_error(
-                    INVALID_REQUEST, "Invalid request: params must be an object or an array"
-                )
-            return None
-        fn = getattr(self.handler, "ext_method" if is_request else "ext_notification", None)
-        if fn is None:
-            return await self._unhandled(message.method, is_request=is_request)
-        return await fn(message.method, message.params)
-
-    async def _unhandled(self, method: str, *, is_request: bool) -> Any:
-        """A method the handler does not serve: a request is answered -32601, a notification
-        dropped."""
-        if is_request:
-            raise self.rpc_error(METHOD_NOT_FOUND, "Method not found", {"method": method})
-        return None

@@ -1,10 +1,21 @@
 """ACP's guards: the capability and path rules a side's policy checks on what it sends, serves
-and answers (`GUARDS`), and their tables per package (`guards_for`, read by `plan.py`).
+and answers (`GUARDS`), their tables per package (`guards_for`), and the plan of a package
+(`PackagePlan`): every table a connection derives from it, made once.
 
 A check sees the params of a call (or the result of a handler) and an initialize message: the
-# peer's for what this side sends or answers, its own for what it receives. It returns why the
-# message breaks the rule, or None. Omitted, null, false mean unsupported; `{}` is supported (12).
+peer's for what this side sends or answers, its own for what it receives. It returns why the
+message breaks the rule, or None. Omitted, null, false mean unsupported; `{}` is supported (12).
 The numbers are rows of the ACP v1 requirements table.
+
+Every table a connection reads from its package (the capability guards of each side, the turn
+cancels, the answer checks, the out-of-band completions, the v2 shape) is a pure function of the
+package and of the connection's side. Working them out reads the package's types through
+`msgspec.inspect`, which costs tens of milliseconds; doing it once per package, at the first
+connection that uses it, makes every later connection cost a few attribute reads.
+`PackagePlan.of(schema)` gives the plan of a package: made at first use (never at import, so
+`import acp_runtime` stays as cheap as it was), then kept by the id of the package. Each side's
+tables are a `SidePlan`, made the first time a connection of that side binds to the package.
+Connections hold the plan's tables by reference and never change them.
 """
 
 from __future__ import annotations
@@ -12,24 +23,15 @@ from __future__ import annotations
 import ntpath
 import posixpath
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from msgspec import Struct
 
 from ..jsonrpc import wire
-from .rules import (
-    AUTH_LOGIN,
-    AUTH_LOGOUT,
-    AUTH_METHODS,
-    INITIALIZE,
-    PEER,
-    SESSION_UPDATE_FIELD,
-    UPDATE_KIND,
-    v2_rule,
-)
+from . import rules
 
 if TYPE_CHECKING:
-    from ..jsonrpc.package import Package
+    from ..jsonrpc.package import MethodInfoLike, Package
 
 
 def supported(value: Any) -> bool:
@@ -157,8 +159,8 @@ _AUTH_TERMINAL = {"terminal": "clientCapabilities.auth.terminal"}
 
 
 def _auth_advertised(params: Any, initialize: Any) -> str | None:
-    if not wire.items(initialize, AUTH_METHODS):
-        return v2_rule("auth-methods", "the agent advertised no authMethods: never call it")
+    if not wire.items(initialize, rules.AUTH_METHODS):
+        return rules.v2_rule("auth-methods", "the agent advertised no authMethods: never call it")
     return None
 
 
@@ -169,8 +171,9 @@ _ABSOLUTE_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^#]*$")  # RFC 3986 absol
 
 
 def _plan_uri_absolute(params: Any, initialize: Any) -> str | None:
-    update = wire.get(params, SESSION_UPDATE_FIELD)
-    plan = wire.get(update, "plan") if wire.get(update, UPDATE_KIND[1]) == "plan_update" else None
+    update = wire.get(params, rules.SESSION_UPDATE_FIELD)
+    is_plan = wire.get(update, rules.UPDATE_KIND[1]) == "plan_update"
+    plan = wire.get(update, "plan") if is_plan else None
     uri = wire.get(plan, "uri") if wire.get(plan, "type") == "file" else None
     if isinstance(uri, str) and not _ABSOLUTE_URI.match(uri):
         return f"a file plan's uri must be an absolute URI, got {uri!r}"
@@ -195,6 +198,7 @@ _TOOL_CALL_PATHS = tuple(f"toolCall.{p}" for p in _TOOL_PATHS)
 _UPDATE_OPTIONS = ("update.configOptions.*", "type")
 _AUTH_METHODS = ("authMethods.*", "type")
 _PLAN_URI = Check(_plan_uri_absolute, holds=("update.plan.uri",))
+_AUTH = (rules.AUTH_LOGIN, rules.AUTH_LOGOUT)
 
 GUARDS: tuple[Guard, ...] = (
     *(Guard(side, "send", methods, needs(cap), rows) for side, methods, cap, rows in _NEEDED),
@@ -209,7 +213,7 @@ GUARDS: tuple[Guard, ...] = (
     Guard("client", "send", (*_SETUP, "session/list"), nonempty_needs(*_EXTRA_DIRS), "41"),
     Guard("client", "send", (*_SETUP, "session/list"), absolute(*_DIRS), "40, 42"),
     Guard("client", "send", _SETUP, absolute("mcpServers.*.command"), "1"),  # stdio servers'
-    Guard("client", "send", (AUTH_LOGIN, AUTH_LOGOUT), Check(_auth_advertised), "v2 auth"),
+    Guard("client", "send", _AUTH, Check(_auth_advertised), "v2 auth"),
     Guard("client", "send", _SETUP, Check(_acp_server_ids_unique), "v2 ACP MCP server ids"),
     # the agent, against the client's initialize request
     Guard("agent", "send", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "97"),
@@ -222,7 +226,7 @@ GUARDS: tuple[Guard, ...] = (
     Guard(
         "agent", "result", _WITH_CONFIG, by_kind("configOptions.*", "type", _BOOLEAN), "146, 147"
     ),
-    Guard("agent", "result", (INITIALIZE,), by_kind(*_AUTH_METHODS, _AUTH_TERMINAL), "183"),
+    Guard("agent", "result", (rules.INITIALIZE,), by_kind(*_AUTH_METHODS, _AUTH_TERMINAL), "183"),
     Guard("agent", "send", ("session/update",), _PLAN_URI, "v2 plan file uri"),
     # the client, against its own initialize request: an unadvertised elicitation mode is -32602
     Guard("client", "receive", ("elicitation/create",), by_kind("", "mode", _ELICITATION), "237"),
@@ -236,8 +240,8 @@ def guards_for(
     skips methods and capabilities the package lacks, and checks of paths the method's params (or
     result) type cannot hold. A method's checks of known paths (`Check.holds`) sit behind one
     `wire.Reach` of all their paths: a message that holds none of them costs one call."""
-    whose = side if when == "receive" else PEER[side]
-    info = schema.METHODS.get(INITIALIZE)
+    whose = side if when == "receive" else rules.PEER[side]
+    info = schema.METHODS.get(rules.INITIALIZE)
     initialize_type = None if info is None else info.params if whose == "client" else info.result
     checks: dict[str, list[Check]] = {}
     for guard in GUARDS:
@@ -277,3 +281,76 @@ def _gated(checks: list[Check]) -> list[Callable[[Any, Any], str | None]]:
 
     gated.insert(next(i for i, c in enumerate(checks) if c.holds), gate)
     return gated
+
+
+# --- the plan of a package: what a connection derives from it, once ----------------------------
+
+_PLANS: dict[int, tuple[object, PackagePlan]] = {}
+"""The plans by id of their package; the package is kept so its id stays its own."""
+
+
+class SidePlan:
+    """The tables one side of a connection reads from its package (a connection made with
+    `enforce_protocol=False` reads none of its guards)."""
+
+    def __init__(self, schema: Package, side: str) -> None:
+        self.send_guards = guards_for(schema, side, "send")
+        self.receive_guards = guards_for(schema, side, "receive")
+        self.result_guards = guards_for(schema, side, "result")
+        self.turn_cancels = rules.turn_cancels_for(schema, side)
+        # the handler method of each method this side serves (of no other side, no extension)
+        self.request_handlers = _handlers(schema.REQUESTS, schema, side)
+        self.notification_handlers = _handlers(schema.NOTIFICATIONS, schema, side)
+
+
+def _handlers(infos: Mapping[str, MethodInfoLike], schema: Package, side: str) -> dict[str, str]:
+    foreign = frozenset(schema.SIDES) - {side}
+    return {
+        method: info.handler
+        for method, info in infos.items()
+        if info.side not in foreign and not method.startswith(rules.EXTENSION_PREFIX)
+    }
+
+
+class PackagePlan:
+    """Everything a connection derives from one generated package, shared by all its connections.
+
+    The tables that do not depend on the side are made with the plan; each side's (`side(name)`)
+    the first time a connection of that side asks.
+    """
+
+    def __init__(self, schema: Package) -> None:
+        self.schema = schema
+        self.requires_initialize = rules.INITIALIZE in schema.METHODS
+        self.answer_checks = {m: c for m, c in rules.ANSWER_CHECKS.items() if m in schema.REQUESTS}
+        self.completions = tuple(
+            c
+            for c in rules.COMPLETIONS
+            if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS
+        )
+        self.completing = frozenset(m for c in self.completions for m in (c.opener, c.closer))
+        # ACP v2 (rules.py, "ACP v2"): turns end in state updates, message updates carry their id;
+        # what else differs by version, as data the policy applies without asking which version:
+        # the check of both sides' initialize messages, why a method the package lacks is refused,
+        # and the check of an agent's initialize answer against its handler
+        v2 = self.v2 = rules.turn_ends_by_update(schema)
+        self.message_kinds = rules.kinds_requiring(schema, rules.MESSAGE_ID) if v2 else frozenset()
+        self.initialize_check = rules.initialize_breaks if v2 else None
+        self.removed = rules.removed_surface if v2 else None
+        self.promises_check = rules.promises_breaks if v2 else None
+        self.sides: dict[str, SidePlan] = {}
+
+    def side(self, side: str) -> SidePlan:
+        """The tables of one side ("agent" or "client"), made at its first use."""
+        found = self.sides.get(side)
+        if found is None:
+            found = self.sides[side] = SidePlan(self.schema, side)
+        return found
+
+    @staticmethod
+    def of(schema: Package) -> PackagePlan:
+        """The plan of `schema`: made at its first use, then kept."""
+        kept = _PLANS.get(id(schema))
+        if kept is None or kept[0] is not schema:
+            kept = _PLANS[id(schema)] = (schema, PackagePlan(schema))
+        return kept[1]

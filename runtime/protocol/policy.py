@@ -10,30 +10,32 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
 - `received_request(request)` / `received_notification(note)` as a message arrives (False: drop
   the notification), and `notification_step(method)`: what runs before its handler, and which;
 - `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions),
-  and `handle(note)`: a notification's handler (both through the connection's `handle`);
+  and `handle(note)`: a notification's handler (both through `dispatch`, to the handler the
+  connection shares with its policies in its `ConnectionState`);
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
-What differs between protocol versions comes from the package's plan as data (plan.py): its
-tables, its initialize checks, the methods it removed, and how its turns end: in ACP v1 with the
-`session/prompt` answer (nothing to track), in ACP v2 with a `state_update` to idle after it
-(`TurnsByUpdate`, whose lifecycle rules the agent's policy enforces).
+What differs between protocol versions comes from the package's plan as data (`PackagePlan`,
+guards.py): its tables, its initialize checks, the methods it removed, and how its turns end: in
+ACP v1 with the `session/prompt` answer (nothing to track), in ACP v2 with a `state_update` to idle
+after it (whose lifecycle rules the agent's policy enforces).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Mapping
 
-from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, wire
-from ..jsonrpc.calls import Policy
+from ..jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, wire
+from ..jsonrpc.calls import Policy, Step
 from ..jsonrpc.errors import CapabilityError, NotInitializedError, ProtocolError
+from ..jsonrpc.tracing import extract
 from . import rules
 
 if TYPE_CHECKING:
+    from ..jsonrpc.engine import Engine
+    from ..jsonrpc.package import NotificationMessage, RequestMessage
     from ..jsonrpc.serving import Serving
-    from .connection import Connection
-    from .plan import PackagePlan
+    from .guards import PackagePlan
 
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
@@ -42,7 +44,6 @@ SendCheck = Callable[[str, Any], None]
 SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
 Answer = Callable[[Any], Awaitable[Any]]
 AfterServe = Callable[[Any, Any], None]
-Step = Callable[[Any], Any]
 Reason = Callable[[Any, Any], "str | None"]
 # `serve`'s steps of a method: the side's own answer, before initialize, guards, result guards,
 # answer check, the side's bookkeeping; `before_send`'s: the side's first check, why it is removed,
@@ -50,89 +51,36 @@ Reason = Callable[[Any, Any], "str | None"]
 _ServeSteps = tuple[
     "Answer | None", bool, "tuple[Reason, ...]", bool, "Reason | None", "AfterServe | None"
 ]
-SendSteps = tuple[
-    "SendStep | None", "str | None", bool, "tuple[Reason, ...]", bool, "SendCheck | None"
-]
+SendSteps = tuple["SendStep | None", bool, "tuple[Reason, ...]", bool, "SendCheck | None"]
 
 
-class TurnsByUpdate:
-    """The turns of an agent's sessions that end in a `state_update` to idle after the prompt's
-    answer (ACP v2): the policy refuses the updates that break that lifecycle."""
+class ConnectionState:
+    """What a connection shares with each policy it is bound to in turn: its handler, and the
+    initialize messages, the peer's and its own, once known."""
 
-    def __init__(self, serving_in: Callable[[str, Any], list[Serving]]) -> None:
-        self.serving_in = serving_in
-        # session -> the user messageId its prompt answer acknowledged; the sessions whose turn is
-        # open (answered, no idle yet); those of them a session/cancel has reached
-        self.acknowledged: dict[Any, Any] = {}
-        self.open: set[Any] = set()
-        self.cancelling: set[Any] = set()
-
-    def prompt_served(self, session_id: Any, *, unanswered: bool = False) -> bool:
-        prompts = self.serving_in(rules.SESSION_PROMPT, session_id)
-        return any(not (unanswered and s.answered) for s in prompts)
-
-    def prompt_answered(self, params: Any, result: Any) -> None:
-        """A `session/prompt` handler returned `result`: the turn stays open."""
-        session_id = wire.get(params, rules.SESSION_ID)
-        self.acknowledged[session_id] = wire.get(result, rules.MESSAGE_ID)
-        self.open.add(session_id)
-
-    def cancelled(self, session_id: Any) -> None:
-        """A `session/cancel` (or `session/close`) reached an open turn, or one a prompt being
-        answered opens."""
-        if session_id in self.open or self.prompt_served(session_id):
-            self.cancelling.add(session_id)
-
-    def update_sent(self, method: str, params: Any, enforce: bool) -> None:
-        """An outgoing `session/update`: refused when it breaks the turn lifecycle (`enforce`);
-        the acknowledged user message is reported, an idle state ends the turn."""
-        session_id = wire.get(params, rules.SESSION_ID)
-        update = wire.get(params, rules.SESSION_UPDATE_FIELD)
-        kind = wire.get(update, rules.UPDATE_KIND[1])
-        idle = kind == rules.STATE_UPDATE and wire.get(update, rules.STATE) == rules.IDLE
-        reason = self.breaks(session_id, update, kind, idle)
-        if reason is not None and enforce:
-            raise ProtocolError(f"{method}: {reason}")
-        if kind in rules.USER_MESSAGE_KINDS:
-            self.acknowledged.pop(session_id, None)
-        elif idle:
-            self.open.discard(session_id)
-            self.cancelling.discard(session_id)
-
-    def breaks(self, session_id: Any, update: Any, kind: Any, idle: bool) -> str | None:
-        """Why an update of a session breaks the turn lifecycle, or None."""
-        if kind in rules.USER_MESSAGE_KINDS and session_id in self.acknowledged:
-            expected = self.acknowledged[session_id]
-            if wire.get(update, rules.MESSAGE_ID) != expected:
-                return rules.v2_rule(
-                    "user-message",
-                    f"the turn's user message is {expected!r}, as the prompt answer acknowledged",
-                )
-        if not idle:
-            return None
-        if self.prompt_served(session_id, unanswered=True):
-            return rules.v2_rule(
-                "prompt-acknowledges",
-                "the turn ends after the session/prompt answer, which only acknowledges it",
-            )
-        stop = wire.get(update, rules.STOP_REASON)
-        if session_id in self.cancelling and stop != rules.CANCELLED:
-            return rules.v2_rule(
-                "cancel-confirmed",
-                f"after session/cancel the turn ends idle with stopReason cancelled, not {stop!r}",
-            )
-        return None
+    def __init__(self) -> None:
+        self.handler: object = None
+        self.initialized = False
+        self.peer_initialize: Any = None
+        self.own_initialize: Any = None
 
 
 class AcpPolicy(Policy):
     """The rules both sides apply, from the plan of the connection's package. With
     `enforce=False` none is checked (interactions and turns are still tracked)."""
 
-    def __init__(self, conn: Connection[Any], plan: PackagePlan, enforce: bool) -> None:
-        self.conn = conn
+    def __init__(
+        self, engine: Engine[Any], state: ConnectionState, plan: PackagePlan, enforce: bool
+    ) -> None:
+        self.engine = engine
+        self.checked_params = engine.checked_params  # (its engine's, bound to this package)
+        self.state = state
         self.plan = plan
+        self.schema = plan.schema
         self.enforce = enforce
-        tables = plan.side(conn.side)
+        tables = plan.side(engine.side)
+        # the handler method of each method this side serves (never another side's)
+        self.handlers = (tables.notification_handlers, tables.request_handlers)
         self.requires_initialize = enforce and plan.requires_initialize
         self.send_guards = tables.send_guards if enforce else _NO_GUARDS
         self.receive_guards = tables.receive_guards if enforce else _NO_GUARDS
@@ -146,12 +94,10 @@ class AcpPolicy(Policy):
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
-        self.turns = TurnsByUpdate(self.serving_in) if plan.v2 else None  # v2: turns end by update
         # the notifications `received_notification` acts on; any other passes untouched
         self.watched = rules.TURN_ENDED_BY | self.completing
         self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
         self.sends_watched: Container[str] | None = _TURN_ENDED_BY  # `sent`'s
-        self.turn_tasks: dict[Any, asyncio.Task[Any]] = {}  # v2 turns running after their answer
         self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
 
@@ -159,7 +105,7 @@ class AcpPolicy(Policy):
         """The requests of `method` in that session this side is serving."""
         return [
             s
-            for s in self.conn.serving.values()
+            for s in self.engine.serving.values()
             if s.method == method and wire.get(s.params, rules.SESSION_ID) == session_id
         ]
 
@@ -168,20 +114,18 @@ class AcpPolicy(Policy):
     def before_send(self, method: str, params: Any) -> Any:
         """Check an outgoing call or notification; returns the params to send."""
         steps = self._send_steps.get(method) or self._steps(method)
-        before, removed, before_initialize, guards, completing, after = steps
+        before, before_initialize, guards, completing, after = steps
         if before is not None:  # a side's own first step: it may replace the params
             replaced = before(method, params)
             if replaced is not None:
                 params = replaced
-        if removed is not None:
-            raise ProtocolError(f"{method}: {removed}")
-        conn = self.conn
         if self.enforce:
-            params = conn.checked_params(method, params)
-        if not before_initialize and not conn.initialized:
+            params = self.checked_params(method, params)
+        state = self.state
+        if not before_initialize and not state.initialized:
             raise NotInitializedError(f"{method}: initialize has not completed on this connection")
         if guards:
-            initialize = conn.peer_initialize
+            initialize = state.peer_initialize
             for check in guards:
                 reason = check(params, initialize)
                 if reason is not None:
@@ -196,20 +140,22 @@ class AcpPolicy(Policy):
 
     def _steps(self, method: str) -> SendSteps:
         """What `before_send` does with `method` (kept for the package's methods, worked out at
-        its first send): the side's checks before the others (`around_send`), why it is refused (a
-        removed surface), whether it may go before initialize, its guards, whether it completes an
-        interaction, and the side's checks of the checked params."""
-        removed = self.removed(self.conn.schema, method) if self.removed is not None else None
+        its first send): the side's checks before the others (`around_send`), whether it may go
+        before initialize, its guards, whether it completes an interaction, and the side's checks
+        of the checked params. A method the package removed (v2) is refused here: no package
+        method is, so none is kept."""
+        removed = self.removed(self.schema, method) if self.removed is not None else None
+        if removed is not None:
+            raise ProtocolError(f"{method}: {removed}")
         before, after = self.around_send(method)
         steps = (
             before,
-            removed,
             not (self.requires_initialize and method not in rules.ALLOWED_BEFORE_INITIALIZE),
             tuple(self.send_guards.get(method, ())),
             method in self.completing,
             after,
         )
-        if method in self.conn.schema.METHODS:  # not any name a caller makes up: a bounded table
+        if method in self.schema.METHODS:  # not any name a caller makes up: a bounded table
             self._send_steps[method] = steps
         return steps
 
@@ -241,10 +187,10 @@ class AcpPolicy(Policy):
         return self.track_interaction(method, params, sending=False)
 
     def notification_step(self, method: str) -> tuple[Step | None, Step | None]:
-        return None, self.conn.notification_handler(method)
+        return None, self.notification_handler(method)
 
     def handle(self, message: Any) -> Awaitable[Any]:
-        return self.conn.handle(message, is_request=False)
+        return self.dispatch(message, is_request=False)
 
     # --- serving ----------------------------------------------------------------------------------
 
@@ -257,17 +203,19 @@ class AcpPolicy(Policy):
         instead, before_initialize, guards, result_guards, answer_check, after = steps
         if instead is not None:
             return instead(request)
-        conn = self.conn
-        if not before_initialize and not conn.initialized:
-            raise conn.rpc_error(
+        state = self.state
+        if not before_initialize and not state.initialized:
+            raise self.engine.rpc_error(
                 INVALID_REQUEST, "Invalid request: initialize must be called first"
             )
         if guards:
             for check in guards:
-                reason = check(request.params, conn.own_initialize)
+                reason = check(request.params, state.own_initialize)
                 if reason is not None:
-                    raise conn.rpc_error(INVALID_PARAMS, "Invalid params", {"message": reason})
-        answer = conn.handle(request, is_request=True)
+                    raise self.engine.rpc_error(
+                        INVALID_PARAMS, "Invalid params", {"message": reason}
+                    )
+        answer = self.dispatch(request, is_request=True)
         if not result_guards and answer_check is None and after is None:
             return answer
         return self._checked(request, answer, steps)
@@ -301,7 +249,7 @@ class AcpPolicy(Policy):
             self.answer_checks.get(method),
             after,
         )
-        if method in self.conn.schema.METHODS:  # not any name a peer makes up: a bounded table
+        if method in self.schema.METHODS:  # not any name a peer makes up: a bounded table
             self._serve_steps[method] = steps
         return steps
 
@@ -312,7 +260,7 @@ class AcpPolicy(Policy):
 
     def check_result(self, method: str, result: Any) -> None:
         for check in self.result_guards.get(method, ()):
-            reason = check(result, self.conn.peer_initialize)
+            reason = check(result, self.state.peer_initialize)
             if reason is not None:
                 raise CapabilityError(
                     method, f"the handler's result breaks a protocol rule: {reason}"
@@ -325,7 +273,7 @@ class AcpPolicy(Policy):
         answer_check = self.answer_checks.get(method)
         reason = answer_check(params, result) if answer_check is not None else None
         if reason is not None:
-            raise self.conn.rpc_error(
+            raise self.engine.rpc_error(
                 INTERNAL_ERROR, f"Invalid result: {reason}", {"message": reason}
             )
         return result
@@ -355,24 +303,60 @@ class AcpPolicy(Policy):
     def cancel_turn(self, params: Any) -> None:
         """`session/cancel` passed: cancel this side's running handlers of that session's turn."""
         session_id = wire.get(params, rules.SESSION_ID)
-        if self.turns is not None:
-            self.turns.cancelled(session_id)
-        turn = self.turn_tasks.get(session_id)
-        if turn is not None:  # a v2 turn running after its answer (helpers.AgentSession.turn)
-            turn.cancel()
         for method, result in self.turn_cancels.items():
             for serving in self.serving_in(method, session_id):
                 serving.cancel_result = result
                 serving.cancel()
 
-    def track_turn(self, session_id: Any, task: asyncio.Task[Any]) -> None:
-        """A v2 turn of `session_id` runs in `task` after its prompt was answered."""
-        self.turn_tasks[session_id] = task
+    # --- the handler ------------------------------------------------------------------------------
 
-        def done(task: asyncio.Task[Any]) -> None:
-            if self.turn_tasks.get(session_id) is task:
-                del self.turn_tasks[session_id]
+    def dispatch(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Awaitable[Any]:
+        """The handler's awaitable for a message; with a tracer, run in the trace context its
+        message carries."""
+        if self.engine.tracer is not None:
+            return self._traced(message, is_request)
+        return self._dispatch(message, is_request)
 
-        task.add_done_callback(done)
-        if self.turns is not None and session_id in self.turns.cancelling:  # before its work began
-            task.cancel()
+    async def _traced(self, message: Any, is_request: bool) -> Any:
+        with extract(self.engine.tracer, message.params):
+            return await self._dispatch(message, is_request)
+
+    def _dispatch(self, message: Any, is_request: bool) -> Awaitable[Any]:
+        """The handler's own awaitable for a message: the common case adds no frame of ours."""
+        name = self.handlers[is_request].get(message.method)
+        fn = getattr(self.state.handler, name, None) if name is not None else None
+        if fn is not None:
+            awaitable: Awaitable[Any] = fn(message.params)  # (no `cast`: a call per message)
+            return awaitable
+        if message.method.startswith(rules.EXTENSION_PREFIX):
+            return self._call_extension(message, is_request=is_request)
+        return self._unhandled(message.method, is_request=is_request)
+
+    def notification_handler(self, method: str) -> Callable[[Any], Awaitable[Any]] | None:
+        """The handler's own function of the params of `method`'s notifications (None: none)."""
+        name = self.handlers[False].get(method)
+        return getattr(self.state.handler, name, None) if name is not None else None
+
+    async def _call_extension(
+        self, message: RequestMessage | NotificationMessage, *, is_request: bool
+    ) -> Any:
+        """An extension method (`_vendor/...`): the handler's `ext_method` / `ext_notification`."""
+        if not wire.structured(message.params):  # 226: JSON-RPC params are an object or an array
+            if is_request:
+                raise self.engine.rpc_error(
+                    INVALID_REQUEST, "Invalid request: params must be an object or an array"
+                )
+            return None
+        fn = getattr(self.state.handler, "ext_method" if is_request else "ext_notification", None)
+        if fn is None:
+            return await self._unhandled(message.method, is_request=is_request)
+        return await fn(message.method, message.params)
+
+    async def _unhandled(self, method: str, *, is_request: bool) -> Any:
+        """A method the handler does not serve: a request is answered -32601, a notification
+        dropped."""
+        if is_request:
+            raise self.engine.rpc_error(METHOD_NOT_FOUND, "Method not found", {"method": method})
+        return None

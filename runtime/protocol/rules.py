@@ -1,5 +1,5 @@
 """ACP's protocol rules that a connection's policy enforces, written against the wire (methods,
-fields), for every version: what differs by version is read from the package (`plan.py`).
+fields), for every version: what differs by version is read from the package (`PackagePlan`).
 
 The engine below (`engine.py` and its helpers) is plain JSON-RPC; the policy (`policy.py`) applies
 these rules; the friendly layer (`helpers.py`, `session.py`) names the methods it sends through
@@ -74,30 +74,6 @@ SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 # the application keeps those apart (the runtime sees one connection).
 SESSION_NAMED_BY = SESSION_OPENED_BY | {"session/fork"}  # the params' sessionId exists
 SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
-
-
-def reused_session_id(method: str, params: Any, result: Any, known: set[Any]) -> str | None:
-    """Why the answer to `method` reuses a session id (24), or None."""
-    if method not in SESSION_CREATED_BY:
-        return None
-    session_id = wire.get(result, SESSION_ID)
-    source = wire.get(params, SESSION_ID) if method in SESSION_NAMED_BY else None
-    if session_id in known or (source is not None and session_id == source):
-        return (
-            f"the handler answered the session id {session_id!r}, which names a session already"
-            " known here; each session gets a unique id (ACP v1 requirement 24)"
-        )
-    return None
-
-
-def sessions_known_after(method: str, params: Any, result: Any) -> list[Any]:
-    """The session ids that a successful answer to `method` shows to exist (24)."""
-    ids = [wire.get(params, SESSION_ID)] if method in SESSION_NAMED_BY else []
-    if method in SESSION_CREATED_BY:
-        ids.append(wire.get(result, SESSION_ID))
-    if method in SESSIONS_LISTED_BY:
-        ids.extend(wire.values(result, SESSIONS_LISTED_BY[method]))
-    return ids
 
 
 # 33: an agent replays no history (these session/update kinds) to a session while it resumes it
@@ -261,16 +237,6 @@ class Completion(Struct, frozen=True):
 COMPLETIONS = (
     Completion("elicitation/create", "mode", "url", "elicitation/complete", "elicitationId"),
 )
-
-
-def answer_checks_for(schema: Package) -> dict[str, Callable[[Any, Any], "str | None"]]:
-    return {method: check for method, check in ANSWER_CHECKS.items() if method in schema.REQUESTS}
-
-
-def completions_for(schema: Package) -> tuple[Completion, ...]:
-    return tuple(
-        c for c in COMPLETIONS if c.opener in schema.REQUESTS and c.closer in schema.NOTIFICATIONS
-    )
 
 
 # --- ACP v2 ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 import acp_schema as v1
 import acp_schema_v2 as v2
 from acp_runtime import jsonrpc
-from acp_runtime.protocol.negotiation import requested_version
+from acp_runtime.protocol.connection import requested_version
 
 CODES = ("PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR")
 

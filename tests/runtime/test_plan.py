@@ -1,5 +1,5 @@
 """The tables a connection derives from its package are made once per package and shared
-(`acp_runtime.protocol.plan`): every connection of a package holds the same objects, each package
+(`acp_runtime.protocol.guards`): every connection of a package holds the same objects, each package
 its own, and nothing is computed at import."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ async def test_each_package_and_each_side_has_its_own_tables() -> None:
 
 
 async def test_the_plan_is_kept_on_the_package_and_made_once() -> None:
-    from acp_runtime.protocol.plan import PackagePlan
+    from acp_runtime.protocol.guards import PackagePlan
 
     conn = _agent(acp)
     try:
@@ -101,7 +101,7 @@ async def test_without_protocol_checks_no_guard_applies() -> None:
 
 def test_importing_the_runtime_computes_no_plan() -> None:
     code = (
-        "import acp_schema, acp_runtime, acp_runtime.http, acp_runtime.protocol.plan as plan;"
+        "import acp_schema, acp_runtime, acp_runtime.http, acp_runtime.protocol.guards as plan;"
         "print(bool(plan._PLANS))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
