@@ -31,8 +31,7 @@ answer down:
   lines) -> `transport.Inlet.put` -> `Engine._on_messages` -> `Engine.receive` (the package's
   `MessageDecoder.decode`) -> `serving.Server.start` (the policy's
   `received_request` bookkeeping, then the handler's task) -> `Server._serve` ->
-  `policy.AcpPolicy.serve` -> `connection.Connection.handle` -> `Connection._dispatch` -> the
-  handler's method;
+  `policy.AcpPolicy.serve` -> `AcpPolicy.dispatch` -> the handler's method;
 - back: the handler's result returns to `Server._serve` (through `AcpPolicy._checked` when its
   result is checked) -> `sending.Sender.response` (`Envelopes.response`) -> `calls.Caller.write` ->
   `framing.LineWriter.write` -> the asyncio transport's `write`.
