@@ -282,15 +282,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             **options: Unpack[ConnectionOptions],
         ) -> None: ...
 
-        def __init__(
-            self,
-            handler: object,
-            reader: ByteReader,
-            writer: ByteWriter,
-            *,
-            schema: AgentPackage[Any, Any] | None = None,
-            **options: Unpack[ConnectionOptions],
-        ) -> None: ...
+        def __init__(self, *args: Any, **options: Any) -> None: ...  # `Connection.__init__`
 
     def setup_side(self) -> None:
         self.client_info: Any = None

@@ -220,15 +220,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             **options: Unpack[ConnectionOptions],
         ) -> None: ...
 
-        def __init__(
-            self,
-            handler: object,
-            reader: ByteReader,
-            writer: ByteWriter,
-            *,
-            schema: ClientPackage[Any, Any] | None = None,
-            **options: Unpack[ConnectionOptions],
-        ) -> None: ...
+        def __init__(self, *args: Any, **options: Any) -> None: ...  # `Connection.__init__`
 
     def setup_side(self) -> None:
         self.agent_info: Any = None

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, get_args
 from msgspec import Struct, structs
 
 from ..jsonrpc import CANCEL_REQUEST as CANCEL_REQUEST
-from ..jsonrpc import CANCEL_REQUEST_ID as CANCEL_REQUEST_ID
-from ..jsonrpc import REQUEST_CANCELLED as REQUEST_CANCELLED
 from ..jsonrpc import SESSION_ID as SESSION_ID  # routes a message by its session
 from ..jsonrpc import wire
 
