@@ -36,7 +36,7 @@ class AgentPolicy(AcpPolicy):
     answer (`track_turn`) when `session/cancel` reaches it."""
 
     def __init__(self, conn: AgentSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, conn.state, plan, enforce)
+        super().__init__(conn, conn, plan, enforce)  # the connection is its shared state
         self.conn = conn
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
         self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
@@ -196,9 +196,9 @@ class AgentPolicy(AcpPolicy):
         return await conn.policy.answer_initialize(request, version)
 
     async def answer_initialize(self, request: Any, version: int) -> Any:
-        conn, state = self.conn, self.state
+        conn = self.conn
         conn.protocol_version = version
-        state.peer_initialize = request.params
+        conn.peer_initialize = request.params
         conn.client_info = rules.info_of(request.params, "client")
         schema: Any = self.schema
         try:
@@ -211,7 +211,7 @@ class AgentPolicy(AcpPolicy):
             check, promises = self.plan.initialize_check, self.plan.promises_check
             reason = check(result) if check is not None else None
             if reason is None and promises is not None:
-                reason = promises(result, state.handler, schema.AgentHandler, schema)
+                reason = promises(result, conn.handler, schema.AgentHandler, schema)
             if reason is not None:
                 raise ProtocolError(f"{rules.INITIALIZE}: the handler's answer breaks {reason}")
         if result is None:
@@ -220,8 +220,8 @@ class AgentPolicy(AcpPolicy):
         else:
             result = wire.replace(result, rules.PROTOCOL_VERSION, version)
         self.check_result(rules.INITIALIZE, result)
-        state.own_initialize = result
-        state.initialized = True
+        conn.own_initialize = result
+        conn.initialized = True
         return result
 
 
@@ -296,14 +296,10 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         """A received line while the connection is not routed: its initialize routes it. True:
         the line was taken here (an initialize asking for a version this agent does not speak)."""
         assert isinstance(self.versions, AgentRoutes)
-        if self.routed:
-            self.screen = None  # the engine reads the next lines itself
-            return False
         requested = requested_version(line)
         if type(requested) is not int:
             return False
-        self.route(chosen(requested, self.protocol_versions))
-        self.screen = None
+        self.route(chosen(requested, self.protocol_versions))  # no screen from now on
         if requested in self.versions.routes:
             return False
         self._receive_newer_initialize(line)

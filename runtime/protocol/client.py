@@ -45,7 +45,7 @@ class ClientPolicy(AcpPolicy):
     the agent offered for each."""
 
     def __init__(self, conn: ClientSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, conn.state, plan, enforce)
+        super().__init__(conn, conn, plan, enforce)  # the connection is its shared state
         self.conn = conn
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
@@ -61,7 +61,7 @@ class ClientPolicy(AcpPolicy):
             if reason is not None:
                 raise ProtocolError(f"{method}: {reason}")
         params = wire.replace(params, rules.PROTOCOL_VERSION, self.conn.protocol_versions[-1])
-        self.state.own_initialize = params
+        self.conn.own_initialize = params
         return params
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
@@ -155,9 +155,9 @@ class ClientPolicy(AcpPolicy):
                 reason = f"the initialize result does not fit protocol version {version}"
                 conn.shutdown(ConnectionClosedError(f"connection closed: {reason}: {exc}"))
                 raise ProtocolError(f"{reason}: {exc}") from None
-        self.state.peer_initialize = result
+        conn.peer_initialize = result
         conn.agent_info = rules.info_of(result, "agent")
-        self.state.initialized = True
+        conn.initialized = True
         return result
 
 
@@ -245,11 +245,6 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def bind_proxy(self) -> None:
         self.agent: AgentProxyT = self.schema.AgentProxy(self)
-
-    def route(self, version: int) -> None:
-        super().route(version)
-        self.results_as_json = frozenset()
-        self.answer_screen = None
 
     async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per

@@ -11,7 +11,7 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
   the notification), and `notification_step(method)`: what runs before its handler, and which;
 - `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions),
   and `handle(note)`: a notification's handler (both through `dispatch`, to the handler the
-  connection shares with its policies in its `ConnectionState`);
+  connection shares with its policies, its `ConnectionState`);
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
 What differs between protocol versions comes from the package's plan as data (`PackagePlan`,
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ..jsonrpc.serving import Serving
     from .guards import PackagePlan
 
+
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
 
@@ -55,14 +56,14 @@ SendSteps = tuple["SendStep | None", bool, "tuple[Reason, ...]", bool, "SendChec
 
 
 class ConnectionState:
-    """What a connection shares with each policy it is bound to in turn: its handler, and the
-    initialize messages, the peer's and its own, once known."""
+    """What a connection shares with each policy it is bound to in turn (a base of `Connection`:
+    the connection is its own state): its handler, and the initialize messages, the peer's and
+    its own, once known."""
 
-    def __init__(self) -> None:
-        self.handler: object = None
-        self.initialized = False
-        self.peer_initialize: Any = None
-        self.own_initialize: Any = None
+    handler: object = None  # what serves the messages this side receives (built)
+    initialized = False  # whether initialize has completed on this connection
+    peer_initialize: Any = None  # the peer's initialize message (request or result)
+    own_initialize: Any = None  # this side's
 
 
 class AcpPolicy(Policy):

@@ -269,10 +269,6 @@ def v2_rule(name: str, reason: str) -> str:
     return f"{reason} (ACP v2 rule {name})"
 
 
-# (id of a package, key) -> (the package, what it shows): the package kept, so its id stays its own
-_SHAPES: dict[tuple[int, str], tuple[object, frozenset[str]]] = {}
-
-
 def turn_ends_by_update(schema: Package) -> bool:
     """Whether a prompt's answer only acknowledges it and the turn ends in a `state_update` (v2),
     rather than the answer carrying the stop reason (v1)."""
@@ -312,14 +308,10 @@ def _kinds(schema: Package) -> dict[str, list[frozenset[str]]]:
 
 def kinds_requiring(schema: Package, key: str) -> frozenset[str]:
     """The update kinds every variant of which requires `key` (v2: `messageId` on messages); every
-    kind of the package for the key ""."""
-    cached = _SHAPES.get((id(schema), key))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
+    kind of the package for the key "". Worked out each call: a package's plan keeps what its
+    connections ask (`PackagePlan.v2`, `PackagePlan.message_kinds`)."""
     kinds = _kinds(schema)
-    found = frozenset(k for k, vs in kinds.items() if not key or all(key in v for v in vs))
-    _SHAPES[(id(schema), key)] = (schema, found)
-    return found
+    return frozenset(k for k, vs in kinds.items() if not key or all(key in v for v in vs))
 
 
 def missing_message_id(params: Any, kinds: frozenset[str]) -> str | None:
