@@ -23,10 +23,10 @@ import asyncio
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generic, Mapping, Sequence, cast, overload
 
 from .jsonrpc import wire
+from .jsonrpc.engine import DEFAULT
 from .jsonrpc.errors import ConnectionClosedError
 from .protocol import rules
 from .protocol.client import ClientSideConnection
-from .protocol.connection import DEFAULT
 from .protocol.schema_types import (
     AgentSchemaT,
     AnswerT,

@@ -6,10 +6,11 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from ..jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, wire
+from ..jsonrpc.engine import as_rpc_error
 from ..jsonrpc.errors import ProtocolError
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
-from .connection import AgentRoutes, Connection, as_rpc_error, chosen, requested_version
+from .connection import AgentRoutes, Connection, Route, chosen, requested_version
 from .policy import AcpPolicy, AfterServe, Answer, SendCheck, SendStep
 
 if TYPE_CHECKING:
@@ -60,11 +61,12 @@ class AgentPolicy(AcpPolicy):
             after = self.no_history if self.enforce and self.resumes_came else None
         return before, after
 
-    def message_id_given(self, method: str, params: Any) -> None:
-        """v2: a message chunk or update carries the id of its message."""
+    def message_id_given(self, method: str, params: Any) -> Any:
+        """v2: a message chunk or update carries the id of its message (its params go on)."""
         reason = rules.missing_message_id(params, self.message_kinds)
         if reason is not None:
             raise ProtocolError(f"{method}: {reason}")
+        return params
 
     def update_fits(self, method: str, params: Any) -> None:
         """An outgoing `session/update` (v2): refused when it breaks the turn lifecycle or sends
@@ -132,11 +134,7 @@ class AgentPolicy(AcpPolicy):
     def around_serve(self, method: str) -> tuple[Answer | None, AfterServe | None]:
         if method == rules.INITIALIZE:
             return self.initialize, None
-        sessions = self.enforce and (
-            method in rules.SESSION_CREATED_BY
-            or method in rules.SESSION_NAMED_BY
-            or method in rules.SESSIONS_LISTED_BY
-        )
+        sessions = self.enforce and method in rules.SESSIONS_KNOWN_BY
         turn = method == rules.SESSION_PROMPT and self.plan.v2
         return None, self.answered if sessions or turn else None
 
@@ -302,19 +300,18 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         self.route(chosen(requested, self.protocol_versions))  # no screen from now on
         if requested in self.versions.routes:
             return False
-        self._receive_newer_initialize(line)
+        self._receive_newer_initialize(line, self.versions.routes)
         return True
 
-    def _receive_newer_initialize(self, line: bytes) -> None:
+    def _receive_newer_initialize(self, line: bytes, routes: dict[int, Route]) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
         version, the params read in any shape of a version it speaks that fits them (its latest
         first); -32602 naming each version's reason when none does. The agent cannot know the shape
         of the version asked for, so it never refuses the params for the fields of a version the
         client did not ask for."""
-        assert self.versions is not None
         message: Any = None
         refusals: list[tuple[int, Any]] = []
-        for version, route in reversed(self.versions.routes.items()):
+        for version, route in reversed(routes.items()):
             schema = route.schema
             try:
                 message = schema.MessageDecoder(self.side, lenient=self.lenient).decode(line)

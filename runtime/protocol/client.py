@@ -55,11 +55,10 @@ class ClientPolicy(AcpPolicy):
     def initializing(self, method: str, params: Any) -> Any:
         """An outgoing initialize (before every other check): the client's checks of it, and the
         params to send, asking for the latest version the client speaks."""
-        if self.enforce:
-            check = self.plan.initialize_check
-            reason = check(params) if check is not None else None
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
+        check = self.plan.initialize_check if self.enforce else None
+        reason = check(params) if check is not None else None
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
         params = wire.replace(params, rules.PROTOCOL_VERSION, self.conn.protocol_versions[-1])
         self.conn.own_initialize = params
         return params

@@ -42,7 +42,7 @@ _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
 
 SendCheck = Callable[[str, Any], None]
-SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
+SendStep = Callable[[str, Any], Any]  # a check that returns the params to send (or others)
 Answer = Callable[[Any], Awaitable[Any]]
 AfterServe = Callable[[Any, Any], None]
 Reason = Callable[[Any, Any], "str | None"]
@@ -95,9 +95,9 @@ class AcpPolicy(Policy):
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
-        # the notifications `received_notification` acts on; any other passes untouched
-        self.watched = rules.TURN_ENDED_BY | self.completing
-        self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
+        # the notifications `received_notification` acts on (any other passes untouched), and
+        # the requests `received_request` acts on (the agent's policy watches one more)
+        self.watched = self.requests_watched = _TURN_ENDED_BY | self.completing
         self.sends_watched: Container[str] | None = _TURN_ENDED_BY  # `sent`'s
         self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
@@ -117,9 +117,7 @@ class AcpPolicy(Policy):
         steps = self._send_steps.get(method) or self._steps(method)
         before, before_initialize, guards, completing, after = steps
         if before is not None:  # a side's own first step: it may replace the params
-            replaced = before(method, params)
-            if replaced is not None:
-                params = replaced
+            params = before(method, params)
         if self.enforce:
             params = self.checked_params(method, params)
         state = self.state
@@ -162,8 +160,8 @@ class AcpPolicy(Policy):
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         """A side's own checks of an outgoing `method`, before the others (returning the params
-        to send instead, or None to keep them) and after them (on the checked params); they raise
-        to refuse it."""
+        to send, the same or others) and after them (on the checked params); they raise to refuse
+        it."""
         return None, None
 
     def sent(self, method: str, params: Any) -> None:

@@ -72,6 +72,8 @@ SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 # the application keeps those apart (the runtime sees one connection).
 SESSION_NAMED_BY = SESSION_OPENED_BY | {"session/fork"}  # the params' sessionId exists
 SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
+# every request whose answer makes a session known here (created, named or listed)
+SESSIONS_KNOWN_BY = SESSION_CREATED_BY | SESSION_NAMED_BY | frozenset(SESSIONS_LISTED_BY)
 
 
 # 33: an agent replays no history (these session/update kinds) to a session while it resumes it
@@ -282,12 +284,10 @@ def turn_ends_by_update(schema: Package) -> bool:
 
 def _update_union(schema: Package) -> TypeForm:
     info = schema.NOTIFICATIONS.get(SESSION_UPDATE)
-    if info is None or not isinstance(info.params, type) or not issubclass(info.params, Struct):
+    params: TypeForm = info.params if info is not None else None
+    if wire.attribute(params, SESSION_UPDATE_FIELD) is None:  # no Struct declaring the update
         return None
-    for f in structs.fields(info.params):
-        if f.encode_name == SESSION_UPDATE_FIELD:
-            return f.type
-    return None
+    return next(f.type for f in structs.fields(params) if f.encode_name == SESSION_UPDATE_FIELD)
 
 
 def _kinds(schema: Package) -> dict[str, list[frozenset[str]]]:
