@@ -198,7 +198,7 @@ class AgentPolicy(AcpPolicy):
         conn.protocol_version = version
         conn.peer_initialize = request.params
         conn.client_info = rules.info_of(request.params, "client")
-        schema: Any = self.schema
+        schema: Any = self.plan.schema
         try:
             result = await self.dispatch(request, is_request=True)
         except schema.RpcError as err:

@@ -77,7 +77,6 @@ class AcpPolicy(Policy):
         self.checked_params = engine.checked_params  # (its engine's, bound to this package)
         self.state = state
         self.plan = plan
-        self.schema = plan.schema
         self.enforce = enforce
         tables = plan.side(engine.side)
         # the handler method of each method this side serves (never another side's)
@@ -143,7 +142,7 @@ class AcpPolicy(Policy):
         before initialize, its guards, whether it completes an interaction, and the side's checks
         of the checked params. A method the package removed (v2) is refused here: no package
         method is, so none is kept."""
-        removed = self.removed(self.schema, method) if self.removed is not None else None
+        removed = self.removed(self.plan.schema, method) if self.removed is not None else None
         if removed is not None:
             raise ProtocolError(f"{method}: {removed}")
         before, after = self.around_send(method)
@@ -154,7 +153,7 @@ class AcpPolicy(Policy):
             method in self.completing,
             after,
         )
-        if method in self.schema.METHODS:  # not any name a caller makes up: a bounded table
+        if method in self.plan.schema.METHODS:  # not any name a caller makes up: a bounded table
             self._send_steps[method] = steps
         return steps
 
@@ -248,7 +247,7 @@ class AcpPolicy(Policy):
             self.answer_checks.get(method),
             after,
         )
-        if method in self.schema.METHODS:  # not any name a peer makes up: a bounded table
+        if method in self.plan.schema.METHODS:  # not any name a peer makes up: a bounded table
             self._serve_steps[method] = steps
         return steps
 
