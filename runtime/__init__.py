@@ -9,6 +9,7 @@ ACP's protocol rules (all listed in `acp_runtime.protocol.rules`). See docs/runt
 """
 
 from .jsonrpc import wire
+from .jsonrpc.calls import PendingCall
 from .jsonrpc.errors import (
     AcpRuntimeError,
     CapabilityError,
@@ -23,7 +24,7 @@ from .jsonrpc.framing import DEFAULT_MAX_LINE_BYTES, memory_pipe
 from .protocol import rules
 from .protocol.agent import AgentSideConnection
 from .protocol.client import ClientSideConnection
-from .protocol.connection import Connection, PendingCall, default_schema
+from .protocol.connection import Connection, default_schema
 from .stdio import run, run_agent, serve_agent, spawn_agent, stdio_streams
 
 __all__ = [

@@ -161,7 +161,7 @@ class AgentSession(
           `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
           no details) where the schema has that stop reason.
         """
-        if not rules.turn_ends_by_update(self.conn.schema):
+        if not self.conn.policy.plan.v2:  # `rules.turn_ends_by_update`, kept by the plan
             return self._answer({rules.STOP_REASON: await work()})
         user_message_id = _new_id("msg")
 
@@ -252,7 +252,7 @@ class AgentSession(
     def _message(self, kind: str, content: str | ContentT, message_id: str) -> dict[str, Any]:
         block = text(content) if isinstance(content, str) else content
         update = {"sessionUpdate": kind, "content": block}
-        if kind in rules.kinds_requiring(self.conn.schema, rules.MESSAGE_ID):
+        if kind in self.conn.policy.plan.message_kinds:  # v2: those that carry their id
             update[rules.MESSAGE_ID] = message_id
         return update
 

@@ -23,10 +23,10 @@ import asyncio
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generic, Mapping, Sequence, cast, overload
 
 from .jsonrpc import wire
+from .jsonrpc.engine import DEFAULT
 from .jsonrpc.errors import ConnectionClosedError
 from .protocol import rules
 from .protocol.client import ClientSideConnection
-from .protocol.connection import DEFAULT
 from .protocol.schema_types import (
     AgentSchemaT,
     AnswerT,
@@ -273,7 +273,7 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         update of it folded. A cancelled turn returns with `stop_reason` "cancelled"; an agent's
         error raises. `timeout`: the call's (in v2 the whole turn's, cancelled on expiry)."""
         blocks: list[Any] = [text(prompt)] if isinstance(prompt, str) else list(prompt)
-        by_state = rules.turn_ends_by_update(self.schema)
+        by_state = self.conn.policy.plan.v2  # `rules.turn_ends_by_update`, kept by the plan
         try:
             params = self._params("session/prompt", {"prompt": blocks, **params})
             if not by_state:

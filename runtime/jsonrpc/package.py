@@ -173,7 +173,7 @@ if TYPE_CHECKING:
     class RpcException(Exception):
         """The package's `RpcError` as the runtime reads it. Type checkers only: no Protocol can say
         "an exception with these members", so the runtime views one through
-        `acp_runtime.protocol.connection.as_rpc_error`."""
+        `acp_runtime.jsonrpc.engine.as_rpc_error`."""
 
         code: int
         message: str

@@ -6,10 +6,11 @@ import asyncio
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
 
 from ..jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, wire
+from ..jsonrpc.engine import as_rpc_error
 from ..jsonrpc.errors import ProtocolError
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
-from .connection import AgentRoutes, Connection, as_rpc_error, chosen, requested_version
+from .connection import AgentRoutes, Connection, Route, chosen, requested_version
 from .policy import AcpPolicy, AfterServe, Answer, SendCheck, SendStep
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class AgentPolicy(AcpPolicy):
     answer (`track_turn`) when `session/cancel` reaches it."""
 
     def __init__(self, conn: AgentSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, conn.state, plan, enforce)
+        super().__init__(conn, conn, plan, enforce)  # the connection is its shared state
         self.conn = conn
         self.sessions_known: set[Any] = set()  # ids of the sessions created, named or listed here
         self.resumes_came = False  # whether a session/resume ever came (`no_history` looks then)
@@ -60,11 +61,12 @@ class AgentPolicy(AcpPolicy):
             after = self.no_history if self.enforce and self.resumes_came else None
         return before, after
 
-    def message_id_given(self, method: str, params: Any) -> None:
-        """v2: a message chunk or update carries the id of its message."""
+    def message_id_given(self, method: str, params: Any) -> Any:
+        """v2: a message chunk or update carries the id of its message (its params go on)."""
         reason = rules.missing_message_id(params, self.message_kinds)
         if reason is not None:
             raise ProtocolError(f"{method}: {reason}")
+        return params
 
     def update_fits(self, method: str, params: Any) -> None:
         """An outgoing `session/update` (v2): refused when it breaks the turn lifecycle or sends
@@ -132,11 +134,7 @@ class AgentPolicy(AcpPolicy):
     def around_serve(self, method: str) -> tuple[Answer | None, AfterServe | None]:
         if method == rules.INITIALIZE:
             return self.initialize, None
-        sessions = self.enforce and (
-            method in rules.SESSION_CREATED_BY
-            or method in rules.SESSION_NAMED_BY
-            or method in rules.SESSIONS_LISTED_BY
-        )
+        sessions = self.enforce and method in rules.SESSIONS_KNOWN_BY
         turn = method == rules.SESSION_PROMPT and self.plan.v2
         return None, self.answered if sessions or turn else None
 
@@ -196,11 +194,11 @@ class AgentPolicy(AcpPolicy):
         return await conn.policy.answer_initialize(request, version)
 
     async def answer_initialize(self, request: Any, version: int) -> Any:
-        conn, state = self.conn, self.state
+        conn = self.conn
         conn.protocol_version = version
-        state.peer_initialize = request.params
+        conn.peer_initialize = request.params
         conn.client_info = rules.info_of(request.params, "client")
-        schema: Any = self.schema
+        schema: Any = self.plan.schema
         try:
             result = await self.dispatch(request, is_request=True)
         except schema.RpcError as err:
@@ -211,7 +209,7 @@ class AgentPolicy(AcpPolicy):
             check, promises = self.plan.initialize_check, self.plan.promises_check
             reason = check(result) if check is not None else None
             if reason is None and promises is not None:
-                reason = promises(result, state.handler, schema.AgentHandler, schema)
+                reason = promises(result, conn.handler, schema.AgentHandler, schema)
             if reason is not None:
                 raise ProtocolError(f"{rules.INITIALIZE}: the handler's answer breaks {reason}")
         if result is None:
@@ -220,8 +218,8 @@ class AgentPolicy(AcpPolicy):
         else:
             result = wire.replace(result, rules.PROTOCOL_VERSION, version)
         self.check_result(rules.INITIALIZE, result)
-        state.own_initialize = result
-        state.initialized = True
+        conn.own_initialize = result
+        conn.initialized = True
         return result
 
 
@@ -282,15 +280,7 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
             **options: Unpack[ConnectionOptions],
         ) -> None: ...
 
-        def __init__(
-            self,
-            handler: object,
-            reader: ByteReader,
-            writer: ByteWriter,
-            *,
-            schema: AgentPackage[Any, Any] | None = None,
-            **options: Unpack[ConnectionOptions],
-        ) -> None: ...
+        def __init__(self, *args: Any, **options: Any) -> None: ...  # `Connection.__init__`
 
     def setup_side(self) -> None:
         self.client_info: Any = None
@@ -304,29 +294,24 @@ class AgentSideConnection(_Base[ClientProxyT], Generic[ClientProxyT]):
         """A received line while the connection is not routed: its initialize routes it. True:
         the line was taken here (an initialize asking for a version this agent does not speak)."""
         assert isinstance(self.versions, AgentRoutes)
-        if self.routed:
-            self.screen = None  # the engine reads the next lines itself
-            return False
         requested = requested_version(line)
         if type(requested) is not int:
             return False
-        self.route(chosen(requested, self.protocol_versions))
-        self.screen = None
+        self.route(chosen(requested, self.protocol_versions))  # no screen from now on
         if requested in self.versions.routes:
             return False
-        self._receive_newer_initialize(line)
+        self._receive_newer_initialize(line, self.versions.routes)
         return True
 
-    def _receive_newer_initialize(self, line: bytes) -> None:
+    def _receive_newer_initialize(self, line: bytes, routes: dict[int, Route]) -> None:
         """An initialize asking for a version this agent does not speak: answered with its latest
         version, the params read in any shape of a version it speaks that fits them (its latest
         first); -32602 naming each version's reason when none does. The agent cannot know the shape
         of the version asked for, so it never refuses the params for the fields of a version the
         client did not ask for."""
-        assert self.versions is not None
         message: Any = None
         refusals: list[tuple[int, Any]] = []
-        for version, route in reversed(self.versions.routes.items()):
+        for version, route in reversed(routes.items()):
             schema = route.schema
             try:
                 message = schema.MessageDecoder(self.side, lenient=self.lenient).decode(line)

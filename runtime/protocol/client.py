@@ -45,7 +45,7 @@ class ClientPolicy(AcpPolicy):
     the agent offered for each."""
 
     def __init__(self, conn: ClientSideConnection[Any], plan: PackagePlan, enforce: bool) -> None:
-        super().__init__(conn, conn.state, plan, enforce)
+        super().__init__(conn, conn, plan, enforce)  # the connection is its shared state
         self.conn = conn
         # session/update params of the package's type: their update read by attribute
         info = plan.schema.NOTIFICATIONS.get(rules.SESSION_UPDATE)
@@ -55,13 +55,12 @@ class ClientPolicy(AcpPolicy):
     def initializing(self, method: str, params: Any) -> Any:
         """An outgoing initialize (before every other check): the client's checks of it, and the
         params to send, asking for the latest version the client speaks."""
-        if self.enforce:
-            check = self.plan.initialize_check
-            reason = check(params) if check is not None else None
-            if reason is not None:
-                raise ProtocolError(f"{method}: {reason}")
+        check = self.plan.initialize_check if self.enforce else None
+        reason = check(params) if check is not None else None
+        if reason is not None:
+            raise ProtocolError(f"{method}: {reason}")
         params = wire.replace(params, rules.PROTOCOL_VERSION, self.conn.protocol_versions[-1])
-        self.state.own_initialize = params
+        self.conn.own_initialize = params
         return params
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
@@ -155,9 +154,9 @@ class ClientPolicy(AcpPolicy):
                 reason = f"the initialize result does not fit protocol version {version}"
                 conn.shutdown(ConnectionClosedError(f"connection closed: {reason}: {exc}"))
                 raise ProtocolError(f"{reason}: {exc}") from None
-        self.state.peer_initialize = result
+        conn.peer_initialize = result
         conn.agent_info = rules.info_of(result, "agent")
-        self.state.initialized = True
+        conn.initialized = True
         return result
 
 
@@ -220,15 +219,7 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             **options: Unpack[ConnectionOptions],
         ) -> None: ...
 
-        def __init__(
-            self,
-            handler: object,
-            reader: ByteReader,
-            writer: ByteWriter,
-            *,
-            schema: ClientPackage[Any, Any] | None = None,
-            **options: Unpack[ConnectionOptions],
-        ) -> None: ...
+        def __init__(self, *args: Any, **options: Any) -> None: ...  # `Connection.__init__`
 
     def setup_side(self) -> None:
         self.agent_info: Any = None
@@ -253,11 +244,6 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
 
     def bind_proxy(self) -> None:
         self.agent: AgentProxyT = self.schema.AgentProxy(self)
-
-    def route(self, version: int) -> None:
-        super().route(version)
-        self.results_as_json = frozenset()
-        self.answer_screen = None
 
     async def pages(self, method: str, params: Any = None) -> AsyncIterator[Any]:
         """Each page of a paginated list (`session/list`): the first for `params`, then one per

@@ -20,10 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVar, cast
 import msgspec
 
 from ..jsonrpc import peek
-from ..jsonrpc.calls import PendingCall as PendingCall
-from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
-from ..jsonrpc.engine import as_rpc_error as as_rpc_error
 from ..jsonrpc.framing import ByteReader, ByteWriter
 from . import rules
 from .policy import AcpPolicy, ConnectionState
@@ -123,7 +120,7 @@ if TYPE_CHECKING:  # typing only: a TypedDict class costs import time
         enforce_protocol: bool
 
 
-class Connection(Engine[PackageT]):
+class Connection(Engine[PackageT], ConnectionState):
     """The side-neutral ACP connection; use `AgentSideConnection` or `ClientSideConnection`.
 
     It is also the `Peer` the generated proxies are bound to: `request(method, params,
@@ -159,7 +156,6 @@ class Connection(Engine[PackageT]):
         self.protocol_versions = tuple(sorted(protocol_versions))
         self.enforce_protocol = enforce_protocol
         self.protocol_version: int | None = None
-        self.state = ConnectionState()  # its handler and initialize messages, for its policies
         super().__init__(
             reader,
             writer,
@@ -193,38 +189,21 @@ class Connection(Engine[PackageT]):
     def _build_handler(self, handler: object) -> None:
         if isinstance(handler, (type, functools.partial)) or inspect.isroutine(handler):
             handler = handler(self)
-        self.state.handler = handler
+        self.handler = handler
         self.forget_steps()  # `_work`'s dispatch: a new policy or handler
 
     def route(self, version: int) -> None:
-        """Serve protocol `version` from now on: its route's package, rules and handler (unless the
-        connection is routed already)."""
+        """Serve protocol `version` from now on: its route's package, rules and handler, every
+        message read by them (unless the connection is routed already)."""
         if self.versions is None or self.routed:
             return
         route = self.versions[version]
         self.routed = True
+        self.screen = self.answer_screen = None  # the sides' reads before routing are over
+        self.results_as_json = frozenset()
         if route.schema is not self.schema:
             self.bind(cast(PackageT, route.schema))
         self._build_handler(route.handler)
-
-    @property
-    def handler(self) -> object:
-        """What serves the messages this side receives (the `handler` it was made with, built)."""
-        return self.state.handler
-
-    @handler.setter
-    def handler(self, handler: object) -> None:
-        self.state.handler = handler
-
-    @property
-    def initialized(self) -> bool:
-        """Whether initialize has completed on this connection."""
-        return self.state.initialized
-
-    @property
-    def peer_initialize(self) -> Any:
-        """The peer's initialize message (request or result; None before)."""
-        return self.state.peer_initialize
 
     @property
     def peer_capabilities(self) -> Any:

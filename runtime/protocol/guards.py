@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 
 def supported(value: Any) -> bool:
+    """Whether a capability's value supports it: omitted, null and false do not (12)."""
     return value is not None and value is not False
 
 

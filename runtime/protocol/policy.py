@@ -11,7 +11,7 @@ new one. The engine knows no ACP method: it calls the policy through a few hooks
   the notification), and `notification_step(method)`: what runs before its handler, and which;
 - `serve(request)`: the handler's answer to a request, checked (guards, answer checks, sessions),
   and `handle(note)`: a notification's handler (both through `dispatch`, to the handler the
-  connection shares with its policies in its `ConnectionState`);
+  connection shares with its policies, its `ConnectionState`);
 - `on_result(method, params, result)`: the peer's answer to one of our calls, checked and recorded.
 
 What differs between protocol versions comes from the package's plan as data (`PackagePlan`,
@@ -37,11 +37,12 @@ if TYPE_CHECKING:
     from ..jsonrpc.serving import Serving
     from .guards import PackagePlan
 
+
 _NO_GUARDS: Mapping[str, Any] = {}
 _TURN_ENDED_BY = rules.TURN_ENDED_BY
 
 SendCheck = Callable[[str, Any], None]
-SendStep = Callable[[str, Any], Any]  # a check that may replace the params: it returns them
+SendStep = Callable[[str, Any], Any]  # a check that returns the params to send (or others)
 Answer = Callable[[Any], Awaitable[Any]]
 AfterServe = Callable[[Any, Any], None]
 Reason = Callable[[Any, Any], "str | None"]
@@ -55,14 +56,14 @@ SendSteps = tuple["SendStep | None", bool, "tuple[Reason, ...]", bool, "SendChec
 
 
 class ConnectionState:
-    """What a connection shares with each policy it is bound to in turn: its handler, and the
-    initialize messages, the peer's and its own, once known."""
+    """What a connection shares with each policy it is bound to in turn (a base of `Connection`:
+    the connection is its own state): its handler, and the initialize messages, the peer's and
+    its own, once known."""
 
-    def __init__(self) -> None:
-        self.handler: object = None
-        self.initialized = False
-        self.peer_initialize: Any = None
-        self.own_initialize: Any = None
+    handler: object = None  # what serves the messages this side receives (built)
+    initialized = False  # whether initialize has completed on this connection
+    peer_initialize: Any = None  # the peer's initialize message (request or result)
+    own_initialize: Any = None  # this side's
 
 
 class AcpPolicy(Policy):
@@ -76,7 +77,6 @@ class AcpPolicy(Policy):
         self.checked_params = engine.checked_params  # (its engine's, bound to this package)
         self.state = state
         self.plan = plan
-        self.schema = plan.schema
         self.enforce = enforce
         tables = plan.side(engine.side)
         # the handler method of each method this side serves (never another side's)
@@ -94,9 +94,9 @@ class AcpPolicy(Policy):
         self.open_keys: dict[str, OrderedDict[Any, None]] = {
             c.closer: OrderedDict() for c in self.completions
         }
-        # the notifications `received_notification` acts on; any other passes untouched
-        self.watched = rules.TURN_ENDED_BY | self.completing
-        self.requests_watched: Container[str] | None = _TURN_ENDED_BY | self.completing
+        # the notifications `received_notification` acts on (any other passes untouched), and
+        # the requests `received_request` acts on (the agent's policy watches one more)
+        self.watched = self.requests_watched = _TURN_ENDED_BY | self.completing
         self.sends_watched: Container[str] | None = _TURN_ENDED_BY  # `sent`'s
         self._send_steps: dict[str, SendSteps] = {}  # by method, made at its first send
         self._serve_steps: dict[str, _ServeSteps] = {}  # by method, made at its first request
@@ -116,9 +116,7 @@ class AcpPolicy(Policy):
         steps = self._send_steps.get(method) or self._steps(method)
         before, before_initialize, guards, completing, after = steps
         if before is not None:  # a side's own first step: it may replace the params
-            replaced = before(method, params)
-            if replaced is not None:
-                params = replaced
+            params = before(method, params)
         if self.enforce:
             params = self.checked_params(method, params)
         state = self.state
@@ -144,7 +142,7 @@ class AcpPolicy(Policy):
         before initialize, its guards, whether it completes an interaction, and the side's checks
         of the checked params. A method the package removed (v2) is refused here: no package
         method is, so none is kept."""
-        removed = self.removed(self.schema, method) if self.removed is not None else None
+        removed = self.removed(self.plan.schema, method) if self.removed is not None else None
         if removed is not None:
             raise ProtocolError(f"{method}: {removed}")
         before, after = self.around_send(method)
@@ -155,14 +153,14 @@ class AcpPolicy(Policy):
             method in self.completing,
             after,
         )
-        if method in self.schema.METHODS:  # not any name a caller makes up: a bounded table
+        if method in self.plan.schema.METHODS:  # not any name a caller makes up: a bounded table
             self._send_steps[method] = steps
         return steps
 
     def around_send(self, method: str) -> tuple[SendStep | None, SendCheck | None]:
         """A side's own checks of an outgoing `method`, before the others (returning the params
-        to send instead, or None to keep them) and after them (on the checked params); they raise
-        to refuse it."""
+        to send, the same or others) and after them (on the checked params); they raise to refuse
+        it."""
         return None, None
 
     def sent(self, method: str, params: Any) -> None:
@@ -249,7 +247,7 @@ class AcpPolicy(Policy):
             self.answer_checks.get(method),
             after,
         )
-        if method in self.schema.METHODS:  # not any name a peer makes up: a bounded table
+        if method in self.plan.schema.METHODS:  # not any name a peer makes up: a bounded table
             self._serve_steps[method] = steps
         return steps
 

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, get_args
 from msgspec import Struct, structs
 
 from ..jsonrpc import CANCEL_REQUEST as CANCEL_REQUEST
-from ..jsonrpc import CANCEL_REQUEST_ID as CANCEL_REQUEST_ID
-from ..jsonrpc import REQUEST_CANCELLED as REQUEST_CANCELLED
 from ..jsonrpc import SESSION_ID as SESSION_ID  # routes a message by its session
 from ..jsonrpc import wire
 
@@ -74,6 +72,8 @@ SESSION_REQUIRED_BY = frozenset({"session/prompt"})
 # the application keeps those apart (the runtime sees one connection).
 SESSION_NAMED_BY = SESSION_OPENED_BY | {"session/fork"}  # the params' sessionId exists
 SESSIONS_LISTED_BY = {"session/list": "sessions.*.sessionId"}
+# every request whose answer makes a session known here (created, named or listed)
+SESSIONS_KNOWN_BY = SESSION_CREATED_BY | SESSION_NAMED_BY | frozenset(SESSIONS_LISTED_BY)
 
 
 # 33: an agent replays no history (these session/update kinds) to a session while it resumes it
@@ -271,10 +271,6 @@ def v2_rule(name: str, reason: str) -> str:
     return f"{reason} (ACP v2 rule {name})"
 
 
-# (id of a package, key) -> (the package, what it shows): the package kept, so its id stays its own
-_SHAPES: dict[tuple[int, str], tuple[object, frozenset[str]]] = {}
-
-
 def turn_ends_by_update(schema: Package) -> bool:
     """Whether a prompt's answer only acknowledges it and the turn ends in a `state_update` (v2),
     rather than the answer carrying the stop reason (v1)."""
@@ -288,12 +284,10 @@ def turn_ends_by_update(schema: Package) -> bool:
 
 def _update_union(schema: Package) -> TypeForm:
     info = schema.NOTIFICATIONS.get(SESSION_UPDATE)
-    if info is None or not isinstance(info.params, type) or not issubclass(info.params, Struct):
+    params: TypeForm = info.params if info is not None else None
+    if wire.attribute(params, SESSION_UPDATE_FIELD) is None:  # no Struct declaring the update
         return None
-    for f in structs.fields(info.params):
-        if f.encode_name == SESSION_UPDATE_FIELD:
-            return f.type
-    return None
+    return next(f.type for f in structs.fields(params) if f.encode_name == SESSION_UPDATE_FIELD)
 
 
 def _kinds(schema: Package) -> dict[str, list[frozenset[str]]]:
@@ -314,14 +308,10 @@ def _kinds(schema: Package) -> dict[str, list[frozenset[str]]]:
 
 def kinds_requiring(schema: Package, key: str) -> frozenset[str]:
     """The update kinds every variant of which requires `key` (v2: `messageId` on messages); every
-    kind of the package for the key ""."""
-    cached = _SHAPES.get((id(schema), key))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
+    kind of the package for the key "". Worked out each call: a package's plan keeps what its
+    connections ask (`PackagePlan.v2`, `PackagePlan.message_kinds`)."""
     kinds = _kinds(schema)
-    found = frozenset(k for k, vs in kinds.items() if not key or all(key in v for v in vs))
-    _SHAPES[(id(schema), key)] = (schema, found)
-    return found
+    return frozenset(k for k, vs in kinds.items() if not key or all(key in v for v in vs))
 
 
 def missing_message_id(params: Any, kinds: frozenset[str]) -> str | None:

@@ -68,7 +68,9 @@ else:  # at run time: plain type variables
     ClientSchemaT = TypeVar("ClientSchemaT", covariant=True)  # an agent's client proxy: the same
 
 if TYPE_CHECKING:
-    from typing import Callable, Protocol, Sequence
+    from typing import Any, Protocol, Sequence
+
+    from ..jsonrpc.package import AgentPackage, ClientPackage
 
     C_co = TypeVar("C_co", covariant=True)
     E_co = TypeVar("E_co", covariant=True)
@@ -197,14 +199,6 @@ if TYPE_CHECKING:
         @property
         def _schema_values(self) -> _Values[KV_co]: ...
 
-    class _MakesClient(Protocol[X_co]):
-        @property
-        def ClientProxy(self) -> Callable[..., X_co]: ...
-
-    class _MakesAgent(Protocol[X_co]):
-        @property
-        def AgentProxy(self) -> Callable[..., X_co]: ...
-
     class HasClient(Protocol[P_co, X_co]):
         """An agent's connection, by the proxy it calls its client with: read as a Protocol
         (`P_co`) from `client`, and whole (`X_co`, the carrier) from its package's `ClientProxy`."""
@@ -212,7 +206,7 @@ if TYPE_CHECKING:
         @property
         def client(self) -> P_co: ...
         @property
-        def schema(self) -> _MakesClient[X_co]: ...
+        def schema(self) -> AgentPackage[X_co, Any]: ...
 
     class HasAgent(Protocol[P_co, X_co]):
         """A client's connection, by the proxy it calls its agent with (as `HasClient`)."""
@@ -220,7 +214,7 @@ if TYPE_CHECKING:
         @property
         def agent(self) -> P_co: ...
         @property
-        def schema(self) -> _MakesAgent[X_co]: ...
+        def schema(self) -> ClientPackage[X_co, Any]: ...
 
     # --- the carrier: one def name each, matched on use ---
 

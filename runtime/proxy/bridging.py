@@ -32,6 +32,7 @@ from msgspec import inspect
 from ..jsonrpc import wire
 from ..mcp.caller import McpCaller
 from ..mcp.limits import MCP_MESSAGE
+from ..protocol.guards import supported
 from .envelope import UNSET, Envelope, decode
 
 if TYPE_CHECKING:
@@ -203,10 +204,10 @@ class ChainMcp:
         path, kinds = found
         acp, http = _tag(schema.McpServerAcp), _tag(schema.McpServerHttp)
         transports = wire.get(value, *path)
-        if _accepts(transports, acp):
+        if supported(wire.get(transports, acp)):  # v1's `true`, v2's object
             return result
         self.schema, self.bridging = schema, True
-        self.agent_http = _accepts(transports, http)
+        self.agent_http = supported(wire.get(transports, http))
         node = value
         for name in path:
             child = node.get(name)
@@ -304,9 +305,3 @@ class ChainMcp:
             self.connection.close()
         if self.bridge is not None:
             await self.bridge.close()
-
-
-def _accepts(transports: Any, kind: str) -> bool:
-    """Whether the transports object takes `kind`: v1's `true`, v2's object (the guards' rule)."""
-    taken = wire.get(transports, kind) if isinstance(transports, dict) else None
-    return taken is not None and taken is not False
