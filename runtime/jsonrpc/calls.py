@@ -102,34 +102,21 @@ in_notification: contextvars.ContextVar[object | None] = contextvars.ContextVar(
 )  # the engine whose notification handler runs in this task (its calls resolve on arrival)
 
 
-class Outgoing(msgspec.Struct):
-    method: str
-    result_type: TypeForm
-    future: asyncio.Future[Any]
-    direct: bool  # made from inside a notification handler: resolve on arrival
-    answered: bool = False
-
-
-class PendingCalls(dict["RequestId", Outgoing]):
+class PendingCalls(dict["RequestId", "PendingCall"]):
     """The calls awaiting an answer by request id, and beside them (`types`) each one's result
     type: a plain dict, which the decoder reads on every answer without a Python call."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._loop = loop
         self.types: dict[RequestId, TypeForm] = {}
         self.abandoned: OrderedDict[RequestId, None] = OrderedDict()  # their answers dropped
 
-    def open(
-        self, request_id: RequestId, method: str, result_type: TypeForm, direct: bool
-    ) -> asyncio.Future[Any]:
-        """A call now pending: the future its answer resolves."""
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self[request_id] = Outgoing(method, result_type, future, direct)
-        self.types[request_id] = result_type
-        return future
+    def open(self, call: PendingCall) -> None:
+        """A call now pending: its future is resolved by its answer."""
+        self[call.id] = call
+        self.types[call.id] = call.result_type
 
-    def find(self, request_id: Any) -> Outgoing | None:
+    def find(self, request_id: Any) -> PendingCall | None:
         """The call pending as `request_id` (None: none, or an id no call can have)."""
         try:
             return self.get(request_id)
@@ -141,11 +128,11 @@ class PendingCalls(dict["RequestId", Outgoing]):
         outgoing = self.find(request_id)
         return outgoing.method if outgoing is not None else None
 
-    def take(self, request_id: RequestId) -> Outgoing | None:
+    def take(self, request_id: RequestId) -> PendingCall | None:
         """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
         try:
             self.types.pop(request_id, None)
-            outgoing: Outgoing | None = self.pop(request_id, None)
+            outgoing: PendingCall | None = self.pop(request_id, None)
             return outgoing
         except TypeError:
             return None
@@ -163,11 +150,11 @@ class PendingCalls(dict["RequestId", Outgoing]):
             error = response.error
             future.set_exception(schema.error_for(error.code, error.message, error.data))
 
-    def drop(self, request_id: RequestId, future: asyncio.Future[Any]) -> None:
+    def drop(self, request_id: RequestId) -> None:
         """A call whose message could not be written: no longer pending."""
-        self.take(request_id)
-        if future.done() and not future.cancelled():
-            future.exception()  # failed by the shutdown the write caused: the caller raises that
+        outgoing = self.take(request_id)
+        if outgoing is not None and outgoing.future.done() and not outgoing.future.cancelled():
+            outgoing.future.exception()  # failed by the shutdown the write caused: raised instead
 
     def abandon(self, request_id: RequestId) -> bool:
         """Stop waiting for a call (its late answer is dropped); False when it was not pending."""
@@ -202,17 +189,21 @@ class PendingCall:
         request_id: int,
         method: str,
         params: Any,
-        future: asyncio.Future[Any],
+        result_type: TypeForm,
         timeout: float | None,
         policy: Policy,
+        future: asyncio.Future[Any],
     ) -> None:
         self.id = request_id
         self.method = method
+        self.result_type = result_type
         self.timeout = timeout
+        self.future = future  # resolved by its answer
+        self.direct = in_notification.get() is conn  # made in a notification handler: on arrival
+        self.answered = False  # its answer waits in the inbox behind notifications
         self._conn = conn
         self._policy = policy  # the rules the call was made under, which check its result
         self._params = params
-        self._future = future
 
     def __await__(self) -> Generator[Any, None, Any]:
         return self._wait().__await__()
@@ -221,15 +212,15 @@ class PendingCall:
         timeout = self.timeout
         try:
             if timeout is None:
-                result = await self._future
+                result = await self.future
             else:
-                result = await asyncio.wait_for(asyncio.shield(self._future), timeout)
+                result = await asyncio.wait_for(asyncio.shield(self.future), timeout)
         except asyncio.CancelledError:
-            if not self._future.done() or self._future.cancelled():
+            if not self.future.done() or self.future.cancelled():
                 self._conn.abandon(self.id)
             raise
         except TimeoutError:
-            if self._future.done() or timeout is None:
+            if self.future.done() or timeout is None:
                 raise  # the answer itself was an error of that kind
             self._conn.abandon(self.id)  # sends $/cancel_request, drops a late answer
             raise RequestTimeoutError(self.method, timeout) from None
@@ -266,7 +257,7 @@ class Caller(Generic[PackageT]):
             ObservedTransport(transport, self._show_sent) if observer is not None else transport
         )
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
-        self.pending = PendingCalls(self._loop)  # our calls awaiting their answers
+        self.pending = PendingCalls()  # our calls awaiting their answers
         self.policy: Policy = Policy()
         self._sender = Sender()
         self._next_id = 0
@@ -324,8 +315,10 @@ class Caller(Generic[PackageT]):
             result_type = info.result if info is not None else None
         request_id = self._next_id
         self._next_id = request_id + 1
-        direct = in_notification.get() is self
-        future = self.pending.open(request_id, method, result_type, direct)
+        timeout = self.timeout if timeout is DEFAULT else timeout
+        future = self._loop.create_future()
+        call = PendingCall(self, request_id, method, params, result_type, timeout, policy, future)
+        self.pending.open(call)
         try:
             await self.write(self._sender.request(request_id, method, params))
         except asyncio.CancelledError:
@@ -333,12 +326,11 @@ class Caller(Generic[PackageT]):
             self.abandon(request_id)
             raise
         except BaseException:
-            self.pending.drop(request_id, future)
+            self.pending.drop(request_id)
             raise
         if policy.sends_watched is None or method in policy.sends_watched:
             policy.sent(method, params)
-        timeout = self.timeout if timeout is DEFAULT else timeout
-        return PendingCall(self, request_id, method, params, future, timeout, policy)
+        return call
 
     async def notify(self, method: str, params: Any = None) -> None:
         if self._close_error is not None:

@@ -43,22 +43,19 @@ class Serving(msgspec.Struct):
     after: list[Callable[[], Awaitable[Any]]] | None = None
     answered: bool = False
     started: bool = False  # its handler's task has begun `Server._serve`
-    unstarted: bool | None = True  # None: `cancel` added the done callback of an unstarted task
+    cancelled: bool = False  # cancelled before its task started: `_serve` answers so at once
 
     def cancel(self) -> None:
-        """Cancel its handler's task. A task cancelled before it started never runs `_serve`,
-        which answers the request: it is answered when the task ends (`Server._served`). Only
-        then is a done callback added: every other request ends without one (no loop callback
-        per request)."""
-        task = self.task
-        if task is None:  # none yet: its handler runs in its eager first step, in this very task
-            task = asyncio.current_task() if self.started else None  # (see `Server.start`)
-            if task is None:
-                return
-        if not self.started and self.unstarted is not None and not task.done():
-            task.add_done_callback(self._ended)
-            self.unstarted = None
-        task.cancel()
+        """Cancel its handler's task. A task cancelled before it started would never run `_serve`,
+        which answers the request: such a task is left to start, and `_serve` answers it as
+        cancelled at once (no done callback, no loop callback per request)."""
+        if not self.started:
+            self.cancelled = True
+            return
+        # None yet: its handler runs in its eager first step, in this very task (`Server.start`)
+        task = self.task or asyncio.current_task()
+        if task is not None:
+            task.cancel()
 
     @property
     def method(self) -> str:
@@ -67,9 +64,6 @@ class Serving(msgspec.Struct):
     @property
     def params(self) -> Any:
         return self.request.params
-
-    def _ended(self, task: asyncio.Task[None]) -> None:
-        self.server.ended_unstarted(self.request, self, task)
 
 
 DEFAULT_MAX_IN_FLIGHT = 1024
@@ -165,6 +159,8 @@ class Server:
         succeeded = False
         try:
             try:
+                if serving.cancelled:  # before it started (`Serving.cancel`)
+                    raise asyncio.CancelledError
                 result = await engine.policy.serve(request)
                 data = self._sender.response(request, result, strict=engine.strict)
                 succeeded = True
@@ -204,23 +200,6 @@ class Server:
         if self._stopped and self.in_flight <= self.max_in_flight // 2:
             self._stopped = False
             self._transport.resume_reading()
-
-    def ended_unstarted(
-        self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]
-    ) -> None:
-        """A task cancelled before it started never ran `_serve`: answer for it here (a done
-        callback `Serving.cancel` adds to such a task only)."""
-        if self.requests.get(request.id) is not serving:
-            return
-        del self.requests[request.id]
-        self._answered()
-        engine = self.engine
-        if task.cancelled() and not engine.closed:
-            try:
-                engine.write_nowait(_cancelled(engine.schema, serving))
-            except Exception as exc:
-                log.debug("could not answer cancelled %s: %r", request.method, exc)
-        self._finished()
 
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: start `work()` once that request's answer has been
