@@ -36,8 +36,6 @@ class Policy:
     its owner (`acp_runtime.protocol.policy` for ACP's). This one applies no rule and serves
     nothing: values are only checked against the package's types."""
 
-    # the methods whose results `on_result` reads (None: all); any other result is given as it is
-    results_read: Container[str] | None = None
     # the methods of requests `received_request` acts on (None: all); it is not called for others
     requests_watched: Container[str] | None = None
     # the methods of calls `sent` acts on (None: all); it is not called for others
@@ -380,10 +378,6 @@ class Caller(Generic[PackageT]):
             if known is not None:
                 raise known from exc
             raise self._on_write_error(exc) from exc
-
-    def write_nowait(self, data: bytes) -> None:
-        """Send one encoded message as it is, now (raises when the output is closed or broken)."""
-        self._transport.send_nowait(data)
 
     def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         """Answer `request_id` with `err` now (best effort: a broken output is logged)."""

@@ -73,17 +73,6 @@ if TYPE_CHECKING:
         @property
         def data(self) -> Any: ...
 
-    class RequestMessage(Protocol):
-        """A JSON-RPC request envelope."""
-
-        def __init__(self, *, id: RequestId, method: str, params: Any = ...) -> None: ...
-        @property
-        def id(self) -> RequestId: ...
-        @property
-        def method(self) -> str: ...
-        @property
-        def params(self) -> Any: ...
-
     class NotificationMessage(Protocol):
         """A JSON-RPC notification envelope."""
 
@@ -92,6 +81,13 @@ if TYPE_CHECKING:
         def method(self) -> str: ...
         @property
         def params(self) -> Any: ...
+
+    class RequestMessage(NotificationMessage, Protocol):
+        """A JSON-RPC request envelope: a notification's members, and its id."""
+
+        def __init__(self, *, id: RequestId, method: str, params: Any = ...) -> None: ...
+        @property
+        def id(self) -> RequestId: ...
 
     class ResponseMessage(Protocol):
         """A JSON-RPC success answer."""

@@ -33,7 +33,7 @@ class Tracer(Protocol):
 def inject(tracer: Tracer, params: Any) -> Any:
     """`params` with the current trace context merged into its `_meta` (params without a `_meta`
     of their own, such as absent ones or arrays, are returned unchanged)."""
-    if not isinstance(params, dict) and not wire.has_field(type(params), META):
+    if not isinstance(params, dict) and wire.attribute(type(params), META) is None:
         return params
     context = {k: v for k, v in tracer.inject().items() if k in TRACE_KEYS}
     if not context:

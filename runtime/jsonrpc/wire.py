@@ -248,11 +248,6 @@ def replace(obj: Any, key: str, value: Any) -> Any:
     return msgspec.structs.replace(obj, **{_fields(type(obj))[key]: value})
 
 
-def has_field(cls: TypeForm, key: str) -> bool:
-    """Whether a Struct type declares a field of wire name `key`."""
-    return isinstance(cls, type) and issubclass(cls, msgspec.Struct) and key in _fields(cls)
-
-
 def build(
     schema: Package,
     data: Any,
