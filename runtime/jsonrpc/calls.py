@@ -257,7 +257,7 @@ class Caller(Generic[PackageT]):
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
         self.pending = PendingCalls()  # our calls awaiting their answers
         self.policy: Policy = Policy()
-        self._sender = Sender()
+        self.sender = Sender()
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None  # the peer's output ended
         self._closed: asyncio.Future[None] = self._loop.create_future()
@@ -268,8 +268,8 @@ class Caller(Generic[PackageT]):
         """Send by `schema` from now on: its envelopes, its checks, its `$/cancel_request`."""
         self.schema: PackageT = schema
         self._cancel_request_info = schema.NOTIFICATIONS.get(CANCEL_REQUEST)
-        self._sender.bind(schema, Envelopes.of(schema))
-        self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
+        self.sender.bind(schema, Envelopes.of(schema))
+        self.checked_params: Callable[[str, Any], Any] = self.sender.params  # for the policy
 
     @property
     def closed(self) -> bool:
@@ -318,7 +318,7 @@ class Caller(Generic[PackageT]):
         call = PendingCall(self, request_id, method, params, result_type, timeout, policy, future)
         self.pending.open(call)
         try:
-            await self.write(self._sender.request(request_id, method, params))
+            await self.write(self.sender.request(request_id, method, params))
         except asyncio.CancelledError:
             # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
             self.abandon(request_id)
@@ -334,12 +334,12 @@ class Caller(Generic[PackageT]):
         if self._close_error is not None:
             raise self._close_error
         params = self._outgoing(method, params)
-        await self.write(self._sender.notification(method, params))
+        await self.write(self.sender.notification(method, params))
         self.policy.sent(method, params)
 
     def _outgoing(self, method: str, params: Any) -> Any:
         """Outgoing params as the policy passes them (checked), with the trace context."""
-        self._sender.sending = None
+        self.sender.sending = None
         params = self.policy.before_send(method, params)
         return tracing.inject(self.tracer, params) if self.tracer is not None else params
 
@@ -362,7 +362,7 @@ class Caller(Generic[PackageT]):
             return
         try:
             params = self._cancel_params(request_id)
-            self._transport.send_nowait(self._sender.notification(CANCEL_REQUEST, params))
+            self._transport.send_nowait(self.sender.notification(CANCEL_REQUEST, params))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
 

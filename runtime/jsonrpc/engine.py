@@ -46,7 +46,6 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, TypeVar, cast
 
 from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, calls, serving, wire
-from .calls import DEFAULT as DEFAULT
 from .calls import Caller, Step
 from .errors import ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
@@ -91,13 +90,11 @@ class Inbox:
 
     def put_nowait(self, item: Any) -> None:
         self.items.append(item)
-        if self.waiter is not None:
-            self.wake()
-
-    def wake(self) -> None:
-        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None  # woken once: the items after it find none to wake
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def get(self) -> Any:
         while not self.items:
@@ -150,12 +147,7 @@ class Engine(Caller[PackageT]):
         )
         self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
         self._server = Server(
-            self,
-            self._sender,
-            self._inbox.items,
-            self._maybe_finish,
-            self._transport,
-            max_in_flight,
+            self, self._inbox.items, self._maybe_finish, self._transport, max_in_flight
         )
         self._busy = False
         self._inbox_drained = False

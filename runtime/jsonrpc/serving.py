@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from . import RequestId
     from .calls import Caller
     from .package import RequestMessage, RpcException
-    from .sending import Sender
     from .transport import Transport
 
 log = logging.getLogger("acp_runtime")
@@ -57,14 +56,6 @@ class Serving(msgspec.Struct):
         if task is not None:
             task.cancel()
 
-    @property
-    def method(self) -> str:
-        return self.request.method
-
-    @property
-    def params(self) -> Any:
-        return self.request.params
-
 
 DEFAULT_MAX_IN_FLIGHT = 1024
 """Requests from the peer in flight at most (received, their answer not yet written): at this many,
@@ -84,14 +75,13 @@ class Server:
     def __init__(
         self,
         engine: Caller[Any],
-        sender: Sender,
         waiting: Sized,
         finished: Callable[[], None],
         transport: Transport,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self.engine = engine
-        self._sender = sender  # the engine's: it encodes the answers
+        self._sender = engine.sender  # it encodes the answers
         self._waiting = waiting  # the notifications waiting to be handled
         self._finished = finished  # told after each request served (it may close the engine)
         self._transport = transport  # paused while `max_in_flight` are in flight
@@ -213,7 +203,7 @@ class Server:
                 "after_answer: call it from a handler of a request this connection serves"
             )
         if serving.answered:
-            self._start_after(serving.method, [work])
+            self._start_after(serving.request.method, [work])
         else:
             serving.after = [*(serving.after or ()), work]
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVar, cast
 import msgspec
 
 from ..jsonrpc import peek
+from ..jsonrpc.calls import DEFAULT as DEFAULT
 from ..jsonrpc.calls import PendingCall as PendingCall
-from ..jsonrpc.engine import DEFAULT as DEFAULT
 from ..jsonrpc.engine import Engine
 from ..jsonrpc.engine import as_rpc_error as as_rpc_error
 from ..jsonrpc.framing import ByteReader, ByteWriter
