@@ -11,20 +11,19 @@ import asyncio
 import contextvars
 import logging
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generator, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generator, Generic
 
 import msgspec
 
 from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, tracing, wire
 from .errors import CapabilityError, ConnectionClosedError, RequestTimeoutError
+from .package import PackageT
 from .sending import Envelopes, Sender, encode_error, error
 
 if TYPE_CHECKING:
     from . import RequestId
-    from .package import NotificationMessage, PackageT, RpcException, TypeForm
+    from .package import NotificationMessage, RpcException, TypeForm
     from .transport import Transport
-else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
-    PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
 
@@ -114,26 +113,12 @@ class PendingCalls(dict["RequestId", "PendingCall"]):
         self[call.id] = call
         self.types[call.id] = call.result_type
 
-    def find(self, request_id: Any) -> PendingCall | None:
-        """The call pending as `request_id` (None: none, or an id no call can have)."""
-        try:
-            return self.get(request_id)
-        except TypeError:  # an unhashable id, as a peer may send
-            return None
-
-    def method_of(self, request_id: Any) -> str | None:
-        """The method of the call pending as `request_id` (None: no such call)."""
-        outgoing = self.find(request_id)
-        return outgoing.method if outgoing is not None else None
-
     def take(self, request_id: RequestId) -> PendingCall | None:
-        """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
-        try:
-            self.types.pop(request_id, None)
-            outgoing: PendingCall | None = self.pop(request_id, None)
-            return outgoing
-        except TypeError:
-            return None
+        """The call of `request_id`, no longer pending (None: none). Ids are hashable: the package's
+        decoder reads one as a `RequestId` (a string, a number or null), as `sniff` does."""
+        self.types.pop(request_id, None)
+        outgoing: PendingCall | None = self.pop(request_id, None)
+        return outgoing
 
     def resolve(self, response: Any, schema: Any) -> None:
         """End the call a response answers: no longer pending, its future given the result or the

@@ -105,11 +105,7 @@ class Server:
         engine = self.engine
         if EAGER and engine.closed:  # an eager handler closed the connection
             return  # while this read was handed on: as a task the close cancelled before it began
-        try:
-            duplicate = request.id in self.requests
-        except TypeError:
-            duplicate = True
-        if duplicate:
+        if request.id in self.requests:  # (a `RequestId` as the package decodes one: hashable)
             err = engine.rpc_error(
                 INVALID_REQUEST, "Invalid request: duplicate id of a request in progress"
             )

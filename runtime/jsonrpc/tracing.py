@@ -56,10 +56,8 @@ class OpenTelemetryTracer:
     by default). Needs `opentelemetry-api`, imported here and nowhere else."""
 
     def __init__(self) -> None:
-        from opentelemetry import (  # pyright: ignore[reportMissingImports]
-            context,  # optional: the application's dependency
-            propagate,
-        )
+        # optional: the application's dependency
+        from opentelemetry import context, propagate  # pyright: ignore[reportMissingImports]
 
         self._context = context
         self._propagate = propagate
