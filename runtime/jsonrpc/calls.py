@@ -123,21 +123,18 @@ class PendingCalls(dict["RequestId", "PendingCall"]):
     def resolve(self, response: Any, schema: Any) -> None:
         """End the call a response answers: no longer pending, its future given the result or the
         error."""
-        outgoing = self.take(response.id)
-        if outgoing is None or outgoing.future.done():
-            return
-        future = outgoing.future
-        if isinstance(response, schema.Response):
-            future.set_result(response.result)
-        elif isinstance(response, schema.ErrorResponse):
+        if isinstance(response, schema.ErrorResponse):
             error = response.error
-            future.set_exception(schema.error_for(error.code, error.message, error.data))
+            return self.fail(response.id, schema.error_for(error.code, error.message, error.data))
+        outgoing = self.take(response.id)
+        if outgoing is not None and not outgoing.future.done():
+            outgoing.future.set_result(response.result)
 
-    def drop(self, request_id: RequestId) -> None:
+    def drop(self, call: PendingCall) -> None:
         """A call whose message could not be written: no longer pending."""
-        outgoing = self.take(request_id)
-        if outgoing is not None and outgoing.future.done() and not outgoing.future.cancelled():
-            outgoing.future.exception()  # failed by the shutdown the write caused: raised instead
+        self.take(call.id)
+        if call.future.done() and not call.future.cancelled():
+            call.future.exception()  # failed by the shutdown the write caused: raised instead
 
     def abandon(self, request_id: RequestId) -> bool:
         """Stop waiting for a call (its late answer is dropped); False when it was not pending."""
@@ -148,14 +145,17 @@ class PendingCalls(dict["RequestId", "PendingCall"]):
             self.abandoned.popitem(last=False)
         return True
 
+    def fail(self, request_id: RequestId, error: BaseException) -> None:
+        """End the call of `request_id` (if pending) with `error`."""
+        outgoing = self.take(request_id)
+        if outgoing is not None and not outgoing.future.done():
+            outgoing.future.set_exception(error)
+
     def fail_all(self, error: BaseException, *, keep_answered: bool) -> None:
         """Fail every call (but those answered already, with `keep_answered`) with `error`."""
         for request_id, outgoing in list(self.items()):
-            if keep_answered and outgoing.answered:
-                continue
-            self.take(request_id)
-            if not outgoing.future.done():
-                outgoing.future.set_exception(error)
+            if not (keep_answered and outgoing.answered):
+                self.fail(request_id, error)
 
 
 class PendingCall:
@@ -309,7 +309,7 @@ class Caller(Generic[PackageT]):
             self.abandon(request_id)
             raise
         except BaseException:
-            self.pending.drop(request_id)
+            self.pending.drop(call)
             raise
         if policy.sends_watched is None or method in policy.sends_watched:
             policy.sent(method, params)

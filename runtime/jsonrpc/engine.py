@@ -45,7 +45,7 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, cast
 
-from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, calls, serving, wire
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, calls, serving, wire
 from .calls import Caller, Step
 from .errors import ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
@@ -221,10 +221,8 @@ class Engine(Caller[PackageT]):
             return self._refuse(serving.bad_message(schema, line, as_rpc_error(err)), line)
         except RecursionError:  # msgspec: nested deeper than the decoder goes
             return self._refuse(serving.too_deep(schema, line), line)
-        except Exception as exc:  # decode_message must raise RpcError: a generator bug
-            log.error("decode_message raised %r instead of an RpcError", exc)
-            internal = self.rpc_error(INTERNAL_ERROR, "Internal error")
-            return self._refuse(serving.bad_message(schema, line, internal), line)
+        # (decode_message raises nothing else: another error is a bug, which `_on_messages` reads
+        # as a broken stream)
         if self.observer is not None:
             self.observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
@@ -251,9 +249,7 @@ class Engine(Caller[PackageT]):
         if line is not None:
             self.observe("in", line, None)
         if refusal.fails:
-            outgoing = self.pending.take(refusal.request_id)
-            if outgoing is not None and not outgoing.future.done():
-                outgoing.future.set_exception(refusal.err)
+            self.pending.fail(refusal.request_id, refusal.err)
         elif refusal.answer:
             self.send_error_nowait(refusal.request_id, refusal.err)
 

@@ -289,6 +289,5 @@ def oversized(schema: Any, line: OversizedLine, limit: int) -> Refusal:
     message = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
     err = error(schema, INVALID_REQUEST, message, {"limit": limit, "size": line.size})
     log.warning("%s (a %s, id %r)", message, kind, request_id)
-    if kind == "response":
-        return Refusal(err, request_id, fails=True)
-    return Refusal(err, request_id, answer=kind != "notification")
+    answer = kind not in ("response", "notification")  # a response fails its call instead
+    return Refusal(err, request_id, fails=kind == "response", answer=answer)
