@@ -87,12 +87,10 @@ class Inbox:
                 waiter.set_result(None)
 
     async def get(self) -> Any:
+        # (`put_nowait` forgets the waiter it wakes; one a cancelled `get` left is done: not woken)
         while not self.items:
             self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
+            await self.waiter
         return self.items.popleft()
 
 

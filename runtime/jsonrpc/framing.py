@@ -341,11 +341,9 @@ class PushReader:
                 if self._error is not None:
                     raise self._error
                 return b""
+            # (a waiter woken, or left by a cancelled read, is done: `_wake` skips it)
             self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await self._waiter
         chunk = self._chunks.popleft()
         if 0 < n < len(chunk):
             chunk, rest = chunk[:n], chunk[n:]
