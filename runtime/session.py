@@ -23,7 +23,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generic, Mapping, Sequence, cast, overload
 
 from .jsonrpc import wire
-from .jsonrpc.engine import DEFAULT
+from .jsonrpc.calls import DEFAULT
 from .jsonrpc.errors import ConnectionClosedError
 from .protocol import rules
 from .protocol.client import ClientSideConnection

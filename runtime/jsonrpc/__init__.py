@@ -107,11 +107,10 @@ def peek(data: bytes) -> Peek:
     except RecursionError:
         return Peek("too_deep", sniff(data[:SNIFF])[1])
     if isinstance(env.method, str):
-        if env.id is msgspec.UNSET:
-            return Peek(
-                "notification", None, env.method, _session_of(env.params), params=env.params
-            )
-        return Peek("request", env.id, env.method, _session_of(env.params), params=env.params)
+        kind, request_id = (
+            ("notification", None) if env.id is msgspec.UNSET else ("request", env.id)
+        )
+        return Peek(kind, request_id, env.method, _session_of(env.params), params=env.params)
     if env.id is not msgspec.UNSET and (env.result or env.error):
         return Peek("response", env.id, None, None, _session_of(env.result), failed=bool(env.error))
     return Peek("invalid")

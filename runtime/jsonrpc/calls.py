@@ -11,20 +11,19 @@ import asyncio
 import contextvars
 import logging
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generator, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Container, Generator, Generic
 
 import msgspec
 
 from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, tracing, wire
 from .errors import CapabilityError, ConnectionClosedError, RequestTimeoutError
+from .package import PackageT
 from .sending import Envelopes, Sender, encode_error, error
 
 if TYPE_CHECKING:
     from . import RequestId
-    from .package import NotificationMessage, PackageT, RpcException, TypeForm
+    from .package import NotificationMessage, RpcException, TypeForm
     from .transport import Transport
-else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
-    PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
 
@@ -36,8 +35,6 @@ class Policy:
     its owner (`acp_runtime.protocol.policy` for ACP's). This one applies no rule and serves
     nothing: values are only checked against the package's types."""
 
-    # the methods whose results `on_result` reads (None: all); any other result is given as it is
-    results_read: Container[str] | None = None
     # the methods of requests `received_request` acts on (None: all); it is not called for others
     requests_watched: Container[str] | None = None
     # the methods of calls `sent` acts on (None: all); it is not called for others
@@ -102,72 +99,42 @@ in_notification: contextvars.ContextVar[object | None] = contextvars.ContextVar(
 )  # the engine whose notification handler runs in this task (its calls resolve on arrival)
 
 
-class Outgoing(msgspec.Struct):
-    method: str
-    result_type: TypeForm
-    future: asyncio.Future[Any]
-    direct: bool  # made from inside a notification handler: resolve on arrival
-    answered: bool = False
-
-
-class PendingCalls(dict["RequestId", Outgoing]):
+class PendingCalls(dict["RequestId", "PendingCall"]):
     """The calls awaiting an answer by request id, and beside them (`types`) each one's result
     type: a plain dict, which the decoder reads on every answer without a Python call."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._loop = loop
         self.types: dict[RequestId, TypeForm] = {}
         self.abandoned: OrderedDict[RequestId, None] = OrderedDict()  # their answers dropped
 
-    def open(
-        self, request_id: RequestId, method: str, result_type: TypeForm, direct: bool
-    ) -> asyncio.Future[Any]:
-        """A call now pending: the future its answer resolves."""
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self[request_id] = Outgoing(method, result_type, future, direct)
-        self.types[request_id] = result_type
-        return future
+    def open(self, call: PendingCall) -> None:
+        """A call now pending: its future is resolved by its answer."""
+        self[call.id] = call
+        self.types[call.id] = call.result_type
 
-    def find(self, request_id: Any) -> Outgoing | None:
-        """The call pending as `request_id` (None: none, or an id no call can have)."""
-        try:
-            return self.get(request_id)
-        except TypeError:  # an unhashable id, as a peer may send
-            return None
-
-    def method_of(self, request_id: Any) -> str | None:
-        """The method of the call pending as `request_id` (None: no such call)."""
-        outgoing = self.find(request_id)
-        return outgoing.method if outgoing is not None else None
-
-    def take(self, request_id: RequestId) -> Outgoing | None:
-        """The call of `request_id`, no longer pending (None: none, or an id no call can have)."""
-        try:
-            self.types.pop(request_id, None)
-            outgoing: Outgoing | None = self.pop(request_id, None)
-            return outgoing
-        except TypeError:
-            return None
+    def take(self, request_id: RequestId) -> PendingCall | None:
+        """The call of `request_id`, no longer pending (None: none). Ids are hashable: the package's
+        decoder reads one as a `RequestId` (a string, a number or null), as `sniff` does."""
+        self.types.pop(request_id, None)
+        outgoing: PendingCall | None = self.pop(request_id, None)
+        return outgoing
 
     def resolve(self, response: Any, schema: Any) -> None:
         """End the call a response answers: no longer pending, its future given the result or the
         error."""
-        outgoing = self.take(response.id)
-        if outgoing is None or outgoing.future.done():
-            return
-        future = outgoing.future
-        if isinstance(response, schema.Response):
-            future.set_result(response.result)
-        elif isinstance(response, schema.ErrorResponse):
+        if isinstance(response, schema.ErrorResponse):
             error = response.error
-            future.set_exception(schema.error_for(error.code, error.message, error.data))
+            return self.fail(response.id, schema.error_for(error.code, error.message, error.data))
+        outgoing = self.take(response.id)
+        if outgoing is not None and not outgoing.future.done():
+            outgoing.future.set_result(response.result)
 
-    def drop(self, request_id: RequestId, future: asyncio.Future[Any]) -> None:
+    def drop(self, call: PendingCall) -> None:
         """A call whose message could not be written: no longer pending."""
-        self.take(request_id)
-        if future.done() and not future.cancelled():
-            future.exception()  # failed by the shutdown the write caused: the caller raises that
+        self.take(call.id)
+        if call.future.done() and not call.future.cancelled():
+            call.future.exception()  # failed by the shutdown the write caused: raised instead
 
     def abandon(self, request_id: RequestId) -> bool:
         """Stop waiting for a call (its late answer is dropped); False when it was not pending."""
@@ -178,14 +145,17 @@ class PendingCalls(dict["RequestId", Outgoing]):
             self.abandoned.popitem(last=False)
         return True
 
+    def fail(self, request_id: RequestId, error: BaseException) -> None:
+        """End the call of `request_id` (if pending) with `error`."""
+        outgoing = self.take(request_id)
+        if outgoing is not None and not outgoing.future.done():
+            outgoing.future.set_exception(error)
+
     def fail_all(self, error: BaseException, *, keep_answered: bool) -> None:
         """Fail every call (but those answered already, with `keep_answered`) with `error`."""
         for request_id, outgoing in list(self.items()):
-            if keep_answered and outgoing.answered:
-                continue
-            self.take(request_id)
-            if not outgoing.future.done():
-                outgoing.future.set_exception(error)
+            if not (keep_answered and outgoing.answered):
+                self.fail(request_id, error)
 
 
 class PendingCall:
@@ -202,17 +172,21 @@ class PendingCall:
         request_id: int,
         method: str,
         params: Any,
-        future: asyncio.Future[Any],
+        result_type: TypeForm,
         timeout: float | None,
         policy: Policy,
+        future: asyncio.Future[Any],
     ) -> None:
         self.id = request_id
         self.method = method
+        self.result_type = result_type
         self.timeout = timeout
+        self.future = future  # resolved by its answer
+        self.direct = in_notification.get() is conn  # made in a notification handler: on arrival
+        self.answered = False  # its answer waits in the inbox behind notifications
         self._conn = conn
         self._policy = policy  # the rules the call was made under, which check its result
         self._params = params
-        self._future = future
 
     def __await__(self) -> Generator[Any, None, Any]:
         return self._wait().__await__()
@@ -221,15 +195,15 @@ class PendingCall:
         timeout = self.timeout
         try:
             if timeout is None:
-                result = await self._future
+                result = await self.future
             else:
-                result = await asyncio.wait_for(asyncio.shield(self._future), timeout)
+                result = await asyncio.wait_for(asyncio.shield(self.future), timeout)
         except asyncio.CancelledError:
-            if not self._future.done() or self._future.cancelled():
+            if not self.future.done() or self.future.cancelled():
                 self._conn.abandon(self.id)
             raise
         except TimeoutError:
-            if self._future.done() or timeout is None:
+            if self.future.done() or timeout is None:
                 raise  # the answer itself was an error of that kind
             self._conn.abandon(self.id)  # sends $/cancel_request, drops a late answer
             raise RequestTimeoutError(self.method, timeout) from None
@@ -266,9 +240,9 @@ class Caller(Generic[PackageT]):
             ObservedTransport(transport, self._show_sent) if observer is not None else transport
         )
         self._loop = asyncio.get_running_loop()  # once: a getpid() system call each (3.11)
-        self.pending = PendingCalls(self._loop)  # our calls awaiting their answers
+        self.pending = PendingCalls()  # our calls awaiting their answers
         self.policy: Policy = Policy()
-        self._sender = Sender()
+        self.sender = Sender()
         self._next_id = 0
         self._eof_error: ConnectionClosedError | None = None  # the peer's output ended
         self._closed: asyncio.Future[None] = self._loop.create_future()
@@ -279,8 +253,8 @@ class Caller(Generic[PackageT]):
         """Send by `schema` from now on: its envelopes, its checks, its `$/cancel_request`."""
         self.schema: PackageT = schema
         self._cancel_request_info = schema.NOTIFICATIONS.get(CANCEL_REQUEST)
-        self._sender.bind(schema, Envelopes.of(schema))
-        self.checked_params: Callable[[str, Any], Any] = self._sender.params  # for the policy
+        self.sender.bind(schema, Envelopes.of(schema))
+        self.checked_params: Callable[[str, Any], Any] = self.sender.params  # for the policy
 
     @property
     def closed(self) -> bool:
@@ -324,32 +298,33 @@ class Caller(Generic[PackageT]):
             result_type = info.result if info is not None else None
         request_id = self._next_id
         self._next_id = request_id + 1
-        direct = in_notification.get() is self
-        future = self.pending.open(request_id, method, result_type, direct)
+        timeout = self.timeout if timeout is DEFAULT else timeout
+        future = self._loop.create_future()
+        call = PendingCall(self, request_id, method, params, result_type, timeout, policy, future)
+        self.pending.open(call)
         try:
-            await self.write(self._sender.request(request_id, method, params))
+            await self.write(self.sender.request(request_id, method, params))
         except asyncio.CancelledError:
             # cancelled while the peer reads: the request is on its way, so ask the peer to drop it
             self.abandon(request_id)
             raise
         except BaseException:
-            self.pending.drop(request_id, future)
+            self.pending.drop(call)
             raise
         if policy.sends_watched is None or method in policy.sends_watched:
             policy.sent(method, params)
-        timeout = self.timeout if timeout is DEFAULT else timeout
-        return PendingCall(self, request_id, method, params, future, timeout, policy)
+        return call
 
     async def notify(self, method: str, params: Any = None) -> None:
         if self._close_error is not None:
             raise self._close_error
         params = self._outgoing(method, params)
-        await self.write(self._sender.notification(method, params))
+        await self.write(self.sender.notification(method, params))
         self.policy.sent(method, params)
 
     def _outgoing(self, method: str, params: Any) -> Any:
         """Outgoing params as the policy passes them (checked), with the trace context."""
-        self._sender.sending = None
+        self.sender.sending = None
         params = self.policy.before_send(method, params)
         return tracing.inject(self.tracer, params) if self.tracer is not None else params
 
@@ -372,7 +347,7 @@ class Caller(Generic[PackageT]):
             return
         try:
             params = self._cancel_params(request_id)
-            self._transport.send_nowait(self._sender.notification(CANCEL_REQUEST, params))
+            self._transport.send_nowait(self.sender.notification(CANCEL_REQUEST, params))
         except Exception as exc:
             log.debug("could not send $/cancel_request: %r", exc)
 
@@ -388,10 +363,6 @@ class Caller(Generic[PackageT]):
             if known is not None:
                 raise known from exc
             raise self._on_write_error(exc) from exc
-
-    def write_nowait(self, data: bytes) -> None:
-        """Send one encoded message as it is, now (raises when the output is closed or broken)."""
-        self._transport.send_nowait(data)
 
     def send_error_nowait(self, request_id: RequestId, err: RpcException) -> None:
         """Answer `request_id` with `err` now (best effort: a broken output is logged)."""

@@ -43,13 +43,13 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping, cast
 
-from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, INTERNAL_ERROR, calls, serving, wire
-from .calls import DEFAULT as DEFAULT
+from . import CANCEL_REQUEST, CANCEL_REQUEST_ID, calls, serving, wire
 from .calls import Caller, Step
 from .errors import ConnectionClosedError
 from .framing import DEFAULT_MAX_LINE_BYTES, ByteReader, ByteWriter, OversizedLine
+from .package import PackageT
 from .sending import as_rpc_error as as_rpc_error
 from .serving import DEFAULT_MAX_IN_FLIGHT, Refusal, Server, Serving
 from .transport import LineTransport
@@ -58,10 +58,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from . import RequestId
-    from .package import ErrorResponseMessage, PackageT, RequestMessage, ResponseMessage
+    from .package import ErrorResponseMessage, RequestMessage, ResponseMessage
     from .transport import Transport
-else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
-    PackageT = TypeVar("PackageT")
 
 log = logging.getLogger("acp_runtime")
 
@@ -69,19 +67,10 @@ log = logging.getLogger("acp_runtime")
 EOF: Any = object()  # the end of the inbox: the peer's output ended
 
 
-class Answer:
-    """An answer that arrived after notifications still to be handled: it waits its turn."""
-
-    __slots__ = ("response",)
-
-    def __init__(self, response: ResponseMessage | ErrorResponseMessage) -> None:
-        self.response = response
-
-
 class Inbox:
-    """The received notifications and answers (`Answer`), in arrival order, for the one worker
-    task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a wake-up
-    future only while the worker waits)."""
+    """The received notifications and answers (an answer as a 1-tuple), in arrival order, for the
+    one worker task that handles them (an `asyncio.Queue` without its bookkeeping: a deque, and a
+    wake-up future only while the worker waits)."""
 
     __slots__ = ("items", "waiter")
 
@@ -91,21 +80,17 @@ class Inbox:
 
     def put_nowait(self, item: Any) -> None:
         self.items.append(item)
-        if self.waiter is not None:
-            self.wake()
-
-    def wake(self) -> None:
-        waiter, self.waiter = self.waiter, None  # once: the items after it find none to wake
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None  # woken once: the items after it find none to wake
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def get(self) -> Any:
+        # (`put_nowait` forgets the waiter it wakes; one a cancelled `get` left is done: not woken)
         while not self.items:
             self.waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
+            await self.waiter
         return self.items.popleft()
 
 
@@ -148,14 +133,9 @@ class Engine(Caller[PackageT]):
         super().__init__(
             transport, schema, strict=strict, observer=observer, tracer=tracer, timeout=timeout
         )
-        self._inbox = Inbox()  # notifications, `Answer`s, `EOF`: handled in order by _work
+        self._inbox = Inbox()  # notifications, (answer,)s, `EOF`: handled in order by _work
         self._server = Server(
-            self,
-            self._sender,
-            self._inbox.items,
-            self._maybe_finish,
-            self._transport,
-            max_in_flight,
+            self, self._inbox.items, self._maybe_finish, self._transport, max_in_flight
         )
         self._busy = False
         self._inbox_drained = False
@@ -239,10 +219,8 @@ class Engine(Caller[PackageT]):
             return self._refuse(serving.bad_message(schema, line, as_rpc_error(err)), line)
         except RecursionError:  # msgspec: nested deeper than the decoder goes
             return self._refuse(serving.too_deep(schema, line), line)
-        except Exception as exc:  # decode_message must raise RpcError: a generator bug
-            log.error("decode_message raised %r instead of an RpcError", exc)
-            internal = self.rpc_error(INTERNAL_ERROR, "Internal error")
-            return self._refuse(serving.bad_message(schema, line, internal), line)
+        # (decode_message raises nothing else: another error is a bug, which `_on_messages` reads
+        # as a broken stream)
         if self.observer is not None:
             self.observe("in", line, message)
         if isinstance(message, schema.Notification):  # first: a stream is all notifications
@@ -269,16 +247,14 @@ class Engine(Caller[PackageT]):
         if line is not None:
             self.observe("in", line, None)
         if refusal.fails:
-            outgoing = self.pending.take(refusal.request_id)
-            if outgoing is not None and not outgoing.future.done():
-                outgoing.future.set_exception(refusal.err)
+            self.pending.fail(refusal.request_id, refusal.err)
         elif refusal.answer:
             self.send_error_nowait(refusal.request_id, refusal.err)
 
     def _on_response(self, response: ResponseMessage | ErrorResponseMessage) -> None:
         if self.answer_screen is not None:  # an answer read as JSON may choose the package
             response = self.answer_screen(response)
-        outgoing = self.pending.find(response.id)
+        outgoing = self.pending.get(response.id)
         if outgoing is None:
             if response.id in self.pending.abandoned:
                 log.debug("dropped the answer to abandoned request %r", response.id)
@@ -291,7 +267,7 @@ class Engine(Caller[PackageT]):
             self.pending.resolve(response, self.schema)
         else:
             outgoing.answered = True
-            self._inbox.put_nowait(Answer(response))
+            self._inbox.put_nowait((response,))  # behind the notifications: it waits its turn
 
     async def _work(self) -> None:
         """The one worker: notifications' handlers in arrival order, answers behind them."""
@@ -300,8 +276,8 @@ class Engine(Caller[PackageT]):
         inbox = self._inbox
         waiting = inbox.items
         while (item := waiting.popleft() if waiting else await inbox.get()) is not EOF:
-            if type(item) is Answer:
-                self.pending.resolve(item.response, self.schema)
+            if type(item) is tuple:  # an answer that arrived after notifications
+                self.pending.resolve(item[0], self.schema)
                 continue
             step = self._steps.get(item.method)
             if step is None:

@@ -169,7 +169,7 @@ class LineWriter:
         self._failed: BaseException | None = None
         # looked up once, not per message: `get_running_loop()` costs a getpid() system call
         # (3.11), and the stream's transport (whose buffer says whether to drain) stays the same
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop = asyncio.get_running_loop()  # (a writer is made in the loop it writes in)
         self._transport: asyncio.WriteTransport | None = getattr(stream, "transport", None)
         # what takes the bytes: an asyncio.StreamWriter's `write` is its transport's (no frame)
         self._write: Callable[[bytes], object] = (
@@ -198,10 +198,7 @@ class LineWriter:
             return
         if not self._scheduled:  # the ones after it wait for the end of the loop turn
             self._scheduled = True
-            loop = self._loop
-            if loop is None:
-                loop = self._loop = asyncio.get_running_loop()
-            loop.call_soon(self._flush_soon)
+            self._loop.call_soon(self._flush_soon)
         self._parts.append(message)
         self._size += len(message)
         if self._size >= _FLUSH_ABOVE:
@@ -220,7 +217,7 @@ class LineWriter:
         if transport is not None and transport.get_write_buffer_size() < _DRAIN_ABOVE:
             done = self._done  # the bytes went out (or nearly): no back-pressure to wait for
             if done is None:  # a future that is done: awaiting it returns at once, as often
-                done = self._done = asyncio.get_running_loop().create_future()
+                done = self._done = self._loop.create_future()
                 done.set_result(None)
             self._below = True
             return done
@@ -344,11 +341,9 @@ class PushReader:
                 if self._error is not None:
                     raise self._error
                 return b""
+            # (a waiter woken, or left by a cancelled read, is done: `_wake` skips it)
             self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+            await self._waiter
         chunk = self._chunks.popleft()
         if 0 < n < len(chunk):
             chunk, rest = chunk[:n], chunk[n:]
@@ -398,12 +393,6 @@ class MemoryWriter:
         if not self._closed:
             self._closed = True
             self._reader.feed_eof()
-
-    def is_closing(self) -> bool:
-        return self._closed
-
-    async def wait_closed(self) -> None:
-        return None
 
 
 def memory_pipe() -> (

@@ -13,8 +13,9 @@ The members follow the package contract (`generated/acp_schema/README.md`). Valu
 protocol data (params, results, the JSON-RPC envelope fields) are `Any`, written inline: a generated
 object or decoded JSON, read by the runtime only through `acp_runtime.jsonrpc.wire`, by wire name.
 
-This module is for type checkers: the runtime imports it under `TYPE_CHECKING` only (one module
-less to load), and its Protocols exist for them alone. Import it the same way:
+Its Protocols are for type checkers: they exist under `TYPE_CHECKING` only, so import them the same
+way. At run time the module holds only the type variables the runtime's generic classes take, each
+declared once here (the engine's `PackageT` among them):
 
     if TYPE_CHECKING:
         from acp_runtime.jsonrpc.package import AgentPackage
@@ -73,17 +74,6 @@ if TYPE_CHECKING:
         @property
         def data(self) -> Any: ...
 
-    class RequestMessage(Protocol):
-        """A JSON-RPC request envelope."""
-
-        def __init__(self, *, id: RequestId, method: str, params: Any = ...) -> None: ...
-        @property
-        def id(self) -> RequestId: ...
-        @property
-        def method(self) -> str: ...
-        @property
-        def params(self) -> Any: ...
-
     class NotificationMessage(Protocol):
         """A JSON-RPC notification envelope."""
 
@@ -92,6 +82,13 @@ if TYPE_CHECKING:
         def method(self) -> str: ...
         @property
         def params(self) -> Any: ...
+
+    class RequestMessage(NotificationMessage, Protocol):
+        """A JSON-RPC request envelope: a notification's members, and its id."""
+
+        def __init__(self, *, id: RequestId, method: str, params: Any = ...) -> None: ...
+        @property
+        def id(self) -> RequestId: ...
 
     class ResponseMessage(Protocol):
         """A JSON-RPC success answer."""

@@ -201,10 +201,8 @@ class Envelopes:
         """A request of `method` whose params are the JSON `params`."""
         parts = self.calls.get(method)
         if parts is None:
-            raw = msgspec.Raw(params)
-            return self._schema.encode_message(
-                self._schema.Request(id=request_id, method=method, params=raw)
-            )
+            call = self._schema.Request(id=request_id, method=method, params=msgspec.Raw(params))
+            return self._schema.encode_message(call)
         return parts[0] + self._schema.encode_message(request_id) + parts[1] + params + parts[2]
 
     def response(self, request_id: RequestId, result: bytes) -> bytes:

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from . import RequestId
     from .calls import Caller
     from .package import RequestMessage, RpcException
-    from .sending import Sender
     from .transport import Transport
 
 log = logging.getLogger("acp_runtime")
@@ -43,33 +42,19 @@ class Serving(msgspec.Struct):
     after: list[Callable[[], Awaitable[Any]]] | None = None
     answered: bool = False
     started: bool = False  # its handler's task has begun `Server._serve`
-    unstarted: bool | None = True  # None: `cancel` added the done callback of an unstarted task
+    cancelled: bool = False  # cancelled before its task started: `_serve` answers so at once
 
     def cancel(self) -> None:
-        """Cancel its handler's task. A task cancelled before it started never runs `_serve`,
-        which answers the request: it is answered when the task ends (`Server._served`). Only
-        then is a done callback added: every other request ends without one (no loop callback
-        per request)."""
-        task = self.task
-        if task is None:  # none yet: its handler runs in its eager first step, in this very task
-            task = asyncio.current_task() if self.started else None  # (see `Server.start`)
-            if task is None:
-                return
-        if not self.started and self.unstarted is not None and not task.done():
-            task.add_done_callback(self._ended)
-            self.unstarted = None
-        task.cancel()
-
-    @property
-    def method(self) -> str:
-        return self.request.method
-
-    @property
-    def params(self) -> Any:
-        return self.request.params
-
-    def _ended(self, task: asyncio.Task[None]) -> None:
-        self.server.ended_unstarted(self.request, self, task)
+        """Cancel its handler's task. A task cancelled before it started would never run `_serve`,
+        which answers the request: such a task is left to start, and `_serve` answers it as
+        cancelled at once (no done callback, no loop callback per request)."""
+        if not self.started:
+            self.cancelled = True
+            return
+        # None yet: its handler runs in its eager first step, in this very task (`Server.start`)
+        task = self.task or asyncio.current_task()
+        if task is not None:
+            task.cancel()
 
 
 DEFAULT_MAX_IN_FLIGHT = 1024
@@ -90,14 +75,13 @@ class Server:
     def __init__(
         self,
         engine: Caller[Any],
-        sender: Sender,
         waiting: Sized,
         finished: Callable[[], None],
         transport: Transport,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:
         self.engine = engine
-        self._sender = sender  # the engine's: it encodes the answers
+        self._sender = engine.sender  # it encodes the answers
         self._waiting = waiting  # the notifications waiting to be handled
         self._finished = finished  # told after each request served (it may close the engine)
         self._transport = transport  # paused while `max_in_flight` are in flight
@@ -121,11 +105,7 @@ class Server:
         engine = self.engine
         if EAGER and engine.closed:  # an eager handler closed the connection
             return  # while this read was handed on: as a task the close cancelled before it began
-        try:
-            duplicate = request.id in self.requests
-        except TypeError:
-            duplicate = True
-        if duplicate:
+        if request.id in self.requests:  # (a `RequestId` as the package decodes one: hashable)
             err = engine.rpc_error(
                 INVALID_REQUEST, "Invalid request: duplicate id of a request in progress"
             )
@@ -165,6 +145,8 @@ class Server:
         succeeded = False
         try:
             try:
+                if serving.cancelled:  # before it started (`Serving.cancel`)
+                    raise asyncio.CancelledError
                 result = await engine.policy.serve(request)
                 data = self._sender.response(request, result, strict=engine.strict)
                 succeeded = True
@@ -205,23 +187,6 @@ class Server:
             self._stopped = False
             self._transport.resume_reading()
 
-    def ended_unstarted(
-        self, request: RequestMessage, serving: Serving, task: asyncio.Task[None]
-    ) -> None:
-        """A task cancelled before it started never ran `_serve`: answer for it here (a done
-        callback `Serving.cancel` adds to such a task only)."""
-        if self.requests.get(request.id) is not serving:
-            return
-        del self.requests[request.id]
-        self._answered()
-        engine = self.engine
-        if task.cancelled() and not engine.closed:
-            try:
-                engine.write_nowait(_cancelled(engine.schema, serving))
-            except Exception as exc:
-                log.debug("could not answer cancelled %s: %r", request.method, exc)
-        self._finished()
-
     def after_answer(self, work: Callable[[], Awaitable[Any]]) -> None:
         """From inside a request handler: start `work()` once that request's answer has been
         written (say, the commands of a session, sent right after answering `session/new`; a v1
@@ -234,7 +199,7 @@ class Server:
                 "after_answer: call it from a handler of a request this connection serves"
             )
         if serving.answered:
-            self._start_after(serving.method, [work])
+            self._start_after(serving.request.method, [work])
         else:
             serving.after = [*(serving.after or ()), work]
 
@@ -324,6 +289,5 @@ def oversized(schema: Any, line: OversizedLine, limit: int) -> Refusal:
     message = f"Message of {line.size} bytes exceeds the limit of {limit} bytes"
     err = error(schema, INVALID_REQUEST, message, {"limit": limit, "size": line.size})
     log.warning("%s (a %s, id %r)", message, kind, request_id)
-    if kind == "response":
-        return Refusal(err, request_id, fails=True)
-    return Refusal(err, request_id, answer=kind != "notification")
+    answer = kind not in ("response", "notification")  # a response fails its call instead
+    return Refusal(err, request_id, fails=kind == "response", answer=answer)

@@ -33,7 +33,7 @@ class Tracer(Protocol):
 def inject(tracer: Tracer, params: Any) -> Any:
     """`params` with the current trace context merged into its `_meta` (params without a `_meta`
     of their own, such as absent ones or arrays, are returned unchanged)."""
-    if not isinstance(params, dict) and not wire.has_field(type(params), META):
+    if not isinstance(params, dict) and wire.attribute(type(params), META) is None:
         return params
     context = {k: v for k, v in tracer.inject().items() if k in TRACE_KEYS}
     if not context:
@@ -56,10 +56,8 @@ class OpenTelemetryTracer:
     by default). Needs `opentelemetry-api`, imported here and nowhere else."""
 
     def __init__(self) -> None:
-        from opentelemetry import (  # pyright: ignore[reportMissingImports]
-            context,  # optional: the application's dependency
-            propagate,
-        )
+        # optional: the application's dependency
+        from opentelemetry import context, propagate  # pyright: ignore[reportMissingImports]
 
         self._context = context
         self._propagate = propagate

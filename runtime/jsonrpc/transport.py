@@ -27,8 +27,6 @@ from .framing import (
     PushReader,
 )
 
-__all__ = ["LineTransport", "MessageTransport", "OversizedLine", "Transport"]
-
 
 class Transport(Protocol):
     """Whole messages in and out."""

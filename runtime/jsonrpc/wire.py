@@ -216,16 +216,12 @@ def declares(cls: TypeForm, *path: str) -> bool:
     return _declares(type_info(cls), path) if cls is not None else False
 
 
+@functools.cache
 def type_info(cls: TypeForm) -> msgspec.inspect.Type:
     """`msgspec.inspect.type_info(cls)`, worked out once per type (it walks every type `cls`
-    reaches, which costs milliseconds for a large union)."""
-    try:
-        return _type_info(cls)
-    except TypeError:  # an unhashable type form: not kept
-        return msgspec.inspect.type_info(cls)
-
-
-_type_info = functools.cache(msgspec.inspect.type_info)
+    reaches, which costs milliseconds for a large union). A type form is hashable: a Struct
+    class, a union or generic alias, an enum."""
+    return msgspec.inspect.type_info(cls)
 
 
 def _declares(info: msgspec.inspect.Type, path: tuple[str, ...]) -> bool:
@@ -246,11 +242,6 @@ def replace(obj: Any, key: str, value: Any) -> Any:
     if isinstance(obj, dict):
         return {**obj, key: value}
     return msgspec.structs.replace(obj, **{_fields(type(obj))[key]: value})
-
-
-def has_field(cls: TypeForm, key: str) -> bool:
-    """Whether a Struct type declares a field of wire name `key`."""
-    return isinstance(cls, type) and issubclass(cls, msgspec.Struct) and key in _fields(cls)
 
 
 def build(
@@ -408,17 +399,10 @@ def _field_tags(cls: type) -> dict[str, frozenset[str]]:
     return {f.encode_name: _tags(f.type) for f in fields}
 
 
+@functools.cache
 def _implied_tags(cls: TypeForm) -> frozenset[str]:
     """The tag fields of the hook-decoded unions a value of `cls` may be (through optionals, lists
     and dict values): keys the schema declares that the variant chosen may not keep."""
-    try:
-        return _implied(cls)
-    except TypeError:  # a type form that cannot be hashed: worked out each time
-        return _tags(type_info(cls))
-
-
-@functools.cache
-def _implied(cls: TypeForm) -> frozenset[str]:
     return _tags(type_info(cls)) if cls is not None else frozenset()
 
 

@@ -265,7 +265,8 @@ class ClientSideConnection(_Base[AgentProxyT], Generic[AgentProxyT]):
             # route as the answer to initialize is read, so what follows it is read by its package
             version = wire.get(response.result, rules.PROTOCOL_VERSION)
             routes = self.versions.routes if self.versions is not None else {}
-            if self.pending.method_of(response.id) == rules.INITIALIZE and version in routes:
+            call = self.pending.get(response.id)
+            if call is not None and call.method == rules.INITIALIZE and version in routes:
                 self.route(version)  # the answer in the envelope of its package, as read by it
                 response = self.schema.Response(id=response.id, result=response.result)
         return response

@@ -106,7 +106,8 @@ class AcpPolicy(Policy):
         return [
             s
             for s in self.engine.serving.values()
-            if s.method == method and wire.get(s.params, rules.SESSION_ID) == session_id
+            if s.request.method == method
+            and wire.get(s.request.params, rules.SESSION_ID) == session_id
         ]
 
     # --- sending ----------------------------------------------------------------------------------
