@@ -161,7 +161,7 @@ class AgentSession(
           `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
           no details) where the schema has that stop reason.
         """
-        if not rules.turn_ends_by_update(self.conn.schema):
+        if not self.conn.policy.plan.v2:  # the package's plan: `rules.turn_ends_by_update`
             return self._answer({rules.STOP_REASON: await work()})
         user_message_id = _new_id("msg")
 

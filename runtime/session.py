@@ -111,8 +111,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         self.conn: ClientSideConnection[AgentSchemaT] = connection_of(
             conn, ClientSideConnection, "Session"
         )
-        self.schema = self.conn.schema
         self.id: str = session_id
+        # v2: a turn ends by state, as the package's plan says (`rules.turn_ends_by_update`)
+        self._by_state: bool = self.conn.policy.plan.v2
         self.state: SessionState[ContentT, ToolCallT, EntryT, AgentSchemaT] = SessionState()
         self._modes: object = None  # the agent's mode offer, if any: `modes`
         self._listeners: list[asyncio.Queue[Any]] = []
@@ -273,10 +274,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         update of it folded. A cancelled turn returns with `stop_reason` "cancelled"; an agent's
         error raises. `timeout`: the call's (in v2 the whole turn's, cancelled on expiry)."""
         blocks: list[Any] = [text(prompt)] if isinstance(prompt, str) else list(prompt)
-        by_state = rules.turn_ends_by_update(self.schema)
         try:
             params = self._params("session/prompt", {"prompt": blocks, **params})
-            if not by_state:
+            if not self._by_state:
                 response = await self.conn.request("session/prompt", params, timeout=timeout)
                 outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
                     as_typed(response, STOP_REASON), wire.get(response, USAGE), response
