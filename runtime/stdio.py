@@ -58,11 +58,6 @@ if TYPE_CHECKING:
 _STDERR_TAIL = 64 * 1024
 T = TypeVar("T")
 
-# The connections as plain constructors: the public overloads below have already typed what the
-# caller passed (handler and schema together), which the implementations only pass on.
-_agent_connection: Callable[..., AgentSideConnection[Any]] = AgentSideConnection
-_client_connection: Callable[..., ClientSideConnection[Any]] = ClientSideConnection
-
 
 class _File:
     """Reads or writes a regular file (which event-loop pipes refuse); such reads and writes never
@@ -184,19 +179,13 @@ async def serve_agent(
     schema: AgentPackage[ProxyT, HandlerT],
     **options: Unpack[ConnectionOptions],
 ) -> None: ...
-async def serve_agent(
-    handler: object,
-    *,
-    schema: AgentPackage[Any, Any] | None = None,
-    **options: Unpack[ConnectionOptions],
-) -> None:
-    """Serve `handler` as an agent on this process's stdin/stdout until the client goes away."""
+async def serve_agent(handler: Any, *, schema: Any = None, **options: Any) -> None:
+    """Serve `handler` as an agent on this process's stdin/stdout until the client goes away.
+
+    (Its overloads type what is passed, handler and schema together; this only passes it on.)"""
     async with stdio_streams() as (reader, writer):
-        conn = _agent_connection(handler, reader, writer, schema=schema, **options)
+        conn = AgentSideConnection(handler, reader, writer, schema=schema, **options)
         await conn.wait_closed()
-
-
-_serve_agent: Callable[..., Coroutine[Any, Any, None]] = serve_agent
 
 
 LOOP_ENV = "ACP_RUNTIME_LOOP"
@@ -239,15 +228,10 @@ def run_agent(
     schema: AgentPackage[ProxyT, HandlerT],
     **options: Unpack[ConnectionOptions],
 ) -> None: ...
-def run_agent(
-    handler: object,
-    *,
-    schema: AgentPackage[Any, Any] | None = None,
-    **options: Unpack[ConnectionOptions],
-) -> None:
+def run_agent(handler: Any, *, schema: Any = None, **options: Any) -> None:
     """`run(serve_agent(handler, **options))`: the whole `main` of a stdio agent (on uvloop when
     it is installed, see `run`)."""
-    run(_serve_agent(handler, schema=schema, **options))
+    run(serve_agent(handler, schema=schema, **options))
 
 
 @overload
@@ -276,15 +260,15 @@ def spawn_agent(
 ) -> AbstractAsyncContextManager[ClientSideConnection[ProxyT]]: ...
 @contextlib.asynccontextmanager
 async def spawn_agent(
-    handler: object,
+    handler: Any,
     command: str,
     *args: str,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     stderr: int | IO[Any] | None = None,
     shutdown_timeout: float = 2.0,
-    schema: ClientPackage[Any, Any] | None = None,
-    **options: Unpack[ConnectionOptions],
+    schema: Any = None,
+    **options: Any,
 ) -> AsyncIterator[ClientSideConnection[Any]]:
     """Start an agent subprocess and yield a `ClientSideConnection` to it.
 
@@ -315,7 +299,7 @@ async def spawn_agent(
     conn: ClientSideConnection[Any] | None = None
     try:
         assert process.stdin is not None  # a pipe
-        conn = _client_connection(handler, protocol.out, process.stdin, schema=schema, **options)
+        conn = ClientSideConnection(handler, protocol.out, process.stdin, schema=schema, **options)
         conn.process = process
         conn.stderr_tail = b""
 
