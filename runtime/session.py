@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 from .routing import TurnOutcome as TurnOutcome
 from .routing import TurnTimeoutError as TurnTimeoutError
 from .routing import connection_of, params_of, router_of
-from .state import IDLE, KIND, MESSAGE_ID, STATE, STOP_REASON, USAGE, as_typed
+from .state import IDLE, KIND, MESSAGE_ID, STATE, STOP_REASON, USAGE
 from .state import Message as Message
 from .state import SessionState as SessionState
 from .state import patch as patch
@@ -276,16 +276,14 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         blocks: list[Any] = [text(prompt)] if isinstance(prompt, str) else list(prompt)
         try:
             params = self._params("session/prompt", {"prompt": blocks, **params})
-            if not self._by_state:
-                response = await self.conn.request("session/prompt", params, timeout=timeout)
-                outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
-                    as_typed(response, STOP_REASON), wire.get(response, USAGE), response
-                )
-            else:
-                outcome = await self._turn_by_state(params, timeout)
+            if self._by_state:
+                return await self._turn_by_state(params, timeout)
+            response = await self.conn.request("session/prompt", params, timeout=timeout)
+            # the stop reason as the package typed it (a member; `wire.get` gives wire values)
+            stop = wire.reader(type(response), STOP_REASON)(response)
+            return TurnOutcome(stop, wire.get(response, USAGE), response)
         finally:
             self.end_updates()
-        return outcome
 
     async def _turn_by_state(
         self, params: Any, timeout: float | None

@@ -421,16 +421,6 @@ def _change(update: Any, key: str) -> tuple[bool, Any]:
     return not (value is msgspec.UNSET or (value is None and field[1])), value
 
 
-def as_typed(obj: Any, key: str) -> Any:
-    """The value at `key` as the package typed it (an enum member stays a member; `wire.get`
-    gives its wire value), or None when absent."""
-    name = wire.attribute(type(obj), key) if isinstance(obj, msgspec.Struct) else None
-    if name is None:
-        return wire.get(obj, key)
-    value = getattr(obj, name)
-    return None if value is msgspec.UNSET else value
-
-
 def _copy(struct: Any) -> Any:
     return msgspec.structs.replace(struct) if isinstance(struct, msgspec.Struct) else struct
 
