@@ -170,13 +170,7 @@ class AgentSession(
             assert task is not None
             self.conn.track_turn(self.id, task)
             try:
-                await self.send(
-                    {
-                        "sessionUpdate": "user_message",
-                        rules.MESSAGE_ID: user_message_id,
-                        "content": list(prompt),
-                    }
-                )
+                await self.send(self._message("user_message", list(prompt), user_message_id))
                 await self._state(rules.RUNNING, None)
                 stop: object = await work()
                 if self.conn.turn_cancelled(self.id):  # cancelled as the work was ending
@@ -249,10 +243,12 @@ class AgentSession(
         """An `agent_thought_chunk` (v2: of `self.thought_id`)."""
         await self.send(self._message("agent_thought_chunk", thought, self.thought_id))
 
-    def _message(self, kind: str, content: str | ContentT, message_id: str) -> dict[str, Any]:
+    def _message(self, kind: str, content: object, message_id: str) -> dict[str, Any]:
+        """A message update of `kind`: its content (a string is one text block), its id where the
+        package requires one (v2)."""
         block = text(content) if isinstance(content, str) else content
         update = {"sessionUpdate": kind, "content": block}
-        if kind in rules.kinds_requiring(self.conn.schema, rules.MESSAGE_ID):
+        if kind in self.conn.policy.plan.message_kinds:
             update[rules.MESSAGE_ID] = message_id
         return update
 

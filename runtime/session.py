@@ -346,11 +346,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         data = {"configId": config_id, "value": value}
         state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
         offered = next((o for o in state.config_options if wire.get(o, "id") == config_id), None)
-        kind = (
-            wire.get(offered, "type")
-            if offered is not None
-            else "boolean" if isinstance(value, bool) else None
-        )
+        kind = wire.get(offered, "type")  # None when not offered
+        if offered is None and isinstance(value, bool):
+            kind = "boolean"
         if kind is not None and kind != "select":  # a select value is the untagged default variant
             data["type"] = kind
         result = await self.call("session/set_config_option", data)
