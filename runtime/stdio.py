@@ -21,7 +21,6 @@ from typing import (
     TYPE_CHECKING,
     Any,
     AsyncIterator,
-    Awaitable,
     Callable,
     Coroutine,
     TypeVar,
@@ -102,38 +101,24 @@ def _pipe_like(fd: int) -> bool:
     return True
 
 
-async def _pipe(fd: int, mode: str, connect: Callable[[IO[bytes]], Awaitable[T]]) -> T | None:
-    """`connect(pipe)` on a duplicate of `fd`, which the event loop's transport owns and closes
-    (uvloop's transports close the descriptor they are given; asyncio's close the file). None where
-    such a transport cannot take `fd`."""
-    if not _pipe_like(fd):
-        return None
-    pipe = os.fdopen(os.dup(fd), mode, buffering=0)
-    try:
-        return await connect(pipe)
-    except (ValueError, OSError):
-        pipe.close()
-        return None
-
-
-async def _reader_for(fd: int) -> ByteReader:
-    """A reader of `fd`: a `PushReader` on an event-loop pipe, else a `_File`."""
-    loop = asyncio.get_running_loop()
-    reader = PushReader()
-    pushed = await _pipe(
-        fd, "rb", lambda pipe: loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
-    )
-    return reader if pushed is not None else _File(fd)
-
-
-async def _writer_for(fd: int) -> _File | asyncio.StreamWriter:
-    """A writer of `fd`: a `StreamWriter` on an event-loop pipe, else a `_File`."""
-    loop = asyncio.get_running_loop()
-    flow = asyncio.streams.FlowControlMixin
-    piped = await _pipe(fd, "wb", lambda pipe: loop.connect_write_pipe(flow, pipe))
-    if piped is None:
-        return _File(fd)
-    return asyncio.StreamWriter(piped[0], piped[1], None, loop)
+async def _stream(fd: int, mode: str) -> Any:
+    """A reader ("rb": a `PushReader`) or writer ("wb": a `StreamWriter`) of `fd` on an event-loop
+    pipe, a `_File` where such a pipe cannot take `fd`. The pipe's transport owns and closes a
+    duplicate of `fd` (uvloop's transports close the descriptor they are given; asyncio's close the
+    file)."""
+    if _pipe_like(fd):
+        loop = asyncio.get_running_loop()
+        pipe = os.fdopen(os.dup(fd), mode, buffering=0)
+        try:
+            if mode == "wb":
+                piped = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
+                return asyncio.StreamWriter(*piped, None, loop)
+            reader = PushReader()
+            await loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
+            return reader
+        except (ValueError, OSError):
+            pipe.close()
+    return _File(fd)
 
 
 @contextlib.asynccontextmanager
@@ -150,8 +135,8 @@ async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _File | asyncio.Str
     saved_stdout, sys.stdout = sys.stdout, sys.stderr
     stdin_blocking = os.get_blocking(0)
     try:
-        reader = await _reader_for(0)
-        writer = await _writer_for(protocol_fd)
+        reader: ByteReader = await _stream(0, "rb")
+        writer: _File | asyncio.StreamWriter = await _stream(protocol_fd, "wb")
         try:
             yield reader, writer
         finally:
