@@ -127,8 +127,7 @@ async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _File | asyncio.Str
 
     Text still buffered in `sys.stdout` when this starts is flushed to stderr too.
     """
-    protocol_fd = os.dup(1)
-    saved_fd = os.dup(1)
+    saved_fd = os.dup(1)  # the original stdout: the protocol's (its writer's), restored after
     os.dup2(2, 1)
     with contextlib.suppress(Exception):
         sys.stdout.flush()
@@ -136,7 +135,7 @@ async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _File | asyncio.Str
     stdin_blocking = os.get_blocking(0)
     try:
         reader: ByteReader = await _stream(0, "rb")
-        writer: _File | asyncio.StreamWriter = await _stream(protocol_fd, "wb")
+        writer: _File | asyncio.StreamWriter = await _stream(saved_fd, "wb")
         try:
             yield reader, writer
         finally:
@@ -148,7 +147,6 @@ async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _File | asyncio.Str
             saved_stdout.flush()  # what was printed while serving still goes to stderr
         os.dup2(saved_fd, 1)
         os.close(saved_fd)
-        os.close(protocol_fd)
         with contextlib.suppress(OSError):
             os.set_blocking(0, stdin_blocking)
 
@@ -344,16 +342,10 @@ async def exit_code(process: asyncio.subprocess.Process) -> int:
         except OSError:
             pass
         else:
-            loop = asyncio.get_running_loop()
-            exited: asyncio.Future[None] = loop.create_future()
-
-            def on_exit() -> None:
-                if not exited.done():
-                    exited.set_result(None)
-
-            loop.add_reader(pidfd, on_exit)
+            loop, exited = asyncio.get_running_loop(), asyncio.Event()
+            loop.add_reader(pidfd, exited.set)
             try:
-                await exited
+                await exited.wait()
             finally:
                 loop.remove_reader(pidfd)
                 os.close(pidfd)
@@ -409,15 +401,9 @@ async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> Non
     """
     if os.name == "nt":  # pragma: no cover - untested: no Windows here
         if process.returncode is None:
-            killer = await asyncio.create_subprocess_exec(
-                "taskkill",
-                "/T",
-                "/F",
-                "/PID",
-                str(process.pid),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            tree = ("taskkill", "/T", "/F", "/PID", str(process.pid))  # with its children
+            quiet = subprocess.DEVNULL
+            killer = await asyncio.create_subprocess_exec(*tree, stdout=quiet, stderr=quiet)
             await killer.wait()
         return
     group, loop = process.pid, asyncio.get_running_loop()
@@ -444,9 +430,7 @@ def _group_alive(group: int) -> bool:
         except PermissionError:
             pass
         return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+    for entry in filter(str.isdigit, entries):
         try:
             with open(f"/proc/{entry}/stat", "rb") as f:
                 stat = f.read()
