@@ -228,11 +228,9 @@ class AgentSession(
         """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`.
         A value that breaks the schema raises `SchemaMismatchError` (its path and value); nothing
         is sent."""
-        data = {rules.SESSION_UPDATE_FIELD: update}
-        if self.conn.enforce_protocol:  # the connection checks and types wire JSON on the way out
-            params: Any = {rules.SESSION_ID: self.id, **data}
-        else:
-            params = self._params(rules.SESSION_UPDATE, data)
+        params: Any = {rules.SESSION_ID: self.id, rules.SESSION_UPDATE_FIELD: update}
+        if not self.conn.enforce_protocol:  # else the connection checks and types it on the way out
+            params = params_of(self.conn, rules.SESSION_UPDATE, params)
         await self.conn.notify(rules.SESSION_UPDATE, params)
 
     async def say(self, message: str | ContentT) -> None:

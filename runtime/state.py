@@ -10,6 +10,7 @@ change here. A kind of update `FOLDS` does not list is kept as the last such upd
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence
 
@@ -359,20 +360,24 @@ def _at(update: Any, path: str) -> Any:
 
 # --- patching, from the generated types -----------------------------------------------------------
 
-_FIELDS: dict[type, dict[str, tuple[str, bool]]] = {}
-_PLANS: dict[tuple[type, type], tuple[tuple[str, str, bool, bool], ...]] = {}
-"""(update type, target type) -> what `patch` sets: (attribute, target attribute, whether None is
-omitted, whether it is `_meta`)"""
 
-
+@functools.cache
 def _fields(cls: type) -> dict[str, tuple[str, bool]]:
     """A Struct type's fields by wire name: their attribute, and whether None is read as omitted
     (the field's default is None: the decoded value cannot tell null from omitted)."""
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        found = msgspec.structs.fields(cls)
-        fields = _FIELDS[cls] = {f.encode_name: (f.name, f.default is None) for f in found}
-    return fields
+    return {f.encode_name: (f.name, f.default is None) for f in msgspec.structs.fields(cls)}
+
+
+@functools.cache
+def _plan(update: type, target: type) -> tuple[tuple[str, str, bool, bool], ...]:
+    """What `patch` sets, by (update type, target type): (attribute, target attribute, whether None
+    is omitted, whether it is `_meta`)."""
+    into = _fields(target)
+    return tuple(
+        (name, into[key][0], none_is_omitted, key == META)
+        for key, (name, none_is_omitted) in _fields(update).items()
+        if key in into
+    )
 
 
 def patch(target: Any, update: Any) -> Any:
@@ -383,15 +388,7 @@ def patch(target: Any, update: Any) -> Any:
     does not (its default is None: the decoded value cannot say which one was sent); any other value
     replaces it. Fields the target's type lacks are skipped.
     """
-    plan = _PLANS.get((type(update), type(target)))
-    if plan is None:
-        into = _fields(type(target))
-        plan = _PLANS[(type(update), type(target))] = tuple(
-            (name, into[key][0], none_is_omitted, key == META)
-            for key, (name, none_is_omitted) in _fields(type(update)).items()
-            if key in into
-        )
-    for name, target_name, none_is_omitted, meta in plan:
+    for name, target_name, none_is_omitted, meta in _plan(update.__class__, target.__class__):
         value = getattr(update, name)
         if value is msgspec.UNSET or (value is None and none_is_omitted):
             continue
