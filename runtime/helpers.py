@@ -281,13 +281,10 @@ class AgentSession(
         """Ask the user to allow a tool call (a `ToolCall` handle, or the wire/Struct tool call
         update to show). Returns the chosen option (one of the permission request's `options`,
         typed) or None when the user (or a `session/cancel`) cancelled."""
-        shown = (
-            {"toolCallId": tool_call.id, **tool_call.fields}
-            if isinstance(tool_call, ToolCall)
-            else tool_call
-        )
+        if isinstance(tool_call, ToolCall):  # the handle: its id and fields as last sent
+            tool_call = {"toolCallId": tool_call.id, **tool_call.fields}
         method = "session/request_permission"
-        params = self._params(method, {"toolCall": shown, "options": list(options)})
+        params = self._params(method, {"toolCall": tool_call, "options": list(options)})
         answer = await self.conn.request(method, params)
         chosen = wire.get(answer, "outcome", "optionId")
         if wire.get(answer, "outcome", "outcome") != "selected" or chosen is None:

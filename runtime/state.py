@@ -63,7 +63,6 @@ KIND = rules.UPDATE_KIND[1]  # "sessionUpdate"
 MESSAGE_ID = "messageId"
 CONTENT = "content"
 META = "_meta"  # on an upsert, patched by top-level key (a key set to null is removed)
-TEXT = ("type", "text")
 STATE, IDLE, STOP_REASON, USAGE = "state", "idle", "stopReason", "usage"  # v2's turn end
 
 
@@ -113,7 +112,7 @@ class Message(Generic[ContentT]):
     def text(self) -> str:
         """The text of its text blocks, joined."""
         return "".join(
-            wire.get(b, TEXT[1]) or "" for b in self.content if wire.get(b, TEXT[0]) == TEXT[1]
+            wire.get(b, "text") or "" for b in self.content if wire.get(b, "type") == "text"
         )
 
 
@@ -256,13 +255,8 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
 
     def _apply(self, how: Fold, update: Any) -> None:
         if how.action in (CHUNK, UPSERT):
-            if (
-                how.action == CHUNK
-                and isinstance(update, msgspec.Struct)
-                and type(update) not in _CHUNKS
-                and _attr(type(update), CONTENT)
-            ):
-                _CHUNKS[type(update)] = _chunk_plan(type(update), how.slot)
+            if how.action == CHUNK and type(update) not in _CHUNKS:
+                _plan_chunks(type(update), how.slot)
             self._fold_message(how, update)
         elif how.action == SET:
             setattr(self, how.slot, _at(update, how.path))
@@ -283,11 +277,9 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
             message = self._by_id.get((how.slot, message_id))
         else:
             last = self.messages[-1] if self.messages else None
-            message = (
-                last
-                if last is not None and last.role == how.slot and last.message_id is None
-                else None
-            )
+            # no id: the role's last message, when it has no id either
+            same = last is not None and last.role == how.slot and last.message_id is None
+            message = last if same else None
         if message is None:
             message = Message(how.slot, message_id)
             self.messages.append(message)
@@ -343,9 +335,11 @@ content, whether it has that field)"""
 _UNSET = msgspec.UNSET
 
 
-def _chunk_plan(cls: type, role: str) -> tuple[str, Callable[[Any], Any], bool]:
-    keys = (MESSAGE_ID, CONTENT) if _attr(cls, MESSAGE_ID) else (CONTENT,)
-    return role, wire.reader(cls, *keys), len(keys) == 2
+def _plan_chunks(cls: type, role: str) -> None:
+    """Put a chunk Struct type with content in `_CHUNKS`: `fold`'s fast path takes it from now."""
+    if issubclass(cls, msgspec.Struct) and _attr(cls, CONTENT):
+        keys = (MESSAGE_ID, CONTENT) if _attr(cls, MESSAGE_ID) else (CONTENT,)
+        _CHUNKS[cls] = role, wire.reader(cls, *keys), len(keys) == 2
 
 
 def _attr(cls: type, key: str) -> str:
