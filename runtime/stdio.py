@@ -66,9 +66,7 @@ class _File:
         self._fd = fd
 
     async def read(self, n: int = -1) -> bytes:
-        return await asyncio.get_running_loop().run_in_executor(
-            None, os.read, self._fd, n if n > 0 else 1 << 16
-        )
+        return await asyncio.to_thread(os.read, self._fd, n if n > 0 else 1 << 16)
 
     def write(self, data: bytes) -> None:
         view = memoryview(data)
