@@ -267,9 +267,7 @@ class AgentSession(
         `in_progress` on entry and `completed` on exit, or `failed` when the block raises (the
         exception goes on). `fields` are further wire fields of the tool call (`locations`,
         `rawInput` ...: any JSON); `call.update(...)` sends patches on the way."""
-        data = {"title": title, **present(kind=kind), **fields}
-        call: ToolCall[ClientSchemaT] = ToolCall(self, _new_id("call"), data)
-        return call
+        return ToolCall(self, _new_id("call"), {"title": title, **present(kind=kind), **fields})
 
     # --- permission ---
 
@@ -328,8 +326,7 @@ class AgentSession(
         if env:
             data["env"] = [{"name": k, "value": v} for k, v in env.items()]
         data.update(present(outputByteLimit=output_byte_limit))
-        terminal: Terminal[OutputT, ExitT] = Terminal(self, data)
-        return terminal
+        return Terminal(self, data)
 
     async def call(self, method: str, data: dict[str, Any]) -> Any:
         """Send request `method` of this session, its params built from `data` (wire names, the
