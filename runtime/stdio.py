@@ -193,8 +193,7 @@ def run(main: Coroutine[Any, Any, T]) -> T:
                     " pip install -e '.[fast]' in the acpgen clone"
                 ) from None
         else:
-            result: T = uvloop.run(main)
-            return result
+            return cast(T, uvloop.run(main))
     return asyncio.run(main)
 
 
