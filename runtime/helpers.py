@@ -161,7 +161,7 @@ class AgentSession(
           `cancelled`. A `work()` that raises is logged and ends the turn `idle` `error` (-32603,
           no details) where the schema has that stop reason.
         """
-        if not self.conn.policy.plan.v2:  # `rules.turn_ends_by_update`, kept by the plan
+        if not self.conn.policy.plan.v2:  # the package's plan: `rules.turn_ends_by_update`
             return self._answer({rules.STOP_REASON: await work()})
         user_message_id = _new_id("msg")
 
@@ -170,13 +170,7 @@ class AgentSession(
             assert task is not None
             self.conn.track_turn(self.id, task)
             try:
-                await self.send(
-                    {
-                        "sessionUpdate": "user_message",
-                        rules.MESSAGE_ID: user_message_id,
-                        "content": list(prompt),
-                    }
-                )
+                await self.send(self._message("user_message", list(prompt), user_message_id))
                 await self._state(rules.RUNNING, None)
                 stop: object = await work()
                 if self.conn.turn_cancelled(self.id):  # cancelled as the work was ending
@@ -234,11 +228,9 @@ class AgentSession(
         """Send one session update: a generated update Struct, or wire JSON with `sessionUpdate`.
         A value that breaks the schema raises `SchemaMismatchError` (its path and value); nothing
         is sent."""
-        data = {rules.SESSION_UPDATE_FIELD: update}
-        if self.conn.enforce_protocol:  # the connection checks and types wire JSON on the way out
-            params: Any = {rules.SESSION_ID: self.id, **data}
-        else:
-            params = self._params(rules.SESSION_UPDATE, data)
+        params: Any = {rules.SESSION_ID: self.id, rules.SESSION_UPDATE_FIELD: update}
+        if not self.conn.enforce_protocol:  # else the connection checks and types it on the way out
+            params = params_of(self.conn, rules.SESSION_UPDATE, params)
         await self.conn.notify(rules.SESSION_UPDATE, params)
 
     async def say(self, message: str | ContentT) -> None:
@@ -249,10 +241,12 @@ class AgentSession(
         """An `agent_thought_chunk` (v2: of `self.thought_id`)."""
         await self.send(self._message("agent_thought_chunk", thought, self.thought_id))
 
-    def _message(self, kind: str, content: str | ContentT, message_id: str) -> dict[str, Any]:
+    def _message(self, kind: str, content: object, message_id: str) -> dict[str, Any]:
+        """A message update of `kind`: its content (a string is one text block), its id where the
+        package requires one (v2)."""
         block = text(content) if isinstance(content, str) else content
         update = {"sessionUpdate": kind, "content": block}
-        if kind in self.conn.policy.plan.message_kinds:  # v2: those that carry their id
+        if kind in self.conn.policy.plan.message_kinds:
             update[rules.MESSAGE_ID] = message_id
         return update
 
@@ -273,9 +267,7 @@ class AgentSession(
         `in_progress` on entry and `completed` on exit, or `failed` when the block raises (the
         exception goes on). `fields` are further wire fields of the tool call (`locations`,
         `rawInput` ...: any JSON); `call.update(...)` sends patches on the way."""
-        data = {"title": title, **present(kind=kind), **fields}
-        call: ToolCall[ClientSchemaT] = ToolCall(self, _new_id("call"), data)
-        return call
+        return ToolCall(self, _new_id("call"), {"title": title, **present(kind=kind), **fields})
 
     # --- permission ---
 
@@ -287,13 +279,10 @@ class AgentSession(
         """Ask the user to allow a tool call (a `ToolCall` handle, or the wire/Struct tool call
         update to show). Returns the chosen option (one of the permission request's `options`,
         typed) or None when the user (or a `session/cancel`) cancelled."""
-        shown = (
-            {"toolCallId": tool_call.id, **tool_call.fields}
-            if isinstance(tool_call, ToolCall)
-            else tool_call
-        )
+        if isinstance(tool_call, ToolCall):  # the handle: its id and fields as last sent
+            tool_call = {"toolCallId": tool_call.id, **tool_call.fields}
         method = "session/request_permission"
-        params = self._params(method, {"toolCall": shown, "options": list(options)})
+        params = self._params(method, {"toolCall": tool_call, "options": list(options)})
         answer = await self.conn.request(method, params)
         chosen = wire.get(answer, "outcome", "optionId")
         if wire.get(answer, "outcome", "outcome") != "selected" or chosen is None:
@@ -337,8 +326,7 @@ class AgentSession(
         if env:
             data["env"] = [{"name": k, "value": v} for k, v in env.items()]
         data.update(present(outputByteLimit=output_byte_limit))
-        terminal: Terminal[OutputT, ExitT] = Terminal(self, data)
-        return terminal
+        return Terminal(self, data)
 
     async def call(self, method: str, data: dict[str, Any]) -> Any:
         """Send request `method` of this session, its params built from `data` (wire names, the

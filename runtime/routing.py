@@ -146,6 +146,5 @@ def connection_of(conn: object, side: type, what: str) -> Any:
 
 def params_of(conn: Connection[Any], method: str, data: dict[str, Any]) -> Any:
     """The typed params of `method` from wire-shaped data (Structs inside are fine)."""
-    return wire.build(
-        conn.schema, data, conn.schema.METHODS[method].params, method=method, at="params"
-    )
+    schema = conn.schema
+    return wire.build(schema, data, schema.METHODS[method].params, method=method, at="params")

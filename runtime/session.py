@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 from .routing import TurnOutcome as TurnOutcome
 from .routing import TurnTimeoutError as TurnTimeoutError
 from .routing import connection_of, params_of, router_of
-from .state import IDLE, KIND, MESSAGE_ID, STATE, STOP_REASON, USAGE, as_typed
+from .state import IDLE, KIND, MESSAGE_ID, STATE, STOP_REASON, USAGE
 from .state import Message as Message
 from .state import SessionState as SessionState
 from .state import patch as patch
@@ -111,8 +111,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         self.conn: ClientSideConnection[AgentSchemaT] = connection_of(
             conn, ClientSideConnection, "Session"
         )
-        self.schema = self.conn.schema
         self.id: str = session_id
+        # v2: a turn ends by state, as the package's plan says (`rules.turn_ends_by_update`)
+        self._by_state: bool = self.conn.policy.plan.v2
         self.state: SessionState[ContentT, ToolCallT, EntryT, AgentSchemaT] = SessionState()
         self._modes: object = None  # the agent's mode offer, if any: `modes`
         self._listeners: list[asyncio.Queue[Any]] = []
@@ -273,19 +274,16 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         update of it folded. A cancelled turn returns with `stop_reason` "cancelled"; an agent's
         error raises. `timeout`: the call's (in v2 the whole turn's, cancelled on expiry)."""
         blocks: list[Any] = [text(prompt)] if isinstance(prompt, str) else list(prompt)
-        by_state = self.conn.policy.plan.v2  # `rules.turn_ends_by_update`, kept by the plan
         try:
             params = self._params("session/prompt", {"prompt": blocks, **params})
-            if not by_state:
-                response = await self.conn.request("session/prompt", params, timeout=timeout)
-                outcome: TurnOutcome[StopT, AnswerT, AgentSchemaT] = TurnOutcome(
-                    as_typed(response, STOP_REASON), wire.get(response, USAGE), response
-                )
-            else:
-                outcome = await self._turn_by_state(params, timeout)
+            if self._by_state:
+                return await self._turn_by_state(params, timeout)
+            response = await self.conn.request("session/prompt", params, timeout=timeout)
+            # the stop reason as the package typed it (a member; `wire.get` gives wire values)
+            stop = wire.reader(type(response), STOP_REASON)(response)
+            return TurnOutcome(stop, wire.get(response, USAGE), response)
         finally:
             self.end_updates()
-        return outcome
 
     async def _turn_by_state(
         self, params: Any, timeout: float | None
@@ -348,11 +346,9 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
         data = {"configId": config_id, "value": value}
         state: SessionState[Any, Any, Any, Any] = self.state  # filled from the wire: read as Any
         offered = next((o for o in state.config_options if wire.get(o, "id") == config_id), None)
-        kind = (
-            wire.get(offered, "type")
-            if offered is not None
-            else "boolean" if isinstance(value, bool) else None
-        )
+        kind = wire.get(offered, "type")  # None when not offered
+        if offered is None and isinstance(value, bool):
+            kind = "boolean"
         if kind is not None and kind != "select":  # a select value is the untagged default variant
             data["type"] = kind
         result = await self.call("session/set_config_option", data)

@@ -10,6 +10,7 @@ change here. A kind of update `FOLDS` does not list is kept as the last such upd
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence
 
@@ -62,7 +63,6 @@ KIND = rules.UPDATE_KIND[1]  # "sessionUpdate"
 MESSAGE_ID = "messageId"
 CONTENT = "content"
 META = "_meta"  # on an upsert, patched by top-level key (a key set to null is removed)
-TEXT = ("type", "text")
 STATE, IDLE, STOP_REASON, USAGE = "state", "idle", "stopReason", "usage"  # v2's turn end
 
 
@@ -112,7 +112,7 @@ class Message(Generic[ContentT]):
     def text(self) -> str:
         """The text of its text blocks, joined."""
         return "".join(
-            wire.get(b, TEXT[1]) or "" for b in self.content if wire.get(b, TEXT[0]) == TEXT[1]
+            wire.get(b, "text") or "" for b in self.content if wire.get(b, "type") == "text"
         )
 
 
@@ -255,13 +255,8 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
 
     def _apply(self, how: Fold, update: Any) -> None:
         if how.action in (CHUNK, UPSERT):
-            if (
-                how.action == CHUNK
-                and isinstance(update, msgspec.Struct)
-                and type(update) not in _CHUNKS
-                and _attr(type(update), CONTENT)
-            ):
-                _CHUNKS[type(update)] = _chunk_plan(type(update), how.slot)
+            if how.action == CHUNK and type(update) not in _CHUNKS:
+                _plan_chunks(type(update), how.slot)
             self._fold_message(how, update)
         elif how.action == SET:
             setattr(self, how.slot, _at(update, how.path))
@@ -282,11 +277,9 @@ class SessionState(Generic[ContentT, ToolCallT, EntryT, AgentSchemaT]):
             message = self._by_id.get((how.slot, message_id))
         else:
             last = self.messages[-1] if self.messages else None
-            message = (
-                last
-                if last is not None and last.role == how.slot and last.message_id is None
-                else None
-            )
+            # no id: the role's last message, when it has no id either
+            same = last is not None and last.role == how.slot and last.message_id is None
+            message = last if same else None
         if message is None:
             message = Message(how.slot, message_id)
             self.messages.append(message)
@@ -342,9 +335,11 @@ content, whether it has that field)"""
 _UNSET = msgspec.UNSET
 
 
-def _chunk_plan(cls: type, role: str) -> tuple[str, Callable[[Any], Any], bool]:
-    keys = (MESSAGE_ID, CONTENT) if _attr(cls, MESSAGE_ID) else (CONTENT,)
-    return role, wire.reader(cls, *keys), len(keys) == 2
+def _plan_chunks(cls: type, role: str) -> None:
+    """Put a chunk Struct type with content in `_CHUNKS`: `fold`'s fast path takes it from now."""
+    if issubclass(cls, msgspec.Struct) and _attr(cls, CONTENT):
+        keys = (MESSAGE_ID, CONTENT) if _attr(cls, MESSAGE_ID) else (CONTENT,)
+        _CHUNKS[cls] = role, wire.reader(cls, *keys), len(keys) == 2
 
 
 def _attr(cls: type, key: str) -> str:
@@ -359,20 +354,24 @@ def _at(update: Any, path: str) -> Any:
 
 # --- patching, from the generated types -----------------------------------------------------------
 
-_FIELDS: dict[type, dict[str, tuple[str, bool]]] = {}
-_PLANS: dict[tuple[type, type], tuple[tuple[str, str, bool, bool], ...]] = {}
-"""(update type, target type) -> what `patch` sets: (attribute, target attribute, whether None is
-omitted, whether it is `_meta`)"""
 
-
+@functools.cache
 def _fields(cls: type) -> dict[str, tuple[str, bool]]:
     """A Struct type's fields by wire name: their attribute, and whether None is read as omitted
     (the field's default is None: the decoded value cannot tell null from omitted)."""
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        found = msgspec.structs.fields(cls)
-        fields = _FIELDS[cls] = {f.encode_name: (f.name, f.default is None) for f in found}
-    return fields
+    return {f.encode_name: (f.name, f.default is None) for f in msgspec.structs.fields(cls)}
+
+
+@functools.cache
+def _plan(update: type, target: type) -> tuple[tuple[str, str, bool, bool], ...]:
+    """What `patch` sets, by (update type, target type): (attribute, target attribute, whether None
+    is omitted, whether it is `_meta`)."""
+    into = _fields(target)
+    return tuple(
+        (name, into[key][0], none_is_omitted, key == META)
+        for key, (name, none_is_omitted) in _fields(update).items()
+        if key in into
+    )
 
 
 def patch(target: Any, update: Any) -> Any:
@@ -383,15 +382,7 @@ def patch(target: Any, update: Any) -> Any:
     does not (its default is None: the decoded value cannot say which one was sent); any other value
     replaces it. Fields the target's type lacks are skipped.
     """
-    plan = _PLANS.get((type(update), type(target)))
-    if plan is None:
-        into = _fields(type(target))
-        plan = _PLANS[(type(update), type(target))] = tuple(
-            (name, into[key][0], none_is_omitted, key == META)
-            for key, (name, none_is_omitted) in _fields(type(update)).items()
-            if key in into
-        )
-    for name, target_name, none_is_omitted, meta in plan:
+    for name, target_name, none_is_omitted, meta in _plan(update.__class__, target.__class__):
         value = getattr(update, name)
         if value is msgspec.UNSET or (value is None and none_is_omitted):
             continue
@@ -419,16 +410,6 @@ def _change(update: Any, key: str) -> tuple[bool, Any]:
         return False, None
     value = getattr(update, field[0])
     return not (value is msgspec.UNSET or (value is None and field[1])), value
-
-
-def as_typed(obj: Any, key: str) -> Any:
-    """The value at `key` as the package typed it (an enum member stays a member; `wire.get`
-    gives its wire value), or None when absent."""
-    name = wire.attribute(type(obj), key) if isinstance(obj, msgspec.Struct) else None
-    if name is None:
-        return wire.get(obj, key)
-    value = getattr(obj, name)
-    return None if value is msgspec.UNSET else value
 
 
 def _copy(struct: Any) -> Any:

@@ -21,7 +21,6 @@ from typing import (
     TYPE_CHECKING,
     Any,
     AsyncIterator,
-    Awaitable,
     Callable,
     Coroutine,
     TypeVar,
@@ -58,11 +57,6 @@ if TYPE_CHECKING:
 _STDERR_TAIL = 64 * 1024
 T = TypeVar("T")
 
-# The connections as plain constructors: the public overloads below have already typed what the
-# caller passed (handler and schema together), which the implementations only pass on.
-_agent_connection: Callable[..., AgentSideConnection[Any]] = AgentSideConnection
-_client_connection: Callable[..., ClientSideConnection[Any]] = ClientSideConnection
-
 
 class _File:
     """Reads or writes a regular file (which event-loop pipes refuse); such reads and writes never
@@ -72,9 +66,7 @@ class _File:
         self._fd = fd
 
     async def read(self, n: int = -1) -> bytes:
-        return await asyncio.get_running_loop().run_in_executor(
-            None, os.read, self._fd, n if n > 0 else 1 << 16
-        )
+        return await asyncio.to_thread(os.read, self._fd, n if n > 0 else 1 << 16)
 
     def write(self, data: bytes) -> None:
         view = memoryview(data)
@@ -107,38 +99,24 @@ def _pipe_like(fd: int) -> bool:
     return True
 
 
-async def _pipe(fd: int, mode: str, connect: Callable[[IO[bytes]], Awaitable[T]]) -> T | None:
-    """`connect(pipe)` on a duplicate of `fd`, which the event loop's transport owns and closes
-    (uvloop's transports close the descriptor they are given; asyncio's close the file). None where
-    such a transport cannot take `fd`."""
-    if not _pipe_like(fd):
-        return None
-    pipe = os.fdopen(os.dup(fd), mode, buffering=0)
-    try:
-        return await connect(pipe)
-    except (ValueError, OSError):
-        pipe.close()
-        return None
-
-
-async def _reader_for(fd: int) -> ByteReader:
-    """A reader of `fd`: a `PushReader` on an event-loop pipe, else a `_File`."""
-    loop = asyncio.get_running_loop()
-    reader = PushReader()
-    pushed = await _pipe(
-        fd, "rb", lambda pipe: loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
-    )
-    return reader if pushed is not None else _File(fd)
-
-
-async def _writer_for(fd: int) -> _File | asyncio.StreamWriter:
-    """A writer of `fd`: a `StreamWriter` on an event-loop pipe, else a `_File`."""
-    loop = asyncio.get_running_loop()
-    flow = asyncio.streams.FlowControlMixin
-    piped = await _pipe(fd, "wb", lambda pipe: loop.connect_write_pipe(flow, pipe))
-    if piped is None:
-        return _File(fd)
-    return asyncio.StreamWriter(piped[0], piped[1], None, loop)
+async def _stream(fd: int, mode: str) -> Any:
+    """A reader ("rb": a `PushReader`) or writer ("wb": a `StreamWriter`) of `fd` on an event-loop
+    pipe, a `_File` where such a pipe cannot take `fd`. The pipe's transport owns and closes a
+    duplicate of `fd` (uvloop's transports close the descriptor they are given; asyncio's close the
+    file)."""
+    if _pipe_like(fd):
+        loop = asyncio.get_running_loop()
+        pipe = os.fdopen(os.dup(fd), mode, buffering=0)
+        try:
+            if mode == "wb":
+                piped = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
+                return asyncio.StreamWriter(*piped, None, loop)
+            reader = PushReader()
+            await loop.connect_read_pipe(lambda: PushProtocol(reader), pipe)
+            return reader
+        except (ValueError, OSError):
+            pipe.close()
+    return _File(fd)
 
 
 @contextlib.asynccontextmanager
@@ -147,16 +125,15 @@ async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _File | asyncio.Str
 
     Text still buffered in `sys.stdout` when this starts is flushed to stderr too.
     """
-    protocol_fd = os.dup(1)
-    saved_fd = os.dup(1)
+    saved_fd = os.dup(1)  # the original stdout: the protocol's (its writer's), restored after
     os.dup2(2, 1)
     with contextlib.suppress(Exception):
         sys.stdout.flush()
     saved_stdout, sys.stdout = sys.stdout, sys.stderr
     stdin_blocking = os.get_blocking(0)
     try:
-        reader = await _reader_for(0)
-        writer = await _writer_for(protocol_fd)
+        reader: ByteReader = await _stream(0, "rb")
+        writer: _File | asyncio.StreamWriter = await _stream(saved_fd, "wb")
         try:
             yield reader, writer
         finally:
@@ -168,7 +145,6 @@ async def stdio_streams() -> AsyncIterator[tuple[ByteReader, _File | asyncio.Str
             saved_stdout.flush()  # what was printed while serving still goes to stderr
         os.dup2(saved_fd, 1)
         os.close(saved_fd)
-        os.close(protocol_fd)
         with contextlib.suppress(OSError):
             os.set_blocking(0, stdin_blocking)
 
@@ -184,19 +160,13 @@ async def serve_agent(
     schema: AgentPackage[ProxyT, HandlerT],
     **options: Unpack[ConnectionOptions],
 ) -> None: ...
-async def serve_agent(
-    handler: object,
-    *,
-    schema: AgentPackage[Any, Any] | None = None,
-    **options: Unpack[ConnectionOptions],
-) -> None:
-    """Serve `handler` as an agent on this process's stdin/stdout until the client goes away."""
+async def serve_agent(handler: Any, *, schema: Any = None, **options: Any) -> None:
+    """Serve `handler` as an agent on this process's stdin/stdout until the client goes away.
+
+    (Its overloads type what is passed, handler and schema together; this only passes it on.)"""
     async with stdio_streams() as (reader, writer):
-        conn = _agent_connection(handler, reader, writer, schema=schema, **options)
+        conn = AgentSideConnection(handler, reader, writer, schema=schema, **options)
         await conn.wait_closed()
-
-
-_serve_agent: Callable[..., Coroutine[Any, Any, None]] = serve_agent
 
 
 LOOP_ENV = "ACP_RUNTIME_LOOP"
@@ -223,8 +193,7 @@ def run(main: Coroutine[Any, Any, T]) -> T:
                     " pip install -e '.[fast]' in the acpgen clone"
                 ) from None
         else:
-            result: T = uvloop.run(main)
-            return result
+            return cast(T, uvloop.run(main))
     return asyncio.run(main)
 
 
@@ -239,15 +208,10 @@ def run_agent(
     schema: AgentPackage[ProxyT, HandlerT],
     **options: Unpack[ConnectionOptions],
 ) -> None: ...
-def run_agent(
-    handler: object,
-    *,
-    schema: AgentPackage[Any, Any] | None = None,
-    **options: Unpack[ConnectionOptions],
-) -> None:
+def run_agent(handler: Any, *, schema: Any = None, **options: Any) -> None:
     """`run(serve_agent(handler, **options))`: the whole `main` of a stdio agent (on uvloop when
     it is installed, see `run`)."""
-    run(_serve_agent(handler, schema=schema, **options))
+    run(serve_agent(handler, schema=schema, **options))
 
 
 @overload
@@ -276,15 +240,15 @@ def spawn_agent(
 ) -> AbstractAsyncContextManager[ClientSideConnection[ProxyT]]: ...
 @contextlib.asynccontextmanager
 async def spawn_agent(
-    handler: object,
+    handler: Any,
     command: str,
     *args: str,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
     stderr: int | IO[Any] | None = None,
     shutdown_timeout: float = 2.0,
-    schema: ClientPackage[Any, Any] | None = None,
-    **options: Unpack[ConnectionOptions],
+    schema: Any = None,
+    **options: Any,
 ) -> AsyncIterator[ClientSideConnection[Any]]:
     """Start an agent subprocess and yield a `ClientSideConnection` to it.
 
@@ -315,7 +279,7 @@ async def spawn_agent(
     conn: ClientSideConnection[Any] | None = None
     try:
         assert process.stdin is not None  # a pipe
-        conn = _client_connection(handler, protocol.out, process.stdin, schema=schema, **options)
+        conn = ClientSideConnection(handler, protocol.out, process.stdin, schema=schema, **options)
         conn.process = process
         conn.stderr_tail = b""
 
@@ -375,16 +339,10 @@ async def exit_code(process: asyncio.subprocess.Process) -> int:
         except OSError:
             pass
         else:
-            loop = asyncio.get_running_loop()
-            exited: asyncio.Future[None] = loop.create_future()
-
-            def on_exit() -> None:
-                if not exited.done():
-                    exited.set_result(None)
-
-            loop.add_reader(pidfd, on_exit)
+            loop, exited = asyncio.get_running_loop(), asyncio.Event()
+            loop.add_reader(pidfd, exited.set)
             try:
-                await exited
+                await exited.wait()
             finally:
                 loop.remove_reader(pidfd)
                 os.close(pidfd)
@@ -440,15 +398,9 @@ async def _stop_tree(process: asyncio.subprocess.Process, timeout: float) -> Non
     """
     if os.name == "nt":  # pragma: no cover - untested: no Windows here
         if process.returncode is None:
-            killer = await asyncio.create_subprocess_exec(
-                "taskkill",
-                "/T",
-                "/F",
-                "/PID",
-                str(process.pid),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            tree = ("taskkill", "/T", "/F", "/PID", str(process.pid))  # with its children
+            quiet = subprocess.DEVNULL
+            killer = await asyncio.create_subprocess_exec(*tree, stdout=quiet, stderr=quiet)
             await killer.wait()
         return
     group, loop = process.pid, asyncio.get_running_loop()
@@ -475,9 +427,7 @@ def _group_alive(group: int) -> bool:
         except PermissionError:
             pass
         return True
-    for entry in entries:
-        if not entry.isdigit():
-            continue
+    for entry in filter(str.isdigit, entries):
         try:
             with open(f"/proc/{entry}/stat", "rb") as f:
                 stat = f.read()

@@ -89,14 +89,12 @@ class ToolCall(Generic[ClientSchemaT]):
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if kind is None and self._status not in ("completed", "failed"):
-            await self._update(status="completed")
-        elif kind is not None:
+        if kind is not None:
+            failed = {"rawOutput": {"error": str(exc)}} if isinstance(exc, Exception) else {}
             with contextlib.suppress(ConnectionClosedError):  # the block's own error goes on
-                await self._update(
-                    status="failed",
-                    **({"rawOutput": {"error": str(exc)}} if isinstance(exc, Exception) else {}),
-                )
+                await self._update(status="failed", **failed)
+        elif self._status not in ("completed", "failed"):
+            await self._update(status="completed")
 
     async def update(
         self: ToolCall[_CallTypes[S, V, K, W, SV, KV]],
