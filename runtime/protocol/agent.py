@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, overload
 
 from ..jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, wire
 from ..jsonrpc.engine import as_rpc_error
 from ..jsonrpc.errors import ProtocolError
 from ..jsonrpc.framing import ByteReader, ByteWriter
+from ..jsonrpc.package import ClientProxyT
 from . import rules
 from .connection import AgentRoutes, Connection, Route, chosen, requested_version
 from .policy import AcpPolicy, AfterServe, Answer, SendCheck, SendStep
@@ -18,13 +19,12 @@ if TYPE_CHECKING:
 
     import acp_schema
 
-    from ..jsonrpc.package import AgentPackage, ClientProxyT, HandlerT, ProxyT
+    from ..jsonrpc.package import AgentPackage, HandlerT, ProxyT
     from .connection import ConnectionOptions
     from .guards import PackagePlan
 
     _Base = Connection[AgentPackage[ClientProxyT, Any]]
-else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
-    ClientProxyT = TypeVar("ClientProxyT")
+else:
     _Base = Connection
 
 

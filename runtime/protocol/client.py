@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Generic, overload
 
 import msgspec
 
@@ -11,6 +11,7 @@ from ..jsonrpc import wire
 from ..jsonrpc.calls import Step
 from ..jsonrpc.errors import ConnectionClosedError, ProtocolError, ProtocolVersionError
 from ..jsonrpc.framing import ByteReader, ByteWriter
+from ..jsonrpc.package import AgentProxyT
 from . import rules
 from .connection import Connection
 from .policy import AcpPolicy, SendCheck, SendStep
@@ -20,13 +21,12 @@ if TYPE_CHECKING:
 
     import acp_schema
 
-    from ..jsonrpc.package import AgentProxyT, ClientPackage, HandlerT, ProxyT
+    from ..jsonrpc.package import ClientPackage, HandlerT, ProxyT
     from .connection import ConnectionOptions
     from .guards import PackagePlan
 
     _Base = Connection[ClientPackage[AgentProxyT, Any]]
-else:  # at run time: a plain type variable (type checkers see its default, acp_schema's proxy)
-    AgentProxyT = TypeVar("AgentProxyT")
+else:
     _Base = Connection
 
 

@@ -15,25 +15,23 @@ import functools
 import importlib
 import inspect
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, TypedDict, cast
 
 import msgspec
 
 from ..jsonrpc import peek
 from ..jsonrpc.engine import Engine
 from ..jsonrpc.framing import ByteReader, ByteWriter
+from ..jsonrpc.package import PackageT
 from . import rules
 from .policy import AcpPolicy, ConnectionState
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..jsonrpc.package import PackageT
     from ..jsonrpc.tracing import Tracer
     from ..jsonrpc.transport import Transport
     from .guards import PackagePlan
-else:  # jsonrpc/package.py is for type checkers: at run time, only the type variable is needed
-    PackageT = TypeVar("PackageT")
 
 
 class Route(msgspec.Struct, frozen=True):
