@@ -74,7 +74,7 @@ class H2Connection(asyncio.Protocol):
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)
         self._h2 = h2.connection.H2Connection(config=config)
         self._transport: asyncio.Transport | None = None
-        self._opening: asyncio.Task[None] | None = None
+        self._opening: asyncio.Future[tuple[asyncio.Transport, H2Connection]] | None = None
         self._streams: dict[int, _Stream] = {}
         self._changed = asyncio.Event()  # a send window or a stream slot may have opened
         self._broken: Exception | None = None  # no stream can go on
@@ -170,22 +170,14 @@ class H2Connection(asyncio.Protocol):
             self._changed.set()
             self._flush()
 
-    async def _connect(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.wait_for(
-                loop.create_connection(lambda: self, *self._address), self._connect_timeout
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            error = PostFailed(f"could not connect to {self._url}: {exc!r}")
-            self._break(error)
-            raise error from exc
-
     async def _start(
         self, method: str, headers: dict[str, str], body: bytes
     ) -> tuple[int, _Stream]:
-        if self._opening is None:
-            self._opening = asyncio.get_running_loop().create_task(self._connect())
+        if self._opening is None:  # connect (an error, OSError or TimeoutError, fails the request)
+            connecting = asyncio.get_running_loop().create_connection(lambda: self, *self._address)
+            self._opening = asyncio.ensure_future(
+                asyncio.wait_for(connecting, self._connect_timeout)
+            )
         await asyncio.shield(self._opening)  # (a connection that failed raises for each request)
         h2c = self._h2
         while h2c.open_outbound_streams >= h2c.remote_settings.max_concurrent_streams:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import ssl
 from typing import Any
 
@@ -54,7 +53,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         # paused it: the agent has its requests in flight)
         self._holds: set[str] = set()
         self._abort: asyncio.TimerHandle | None = None
-        self._head = b""
         self._silent = False  # nothing came since the last ping
         self._ticker: asyncio.TimerHandle | None = None
 
@@ -83,10 +81,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             answer = error.response
             reason = remote.text_of(answer.body or b"") or answer.reason_phrase
             raise RefusedConnectionError(self.url, answer.status_code, reason, "websocket")
-        status = re.match(rb"HTTP/1\.1 ([1-5][0-9][0-9]) ([^\r\n]*)", self._head)
-        if error is not None and status and status[1] != b"101":  # an answer websockets can't read
-            reason = status[2].decode("latin-1")
-            raise RefusedConnectionError(self.url, int(status[1]), reason, "websocket")
         raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
@@ -111,8 +105,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._silent = False
-        if self._ws.state is State.CONNECTING and len(self._head) < 1024:
-            self._head += data[:1024]  # the answer's status line, should websockets not read it
         self._ws.receive_data(data)
         events = self._ws.events_received()
         self._flush()
