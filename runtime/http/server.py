@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 
 import msgspec
 
-from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, Peek, peek
+from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, peek
 from . import guard
 from .connections import Registry, RemoteAgentConnection, RemoteConnection
 from .guard import TEXT_TYPE, Headers, Receive, Refused, Scope, Send, admit, respond
@@ -155,9 +155,15 @@ class AcpApp(Registry):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind == "lifespan":
-            await self._lifespan(receive, send)
-        elif kind == "websocket":
+        while kind == "lifespan":  # startup, then shutdown (which closes every connection)
+            event = await receive()
+            if event["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif event["type"] == "lifespan.shutdown":
+                await self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+        if kind == "websocket":
             await serve_websocket(self, scope, receive, send)
         elif kind == "http":
             await self._http(scope, receive, send)
@@ -236,16 +242,6 @@ class AcpApp(Registry):
             return Refused(503, text, INTERNAL_ERROR, {"limit": self.max_total_buffered_bytes})
         return None
 
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            event = await receive()
-            if event["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif event["type"] == "lifespan.shutdown":
-                await self.close()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
     def identity_headers(
         self, connection: RemoteConnection, tls: bool
     ) -> list[tuple[bytes, bytes]]:
@@ -288,26 +284,21 @@ class AcpApp(Registry):
             if message.id_key is None:
                 text = "the id of initialize must be an integer or a string"
                 raise Refused(400, invalid + text, INVALID_REQUEST)
-            await self._initialize(body, message, principal, headers.tls, send)
+            connection = self.open("http", principal)
+            answer = await connection.initialize(body, message)
+            if answer is None:
+                text = "Internal error: the connection closed before answering initialize"
+                raise Refused(500, text, INTERNAL_ERROR)
+            fields = [(b"content-type", guard.JSON_TYPE.encode())]
+            if peek(answer).failed:  # no connection came of it: none is kept for nobody
+                await connection.close()
+            else:
+                fields += self.identity_headers(connection, headers.tls)
+            await respond(send, 200, fields, answer)
             return
         connection = self.lookup(headers, principal, " (only initialize may come without one)")
         connection.receive(body, message, headers.get(guard.SESSION_ID_HEADER))
         await respond(send, 202, [])
-
-    async def _initialize(
-        self, body: bytes, message: Peek, principal: Any, tls: bool, send: Send
-    ) -> None:
-        connection = self.open("http", principal)
-        answer = await connection.initialize(body, message)
-        if answer is None:
-            text = "Internal error: the connection closed before answering initialize"
-            raise Refused(500, text, INTERNAL_ERROR)
-        headers = [(b"content-type", guard.JSON_TYPE.encode())]
-        if peek(answer).failed:  # no connection came of it: none is kept for nobody
-            await connection.close()
-        else:
-            headers += self.identity_headers(connection, tls)
-        await respond(send, 200, headers, answer)
 
 
 async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Send) -> None:

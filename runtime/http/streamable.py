@@ -24,8 +24,9 @@ from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import httpx
+import msgspec
 
-from ..jsonrpc import Peek
+from ..jsonrpc import INTERNAL_ERROR, Peek
 from . import remote
 from .guard import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .h2conn import H2Connection, Reply
@@ -197,9 +198,21 @@ class HttpTransport(RemoteTransport):
             if reply.status == 200 and content:
                 self._receive(content)
             elif reply.status not in (200, 202):
-                self._refused(message, reply.status, content)
+                # refused: its request fails with -32603 (data: status and body); 401, 403, 404
+                # and 410 also close the connection, which the server does not know
+                status, body = reply.status, remote.text_of(content)
+                text = f"HTTP {status} for {message.method or message.kind}: {body}"
+                if message.kind == "request":  # answered here
+                    details = {"status": status, "body": body}
+                    error = {"code": INTERNAL_ERROR, "message": text, "data": details}
+                    answer = {"jsonrpc": "2.0", "id": message.id, "error": error}
+                    self.feed(msgspec.json.encode(answer))
+                else:
+                    log.warning("the server refused a %s: %s", message.kind, text)
+                if status in _GONE:
+                    self.end_input(f"the server refused the connection ({text})")
             return
-        # the first message, initialize (any other is the server's to refuse): it opens the connection
+        # the first message, initialize (the server refuses any other): it opens the connection
         reply, content = await self._exchange("POST", {"content-type": JSON_TYPE}, data)
         connection_id = reply.headers.get(CONNECTION_ID_HEADER)
         if reply.status == 200 and connection_id:
@@ -214,18 +227,6 @@ class HttpTransport(RemoteTransport):
             refusal = RefusedConnectionError(self.url, reply.status, text, reply.transport)
             self.ended, self.eof_reason = True, str(refusal)
             self.on_refused(refusal)
-
-    def _refused(self, message: Peek, status: int, content: bytes) -> None:
-        """A POST the server did not accept: its request fails with -32603 (data: status and
-        body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
-        body = remote.text_of(content)
-        text = f"HTTP {status} for {message.method or message.kind}: {body}"
-        if message.kind == "request":
-            self.fail_request(message, text, {"status": status, "body": body})
-        else:
-            log.warning("the server refused a %s: %s", message.kind, text)
-        if status in _GONE:
-            self.end_input(f"the server refused the connection ({text})")
 
     # --- in ---------------------------------------------------------------------------------------
 

@@ -42,9 +42,10 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         self._options = options
         self._http_url = "http" + url[2:]  # ws://... http://..., wss://... https://...
         try:
-            self._ws = ClientProtocol(parse_uri(url), max_size=options["max_message_bytes"])
+            self._uri = parse_uri(url)
         except InvalidURI as exc:
             raise ValueError(f"connect_agent: {exc}") from None
+        self._ws = ClientProtocol(self._uri, max_size=options["max_message_bytes"])
         self._transport: asyncio.Transport | None = None
         self._handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -62,16 +63,13 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         for name, value in remote.request_headers(own, self.cookies, self._http_url).items():
             request.headers[name] = value
         self._ws.send_request(request)
-        uri = parse_uri(self.url)
-        context: Any = None
-        if uri.secure:  # a WebSocket handshake is HTTP/1.1: offer nothing else by ALPN
+        context: ssl.SSLContext | None = None
+        if self._uri.secure:  # a WebSocket handshake is HTTP/1.1: offer nothing else by ALPN
             context = remote.tls_context("wss", self._options["verify"], False)
-            if not isinstance(context, ssl.SSLContext):
-                context = httpx.create_ssl_context(verify=context)
             context.set_alpn_protocols(["http/1.1"])
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(self._options["connect_timeout"]):
-            await loop.create_connection(lambda: self, uri.host, uri.port, ssl=context)
+            await loop.create_connection(lambda: self, self._uri.host, self._uri.port, ssl=context)
             await asyncio.shield(self._handshake)
         error = self._ws.handshake_exc
         if error is None and self._ws.state is State.OPEN:
