@@ -151,7 +151,6 @@ class RemoteConnection:
         self.answer_to: dict[Any, str | None] = {}  # client request id -> session of its answer
         self.asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
         self.opening: asyncio.Future[bytes] | None = None  # the answer to initialize, awaited
-        self.opening_key: Any = None
         self.idle: asyncio.TimerHandle | None = None
         self.active = 0.0  # loop time of the last activity (`touch`)
         self.loop = asyncio.get_running_loop()
@@ -223,8 +222,8 @@ class RemoteConnection:
 
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
-        opening: asyncio.Future[bytes] = self.loop.create_future()  # (maybe set within `receive`)
-        self.opening, self.opening_key = opening, message.id_key
+        opening: asyncio.Future[bytes] = self.loop.create_future()  # (maybe set in `receive`)
+        self.opening = opening
         self.receive(body, message)
         try:
             return await opening
@@ -252,9 +251,9 @@ class RemoteConnection:
         key = message.id_key
         if message.kind == "response":
             waiter = self.opening
-            # (an error answer with a null id while initialize is the only message this
-            # connection has had, its params not decoded, answers initialize)
-            if waiter is not None and key in (None, self.opening_key):
+            # the first answer is initialize's, the connection's only request until its answer
+            # names it (an error answer with a null id too: its params were not decoded)
+            if waiter is not None:
                 self.opening = None
                 if not waiter.done():
                     waiter.set_result(line)
