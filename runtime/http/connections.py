@@ -144,7 +144,6 @@ class RemoteConnection:
         self.principal = principal
         self.id = uuid.uuid4().hex
         self.buffered = 0
-        self.counted = True  # its bytes are in registry.buffered (until it ends)
         self.settled = False
         self.connection_stream = Mailbox(self)
         self.session_streams: dict[str, Mailbox] = {}
@@ -163,7 +162,7 @@ class RemoteConnection:
     def count(self, delta: int) -> None:
         """Bytes added to (or taken from) this connection's mailboxes."""
         self.buffered += delta
-        if self.counted:
+        if self.id in self.registry.connections:  # (the server's to hold until the connection ends)
             self.registry.buffered += delta
 
     # --- in ---------------------------------------------------------------------------------------
@@ -292,10 +291,9 @@ class RemoteConnection:
             self.opening.set_exception(ConnectionResetError("closed before answering initialize"))
         if self.idle is not None:
             self.idle.cancel()
-        if self.counted:  # what is left unread is no longer the server's to hold
-            self.counted = False
+        # forgotten: what is left unread is no longer the server's to hold
+        if self.registry.connections.pop(self.id, None) is not None:
             self.registry.buffered -= self.buffered
-        self.registry.connections.pop(self.id, None)
 
     # --- life -------------------------------------------------------------------------------------
 
