@@ -135,7 +135,8 @@ async def connect_agent(
     `headers` go on every request (authentication, for one). `cookies` seeds the cookie jar
     (another connection's `conn.cookies`). `http2`: None speaks HTTP/2 where TLS negotiates it
     and HTTP/1.1 on `http://`; True also forces HTTP/2 on `http://` (h2c, prior knowledge);
-    False is HTTP/1.1 only. Other options go to `ClientSideConnection`.
+    False is HTTP/1.1 only. Other options go to `ClientSideConnection` (its `max_line_bytes` and
+    `max_in_flight` are `max_message_bytes` and `max_peer_requests` unless given).
 
     Over HTTP one `httpx.AsyncClient` carries the connection's requests (on HTTP/2 over TLS each
     SSE stream has a client of its own); on h2c every request goes on one HTTP/2 connection of

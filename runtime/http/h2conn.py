@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import AsyncIterator, NamedTuple
+from typing import Any, AsyncIterator, NamedTuple
 
 import h2.config
 import h2.connection
@@ -74,7 +74,7 @@ class H2Connection(asyncio.Protocol):
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)
         self._h2 = h2.connection.H2Connection(config=config)
         self._transport: asyncio.Transport | None = None
-        self._opening: asyncio.Future[tuple[asyncio.Transport, H2Connection]] | None = None
+        self._opening: asyncio.Future[Any] | None = None  # connecting (its error: every request's)
         self._streams: dict[int, _Stream] = {}
         self._changed = asyncio.Event()  # a send window or a stream slot may have opened
         self._broken: Exception | None = None  # no stream can go on
