@@ -26,7 +26,7 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .remote import PostFailed, keep_cookies, request_headers
+from .remote import PostFailed, SocketProtocol, keep_cookies, request_headers
 
 
 class Reply(NamedTuple):
@@ -53,7 +53,7 @@ class _Stream:
             self.head.exception()  # a stream nobody awaits must not log "never retrieved"
 
 
-class H2Connection(asyncio.Protocol):
+class H2Connection(SocketProtocol):
     """An HTTP/2 client connection to the origin of `url`, opened by its first request."""
 
     def __init__(
@@ -73,7 +73,7 @@ class H2Connection(asyncio.Protocol):
         self._connect_timeout = connect_timeout
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)
         self._h2 = h2.connection.H2Connection(config=config)
-        self._transport: asyncio.Transport | None = None
+        self._h2.initiate_connection()  # (its preface goes out once connected)
         self._opening: asyncio.Future[Any] | None = None  # connecting (its error: every request's)
         self._streams: dict[int, _Stream] = {}
         self._changed = asyncio.Event()  # a send window or a stream slot may have opened
@@ -81,12 +81,6 @@ class H2Connection(asyncio.Protocol):
         self._refusing: Exception | None = None  # no new stream (GOAWAY)
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-        self._h2.initiate_connection()
-        self._flush()
 
     def data_received(self, data: bytes) -> None:
         try:

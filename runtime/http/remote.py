@@ -22,6 +22,7 @@ against Hypercorn without it, 162/s with it).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http
 import socket
@@ -120,6 +121,20 @@ class RefusedConnectionError(ConnectionClosedError):
 
 class PostFailed(Exception):
     """A request could not be sent or its answer not read (the connection broke, a bound)."""
+
+
+class SocketProtocol(asyncio.Protocol):
+    """The asyncio protocol of a socket a sans-I/O library is driven over (the h2c connection, the
+    WebSocket): once connected, what the library has to send so far goes out (`_flush`)."""
+
+    _transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._flush()
+
+    def _flush(self) -> None: ...
 
 
 class RemoteTransport(MessageTransport):

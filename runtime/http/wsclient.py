@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 from websockets.client import ClientProtocol
-from websockets.exceptions import ConnectionClosedOK, InvalidStatus, InvalidURI
+from websockets.exceptions import InvalidStatus, InvalidURI
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
@@ -27,7 +27,7 @@ from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
 from . import remote
-from .remote import RefusedConnectionError, RemoteTransport
+from .remote import RefusedConnectionError, RemoteTransport, SocketProtocol
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
 PING_INTERVAL = 20.0
@@ -35,7 +35,7 @@ PING_INTERVAL = 20.0
 interval after a ping is dead: the socket is dropped."""
 
 
-class WebSocketTransport(RemoteTransport, asyncio.Protocol):
+class WebSocketTransport(RemoteTransport, SocketProtocol):
     def __init__(self, url: str, options: dict[str, Any]) -> None:
         super().__init__(url, options)
         self.cookies = httpx.Cookies(options["cookies"])
@@ -46,7 +46,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         except InvalidURI as exc:
             raise ValueError(f"connect_agent: {exc}") from None
         self._ws = ClientProtocol(self._uri, max_size=options["max_message_bytes"])
-        self._transport: asyncio.Transport | None = None
         self._handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._parts: list[Any] | None = None  # the frames so far of a fragmented text message
@@ -82,11 +81,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-        self._flush()
 
     def _tick(self) -> None:
         """Ping the server; drop the socket when nothing came since the last ping."""
@@ -124,13 +118,10 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         if not self._handshake.done():
             self._handshake.set_result(None)
         self._closed.set_result(None)
-        closed = self._ws.close_exc
         if exc is not None:
             self.end_input(f"the WebSocket {self.url} broke: {exc!r}")
-        elif isinstance(closed, ConnectionClosedOK):
-            self.end_input(f"the server closed the WebSocket {self.url}")
-        else:
-            self.end_input(f"the WebSocket {self.url} closed: {closed}")
+        else:  # (what each side's close frame said, or that none came)
+            self.end_input(f"the WebSocket {self.url} closed: {self._ws.close_exc}")
 
     def pause_writing(self) -> None:
         self._hold("write", True)
