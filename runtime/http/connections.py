@@ -311,14 +311,12 @@ class RemoteConnection:
         The clock is one timer per connection, not one per message: a touch notes the time, and
         the timer, when it goes off early (there was activity since it was set), is set again
         for what is left."""
-        timeout = self.timeout()
-        if self.conn.closed or timeout is None:
-            return
         self.active = self.loop.time()
-        if self.idle is None:
-            self.idle = self.loop.call_at(self.active + timeout, self.idle_check)
+        if self.idle is None:  # (else the timer, going off, reads the time noted)
+            self.idle_check()
 
     def idle_check(self) -> None:
+        """Close the connection if its idle clock ran out, else set the timer for what is left."""
         self.idle = None
         boxes = (self.connection_stream, *self.session_streams.values())
         if any(box.leased for box in boxes):  # no clock while an SSE stream is read: look later
