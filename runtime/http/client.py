@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, TypedDict, overload
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, overload
 from urllib.parse import urlsplit
 
 import httpx
@@ -55,8 +55,7 @@ if TYPE_CHECKING:
     import acp_schema
 
     from ..jsonrpc.package import ClientPackage, HandlerT, ProxyT
-    from ..jsonrpc.tracing import Tracer
-    from ..protocol.connection import ClientRoutes
+    from ..protocol.connection import ClientRoutes, ConnectionOptions
 
     ClientHandlerArg = (
         acp_schema.ClientHandler
@@ -64,10 +63,10 @@ if TYPE_CHECKING:
         | None  # a client that serves nothing (every request the agent sends: -32601)
     )
 
-    class RemoteOptions(TypedDict, total=False):
+    class RemoteOptions(ConnectionOptions, total=False):
         """`connect_agent`'s options (see its docstring; the defaults are `CONNECT_DEFAULTS`), then
-        the connection's, passed on (its `max_message_bytes` is the connection's
-        `max_line_bytes`)."""
+        the connection's, passed on (its `max_line_bytes` and `max_in_flight` are
+        `max_message_bytes` and `max_peer_requests` unless given)."""
 
         headers: dict[str, str] | None
         cookies: httpx.Cookies | dict[str, str] | None
@@ -79,12 +78,6 @@ if TYPE_CHECKING:
         max_session_streams: int
         max_peer_requests: int
         client: httpx.AsyncClient | None
-        protocol_versions: tuple[int, ...]
-        lenient: bool
-        enforce_protocol: bool
-        observer: Callable[[str, bytes, Any], None] | None
-        tracer: Tracer | None
-        timeout: float | None
 
 
 CONNECT_DEFAULTS: dict[str, Any] = {
@@ -142,7 +135,8 @@ async def connect_agent(
     `headers` go on every request (authentication, for one). `cookies` seeds the cookie jar
     (another connection's `conn.cookies`). `http2`: None speaks HTTP/2 where TLS negotiates it
     and HTTP/1.1 on `http://`; True also forces HTTP/2 on `http://` (h2c, prior knowledge);
-    False is HTTP/1.1 only. Other options go to `ClientSideConnection`.
+    False is HTTP/1.1 only. Other options go to `ClientSideConnection` (its `max_line_bytes` and
+    `max_in_flight` are `max_message_bytes` and `max_peer_requests` unless given).
 
     Over HTTP one `httpx.AsyncClient` carries the connection's requests (on HTTP/2 over TLS each
     SSE stream has a client of its own); on h2c every request goes on one HTTP/2 connection of
@@ -164,6 +158,8 @@ async def connect_agent(
     scheme = urlsplit(url).scheme.lower()
     rest: dict[str, Any] = dict(options)  # the connection's options, once ours are taken
     settings = {name: rest.pop(name, value) for name, value in CONNECT_DEFAULTS.items()}
+    rest.setdefault("max_line_bytes", settings["max_message_bytes"])
+    rest.setdefault("max_in_flight", settings["max_peer_requests"])
     transport: HttpTransport | WebSocketTransport
     if scheme in ("http", "https"):
         transport = HttpTransport(url, settings)
@@ -173,15 +169,8 @@ async def connect_agent(
         raise ValueError(f"connect_agent: {url!r} is neither http(s):// nor ws(s)://")
     try:
         await transport.open()
-        conn = _client_connection(  # over the transport of whole messages (no writer)
-            handler,
-            transport,
-            None,
-            schema=schema,
-            max_line_bytes=settings["max_message_bytes"],
-            max_in_flight=settings["max_peer_requests"],
-            **rest,
-        )
+        # over the transport of whole messages (no writer)
+        conn = _client_connection(handler, transport, None, schema=schema, **rest)
         conn.cookies = transport.cookies  # type: ignore[attr-defined]
         conn.describe_eof = transport.describe_eof
         closing: list[asyncio.Task[None]] = []  # a refusal fails every pending call with it

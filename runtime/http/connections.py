@@ -103,7 +103,6 @@ class Mailbox:
         if self.leased:
             raise Refused(409, "this stream already has a reader")
         self.leased = True
-        self.owner.reading += 1
         self.owner.touch()
         gone = asyncio.ensure_future(disconnected(receive))
         gone.add_done_callback(lambda _: self.wake.set())
@@ -126,7 +125,6 @@ class Mailbox:
         finally:
             gone.cancel()
             self.leased = False
-            self.owner.reading -= 1
             self.owner.touch()
 
 
@@ -146,15 +144,12 @@ class RemoteConnection:
         self.principal = principal
         self.id = uuid.uuid4().hex
         self.buffered = 0
-        self.counted = True  # its bytes are in registry.buffered (until it ends)
         self.settled = False
-        self.reading = 0  # SSE streams being read (the idle clock stops meanwhile)
         self.connection_stream = Mailbox(self)
         self.session_streams: dict[str, Mailbox] = {}
         self.answer_to: dict[Any, str | None] = {}  # client request id -> session of its answer
         self.asked: dict[Any, str | None] = {}  # agent request id -> the session it is about
         self.opening: asyncio.Future[bytes] | None = None  # the answer to initialize, awaited
-        self.opening_key: Any = None
         self.idle: asyncio.TimerHandle | None = None
         self.active = 0.0  # loop time of the last activity (`touch`)
         self.loop = asyncio.get_running_loop()
@@ -167,14 +162,14 @@ class RemoteConnection:
     def count(self, delta: int) -> None:
         """Bytes added to (or taken from) this connection's mailboxes."""
         self.buffered += delta
-        if self.counted:
+        if self.id in self.registry.connections:  # (the server's to hold until the connection ends)
             self.registry.buffered += delta
 
     # --- in ---------------------------------------------------------------------------------------
 
     def receive(self, body: bytes, message: Peek, session_header: str | None = None) -> None:
         """Hand one client message to the agent connection, remembering where its answer goes;
-        `Refused` 400 when its `Acp-Session-Id` does not fit it (`session_header_problem`).
+        `Refused` 400 when its `Acp-Session-Id` does not fit it (`check_session_header`).
 
         The answer to a request about a session goes to that session's stream, except for
         session/new and session/fork (the client learns the id from the answer itself) and for
@@ -183,9 +178,7 @@ class RemoteConnection:
         reads that session's stream, their answer follows the replayed history on it, so the
         client has seen the whole history when the call returns (across two streams nothing
         orders the answer after the history)."""
-        problem = self.session_header_problem(message, session_header)
-        if problem is not None:
-            raise Refused(400, problem)
+        self.check_session_header(message, session_header)
         key = message.id_key
         if message.kind == "request" and key is not None:
             if message.method in rules.SESSION_CREATED_BY:
@@ -199,26 +192,25 @@ class RemoteConnection:
         self.messages.feed(body)
         self.touch()
 
-    def session_header_problem(self, message: Peek, header: str | None) -> str | None:
-        """Why a POST's Acp-Session-Id does not fit its message (None: it fits).
+    def check_session_header(self, message: Peek, header: str | None) -> None:
+        """`Refused` 400 when a POST's Acp-Session-Id does not fit its message.
 
         A request or notification naming a session must carry it (RFD), except one that opens
         the session on this connection (`session/load`, `session/resume`: the official Python SDK
         sends those without it); a client response must name the session of the request it
         answers, and may leave it out (the official Python SDK does). The reasons quote no value
         of the request."""
+        mismatched = "mismatched Acp-Session-Id: "
         if message.kind == "response":
             asked = self.asked.get(message.id_key)
             if header is not None and asked is not None and header != asked:
-                return "mismatched Acp-Session-Id: not the session of the request it answers"
-            return None
-        if message.session_id is None or (header is None and message.method in SESSION_SETUP):
-            return None
-        if header is None:
-            return "missing Acp-Session-Id: the message is about a session"
-        if header != message.session_id:
-            return "mismatched Acp-Session-Id: it is not the message's params.sessionId"
-        return None
+                raise Refused(400, mismatched + "not the session of the request it answers")
+        elif message.session_id is None:
+            return
+        elif header is None and message.method not in SESSION_SETUP:
+            raise Refused(400, "missing Acp-Session-Id: the message is about a session")
+        elif header is not None and header != message.session_id:
+            raise Refused(400, mismatched + "it is not the message's params.sessionId")
 
     def receive_frame(self, data: bytes) -> None:
         """Hand one WebSocket message to the agent connection: a socket has one stream, so
@@ -229,8 +221,8 @@ class RemoteConnection:
 
     async def initialize(self, body: bytes, message: Peek) -> bytes | None:
         """Feed the initialize request; its answer (None if the connection closed first)."""
-        opening: asyncio.Future[bytes] = self.loop.create_future()  # (maybe set within `receive`)
-        self.opening, self.opening_key = opening, message.id_key
+        opening: asyncio.Future[bytes] = self.loop.create_future()  # (maybe set in `receive`)
+        self.opening = opening
         self.receive(body, message)
         try:
             return await opening
@@ -258,9 +250,9 @@ class RemoteConnection:
         key = message.id_key
         if message.kind == "response":
             waiter = self.opening
-            # (an error answer with a null id while initialize is the only message this
-            # connection has had, its params not decoded, answers initialize)
-            if waiter is not None and key in (None, self.opening_key):
+            # the first answer is initialize's, the connection's only request until its answer
+            # names it (an error answer with a null id too: its params were not decoded)
+            if waiter is not None:
                 self.opening = None
                 if not waiter.done():
                     waiter.set_result(line)
@@ -299,10 +291,9 @@ class RemoteConnection:
             self.opening.set_exception(ConnectionResetError("closed before answering initialize"))
         if self.idle is not None:
             self.idle.cancel()
-        if self.counted:  # what is left unread is no longer the server's to hold
-            self.counted = False
+        # forgotten: what is left unread is no longer the server's to hold
+        if self.registry.connections.pop(self.id, None) is not None:
             self.registry.buffered -= self.buffered
-        self.registry.connections.pop(self.id, None)
 
     # --- life -------------------------------------------------------------------------------------
 
@@ -320,16 +311,15 @@ class RemoteConnection:
         The clock is one timer per connection, not one per message: a touch notes the time, and
         the timer, when it goes off early (there was activity since it was set), is set again
         for what is left."""
-        timeout = self.timeout()
-        if self.conn.closed or timeout is None:
-            return
         self.active = self.loop.time()
-        if self.idle is None:
-            self.idle = self.loop.call_at(self.active + timeout, self.idle_check)
+        if self.idle is None:  # (else the timer, going off, reads the time noted)
+            self.idle_check()
 
     def idle_check(self) -> None:
+        """Close the connection if its idle clock ran out, else set the timer for what is left."""
         self.idle = None
-        if self.reading:  # no clock while an SSE stream is read: look later
+        boxes = (self.connection_stream, *self.session_streams.values())
+        if any(box.leased for box in boxes):  # no clock while an SSE stream is read: look later
             self.active = self.loop.time()
         timeout = self.timeout()
         if self.conn.closed or timeout is None:

@@ -124,26 +124,33 @@ opened it, and every later request on it must come from an equal one."""
 
 async def admit(app: Any, scope: Scope, headers: Headers) -> Any:
     """The request's principal (None without the `authenticate` of `app`, an `AcpApp`), or
-    `Refused` 403 (its `allowed_hosts` or `allowed_origins` refuse it) / 401 (the hook does)."""
+    `Refused` 403 (its `allowed_hosts` or `allowed_origins` refuse it) / 401 (the hook does) /
+    404 (it is not for the app's `path`, below the ASGI `root_path` of a mount, whether the server
+    left that in `path`, as ASGI says, or not)."""
     reason = foreign(app, scope, headers)
     if reason is not None:
         raise Refused(403, f"forbidden: {reason}")
-    if app.authenticate is None:
-        return None
-    kind = "websocket" if scope["type"] == "websocket" else "http"
-    peer = (scope["client"][0], scope["client"][1]) if scope.get("client") else None
-    tls_info = (scope.get("extensions") or {}).get("tls")
-    method = scope.get("method", "GET")
-    request = RequestInfo(kind, method, headers, peer, headers.tls, tls_info, scope)
-    try:
-        principal = app.authenticate(request)
-        if inspect.isawaitable(principal):
-            principal = await principal
-    except Exception:  # a broken hook lets no one in
-        log.exception("the authenticate hook failed")
-        raise Refused(500, "Internal error: the authentication hook failed") from None
-    if principal is None:
-        raise Refused(401, "unauthorized: this agent needs credentials")
+    principal = None
+    if app.authenticate is not None:
+        kind = "websocket" if scope["type"] == "websocket" else "http"
+        peer = (scope["client"][0], scope["client"][1]) if scope.get("client") else None
+        tls_info = (scope.get("extensions") or {}).get("tls")
+        method = scope.get("method", "GET")
+        request = RequestInfo(kind, method, headers, peer, headers.tls, tls_info, scope)
+        try:
+            principal = app.authenticate(request)
+            if inspect.isawaitable(principal):
+                principal = await principal
+        except Exception:  # a broken hook lets no one in
+            log.exception("the authenticate hook failed")
+            raise Refused(500, "Internal error: the authentication hook failed") from None
+        if principal is None:
+            raise Refused(401, "unauthorized: this agent needs credentials")
+    root, path = scope.get("root_path") or "", scope.get("path") or ""
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    if path != app.path:
+        raise Refused(404, f"not found: ACP is served at {root + app.path}")
     return principal
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import AsyncIterator, NamedTuple
+from typing import Any, AsyncIterator, NamedTuple
 
 import h2.config
 import h2.connection
@@ -26,7 +26,7 @@ import h2.events
 import h2.exceptions
 import httpx
 
-from .remote import PostFailed, keep_cookies, request_headers
+from .remote import PostFailed, SocketProtocol, keep_cookies, request_headers
 
 
 class Reply(NamedTuple):
@@ -53,7 +53,7 @@ class _Stream:
             self.head.exception()  # a stream nobody awaits must not log "never retrieved"
 
 
-class H2Connection(asyncio.Protocol):
+class H2Connection(SocketProtocol):
     """An HTTP/2 client connection to the origin of `url`, opened by its first request."""
 
     def __init__(
@@ -73,20 +73,14 @@ class H2Connection(asyncio.Protocol):
         self._connect_timeout = connect_timeout
         config = h2.config.H2Configuration(client_side=True, header_encoding=None)
         self._h2 = h2.connection.H2Connection(config=config)
-        self._transport: asyncio.Transport | None = None
-        self._opening: asyncio.Task[None] | None = None
+        self._h2.initiate_connection()  # (its preface goes out once connected)
+        self._opening: asyncio.Future[Any] | None = None  # connecting (its error: every request's)
         self._streams: dict[int, _Stream] = {}
         self._changed = asyncio.Event()  # a send window or a stream slot may have opened
         self._broken: Exception | None = None  # no stream can go on
         self._refusing: Exception | None = None  # no new stream (GOAWAY)
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-        self._h2.initiate_connection()
-        self._flush()
 
     def data_received(self, data: bytes) -> None:
         try:
@@ -95,43 +89,40 @@ class H2Connection(asyncio.Protocol):
             self._break(PostFailed(f"HTTP/2 protocol error from {self._url}: {exc!r}"))
             return
         for event in events:
-            self._on_event(event)
+            stream = self._streams.get(getattr(event, "stream_id", 0) or 0)
+            if isinstance(event, h2.events.ResponseReceived) and stream is not None:
+                fields = event.headers or []
+                status = int(dict(fields).get(b":status", 0))
+                headers = [(name, value) for name, value in fields if not name.startswith(b":")]
+                if any(name == b"set-cookie" for name, _ in headers):
+                    keep_cookies(self._cookies, self._url, status, headers)
+                if not stream.head.done():
+                    stream.head.set_result((status, headers))
+            elif isinstance(event, h2.events.DataReceived):
+                size = event.flow_controlled_length or 0
+                if stream is None or not event.data:  # a stream given up, or padding only
+                    self._acknowledge(size, event.stream_id)
+                else:  # its window goes back as the reader takes it (`_chunks`); padding at once
+                    stream.data.put_nowait(event.data)
+                    self._acknowledge(size - len(event.data), event.stream_id)
+            elif isinstance(event, h2.events.StreamEnded) and stream is not None:
+                stream.end()
+            elif isinstance(event, h2.events.StreamReset) and stream is not None:
+                stream.end(PostFailed(f"the server reset the stream ({event.error_code!r})"))
+            elif isinstance(event, h2.events.ConnectionTerminated):
+                # GOAWAY: the streams past `last_stream_id` were not processed and fail, the others
+                # may still finish (the server closes the socket after them)
+                error = PostFailed(f"the server ended the HTTP/2 connection ({event.error_code!r})")
+                self._refusing = error
+                for stream_id, each in list(self._streams.items()):
+                    if event.last_stream_id is None or stream_id > event.last_stream_id:
+                        each.end(error)
+        self._changed.set()  # (a send window or a stream slot may have opened)
         self._flush()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._transport = None
         self._break(PostFailed(f"the HTTP/2 connection to {self._url} closed: {exc!r}"))
-
-    def _on_event(self, event: h2.events.Event) -> None:
-        stream = self._streams.get(getattr(event, "stream_id", 0) or 0)
-        if isinstance(event, h2.events.ResponseReceived) and stream is not None:
-            fields = event.headers or []
-            status = int(dict(fields).get(b":status", 0))
-            headers = [(name, value) for name, value in fields if not name.startswith(b":")]
-            if any(name == b"set-cookie" for name, _ in headers):
-                keep_cookies(self._cookies, self._url, status, headers)
-            if not stream.head.done():
-                stream.head.set_result((status, headers))
-        elif isinstance(event, h2.events.DataReceived):
-            size = event.flow_controlled_length or 0
-            if stream is None or not event.data:  # a stream given up, or padding only
-                self._acknowledge(size, event.stream_id)
-            else:  # its window goes back as the reader takes it (`_chunks`); padding at once
-                stream.data.put_nowait(event.data)
-                self._acknowledge(size - len(event.data), event.stream_id)
-        elif isinstance(event, h2.events.StreamEnded) and stream is not None:
-            stream.end()
-        elif isinstance(event, h2.events.StreamReset) and stream is not None:
-            stream.end(PostFailed(f"the server reset the stream ({event.error_code!r})"))
-        elif isinstance(event, h2.events.ConnectionTerminated):
-            # GOAWAY: the streams past `last_stream_id` were not processed and fail, the others
-            # may still finish (the server closes the socket after them)
-            error = PostFailed(f"the server ended the HTTP/2 connection ({event.error_code!r})")
-            self._refusing = error
-            for stream_id, each in list(self._streams.items()):
-                if event.last_stream_id is None or stream_id > event.last_stream_id:
-                    each.end(error)
-        self._changed.set()
 
     def _break(self, error: Exception) -> None:
         self._broken = self._broken or error
@@ -156,10 +147,50 @@ class H2Connection(asyncio.Protocol):
     async def open(
         self, method: str, headers: dict[str, str], body: bytes = b""
     ) -> AsyncIterator[Reply]:
-        """Send a request; the answer's head, and its data as the reader takes it. On exit a
-        stream the server has not ended is reset."""
-        stream_id, stream = await self._start(method, headers, body)
+        """Send a request, once the connection is open (connecting is the first request's: its
+        error fails every request) and a stream slot is free; the answer's head, and its data as
+        the reader takes it. On exit a stream the server has not ended is reset."""
+        if self._opening is None:
+            connecting = asyncio.get_running_loop().create_connection(lambda: self, *self._address)
+            self._opening = asyncio.ensure_future(
+                asyncio.wait_for(connecting, self._connect_timeout)
+            )
+        await asyncio.shield(self._opening)
+        h2c = self._h2
+        while h2c.open_outbound_streams >= h2c.remote_settings.max_concurrent_streams:
+            if self._refusing is not None:
+                break
+            self._changed.clear()
+            await self._changed.wait()
+        if self._refusing is not None:
+            raise self._refusing
+        fields = {**self._fixed, **request_headers(headers, self._cookies, self._url)}
+        if body:
+            fields["content-length"] = str(len(body))
+        head = [(b":method", method.encode()), *self._pseudo]
+        head.extend((name.encode(), value.strip().encode()) for name, value in fields.items())
+        stream_id = h2c.get_next_available_stream_id()
+        stream = self._streams[stream_id] = _Stream(asyncio.get_running_loop())
         try:
+            try:
+                h2c.send_headers(stream_id, head, end_stream=not body)
+                view = memoryview(body)
+                while view:  # the body, as the send windows let it go
+                    if self._broken is not None:
+                        raise self._broken
+                    window = h2c.local_flow_control_window(stream_id)
+                    room = min(window, h2c.max_outbound_frame_size)
+                    if room <= 0:
+                        self._flush()
+                        self._changed.clear()
+                        await self._changed.wait()
+                        continue
+                    piece, view = view[:room], view[room:]
+                    h2c.send_data(stream_id, piece.tobytes(), end_stream=not view)
+                self._flush()  # the headers and a body that fits the window: one write
+            except h2.exceptions.ProtocolError as exc:
+                stream.over = True  # (refused by h2, or reset already: nothing to reset)
+                raise PostFailed(f"could not send the request: {exc!r}") from exc
             status, raw = await stream.head
             yield Reply(status, httpx.Headers(raw), self._chunks(stream_id, stream), "h2c")
         finally:
@@ -169,63 +200,6 @@ class H2Connection(asyncio.Protocol):
                     self._h2.reset_stream(stream_id, h2.errors.ErrorCodes.CANCEL)
             self._changed.set()
             self._flush()
-
-    async def _connect(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.wait_for(
-                loop.create_connection(lambda: self, *self._address), self._connect_timeout
-            )
-        except (OSError, asyncio.TimeoutError) as exc:
-            error = PostFailed(f"could not connect to {self._url}: {exc!r}")
-            self._break(error)
-            raise error from exc
-
-    async def _start(
-        self, method: str, headers: dict[str, str], body: bytes
-    ) -> tuple[int, _Stream]:
-        if self._opening is None:
-            self._opening = asyncio.get_running_loop().create_task(self._connect())
-        await asyncio.shield(self._opening)  # (a connection that failed raises for each request)
-        h2c = self._h2
-        while h2c.open_outbound_streams >= h2c.remote_settings.max_concurrent_streams:
-            if self._refusing is not None:
-                break
-            self._changed.clear()
-            await self._changed.wait()
-        if self._refusing is not None:
-            raise self._refusing
-        stream_id = h2c.get_next_available_stream_id()
-        stream = self._streams[stream_id] = _Stream(asyncio.get_running_loop())
-        try:
-            h2c.send_headers(stream_id, self._head(method, headers, body), end_stream=not body)
-            view = memoryview(body)
-            while view:  # the body, as the send windows let it go
-                if self._broken is not None:
-                    raise self._broken
-                room = min(h2c.local_flow_control_window(stream_id), h2c.max_outbound_frame_size)
-                if room <= 0:
-                    self._flush()
-                    self._changed.clear()
-                    await self._changed.wait()
-                    continue
-                piece, view = view[:room], view[room:]
-                h2c.send_data(stream_id, piece.tobytes(), end_stream=not view)
-            self._flush()  # the headers and a body that fits the window: one write
-        except BaseException as exc:
-            self._streams.pop(stream_id, None)
-            if isinstance(exc, h2.exceptions.ProtocolError):
-                raise PostFailed(f"could not send the request: {exc!r}") from exc
-            raise
-        return stream_id, stream
-
-    def _head(self, method: str, headers: dict[str, str], body: bytes) -> list[tuple[bytes, bytes]]:
-        fields = {**self._fixed, **request_headers(headers, self._cookies, self._url)}
-        if body:
-            fields["content-length"] = str(len(body))
-        head = [(b":method", method.encode()), *self._pseudo]
-        head.extend((name.encode(), value.strip().encode()) for name, value in fields.items())
-        return head
 
     async def _chunks(self, stream_id: int, stream: _Stream) -> AsyncIterator[bytes]:
         while (chunk := await stream.data.get()) is not None:

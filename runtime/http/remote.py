@@ -22,6 +22,7 @@ against Hypercorn without it, 162/s with it).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http
 import socket
@@ -31,7 +32,7 @@ from typing import Any, Callable, Mapping
 import httpx
 import msgspec
 
-from ..jsonrpc import INTERNAL_ERROR, Peek, peek
+from ..jsonrpc import Peek, peek
 from ..jsonrpc.errors import ConnectionClosedError
 from ..jsonrpc.transport import MessageTransport
 
@@ -71,17 +72,17 @@ def keep_cookies(cookies: httpx.Cookies, url: str, status: int, headers: Any) ->
 _CONTEXTS: dict[tuple[str, bool, bool], ssl.SSLContext] = {}
 
 
-def tls_context(scheme: str, verify: Any, http2: bool) -> Any:
-    """What to pass an `httpx.AsyncClient` as `verify` for a URL of `scheme`: a shared context
-    where one fits, else `verify` itself (which httpx then reads as it always does)."""
+def tls_context(scheme: str, verify: Any, http2: bool) -> ssl.SSLContext:
+    """The TLS context for a URL of `scheme` (an `httpx.AsyncClient`'s `verify`): a shared one
+    where one fits, else `verify` itself, or a context of the CA bundle it names."""
     if isinstance(verify, ssl.SSLContext):
         return verify
     if scheme.lower() in ("http", "ws"):
         key = ("plain", False, False)
     elif verify is True or verify is False:
         key = ("tls", verify, http2)
-    else:  # a path to a CA bundle (httpx's deprecated form): httpx reads it, as before
-        return verify
+    else:  # a path to a CA bundle (httpx's deprecated form): read as httpx reads it
+        return httpx.create_ssl_context(verify=verify)
     if key not in _CONTEXTS:
         plain = key[0] == "plain"
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if plain else None
@@ -120,6 +121,20 @@ class RefusedConnectionError(ConnectionClosedError):
 
 class PostFailed(Exception):
     """A request could not be sent or its answer not read (the connection broke, a bound)."""
+
+
+class SocketProtocol(asyncio.Protocol):
+    """The asyncio protocol of a socket a sans-I/O library is driven over (the h2c connection, the
+    WebSocket): once connected, what the library has to send so far goes out (`_flush`)."""
+
+    _transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        self._flush()
+
+    def _flush(self) -> None: ...
 
 
 class RemoteTransport(MessageTransport):
@@ -163,8 +178,3 @@ class RemoteTransport(MessageTransport):
             self.ended = True
             self.eof_reason = reason
             self.feed_eof()
-
-    def fail_request(self, message: Peek, text: str, data: Any) -> None:
-        """Answer one of our requests locally with -32603: its POST was refused."""
-        error = {"code": INTERNAL_ERROR, "message": text, "data": data}
-        self.feed(msgspec.json.encode({"jsonrpc": "2.0", "id": message.id, "error": error}))

@@ -23,6 +23,13 @@ if TYPE_CHECKING:
     from .connections import RemoteAgentConnection
     from .server import AppOptions, RemoteHandlerArg
 
+    class RunOptions(AppOptions, total=False):
+        """`run`'s options: `serve`'s, then the `AcpApp`'s."""
+
+        on_listening: Callable[[str], object] | None
+        certfile: str | None
+        keyfile: str | None
+
 
 def config(
     app: AcpApp,
@@ -109,41 +116,22 @@ def url_of(sock: socket.socket, path: str = "/acp", scheme: str = "http") -> str
 
 @overload
 def run(
-    handler: RemoteHandlerArg,
-    listen: str,
-    *,
-    on_listening: Callable[[str], object] | None = None,
-    certfile: str | None = None,
-    keyfile: str | None = None,
-    schema: None = None,
-    **options: Unpack[AppOptions],
+    handler: RemoteHandlerArg, listen: str, *, schema: None = None, **options: Unpack[RunOptions]
 ) -> None: ...
 @overload
 def run(
     handler: HandlerT | Callable[[RemoteAgentConnection[ProxyT]], HandlerT],
     listen: str,
     *,
-    on_listening: Callable[[str], object] | None = None,
-    certfile: str | None = None,
-    keyfile: str | None = None,
     schema: AgentPackage[ProxyT, HandlerT],
-    **options: Unpack[AppOptions],
+    **options: Unpack[RunOptions],
 ) -> None: ...
-def run(
-    handler: Any,
-    listen: str,
-    *,
-    on_listening: Callable[[str], object] | None = None,
-    certfile: str | None = None,
-    keyfile: str | None = None,
-    **options: Any,
-) -> None:
+def run(handler: Any, listen: str, **options: Any) -> None:
     """Serve `handler` at `http://LISTEN/acp` (and `ws://LISTEN/acp`; `https://` and `wss://` with
     `certfile` and `keyfile`, PEM files) until interrupted. Once the port is bound it logs
     "acp_runtime.http: listening on URL" to stderr and calls `on_listening(url)` (useful with
-    port 0). `options` go to `AcpApp`."""
+    port 0). Other `options` go to `AcpApp`."""
+    serving = {name: options.pop(name, None) for name in ("on_listening", "certfile", "keyfile")}
     app = AcpApp(handler, **options)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(
-            serve(app, listen, certfile=certfile, keyfile=keyfile, on_listening=on_listening)
-        )
+        asyncio.run(serve(app, listen, **serving))

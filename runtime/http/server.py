@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, overload
 
 import msgspec
 
-from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, Peek, peek
+from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, peek
 from . import guard
 from .connections import Registry, RemoteAgentConnection, RemoteConnection
 from .guard import TEXT_TYPE, Headers, Receive, Refused, Scope, Send, admit, respond
@@ -155,21 +155,18 @@ class AcpApp(Registry):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
-        if kind == "lifespan":
-            await self._lifespan(receive, send)
-        elif kind == "websocket":
+        while kind == "lifespan":  # startup, then shutdown (which closes every connection)
+            event = await receive()
+            if event["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif event["type"] == "lifespan.shutdown":
+                await self.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+        if kind == "websocket":
             await serve_websocket(self, scope, receive, send)
         elif kind == "http":
             await self._http(scope, receive, send)
-
-    def local_path(self, scope: Scope) -> str | None:
-        """None when the request is for this app's `path` (below the ASGI `root_path` of a mount,
-        whether the server left it in `path`, as ASGI says, or not); else where ACP is."""
-        root = scope.get("root_path") or ""
-        path = scope.get("path") or ""
-        if root and path.startswith(root):
-            path = path[len(root) :]
-        return None if path == self.path else root + self.path
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
@@ -180,25 +177,24 @@ class AcpApp(Registry):
                 # a request smuggled behind it would be read by another framing (RFC 9112, 6.1)
                 text = "bad request: Content-Length with Transfer-Encoding"
                 raise Refused(400, text, headers=[(b"connection", b"close")])
-            refused: Refused | None = None
-            principal: Any = None
             try:
                 principal = await guard.admit(self, scope, headers)
-            except Refused as exc:
-                refused = exc
-            # Read the whole body before answering: Hypercorn's HTTP/2 drops the connection when
-            # data comes for a stream it already answered (a refused request's body is dropped).
+            except Refused:
+                # Read the whole body before answering, refused or not: Hypercorn's HTTP/2 drops
+                # the connection when data comes for a stream it already answered.
+                with contextlib.suppress(Refused):  # (too slow: the refusal is still the answer)
+                    await self._read_body(receive, keep=False)
+                raise
             if method != "GET":
-                body, refused = await self._read_body(receive, method == "POST", refused)
-            elsewhere = self.local_path(scope)
-            if refused is not None:
-                raise refused
-            if elsewhere is not None:
-                raise Refused(404, f"not found: ACP is served at {elsewhere}")
+                body = await self._read_body(receive, keep=method == "POST")
             if method == "POST":
                 await self._post(headers, body, principal, send)
             elif method == "GET":
-                await self._get(headers, principal, receive, send)
+                if guard.EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
+                    raise Refused(406, f"Accept must include {guard.EVENT_STREAM_TYPE}")
+                connection = self.lookup(headers, principal)
+                session = headers.get(guard.SESSION_ID_HEADER)
+                await connection.stream(session, self.keepalive, receive, send)
             elif method == "DELETE":
                 await self.lookup(headers, principal).close()
                 await respond(send, 202, [])
@@ -209,14 +205,13 @@ class AcpApp(Registry):
         finally:
             self.buffered -= len(body)
 
-    async def _read_body(
-        self, receive: Receive, keep: bool, refused: Refused | None
-    ) -> tuple[bytes, Refused | None]:
-        """The request body as it arrives, counted in `buffered`, and why the request is refused
-        (`refused`, else 413 once the body passes `max_message_bytes`, 503 once the server's
-        buffers pass `max_total_buffered_bytes`, 408 when it takes over `body_timeout` seconds).
-        A body not `keep`-t, or refused, is read and dropped."""
+    async def _read_body(self, receive: Receive, keep: bool) -> bytes:
+        """The request body as it arrives, counted in `buffered` (a body not `keep`-t is read and
+        dropped); `Refused` 413 once it passes `max_message_bytes`, 503 once the server's buffers
+        pass `max_total_buffered_bytes` (read to its end, dropped), 408 when it takes over
+        `body_timeout` seconds."""
         data = bytearray()
+        refused: Refused | None = None
         try:
             async with asyncio.timeout(self.body_timeout):
                 while (event := await receive())["type"] != "http.disconnect":
@@ -232,9 +227,10 @@ class AcpApp(Registry):
                         break
         except TimeoutError:
             self.buffered -= len(data)
-            text = f"the request body took over {self.body_timeout} seconds"
-            return b"", refused or Refused(408, text)
-        return bytes(data), refused
+            raise Refused(408, f"the request body took over {self.body_timeout} seconds") from None
+        if refused is not None:
+            raise refused
+        return bytes(data)
 
     def _refuse_body(self, size: int) -> Refused | None:
         """Why a body of `size` bytes so far is refused (None: it is not)."""
@@ -245,16 +241,6 @@ class AcpApp(Registry):
             text = "Server busy: its buffers are full, try again later"
             return Refused(503, text, INTERNAL_ERROR, {"limit": self.max_total_buffered_bytes})
         return None
-
-    async def _lifespan(self, receive: Receive, send: Send) -> None:
-        while True:
-            event = await receive()
-            if event["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif event["type"] == "lifespan.shutdown":
-                await self.close()
-                await send({"type": "lifespan.shutdown.complete"})
-                return
 
     def identity_headers(
         self, connection: RemoteConnection, tls: bool
@@ -298,37 +284,21 @@ class AcpApp(Registry):
             if message.id_key is None:
                 text = "the id of initialize must be an integer or a string"
                 raise Refused(400, invalid + text, INVALID_REQUEST)
-            await self._initialize(body, message, principal, headers.tls, send)
+            connection = self.open("http", principal)
+            answer = await connection.initialize(body, message)
+            if answer is None:
+                text = "Internal error: the connection closed before answering initialize"
+                raise Refused(500, text, INTERNAL_ERROR)
+            fields = [(b"content-type", guard.JSON_TYPE.encode())]
+            if peek(answer).failed:  # no connection came of it: none is kept for nobody
+                await connection.close()
+            else:
+                fields += self.identity_headers(connection, headers.tls)
+            await respond(send, 200, fields, answer)
             return
         connection = self.lookup(headers, principal, " (only initialize may come without one)")
         connection.receive(body, message, headers.get(guard.SESSION_ID_HEADER))
         await respond(send, 202, [])
-
-    async def _initialize(
-        self, body: bytes, message: Peek, principal: Any, tls: bool, send: Send
-    ) -> None:
-        connection = self.open("http", principal)
-        answer = await connection.initialize(body, message)
-        if answer is None:
-            text = "Internal error: the connection closed before answering initialize"
-            raise Refused(500, text, INTERNAL_ERROR)
-        headers = [(b"content-type", guard.JSON_TYPE.encode())]
-        if peek(answer).failed:  # no connection came of it: none is kept for nobody
-            await connection.close()
-        else:
-            headers += self.identity_headers(connection, tls)
-        await respond(send, 200, headers, answer)
-
-    # --- GET --------------------------------------------------------------------------------------
-
-    async def _get(self, headers: Headers, principal: Any, receive: Receive, send: Send) -> None:
-        if (headers.get("upgrade") or "").lower() == "websocket":
-            raise Refused(426, "this server takes WebSocket upgrades over HTTP/1.1")
-        if guard.EVENT_STREAM_TYPE not in (headers.get("accept") or "").lower():
-            raise Refused(406, f"Accept must include {guard.EVENT_STREAM_TYPE}")
-        connection = self.lookup(headers, principal)
-        session = headers.get(guard.SESSION_ID_HEADER)
-        await connection.stream(session, self.keepalive, receive, send)
 
 
 async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Send) -> None:
@@ -344,9 +314,6 @@ async def serve_websocket(app: AcpApp, scope: Scope, receive: Receive, send: Sen
         return
     headers = Headers(scope)
     try:
-        path = app.local_path(scope)
-        if path is not None:
-            raise Refused(404, f"not found: ACP is served at {path}")
         principal = await admit(app, scope, headers)
         connection = app.open("websocket", principal)
     except Refused as exc:

@@ -8,9 +8,10 @@ first POST about it. Requests go through httpx, or on h2c through the connection
 
 `EventParser` reads a server-sent event stream: it takes the stream's bytes as they come, in
 pieces of any size, and gives the data of each whole event. Each event's data lines are joined
-with newlines; comments (`: keepalive`) and other fields are skipped. A line, or an event's data,
-longer than the client's message limit raises `PostFailed`: what is buffered never grows
-past the limit by more than a piece.
+with newlines; comments (`: keepalive`) and other fields are skipped, and so is an event the
+stream ends before its blank line (as the SSE standard says). A line, or an event's data, longer
+than the client's message limit raises `PostFailed`: what is buffered never grows past the limit
+by more than a piece.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import httpx
+import msgspec
 
-from ..jsonrpc import Peek
+from ..jsonrpc import INTERNAL_ERROR, Peek
 from . import remote
 from .guard import CONNECTION_ID_HEADER, EVENT_STREAM_TYPE, JSON_TYPE, SESSION_ID_HEADER
 from .h2conn import H2Connection, Reply
@@ -38,41 +40,28 @@ class EventParser:
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._line: list[bytes] = []  # the pieces of a line not ended yet
-        self._pending = 0  # bytes in `_line`
-        self._data: list[bytes] = []  # the data lines of an event not ended yet
-        self._size = 0  # of `_data`
+        self._line = bytearray()  # a line not ended yet
+        self._data: list[bytearray] = []  # the data lines of an event not ended yet
 
     def feed(self, piece: bytes) -> list[bytes]:
         """The events `piece` completes (none, one or several), in order."""
-        self._line.append(piece)
-        self._pending += len(piece)
-        lines: list[bytes] = []
+        self._line += piece
+        lines: list[bytearray] = []
         if b"\n" in piece:
-            *lines, rest = b"".join(self._line).split(b"\n")
-            self._line, self._pending = [rest], len(rest)
-        if self._pending > self._limit + 8:  # "data: " and a CRLF beyond the message itself
+            *lines, self._line = self._line.split(b"\n")
+        if len(self._line) > self._limit + 8:  # "data: " and a CRLF beyond the message itself
             raise PostFailed(f"an SSE line over {self._limit} bytes")
         events: list[bytes] = []
         for line in lines:
             line = line.rstrip(b"\r")
             if not line and self._data:
-                events.append(self.end() or b"")
+                events.append(b"\n".join(self._data))
+                self._data = []
             elif line.startswith(b"data:"):
-                value = line[6:] if line.startswith(b"data: ") else line[5:]
-                self._data.append(value)
-                self._size += len(value) + 1
-                if self._size > self._limit:
+                self._data.append(line[6:] if line.startswith(b"data: ") else line[5:])
+                if sum(map(len, self._data)) + len(self._data) > self._limit:
                     raise PostFailed(f"an SSE event over {self._limit} bytes")
         return events
-
-    def end(self) -> bytes | None:
-        """The data of the event so far (at the end of the stream: one with no blank line after
-        it), or None when there is none."""
-        if not self._data:
-            return None
-        data, self._data, self._size = b"\n".join(self._data), [], 0
-        return data
 
 
 _GONE = frozenset({401, 403, 404, 410})
@@ -209,11 +198,21 @@ class HttpTransport(RemoteTransport):
             if reply.status == 200 and content:
                 self._receive(content)
             elif reply.status not in (200, 202):
-                self._refused(message, reply.status, content)
+                # refused: its request fails with -32603 (data: status and body); 401, 403, 404
+                # and 410 also close the connection, which the server does not know
+                status, body = reply.status, remote.text_of(content)
+                text = f"HTTP {status} for {message.method or message.kind}: {body}"
+                if message.kind == "request":  # answered here
+                    details = {"status": status, "body": body}
+                    error = {"code": INTERNAL_ERROR, "message": text, "data": details}
+                    answer = {"jsonrpc": "2.0", "id": message.id, "error": error}
+                    self.feed(msgspec.json.encode(answer))
+                else:
+                    log.warning("the server refused a %s: %s", message.kind, text)
+                if status in _GONE:
+                    self.end_input(f"the server refused the connection ({text})")
             return
-        if message.kind != "request" or message.method != "initialize":
-            log.warning("dropped a %s sent before initialize opened the connection", message.kind)
-            return
+        # the first message, initialize (the server refuses any other): it opens the connection
         reply, content = await self._exchange("POST", {"content-type": JSON_TYPE}, data)
         connection_id = reply.headers.get(CONNECTION_ID_HEADER)
         if reply.status == 200 and connection_id:
@@ -228,18 +227,6 @@ class HttpTransport(RemoteTransport):
             refusal = RefusedConnectionError(self.url, reply.status, text, reply.transport)
             self.ended, self.eof_reason = True, str(refusal)
             self.on_refused(refusal)
-
-    def _refused(self, message: Peek, status: int, content: bytes) -> None:
-        """A POST the server did not accept: its request fails with -32603 (data: status and
-        body); 401, 403, 404 and 410 also close the connection, which the server does not know."""
-        body = remote.text_of(content)
-        text = f"HTTP {status} for {message.method or message.kind}: {body}"
-        if message.kind == "request":
-            self.fail_request(message, text, {"status": status, "body": body})
-        else:
-            log.warning("the server refused a %s: %s", message.kind, text)
-        if status in _GONE:
-            self.end_input(f"the server refused the connection ({text})")
 
     # --- in ---------------------------------------------------------------------------------------
 
@@ -296,6 +283,4 @@ class HttpTransport(RemoteTransport):
                 for event in parser.feed(chunk):
                     self._receive(event)
                 await self._room.wait()  # the agent's requests: read on once some are answered
-            if (last := parser.end()) is not None:
-                self._receive(last)
         return f"the server ended the connection stream of {self.url}"

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import ssl
 from typing import Any
 
 import httpx
 from websockets.client import ClientProtocol
-from websockets.exceptions import ConnectionClosedOK, InvalidStatus, InvalidURI
+from websockets.exceptions import InvalidStatus, InvalidURI
 from websockets.frames import CloseCode, Frame, Opcode
 from websockets.http11 import Response
 from websockets.protocol import State
@@ -28,7 +27,7 @@ from websockets.uri import parse_uri
 
 from ..jsonrpc.errors import ConnectionClosedError
 from . import remote
-from .remote import RefusedConnectionError, RemoteTransport
+from .remote import RefusedConnectionError, RemoteTransport, SocketProtocol
 
 _CLOSE_TIMEOUT = 5.0  # seconds the server has to close the socket after the closing handshake
 PING_INTERVAL = 20.0
@@ -36,17 +35,17 @@ PING_INTERVAL = 20.0
 interval after a ping is dead: the socket is dropped."""
 
 
-class WebSocketTransport(RemoteTransport, asyncio.Protocol):
+class WebSocketTransport(RemoteTransport, SocketProtocol):
     def __init__(self, url: str, options: dict[str, Any]) -> None:
         super().__init__(url, options)
         self.cookies = httpx.Cookies(options["cookies"])
         self._options = options
         self._http_url = "http" + url[2:]  # ws://... http://..., wss://... https://...
         try:
-            self._ws = ClientProtocol(parse_uri(url), max_size=options["max_message_bytes"])
+            self._uri = parse_uri(url)
         except InvalidURI as exc:
             raise ValueError(f"connect_agent: {exc}") from None
-        self._transport: asyncio.Transport | None = None
+        self._ws = ClientProtocol(self._uri, max_size=options["max_message_bytes"])
         self._handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._parts: list[Any] | None = None  # the frames so far of a fragmented text message
@@ -54,7 +53,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         # paused it: the agent has its requests in flight)
         self._holds: set[str] = set()
         self._abort: asyncio.TimerHandle | None = None
-        self._head = b""
         self._silent = False  # nothing came since the last ping
         self._ticker: asyncio.TimerHandle | None = None
 
@@ -64,16 +62,13 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         for name, value in remote.request_headers(own, self.cookies, self._http_url).items():
             request.headers[name] = value
         self._ws.send_request(request)
-        uri = parse_uri(self.url)
-        context: Any = None
-        if uri.secure:  # a WebSocket handshake is HTTP/1.1: offer nothing else by ALPN
+        context: ssl.SSLContext | None = None
+        if self._uri.secure:  # a WebSocket handshake is HTTP/1.1: offer nothing else by ALPN
             context = remote.tls_context("wss", self._options["verify"], False)
-            if not isinstance(context, ssl.SSLContext):
-                context = httpx.create_ssl_context(verify=context)
             context.set_alpn_protocols(["http/1.1"])
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(self._options["connect_timeout"]):
-            await loop.create_connection(lambda: self, uri.host, uri.port, ssl=context)
+            await loop.create_connection(lambda: self, self._uri.host, self._uri.port, ssl=context)
             await asyncio.shield(self._handshake)
         error = self._ws.handshake_exc
         if error is None and self._ws.state is State.OPEN:
@@ -83,18 +78,9 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
             answer = error.response
             reason = remote.text_of(answer.body or b"") or answer.reason_phrase
             raise RefusedConnectionError(self.url, answer.status_code, reason, "websocket")
-        status = re.match(rb"HTTP/1\.1 ([1-5][0-9][0-9]) ([^\r\n]*)", self._head)
-        if error is not None and status and status[1] != b"101":  # an answer websockets can't read
-            reason = status[2].decode("latin-1")
-            raise RefusedConnectionError(self.url, int(status[1]), reason, "websocket")
         raise ConnectionClosedError(f"the WebSocket handshake with {self.url} failed: {error}")
 
     # --- asyncio.Protocol -------------------------------------------------------------------------
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-        self._flush()
 
     def _tick(self) -> None:
         """Ping the server; drop the socket when nothing came since the last ping."""
@@ -111,8 +97,6 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._silent = False
-        if self._ws.state is State.CONNECTING and len(self._head) < 1024:
-            self._head += data[:1024]  # the answer's status line, should websockets not read it
         self._ws.receive_data(data)
         events = self._ws.events_received()
         self._flush()
@@ -134,13 +118,10 @@ class WebSocketTransport(RemoteTransport, asyncio.Protocol):
         if not self._handshake.done():
             self._handshake.set_result(None)
         self._closed.set_result(None)
-        closed = self._ws.close_exc
         if exc is not None:
             self.end_input(f"the WebSocket {self.url} broke: {exc!r}")
-        elif isinstance(closed, ConnectionClosedOK):
-            self.end_input(f"the server closed the WebSocket {self.url}")
-        else:
-            self.end_input(f"the WebSocket {self.url} closed: {closed}")
+        else:  # (what each side's close frame said, or that none came)
+            self.end_input(f"the WebSocket {self.url} closed: {self._ws.close_exc}")
 
     def pause_writing(self) -> None:
         self._hold("write", True)
