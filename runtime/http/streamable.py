@@ -42,6 +42,7 @@ class EventParser:
         self._limit = limit
         self._line = bytearray()  # a line not ended yet
         self._data: list[bytearray] = []  # the data lines of an event not ended yet
+        self._size = 0  # of `_data` joined (kept as it grows: not summed again per line)
 
     def feed(self, piece: bytes) -> list[bytes]:
         """The events `piece` completes (none, one or several), in order."""
@@ -56,10 +57,12 @@ class EventParser:
             line = line.rstrip(b"\r")
             if not line and self._data:
                 events.append(b"\n".join(self._data))
-                self._data = []
+                self._data, self._size = [], 0
             elif line.startswith(b"data:"):
-                self._data.append(line[6:] if line.startswith(b"data: ") else line[5:])
-                if sum(map(len, self._data)) + len(self._data) > self._limit:
+                value = line[6:] if line.startswith(b"data: ") else line[5:]
+                self._data.append(value)
+                self._size += len(value) + 1
+                if self._size > self._limit:
                     raise PostFailed(f"an SSE event over {self._limit} bytes")
         return events
 
