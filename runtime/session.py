@@ -22,6 +22,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generic, Mapping, Sequence, cast, overload
 
+import msgspec
+
 from .jsonrpc import wire
 from .jsonrpc.calls import DEFAULT
 from .jsonrpc.errors import ConnectionClosedError
@@ -279,8 +281,10 @@ class Session(Generic[ContentT, UpdateT, ToolCallT, StopT, AnswerT, EntryT, Agen
             if self._by_state:
                 return await self._turn_by_state(params, timeout)
             response = await self.conn.request("session/prompt", params, timeout=timeout)
-            # the stop reason as the package typed it (a member; `wire.get` gives wire values)
+            # the stop reason as the package typed it (a member; `wire.get` gives wire values),
+            # None when it is absent (an optional field left out reads as UNSET)
             stop = wire.reader(type(response), STOP_REASON)(response)
+            stop = None if stop is msgspec.UNSET else stop
             return TurnOutcome(stop, wire.get(response, USAGE), response)
         finally:
             self.end_updates()
