@@ -155,7 +155,10 @@ class H2Connection(SocketProtocol):
             self._opening = asyncio.ensure_future(
                 asyncio.wait_for(connecting, self._connect_timeout)
             )
-        await asyncio.shield(self._opening)
+        try:
+            await asyncio.shield(self._opening)
+        except OSError as exc:  # (TimeoutError too: the connect_timeout, not a read_timeout)
+            raise PostFailed(f"could not connect to {self._url}: {exc!r}") from exc
         h2c = self._h2
         while h2c.open_outbound_streams >= h2c.remote_settings.max_concurrent_streams:
             if self._refusing is not None:

@@ -1,12 +1,14 @@
 """The h2c client (acp_runtime.http.h2conn) leaves a request head to h2's own checks and
 normalization: a head h2 refuses (TE other than trailers, a Host that is not the authority) is
 refused, every time it is sent, and nothing reaches the server; a connection-specific header is
-dropped; good heads pass, request after request."""
+dropped; good heads pass, request after request. A connection that cannot be made (refused, or
+past `connect_timeout`) fails the request saying so, never as a `read_timeout`."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import socket
 
 import pytest
 
@@ -40,3 +42,15 @@ async def test_good_heads_pass_request_after_request() -> None:
                 await conn.agent.session_new(NEW)
     assert [method for method, _, _ in app.seen].count("POST") == 5
     assert all(version == "2" for _, _, version in app.seen)
+
+
+@pytest.mark.parametrize("connect_timeout", [5.0, 1e-9])  # refused; timed out (or refused first)
+async def test_a_connection_that_cannot_be_made_fails_saying_so(connect_timeout: float) -> None:
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/acp"
+    async with connect_agent(url, None, http2=True, connect_timeout=connect_timeout) as conn:
+        with pytest.raises(ConnectionClosedError, match=f"could not connect to {url}") as caught:
+            await asyncio.wait_for(conn.agent.initialize(INIT), 10)
+    assert "read_timeout" not in str(caught.value)
